@@ -1,0 +1,23 @@
+// The CLI's sub-commands. Each takes the arguments after its name and returns the exit code;
+// errors escape as exceptions and are printed by main() as one line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace celeris::cli {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+int run_extract(const Args& args);
+int run_simulate(const Args& args);
+
+const std::vector<Command>& commands();
+
+}  // namespace celeris::cli

@@ -1,0 +1,128 @@
+// celeris extract: SExtractor-compatible source extraction.
+//
+// Conventions (as SExtractor 2.25):
+//  - Pixel coordinates in the library are 0-based, x along FITS NAXIS1. Catalog columns
+//    (X_IMAGE, XMIN_IMAGE, ...) are FITS 1-based: the centre of the first pixel is 1.0.
+//  - Pixel values are ADU after BSCALE/BZERO; masked pixels (BLANK, NaN) are NaN and are never
+//    detected nor measured.
+//  - Thresholds are in units of the global background RMS (THRESH_TYPE RELATIVE) or in ADU
+//    (ABSOLUTE), as in SExtractor run without a weight map.
+//  - FLAGS bits are SExtractor's (see Flag).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "celeris/image.hpp"
+
+namespace celeris::extract {
+
+// SExtractor FLAGS bits.
+enum Flag : uint16_t {
+  kFlagNeighbours = 1,     // bright neighbours or bad pixels bias MAG_AUTO by >= 10%
+  kFlagBlended = 2,        // deblended from a larger detection
+  kFlagSaturated = 4,      // at least one pixel at or above SATUR_LEVEL
+  kFlagTruncated = 8,      // touches the image border
+  kFlagAperIncomplete = 16,  // an aperture crosses the border or masked pixels
+  kFlagIsoIncomplete = 32,   // isophotal data incomplete
+  kFlagDeblendOverflow = 64,
+  kFlagExtractOverflow = 128,
+};
+
+enum class ThreshType { Relative, Absolute };
+enum class MaskType { None, Blank, Correct };
+enum class BackPhotoType { Global, Local };
+
+// Parameters of a run, with SExtractor's defaults (`celeris extract -d`).
+struct Config {
+  // Detection
+  double detect_thresh = 1.5;    // DETECT_THRESH, sigma (RELATIVE) or ADU (ABSOLUTE)
+  double analysis_thresh = 1.5;  // ANALYSIS_THRESH
+  ThreshType thresh_type = ThreshType::Relative;
+  int detect_minarea = 5;  // pixels above the detection threshold
+  bool filter = true;
+  std::vector<float> filter_kernel;  // row-major; empty = no filtering
+  int filter_width = 0, filter_height = 0;
+  int deblend_nthresh = 32;
+  double deblend_mincont = 0.005;
+  bool clean = true;
+  double clean_param = 1.0;
+  MaskType mask_type = MaskType::Correct;
+
+  // Background
+  bool back_manual = false;  // BACK_TYPE MANUAL
+  double back_value = 0.0;   // BACK_VALUE (MANUAL)
+  int back_width = 64, back_height = 64;          // BACK_SIZE
+  int back_filter_width = 3, back_filter_height = 3;  // BACK_FILTERSIZE
+  double back_filtthresh = 0.0;                    // BACK_FILTTHRESH
+  BackPhotoType backphoto_type = BackPhotoType::Global;
+  int backphoto_thick = 24;
+
+  // Photometry
+  std::vector<double> phot_apertures = {5.0};  // diameters, pixels
+  double kron_fact = 2.5, kron_minradius = 3.5;  // PHOT_AUTOPARAMS
+  std::vector<double> phot_fluxfrac = {0.5};
+  double satur_level = 50000.0;
+  double mag_zeropoint = 0.0;
+  double gain = 0.0;  // e-/ADU; 0 = infinite (no Poisson term)
+  double pixel_scale = 1.0;
+  double seeing_fwhm = 1.2;
+
+  int threads = 0;  // 0 = all cores
+};
+
+// The extracted objects, one entry per object in every array (structure of arrays). Positions
+// and extents are 0-based here; catalog output adds 1.
+struct Objects {
+  std::vector<double> x, y;           // barycentre of background-subtracted isophotal pixels
+  std::vector<int32_t> xpeak, ypeak;  // brightest (unfiltered) pixel
+  std::vector<int32_t> xmin, xmax, ymin, ymax;
+  std::vector<double> x2, y2, xy;           // second moments, pixel^2
+  std::vector<double> errx2, erry2, errxy;  // their errors
+  std::vector<double> a, b, theta;          // semi-axes (pixel) and position angle (deg, CCW from x)
+  std::vector<double> cxx, cyy, cxy;
+  std::vector<int32_t> isoarea;   // pixels above the analysis threshold
+  std::vector<int32_t> isoareaf;  // all pixels of the segment (filtered, above detection)
+  std::vector<double> flux_iso, fluxerr_iso;
+  std::vector<double> flux_max;    // peak (unfiltered, background-subtracted)
+  std::vector<double> background;  // background at the barycentre
+  std::vector<double> threshold;   // detection threshold above background
+  std::vector<double> kron_radius, flux_auto, fluxerr_auto;
+  std::vector<double> flux_aper, fluxerr_aper;  // n_apertures per object, row-major
+  std::vector<double> flux_radius;              // n_fluxfrac per object, row-major
+  std::vector<double> fwhm;
+  std::vector<uint16_t> flags;
+
+  size_t size() const { return x.size(); }
+  void resize(size_t n, size_t n_aper, size_t n_frac);
+};
+
+// Which optional measurements to make (SExtractor computes only what the catalog asks for, and
+// some FLAGS bits come from those measurements).
+struct MeasureRequest {
+  int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
+  int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
+  bool auto_flux = true;
+};
+
+// Global quantities of a run and the time spent in each stage.
+struct RunInfo {
+  double global_back = 0, global_rms = 0;   // median of the background meshes
+  double detect_thresh = 0, analysis_thresh = 0;  // ADU above background
+  size_t n_detections = 0;   // connected components before deblending
+  size_t n_deblended = 0;    // objects after deblending, before cleaning
+  std::vector<std::pair<std::string, double>> stage_seconds;
+};
+
+struct Result {
+  Objects objects;
+  RunInfo info;
+};
+
+// Runs the whole extraction on one image (NaN = masked pixel) on the CPU. Throws celeris::Error
+// on an empty or entirely masked image or an invalid configuration.
+Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request = {});
+
+}  // namespace celeris::extract

@@ -1,0 +1,55 @@
+// SExtractor-style configuration: a .sex file plus "-KEY VALUE" overrides, read exactly as
+// source-extractor reads them (keys, value lists separated by commas or blanks, '#' comments).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "celeris/extract.hpp"
+
+namespace celeris::extract {
+
+enum class CatalogType { None, Ascii, AsciiHead, Fits10, FitsLdac };
+enum class Verbose { Quiet, Normal, Full };
+
+// Everything a run needs beyond the numeric Config: file names and output choices.
+struct Settings {
+  Config config;
+  std::string catalog_name = "test.cat";
+  CatalogType catalog_type = CatalogType::AsciiHead;
+  std::string parameters_name = "default.param";
+  std::string filter_name = "default.conv";
+  std::string satur_key = "SATURATE";
+  std::string gain_key = "GAIN";
+  std::string detect_type = "CCD";
+  Verbose verbose = Verbose::Normal;
+  bool satur_level_given = false;  // set explicitly (file or command line)
+  bool gain_given = false;
+  std::vector<std::string> warnings;  // unknown or unsupported keys
+};
+
+using Overrides = std::vector<std::pair<std::string, std::string>>;  // KEY, VALUE
+
+// Applies a configuration text (contents of a .sex file) then the overrides. Unknown keys add a
+// warning; an invalid value throws celeris::Error naming the key. Does not read filter or
+// parameter files (see load_filter / read_parameter_list).
+Settings parse_settings(const std::string& config_text, const Overrides& overrides,
+                        const std::string& config_origin = "configuration");
+
+// Reads `config_path` (empty: built-in defaults) and applies the overrides, then loads the
+// filter named by FILTER_NAME when FILTER is Y.
+Settings load_settings(const std::string& config_path, const Overrides& overrides);
+
+// Parses a SExtractor .conv file ("CONV NORM" / "CONV NONORM" header, rows of numbers).
+// Normalised so that the sum of absolute values is 1 when NORM (as SExtractor does).
+void parse_filter(const std::string& text, const std::string& origin, Config& config);
+void load_filter(const std::string& path, Config& config);
+
+// The text `celeris extract -d` prints: a complete default configuration file.
+std::string default_config_text();
+
+// The text `celeris extract -dp` prints: every catalog parameter celeris can compute.
+std::string parameter_list_text();
+
+}  // namespace celeris::extract

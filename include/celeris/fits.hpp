@@ -1,0 +1,49 @@
+// FITS input and output through CFITSIO.
+//
+// Images: any BITPIX (8, 16, 32, 64, -32, -64), BZERO/BSCALE applied, BLANK and NaN pixels
+// returned as NaN (the "masked" marker used throughout celeris). A path may carry CFITSIO's
+// extended syntax: "img.fits[1]", "img.fits[SCI]", "img.fits.gz", "img.fits.fz".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "celeris/image.hpp"
+
+namespace celeris {
+
+// The header of one HDU as 80-character cards, with typed look-ups.
+class FitsHeader {
+ public:
+  FitsHeader() = default;
+  explicit FitsHeader(std::vector<std::string> cards) : cards_(std::move(cards)) {}
+
+  const std::vector<std::string>& cards() const { return cards_; }
+  // All cards concatenated without separators, as wcslib's wcspih expects.
+  std::string concatenated() const;
+  std::optional<std::string> value_string(const std::string& key) const;
+  std::optional<double> value_double(const std::string& key) const;
+
+ private:
+  std::vector<std::string> cards_;
+};
+
+struct FitsImage {
+  Image<float> pixels;  // NaN where the file had BLANK/NaN
+  FitsHeader header;
+  int bitpix = 0;
+  std::string path;  // as given by the user
+  int hdu = 0;       // 1-based HDU number actually read
+};
+
+// Reads a 2-D image. Axes beyond the second must have length 1. Throws celeris::Error on a
+// missing file, a non-FITS file, a table HDU, an empty or wrong-dimensional image.
+FitsImage read_fits_image(const std::string& path);
+
+// Writes a 2-D float image (primary HDU) with optional extra header cards; atomic (temp + rename).
+void write_fits_image(const std::string& path, ImageView<const float> image,
+                      const std::vector<std::string>& extra_cards = {});
+
+}  // namespace celeris

@@ -1,0 +1,60 @@
+// 2-D images stored row-major (C order): pixel (x, y) at data[y * width + x], x the fast (FITS
+// NAXIS1) axis, both 0-based. Catalog columns convert to FITS 1-based pixels (x + 1).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace celeris {
+
+// Non-owning view of an image; cheap to copy, usable on host and (with device pointers) device.
+template <class T>
+struct ImageView {
+  T* data = nullptr;
+  int64_t width = 0;
+  int64_t height = 0;
+
+  // A view of mutable pixels converts to a view of const pixels.
+  constexpr operator ImageView<const T>() const { return {data, width, height}; }
+
+  constexpr T& operator()(int64_t x, int64_t y) const { return data[y * width + x]; }
+  constexpr int64_t size() const { return width * height; }
+  constexpr T* row(int64_t y) const { return data + y * width; }
+  std::span<T> span() const { return {data, static_cast<size_t>(size())}; }
+};
+
+// Owning image.
+template <class T>
+class Image {
+ public:
+  Image() = default;
+  Image(int64_t width, int64_t height, T fill = T{})
+      : width_(width), height_(height), pix_(static_cast<size_t>(width * height), fill) {}
+
+  int64_t width() const { return width_; }
+  int64_t height() const { return height_; }
+  int64_t size() const { return width_ * height_; }
+  bool empty() const { return pix_.empty(); }
+
+  T& operator()(int64_t x, int64_t y) { return pix_[static_cast<size_t>(y * width_ + x)]; }
+  const T& operator()(int64_t x, int64_t y) const {
+    return pix_[static_cast<size_t>(y * width_ + x)];
+  }
+  T* data() { return pix_.data(); }
+  const T* data() const { return pix_.data(); }
+  std::vector<T>& pixels() { return pix_; }
+  const std::vector<T>& pixels() const { return pix_; }
+
+  ImageView<T> view() { return {pix_.data(), width_, height_}; }
+  ImageView<const T> view() const { return {pix_.data(), width_, height_}; }
+  ImageView<const T> cview() const { return {pix_.data(), width_, height_}; }
+
+ private:
+  int64_t width_ = 0;
+  int64_t height_ = 0;
+  std::vector<T> pix_;
+};
+
+}  // namespace celeris

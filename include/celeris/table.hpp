@@ -1,0 +1,74 @@
+// A column-oriented table (structure of arrays): the form of every catalog celeris reads or
+// writes. Numeric cells are held as double (integers exactly up to 2^53); a column may be a
+// fixed-length vector per row (e.g. FLUX_APER with several apertures).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "celeris/fits.hpp"
+
+namespace celeris {
+
+enum class ColumnType { Int16, Int32, Int64, Float32, Float64 };
+
+struct Column {
+  std::string name;
+  std::string unit;         // e.g. "pixel", "deg", "count"; empty when dimensionless
+  std::string description;  // one line, shown in ASCII headers
+  ColumnType type = ColumnType::Float64;
+  int repeat = 1;            // elements per row
+  std::string print_format;  // printf format of one element for ASCII output, e.g. "%10.4f"
+  std::vector<double> values;  // rows * repeat, row-major
+
+  double at(size_t row, int elem = 0) const { return values[row * repeat + elem]; }
+};
+
+struct Table {
+  std::vector<Column> columns;
+  size_t rows = 0;
+
+  const Column* find(const std::string& name) const;  // case-insensitive; nullptr if absent
+};
+
+// Binary-table output. Written to a temporary name and renamed when complete.
+struct FitsTableOptions {
+  std::string extname = "OBJECTS";
+  bool ldac = false;             // SExtractor FITS_LDAC: LDAC_IMHEAD + LDAC_OBJECTS
+  FitsHeader image_header;       // copied into LDAC_IMHEAD (ldac) or ignored
+  std::vector<std::string> extra_cards;  // added to the table HDU's header
+};
+void write_fits_table(const std::string& path, const Table& table,
+                      const FitsTableOptions& options = {});
+
+// ASCII output: SExtractor's ASCII_HEAD layout ("#   1 NAME  description  [unit]" per
+// column, numbered by element) when `header`, then one row per line, values in each column's
+// print_format separated by one blank.
+void write_ascii_table(const std::string& path, const Table& table, bool header);
+
+// Reads a FITS binary or ASCII table (CFITSIO extended syntax selects the HDU; with none, the
+// first table HDU). Numeric columns only; other columns are skipped.
+Table read_fits_table(const std::string& path);
+
+// Writes `path` atomically: `write` receives a temporary path in the same directory; on success
+// it is renamed over `path`, on exception it is removed and the exception rethrown.
+template <class F>
+void write_atomically(const std::string& path, F&& write);
+std::string temporary_sibling(const std::string& path);
+void commit_temporary(const std::string& tmp, const std::string& path);
+void discard_temporary(const std::string& tmp);
+
+template <class F>
+void write_atomically(const std::string& path, F&& write) {
+  const std::string tmp = temporary_sibling(path);
+  try {
+    write(tmp);
+  } catch (...) {
+    discard_temporary(tmp);
+    throw;
+  }
+  commit_temporary(tmp, path);
+}
+
+}  // namespace celeris

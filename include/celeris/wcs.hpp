@@ -1,0 +1,36 @@
+// World coordinates through wcslib. Pixel coordinates here are FITS 1-based.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "celeris/fits.hpp"
+
+struct wcsprm;
+
+namespace celeris {
+
+class Wcs {
+ public:
+  // The celestial WCS of a header, or nullopt when the header has none (no CTYPE pair with a
+  // celestial projection). Throws celeris::Error when a WCS is present but invalid.
+  static std::optional<Wcs> from_header(const FitsHeader& header);
+
+  // Native world coordinates (X_WORLD, Y_WORLD) in degrees.
+  std::pair<double, double> pixel_to_world(double x, double y) const;
+  // Equatorial FK5 J2000 (ALPHA_J2000, DELTA_J2000) in degrees, converted from galactic or
+  // ecliptic systems when the header uses those.
+  std::pair<double, double> pixel_to_j2000(double x, double y) const;
+  std::pair<double, double> world_to_pixel(double lon, double lat) const;
+
+  enum class System { Equatorial, Galactic, Ecliptic, Other };
+  System system() const { return system_; }
+
+ private:
+  std::shared_ptr<wcsprm> wcs_;
+  int lng_ = 0, lat_ = 1;
+  System system_ = System::Equatorial;
+};
+
+}  // namespace celeris

@@ -1,0 +1,181 @@
+// Reading and writing FITS images through CFITSIO.
+#include <fitsio.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "celeris/error.hpp"
+#include "celeris/fits.hpp"
+#include "celeris/table.hpp"
+#include "fits_util.hpp"
+
+namespace celeris {
+
+std::string FitsHeader::concatenated() const {
+  std::string all;
+  all.reserve(cards_.size() * 80);
+  for (const auto& c : cards_) {
+    std::string card = c.substr(0, 80);
+    card.resize(80, ' ');
+    all += card;
+  }
+  return all;
+}
+
+std::optional<std::string> FitsHeader::value_string(const std::string& key) const {
+  for (const auto& card : cards_) {
+    if (card.size() < 10 || card.compare(8, 2, "= ") != 0) continue;
+    std::string k = card.substr(0, 8);
+    k.erase(k.find_last_not_of(' ') + 1);
+    if (k != key) continue;
+    std::string v = card.substr(10);
+    // Quoted string: up to the closing quote ('' is an escaped quote).
+    size_t p = v.find_first_not_of(' ');
+    if (p == std::string::npos) return std::string{};
+    if (v[p] == '\'') {
+      std::string out;
+      for (size_t i = p + 1; i < v.size(); ++i) {
+        if (v[i] == '\'') {
+          if (i + 1 < v.size() && v[i + 1] == '\'') {
+            out += '\'';
+            ++i;
+          } else {
+            break;
+          }
+        } else {
+          out += v[i];
+        }
+      }
+      out.erase(out.find_last_not_of(' ') + 1);
+      return out;
+    }
+    size_t slash = v.find('/');
+    v = v.substr(p, slash == std::string::npos ? std::string::npos : slash - p);
+    v.erase(v.find_last_not_of(' ') + 1);
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> FitsHeader::value_double(const std::string& key) const {
+  auto s = value_string(key);
+  if (!s || s->empty()) return std::nullopt;
+  std::string t = *s;
+  for (auto& ch : t)
+    if (ch == 'D' || ch == 'd') ch = 'E';  // Fortran exponent
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str()) return std::nullopt;
+  return v;
+}
+
+namespace {
+
+std::vector<std::string> read_header_cards(fitsfile* f) {
+  int status = 0, nkeys = 0;
+  fits_get_hdrspace(f, &nkeys, nullptr, &status);
+  std::vector<std::string> cards;
+  cards.reserve(nkeys);
+  char card[FLEN_CARD];
+  for (int i = 1; i <= nkeys; ++i) {
+    if (fits_read_record(f, i, card, &status)) break;
+    cards.emplace_back(card);
+  }
+  return cards;
+}
+
+// Moves to the first HDU holding a non-empty image when the user named no HDU and the primary
+// is empty (the usual layout of MEF and tile-compressed files).
+void move_to_first_image(fitsfile* f, const std::string& path) {
+  int status = 0, naxis = 0, hdutype = 0;
+  fits_get_img_dim(f, &naxis, &status);
+  fits_get_hdu_type(f, &hdutype, &status);
+  if (hdutype == IMAGE_HDU && naxis > 0) return;
+  int nhdu = 0;
+  fits_get_num_hdus(f, &nhdu, &status);
+  for (int h = 2; h <= nhdu; ++h) {
+    status = 0;
+    fits_movabs_hdu(f, h, &hdutype, &status);
+    if (status) break;
+    fits_get_img_dim(f, &naxis, &status);
+    if (hdutype == IMAGE_HDU && naxis > 0 && !status) return;
+  }
+  status = 0;
+  fits_movabs_hdu(f, 1, &hdutype, &status);
+  (void)path;
+}
+
+bool names_hdu(const std::string& path) {
+  // CFITSIO extended syntax: a '[' after the file name selects an HDU or filter.
+  return path.find('[') != std::string::npos;
+}
+
+}  // namespace
+
+FitsImage read_fits_image(const std::string& path) {
+  FitsFile f = FitsFile::open_read(path);
+  if (!names_hdu(path)) move_to_first_image(f.get(), path);
+  int status = 0, hdutype = 0, hdunum = 0;
+  fits_get_hdu_type(f.get(), &hdutype, &status);
+  fits_get_hdu_num(f.get(), &hdunum);
+  check_fits(status, path);
+  if (hdutype != IMAGE_HDU)
+    throw Error(path + ": HDU " + std::to_string(hdunum) + " is a table, not an image");
+
+  int bitpix = 0, naxis = 0;
+  long naxes[9] = {0};
+  fits_get_img_param(f.get(), 9, &bitpix, &naxis, naxes, &status);
+  check_fits(status, path);
+  if (naxis == 0) throw Error(path + ": HDU " + std::to_string(hdunum) + " holds no image data");
+  if (naxis < 2)
+    throw Error(path + ": HDU " + std::to_string(hdunum) + " is a " + std::to_string(naxis) +
+                "-D array; a 2-D image is required");
+  for (int i = 2; i < naxis; ++i)
+    if (naxes[i] != 1)
+      throw Error(path + ": HDU " + std::to_string(hdunum) + " is a " + std::to_string(naxis) +
+                  "-D cube (NAXIS" + std::to_string(i + 1) + " = " + std::to_string(naxes[i]) +
+                  "); a 2-D image is required");
+  if (naxes[0] <= 0 || naxes[1] <= 0)
+    throw Error(path + ": HDU " + std::to_string(hdunum) + " is an empty image (" +
+                std::to_string(naxes[0]) + " x " + std::to_string(naxes[1]) + ")");
+
+  FitsImage out;
+  out.path = path;
+  out.hdu = hdunum;
+  out.bitpix = bitpix;
+  out.header = FitsHeader(read_header_cards(f.get()));
+  out.pixels = Image<float>(naxes[0], naxes[1]);
+  const LONGLONG n = static_cast<LONGLONG>(naxes[0]) * naxes[1];
+  std::vector<char> nullflags(static_cast<size_t>(n), 0);
+  int anynul = 0;
+  // fits_read_imgnull flags BLANK (integer images) and NaN (float images) pixels.
+  fits_read_imgnull(f.get(), TFLOAT, 1, n, out.pixels.data(), nullflags.data(), &anynul, &status);
+  check_fits(status, path + ": reading pixels");
+  if (anynul) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    float* p = out.pixels.data();
+    for (LONGLONG i = 0; i < n; ++i)
+      if (nullflags[static_cast<size_t>(i)]) p[i] = nan;
+  }
+  // Infinities are not measurable either: mask them like NaN.
+  for (auto& v : out.pixels.pixels())
+    if (std::isinf(v)) v = std::numeric_limits<float>::quiet_NaN();
+  return out;
+}
+
+void write_fits_image(const std::string& path, ImageView<const float> image,
+                      const std::vector<std::string>& extra_cards) {
+  write_atomically(path, [&](const std::string& tmp) {
+    FitsFile f = FitsFile::create(tmp);
+    int status = 0;
+    long naxes[2] = {static_cast<long>(image.width), static_cast<long>(image.height)};
+    fits_create_img(f.get(), FLOAT_IMG, 2, naxes, &status);
+    for (const auto& card : extra_cards) fits_write_record(f.get(), card.c_str(), &status);
+    fits_write_img(f.get(), TFLOAT, 1, image.size(), const_cast<float*>(image.data), &status);
+    check_fits(status, path);
+    f.close();
+  });
+}
+
+}  // namespace celeris

@@ -1,0 +1,183 @@
+// FITS binary tables through CFITSIO, and atomic file replacement.
+#include <fitsio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "celeris/error.hpp"
+#include "celeris/table.hpp"
+#include "fits_util.hpp"
+
+namespace celeris {
+
+const Column* Table::find(const std::string& name) const {
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  const std::string want = lower(name);
+  for (const auto& c : columns)
+    if (lower(c.name) == want) return &c;
+  return nullptr;
+}
+
+std::string temporary_sibling(const std::string& path) {
+  return path + ".tmp" + std::to_string(::getpid());
+}
+
+void commit_temporary(const std::string& tmp, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(path + ": cannot write (" + ec.message() + ")");
+  }
+}
+
+void discard_temporary(const std::string& tmp) {
+  std::error_code ec;
+  std::filesystem::remove(tmp, ec);
+}
+
+namespace {
+
+char tform_code(ColumnType t) {
+  switch (t) {
+    case ColumnType::Int16: return 'I';
+    case ColumnType::Int32: return 'J';
+    case ColumnType::Int64: return 'K';
+    case ColumnType::Float32: return 'E';
+    case ColumnType::Float64: return 'D';
+  }
+  return 'D';
+}
+
+// SExtractor's LDAC_IMHEAD: a one-row table whose single cell holds the image header cards.
+void write_ldac_imhead(fitsfile* f, const FitsHeader& header, int& status) {
+  std::string cards = header.concatenated();
+  // The header block must end with END so that LDAC readers can parse it as a FITS header.
+  std::string end = "END";
+  end.resize(80, ' ');
+  cards += end;
+  const long ncards = static_cast<long>(cards.size() / 80);
+  std::string tform = std::to_string(cards.size()) + "A";
+  char* ttype[] = {const_cast<char*>("Field Header Card")};
+  char* tformp[] = {const_cast<char*>(tform.c_str())};
+  fits_create_tbl(f, BINARY_TBL, 1, 1, ttype, tformp, nullptr, "LDAC_IMHEAD", &status);
+  std::string tdim = "(80, " + std::to_string(ncards) + ")";
+  fits_update_key(f, TSTRING, "TDIM1", const_cast<char*>(tdim.c_str()), nullptr, &status);
+  char* cell[] = {cards.data()};
+  fits_write_col(f, TSTRING, 1, 1, 1, 1, cell, &status);
+}
+
+}  // namespace
+
+void write_fits_table(const std::string& path, const Table& table,
+                      const FitsTableOptions& options) {
+  write_atomically(path, [&](const std::string& tmp) {
+    FitsFile file = FitsFile::create(tmp);
+    fitsfile* f = file.get();
+    int status = 0;
+    fits_create_img(f, 8, 0, nullptr, &status);  // empty primary HDU
+    if (options.ldac) write_ldac_imhead(f, options.image_header, status);
+
+    std::vector<std::string> names, forms, units;
+    for (const auto& c : table.columns) {
+      names.push_back(c.name);
+      forms.push_back(std::to_string(c.repeat) + tform_code(c.type));
+      units.push_back(c.unit);
+    }
+    std::vector<char*> pn, pf, pu;
+    for (size_t i = 0; i < names.size(); ++i) {
+      pn.push_back(names[i].data());
+      pf.push_back(forms[i].data());
+      pu.push_back(units[i].data());
+    }
+    const std::string extname = options.ldac ? "LDAC_OBJECTS" : options.extname;
+    fits_create_tbl(f, BINARY_TBL, static_cast<LONGLONG>(table.rows),
+                    static_cast<int>(names.size()), pn.data(), pf.data(), pu.data(),
+                    extname.c_str(), &status);
+    for (const auto& card : options.extra_cards) fits_write_record(f, card.c_str(), &status);
+    for (size_t ci = 0; ci < table.columns.size() && !status; ++ci) {
+      const Column& c = table.columns[ci];
+      if (table.rows == 0) break;
+      const LONGLONG nelem = static_cast<LONGLONG>(table.rows) * c.repeat;
+      fits_write_col(f, TDOUBLE, static_cast<int>(ci + 1), 1, 1, nelem,
+                     const_cast<double*>(c.values.data()), &status);
+    }
+    check_fits(status, path);
+    file.close();
+  });
+}
+
+Table read_fits_table(const std::string& path) {
+  FitsFile file = FitsFile::open_read(path);
+  fitsfile* f = file.get();
+  int status = 0, hdutype = 0, hdunum = 0;
+  fits_get_hdu_type(f, &hdutype, &status);
+  fits_get_hdu_num(f, &hdunum);
+  if (path.find('[') == std::string::npos && hdutype == IMAGE_HDU) {
+    // No HDU named: take the first table, skipping LDAC_IMHEAD header tables.
+    int nhdu = 0;
+    fits_get_num_hdus(f, &nhdu, &status);
+    bool found = false;
+    for (int h = 2; h <= nhdu && !found; ++h) {
+      fits_movabs_hdu(f, h, &hdutype, &status);
+      char extname[FLEN_VALUE] = {0};
+      int s2 = 0;
+      fits_read_key(f, TSTRING, "EXTNAME", extname, nullptr, &s2);
+      if (hdutype != IMAGE_HDU && std::string(extname) != "LDAC_IMHEAD") found = true;
+    }
+    check_fits(status, path);
+    if (!found) throw Error(path + ": no table HDU found");
+    fits_get_hdu_num(f, &hdunum);
+  } else if (hdutype == IMAGE_HDU) {
+    throw Error(path + ": HDU " + std::to_string(hdunum) + " is an image, not a table");
+  }
+  long nrows = 0;
+  int ncols = 0;
+  fits_get_num_rows(f, &nrows, &status);
+  fits_get_num_cols(f, &ncols, &status);
+  check_fits(status, path);
+  Table t;
+  t.rows = static_cast<size_t>(nrows);
+  for (int ci = 1; ci <= ncols; ++ci) {
+    int typecode = 0;
+    long repeat = 0, width = 0;
+    fits_get_coltype(f, ci, &typecode, &repeat, &width, &status);
+    char key[FLEN_KEYWORD], name[FLEN_VALUE] = {0}, unit[FLEN_VALUE] = {0};
+    std::snprintf(key, sizeof key, "TTYPE%d", ci);
+    int s2 = 0;
+    fits_read_key(f, TSTRING, key, name, nullptr, &s2);
+    std::snprintf(key, sizeof key, "TUNIT%d", ci);
+    s2 = 0;
+    fits_read_key(f, TSTRING, key, unit, nullptr, &s2);
+    if (typecode == TSTRING || typecode == TLOGICAL || typecode == TBIT || repeat < 1) continue;
+    Column c;
+    c.name = name;
+    c.unit = unit;
+    c.repeat = static_cast<int>(repeat);
+    c.type = (typecode == TFLOAT) ? ColumnType::Float32
+             : (typecode == TDOUBLE) ? ColumnType::Float64
+             : (typecode == TLONGLONG) ? ColumnType::Int64
+             : (typecode == TSHORT || typecode == TBYTE) ? ColumnType::Int16
+                                                         : ColumnType::Int32;
+    c.values.resize(static_cast<size_t>(nrows) * repeat);
+    if (nrows > 0) {
+      double nan = std::numeric_limits<double>::quiet_NaN();
+      int anynul = 0;
+      fits_read_col(f, TDOUBLE, ci, 1, 1, static_cast<LONGLONG>(nrows) * repeat, &nan,
+                    c.values.data(), &anynul, &status);
+    }
+    check_fits(status, path + ": column " + c.name);
+    t.columns.push_back(std::move(c));
+  }
+  return t;
+}
+
+}  // namespace celeris

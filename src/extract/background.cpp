@@ -1,0 +1,389 @@
+// Mesh statistics, clipped-histogram mode, bad-mesh filling, median filtering and spline
+// interpolation of the background (SExtractor 2.25 back.c behaviour, own implementation).
+#include "background.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "celeris/error.hpp"
+
+namespace celeris::extract {
+
+namespace {
+
+constexpr double kMinGoodFrac = 0.5;  // BACK_MINGOODFRAC: a mesh needs half its pixels valid
+constexpr double kQuantNSigma = 5.0;  // histogram spans mean +/- 5 sigma
+constexpr int kQuantMaxLevels = 4096;
+constexpr double kQuantAMin = 4.0;  // minimum mean occupation of a histogram bin
+constexpr double kModeEps = 1e-4;   // convergence of the clipped-histogram iteration
+constexpr float kBad = -std::numeric_limits<float>::max();  // marks a bad mesh
+
+struct MeshStats {
+  float back = kBad, sigma = kBad;
+};
+
+// Mode and sigma of one mesh: two passes (mean/sigma, then 2-sigma clipped mean/sigma) fix a
+// histogram of about 5 sigma either side; an iterative 3-sigma clipping around the median of
+// that histogram gives the mode as 2.5 median - 1.5 mean when the distribution is not too
+// skewed, the median otherwise (SExtractor manual, "Background estimation").
+MeshStats mesh_statistics(ImageView<const float> img, int x0, int y0, int w, int h,
+                          int nominal_area, std::vector<int>& histo) {
+  double sum = 0, sum2 = 0;
+  long npix = 0;
+  for (int y = y0; y < y0 + h; ++y) {
+    const float* row = img.row(y);
+    for (int x = x0; x < x0 + w; ++x) {
+      const float v = row[x];
+      if (std::isnan(v)) continue;
+      sum += v;
+      sum2 += static_cast<double>(v) * v;
+      ++npix;
+    }
+  }
+  MeshStats out;
+  if (static_cast<float>(npix) < static_cast<float>(nominal_area * kMinGoodFrac)) return out;
+  double mean = sum / npix;
+  double var = sum2 / npix - mean * mean;
+  double sigma = var > 0 ? std::sqrt(var) : 0.0;
+  const float lcut = static_cast<float>(mean - 2.0 * sigma);
+  const float hcut = static_cast<float>(mean + 2.0 * sigma);
+  sum = sum2 = 0;
+  npix = 0;
+  for (int y = y0; y < y0 + h; ++y) {
+    const float* row = img.row(y);
+    for (int x = x0; x < x0 + w; ++x) {
+      const float v = row[x];
+      if (std::isnan(v) || v < lcut || v > hcut) continue;
+      sum += v;
+      sum2 += static_cast<double>(v) * v;
+      ++npix;
+    }
+  }
+  if (npix == 0) return out;
+  mean = sum / npix;
+  var = sum2 / npix - mean * mean;
+  sigma = var > 0 ? std::sqrt(var) : 0.0;
+
+  const double step = std::sqrt(2.0 / std::numbers::pi) * kQuantNSigma / kQuantAMin;
+  const int nlevels = std::min(static_cast<int>(step * npix + 1), kQuantMaxLevels);
+  const double qscale = sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0;
+  const double qzero = mean - kQuantNSigma * sigma;
+
+  histo.assign(nlevels, 0);
+  const float cste = static_cast<float>(0.499999 - qzero / qscale);
+  const float fqscale = static_cast<float>(qscale);
+  for (int y = y0; y < y0 + h; ++y) {
+    const float* row = img.row(y);
+    for (int x = x0; x < x0 + w; ++x) {
+      const float v = row[x];
+      if (std::isnan(v)) continue;
+      const int bin = static_cast<int>(v / fqscale + cste);
+      if (bin >= 0 && bin < nlevels) ++histo[bin];
+    }
+  }
+
+  // Iterative clipping of the histogram around its median.
+  const int nlm1 = nlevels - 1;
+  int lcut_i = 0, hcut_i = nlm1;
+  double sig = 10.0 * nlm1, sig1 = 1.0, mea = mean, med = mean;
+  for (int n = 100; n-- && sig >= 0.1 && std::fabs(sig / sig1 - 1.0) > kModeEps;) {
+    sig1 = sig;
+    double hsum = 0;
+    mea = sig = 0.0;
+    unsigned long lowsum = 0, highsum = 0;
+    int lo = lcut_i, hi = hcut_i;
+    for (int i = lcut_i; i <= hcut_i; ++i) {
+      if (lowsum < highsum) lowsum += histo[lo++];
+      else highsum += histo[hi--];
+      const double pix = histo[i];
+      hsum += pix;
+      mea += pix * i;
+      sig += pix * i * static_cast<double>(i);
+    }
+    const double peak = std::max(histo[lo < nlevels ? lo : nlm1], histo[hi >= 0 ? hi : 0]);
+    med = hi >= 0 ? (hi + 0.5 + (static_cast<double>(highsum) - static_cast<double>(lowsum)) /
+                                    (2.0 * peak))
+                  : 0.0;
+    if (hsum > 0) {
+      mea /= hsum;
+      sig = sig / hsum - mea * mea;
+    }
+    sig = sig > 0.0 ? std::sqrt(sig) : 0.0;
+    double t = med - 3.0 * sig;
+    lcut_i = t > 0.0 ? static_cast<int>(t + 0.5) : 0;
+    t = med + 3.0 * sig;
+    hcut_i = t < nlm1 ? static_cast<int>(t > 0.0 ? t + 0.5 : t - 0.5) : nlm1;
+  }
+  double mode;
+  if (std::fabs(sig) > 0.0) {
+    mode = std::fabs((mea - med) / sig) < 0.3 ? qzero + (2.5 * med - 1.5 * mea) * qscale
+                                              : qzero + med * qscale;
+  } else {
+    mode = qzero + mea * qscale;
+  }
+  out.back = static_cast<float>(mode);
+  out.sigma = static_cast<float>(sig * qscale);
+  return out;
+}
+
+// Bad meshes take the mean of the nearest good meshes (all those at the minimum distance).
+void fill_bad_meshes(BackgroundMap& m) {
+  const int n = m.nx * m.ny;
+  std::vector<float> back = m.back, sigma = m.sigma;
+  bool any_good = false;
+  for (int i = 0; i < n; ++i) any_good |= m.back[i] > kBad;
+  if (!any_good) throw Error("no valid background mesh: the image is entirely masked (NaN/BLANK)");
+  for (int py = 0; py < m.ny; ++py)
+    for (int px = 0; px < m.nx; ++px) {
+      const int i = py * m.nx + px;
+      if (m.back[i] > kBad) continue;
+      float d2min = std::numeric_limits<float>::max();
+      double vb = 0, vs = 0;
+      int count = 0;
+      for (int y = 0; y < m.ny; ++y)
+        for (int x = 0; x < m.nx; ++x) {
+          const int j = y * m.nx + x;
+          if (m.back[j] <= kBad) continue;
+          const float d2 = static_cast<float>((x - px) * (x - px) + (y - py) * (y - py));
+          if (d2 < d2min) {
+            d2min = d2;
+            vb = m.back[j];
+            vs = m.sigma[j];
+            count = 1;
+          } else if (d2 == d2min) {
+            vb += m.back[j];
+            vs += m.sigma[j];
+            ++count;
+          }
+        }
+      back[i] = static_cast<float>(vb / count);
+      sigma[i] = static_cast<float>(vs / count);
+    }
+  m.back = std::move(back);
+  m.sigma = std::move(sigma);
+}
+
+float median(std::vector<float>& v) {
+  const size_t n = v.size();
+  std::sort(v.begin(), v.end());
+  if (n < 2) return v[0];
+  return n % 2 ? v[n / 2] : static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
+}
+
+// Median filter of the mesh grid. The window shrinks symmetrically at the grid edges (so edge
+// meshes are filtered along one axis and corners not at all); a mesh is replaced only when it
+// departs from the median of its window by at least BACK_FILTTHRESH.
+void median_filter_meshes(BackgroundMap& m, int fw, int fh, double fthresh) {
+  const int npx = (m.nx > 1 ? fw : 1) / 2, npy = (m.ny > 1 ? fh : 1) / 2;
+  if (npx == 0 && npy == 0) return;
+  std::vector<float> back(m.back.size()), sigma(m.sigma.size()), bbuf, sbuf;
+  for (int py = 0; py < m.ny; ++py)
+    for (int px = 0; px < m.nx; ++px) {
+      const int hx = std::min({npx, px, m.nx - 1 - px});
+      const int hy = std::min({npy, py, m.ny - 1 - py});
+      bbuf.clear();
+      sbuf.clear();
+      for (int y = py - hy; y <= py + hy; ++y)
+        for (int x = px - hx; x <= px + hx; ++x) {
+          bbuf.push_back(m.back[y * m.nx + x]);
+          sbuf.push_back(m.sigma[y * m.nx + x]);
+        }
+      const int i = py * m.nx + px;
+      const float med = median(bbuf);
+      if (std::fabs(med - m.back[i]) >= fthresh) {
+        back[i] = med;
+        sigma[i] = median(sbuf);
+      } else {
+        back[i] = m.back[i];
+        sigma[i] = m.sigma[i];
+      }
+    }
+  m.back = std::move(back);
+  m.sigma = std::move(sigma);
+}
+
+// Global RMS: the median of the mesh sigmas; when that is not positive (mostly constant data),
+// the median of the positive ones, else 1.
+float global_sigma(std::vector<float> s) {
+  float med = median(s);
+  if (med > 0) return med;
+  std::vector<float> pos;
+  for (float v : s)
+    if (v > 0) pos.push_back(v);
+  if (!pos.empty() && pos.size() < s.size()) return median(pos);
+  return 1.0f;
+}
+
+// Second derivatives (divided by 6) of natural cubic splines through each column of a grid
+// with unit node spacing, in float, with SExtractor's back-substitution (each step reuses the
+// already divided value of the next node; reproduced so that maps agree to the last bit).
+void spline_columns(const std::vector<float>& map, int nx, int ny, std::vector<float>& d2) {
+  d2.assign(map.size(), 0.0f);
+  if (ny < 2) return;
+  std::vector<float> u(ny);
+  for (int x = 0; x < nx; ++x) {
+    auto m = [&](int y) { return map[static_cast<size_t>(y) * nx + x]; };
+    auto d = [&](int y) -> float& { return d2[static_cast<size_t>(y) * nx + x]; };
+    d(0) = u[0] = 0.0f;
+    for (int y = 1; y < ny - 1; ++y) {
+      float t = -1 / (d(y - 1) + 4);
+      d(y) = t;
+      t *= u[y - 1] - 6 * (m(y + 1) + m(y - 1) - 2 * m(y));
+      u[y] = t;
+    }
+    d(ny - 1) = 0.0f;
+    for (int y = ny - 2; y >= 1; --y) d(y) = static_cast<float>((d(y) * d(y + 1) + u[y]) / 6.0);
+  }
+}
+
+// One image row of the spline surface through `map` (SExtractor subbackline): a spline along
+// y through each column of nodes, then a spline along x through the resulting row of nodes.
+// Along x the float offset is accumulated pixel by pixel and reset at each node, exactly as
+// SExtractor does; node k then sits at pixel (k + 0.5) * mesh_w - 0.5 along x and at
+// (k + 0.5) * mesh_h along y.
+void interpolate_line(const std::vector<float>& map, const std::vector<float>& d2map, int nx,
+                      int ny, int mesh_w, int mesh_h, int width, int y, float* out) {
+  std::vector<float> node(nx), dnode(nx);
+  if (ny > 1) {
+    float dy = static_cast<float>(y) / mesh_h - 0.5f;
+    int yl = static_cast<int>(dy);
+    dy -= yl;
+    if (yl < 0) {
+      yl = 0;
+      dy -= 1.0f;
+    } else if (yl >= ny - 1) {
+      yl = ny < 2 ? 0 : ny - 2;
+      dy += 1.0f;
+    }
+    const float cdy = 1 - dy;
+    const float dy3 = dy * dy * dy - dy, cdy3 = cdy * cdy * cdy - cdy;
+    for (int x = 0; x < nx; ++x) {
+      const size_t lo = static_cast<size_t>(yl) * nx + x, hi = lo + nx;
+      node[x] = cdy * map[lo] + dy * map[hi] + cdy3 * d2map[lo] + dy3 * d2map[hi];
+    }
+    spline_columns(node, 1, nx, dnode);  // the row of nodes as one column of nx values
+  } else {
+    // One row of meshes: SExtractor uses the (all-zero) y-derivatives as x-derivatives, so the
+    // interpolation along x is piecewise linear.
+    for (int x = 0; x < nx; ++x) {
+      node[x] = map[x];
+      dnode[x] = d2map[x];
+    }
+  }
+  if (nx < 2) {
+    std::fill(out, out + width, node[0]);
+    return;
+  }
+  if (mesh_w == 1) {
+    for (int j = 0; j < width; ++j) out[j] = node[j];
+    return;
+  }
+  const float xstep = 1.0f / mesh_w;
+  const int changepoint = mesh_w / 2;
+  float dx = (xstep - 1) / 2;
+  const float dx0 = ((mesh_w + 1) % 2) * xstep / 2;
+  int lo = 0, xm = 0;
+  for (int j = 0, i = 0; j < width; ++j, ++i, dx += xstep) {
+    if (i == changepoint && xm > 0 && xm < nx - 1) {
+      ++lo;
+      dx = dx0;
+    }
+    const float cdx = 1 - dx;
+    out[j] = cdx * (node[lo] + (cdx * cdx - 1) * dnode[lo]) +
+             dx * (node[lo + 1] + (dx * dx - 1) * dnode[lo + 1]);
+    if (i == mesh_w) {
+      ++xm;
+      i = 0;
+    }
+  }
+}
+
+BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
+  if (image.width <= 0 || image.height <= 0) throw Error("empty image: no pixels to measure");
+  BackgroundMap m;
+  m.width = static_cast<int>(image.width);
+  m.height = static_cast<int>(image.height);
+  m.mesh_w = std::min(config.back_width, m.width);
+  m.mesh_h = std::min(config.back_height, m.height);
+  m.nx = (m.width - 1) / m.mesh_w + 1;
+  m.ny = (m.height - 1) / m.mesh_h + 1;
+  m.back.assign(m.nx * m.ny, kBad);
+  m.sigma.assign(m.nx * m.ny, kBad);
+#pragma omp parallel
+  {
+    std::vector<int> histo;
+#pragma omp for schedule(dynamic)
+    for (int i = 0; i < m.nx * m.ny; ++i) {
+      const int px = i % m.nx, py = i / m.nx;
+      const int x0 = px * m.mesh_w, y0 = py * m.mesh_h;
+      const int w = std::min(m.mesh_w, m.width - x0), h = std::min(m.mesh_h, m.height - y0);
+      const MeshStats s = mesh_statistics(image, x0, y0, w, h, w * h, histo);
+      m.back[i] = s.back;
+      m.sigma[i] = s.sigma;
+    }
+  }
+  fill_bad_meshes(m);
+  median_filter_meshes(m, config.back_filter_width, config.back_filter_height,
+                       config.back_filtthresh);
+  std::vector<float> b = m.back;
+  m.global_back = median(b);
+  m.global_rms = global_sigma(m.sigma);
+  return m;
+}
+
+}  // namespace
+
+BackgroundMap estimate_background(ImageView<const float> image, const Config& config) {
+  BackgroundMap m = mesh_grid(image, config);
+  spline_columns(m.back, m.nx, m.ny, m.dback);
+  spline_columns(m.sigma, m.nx, m.ny, m.dsigma);
+  return m;
+}
+
+BackgroundMap constant_background(ImageView<const float> image, const Config& config,
+                                  float value) {
+  // As SExtractor: the automatic map is still built (its RMS sets the thresholds and the
+  // BACKGROUND column reads it); only the subtracted value is the constant.
+  BackgroundMap m = estimate_background(image, config);
+  m.manual = true;
+  m.manual_value = value;
+  return m;
+}
+
+void BackgroundMap::back_line(int y, float* out) const {
+  if (manual) {
+    std::fill(out, out + width, manual_value);
+    return;
+  }
+  interpolate_line(back, dback, nx, ny, mesh_w, mesh_h, width, y, out);
+}
+
+void BackgroundMap::rms_line(int y, float* out) const {
+  interpolate_line(sigma, dsigma, nx, ny, mesh_w, mesh_h, width, y, out);
+}
+
+float BackgroundMap::back_bilinear(int x, int y) const {
+  double dx = static_cast<double>(x) / mesh_w - 0.5, dy = static_cast<double>(y) / mesh_h - 0.5;
+  int xl = static_cast<int>(dx), yl = static_cast<int>(dy);
+  dx -= xl;
+  dy -= yl;
+  if (xl >= nx - 1) {
+    xl = nx < 2 ? 0 : nx - 2;
+    dx += 1.0;
+  }
+  if (yl >= ny - 1) {
+    yl = ny < 2 ? 0 : ny - 2;
+    dy += 1.0;
+  }
+  const float* row = back.data() + static_cast<size_t>(yl) * nx;
+  const float b0 = row[xl];
+  const float b1 = nx < 2 ? b0 : row[xl + 1];
+  const float* next = ny < 2 ? row : row + nx;
+  const float b2 = nx < 2 ? next[xl] : next[xl + 1];
+  const float b3 = nx < 2 ? b2 : next[xl];
+  return static_cast<float>((1 - dy) * ((1 - dx) * b0 + dx * b1) + dy * (dx * b2 + (1 - dx) * b3));
+}
+
+}  // namespace celeris::extract

@@ -1,0 +1,39 @@
+// Background and background-RMS maps (SExtractor manual §"Background"; back.c).
+//
+// The image is cut into meshes of back_width x back_height pixels. In each mesh the mode of the
+// pixel distribution is estimated from a sigma-clipped histogram; bad meshes are replaced by
+// their nearest good neighbours; the mesh grid is median-filtered; the full-resolution maps are
+// bicubic-spline interpolations of the grid.
+#pragma once
+
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "celeris/image.hpp"
+
+namespace celeris::extract {
+
+struct BackgroundMap {
+  int width = 0, height = 0;    // image size
+  int mesh_w = 0, mesh_h = 0;   // mesh size
+  int nx = 0, ny = 0;           // mesh grid
+  std::vector<float> back, sigma;    // per mesh, after filtering
+  std::vector<float> dback, dsigma;  // spline second derivatives along y (divided by 6)
+  float global_back = 0.0f, global_rms = 0.0f;
+  bool manual = false;  // BACK_TYPE MANUAL: subtract manual_value everywhere
+  float manual_value = 0.0f;
+
+  // Full-resolution rows of the interpolated maps.
+  void back_line(int y, float* out) const;
+  void rms_line(int y, float* out) const;
+  // Bilinear interpolation of the mesh grid at a pixel: SExtractor's BACKGROUND column.
+  float back_bilinear(int x, int y) const;
+};
+
+// Estimates the background of `image` (NaN = masked). Meshes are processed in parallel.
+BackgroundMap estimate_background(ImageView<const float> image, const Config& config);
+
+// A constant map (BACK_TYPE MANUAL), RMS still measured from the image.
+BackgroundMap constant_background(ImageView<const float> image, const Config& config, float value);
+
+}  // namespace celeris::extract

@@ -1,0 +1,24 @@
+// Detection (SExtractor scan.c): 8-connected components of pixels whose filtered value is
+// strictly above the detection threshold, kept when they hold at least DETECT_MINAREA pixels.
+#pragma once
+
+#include <vector>
+
+#include "celeris/image.hpp"
+#include "objects.hpp"
+
+namespace celeris::extract {
+
+// `value` is the background-subtracted image (NaN = masked), `cvalue` the filtered one (or the
+// same view when not filtering). Objects come out in SExtractor's completion order (by last row,
+// then by the column where their last run ends). Objects touching the image border carry
+// kFlagTruncated.
+std::vector<Detection> detect(ImageView<const float> value, ImageView<const float> cvalue,
+                              float threshold, int minarea);
+
+// Labels 8-connected components of `mask` (non-zero = foreground) in one image; returns labels
+// (0 = background, 1..n) in raster order of first pixel. Shared by detection and the tests.
+std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int width, int height,
+                                      int32_t& count);
+
+}  // namespace celeris::extract

@@ -1,0 +1,179 @@
+#include "measure.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace celeris::extract {
+
+void Objects::resize(size_t n, size_t n_aper, size_t n_frac) {
+  for (auto* v : {&x, &y, &x2, &y2, &xy, &errx2, &erry2, &errxy, &a, &b, &theta, &cxx, &cyy,
+                  &cxy, &flux_iso, &fluxerr_iso, &flux_max, &background, &threshold,
+                  &kron_radius, &flux_auto, &fluxerr_auto, &fwhm})
+    v->assign(n, 0.0);
+  for (auto* v : {&xpeak, &ypeak, &xmin, &xmax, &ymin, &ymax, &isoarea, &isoareaf})
+    v->assign(n, 0);
+  flux_aper.assign(n * n_aper, 0.0);
+  fluxerr_aper.assign(n * n_aper, 0.0);
+  flux_radius.assign(n * n_frac, 0.0);
+  flags.assign(n, 0);
+}
+
+namespace {
+
+struct Iso {
+  double flux = 0, fluxerr = 0;
+  int area = 0;
+  float peak = 0;
+  int xpeak = 0, ypeak = 0;
+  double errx2 = 0, erry2 = 0, errxy = 0;
+  float fwhm = 0;
+};
+
+// Isophotal flux and area, peak, position errors (examineiso) and the FWHM of a Gaussian
+// core fitted to ln(pixel) against r^2.
+Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float bkg) {
+  Iso r;
+  const double backsig = ctx.field.backsig;
+  const double var = backsig * backsig, gain = ctx.field.gain;
+  const float thresh = ctx.analysis_thresh;
+  float peak = -std::numeric_limits<float>::max(), cdpeak = peak;
+  double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
+  for (const Pixel& p : d.pixels) {
+    if (p.value > peak) peak = p.value;
+    if (p.cvalue > cdpeak) {
+      cdpeak = p.cvalue;
+      r.xpeak = p.x;
+      r.ypeak = p.y;
+    }
+    sigtv += var;
+    if (p.value > thresh) ++r.area;
+    tv += p.value;
+    double err = var;
+    if (gain > 0.0 && p.cvalue > 0.0f) err += p.cvalue / gain;
+    const double x = p.x - s.mx, y = p.y - s.my;
+    esum += err;
+    emx2 += err * x * x;
+    emy2 += err * y * y;
+    emxy += err * x * y;
+  }
+  const double flux2 = s.flux * s.flux;
+  emx2 /= flux2;
+  emy2 /= flux2;
+  emxy /= flux2;
+  esum *= 0.08333 / flux2;
+  if (s.singular && (emx2 * emy2 - emxy * emxy) < esum * esum) {
+    emx2 += esum;
+    emy2 += esum;
+  }
+  r.errx2 = emx2;
+  r.erry2 = emy2;
+  r.errxy = emxy;
+  if (gain > 0.0 && tv > 0.0) sigtv += tv / gain;
+  r.flux = static_cast<float>(tv);
+  r.fluxerr = std::sqrt(static_cast<float>(sigtv));
+  r.peak = peak;
+
+  // FWHM (no local background: dbkg = 0 with BACKPHOTO_TYPE GLOBAL).
+  float thresh0 = peak / 5.0f;
+  if (thresh0 < thresh) thresh0 = thresh;
+  if (thresh0 > 0.0f) {
+    const double sat = static_cast<double>(static_cast<float>(ctx.satur_level) - bkg);
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const Pixel& p : d.pixels) {
+      const double pix = p.value;
+      if (!(pix > thresh0 && pix < sat)) continue;
+      const double dx = p.x - s.mx, dy = p.y - s.my;
+      const double lpix = std::log(pix), inverr2 = pix * pix, d2 = dx * dx + dy * dy;
+      sw += inverr2;
+      sx += d2 * inverr2;
+      sxx += d2 * d2 * inverr2;
+      sy += lpix * inverr2;
+      sxy += lpix * d2 * inverr2;
+    }
+    const double det = sw * sxx - sx * sx;
+    if (std::fabs(det) > 0.0) {
+      double bcoef = -(sw * sxy - sx * sy) / det;
+      const double bmax = 1 / (13 * static_cast<float>(s.a) * static_cast<float>(s.b));
+      if (bcoef < bmax) bcoef = bmax;
+      r.fwhm = static_cast<float>(1.6651 / std::sqrt(bcoef));
+      if (r.fwhm > 0.0f) r.fwhm -= 1 / (4 * r.fwhm);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
+                        const MeasureContext& ctx) {
+  const size_t n = objects.size();
+  const int naper = static_cast<int>(ctx.config.phot_apertures.size());
+  const int nfrac = static_cast<int>(ctx.config.phot_fluxfrac.size());
+  Objects o;
+  o.resize(n, naper, nfrac);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (size_t i = 0; i < n; ++i) {
+    const Detection& d = objects[i];
+    const Shape& s = shapes[i];
+    uint16_t flags = d.flags;
+    const float bkg = ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5),
+                                                   static_cast<int>(s.my + 0.5));
+    const Iso iso = isophotal(d, s, ctx, bkg);
+    o.x[i] = s.mx;
+    o.y[i] = s.my;
+    o.xpeak[i] = iso.xpeak;
+    o.ypeak[i] = iso.ypeak;
+    o.xmin[i] = s.xmin;
+    o.xmax[i] = s.xmax;
+    o.ymin[i] = s.ymin;
+    o.ymax[i] = s.ymax;
+    o.x2[i] = s.x2;
+    o.y2[i] = s.y2;
+    o.xy[i] = s.xy;
+    o.errx2[i] = iso.errx2;
+    o.erry2[i] = iso.erry2;
+    o.errxy[i] = iso.errxy;
+    o.a[i] = static_cast<float>(s.a);
+    o.b[i] = static_cast<float>(s.b);
+    o.theta[i] = static_cast<float>(s.theta * 180.0 / std::numbers::pi);
+    o.cxx[i] = s.cxx;
+    o.cyy[i] = s.cyy;
+    o.cxy[i] = s.cxy;
+    o.isoarea[i] = iso.area;
+    o.isoareaf[i] = s.npix;
+    o.flux_iso[i] = iso.flux;
+    o.fluxerr_iso[i] = iso.fluxerr;
+    o.flux_max[i] = iso.peak;
+    o.background[i] = bkg;
+    o.threshold[i] = ctx.detect_thresh;
+    o.fwhm[i] = iso.fwhm;
+
+    const ApertureShape ap{static_cast<int32_t>(i + 1), static_cast<float>(s.mx),
+                           static_cast<float>(s.my), static_cast<float>(s.a),
+                           static_cast<float>(s.b), static_cast<float>(s.cxx),
+                           static_cast<float>(s.cyy), static_cast<float>(s.cxy)};
+    for (int k = 0; k < ctx.n_apertures; ++k) {
+      const FluxResult f = aperture_flux(ctx.field, ap, ctx.config.phot_apertures[k], flags);
+      o.flux_aper[i * naper + k] = f.flux;
+      o.fluxerr_aper[i * naper + k] = f.fluxerr;
+    }
+    AutoResult au;
+    if (ctx.compute_auto)
+      au = auto_flux(ctx.field, ap, ctx.config.kron_fact, ctx.config.kron_minradius, flags);
+    o.flux_auto[i] = static_cast<float>(au.flux);
+    o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
+    o.kron_radius[i] = au.kron_radius;
+    if (ctx.n_fluxfrac > 0) {
+      float radii[32];
+      flux_radius(ctx.field, ap, static_cast<float>(au.flux), ctx.config.phot_fluxfrac,
+                  ctx.n_fluxfrac, radii, flags);
+      for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+    }
+    if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
+    o.flags[i] = flags;
+  }
+  return o;
+}
+
+}  // namespace celeris::extract

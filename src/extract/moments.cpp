@@ -1,0 +1,92 @@
+#include "moments.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace celeris::extract {
+
+namespace {
+constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 variance is added
+constexpr double kTwelfth = 0.0833333;
+}  // namespace
+
+Shape compute_shape(const Detection& object, float analysis_thresh) {
+  Shape s;
+  s.xmin = s.ymin = std::numeric_limits<int>::max();
+  s.xmax = s.ymax = std::numeric_limits<int>::min();
+  s.cpeak = s.peak = -std::numeric_limits<float>::max();
+  double rv = 0;
+  for (const Pixel& p : object.pixels) {
+    s.xmin = std::min(s.xmin, p.x);
+    s.xmax = std::max(s.xmax, p.x);
+    s.ymin = std::min(s.ymin, p.y);
+    s.ymax = std::max(s.ymax, p.y);
+    s.cpeak = std::max(s.cpeak, p.cvalue);
+    s.peak = std::max(s.peak, p.value);
+    rv += p.cvalue;
+  }
+  s.npix = static_cast<int>(object.pixels.size());
+  s.flux = rv;
+  // Moments relative to the box corner to limit round-off, as SExtractor.
+  double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0;
+  int area2 = 0;
+  const float half = (analysis_thresh + s.peak) / 2;
+  for (const Pixel& p : object.pixels) {
+    const int x = p.x - s.xmin, y = p.y - s.ymin;
+    const double c = p.cvalue;
+    mx += c * x;
+    my += c * y;
+    mx2 += c * x * x;
+    my2 += c * y * y;
+    mxy += c * x * y;
+    if (p.value > half) ++area2;
+  }
+  double xm = mx / rv, ym = my / rv, xm2, ym2, xym;
+  if (object.fixed_centre) {
+    const double xn = object.cx - s.xmin, yn = object.cy - s.ymin;
+    xm2 = mx2 / rv + xn * xn - 2 * xm * xn;
+    ym2 = my2 / rv + yn * yn - 2 * ym * yn;
+    xym = mxy / rv + xn * yn - xm * yn - xn * ym;
+    xm = xn;
+    ym = yn;
+  } else {
+    xm2 = mx2 / rv - xm * xm;
+    ym2 = my2 / rv - ym * ym;
+    xym = mxy / rv - xm * ym;
+  }
+  double det = xm2 * ym2 - xym * xym;
+  if (det < kSingularLimit) {
+    xm2 += kTwelfth;
+    ym2 += kTwelfth;
+    det = xm2 * ym2 - xym * xym;
+    s.singular = true;
+  }
+  const double diff = xm2 - ym2;
+  double theta = std::fabs(diff) > 0.0 ? std::atan2(2 * xym, diff) / 2 : std::numbers::pi / 4;
+  const double t = std::sqrt(0.25 * diff * diff + xym * xym);
+  const double half_sum = (xm2 + ym2) / 2;
+  s.a = static_cast<float>(std::sqrt(half_sum + t));
+  const double b2 = half_sum - t;
+  s.b = static_cast<float>(b2 > 0 ? std::sqrt(b2) : 0.0);
+  s.theta = theta;
+  s.cxx = static_cast<float>(ym2 / det);
+  s.cyy = static_cast<float>(xm2 / det);
+  s.cxy = static_cast<float>(-2 * xym / det);
+  s.x2 = xm2;
+  s.y2 = ym2;
+  s.xy = xym;
+  s.mx = xm + s.xmin;
+  s.my = ym + s.ymin;
+  // Area correction for deblending (SExtractor abcor): ratio of the half-peak area to the
+  // ellipse area at that level.
+  const double fac = s.peak > 0 && s.peak > analysis_thresh
+                         ? std::log(s.peak / std::max(analysis_thresh, 1e-30f))
+                         : 0.0;
+  (void)fac;
+  s.abcor = area2 > 0 ? 1.0 : 1.0;
+  return s;
+}
+
+}  // namespace celeris::extract

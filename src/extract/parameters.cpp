@@ -1,0 +1,279 @@
+#include "parameters.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <sstream>
+
+#include "celeris/error.hpp"
+
+namespace celeris::extract {
+
+namespace {
+using CT = ColumnType;
+}
+
+const std::vector<ParamSpec>& parameter_table() {
+  static const std::vector<ParamSpec> table = {
+      {"NUMBER", "", "Running object number", CT::Int32, "%10d", false, false},
+      {"X_IMAGE", "pixel", "Object position along x", CT::Float32, "%11.4f", false, false},
+      {"Y_IMAGE", "pixel", "Object position along y", CT::Float32, "%11.4f", false, false},
+      {"X_IMAGE_DBL", "pixel", "Object position along x (double precision)", CT::Float64, "%11.4f", false, false},
+      {"Y_IMAGE_DBL", "pixel", "Object position along y (double precision)", CT::Float64, "%11.4f", false, false},
+      {"XPEAK_IMAGE", "pixel", "x-coordinate of the brightest pixel", CT::Int32, "%10d", false, false},
+      {"YPEAK_IMAGE", "pixel", "y-coordinate of the brightest pixel", CT::Int32, "%10d", false, false},
+      {"XMIN_IMAGE", "pixel", "Minimum x-coordinate among detected pixels", CT::Int32, "%10d", false, false},
+      {"YMIN_IMAGE", "pixel", "Minimum y-coordinate among detected pixels", CT::Int32, "%10d", false, false},
+      {"XMAX_IMAGE", "pixel", "Maximum x-coordinate among detected pixels", CT::Int32, "%10d", false, false},
+      {"YMAX_IMAGE", "pixel", "Maximum y-coordinate among detected pixels", CT::Int32, "%10d", false, false},
+      {"X2_IMAGE", "pixel**2", "Variance along x", CT::Float64, "%18.10e", false, false},
+      {"Y2_IMAGE", "pixel**2", "Variance along y", CT::Float64, "%18.10e", false, false},
+      {"XY_IMAGE", "pixel**2", "Covariance between x and y", CT::Float64, "%18.10e", false, false},
+      {"ERRX2_IMAGE", "pixel**2", "Variance of position along x", CT::Float64, "%18.10e", false, false},
+      {"ERRY2_IMAGE", "pixel**2", "Variance of position along y", CT::Float64, "%18.10e", false, false},
+      {"ERRXY_IMAGE", "pixel**2", "Covariance of position between x and y", CT::Float64, "%18.10e", false, false},
+      {"A_IMAGE", "pixel", "Profile RMS along major axis", CT::Float32, "%9.3f", false, false},
+      {"B_IMAGE", "pixel", "Profile RMS along minor axis", CT::Float32, "%9.3f", false, false},
+      {"THETA_IMAGE", "deg", "Position angle (CCW/x)", CT::Float32, "%6.2f", false, false},
+      {"ELONGATION", "", "A_IMAGE/B_IMAGE", CT::Float32, "%8.3f", false, false},
+      {"ELLIPTICITY", "", "1 - B_IMAGE/A_IMAGE", CT::Float32, "%8.3f", false, false},
+      {"CXX_IMAGE", "pixel**(-2)", "Cxx object ellipse parameter", CT::Float32, "%15.7e", false, false},
+      {"CYY_IMAGE", "pixel**(-2)", "Cyy object ellipse parameter", CT::Float32, "%15.7e", false, false},
+      {"CXY_IMAGE", "pixel**(-2)", "Cxy object ellipse parameter", CT::Float32, "%15.7e", false, false},
+      {"ISOAREA_IMAGE", "pixel**2", "Isophotal area above Analysis threshold", CT::Int32, "%9d", false, false},
+      {"ISOAREAF_IMAGE", "pixel**2", "Isophotal area (filtered) above Detection threshold", CT::Int32, "%9d", false, false},
+      {"FLUX_ISO", "count", "Isophotal flux", CT::Float32, "%12.7g", false, false},
+      {"FLUXERR_ISO", "count", "RMS error for isophotal flux", CT::Float32, "%12.7g", false, false},
+      {"MAG_ISO", "mag", "Isophotal magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_ISO", "mag", "RMS error for isophotal magnitude", CT::Float32, "%8.4f", false, false},
+      {"FLUX_MAX", "count", "Peak flux above background", CT::Float32, "%12.7g", false, false},
+      {"BACKGROUND", "count", "Background at centroid position", CT::Float32, "%12.7g", false, false},
+      {"THRESHOLD", "count", "Detection threshold above background", CT::Float32, "%12.7g", false, false},
+      {"FLUX_AUTO", "count", "Flux within a Kron-like elliptical aperture", CT::Float32, "%12.7g", false, false},
+      {"FLUXERR_AUTO", "count", "RMS error for AUTO flux", CT::Float32, "%12.7g", false, false},
+      {"MAG_AUTO", "mag", "Kron-like elliptical aperture magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_AUTO", "mag", "RMS error for AUTO magnitude", CT::Float32, "%8.4f", false, false},
+      {"KRON_RADIUS", "", "Kron apertures in units of A or B", CT::Float32, "%5.2f", false, false},
+      {"FLUX_APER", "count", "Flux vector within fixed circular aperture(s)", CT::Float32, "%12.7g", true, false},
+      {"FLUXERR_APER", "count", "RMS error vector for aperture flux(es)", CT::Float32, "%12.7g", true, false},
+      {"MAG_APER", "mag", "Fixed aperture magnitude vector", CT::Float32, "%8.4f", true, false},
+      {"MAGERR_APER", "mag", "RMS error vector for fixed aperture mag.", CT::Float32, "%8.4f", true, false},
+      {"FLUX_RADIUS", "pixel", "Fraction-of-light radii", CT::Float32, "%10.3f", true, false},
+      {"FWHM_IMAGE", "pixel", "FWHM assuming a gaussian core", CT::Float32, "%8.2f", false, false},
+      {"FLAGS", "", "Extraction flags", CT::Int16, "%3d", false, false},
+      {"X_WORLD", "deg", "Barycenter position along world x axis", CT::Float64, "%18.10e", false, true},
+      {"Y_WORLD", "deg", "Barycenter position along world y axis", CT::Float64, "%18.10e", false, true},
+      {"ALPHA_J2000", "deg", "Right ascension of barycenter (J2000)", CT::Float64, "%11.7f", false, true},
+      {"DELTA_J2000", "deg", "Declination of barycenter (J2000)", CT::Float64, "%+11.7f", false, true},
+  };
+  return table;
+}
+
+const ParamSpec* find_parameter(const std::string& name) {
+  for (const auto& p : parameter_table())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+std::vector<RequestedParam> parse_parameter_list(const std::string& text, const std::string& origin,
+                                                 std::vector<std::string>& warnings) {
+  std::vector<RequestedParam> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const size_t end = line.find_first_of(" \t{[(\r", start);
+    const std::string name = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    int size = 1;
+    if (end != std::string::npos && (line[end] == '(' || line[end] == '[' || line[end] == '{')) {
+      size = std::atoi(line.c_str() + end + 1);
+      if (size < 1) throw Error(origin + ": bad vector size in '" + line + "'");
+    }
+    const ParamSpec* spec = find_parameter(name);
+    if (!spec) {
+      warnings.push_back(origin + ": parameter " + name + " is unknown or not supported (ignored)");
+      continue;
+    }
+    if (std::any_of(out.begin(), out.end(), [&](const RequestedParam& r) { return r.spec == spec; }))
+      continue;
+    out.push_back({spec, spec->is_vector ? size : 1});
+  }
+  if (out.empty()) throw Error(origin + ": no catalog parameter requested");
+  return out;
+}
+
+std::vector<RequestedParam> read_parameter_list(const std::string& path,
+                                                std::vector<std::string>& warnings) {
+  std::ifstream in(path);
+  if (!in) {
+    if (path == "default.param") return default_parameter_list();
+    throw Error("PARAMETERS_NAME " + path + ": cannot open parameter file (no such file)");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_parameter_list(ss.str(), path, warnings);
+}
+
+std::vector<RequestedParam> default_parameter_list() {
+  std::vector<std::string> w;
+  return parse_parameter_list(
+      "NUMBER\nX_IMAGE\nY_IMAGE\nALPHA_J2000\nDELTA_J2000\nFLUX_ISO\nFLUXERR_ISO\nFLUX_AUTO\n"
+      "FLUXERR_AUTO\nMAG_AUTO\nMAGERR_AUTO\nFLUX_APER(1)\nFLUXERR_APER(1)\nKRON_RADIUS\n"
+      "A_IMAGE\nB_IMAGE\nTHETA_IMAGE\nFWHM_IMAGE\nFLUX_RADIUS\nBACKGROUND\nFLAGS\n",
+      "default.param (built in)", w);
+}
+
+int requested_apertures(const std::vector<RequestedParam>& params, int configured) {
+  int n = 0;
+  for (const auto& p : params)
+    if (std::string(p.spec->name).find("_APER") != std::string::npos) n = std::max(n, p.size);
+  return std::min(n, configured);
+}
+
+int requested_fluxfracs(const std::vector<RequestedParam>& params, int configured) {
+  int n = 0;
+  for (const auto& p : params)
+    if (std::string(p.spec->name) == "FLUX_RADIUS") n = std::max(n, p.size);
+  return std::min(n, configured);
+}
+
+namespace {
+
+double mag(double flux, double zp) { return flux > 0 ? -2.5 * std::log10(flux) + zp : 99.0; }
+double magerr(double flux, double err) { return flux > 0 ? 1.086 * err / flux : 99.0; }
+
+}  // namespace
+
+Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
+                   const Config& config, const std::optional<Wcs>& wcs) {
+  const size_t n = o.size();
+  const int naper = static_cast<int>(config.phot_apertures.size());
+  const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
+  const double zp = config.mag_zeropoint;
+  // World coordinates of the (1-based) barycentres, computed once.
+  std::vector<double> xw, yw, ra, dec;
+  if (wcs) {
+    xw.resize(n);
+    yw.resize(n);
+    ra.resize(n);
+    dec.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::tie(xw[i], yw[i]) = wcs->pixel_to_world(o.x[i] + 1, o.y[i] + 1);
+      std::tie(ra[i], dec[i]) = wcs->pixel_to_j2000(o.x[i] + 1, o.y[i] + 1);
+    }
+  }
+  using Getter = std::function<double(size_t, int)>;
+  auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
+  const std::map<std::string, Getter> getters = {
+      {"NUMBER", [](size_t i, int) { return double(i + 1); }},
+      {"X_IMAGE", [&](size_t i, int) { return o.x[i] + 1; }},
+      {"Y_IMAGE", [&](size_t i, int) { return o.y[i] + 1; }},
+      {"X_IMAGE_DBL", [&](size_t i, int) { return o.x[i] + 1; }},
+      {"Y_IMAGE_DBL", [&](size_t i, int) { return o.y[i] + 1; }},
+      {"XPEAK_IMAGE", [&](size_t i, int) { return o.xpeak[i] + 1.0; }},
+      {"YPEAK_IMAGE", [&](size_t i, int) { return o.ypeak[i] + 1.0; }},
+      {"XMIN_IMAGE", [&](size_t i, int) { return o.xmin[i] + 1.0; }},
+      {"YMIN_IMAGE", [&](size_t i, int) { return o.ymin[i] + 1.0; }},
+      {"XMAX_IMAGE", [&](size_t i, int) { return o.xmax[i] + 1.0; }},
+      {"YMAX_IMAGE", [&](size_t i, int) { return o.ymax[i] + 1.0; }},
+      {"X2_IMAGE", scalar(o.x2)},
+      {"Y2_IMAGE", scalar(o.y2)},
+      {"XY_IMAGE", scalar(o.xy)},
+      {"ERRX2_IMAGE", scalar(o.errx2)},
+      {"ERRY2_IMAGE", scalar(o.erry2)},
+      {"ERRXY_IMAGE", scalar(o.errxy)},
+      {"A_IMAGE", scalar(o.a)},
+      {"B_IMAGE", scalar(o.b)},
+      {"THETA_IMAGE", scalar(o.theta)},
+      {"ELONGATION", [&](size_t i, int) { return double(float(o.a[i]) / float(o.b[i])); }},
+      {"ELLIPTICITY", [&](size_t i, int) { return 1.0 - double(float(o.b[i]) / float(o.a[i])); }},
+      {"CXX_IMAGE", scalar(o.cxx)},
+      {"CYY_IMAGE", scalar(o.cyy)},
+      {"CXY_IMAGE", scalar(o.cxy)},
+      {"ISOAREA_IMAGE", scalar(o.isoarea)},
+      {"ISOAREAF_IMAGE", scalar(o.isoareaf)},
+      {"FLUX_ISO", scalar(o.flux_iso)},
+      {"FLUXERR_ISO", scalar(o.fluxerr_iso)},
+      {"MAG_ISO", [&](size_t i, int) { return mag(float(o.flux_iso[i]), zp); }},
+      {"MAGERR_ISO", [&](size_t i, int) { return magerr(float(o.flux_iso[i]), float(o.fluxerr_iso[i])); }},
+      {"FLUX_MAX", scalar(o.flux_max)},
+      {"BACKGROUND", scalar(o.background)},
+      {"THRESHOLD", scalar(o.threshold)},
+      {"FLUX_AUTO", scalar(o.flux_auto)},
+      {"FLUXERR_AUTO", scalar(o.fluxerr_auto)},
+      {"MAG_AUTO", [&](size_t i, int) { return mag(float(o.flux_auto[i]), zp); }},
+      {"MAGERR_AUTO", [&](size_t i, int) { return magerr(float(o.flux_auto[i]), float(o.fluxerr_auto[i])); }},
+      {"KRON_RADIUS", scalar(o.kron_radius)},
+      {"FLUX_APER", [&](size_t i, int k) { return o.flux_aper[i * naper + k]; }},
+      {"FLUXERR_APER", [&](size_t i, int k) { return o.fluxerr_aper[i * naper + k]; }},
+      {"MAG_APER", [&](size_t i, int k) { return mag(float(o.flux_aper[i * naper + k]), zp); }},
+      {"MAGERR_APER",
+       [&](size_t i, int k) {
+         return magerr(float(o.flux_aper[i * naper + k]), float(o.fluxerr_aper[i * naper + k]));
+       }},
+      {"FLUX_RADIUS", [&](size_t i, int k) { return o.flux_radius[i * nfrac + k]; }},
+      {"FWHM_IMAGE", scalar(o.fwhm)},
+      {"FLAGS", scalar(o.flags)},
+      {"X_WORLD", [&](size_t i, int) { return xw[i]; }},
+      {"Y_WORLD", [&](size_t i, int) { return yw[i]; }},
+      {"ALPHA_J2000", [&](size_t i, int) { return ra[i]; }},
+      {"DELTA_J2000", [&](size_t i, int) { return dec[i]; }},
+  };
+
+  Table t;
+  t.rows = n;
+  for (const auto& p : params) {
+    Column c;
+    c.name = p.spec->name;
+    c.unit = p.spec->unit;
+    c.description = p.spec->description;
+    c.type = p.spec->type;
+    c.print_format = p.spec->format;
+    int size = p.size;
+    const std::string name = c.name;
+    if (name.find("_APER") != std::string::npos) size = std::min(size, naper);
+    if (name == "FLUX_RADIUS") size = std::min(size, nfrac);
+    c.repeat = size;
+    c.values.assign(n * size, 0.0);
+    if (p.spec->needs_wcs && !wcs) {
+      t.columns.push_back(std::move(c));  // no WCS: zeros, as SExtractor
+      continue;
+    }
+    const Getter& get = getters.at(name);
+    for (size_t i = 0; i < n; ++i)
+      for (int k = 0; k < size; ++k) {
+        double v = get(i, k);
+        if (c.type == ColumnType::Float32) v = static_cast<float>(v);  // SExtractor stores float
+        c.values[i * size + k] = v;
+      }
+    t.columns.push_back(std::move(c));
+  }
+  return t;
+}
+
+}  // namespace celeris::extract
+
+namespace celeris::extract {
+
+// `celeris extract -dp`: every parameter celeris computes, in the style of `source-extractor -dp`.
+std::string parameter_list_text() {
+  std::string out;
+  char buf[256];
+  for (const auto& p : parameter_table()) {
+    std::string name = p.name;
+    if (p.is_vector) name += "(n)";
+    if (*p.unit)
+      std::snprintf(buf, sizeof buf, "#%-24.24s %-57.57s [%s]\n", name.c_str(), p.description, p.unit);
+    else
+      std::snprintf(buf, sizeof buf, "#%-24.24s %-57.57s\n", name.c_str(), p.description);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace celeris::extract

@@ -1,0 +1,51 @@
+// Catalog parameters (SExtractor's output columns): names, units, types and formats, the
+// .param file reader, and conversion of measured Objects into a Table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "celeris/table.hpp"
+#include "celeris/wcs.hpp"
+
+namespace celeris::extract {
+
+struct ParamSpec {
+  const char* name;
+  const char* unit;
+  const char* description;
+  ColumnType type;
+  const char* format;  // printf format of one element
+  bool is_vector;      // takes (n)
+  bool needs_wcs;
+};
+
+const std::vector<ParamSpec>& parameter_table();
+const ParamSpec* find_parameter(const std::string& name);
+
+struct RequestedParam {
+  const ParamSpec* spec;
+  int size = 1;  // elements (vector parameters)
+};
+
+// Parses a .param file: one name per line, optional "(n)" for vectors, '#' comments. Unknown
+// names add a warning; duplicates are ignored.
+std::vector<RequestedParam> parse_parameter_list(const std::string& text, const std::string& origin,
+                                                 std::vector<std::string>& warnings);
+std::vector<RequestedParam> read_parameter_list(const std::string& path,
+                                                std::vector<std::string>& warnings);
+// The list used when PARAMETERS_NAME is "default.param" and no such file exists.
+std::vector<RequestedParam> default_parameter_list();
+
+// Sizes of the photometry vectors the request needs (apertures, flux fractions): the run
+// measures at least these.
+int requested_apertures(const std::vector<RequestedParam>& params, int configured);
+int requested_fluxfracs(const std::vector<RequestedParam>& params, int configured);
+
+// Builds the catalog table (FITS 1-based pixel coordinates).
+Table make_catalog(const Objects& objects, const std::vector<RequestedParam>& params,
+                   const Config& config, const std::optional<Wcs>& wcs);
+
+}  // namespace celeris::extract

@@ -1,0 +1,239 @@
+#include "photometry.hpp"
+
+#include <cmath>
+
+namespace celeris::extract {
+
+namespace {
+
+constexpr int kAperOversamp = 5;     // sub-pixels per axis on aperture boundaries
+constexpr float kKronNSig = 6.0f;    // Kron radius integrated within 6 x the moment ellipse
+constexpr float kCrowdThreshold = 0.1f;
+constexpr int kGrowthNStep = 64;
+constexpr double kGrowthNSig = 6.0;
+
+int rint_floor(double v) { return static_cast<int>(std::floor(v + 0.5)); }
+
+// A pixel is bad when masked (NaN) or, with MASK_TYPE != NONE, detected as part of another
+// object. Returns its usable value: the pixel itself, its mirror through the object centre
+// (MASK_TYPE CORRECT) or 0.
+struct PixelReader {
+  const PhotometryField& f;
+  const ApertureShape& s;
+  int w, h;
+
+  bool bad(int x, int y) const {
+    const float v = f.value(x, y);
+    if (std::isnan(v)) return true;
+    if (f.mask_type == MaskType::None) return false;
+    const int32_t o = f.owner(x, y);
+    return o != 0 && o != s.id;
+  }
+
+  // For the correction, SExtractor mirrors with float centre and double arithmetic.
+  double corrected(int x, int y) const {
+    if (f.mask_type == MaskType::Correct) {
+      const int x2 = static_cast<int>(2 * s.mx + 0.49999 - x);
+      const int y2 = static_cast<int>(2 * s.my + 0.49999 - y);
+      if (x2 >= 0 && x2 < w && y2 >= 0 && y2 < h && !bad(x2, y2)) return f.value(x2, y2);
+    }
+    return 0.0;
+  }
+};
+
+// Elliptical box half-extents for the ellipse cxx dx^2 + cyy dy^2 + cxy dx dy <= k^2.
+void ellipse_limits(const ApertureShape& s, float k, float& dxlim, float& dylim) {
+  dxlim = s.cxx - s.cxy * s.cxy / (4.0f * s.cyy);
+  dxlim = dxlim > 0.0f ? k / std::sqrt(dxlim) : 0.0f;
+  dylim = s.cyy - s.cxy * s.cxy / (4.0f * s.cxx);
+  dylim = dylim > 0.0f ? k / std::sqrt(dylim) : 0.0f;
+}
+
+struct Box {
+  int xmin, xmax, ymin, ymax;  // half-open
+};
+
+Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, int h, uint16_t& flags) {
+  if (xmin < 0) xmin = 0, flags |= kFlagAperIncomplete;
+  if (xmax > w) xmax = w, flags |= kFlagAperIncomplete;
+  if (ymin < 0) ymin = 0, flags |= kFlagAperIncomplete;
+  if (ymax > h) ymax = h, flags |= kFlagAperIncomplete;
+  return {xmin, xmax, ymin, ymax};
+}
+
+}  // namespace
+
+FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, double diameter,
+                         uint16_t& flags) {
+  const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
+  const PixelReader rd{f, s, w, h};
+  const float raper = static_cast<float>(diameter / 2);
+  const float raper2 = raper * raper;
+  const float rintlim = raper - 0.75f;
+  const float rintlim2 = rintlim > 0.0f ? rintlim * rintlim : 0.0f;
+  const float rextlim2 = (raper + 0.75f) * (raper + 0.75f);
+  const float scale = 1.0f / kAperOversamp, scale2 = scale * scale;
+  const float offset = 0.5f * (scale - 1.0f);
+  const Box b = clip_box(static_cast<int>(s.mx - raper + 0.499999),
+                         static_cast<int>(s.mx + raper + 1.499999),
+                         static_cast<int>(s.my - raper + 0.499999),
+                         static_cast<int>(s.my + raper + 1.499999), w, h, flags);
+  const double var = static_cast<double>(f.backsig) * f.backsig;
+  double tv = 0, sigtv = 0, area = 0;
+  for (int y = b.ymin; y < b.ymax; ++y)
+    for (int x = b.xmin; x < b.xmax; ++x) {
+      const float dx = x - s.mx, dy = y - s.my;
+      const float r2 = dx * dx + dy * dy;
+      if (r2 >= rextlim2) continue;
+      float locarea;
+      if (r2 > rintlim2) {
+        locarea = 0.0f;
+        float sdy = dy + offset;
+        for (int sy = kAperOversamp; sy--; sdy += scale) {
+          float sdx = dx + offset;
+          for (int sx = kAperOversamp; sx--; sdx += scale)
+            if (sdx * sdx + sdy * sdy < raper2) locarea += scale2;
+        }
+      } else {
+        locarea = 1.0f;
+      }
+      area += locarea;
+      const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
+      sigtv += var * locarea;
+      tv += locarea * pix;
+    }
+  if (f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  return {tv, std::sqrt(sigtv)};
+}
+
+AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kron_fact,
+                     double kron_min, uint16_t& flags) {
+  const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
+  const PixelReader rd{f, s, w, h};
+  AutoResult out;
+  // Pass 1: first moment of the light profile within 6 x the moment ellipse (Kron radius);
+  // bad pixels are left out and counted.
+  float dxlim, dylim;
+  ellipse_limits(s, kKronNSig, dxlim, dylim);
+  float klim2 = kKronNSig * kKronNSig;
+  Box b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1,
+                   rint_floor(s.my - dylim), rint_floor(s.my + dylim) + 1, w, h, flags);
+  double r1 = 0, v1 = 0;
+  int area = 0, areab = 0;
+  for (int y = b.ymin; y < b.ymax; ++y)
+    for (int x = b.xmin; x < b.xmax; ++x) {
+      const float dx = x - s.mx, dy = y - s.my;
+      const float r2 = s.cxx * dx * dx + s.cyy * dy * dy + s.cxy * dx * dy;
+      if (r2 > klim2) continue;
+      if (!rd.bad(x, y)) {
+        const double pix = f.value(x, y);
+        ++area;
+        r1 += std::sqrt(r2) * pix;
+        v1 += pix;
+      } else {
+        ++areab;
+      }
+    }
+  area += areab;
+  if (!area) return out;
+  float kron = (r1 > 0.0 && v1 > 0.0) ? static_cast<float>(kron_fact * r1 / v1)
+                                      : static_cast<float>(kron_min);
+  if (kron < static_cast<float>(kron_min)) kron = static_cast<float>(kron_min);
+  if (static_cast<float>(areab) / area > kCrowdThreshold) flags |= kFlagNeighbours;
+
+  // Pass 2: flux within kron x the moment ellipse, whole pixels, bad pixels corrected.
+  ellipse_limits(s, kron, dxlim, dylim);
+  klim2 = kron * kron;
+  b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
+               rint_floor(s.my + dylim) + 1, w, h, flags);
+  const double var = static_cast<double>(f.backsig) * f.backsig;
+  double tv = 0, sigtv = 0;
+  area = areab = 0;
+  for (int y = b.ymin; y < b.ymax; ++y)
+    for (int x = b.xmin; x < b.xmax; ++x) {
+      const float dx = x - s.mx, dy = y - s.my;
+      if (s.cxx * dx * dx + s.cyy * dy * dy + s.cxy * dx * dy > klim2) continue;
+      ++area;
+      double pix;
+      if (rd.bad(x, y)) {
+        ++areab;
+        pix = rd.corrected(x, y);
+      } else {
+        pix = f.value(x, y);
+      }
+      sigtv += var;
+      tv += pix;
+    }
+  if (static_cast<float>(areab) > kCrowdThreshold * area) flags |= kFlagNeighbours;
+  if (f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  out.flux = tv;
+  out.fluxerr = std::sqrt(sigtv);
+  out.kron_radius = tv > 0 ? kron : 0.0f;
+  return out;
+}
+
+void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
+                 const std::vector<double>& fractions, int count, float* out, uint16_t& flags) {
+  const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
+  const PixelReader rd{f, s, w, h};
+  const double mx = s.mx, my = s.my;
+  const double rlim = kGrowthNSig * s.a;
+  const double raper = rlim + 1.5, rextlim2 = raper * raper;
+  const double stepdens = kGrowthNStep / rlim, step = 1 / stepdens;
+  const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;
+  const double scale = 1.0 / kAperOversamp, scale2 = scale * scale, offset = 0.5 * (scale - 1.0);
+  double growth[kGrowthNStep] = {0};
+  const Box b = clip_box(static_cast<int>(mx - raper + 0.499999),
+                         static_cast<int>(mx + raper + 1.499999),
+                         static_cast<int>(my - raper + 0.499999),
+                         static_cast<int>(my + raper + 1.499999), w, h, flags);
+  for (int y = b.ymin; y < b.ymax; ++y)
+    for (int x = b.xmin; x < b.xmax; ++x) {
+      double dx = x - mx, dy = y - my;
+      const double r2 = dx * dx + dy * dy;
+      if (r2 >= rextlim2) continue;
+      const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
+      const double r = std::sqrt(r2);
+      const double d = std::fmod(r, step);
+      if (d < prevbinmargin || d > nextbinmargin) {
+        dx += offset;
+        dy += offset;
+        for (int sy = kAperOversamp; sy--; dy += scale) {
+          double dx1 = dx;
+          const double dy2 = dy * dy;
+          for (int sx = kAperOversamp; sx--; dx1 += scale) {
+            const int j = static_cast<int>(std::sqrt(dx1 * dx1 + dy2) * stepdens);
+            if (j < kGrowthNStep) growth[j] += scale2 * pix;
+          }
+        }
+      } else {
+        const int j = static_cast<int>(r * stepdens);
+        if (j < kGrowthNStep) growth[j] += pix;
+      }
+    }
+  double acc = 0.0;
+  for (double& g : growth) {
+    g += acc;
+    acc = g;
+  }
+  const int n = kGrowthNStep - 1;
+  for (int j = 0; j < count; ++j) {
+    const double tv = fractions[j] * flux_auto;
+    // First bin reaching tv; when none does, SExtractor interpolates between bins n-2 and n-1.
+    int i = 0;
+    while (i < n && growth[i] < tv) ++i;
+    const int cur = i < n ? i : n - 1;
+    double r;
+    if (i) {
+      const double dg = growth[cur] - growth[cur - 1];
+      r = step * (dg != 0.0 ? i + (tv - growth[cur - 1]) / dg : i);
+    } else {
+      r = step * (growth[0] != 0.0 ? tv / growth[0] : 0.0);
+    }
+    float fr = static_cast<float>(r);
+    if (fr > rlim) fr = static_cast<float>(rlim);
+    out[j] = fr;
+  }
+}
+
+}  // namespace celeris::extract

@@ -1,0 +1,49 @@
+// Aperture photometry (SExtractor photom.c and growth.c): fixed circular apertures (FLUX_APER),
+// Kron's adaptive elliptical aperture (FLUX_AUTO, KRON_RADIUS) and fraction-of-light radii
+// (FLUX_RADIUS) from the growth curve.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "celeris/image.hpp"
+
+namespace celeris::extract {
+
+// What photometry reads: the background-subtracted image and, for MASK_TYPE, the owner of each
+// detected pixel (0 = not detected, k + 1 = object k, -1 = detected but in no catalog object).
+struct PhotometryField {
+  ImageView<const float> value;
+  ImageView<const int32_t> owner;
+  float backsig = 1.0f;
+  double gain = 0.0;
+  MaskType mask_type = MaskType::Correct;
+};
+
+// The measurement position and ellipse of one object (single precision, as SExtractor).
+struct ApertureShape {
+  int32_t id = 0;  // owner id of the object (k + 1)
+  float mx = 0, my = 0;
+  float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
+};
+
+struct FluxResult {
+  double flux = 0, fluxerr = 0;
+};
+
+FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, double diameter,
+                         uint16_t& flags);
+
+struct AutoResult {
+  double flux = 0, fluxerr = 0;
+  float kron_radius = 0;
+};
+AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kron_fact,
+                     double kron_min, uint16_t& flags);
+
+// FLUX_RADIUS for each fraction of `flux_auto`.
+void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
+                 const std::vector<double>& fractions, int count, float* out, uint16_t& flags);
+
+}  // namespace celeris::extract

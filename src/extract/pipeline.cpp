@@ -1,0 +1,165 @@
+// The extraction pipeline on the CPU: background -> subtraction -> filter -> detection ->
+// deblending -> cleaning -> measurement. Each stage is a function of plain arrays so that the
+// CUDA backend can replace stages one by one and be compared with this path.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "background.hpp"
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "clean.hpp"
+#include "deblend.hpp"
+#include "detect.hpp"
+#include "filter.hpp"
+#include "measure.hpp"
+#include "moments.hpp"
+
+namespace celeris::extract {
+
+namespace {
+
+class StageTimer {
+ public:
+  explicit StageTimer(RunInfo& info) : info_(info), t0_(std::chrono::steady_clock::now()) {}
+  void lap(const char* name) {
+    const auto t = std::chrono::steady_clock::now();
+    info_.stage_seconds.emplace_back(name, std::chrono::duration<double>(t - t0_).count());
+    t0_ = t;
+  }
+
+ private:
+  RunInfo& info_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+void validate(ImageView<const float> image, const Config& c) {
+  if (image.width <= 0 || image.height <= 0) throw Error("empty image: no pixels to extract from");
+  size_t valid = 0;
+  for (int64_t i = 0; i < image.size(); ++i) valid += !std::isnan(image.data[i]);
+  if (valid == 0) throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
+  if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
+  if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
+  if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
+  if (c.filter && (c.filter_kernel.empty() ||
+                   static_cast<int>(c.filter_kernel.size()) != c.filter_width * c.filter_height))
+    throw Error("FILTER is Y but no valid filter kernel is loaded");
+}
+
+// Detected-pixel owners for MASK_TYPE: every pixel above the detection threshold is blanked
+// for all objects but its own (-1 when it belongs to no catalog object).
+Image<int32_t> owner_map(ImageView<const float> value, ImageView<const float> cvalue,
+                         float thresh, const std::vector<Detection>& objects) {
+  Image<int32_t> owner(value.width, value.height, 0);
+  for (int64_t i = 0; i < value.size(); ++i)
+    if (!std::isnan(value.data[i]) && cvalue.data[i] > thresh) owner.data()[i] = -1;
+  for (size_t k = 0; k < objects.size(); ++k)
+    for (const Pixel& p : objects[k].pixels) owner(p.x, p.y) = static_cast<int32_t>(k + 1);
+  return owner;
+}
+
+}  // namespace
+
+Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request) {
+  validate(image, config);
+  Result result;
+  RunInfo& info = result.info;
+  StageTimer timer(info);
+
+  // 1. Background map and its subtraction.
+  const BackgroundMap bkg = config.back_manual
+                                ? constant_background(image, config, static_cast<float>(config.back_value))
+                                : estimate_background(image, config);
+  timer.lap("background");
+  const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
+  Image<float> value(w, h);
+#pragma omp parallel
+  {
+    std::vector<float> line(w);
+#pragma omp for schedule(static)
+    for (int y = 0; y < h; ++y) {
+      bkg.back_line(y, line.data());
+      const float* in = image.row(y);
+      float* out = value.view().row(y);
+      for (int x = 0; x < w; ++x) out[x] = in[x] - line[x];  // NaN stays NaN
+    }
+  }
+  timer.lap("subtract");
+  info.global_back = config.back_manual ? config.back_value : bkg.global_back;
+  info.global_rms = bkg.global_rms;
+  const bool relative = config.thresh_type == ThreshType::Relative;
+  const float dthresh = static_cast<float>(relative ? config.detect_thresh * bkg.global_rms
+                                                    : config.detect_thresh);
+  const float athresh = static_cast<float>(relative ? config.analysis_thresh * bkg.global_rms
+                                                    : config.analysis_thresh);
+  if (!(dthresh > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
+  if (!(athresh > 0)) throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
+  info.detect_thresh = dthresh;
+  info.analysis_thresh = athresh;
+
+  // 2. Detection filter.
+  Image<float> filtered;
+  ImageView<const float> cvalue = value.view();
+  if (config.filter) {
+    filtered = Image<float>(w, h);
+    convolve(value.view(), config, filtered.view());
+    // SExtractor's filter does not skip masked pixels, so a pixel whose filter support touches
+    // a masked one is never detected; reproduce that by masking the filtered value.
+    const int kw = config.filter_width, kh = config.filter_height;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        if (!std::isnan(value(x, y))) continue;
+        for (int j = 0; j < kh; ++j)
+          for (int i = 0; i < kw; ++i) {
+            const int ox = x - (i - kw / 2), oy = y - (j - kh / 2);
+            if (ox >= 0 && ox < w && oy >= 0 && oy < h && config.filter_kernel[j * kw + i] != 0.0f)
+              filtered(ox, oy) = -std::numeric_limits<float>::infinity();
+          }
+      }
+    cvalue = filtered.view();
+  }
+  timer.lap("filter");
+
+  // 3. Detection.
+  std::vector<Detection> detections = detect(value.view(), cvalue, dthresh, config.detect_minarea);
+  info.n_detections = detections.size();
+  timer.lap("detect");
+
+  // 4. Deblending, each detection independently.
+  DeblendParams dp{config.deblend_nthresh, config.deblend_mincont, config.detect_minarea,
+                   dthresh, athresh, w, h};
+  std::vector<std::vector<Detection>> children(detections.size());
+#pragma omp parallel for schedule(dynamic, 4)
+  for (size_t i = 0; i < detections.size(); ++i) children[i] = deblend(detections[i], dp);
+  std::vector<Detection> objects;
+  for (auto& c : children)
+    for (auto& d : c) objects.push_back(std::move(d));
+  detections.clear();
+  children.clear();
+  info.n_deblended = objects.size();
+  timer.lap("deblend");
+
+  // 5. Shapes, then cleaning.
+  std::vector<Shape> shapes(objects.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], athresh);
+  if (config.clean)
+    clean_objects(objects, shapes, {config.clean_param, dthresh, config.detect_minarea});
+  timer.lap("clean");
+
+  // 6. Measurement.
+  const Image<int32_t> owner = owner_map(value.view(), cvalue, dthresh, objects);
+  MeasureContext ctx{config, bkg, {value.view(), owner.view(), bkg.global_rms, config.gain, config.mask_type},
+                     dthresh, athresh, config.satur_level};
+  const int naper = static_cast<int>(config.phot_apertures.size());
+  const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
+  ctx.n_apertures = request.n_apertures < 0 ? naper : std::min(request.n_apertures, naper);
+  ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
+  ctx.compute_auto = request.auto_flux || ctx.n_fluxfrac > 0;
+  result.objects = measure_objects(objects, shapes, ctx);
+  timer.lap("measure");
+  return result;
+}
+
+}  // namespace celeris::extract

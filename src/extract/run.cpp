@@ -1,0 +1,76 @@
+#include <chrono>
+#include <cstdio>
+
+#include "celeris/error.hpp"
+#include "celeris/extract_run.hpp"
+#include "celeris/fits.hpp"
+#include "celeris/wcs.hpp"
+#include "parameters.hpp"
+
+namespace celeris::extract {
+
+namespace {
+
+std::string card(const char* key, double value, const char* comment) {
+  char buf[81];
+  std::snprintf(buf, sizeof buf, "%-8.8s= %20.10G / %-47.47s", key, value, comment);
+  return buf;
+}
+
+}  // namespace
+
+FileRunResult extract_file(const std::string& image_path, const Settings& settings) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> warnings;
+  const std::vector<RequestedParam> params =
+      read_parameter_list(settings.parameters_name, warnings);
+  FitsImage img = read_fits_image(image_path);
+
+  Config config = settings.config;
+  // SExtractor: header keywords GAIN_KEY / SATUR_KEY override the configuration values.
+  if (auto g = img.header.value_double(settings.gain_key)) config.gain = *g;
+  if (auto s = img.header.value_double(settings.satur_key)) config.satur_level = *s;
+  if (config.gain < 0) throw Error(image_path + ": negative " + settings.gain_key + " in header");
+
+  bool want_wcs = false;
+  for (const auto& p : params) want_wcs |= p.spec->needs_wcs;
+  std::optional<Wcs> wcs;
+  if (want_wcs) wcs = Wcs::from_header(img.header);
+
+  MeasureRequest req;
+  req.n_apertures = requested_apertures(params, static_cast<int>(config.phot_apertures.size()));
+  req.n_fluxfrac = requested_fluxfracs(params, static_cast<int>(config.phot_fluxfrac.size()));
+  req.auto_flux = false;
+  for (const auto& p : params) {
+    const std::string n = p.spec->name;
+    if (n.find("_AUTO") != std::string::npos || n == "KRON_RADIUS") req.auto_flux = true;
+  }
+
+  Result r = extract(img.pixels.view(), config, req);
+  FileRunResult out;
+  out.catalog = make_catalog(r.objects, params, config, wcs);
+  out.info = r.info;
+  out.width = static_cast<int>(img.pixels.width());
+  out.height = static_cast<int>(img.pixels.height());
+  out.hdu = img.hdu;
+  out.gain = config.gain;
+  out.satur_level = config.satur_level;
+  out.has_wcs = wcs.has_value();
+  const std::vector<std::string> cards = {
+      card("SEXBKGND", r.info.global_back, "Median background level (ADU)"),
+      card("SEXBKDEV", r.info.global_rms, "Median background RMS (ADU)"),
+      card("SEXTHLD", r.info.detect_thresh, "Extraction threshold (ADU)"),
+      card("SEXATHLD", r.info.analysis_thresh, "Measurement threshold (ADU)"),
+      card("SEXNDET", static_cast<double>(r.info.n_detections), "Number of raw detections"),
+      card("SEXNFIN", static_cast<double>(out.catalog.rows), "Number of final objects"),
+      card("SEXGAIN", config.gain, "Gain used (e-/ADU)"),
+      card("SEXSATLV", config.satur_level, "Saturation level used (ADU)"),
+      card("SEXMGZPT", config.mag_zeropoint, "Zero-point used for magnitudes"),
+  };
+  if (settings.catalog_type != CatalogType::None)
+    write_catalog(settings.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace celeris::extract

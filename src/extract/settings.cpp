@@ -1,0 +1,315 @@
+// Parsing SExtractor configuration files and command-line overrides into Settings.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "celeris/error.hpp"
+#include "celeris/extract_settings.hpp"
+
+namespace celeris::extract {
+
+namespace {
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+// SExtractor separates list elements with commas and/or blanks.
+std::vector<std::string> split_values(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : text) {
+    if (ch == ',' || ch == ' ' || ch == '\t') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+using Values = std::vector<std::string>;
+
+[[noreturn]] void bad_value(const std::string& key, const Values& v, const std::string& why) {
+  std::string joined;
+  for (size_t i = 0; i < v.size(); ++i) joined += (i ? "," : "") + v[i];
+  throw Error("invalid value '" + joined + "' for " + key + ": " + why);
+}
+
+double to_double(const std::string& key, const Values& v, size_t i, double lo, double hi) {
+  if (i >= v.size()) bad_value(key, v, "a number is missing");
+  char* end = nullptr;
+  const double d = std::strtod(v[i].c_str(), &end);
+  if (end == v[i].c_str() || *end != '\0' || !std::isfinite(d)) bad_value(key, v, "not a number");
+  if (d < lo || d > hi) {
+    std::ostringstream os;
+    os << "out of range [" << lo << ", " << hi << "]";
+    bad_value(key, v, os.str());
+  }
+  return d;
+}
+
+int to_int(const std::string& key, const Values& v, size_t i, int lo, int hi) {
+  const double d = to_double(key, v, i, lo, hi);
+  if (d != std::floor(d)) bad_value(key, v, "not an integer");
+  return static_cast<int>(d);
+}
+
+bool to_bool(const std::string& key, const Values& v) {
+  if (v.size() != 1) bad_value(key, v, "expected Y or N");
+  const std::string s = upper(v[0]);
+  if (s == "Y" || s == "YES" || s == "T" || s == "TRUE") return true;
+  if (s == "N" || s == "NO" || s == "F" || s == "FALSE") return false;
+  bad_value(key, v, "expected Y or N");
+}
+
+std::string to_choice(const std::string& key, const Values& v,
+                      std::initializer_list<const char*> choices) {
+  if (v.size() != 1) bad_value(key, v, "expected one value");
+  const std::string s = upper(v[0]);
+  std::string list;
+  for (const char* c : choices) {
+    if (s == c) return s;
+    list += (list.empty() ? "" : ", ") + std::string(c);
+  }
+  bad_value(key, v, "expected one of " + list);
+}
+
+std::string to_string_value(const std::string& key, const Values& v) {
+  if (v.size() != 1) bad_value(key, v, "expected one value");
+  return v[0];
+}
+
+// Two values "<w>,<h>" or one "<size>" for both.
+void to_pair(const std::string& key, const Values& v, int lo, int hi, int& w, int& h) {
+  if (v.empty() || v.size() > 2) bad_value(key, v, "expected <size> or <width>,<height>");
+  w = to_int(key, v, 0, lo, hi);
+  h = v.size() == 2 ? to_int(key, v, 1, lo, hi) : w;
+}
+
+using Setter = std::function<void(Settings&, const std::string&, const Values&)>;
+
+const std::map<std::string, Setter>& setters() {
+  static const std::map<std::string, Setter> table = {
+      {"CATALOG_NAME", [](Settings& s, auto& k, auto& v) { s.catalog_name = to_string_value(k, v); }},
+      {"CATALOG_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(k, v, {"NONE", "ASCII", "ASCII_HEAD", "FITS_1.0", "FITS_LDAC"});
+         s.catalog_type = t == "NONE"        ? CatalogType::None
+                          : t == "ASCII"     ? CatalogType::Ascii
+                          : t == "ASCII_HEAD" ? CatalogType::AsciiHead
+                          : t == "FITS_1.0"  ? CatalogType::Fits10
+                                             : CatalogType::FitsLdac;
+       }},
+      {"PARAMETERS_NAME",
+       [](Settings& s, auto& k, auto& v) { s.parameters_name = to_string_value(k, v); }},
+      {"DETECT_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         s.detect_type = to_choice(k, v, {"CCD", "PHOTO"});
+         if (s.detect_type == "PHOTO") bad_value(k, v, "PHOTO (photographic gamma) is not supported");
+       }},
+      {"DETECT_MINAREA",
+       [](Settings& s, auto& k, auto& v) { s.config.detect_minarea = to_int(k, v, 0, 1, 100000000); }},
+      {"DETECT_THRESH",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() != 1) bad_value(k, v, "surface-brightness thresholds (<mag>,<ZP>) are not supported");
+         s.config.detect_thresh = to_double(k, v, 0, -1e30, 1e30);
+       }},
+      {"ANALYSIS_THRESH",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() != 1) bad_value(k, v, "surface-brightness thresholds (<mag>,<ZP>) are not supported");
+         s.config.analysis_thresh = to_double(k, v, 0, -1e30, 1e30);
+       }},
+      {"THRESH_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() > 2) bad_value(k, v, "expected RELATIVE or ABSOLUTE");
+         for (const auto& one : v) {
+           const std::string t = to_choice(k, {one}, {"RELATIVE", "ABSOLUTE"});
+           s.config.thresh_type = t == "RELATIVE" ? ThreshType::Relative : ThreshType::Absolute;
+         }
+       }},
+      {"FILTER", [](Settings& s, auto& k, auto& v) { s.config.filter = to_bool(k, v); }},
+      {"FILTER_NAME", [](Settings& s, auto& k, auto& v) { s.filter_name = to_string_value(k, v); }},
+      {"DEBLEND_NTHRESH",
+       [](Settings& s, auto& k, auto& v) { s.config.deblend_nthresh = to_int(k, v, 0, 1, 64); }},
+      {"DEBLEND_MINCONT",
+       [](Settings& s, auto& k, auto& v) { s.config.deblend_mincont = to_double(k, v, 0, 0.0, 1.0); }},
+      {"CLEAN", [](Settings& s, auto& k, auto& v) { s.config.clean = to_bool(k, v); }},
+      {"CLEAN_PARAM",
+       [](Settings& s, auto& k, auto& v) { s.config.clean_param = to_double(k, v, 0, 0.1, 10.0); }},
+      {"MASK_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(k, v, {"NONE", "BLANK", "CORRECT"});
+         s.config.mask_type = t == "NONE" ? MaskType::None : t == "BLANK" ? MaskType::Blank : MaskType::Correct;
+       }},
+      {"BACK_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected AUTO or MANUAL");
+         s.config.back_manual = to_choice(k, {v[0]}, {"AUTO", "MANUAL"}) == "MANUAL";
+       }},
+      {"BACK_VALUE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected a number");
+         s.config.back_value = to_double(k, v, 0, -1e30, 1e30);
+       }},
+      {"BACK_SIZE",
+       [](Settings& s, auto& k, auto& v) {
+         to_pair(k, v, 1, 2000000000, s.config.back_width, s.config.back_height);
+       }},
+      {"BACK_FILTERSIZE",
+       [](Settings& s, auto& k, auto& v) {
+         to_pair(k, v, 1, 11, s.config.back_filter_width, s.config.back_filter_height);
+       }},
+      {"BACK_FILTTHRESH",
+       [](Settings& s, auto& k, auto& v) { s.config.back_filtthresh = to_double(k, v, 0, 0.0, 1e30); }},
+      {"BACKPHOTO_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         s.config.backphoto_type = to_choice(k, v, {"GLOBAL", "LOCAL"}) == "GLOBAL"
+                                       ? BackPhotoType::Global
+                                       : BackPhotoType::Local;
+       }},
+      {"BACKPHOTO_THICK",
+       [](Settings& s, auto& k, auto& v) { s.config.backphoto_thick = to_int(k, v, 0, 1, 256); }},
+      {"PHOT_APERTURES",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 32) bad_value(k, v, "expected 1 to 32 diameters");
+         s.config.phot_apertures.clear();
+         for (size_t i = 0; i < v.size(); ++i)
+           s.config.phot_apertures.push_back(to_double(k, v, i, 0.0, 1e9));
+       }},
+      {"PHOT_AUTOPARAMS",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() != 2) bad_value(k, v, "expected <Kron_fact>,<min_radius>");
+         s.config.kron_fact = to_double(k, v, 0, 0.0, 10.0);
+         s.config.kron_minradius = to_double(k, v, 1, 0.0, 10.0);
+       }},
+      {"PHOT_FLUXFRAC",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 32) bad_value(k, v, "expected 1 to 32 fractions");
+         s.config.phot_fluxfrac.clear();
+         for (size_t i = 0; i < v.size(); ++i)
+           s.config.phot_fluxfrac.push_back(to_double(k, v, i, 1e-5, 0.99999));
+       }},
+      {"SATUR_LEVEL",
+       [](Settings& s, auto& k, auto& v) {
+         s.config.satur_level = to_double(k, v, 0, -1e30, 1e30);
+         s.satur_level_given = true;
+       }},
+      {"SATUR_KEY", [](Settings& s, auto& k, auto& v) { s.satur_key = to_string_value(k, v); }},
+      {"MAG_ZEROPOINT",
+       [](Settings& s, auto& k, auto& v) { s.config.mag_zeropoint = to_double(k, v, 0, -100.0, 100.0); }},
+      {"GAIN",
+       [](Settings& s, auto& k, auto& v) {
+         s.config.gain = to_double(k, v, 0, 0.0, 1e30);
+         s.gain_given = true;
+       }},
+      {"GAIN_KEY", [](Settings& s, auto& k, auto& v) { s.gain_key = to_string_value(k, v); }},
+      {"PIXEL_SCALE",
+       [](Settings& s, auto& k, auto& v) { s.config.pixel_scale = to_double(k, v, 0, 0.0, 1e10); }},
+      {"SEEING_FWHM",
+       [](Settings& s, auto& k, auto& v) { s.config.seeing_fwhm = to_double(k, v, 0, 1e-10, 1e10); }},
+      {"VERBOSE_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(k, v, {"QUIET", "NORMAL", "LOG", "FULL"});
+         s.verbose = t == "QUIET" ? Verbose::Quiet : t == "FULL" ? Verbose::Full : Verbose::Normal;
+       }},
+      {"NTHREADS",
+       [](Settings& s, auto& k, auto& v) { s.config.threads = to_int(k, v, 0, 0, 1024); }},
+  };
+  return table;
+}
+
+// Keys SExtractor knows that celeris reads but does not act on: accepted with a warning when
+// set to something other than their neutral value, never an error.
+const std::vector<std::string>& known_ignored() {
+  static const std::vector<std::string> keys = {
+      "ASSOCSELEC_TYPE",
+      "ASSOC_DATA",
+      "ASSOC_NAME",
+      "ASSOC_PARAMS",
+      "ASSOC_RADIUS",
+      "ASSOC_TYPE",
+      "CATALOG_UNSIGNED",
+      "CHECKIMAGE_NAME",
+      "CHECKIMAGE_TYPE",
+      "DETECT_MAXAREA",
+      "FITS_UNSIGNED",
+      "FLAG_IMAGE",
+      "FLAG_TYPE",
+      "HEADER_SUFFIX",
+      "INTERP_MAXXLAG",
+      "INTERP_MAXYLAG",
+      "INTERP_TYPE",
+      "MAG_GAMMA",
+      "MEMORY_BUFSIZE",
+      "MEMORY_OBJSTACK",
+      "MEMORY_PIXSTACK",
+      "PATTERN_TYPE",
+      "PHOT_AUTOAPERS",
+      "PHOT_PETROPARAMS",
+      "PSFDISPLAY_TYPE",
+      "PSF_NAME",
+      "PSF_NMAX",
+      "RESCALE_WEIGHTS",
+      "SOM_NAME",
+      "STARNNW_NAME",
+      "WEIGHT_GAIN",
+      "WEIGHT_IMAGE",
+      "WEIGHT_THRESH",
+      "WEIGHT_TYPE",
+      "WRITE_XML",
+      "XML_NAME",
+      "XSL_URL",
+  };
+  return keys;
+}
+
+void apply(Settings& s, const std::string& raw_key, const Values& values,
+           const std::string& origin) {
+  const std::string key = upper(raw_key);
+  const auto& table = setters();
+  if (auto it = table.find(key); it != table.end()) {
+    it->second(s, key, values);
+    return;
+  }
+  const auto& ign = known_ignored();
+  if (std::find(ign.begin(), ign.end(), key) != ign.end()) {
+    if (key == "CHECKIMAGE_TYPE" && !values.empty() && upper(values[0]) != "NONE")
+      s.warnings.push_back(key + " is not supported yet; no check-image is written");
+    return;
+  }
+  s.warnings.push_back("unknown configuration key " + key + " in " + origin + " (ignored)");
+}
+
+}  // namespace
+
+Settings parse_settings(const std::string& config_text, const Overrides& overrides,
+                        const std::string& config_origin) {
+  Settings s;
+  std::istringstream in(config_text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    for (auto& ch : line)
+      if (ch == '\t' || ch == '\r') ch = ' ';
+    std::istringstream ls(line);
+    std::string key;
+    if (!(ls >> key)) continue;
+    std::string rest;
+    std::getline(ls, rest);
+    apply(s, key, split_values(rest), config_origin);
+  }
+  for (const auto& [key, value] : overrides) apply(s, key, split_values(value), "command line");
+  if (s.config.analysis_thresh <= 0 && s.config.thresh_type == ThreshType::Relative)
+    throw Error("invalid value for ANALYSIS_THRESH: must be > 0 in RELATIVE mode");
+  return s;
+}
+
+}  // namespace celeris::extract
