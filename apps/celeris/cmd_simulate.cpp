@@ -72,11 +72,23 @@ int run_simulate(const Args& args) {
     std::printf(
         "usage: celeris simulate <kind> [options]\n\nkinds:\n"
         "  image    sky image with stars and galaxies, plus truth catalog\n"
+#ifdef CELERIS_CMD_XMATCH
+        "  catalog  sky catalog with repeat detections, for cross-match tests and benchmarks\n"
+#endif
+#ifdef CELERIS_CMD_SPP
+        "  cube     linear-mixing hyperspectral cube, for spp tests and benchmarks\n"
+#endif
         "(celeris simulate <kind> --help for the options of each)\n");
     return args.empty() ? 2 : 0;
   }
   const Args rest(args.begin() + 1, args.end());
   if (args[0] == "image") return simulate_image_cmd(rest);
+#ifdef CELERIS_CMD_XMATCH
+  if (args[0] == "catalog") return run_simulate_catalog(rest);
+#endif
+#ifdef CELERIS_CMD_SPP
+  if (args[0] == "cube") return run_simulate_cube(rest);
+#endif
   throw Error("unknown simulation kind '" + args[0] + "' (celeris simulate --help)");
 }
 

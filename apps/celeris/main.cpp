@@ -12,7 +12,16 @@ namespace celeris::cli {
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"extract", "SExtractor-compatible source extraction: FITS image -> catalog", run_extract},
-      {"simulate", "synthetic images (and truth catalogs) for tests and benchmarks", run_simulate},
+      {"simulate", "synthetic images, catalogs and cubes with known truth", run_simulate},
+#ifdef CELERIS_CMD_XMATCH
+      {"xmatch", "HEALPix cross-match of two catalogs (or a self-match)", run_xmatch},
+#endif
+#ifdef CELERIS_CMD_MAXSUB
+      {"maxsub", "maximum subarray / K-maximum / maximum convex sum of an image", run_maxsub},
+#endif
+#ifdef CELERIS_CMD_SPP
+      {"spp", "hyperspectral spatial preprocessing of a cube", run_spp},
+#endif
   };
   return list;
 }

@@ -1,9 +1,237 @@
 #include "deblend.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "detect.hpp"
+#include "glibc_rand.hpp"
+
 namespace celeris::extract {
 
-std::vector<Detection> deblend(const Detection& object, const DeblendParams&) {
-  return {object};
+namespace {
+
+constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
+constexpr int kMaxSons = 1024;      // SExtractor's NSONMAX: more nodes on a level = overflow
+constexpr double kPi = 3.1415926535898;
+
+struct Node {
+  std::vector<int32_t> pix;  // indices into the parent's pixel list, in raster order
+  float thresh = 0;          // level threshold
+  float fdflux = 0;          // sum of filtered values
+  uint16_t flags = 0;        // kFlagTruncated from its own pixels
+  std::vector<int> sons;     // indices in the next level
+  bool ok = true;
+};
+
+struct Box {
+  int x0, y0, w, h;
+};
+
+// Connected components of the parent's pixels above `t` (8-connected), kept when they have at
+// least `minarea` pixels, in SExtractor's completion order (last row, then end of last run).
+std::vector<Node> components_above(const Detection& parent, const Box& box,
+                                    const std::vector<int32_t>& index_map, float t, int minarea,
+                                    int img_w, int img_h) {
+  std::vector<uint8_t> mask(static_cast<size_t>(box.w) * box.h, 0);
+  for (size_t i = 0; i < index_map.size(); ++i)
+    if (index_map[i] >= 0 && parent.pixels[index_map[i]].cvalue > t) mask[i] = 1;
+  int32_t n = 0;
+  const std::vector<int32_t> lab = label_components(mask, box.w, box.h, n);
+  std::vector<Node> comps(n);
+  std::vector<int64_t> key(n, 0);
+  for (size_t i = 0; i < lab.size(); ++i) {
+    if (!lab[i]) continue;
+    Node& c = comps[lab[i] - 1];
+    const int32_t pi = index_map[i];
+    c.pix.push_back(pi);
+    const Pixel& p = parent.pixels[pi];
+    if (p.x == 0 || p.y == 0 || p.x == img_w - 1 || p.y == img_h - 1) c.flags |= kFlagTruncated;
+    key[lab[i] - 1] = static_cast<int64_t>(i / box.w) * (box.w + 1) + static_cast<int64_t>(i % box.w);
+  }
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i)
+    if (static_cast<int>(comps[i].pix.size()) >= minarea) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key[a] < key[b]; });
+  std::vector<Node> out;
+  out.reserve(order.size());
+  for (int i : order) {
+    Node& c = comps[i];
+    c.thresh = t;
+    double rv = 0;
+    for (int32_t pi : c.pix) rv += parent.pixels[pi].cvalue;
+    c.fdflux = static_cast<float>(rv);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
+// the nearest child in the moment metric.
+int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p) {
+  const size_t n = plan.children.size();
+  p.assign(n + 1, 0.0f);
+  float distmin = 1e31f;
+  int iclst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& s = plan.child_shapes[i];
+    const float dx = static_cast<float>(x - s.mx), dy = static_cast<float>(y - s.my);
+    const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
+                cxy = static_cast<float>(s.cxy);
+    const float dist = static_cast<float>(0.5 * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy) /
+                                          static_cast<double>(s.abcor));
+    p[i + 1] = static_cast<float>(p[i] + (dist < 70.0 ? plan.amplitude[i] * std::exp(-dist) : 0.0));
+    if (dist < distmin) {
+      distmin = dist;
+      iclst = static_cast<int>(i);
+    }
+  }
+  return iclst;
+}
+
+}  // namespace
+
+DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
+  DeblendPlan plan;
+  plan.parent = std::move(object);
+  const Detection& parent = plan.parent;
+  const int nthresh = params.nthresh;
+  if (nthresh < 2 || parent.pixels.empty()) return plan;
+
+  Box box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(), 0, 0};
+  int xmax = 0, ymax = 0;
+  float peak = -std::numeric_limits<float>::max();
+  double rv = 0;
+  for (const Pixel& p : parent.pixels) {
+    box.x0 = std::min(box.x0, p.x);
+    box.y0 = std::min(box.y0, p.y);
+    xmax = std::max(xmax, p.x);
+    ymax = std::max(ymax, p.y);
+    peak = std::max(peak, p.cvalue);
+    rv += p.cvalue;
+  }
+  box.w = xmax - box.x0 + 1;
+  box.h = ymax - box.y0 + 1;
+  std::vector<int32_t> index_map(static_cast<size_t>(box.w) * box.h, -1);
+  for (size_t i = 0; i < parent.pixels.size(); ++i) {
+    const Pixel& p = parent.pixels[i];
+    index_map[static_cast<size_t>(p.y - box.y0) * box.w + (p.x - box.x0)] = static_cast<int32_t>(i);
+  }
+  const float t0 = params.detect_thresh;
+  const double value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
+  const int minarea = std::min(params.minarea, kMaxDeblendArea);
+  // Level k node containing each parent pixel (-1 = none), to attach level k+1 components.
+  std::vector<int32_t> owner(parent.pixels.size(), 0);
+
+  std::vector<std::vector<Node>> levels(nthresh);
+  levels[0].resize(1);
+  levels[0][0].pix.resize(parent.pixels.size());
+  for (size_t i = 0; i < parent.pixels.size(); ++i) levels[0][0].pix[i] = static_cast<int32_t>(i);
+  for (int k = 1; k < nthresh; ++k) {
+    if (static_cast<int>(levels[k - 1].size()) >= kMaxSons) {
+      plan.parent.flags |= kFlagDeblendOverflow;
+      return plan;
+    }
+    const float t = peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
+                             : t0;
+    std::vector<Node> comps =
+        components_above(parent, box, index_map, t, minarea, params.width, params.height);
+    // Sons of each node, nodes in order, sons in completion order.
+    std::vector<std::vector<int>> by_node(levels[k - 1].size());
+    for (size_t c = 0; c < comps.size(); ++c) {
+      const int32_t o = owner[comps[c].pix.front()];
+      if (o >= 0) by_node[o].push_back(static_cast<int>(c));
+    }
+    std::fill(owner.begin(), owner.end(), -1);
+    for (size_t i = 0; i < by_node.size(); ++i)
+      for (int c : by_node[i]) {
+        const int m = static_cast<int>(levels[k].size());
+        if (m >= kMaxSons) {
+          plan.parent.flags |= kFlagDeblendOverflow;
+          return plan;
+        }
+        levels[k - 1][i].sons.push_back(m);
+        for (int32_t pi : comps[c].pix) owner[pi] = m;
+        levels[k].push_back(std::move(comps[c]));
+      }
+  }
+
+  // Prune from the top: a node with >= 2 significant branches splits into them.
+  auto significant = [&](const Node& s) {
+    return static_cast<float>(s.fdflux - s.thresh * static_cast<float>(s.pix.size())) > value0;
+  };
+  std::vector<const Node*> kept;
+  for (int k = nthresh - 2; k >= 0; --k)
+    for (Node& node : levels[k]) {
+      int m = 0;
+      for (int j : node.sons) {
+        const Node& son = levels[k + 1][j];
+        if (significant(son)) ++m;
+        node.ok = node.ok && son.ok;
+      }
+      if (m > 1) {
+        for (int j : node.sons) {
+          const Node& son = levels[k + 1][j];
+          if (son.ok && significant(son)) kept.push_back(&son);
+        }
+        node.ok = false;
+      }
+    }
+  if (levels[0][0].ok) return plan;  // no split: the detection is unchanged
+
+  plan.split = true;
+  plan.in_core.assign(parent.pixels.size(), 0);
+  const uint16_t inherited =
+      parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
+  for (const Node* node : kept) {
+    Detection child;
+    child.pixels.reserve(node->pix.size());
+    for (int32_t pi : node->pix) {
+      child.pixels.push_back(parent.pixels[pi]);
+      plan.in_core[pi] = 1;
+    }
+    child.flags = node->flags | kFlagBlended | inherited;
+    const Shape s = compute_shape(child, node->thresh);
+    child.fixed_centre = true;
+    child.cx = s.mx;
+    child.cy = s.my;
+    child.completion = parent.completion;
+    const float d = static_cast<float>(s.npix / (2 * kPi * s.abcor * static_cast<float>(s.a) *
+                                                 static_cast<float>(s.b)));
+    float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
+    if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
+    plan.amplitude.push_back(amp);
+    plan.child_shapes.push_back(s);
+    plan.children.push_back(std::move(child));
+  }
+  std::vector<float> p;
+  for (size_t i = 0; i < parent.pixels.size(); ++i) {
+    if (plan.in_core[i]) continue;
+    profile_weights(plan, parent.pixels[i].x, parent.pixels[i].y, p);
+    if (p.back() > 1.0e-31f) ++plan.draws;
+  }
+  return plan;
+}
+
+std::vector<Detection> finish_deblend(DeblendPlan&& plan, const int32_t* random) {
+  if (!plan.split) return {std::move(plan.parent)};
+  std::vector<float> p;
+  const size_t n = plan.children.size();
+  size_t draw = 0;
+  for (size_t i = 0; i < plan.parent.pixels.size(); ++i) {
+    if (plan.in_core[i]) continue;
+    const Pixel& px = plan.parent.pixels[i];
+    const int iclst = profile_weights(plan, px.x, px.y, p);
+    size_t chosen = static_cast<size_t>(iclst);
+    if (p[n] > 1.0e-31f) {
+      const float drand = p[n] * static_cast<float>(random[draw++]) / GlibcRand::kRandMax;
+      size_t k = 1;
+      while (k <= n && p[k] < drand) ++k;
+      chosen = k <= n ? k - 1 : static_cast<size_t>(iclst);
+    }
+    plan.children[chosen].pixels.push_back(px);
+  }
+  return std::move(plan.children);
 }
 
 }  // namespace celeris::extract

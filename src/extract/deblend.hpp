@@ -1,12 +1,21 @@
 // Multi-threshold deblending (SExtractor refine.c): each detection is re-thresholded at
-// DEBLEND_NTHRESH exponentially spaced levels between the detection threshold and its peak;
-// branches of the resulting tree holding more than DEBLEND_MINCONT of the total flux are
-// separate objects; pixels below the branching levels go to the most probable child.
+// DEBLEND_NTHRESH - 1 exponentially spaced levels between the detection threshold and its
+// (filtered) peak; a node of the resulting tree splits when at least two of its branches hold
+// more than DEBLEND_MINCONT of the parent's total filtered flux above their own level. The
+// pixels outside the branch cores are then given to a child drawn at random with probabilities
+// from each child's Gaussian profile, from the C library's rand() stream as SExtractor does.
+//
+// Two phases so that detections can be deblended in parallel and still consume the random
+// stream in SExtractor's order: plan_deblend (parallel) builds the tree and counts the random
+// draws each detection needs; finish_deblend (parallel) assigns the pixels given the slice of
+// the stream that starts at the prefix sum of the counts.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "celeris/extract.hpp"
+#include "moments.hpp"
 #include "objects.hpp"
 
 namespace celeris::extract {
@@ -16,12 +25,21 @@ struct DeblendParams {
   double mincont = 0.005;
   int minarea = 5;
   float detect_thresh = 0;
-  float analysis_thresh = 0;
-  int width = 0, height = 0;
+  int width = 0, height = 0;  // image size, for kFlagTruncated
 };
 
-// Returns the children of `object` (the object itself when it does not split). Children carry
-// kFlagBlended and keep the barycentre found during deblending.
-std::vector<Detection> deblend(const Detection& object, const DeblendParams& params);
+struct DeblendPlan {
+  bool split = false;
+  Detection parent;                    // the detection (returned as is when not split)
+  std::vector<Detection> children;     // core pixels of each child, in SExtractor's order
+  std::vector<Shape> child_shapes;     // moments of the cores
+  std::vector<float> amplitude;        // Gaussian amplitude of each child's profile
+  std::vector<uint8_t> in_core;        // per parent pixel: already in a child core
+  size_t draws = 0;                    // rand() calls the pixel assignment will make
+};
+
+DeblendPlan plan_deblend(Detection object, const DeblendParams& params);
+// `random` points to plan.draws consecutive values of the rand() stream.
+std::vector<Detection> finish_deblend(DeblendPlan&& plan, const int32_t* random);
 
 }  // namespace celeris::extract

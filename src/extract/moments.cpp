@@ -10,9 +10,10 @@ namespace celeris::extract {
 namespace {
 constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 variance is added
 constexpr double kTwelfth = 0.0833333;
+constexpr double kPi = 3.1415926535898;  // SExtractor's PI
 }  // namespace
 
-Shape compute_shape(const Detection& object, float analysis_thresh) {
+Shape compute_shape(const Detection& object, float thresh) {
   Shape s;
   s.xmin = s.ymin = std::numeric_limits<int>::max();
   s.xmax = s.ymax = std::numeric_limits<int>::min();
@@ -32,7 +33,7 @@ Shape compute_shape(const Detection& object, float analysis_thresh) {
   // Moments relative to the box corner to limit round-off, as SExtractor.
   double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0;
   int area2 = 0;
-  const float half = (analysis_thresh + s.peak) / 2;
+  const float half = (thresh + s.peak) / 2;
   for (const Pixel& p : object.pixels) {
     const int x = p.x - s.xmin, y = p.y - s.ymin;
     const double c = p.cvalue;
@@ -64,7 +65,7 @@ Shape compute_shape(const Detection& object, float analysis_thresh) {
     s.singular = true;
   }
   const double diff = xm2 - ym2;
-  double theta = std::fabs(diff) > 0.0 ? std::atan2(2 * xym, diff) / 2 : std::numbers::pi / 4;
+  double theta = std::fabs(diff) > 0.0 ? std::atan2(2 * xym, diff) / 2 : kPi / 4;
   const double t = std::sqrt(0.25 * diff * diff + xym * xym);
   const double half_sum = (xm2 + ym2) / 2;
   s.a = static_cast<float>(std::sqrt(half_sum + t));
@@ -79,13 +80,21 @@ Shape compute_shape(const Detection& object, float analysis_thresh) {
   s.xy = xym;
   s.mx = xm + s.xmin;
   s.my = ym + s.ymin;
-  // Area correction for deblending (SExtractor abcor): ratio of the half-peak area to the
-  // ellipse area at that level.
-  const double fac = s.peak > 0 && s.peak > analysis_thresh
-                         ? std::log(s.peak / std::max(analysis_thresh, 1e-30f))
-                         : 0.0;
-  (void)fac;
-  s.abcor = area2 > 0 ? 1.0 : 1.0;
+  // Isophotal area correction (SExtractor abcor), used by deblending and cleaning: compares the
+  // area above half the peak with the area above the threshold.
+  int dnpix = 0;
+  for (const Pixel& p : object.pixels) dnpix += p.value > thresh;
+  const float thresh2 = (thresh + s.peak) / 2;
+  const double darea = static_cast<double>(area2) - dnpix;
+  const float t1t2 = thresh / thresh2;
+  if (t1t2 > 0) {
+    double ab = (darea < 0 ? darea : -1.0) /
+                (2 * kPi * std::log(t1t2 < 1 ? t1t2 : 0.99) * static_cast<float>(s.a) *
+                 static_cast<float>(s.b));
+    s.abcor = static_cast<float>(ab > 1 ? 1.0 : ab);
+  } else {
+    s.abcor = 1.0f;
+  }
   return s;
 }
 

@@ -18,11 +18,13 @@ struct Shape {
   double a = 0, b = 0, theta = 0;  // semi-axes (pixels) and angle (radians, (-pi/2, pi/2])
   double cxx = 0, cyy = 0, cxy = 0;
   bool singular = false;  // the 1/12 guard was applied
-  double abcor = 1.0;     // area correction used by deblending
+  float abcor = 1.0f;     // isophotal area correction used by deblending and cleaning
 };
 
-// Computes the shape. When `object.fixed_centre`, moments are taken about (cx, cy) instead of
-// the barycentre (SExtractor's robust analysis of deblended objects).
-Shape compute_shape(const Detection& object, float analysis_thresh);
+// Computes the shape; `thresh` is the object's detection threshold (its deblending level for a
+// deblending branch), used for the area correction abcor. When `object.fixed_centre`, moments
+// are taken about (cx, cy) instead of the barycentre (SExtractor's robust analysis of
+// deblended objects).
+Shape compute_shape(const Detection& object, float thresh);
 
 }  // namespace celeris::extract

@@ -12,6 +12,7 @@
 #include "deblend.hpp"
 #include "detect.hpp"
 #include "filter.hpp"
+#include "glibc_rand.hpp"
 #include "measure.hpp"
 #include "moments.hpp"
 
@@ -126,16 +127,28 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
   info.n_detections = detections.size();
   timer.lap("detect");
 
-  // 4. Deblending, each detection independently.
+  // 4. Deblending: trees in parallel, then the random draws of the pixel assignment taken from
+  // one rand() stream in detection order (as SExtractor), then the assignment in parallel.
   DeblendParams dp{config.deblend_nthresh, config.deblend_mincont, config.detect_minarea,
-                   dthresh, athresh, w, h};
-  std::vector<std::vector<Detection>> children(detections.size());
+                   dthresh, w, h};
+  std::vector<DeblendPlan> plans(detections.size());
 #pragma omp parallel for schedule(dynamic, 4)
-  for (size_t i = 0; i < detections.size(); ++i) children[i] = deblend(detections[i], dp);
+  for (size_t i = 0; i < detections.size(); ++i)
+    plans[i] = plan_deblend(std::move(detections[i]), dp);
+  detections.clear();
+  std::vector<size_t> first_draw(plans.size() + 1, 0);
+  for (size_t i = 0; i < plans.size(); ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
+  std::vector<int32_t> stream(first_draw.back());
+  GlibcRand rng;
+  for (auto& v : stream) v = rng();
+  std::vector<std::vector<Detection>> children(plans.size());
+#pragma omp parallel for schedule(dynamic, 4)
+  for (size_t i = 0; i < plans.size(); ++i)
+    children[i] = finish_deblend(std::move(plans[i]), stream.data() + first_draw[i]);
+  plans.clear();
   std::vector<Detection> objects;
   for (auto& c : children)
     for (auto& d : c) objects.push_back(std::move(d));
-  detections.clear();
   children.clear();
   info.n_deblended = objects.size();
   timer.lap("deblend");
@@ -143,7 +156,7 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
   // 5. Shapes, then cleaning.
   std::vector<Shape> shapes(objects.size());
 #pragma omp parallel for schedule(dynamic, 64)
-  for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], athresh);
+  for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], dthresh);
   if (config.clean)
     clean_objects(objects, shapes, {config.clean_param, dthresh, config.detect_minarea});
   timer.lap("clean");

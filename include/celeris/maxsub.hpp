@@ -1,0 +1,108 @@
+// Maximum subarray of an image: the brightest rectangle, the K brightest rectangles (disjoint or
+// overlapping) and the maximum convex (W-N shaped) sum.
+//
+// Paper: Read, Thaher, Takaoka et al., "Maximum subarray algorithms for use in astronomical
+// imaging" (papers/maximum-subarray.txt): Bae's Algorithm 8 (2-D prefix sums) and Algorithm 9
+// (2-D Kadane), both O(m^2 n) for an m x n image (m <= n), the K-maximum extension (disjoint:
+// exclude the cells of each maximum and search again) and the maximum convex sum of Thaher &
+// Takaoka (O(m^2 n) dynamic programming over an anchor column with W and N shapes).
+//
+// Conventions
+// - Pixels are row-major (C order): pixel (x, y) at pixels[y * width + x], x the fast (FITS
+//   NAXIS1) axis. Every index here is 0-based and inclusive: rows top..bottom (y), columns
+//   left..right (x). FITS 1-based ranges are x = left+1..right+1, y = top+1..bottom+1.
+// - A rectangle is never empty: when every pixel is negative the answer is the largest pixel
+//   (the paper's "empty subsequence" would have sum 0 and no location).
+// - Ties. Rectangles are ordered by sum (larger first), then top, left, bottom, right (smaller
+//   first); every method returns the first rectangle of that order (see `better`). The search
+//   itself runs in the accumulation precision (double or float); sums of integer-valued pixels
+//   are exact there, so all methods return the same rectangle. With arbitrary real values two
+//   rectangles whose sums differ by less than the rounding error may be ordered differently
+//   by methods that add in different orders (alg8 subtracts prefix sums, alg9 and cpu add
+//   rows); alg9 and cpu add in the same order and always agree bit for bit.
+// - Rect::sum is recomputed after the search, in long double over the rectangle's pixels in
+//   row-major order, so the same rectangle reports the same sum whatever the method/precision.
+// - Inputs must be finite (NaN or infinity raise celeris::Error): replace masked pixels first.
+//
+// Internally the row pairs run over the shorter image axis (the image is transposed when it is
+// taller than wide), so the cost is O(min(w,h)^2 max(w,h)); the results and the tie order are
+// in the image's own coordinates either way.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace celeris::maxsub {
+
+struct Rect {
+  double sum = 0;
+  int top = 0, left = 0, bottom = 0, right = 0;  // 0-based, inclusive; top/bottom are rows (y)
+
+  int64_t npix() const { return int64_t(bottom - top + 1) * (right - left + 1); }
+  bool operator==(const Rect&) const = default;
+};
+
+// The tie order: true when a comes before b (larger sum; then smaller top, left, bottom, right).
+bool better(const Rect& a, const Rect& b);
+
+enum class Method {
+  Brute,  // reference: every rectangle, O(m^2 n^2) with a 2-D prefix table (tests, tiny images)
+  Alg8,   // serial 2-D prefix-sum method (Bae's Algorithm 8), O(m^2 n), O(mn) memory
+  Alg9,   // serial 2-D Kadane (Bae's Algorithm 9), O(m^2 n), O(n) extra memory
+  Cpu,    // Algorithm 9 over row pairs on every OpenMP thread, arg-max reduced with `better`
+};
+Method parse_method(const std::string& name);  // "brute" | "alg8" | "alg9" | "cpu"
+const char* method_name(Method m);
+
+enum class Precision { Double, Float };  // accumulation type of the search
+
+struct Options {
+  Method method = Method::Cpu;
+  Precision precision = Precision::Double;
+};
+
+// The maximum-sum rectangle. pixels.size() must equal width * height (both >= 1).
+Rect max_subarray(std::span<const double> pixels, int width, int height, const Options& opt = {});
+Rect max_subarray(std::span<const float> pixels, int width, int height, const Options& opt = {});
+
+// K maximum disjoint rectangles (the paper's K-maximum extension): find the maximum, exclude its
+// cells from every later rectangle, repeat. Greedy, O(K m^2 n). Returns fewer than k when every
+// cell is used. Results are in the order found (non-increasing sum). Brute, Alg8, Alg9, Cpu.
+std::vector<Rect> k_max_disjoint(std::span<const double> pixels, int width, int height, int k,
+                                 const Options& opt = {});
+
+// The k best distinct rectangles, overlaps allowed, in the tie order. For every row pair the
+// k smallest prefix sums seen so far give the k best rectangles ending at each column, merged
+// into one bounded heap: O(m^2 n k log k) time, O(n k) memory per thread. Methods: Brute
+// (every rectangle) or anything else (this one, OpenMP over row pairs when Cpu).
+std::vector<Rect> k_max_overlapping(std::span<const double> pixels, int width, int height, int k,
+                                    const Options& opt = {});
+
+// A W-N (anchor column) convex region: consecutive columns left..right, column x covering rows
+// top[x-left]..bottom[x-left]; going right the column intervals first grow (W: top not
+// increasing, bottom not decreasing), then shrink (N). Every rectangle is one.
+struct ConvexRegion {
+  double sum = 0;
+  int left = 0, right = 0;
+  std::vector<int> top, bottom;  // per column left..right, 0-based inclusive rows
+
+  int64_t npix() const;
+  bool contains(int x, int y) const;
+};
+
+// Maximum convex sum (Thaher & Takaoka's simplification of Fukuda et al.): one left-to-right
+// pass with two states per column interval (still growing, already shrinking), O(h^2 w) time.
+// The trace-back keeps every column's table: O(h^2 w) memory, refused (celeris::Error) above
+// 2 GiB. Among equal sums the region returned is deterministic but not ordered like `better`.
+ConvexRegion max_convex(std::span<const double> pixels, int width, int height);
+
+// K maximum disjoint convex regions: as k_max_disjoint, with max_convex. O(k h^2 w).
+std::vector<ConvexRegion> k_max_convex_disjoint(std::span<const double> pixels, int width,
+                                                int height, int k);
+
+// Sum of a rectangle's pixels (long double, row-major order): the value reported in Rect::sum.
+double rect_sum(std::span<const double> pixels, int width, const Rect& r);
+
+}  // namespace celeris::maxsub
