@@ -1,24 +1,33 @@
 // Cleaning of spurious detections (SExtractor clean.c): a faint object lying in the wings of a
-// brighter one, where the bright object's extrapolated profile alone would exceed the detection
-// threshold, is merged into it.
+// brighter one, where the bright object's extrapolated Moffat-like profile exceeds the faint
+// object's own CLEAN threshold (mthresh), is merged into it. Objects are taken in detection
+// order against the list of those kept so far, as SExtractor does; a merge adds the slave's
+// fluxes, pixel counts and bounding box to the master, never its moments.
 #pragma once
 
 #include <vector>
 
+#include "measure.hpp"
 #include "moments.hpp"
 #include "objects.hpp"
 
 namespace celeris::extract {
 
 struct CleanParams {
+  bool enabled = true;
   double clean_param = 1.0;
   float detect_thresh = 0;
-  int minarea = 5;
+  int image_height = 0;
+  int clean_margin = 0;  // SExtractor's cleanmargin (from the aperture sizes)
 };
 
-// Merges spurious objects into their hosts; returns the surviving objects (and their shapes) in
-// order. `shapes[i]` is the shape of `objects[i]`.
-void clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
-                   const CleanParams& params);
+struct CleanResult {
+  std::vector<size_t> order;    // surviving objects in SExtractor's output (NUMBER) order
+  std::vector<size_t> removed;  // objects merged into another
+};
+
+// Updates shapes/isos/flags of the masters in place.
+CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
+                          std::vector<Iso>& isos, const CleanParams& params);
 
 }  // namespace celeris::extract

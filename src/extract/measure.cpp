@@ -1,5 +1,6 @@
 #include "measure.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -19,20 +20,36 @@ void Objects::resize(size_t n, size_t n_aper, size_t n_frac) {
   flags.assign(n, 0);
 }
 
-namespace {
-
-struct Iso {
-  double flux = 0, fluxerr = 0;
-  int area = 0;
-  float peak = 0;
-  int xpeak = 0, ypeak = 0;
-  double errx2 = 0, erry2 = 0, errxy = 0;
-  float fwhm = 0;
-};
+// The CLEAN threshold of an object (SExtractor's mthresh): meant as the DETECT_MINAREA-th
+// highest filtered value above the detection threshold, computed with SExtractor's heap
+// exactly, quirks included (the pixel that triggers the sort is dropped; a sift step moves one
+// index too far), because cleaning decisions depend on it.
+static float clean_threshold(const Detection& d, float dthresh, int minarea) {
+  if (static_cast<int>(d.pixels.size()) < minarea) return 0.0f;
+  std::vector<float> heap(minarea);
+  int h = minarea;
+  for (const Pixel& p : d.pixels) {
+    const float tpix = p.cvalue - dthresh;
+    if (h > 0) {
+      heap[minarea - h] = tpix;
+    } else if (h == 0) {
+      std::sort(heap.begin(), heap.end());
+    } else if (tpix > heap[0]) {
+      heap[0] = tpix;
+      for (int j = 0, k; (k = (j + 1) << 1) <= minarea; j = k) {
+        if (k != minarea && heap[k - 1] > heap[k]) ++k;
+        if (heap[j] <= heap[k - 1]) break;
+        std::swap(heap[k - 1], heap[j]);
+      }
+    }
+    --h;
+  }
+  return heap[0];
+}
 
 // Isophotal flux and area, peak, position errors (examineiso) and the FWHM of a Gaussian
 // core fitted to ln(pixel) against r^2.
-Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float bkg) {
+static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float bkg) {
   Iso r;
   const double backsig = ctx.field.backsig;
   const double var = backsig * backsig, gain = ctx.field.gain;
@@ -71,8 +88,11 @@ Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, flo
   r.errxy = emxy;
   if (gain > 0.0 && tv > 0.0) sigtv += tv / gain;
   r.flux = static_cast<float>(tv);
-  r.fluxerr = std::sqrt(static_cast<float>(sigtv));
+  r.fluxvar = static_cast<float>(sigtv);
   r.peak = peak;
+  r.cpeak = cdpeak;
+  r.background = bkg;
+  r.mthresh = ctx.config.clean ? clean_threshold(d, ctx.detect_thresh, ctx.config.detect_minarea) : 0.0f;
 
   // FWHM (no local background: dbkg = 0 with BACKPHOTO_TYPE GLOBAL).
   float thresh0 = peak / 5.0f;
@@ -103,23 +123,27 @@ Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, flo
   return r;
 }
 
-}  // namespace
+Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx) {
+  const float bkg = ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5),
+                                                 static_cast<int>(s.my + 0.5));
+  return isophotal(d, s, ctx, bkg);
+}
 
 Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
+                        const std::vector<Iso>& isos, const std::vector<size_t>& order,
                         const MeasureContext& ctx) {
-  const size_t n = objects.size();
+  const size_t n = order.size();
   const int naper = static_cast<int>(ctx.config.phot_apertures.size());
   const int nfrac = static_cast<int>(ctx.config.phot_fluxfrac.size());
   Objects o;
   o.resize(n, naper, nfrac);
 #pragma omp parallel for schedule(dynamic, 16)
   for (size_t i = 0; i < n; ++i) {
-    const Detection& d = objects[i];
-    const Shape& s = shapes[i];
-    uint16_t flags = d.flags;
-    const float bkg = ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5),
-                                                   static_cast<int>(s.my + 0.5));
-    const Iso iso = isophotal(d, s, ctx, bkg);
+    const size_t src = order[i];
+    const Shape& s = shapes[src];
+    const Iso& iso = isos[src];
+    uint16_t flags = objects[src].flags;
+    const float bkg = iso.background;
     o.x[i] = s.mx;
     o.y[i] = s.my;
     o.xpeak[i] = iso.xpeak;
@@ -143,13 +167,13 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.isoarea[i] = iso.area;
     o.isoareaf[i] = s.npix;
     o.flux_iso[i] = iso.flux;
-    o.fluxerr_iso[i] = iso.fluxerr;
+    o.fluxerr_iso[i] = std::sqrt(iso.fluxvar);
     o.flux_max[i] = iso.peak;
     o.background[i] = bkg;
     o.threshold[i] = ctx.detect_thresh;
     o.fwhm[i] = iso.fwhm;
 
-    const ApertureShape ap{static_cast<int32_t>(i + 1), static_cast<float>(s.mx),
+    const ApertureShape ap{static_cast<int32_t>(src + 1), static_cast<float>(s.mx),
                            static_cast<float>(s.my), static_cast<float>(s.a),
                            static_cast<float>(s.b), static_cast<float>(s.cxx),
                            static_cast<float>(s.cyy), static_cast<float>(s.cxy)};

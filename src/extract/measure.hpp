@@ -24,8 +24,26 @@ struct MeasureContext {
   int n_fluxfrac = 0;
 };
 
-// Measures every object (in parallel); object k's pixels own id k + 1 in field.owner.
+// Isophotal measurements of one object (SExtractor examineiso), made before cleaning, which
+// merges some of them.
+struct Iso {
+  float flux = 0, fluxvar = 0;  // FLUX_ISO and its variance
+  int area = 0;                 // ISOAREA_IMAGE
+  float peak = 0;               // FLUX_MAX (unfiltered)
+  float cpeak = 0;              // max filtered value; XPEAK/YPEAK is its pixel
+  int xpeak = 0, ypeak = 0;
+  double errx2 = 0, erry2 = 0, errxy = 0;
+  float fwhm = 0;
+  float background = 0;  // BACKGROUND (bilinear mesh value at the barycentre)
+  float mthresh = 0;     // CLEAN threshold
+};
+
+Iso isophotal(const Detection& object, const Shape& shape, const MeasureContext& ctx);
+
+// Photometry and catalog values of objects[order[i]] for each i (in parallel); object k's
+// pixels own id k + 1 in field.owner.
 Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
+                        const std::vector<Iso>& isos, const std::vector<size_t>& order,
                         const MeasureContext& ctx);
 
 }  // namespace celeris::extract

@@ -153,24 +153,35 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
   info.n_deblended = objects.size();
   timer.lap("deblend");
 
-  // 5. Shapes, then cleaning.
+  // 5. Shapes and isophotal measurements (parallel), then cleaning (sequential, in detection
+  // order, as SExtractor).
   std::vector<Shape> shapes(objects.size());
 #pragma omp parallel for schedule(dynamic, 64)
   for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], dthresh);
-  if (config.clean)
-    clean_objects(objects, shapes, {config.clean_param, dthresh, config.detect_minarea});
-  timer.lap("clean");
-
-  // 6. Measurement.
-  const Image<int32_t> owner = owner_map(value.view(), cvalue, dthresh, objects);
-  MeasureContext ctx{config, bkg, {value.view(), owner.view(), bkg.global_rms, config.gain, config.mask_type},
-                     dthresh, athresh, config.satur_level};
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
+  MeasureContext ctx{config, bkg, {value.view(), {}, bkg.global_rms, config.gain, config.mask_type},
+                     dthresh, athresh, config.satur_level};
   ctx.n_apertures = request.n_apertures < 0 ? naper : std::min(request.n_apertures, naper);
   ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
   ctx.compute_auto = request.auto_flux || ctx.n_fluxfrac > 0;
-  result.objects = measure_objects(objects, shapes, ctx);
+  std::vector<Iso> isos(objects.size());
+#pragma omp parallel for schedule(dynamic, 64)
+  for (size_t i = 0; i < objects.size(); ++i) isos[i] = isophotal(objects[i], shapes[i], ctx);
+  int clean_margin = 0;
+  for (double d : config.phot_apertures)
+    clean_margin = std::max(clean_margin, static_cast<int>((d + 1) / 2) + 1);
+  const CleanResult cleaned =
+      clean_objects(objects, shapes, isos, {config.clean, config.clean_param, dthresh, h, clean_margin});
+  timer.lap("clean");
+
+  // 6. Photometry. With MASK_TYPE, every detected pixel is blanked for all objects but its
+  // owner; pixels of objects merged away by cleaning are given back to the image.
+  Image<int32_t> owner = owner_map(value.view(), cvalue, dthresh, objects);
+  for (size_t k : cleaned.removed)
+    for (const Pixel& p : objects[k].pixels) owner(p.x, p.y) = 0;
+  ctx.field.owner = owner.view();
+  result.objects = measure_objects(objects, shapes, isos, cleaned.order, ctx);
   timer.lap("measure");
   return result;
 }

@@ -1,0 +1,149 @@
+// celeris xmatch: positional cross-match of two sky catalogs (or of one with itself), HEALPix
+// indexed, after Jia, Luo & Fan, "Cross-Matching Large Astronomical Catalogs on Heterogeneous
+// Clusters" (papers/catalog-crossmatch.txt):
+//   phase 1  index: every right-hand row gets its NESTED pixel; rows are sorted by pixel;
+//   phase 2  search intervals: per left row, the pixel ranges that may hold matches, either the
+//            row's pixel and its 8 neighbours (pixels at least `radius` wide) or an inclusive disc
+//            query (sorted pixel ranges);
+//   phase 3  filter + refine: every right row in those ranges is tested with the exact chord
+//            distance, |v1 - v2|^2 <= 4 sin^2(radius / 2) (formula 5).
+// Units: RA/Dec in degrees (ICRS or any equatorial frame, both sides the same), radius and
+// separations in arcseconds. Rows are 0-based in the API; error messages name rows 1-based.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "celeris/table.hpp"
+
+namespace celeris::xmatch {
+
+// Positions of one catalog, degrees. dec in [-90, 90]; ra any finite value in [-360, 360].
+struct SkyPoints {
+  std::vector<double> ra, dec;
+  size_t size() const { return ra.size(); }
+};
+
+// One output row: left row i, right row j (-1: blank side of an outer join), separation in
+// arcsec (NaN when a side is blank).
+struct Pair {
+  int64_t i, j;
+  double sep_arcsec;
+};
+
+// Which pairs to keep among all those within the radius (STILTS tmatch2 words).
+enum class Find {
+  All,    // every pair
+  Best,   // each row of either side in at most one pair: pairs taken greedily by increasing
+          // separation (ties: smaller i, then smaller j)
+  Best1,  // for each left row, its nearest right row
+  Best2,  // for each right row, its nearest left row
+};
+
+// Which rows appear in the output (STILTS tmatch2 words).
+enum class Join {
+  And,   // 1and2: matched pairs only
+  Or,    // 1or2: pairs, plus unmatched rows of either side
+  All1,  // all1: pairs, plus unmatched left rows
+  All2,  // all2: pairs, plus unmatched right rows
+  Not2,  // 1not2: left rows without a match
+  Not1,  // 2not1: right rows without a match
+};
+
+// How phase 2 computes the search intervals.
+enum class Search {
+  Auto,        // neighbours when some order has pixels >= radius wide, else disc
+  Neighbours,  // the row's pixel and its 8 neighbours
+  Disc,        // inclusive disc query (the paper's queryDisc)
+};
+
+struct Options {
+  double radius_arcsec = 1.0;
+  Find find = Find::All;
+  Join join = Join::And;
+  Search search = Search::Auto;
+  int order = -1;    // HEALPix order of the index; -1: automatic from the radius
+  int threads = 0;   // OpenMP threads; 0: OpenMP's default
+};
+
+Find parse_find(const std::string& s);  // all | best | best1 | best2
+Join parse_join(const std::string& s);  // 1and2 | 1or2 | all1 | all2 | 1not2 | 2not1
+Search parse_search(const std::string& s);  // auto | neighbours | disc
+// "2arcsec", "2 arcsec", "1.5arcmin", "0.1deg", "2\"", "1'"; a bare number is arcsec.
+double parse_radius_arcsec(const std::string& s);
+
+// The index order the join uses for a radius and search method (Options::order when >= 0).
+int index_order(const Options& options);
+
+// Phase 1-3: every pair (i, j) with chord(left[i], right[j]) within the radius, sorted by (i, j).
+// Throws on non-finite or out-of-range coordinates (naming the row).
+std::vector<Pair> match_pairs(const SkyPoints& left, const SkyPoints& right,
+                              const Options& options);
+
+// Self-match: every pair i < j of distinct rows within the radius, once, sorted by (i, j).
+std::vector<Pair> self_pairs(const SkyPoints& points, const Options& options);
+
+// Reference: the same pairs as match_pairs (or self_pairs when self) by an O(N*M) loop with the
+// same distance test. For tests and benchmarks.
+std::vector<Pair> brute_force_pairs(const SkyPoints& left, const SkyPoints& right,
+                                    double radius_arcsec, bool self);
+
+// Applies `find` to all pairs (sorted by (i, j)); the result is sorted by (i, j). In a self-match
+// (`self`), Best counts a row's use on either side, and Best1/Best2 give for every row r its
+// nearest other row as (r, other); both orientations of a pair can then appear.
+std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self);
+
+// Applies `join`: adds (i, -1) / (-1, j) rows for unmatched rows, or keeps only those. Left
+// unmatched rows are interleaved in i order; right unmatched rows follow, in j order. In a
+// self-match only And, All1 (every row) and Not2 (rows with no partner) are defined.
+std::vector<Pair> join_rows(const std::vector<Pair>& pairs, size_t n_left, size_t n_right,
+                            Join join, bool self);
+
+// The whole match: match_pairs or self_pairs, then select_pairs and join_rows.
+std::vector<Pair> crossmatch(const SkyPoints& left, const SkyPoints& right, const Options& options);
+std::vector<Pair> self_crossmatch(const SkyPoints& points, const Options& options);
+
+// ---- tables ---------------------------------------------------------------------------------
+
+// Reads a catalog: CSV when the name ends in .csv (header line of names; numeric columns kept,
+// text columns skipped; '#' lines ignored), else a FITS table (read_fits_table).
+Table read_catalog(const std::string& path);
+// Writes a catalog atomically: CSV when the name ends in .csv, else a FITS binary table.
+void write_catalog(const std::string& path, const Table& table);
+void write_csv(const std::string& path, const Table& table);
+Table read_csv(const std::string& path);
+
+// RA/Dec column names: the given ones, or the first pair present among RA/DEC,
+// ALPHA_J2000/DELTA_J2000, ALPHAWIN_J2000/DELTAWIN_J2000, RAJ2000/DEJ2000, RA_ICRS/DE_ICRS,
+// X_WORLD/Y_WORLD (case-insensitive). Throws naming `what` (e.g. the file) when absent.
+std::pair<std::string, std::string> find_radec_columns(const Table& table, const std::string& ra,
+                                                       const std::string& dec,
+                                                       const std::string& what);
+// The positions of a table, validated: throws naming `what`, the column and the 1-based row for
+// NaN, infinite or out-of-range values.
+SkyPoints table_positions(const Table& table, const std::string& ra, const std::string& dec,
+                          const std::string& what);
+
+// The output table: for every row of `rows`, the columns of the left row then those of the right
+// row (names clashing between the sides get _1 / _2), then Separation (arcsec). Blank sides are
+// NaN (integer columns of a side that has blanks become Float64). Join::Not2 gives left columns
+// only, Join::Not1 right columns only.
+Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows,
+                   Join join);
+
+// ---- simulation -----------------------------------------------------------------------------
+
+// Random sky catalog: sources uniform on the sphere within the declination band, each detected
+// 1 + Poisson(repeats - 1) times with a Gaussian scatter of `scatter_arcsec` per axis, until
+// `rows` detections. Columns ID, SOURCE_ID, RA, DEC (deg), MAG.
+struct CatalogParams {
+  size_t rows = 100000;
+  uint64_t seed = 1;
+  double dec_min = -90, dec_max = 90;
+  double repeats = 3.0;  // mean detections per source, >= 1
+  double scatter_arcsec = 0.5;
+};
+Table simulate_catalog(const CatalogParams& params);
+
+}  // namespace celeris::xmatch
