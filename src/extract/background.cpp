@@ -68,12 +68,13 @@ MeshStats mesh_statistics(ImageView<const float> img, int x0, int y0, int w, int
 
   const double step = std::sqrt(2.0 / std::numbers::pi) * kQuantNSigma / kQuantAMin;
   const int nlevels = std::min(static_cast<int>(step * npix + 1), kQuantMaxLevels);
-  const double qscale = sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0;
-  const double qzero = mean - kQuantNSigma * sigma;
+  // SExtractor keeps the histogram origin and step in single precision.
+  const float qscale = static_cast<float>(sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0);
+  const float qzero = static_cast<float>(mean - kQuantNSigma * sigma);
 
   histo.assign(nlevels, 0);
   const float cste = static_cast<float>(0.499999 - qzero / qscale);
-  const float fqscale = static_cast<float>(qscale);
+  const float fqscale = qscale;
   for (int y = y0; y < y0 + h; ++y) {
     const float* row = img.row(y);
     for (int x = x0; x < x0 + w; ++x) {
@@ -87,7 +88,7 @@ MeshStats mesh_statistics(ImageView<const float> img, int x0, int y0, int w, int
   // Iterative clipping of the histogram around its median.
   const int nlm1 = nlevels - 1;
   int lcut_i = 0, hcut_i = nlm1;
-  double sig = 10.0 * nlm1, sig1 = 1.0, mea = mean, med = mean;
+  double sig = 10.0 * nlm1, sig1 = 1.0, mea = static_cast<float>(mean), med = mea;
   for (int n = 100; n-- && sig >= 0.1 && std::fabs(sig / sig1 - 1.0) > kModeEps;) {
     sig1 = sig;
     double hsum = 0;
