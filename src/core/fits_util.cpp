@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
+
 #include "celeris/error.hpp"
 
 namespace celeris {
@@ -27,6 +29,21 @@ FitsFile FitsFile::open_read(const std::string& path) {
   if (::stat(file.c_str(), &st) != 0) throw Error(file + ": no such file");
   if (S_ISDIR(st.st_mode)) throw Error(file + ": is a directory, not a FITS file");
   if (st.st_size == 0) throw Error(file + ": empty file, not a FITS file");
+  {
+    // A FITS file starts with "SIMPLE  ="; gzip, bzip2 and Unix-compress files by their magic.
+    char head[9] = {0};
+    if (FILE* fp = std::fopen(file.c_str(), "rb")) {
+      const size_t n = std::fread(head, 1, 9, fp);
+      std::fclose(fp);
+      const auto* u = reinterpret_cast<const unsigned char*>(head);
+      const bool compressed = n >= 2 && ((u[0] == 0x1f && (u[1] == 0x8b || u[1] == 0x9d)) ||
+                                         (u[0] == 'B' && u[1] == 'Z'));
+      if (!compressed && (n < 9 || std::string(head, 9) != "SIMPLE  ="))
+        throw Error(file + ": not a FITS file (no SIMPLE card at the start)");
+    } else {
+      throw Error(file + ": cannot read (permission denied?)");
+    }
+  }
   fitsfile* f = nullptr;
   int status = 0;
   fits_open_file(&f, path.c_str(), READONLY, &status);
@@ -38,8 +55,9 @@ FitsFile FitsFile::open_read(const std::string& path) {
       int s2 = 0;
       fits_close_file(f, &s2);
     }
-    if (status == BAD_HDU_NUM || status == URL_PARSE_ERROR || status == BAD_HDU_NUM + 0)
-      throw Error(path + ": no such HDU (" + text + ")");
+    if (path.find('[') != std::string::npos &&
+        (status == BAD_HDU_NUM || status == END_OF_FILE || status == URL_PARSE_ERROR))
+      throw Error(path + ": no such HDU in " + file + " (" + text + ")");
     if (status == UNKNOWN_REC || status == NO_SIMPLE || status == BAD_SIMPLE ||
         status == UNKNOWN_EXT)
       throw Error(file + ": not a FITS file (" + text + ")");

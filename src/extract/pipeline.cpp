@@ -42,9 +42,9 @@ void validate(ImageView<const float> image, const Config& c) {
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
   if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
   if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
-  if (c.filter && (c.filter_kernel.empty() ||
-                   static_cast<int>(c.filter_kernel.size()) != c.filter_width * c.filter_height))
-    throw Error("FILTER is Y but no valid filter kernel is loaded");
+  if (c.filter && !c.filter_kernel.empty() &&
+      static_cast<int>(c.filter_kernel.size()) != c.filter_width * c.filter_height)
+    throw Error("filter kernel size does not match filter_width x filter_height");
 }
 
 // Detected-pixel owners for MASK_TYPE: every pixel above the detection threshold is blanked
@@ -61,8 +61,16 @@ Image<int32_t> owner_map(ImageView<const float> value, ImageView<const float> cv
 
 }  // namespace
 
-Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request) {
-  validate(image, config);
+Result extract(ImageView<const float> image, const Config& user_config,
+               const MeasureRequest& request) {
+  validate(image, user_config);
+  Config config = user_config;
+  if (config.filter && config.filter_kernel.empty()) {
+    // FILTER Y without a kernel: SExtractor's default.conv (3x3 pyramid, FWHM 2 pixels).
+    config.filter_kernel = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+    for (float& v : config.filter_kernel) v /= 16.0f;
+    config.filter_width = config.filter_height = 3;
+  }
   Result result;
   RunInfo& info = result.info;
   StageTimer timer(info);

@@ -1,0 +1,159 @@
+// FITS image reading: BITPIX, scaling, BLANK, HDU selection, compression, and bad input.
+#include <fitsio.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "celeris/error.hpp"
+#include "celeris/fits.hpp"
+
+namespace fs = std::filesystem;
+using celeris::Error;
+
+namespace {
+
+fs::path tmpdir() {
+  fs::path d = fs::temp_directory_path() / ("celeris_fits_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// Writes a w x h image of the given BITPIX with optional BZERO/BSCALE/BLANK through CFITSIO,
+// from raw values (before scaling).
+void write_raw(const std::string& path, int bitpix, int w, int h, const std::vector<double>& raw,
+               double bzero = 0, double bscale = 1, const long long* blank = nullptr,
+               bool extension = false, const char* extname = nullptr) {
+  fitsfile* f = nullptr;
+  int status = 0;
+  fits_create_file(&f, ("!" + path).c_str(), &status);
+  long naxes[2] = {w, h};
+  if (extension) fits_create_img(f, 8, 0, nullptr, &status);
+  fits_create_img(f, bitpix, 2, naxes, &status);
+  if (extname) fits_update_key(f, TSTRING, "EXTNAME", const_cast<char*>(extname), nullptr, &status);
+  if (bzero != 0 || bscale != 1) {
+    fits_update_key(f, TDOUBLE, "BZERO", &bzero, nullptr, &status);
+    fits_update_key(f, TDOUBLE, "BSCALE", &bscale, nullptr, &status);
+    fits_set_bscale(f, 1.0, 0.0, &status);
+  }
+  if (blank) {
+    long long b = *blank;
+    fits_update_key(f, TLONGLONG, "BLANK", &b, nullptr, &status);
+  }
+  fits_write_img(f, TDOUBLE, 1, static_cast<LONGLONG>(raw.size()), const_cast<double*>(raw.data()), &status);
+  fits_close_file(f, &status);
+  ASSERT_EQ(status, 0);
+}
+
+}  // namespace
+
+TEST(FitsImage, AllBitpixWithScaling) {
+  const auto dir = tmpdir();
+  const std::vector<double> raw = {0, 1, 2, 3, 4, 5, 100, 120};
+  for (int bitpix : {8, 16, 32, 64, -32, -64}) {
+    const std::string p = (dir / ("b" + std::to_string(bitpix + 100) + ".fits")).string();
+    write_raw(p, bitpix, 4, 2, raw, 10.0, 0.5);
+    const auto img = celeris::read_fits_image(p);
+    ASSERT_EQ(img.pixels.width(), 4);
+    ASSERT_EQ(img.pixels.height(), 2);
+    EXPECT_EQ(img.bitpix, bitpix);
+    for (int i = 0; i < 8; ++i)
+      EXPECT_FLOAT_EQ(img.pixels.data()[i], static_cast<float>(raw[i] * 0.5 + 10.0)) << bitpix;
+    // Row-major: pixel (x=1, y=1) is raw[5].
+    EXPECT_FLOAT_EQ(img.pixels(1, 1), static_cast<float>(5 * 0.5 + 10.0));
+  }
+  fs::remove_all(dir);
+}
+
+TEST(FitsImage, BlankAndNanAreMasked) {
+  const auto dir = tmpdir();
+  const long long blank = -999;
+  write_raw((dir / "i.fits").string(), 16, 3, 1, {1, -999, 3}, 0, 1, &blank);
+  auto img = celeris::read_fits_image((dir / "i.fits").string());
+  EXPECT_FALSE(std::isnan(img.pixels(0, 0)));
+  EXPECT_TRUE(std::isnan(img.pixels(1, 0)));
+  write_raw((dir / "f.fits").string(), -32, 3, 1, {1, NAN, INFINITY});
+  img = celeris::read_fits_image((dir / "f.fits").string());
+  EXPECT_TRUE(std::isnan(img.pixels(1, 0)));
+  EXPECT_TRUE(std::isnan(img.pixels(2, 0)));  // infinities are masked too
+  fs::remove_all(dir);
+}
+
+TEST(FitsImage, ExtensionByNumberAndNameAndFirstImage) {
+  const auto dir = tmpdir();
+  const std::string p = (dir / "mef.fits").string();
+  write_raw(p, -32, 2, 2, {1, 2, 3, 4}, 0, 1, nullptr, true, "SCI");
+  EXPECT_FLOAT_EQ(celeris::read_fits_image(p + "[1]").pixels(1, 1), 4.0f);
+  EXPECT_FLOAT_EQ(celeris::read_fits_image(p + "[SCI]").pixels(0, 1), 3.0f);
+  const auto img = celeris::read_fits_image(p);  // empty primary: first image extension
+  EXPECT_EQ(img.hdu, 2);
+  EXPECT_THROW(celeris::read_fits_image(p + "[7]"), Error);
+  EXPECT_THROW(celeris::read_fits_image(p + "[NOPE]"), Error);
+  fs::remove_all(dir);
+}
+
+TEST(FitsImage, CompressedAndGzip) {
+  const auto dir = tmpdir();
+  const std::string p = (dir / "c.fits").string();
+  std::vector<double> raw(64 * 64);
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<double>(i % 97);
+  write_raw(p, 16, 64, 64, raw);
+  // Tile-compress with CFITSIO's own copy, and gzip with the system gzip.
+  fitsfile *in = nullptr, *out = nullptr;
+  int status = 0;
+  fits_open_file(&in, p.c_str(), READONLY, &status);
+  fits_create_file(&out, ("!" + (dir / "c.fits.fz").string() + "[compress R]").c_str(), &status);
+  fits_copy_hdu(in, out, 0, &status);
+  fits_close_file(out, &status);
+  fits_close_file(in, &status);
+  ASSERT_EQ(status, 0);
+  const auto fz = celeris::read_fits_image((dir / "c.fits.fz").string());
+  EXPECT_FLOAT_EQ(fz.pixels(5, 3), static_cast<float>((3 * 64 + 5) % 97));
+  ASSERT_EQ(std::system(("gzip -kf " + p).c_str()), 0);
+  const auto gz = celeris::read_fits_image(p + ".gz");
+  EXPECT_FLOAT_EQ(gz.pixels(5, 3), static_cast<float>((3 * 64 + 5) % 97));
+  fs::remove_all(dir);
+}
+
+TEST(FitsImage, BadInputGivesOneLineErrors) {
+  const auto dir = tmpdir();
+  auto message = [](const std::string& p) {
+    try {
+      celeris::read_fits_image(p);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message((dir / "missing.fits").string()).find("no such file"), std::string::npos);
+  std::ofstream((dir / "text.fits").string()) << "this is not a FITS file at all\n";
+  EXPECT_NE(message((dir / "text.fits").string()).find("FITS"), std::string::npos);
+  // Truncated: a valid header with missing data.
+  write_raw((dir / "t.fits").string(), -32, 100, 100, std::vector<double>(10000, 1.0));
+  fs::resize_file(dir / "t.fits", 2880 + 1000);
+  EXPECT_NE(message((dir / "t.fits").string()), "no error");
+  write_raw((dir / "one.fits").string(), -32, 5, 1, {1, 2, 3, 4, 5});
+  {  // a 1-D image
+    fitsfile* f = nullptr;
+    int status = 0;
+    long n = 5;
+    fits_create_file(&f, ("!" + (dir / "1d.fits").string()).c_str(), &status);
+    fits_create_img(f, -32, 1, &n, &status);
+    float v[5] = {1, 2, 3, 4, 5};
+    fits_write_img(f, TFLOAT, 1, 5, v, &status);
+    fits_close_file(f, &status);
+    long cube[3] = {4, 4, 3};
+    fits_create_file(&f, ("!" + (dir / "3d.fits").string()).c_str(), &status);
+    fits_create_img(f, -32, 3, cube, &status);
+    float c[48] = {0};
+    fits_write_img(f, TFLOAT, 1, 48, c, &status);
+    fits_close_file(f, &status);
+  }
+  EXPECT_NE(message((dir / "1d.fits").string()).find("2-D"), std::string::npos);
+  EXPECT_NE(message((dir / "3d.fits").string()).find("cube"), std::string::npos);
+  for (const auto& m : {message((dir / "missing.fits").string()), message((dir / "1d.fits").string())})
+    EXPECT_EQ(m.find('\n'), std::string::npos);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Bad input to `celeris extract`: each case must exit non-zero with a one-line error message
+# naming the problem, and must leave no catalog file behind.
+set -u
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail=0
+"$bin" simulate image --size 64 --stars 5 -o good.fits >/dev/null || { echo "cannot simulate"; exit 1; }
+printf 'not a FITS file\n' > text.fits
+head -c 3000 good.fits > truncated.fits
+printf 'CONV NORM\n1 2 1\n' > ok.conv
+
+expect_error() {  # name, expected substring, command...
+  local name=$1 want=$2
+  shift 2
+  rm -f out.cat
+  "$@" -CATALOG_NAME out.cat >/dev/null 2>err.txt
+  local rc=$?
+  local lines
+  lines=$(grep -c . err.txt)
+  if [ $rc -eq 0 ]; then echo "FAIL $name: exit code 0"; fail=1; fi
+  if [ "$lines" -ne 1 ]; then echo "FAIL $name: $lines lines of error:"; cat err.txt; fail=1; fi
+  if ! grep -qi -- "$want" err.txt; then echo "FAIL $name: message lacks '$want':"; cat err.txt; fail=1; fi
+  if ls out.cat* >/dev/null 2>&1; then echo "FAIL $name: output file left behind"; fail=1; fi
+  [ $rc -ne 0 ] && echo "ok   $name: $(cat err.txt)"
+}
+
+expect_error missing-file "no such file" "$bin" extract nothere.fits
+expect_error not-fits "not a FITS file" "$bin" extract text.fits
+expect_error truncated "truncated.fits" "$bin" extract truncated.fits
+expect_error wrong-hdu "HDU" "$bin" extract "good.fits[3]"
+expect_error bad-value "DETECT_THRESH" "$bin" extract good.fits -DETECT_THRESH abc
+expect_error out-of-range "DEBLEND_MINCONT" "$bin" extract good.fits -DEBLEND_MINCONT 5
+expect_error missing-conv "FILTER_NAME" "$bin" extract good.fits -FILTER_NAME nothere.conv
+expect_error missing-param "PARAMETERS_NAME" "$bin" extract good.fits -PARAMETERS_NAME nothere.param
+expect_error bad-type "CATALOG_TYPE" "$bin" extract good.fits -CATALOG_TYPE XML
+python3 - <<'PY'
+import struct
+# A 1-D image, a 3-D cube, an all-NaN image and a 0 x 0 image, written by hand.
+def card(k, v): return (f"{k:<8}= {v:>20}").ljust(80)
+def write(name, naxes, data=b"", bitpix=-32):
+    cards = [card("SIMPLE", "T"), card("BITPIX", str(bitpix)), card("NAXIS", str(len(naxes)))]
+    cards += [card(f"NAXIS{i+1}", str(n)) for i, n in enumerate(naxes)]
+    cards.append("END".ljust(80))
+    h = "".join(cards).encode()
+    h += b" " * (-len(h) % 2880)
+    data += b"\0" * (-len(data) % 2880)
+    open(name, "wb").write(h + data)
+write("oned.fits", [10], struct.pack(">10f", *range(10)))
+write("cube.fits", [8, 8, 3], struct.pack(">192f", *([1.0] * 192)))
+write("allnan.fits", [16, 16], struct.pack(">256f", *([float("nan")] * 256)))
+write("empty.fits", [0, 0])
+PY
+expect_error one-d "2-D" "$bin" extract oned.fits
+expect_error cube "cube" "$bin" extract cube.fits
+expect_error all-nan "masked" "$bin" extract allnan.fits
+expect_error empty "no image data\|empty" "$bin" extract empty.fits
+# Unknown keys only warn; the run succeeds and writes the catalog.
+"$bin" extract good.fits -NOT_A_KEY 1 -FILTER_NAME ok.conv -CATALOG_NAME warn.cat >/dev/null 2>err.txt
+if [ $? -ne 0 ] || ! grep -q "NOT_A_KEY" err.txt || [ ! -s warn.cat ]; then
+  echo "FAIL unknown key: should warn and succeed"; cat err.txt; fail=1
+else
+  echo "ok   unknown-key: warning only"
+fi
+exit $fail

@@ -1,0 +1,194 @@
+// Extraction stages against simple references: labelling vs flood fill, convolution vs a float64
+// direct sum, background of known fields, glibc rand, photometry of flat fields, and the whole
+// pipeline on a simulated field with known truth.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <queue>
+#include <random>
+
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/extract_settings.hpp"
+#include "celeris/simulate.hpp"
+#include "extract/background.hpp"
+#include "extract/detect.hpp"
+#include "extract/filter.hpp"
+#include "extract/glibc_rand.hpp"
+#include "extract/photometry.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+// Reference labelling: breadth-first flood fill with 8-connectivity.
+std::vector<int32_t> flood_fill(const std::vector<uint8_t>& m, int w, int h, int32_t& n) {
+  std::vector<int32_t> lab(m.size(), 0);
+  n = 0;
+  for (int s = 0; s < w * h; ++s) {
+    if (!m[s] || lab[s]) continue;
+    lab[s] = ++n;
+    std::queue<int> q;
+    q.push(s);
+    while (!q.empty()) {
+      const int p = q.front();
+      q.pop();
+      const int x = p % w, y = p / w;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int xx = x + dx, yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+          const int qq = yy * w + xx;
+          if (m[qq] && !lab[qq]) {
+            lab[qq] = n;
+            q.push(qq);
+          }
+        }
+    }
+  }
+  return lab;
+}
+
+}  // namespace
+
+TEST(Detect, LabellingEqualsFloodFill) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int w = 1 + rng() % 60, h = 1 + rng() % 60;
+    const double density = (rng() % 100) / 100.0;
+    std::vector<uint8_t> m(w * h);
+    for (auto& v : m) v = (rng() % 1000) < density * 1000;
+    int32_t n1 = 0, n2 = 0;
+    const auto a = label_components(m, w, h, n1);
+    const auto b = flood_fill(m, w, h, n2);
+    ASSERT_EQ(n1, n2);
+    // Both number components by their first pixel in raster order: labels must be identical.
+    ASSERT_EQ(a, b) << "trial " << trial;
+  }
+}
+
+TEST(Filter, ConvolutionEqualsDirectSumWithZeroPadding) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> N(0, 1);
+  Config c;
+  parse_filter("CONV NORM\n1 2 3 2 1\n2 4 6 4 2\n1 2 3 2 1\n", "t", c);
+  const int w = 37, h = 23;
+  Image<float> in(w, h), out(w, h);
+  for (auto& v : in.pixels()) v = N(rng);
+  in(3, 4) = NAN;  // masked pixels count as zero in the sum
+  convolve(in.view(), c, out.view());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double ref = 0;
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 5; ++i) {
+          const int sx = x + i - 2, sy = y + j - 1;
+          if (sx < 0 || sy < 0 || sx >= w || sy >= h || std::isnan(in(sx, sy))) continue;
+          ref += static_cast<double>(c.filter_kernel[j * 5 + i]) * in(sx, sy);
+        }
+      ASSERT_NEAR(out(x, y), ref, 1e-5) << x << "," << y;
+    }
+}
+
+TEST(Background, FlatNoiseGivesMeanAndSigma) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> N(100.0f, 5.0f);
+  Image<float> img(300, 200);
+  for (auto& v : img.pixels()) v = N(rng);
+  Config c;
+  const BackgroundMap m = estimate_background(img.view(), c);
+  EXPECT_EQ(m.nx, 5);  // ceil(300 / 64)
+  EXPECT_EQ(m.ny, 4);
+  EXPECT_NEAR(m.global_back, 100.0, 0.5);
+  EXPECT_NEAR(m.global_rms, 5.0, 0.25);
+  std::vector<float> line(300);
+  m.back_line(123, line.data());
+  for (float v : line) EXPECT_NEAR(v, 100.0, 1.0);
+}
+
+TEST(Background, ConstantImageAndMaskedMeshes) {
+  Image<float> img(128, 128, 42.0f);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) img(x, y) = NAN;  // one whole mesh masked: filled from others
+  Config c;
+  const BackgroundMap m = estimate_background(img.view(), c);
+  std::vector<float> line(128);
+  for (int y : {0, 40, 127}) {
+    m.back_line(y, line.data());
+    for (float v : line) EXPECT_FLOAT_EQ(v, 42.0f);
+  }
+  EXPECT_FLOAT_EQ(m.global_rms, 1.0f);  // constant data: SExtractor falls back to 1
+  Image<float> all_nan(16, 16, NAN);
+  EXPECT_THROW(estimate_background(all_nan.view(), c), celeris::Error);
+}
+
+TEST(GlibcRand, SameStreamAsTheCLibrary) {
+  std::srand(1);
+  GlibcRand r;
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(r(), std::rand()) << i;
+}
+
+TEST(Photometry, FlatFieldApertureAreaAndBorderFlag) {
+  Image<float> flat(101, 101, 1.0f);
+  Image<int32_t> owner(101, 101, 0);
+  PhotometryField f{flat.view(), owner.view(), 1.0f, 0.0, MaskType::Correct};
+  ApertureShape s{1, 50.0f, 50.0f, 2.0f, 2.0f, 0.25f, 0.25f, 0.0f};
+  uint16_t flags = 0;
+  for (double d : {3.0, 10.0, 30.0}) {
+    const FluxResult r = aperture_flux(f, s, d, flags);
+    EXPECT_NEAR(r.flux, M_PI * d * d / 4, 0.01 * d * d) << d;
+  }
+  EXPECT_EQ(flags, 0);
+  ApertureShape edge = s;
+  edge.mx = 1.0f;
+  aperture_flux(f, edge, 10.0, flags);
+  EXPECT_TRUE(flags & kFlagAperIncomplete);
+}
+
+TEST(Pipeline, SimulatedStarsAreFoundAtTheirPositions) {
+  sim::ImageParams p;
+  p.width = p.height = 512;
+  p.seed = 4;
+  p.n_stars = 60;
+  p.n_galaxies = 0;
+  p.flux_min = 2e4;  // all well above the noise
+  const sim::SimulatedImage s = sim::simulate_image(p);
+  Config c;
+  parse_filter("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n", "t", c);
+  const Result r = celeris::extract::extract(s.pixels.view(), c);
+  const Column& tx = *s.truth.find("X_IMAGE");
+  const Column& ty = *s.truth.find("Y_IMAGE");
+  int found = 0;
+  for (size_t i = 0; i < s.truth.rows; ++i) {
+    double best = 1e9;
+    for (size_t k = 0; k < r.objects.size(); ++k)
+      best = std::min(best, std::hypot(r.objects.x[k] + 1 - tx.at(i), r.objects.y[k] + 1 - ty.at(i)));
+    found += best < 0.3;
+  }
+  // Stars can overlap and be blended into one object; nearly all must be found precisely.
+  EXPECT_GE(found, 57);
+}
+
+TEST(Pipeline, EdgeCasesAndBadInput) {
+  Config c;
+  EXPECT_THROW(celeris::extract::extract(ImageView<const float>{nullptr, 0, 0}, c), celeris::Error);
+  Image<float> nan(32, 32, NAN);
+  EXPECT_THROW(celeris::extract::extract(nan.view(), c), celeris::Error);
+  Image<float> one(1, 1, 5.0f);
+  EXPECT_EQ(celeris::extract::extract(one.view(), c).objects.size(), 0u);
+  // An object touching the border carries the TRUNCATED flag.
+  Image<float> img(64, 64, 0.0f);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> N(0, 1);
+  for (auto& v : img.pixels()) v = N(rng);
+  for (int y = 0; y < 5; ++y)
+    for (int x = 20; x < 25; ++x) img(x, y) += 200;
+  const Result r = celeris::extract::extract(img.view(), c);
+  ASSERT_GE(r.objects.size(), 1u);
+  bool truncated = false;
+  for (size_t k = 0; k < r.objects.size(); ++k)
+    if (r.objects.ymin[k] == 0) truncated = r.objects.flags[k] & kFlagTruncated;
+  EXPECT_TRUE(truncated);
+}
