@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "detect.hpp"
+#include "lutz.hpp"
 #include "glibc_rand.hpp"
 
 namespace celeris::extract {
@@ -29,40 +29,34 @@ struct Box {
 };
 
 // Connected components of the parent's pixels above `t` (8-connected), kept when they have at
-// least `minarea` pixels, in SExtractor's completion order (last row, then end of last run).
+// least `minarea` pixels, in SExtractor's completion order and with its pixel chain order.
 std::vector<Node> components_above(const Detection& parent, const Box& box,
                                     const std::vector<int32_t>& index_map, float t, int minarea,
                                     int img_w, int img_h) {
-  std::vector<uint8_t> mask(static_cast<size_t>(box.w) * box.h, 0);
-  for (size_t i = 0; i < index_map.size(); ++i)
-    if (index_map[i] >= 0 && parent.pixels[index_map[i]].cvalue > t) mask[i] = 1;
-  int32_t n = 0;
-  const std::vector<int32_t> lab = label_components(mask, box.w, box.h, n);
-  std::vector<Node> comps(n);
-  std::vector<int64_t> key(n, 0);
-  for (size_t i = 0; i < lab.size(); ++i) {
-    if (!lab[i]) continue;
-    Node& c = comps[lab[i] - 1];
-    const int32_t pi = index_map[i];
-    c.pix.push_back(pi);
-    const Pixel& p = parent.pixels[pi];
-    if (p.x == 0 || p.y == 0 || p.x == img_w - 1 || p.y == img_h - 1) c.flags |= kFlagTruncated;
-    key[lab[i] - 1] = static_cast<int64_t>(i / box.w) * (box.w + 1) + static_cast<int64_t>(i % box.w);
-  }
-  std::vector<int> order;
-  for (int i = 0; i < n; ++i)
-    if (static_cast<int>(comps[i].pix.size()) >= minarea) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key[a] < key[b]; });
   std::vector<Node> out;
-  out.reserve(order.size());
-  for (int i : order) {
-    Node& c = comps[i];
-    c.thresh = t;
-    double rv = 0;
-    for (int32_t pi : c.pix) rv += parent.pixels[pi].cvalue;
-    c.fdflux = static_cast<float>(rv);
-    out.push_back(std::move(c));
-  }
+  lutz_scan(
+      box.w, box.h,
+      [&](int x, int y) {
+        const int32_t pi = index_map[static_cast<size_t>(y) * box.w + x];
+        return pi >= 0 && parent.pixels[pi].cvalue > t;
+      },
+      minarea,
+      [&](LutzComponent&& comp) {
+        Node c;
+        c.thresh = t;
+        c.pix.reserve(comp.pixels.size());
+        double rv = 0;
+        for (int64_t q : comp.pixels) {
+          const int32_t pi = index_map[static_cast<size_t>(q)];
+          c.pix.push_back(pi);
+          const Pixel& p = parent.pixels[pi];
+          rv += p.cvalue;
+          if (p.x == 0 || p.y == 0 || p.x == img_w - 1 || p.y == img_h - 1)
+            c.flags |= kFlagTruncated;
+        }
+        c.fdflux = static_cast<float>(rv);
+        out.push_back(std::move(c));
+      });
   return out;
 }
 

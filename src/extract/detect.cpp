@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "celeris/extract.hpp"
+#include "lutz.hpp"
 
 namespace celeris::extract {
 
@@ -72,38 +73,23 @@ std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int widt
 std::vector<Detection> detect(ImageView<const float> value, ImageView<const float> cvalue,
                               float threshold, int minarea) {
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
-  std::vector<uint8_t> mask(static_cast<size_t>(w) * h);
-#pragma omp parallel for schedule(static)
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const float c = cvalue(x, y);
-      mask[static_cast<size_t>(y) * w + x] = !std::isnan(value(x, y)) && c > threshold;
-    }
-  int32_t n = 0;
-  const std::vector<int32_t> labels = label_components(mask, w, h, n);
-
-  std::vector<int64_t> npix(n + 1, 0);
-  for (int32_t l : labels) ++npix[l];
-  std::vector<Detection> objects(n);
-  for (int32_t i = 1; i <= n; ++i) objects[i - 1].pixels.reserve(npix[i]);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const int32_t l = labels[static_cast<size_t>(y) * w + x];
-      if (!l) continue;
-      Detection& d = objects[l - 1];
-      d.pixels.push_back({x, y, value(x, y), cvalue(x, y)});
-      if (x == 0 || y == 0 || x == w - 1 || y == h - 1) d.flags |= kFlagTruncated;
-      // Completion key: SExtractor closes an object on the row after its last one, at the end
-      // column of its last run; later pixels in raster order overwrite the key.
-      d.completion = static_cast<int64_t>(y) * (w + 1) + x;
-    }
-  std::vector<Detection> kept;
-  kept.reserve(objects.size());
-  for (auto& d : objects)
-    if (static_cast<int>(d.pixels.size()) >= minarea) kept.push_back(std::move(d));
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const Detection& a, const Detection& b) { return a.completion < b.completion; });
-  return kept;
+  std::vector<Detection> out;
+  int64_t order = 0;
+  lutz_scan(
+      w, h,
+      [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; }, minarea,
+      [&](LutzComponent&& c) {
+        Detection d;
+        d.pixels.reserve(c.pixels.size());
+        for (int64_t p : c.pixels) {
+          const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
+          d.pixels.push_back({x, y, value(x, y), cvalue(x, y)});
+          if (x == 0 || y == 0 || x == w - 1 || y == h - 1) d.flags |= kFlagTruncated;
+        }
+        d.completion = order++;
+        out.push_back(std::move(d));
+      });
+  return out;
 }
 
 }  // namespace celeris::extract
