@@ -202,7 +202,7 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
   for (size_t i = 0; i < parent.pixels.size(); ++i) {
     if (plan.in_core[i]) continue;
     profile_weights(plan, parent.pixels[i].x, parent.pixels[i].y, p);
-    if (p.back() > 1.0e-31f) ++plan.draws;
+    if (static_cast<double>(p.back()) > 1.0e-31) ++plan.draws;
   }
   return plan;
 }
@@ -217,7 +217,7 @@ std::vector<Detection> finish_deblend(DeblendPlan&& plan, const int32_t* random)
     const Pixel& px = plan.parent.pixels[i];
     const int iclst = profile_weights(plan, px.x, px.y, p);
     size_t chosen = static_cast<size_t>(iclst);
-    if (p[n] > 1.0e-31f) {
+    if (static_cast<double>(p[n]) > 1.0e-31) {
       const float drand = p[n] * static_cast<float>(random[draw++]) / GlibcRand::kRandMax;
       size_t k = 1;
       while (k <= n && p[k] < drand) ++k;
