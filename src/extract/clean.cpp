@@ -1,6 +1,8 @@
 #include "clean.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace celeris::extract {
 
@@ -62,25 +64,83 @@ int ycmin(const Shape& s, int clean_margin) {
   return y < yc ? y : yc;
 }
 
+// SExtractor compares each newcomer with every object of its clean list, in list order. Only
+// objects within CLEAN_ZONE x (a_in + a) can interact, so the list is indexed by a grid of
+// cells and only nearby objects are visited, still in list order, which keeps the result
+// identical to the full scan.
+class CleanList {
+ public:
+  CleanList(const std::vector<Shape>& shapes) : shapes_(shapes), pos_(shapes.size(), -1) {}
+
+  const std::vector<size_t>& entries() const { return list_; }
+  std::vector<size_t>& entries() { return list_; }
+
+  void push(size_t o) {
+    pos_[o] = static_cast<int64_t>(list_.size());
+    list_.push_back(o);
+    cells_[key(shapes_[o].mx, shapes_[o].my)].push_back(o);
+    amax_ = std::max(amax_, static_cast<float>(shapes_[o].a));
+  }
+  // SExtractor's subcleanobj: the last entry takes the freed slot.
+  void remove_at(size_t li) {
+    pos_[list_[li]] = -1;
+    if (li + 1 != list_.size()) {
+      list_[li] = list_.back();
+      pos_[list_[li]] = static_cast<int64_t>(li);
+    }
+    list_.pop_back();
+  }
+  // List positions of the objects that may lie within the clean zone of (x, y, a), ascending.
+  void candidates(double x, double y, float a, std::vector<size_t>& out) const {
+    out.clear();
+    const double r = (a + amax_) * kCleanZone + 1.0;
+    const int64_t cx0 = cell(x - r), cx1 = cell(x + r), cy0 = cell(y - r), cy1 = cell(y + r);
+    if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(cells_.size())) {
+      for (size_t li = 0; li < list_.size(); ++li) out.push_back(li);
+      return;
+    }
+    for (int64_t cy = cy0; cy <= cy1; ++cy)
+      for (int64_t cx = cx0; cx <= cx1; ++cx) {
+        auto it = cells_.find(cy * kStride + cx);
+        if (it == cells_.end()) continue;
+        for (size_t o : it->second)
+          if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+      }
+    std::sort(out.begin(), out.end());
+  }
+
+ private:
+  static constexpr double kCell = 64.0;
+  static constexpr int64_t kStride = 1 << 20;
+  static int64_t cell(double v) { return static_cast<int64_t>(std::floor(v / kCell)); }
+  static int64_t key(double x, double y) { return cell(y) * kStride + cell(x); }
+  const std::vector<Shape>& shapes_;
+  std::vector<size_t> list_;
+  std::vector<int64_t> pos_;
+  std::unordered_map<int64_t, std::vector<size_t>> cells_;
+  float amax_ = 0.0f;
+};
+
 }  // namespace
 
 CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const CleanParams& params) {
   CleanResult result;
-  std::vector<size_t> list;  // SExtractor's clean list (swap-remove order matters for NUMBER)
-  std::vector<size_t> victims;
+  CleanList clean(shapes);
+  std::vector<size_t> victims, near;
   const double beta = params.clean_param;
   for (size_t in = 0; in < objects.size(); ++in) {
     if (!params.enabled) {
-      list.push_back(in);
+      clean.push(in);
       continue;
     }
     const Shape& sin = shapes[in];
     const Profile pin(sin, params.detect_thresh, beta);
     victims.clear();
     bool eaten = false;
-    for (size_t li = 0; li < list.size() && !eaten; ++li) {
-      const size_t o = list[li];
+    clean.candidates(sin.mx, sin.my, static_cast<float>(sin.a), near);
+    for (size_t li : near) {
+      const size_t o = clean.entries()[li];
       const Shape& so = shapes[o];
       const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
       float rlim = static_cast<float>(sin.a) + static_cast<float>(so.a);
@@ -94,33 +154,32 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
           merge(in, o, objects, shapes, isos);
           result.removed.push_back(in);
           eaten = true;
+          break;
         }
       }
     }
     if (eaten) continue;
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
-      merge(list[li], in, objects, shapes, isos);
-      result.removed.push_back(list[li]);
-      list[li] = list.back();  // SExtractor's subcleanobj: the last entry takes the slot
-      list.pop_back();
+      merge(clean.entries()[li], in, objects, shapes, isos);
+      result.removed.push_back(clean.entries()[li]);
+      clean.remove_at(li);
     }
-    list.push_back(in);
+    clean.push(in);
   }
+  std::vector<size_t>& list = clean.entries();
   // Output order of an image held in one buffer: first, scanning the list from its end, the
   // objects whose ycmin reaches the top of the image; then the rest, always taking the first
   // entry and moving the last one into its place.
   for (size_t li = list.size(); li--;) {
     if (ycmin(shapes[list[li]], params.clean_margin) <= 0) {
       result.order.push_back(list[li]);
-      list[li] = list.back();
-      list.pop_back();
+      clean.remove_at(li);
     }
   }
   while (!list.empty()) {
     result.order.push_back(list[0]);
-    list[0] = list.back();
-    list.pop_back();
+    clean.remove_at(0);
   }
   return result;
 }
