@@ -24,30 +24,37 @@ struct Node {
   bool ok = true;
 };
 
-struct Box {
-  int x0, y0, w, h;
-};
-
-// Connected components of the parent's pixels above `t` (8-connected), kept when they have at
-// least `minarea` pixels, in SExtractor's completion order and with its pixel chain order.
-std::vector<Node> components_above(const Detection& parent, const Box& box,
-                                    const std::vector<int32_t>& index_map, float t, int minarea,
-                                    int img_w, int img_h) {
+// Connected components above `t` of the pixels of one node (8-connected), kept when they have
+// at least `minarea` pixels, in SExtractor's completion order and pixel chain order. A component
+// above t lies entirely inside one node of the level below, so scanning the node's bounding box
+// with only its own pixels gives the same components, orders and chains as SExtractor's scan of
+// that box.
+std::vector<Node> components_above(const Detection& parent, const Node& node, float t,
+                                    int minarea, int img_w, int img_h) {
+  int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = 0, y1 = 0;
+  for (int32_t pi : node.pix) {
+    const Pixel& p = parent.pixels[pi];
+    x0 = std::min(x0, p.x);
+    y0 = std::min(y0, p.y);
+    x1 = std::max(x1, p.x);
+    y1 = std::max(y1, p.y);
+  }
+  const int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+  std::vector<int32_t> local(static_cast<size_t>(bw) * bh, -1);
+  for (int32_t pi : node.pix) {
+    const Pixel& p = parent.pixels[pi];
+    if (p.cvalue > t) local[static_cast<size_t>(p.y - y0) * bw + (p.x - x0)] = pi;
+  }
   std::vector<Node> out;
   lutz_scan(
-      box.w, box.h,
-      [&](int x, int y) {
-        const int32_t pi = index_map[static_cast<size_t>(y) * box.w + x];
-        return pi >= 0 && parent.pixels[pi].cvalue > t;
-      },
-      minarea,
+      bw, bh, [&](int x, int y) { return local[static_cast<size_t>(y) * bw + x] >= 0; }, minarea,
       [&](LutzComponent&& comp) {
         Node c;
         c.thresh = t;
         c.pix.reserve(comp.pixels.size());
         double rv = 0;
         for (int64_t q : comp.pixels) {
-          const int32_t pi = index_map[static_cast<size_t>(q)];
+          const int32_t pi = local[static_cast<size_t>(q)];
           c.pix.push_back(pi);
           const Pixel& p = parent.pixels[pi];
           rv += p.cvalue;
@@ -92,30 +99,15 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
   const int nthresh = params.nthresh;
   if (nthresh < 2 || parent.pixels.empty()) return plan;
 
-  Box box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(), 0, 0};
-  int xmax = 0, ymax = 0;
   float peak = -std::numeric_limits<float>::max();
   double rv = 0;
   for (const Pixel& p : parent.pixels) {
-    box.x0 = std::min(box.x0, p.x);
-    box.y0 = std::min(box.y0, p.y);
-    xmax = std::max(xmax, p.x);
-    ymax = std::max(ymax, p.y);
     peak = std::max(peak, p.cvalue);
     rv += p.cvalue;
-  }
-  box.w = xmax - box.x0 + 1;
-  box.h = ymax - box.y0 + 1;
-  std::vector<int32_t> index_map(static_cast<size_t>(box.w) * box.h, -1);
-  for (size_t i = 0; i < parent.pixels.size(); ++i) {
-    const Pixel& p = parent.pixels[i];
-    index_map[static_cast<size_t>(p.y - box.y0) * box.w + (p.x - box.x0)] = static_cast<int32_t>(i);
   }
   const float t0 = params.detect_thresh;
   const double value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
   const int minarea = std::min(params.minarea, kMaxDeblendArea);
-  // Level k node containing each parent pixel (-1 = none), to attach level k+1 components.
-  std::vector<int32_t> owner(parent.pixels.size(), 0);
 
   std::vector<std::vector<Node>> levels(nthresh);
   levels[0].resize(1);
@@ -128,26 +120,19 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
     }
     const float t = peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
                              : t0;
-    std::vector<Node> comps =
-        components_above(parent, box, index_map, t, minarea, params.width, params.height);
-    // Sons of each node, nodes in order, sons in completion order.
-    std::vector<std::vector<int>> by_node(levels[k - 1].size());
-    for (size_t c = 0; c < comps.size(); ++c) {
-      const int32_t o = owner[comps[c].pix.front()];
-      if (o >= 0) by_node[o].push_back(static_cast<int>(c));
-    }
-    std::fill(owner.begin(), owner.end(), -1);
-    for (size_t i = 0; i < by_node.size(); ++i)
-      for (int c : by_node[i]) {
+    for (size_t i = 0; i < levels[k - 1].size(); ++i) {
+      std::vector<Node> sons =
+          components_above(parent, levels[k - 1][i], t, minarea, params.width, params.height);
+      for (Node& son : sons) {
         const int m = static_cast<int>(levels[k].size());
         if (m >= kMaxSons) {
           plan.parent.flags |= kFlagDeblendOverflow;
           return plan;
         }
         levels[k - 1][i].sons.push_back(m);
-        for (int32_t pi : comps[c].pix) owner[pi] = m;
-        levels[k].push_back(std::move(comps[c]));
+        levels[k].push_back(std::move(son));
       }
+    }
   }
 
   // Prune from the top: a node with >= 2 significant branches splits into them.

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace celeris::extract {
@@ -18,9 +17,146 @@ struct LutzComponent {
 };
 
 // Scans a width x height grid in raster order; on(x, y) tells whether a pixel is foreground.
-// Calls `emit` for each 8-connected component with at least `minarea` pixels, in completion
-// order.
-void lutz_scan(int width, int height, const std::function<bool(int, int)>& on, int minarea,
-               const std::function<void(LutzComponent&&)>& emit);
+// Calls emit(LutzComponent&&) for each 8-connected component with at least `minarea` pixels,
+// in completion order. (A template so that the per-pixel test inlines.)
+namespace lutz_detail {
+
+// A partially built object: a linked chain of pixels (through `next`) and its size.
+struct Chain {
+  int64_t first = -1, last = -1;
+  int64_t npix = 0;
+};
+
+// Appends chain b to chain a.
+inline void append(Chain& a, const Chain& b, std::vector<int64_t>& next) {
+  a.npix += b.npix;
+  if (a.first < 0) {
+    a.first = b.first;
+    a.last = b.last;
+  } else if (b.last >= 0) {
+    next[a.last] = b.first;
+    a.last = b.last;
+  }
+}
+
+// States of the row above at the current column.
+enum class Above { Outside, Inside, Open, Closed };
+// Markers left on the row for the next one: start of an object's first run on the row ('S'),
+// start of a further run of an object already started on the row ('s'), end of a run whose
+// object continues to the right ('f'), end of the object's last run on the row ('F').
+enum Marker : uint8_t { kNone = 0, kStartFirst, kStartMore, kEndMore, kEndLast };
+
+}  // namespace lutz_detail
+
+template <class On, class Emit>
+void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
+  if (width <= 0 || height <= 0) return;
+  const int w1 = width + 1;
+  std::vector<int64_t> next(static_cast<size_t>(width) * height, -1);
+  std::vector<uint8_t> marker(w1, lutz_detail::kNone);
+  std::vector<lutz_detail::Chain> stored(w1);         // object chains parked at the start of their first run
+  std::vector<lutz_detail::Chain> open;               // stack of objects being built on this row
+  std::vector<int> start, end;           // per open object: start of its first run (-1: none yet)
+  std::vector<lutz_detail::Above> ps_stack;
+  auto finish = [&](lutz_detail::Chain& c) {
+    if (c.npix < minarea) return;
+    LutzComponent comp;
+    comp.pixels.reserve(static_cast<size_t>(c.npix));
+    for (int64_t p = c.first; p >= 0; p = next[p]) comp.pixels.push_back(p);
+    emit(std::move(comp));
+  };
+
+  for (int y = 0; y <= height; ++y) {
+    bool in_run = false;        // current pixel continues a run on this row
+    lutz_detail::Above ps = lutz_detail::Above::Closed;   // state of the row above at this column
+    for (int x = 0; x <= width; ++x) {
+      const uint8_t mark = marker[x];
+      marker[x] = lutz_detail::kNone;
+      const bool lit = y < height && x < width && on(x, y);
+      if (lit && !in_run) {  // a run starts
+        in_run = true;
+        if (ps == lutz_detail::Above::Inside) {
+          // Under an object of the row above: the run belongs to it.
+          if (start.back() < 0) {
+            marker[x] = lutz_detail::kStartFirst;
+            start.back() = x;
+          } else {
+            marker[x] = lutz_detail::kStartMore;
+          }
+        } else {
+          ps_stack.push_back(ps);
+          marker[x] = lutz_detail::kStartFirst;
+          open.push_back(lutz_detail::Chain{});
+          start.push_back(x);
+          end.push_back(-1);
+          ps = lutz_detail::Above::Closed;
+        }
+      }
+      if (mark == lutz_detail::kStartFirst) {
+        ps_stack.push_back(ps);
+        if (!in_run) {
+          ps_stack.push_back(lutz_detail::Above::Closed);
+          open.push_back(stored[x]);
+          start.push_back(-1);
+          end.push_back(-1);
+        } else {
+          lutz_detail::append(open.back(), stored[x], next);
+        }
+        ps = lutz_detail::Above::Inside;
+      } else if (mark == lutz_detail::kStartMore) {
+        if (in_run && ps == lutz_detail::Above::Closed) {
+          // This run joins a second part of the same object: merge the two open objects.
+          ps_stack.pop_back();
+          const int x2 = start.back();
+          lutz_detail::Chain top = open.back();
+          open.pop_back();
+          start.pop_back();
+          end.pop_back();
+          lutz_detail::append(open.back(), top, next);
+          if (start.back() < 0) start.back() = x2;
+          else marker[x2] = lutz_detail::kStartMore;
+        }
+        ps = lutz_detail::Above::Inside;
+      } else if (mark == lutz_detail::kEndMore) {
+        ps = lutz_detail::Above::Open;
+      } else if (mark == lutz_detail::kEndLast) {
+        ps = ps_stack.back();
+        ps_stack.pop_back();
+        if (!in_run && ps == lutz_detail::Above::Closed) {
+          if (start.back() < 0) {
+            finish(open.back());  // nothing continues it on this row: complete
+          } else {
+            marker[end.back()] = lutz_detail::kEndLast;
+            stored[start.back()] = open.back();
+          }
+          open.pop_back();
+          start.pop_back();
+          end.pop_back();
+          ps = ps_stack.back();
+          ps_stack.pop_back();
+        }
+      }
+      if (lit) {
+        const int64_t p = static_cast<int64_t>(y) * width + x;
+        lutz_detail::append(open.back(), lutz_detail::Chain{p, p, 1}, next);
+      } else if (in_run) {  // a run ends
+        in_run = false;
+        if (ps != lutz_detail::Above::Closed) {
+          marker[x] = lutz_detail::kEndMore;
+          end.back() = x;
+        } else {
+          ps = ps_stack.back();
+          ps_stack.pop_back();
+          marker[x] = lutz_detail::kEndLast;
+          stored[start.back()] = open.back();
+          open.pop_back();
+          start.pop_back();
+          end.pop_back();
+        }
+      }
+    }
+  }
+}
+
 
 }  // namespace celeris::extract
