@@ -38,8 +38,12 @@ struct PixelRange {
   int64_t begin, end;
 };
 
-CELERIS_HD inline int64_t nside(int order) { return int64_t(1) << order; }
-CELERIS_HD inline int64_t npix(int order) { return 12 * (int64_t(1) << (2 * order)); }
+CELERIS_HD inline int64_t nside(int order) {
+  return int64_t(1) << order;
+}
+CELERIS_HD inline int64_t npix(int order) {
+  return 12 * (int64_t(1) << (2 * order));
+}
 
 // Interleave the low 32 bits of v with zeros: bit i goes to bit 2i (the NEST Z-order curve).
 CELERIS_HD inline uint64_t spread_bits(uint64_t v) {
@@ -181,7 +185,8 @@ CELERIS_HD inline void pix2loc_nest(int order, int64_t pix, double& z, double& p
   }
   int64_t tmp = int64_t(jpll[face]) * nr + ix - iy;
   if (tmp < 0) tmp += 8 * nr;
-  phi = (nr == ns) ? 0.75 * halfpi * double(tmp) * fact1 : (0.5 * halfpi * double(tmp)) / double(nr);
+  phi =
+      (nr == ns) ? 0.75 * halfpi * double(tmp) * fact1 : (0.5 * halfpi * double(tmp)) / double(nr);
 }
 
 // Centre of a pixel as colatitude/longitude in radians (healpix_cxx pix2ang).
@@ -206,16 +211,15 @@ CELERIS_HD inline Vec3 pix2vec_nest(int order, int64_t pix) {
 CELERIS_HD inline void neighbours_nest(int order, int64_t pix, int64_t result[8]) {
   constexpr int nb_xoffset[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
   constexpr int nb_yoffset[8] = {0, 1, 1, 1, 0, -1, -1, -1};
-  constexpr int nb_facearray[9][12] = {
-      {8, 9, 10, 11, -1, -1, -1, -1, 10, 11, 8, 9},  // S
-      {5, 6, 7, 4, 8, 9, 10, 11, 9, 10, 11, 8},      // SE
-      {-1, -1, -1, -1, 5, 6, 7, 4, -1, -1, -1, -1},  // E
-      {4, 5, 6, 7, 11, 8, 9, 10, 11, 8, 9, 10},      // SW
-      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},        // centre
-      {1, 2, 3, 0, 0, 1, 2, 3, 5, 6, 7, 4},          // NE
-      {-1, -1, -1, -1, 7, 4, 5, 6, -1, -1, -1, -1},  // W
-      {3, 0, 1, 2, 3, 0, 1, 2, 4, 5, 6, 7},          // NW
-      {2, 3, 0, 1, -1, -1, -1, -1, 0, 1, 2, 3}};     // N
+  constexpr int nb_facearray[9][12] = {{8, 9, 10, 11, -1, -1, -1, -1, 10, 11, 8, 9},  // S
+                                       {5, 6, 7, 4, 8, 9, 10, 11, 9, 10, 11, 8},      // SE
+                                       {-1, -1, -1, -1, 5, 6, 7, 4, -1, -1, -1, -1},  // E
+                                       {4, 5, 6, 7, 11, 8, 9, 10, 11, 8, 9, 10},      // SW
+                                       {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},        // centre
+                                       {1, 2, 3, 0, 0, 1, 2, 3, 5, 6, 7, 4},          // NE
+                                       {-1, -1, -1, -1, 7, 4, 5, 6, -1, -1, -1, -1},  // W
+                                       {3, 0, 1, 2, 3, 0, 1, 2, 4, 5, 6, 7},          // NW
+                                       {2, 3, 0, 1, -1, -1, -1, -1, 0, 1, 2, 3}};     // N
   constexpr int nb_swaparray[9][3] = {{0, 0, 3}, {0, 0, 6}, {0, 0, 0}, {0, 0, 5}, {0, 0, 0},
                                       {5, 0, 0}, {0, 0, 0}, {6, 0, 0}, {3, 0, 0}};
   const int64_t ns = nside(order);
@@ -295,7 +299,9 @@ CELERIS_HD inline double max_pixrad(int order) {
 // (cdshealpix's table tends to 0.689 / nside; 0.6 / nside stays below it at every order). A disc
 // of radius r <= min_pixel_width(order) centred anywhere in pixel p lies inside p and its 8
 // neighbours: the join's neighbour path relies on this.
-CELERIS_HD inline double min_pixel_width(int order) { return 0.6 / double(nside(order)); }
+CELERIS_HD inline double min_pixel_width(int order) {
+  return 0.6 / double(nside(order));
+}
 
 // Deepest order whose pixels are at least `radius` (radians) wide, so that pixel + neighbours
 // cover any disc of that radius centred in the pixel; -1 when no order is (radius > 0.6 rad).
@@ -311,6 +317,8 @@ CELERIS_HD inline int order_for_radius(double radius) {
 // max_pixrad(k) (a safety margin over the corner distance, since pixel edges are curved).
 struct DiscPlan {
   int order = 0;
+  int start_order = -1;          // descent starts from the centre's pixel + neighbours here
+                                 // (pixels >= radius wide), or from the 12 base pixels when -1
   double outer2[max_order + 1];  // chord^2 of radius + B_k (4: always)
   double inner2[max_order + 1];  // chord^2 of radius - B_k (-1: never)
 };
@@ -318,6 +326,8 @@ struct DiscPlan {
 inline DiscPlan make_disc_plan(int order, double radius) {
   DiscPlan p;
   p.order = order;
+  const int k0 = order_for_radius(radius);
+  p.start_order = k0 < order ? k0 : order;
   for (int k = 0; k <= max_order; ++k) {
     const double b = 1.25 * max_pixrad(k) + 1e-15;
     p.outer2[k] = chord2_of_angle(radius + b);
@@ -329,8 +339,9 @@ inline DiscPlan make_disc_plan(int order, double radius) {
 // Inclusive disc query: calls emit(begin, end) with sorted, disjoint, non-adjacent half-open
 // ranges of pixels at plan.order that together cover every pixel overlapping the disc of the
 // plan's radius around `centre` (may over-include; never misses). Depth-first descent through
-// the NEST hierarchy from the 12 base pixels with an explicit stack: no allocation, usable on a
-// device.
+// the NEST hierarchy with an explicit stack (no allocation, usable on a device), from the
+// centre's pixel and its neighbours at plan.start_order (which cover the disc, see
+// min_pixel_width), or from the 12 base pixels for discs wider than 0.6 rad.
 template <class Emit>
 CELERIS_HD inline void query_disc_nest(const DiscPlan& plan, const Vec3& centre, Emit&& emit) {
   struct Item {
@@ -339,7 +350,23 @@ CELERIS_HD inline void query_disc_nest(const DiscPlan& plan, const Vec3& centre,
   };
   Item stack[4 * (max_order + 1) + 16];
   int top = 0;
-  for (int f = 11; f >= 0; --f) stack[top++] = Item{f, 0};
+  if (plan.start_order < 0) {
+    for (int f = 11; f >= 0; --f) stack[top++] = Item{f, 0};
+  } else {
+    // Start pixels in decreasing order on the stack, so they pop (and emit) in increasing order.
+    int64_t start[9];
+    start[0] = vec2pix_nest(plan.start_order, centre);
+    neighbours_nest(plan.start_order, start[0], start + 1);
+    for (int a = 1; a < 9; ++a)  // insertion sort, descending
+      for (int b = a; b > 0 && start[b] > start[b - 1]; --b) {
+        const int64_t t = start[b];
+        start[b] = start[b - 1];
+        start[b - 1] = t;
+      }
+    for (int a = 0; a < 9; ++a)
+      if (start[a] >= 0 && (a == 0 || start[a] != start[a - 1]))
+        stack[top++] = Item{start[a], plan.start_order};
+  }
   bool open = false;
   int64_t cur_b = 0, cur_e = 0;
   auto add = [&](int64_t b, int64_t e) {

@@ -14,8 +14,9 @@
 // - ENVI: .hdr + binary, interleave BSQ/BIL/BIP, data types 1 (uint8), 2 (int16), 3 (int32),
 //   4 (float32), 5 (float64), 12 (uint16), 13 (uint32), 14 (int64), 15 (uint64), either byte
 //   order, any header offset. Header keys celeris does not interpret are carried over on write.
-// - MATLAB .mat v5/v7.3 through matio: a 3-D numeric array (lines, samples, bands), or the
-//   "Zhu" layout: Y (bands x pixels, pixel p = line + sample * nRow) with scalars nRow, nCol.
+// - MATLAB .mat through matio (v5 tested; v7.3 when matio has HDF5): a 3-D numeric array
+//   (lines, samples, bands), or the "Zhu" layout: Y (bands x pixels, pixel
+//   p = line + sample * nRow) with scalars nRow, nCol.
 // - FITS: a 3-D image, NAXIS1 = samples, NAXIS2 = lines, NAXIS3 = bands (C order = BSQ).
 #pragma once
 
@@ -50,10 +51,10 @@ struct Cube {
   int bands = 0;
   int lines = 0;
   int samples = 0;
-  std::vector<float> data;               // BSQ, bands * lines * samples
-  std::vector<std::string> band_names;   // empty or one per band
-  std::vector<double> wavelengths;       // empty or one per band
-  std::string wavelength_units;          // e.g. "Nanometers", "Micrometers"; may be empty
+  std::vector<float> data;              // BSQ, bands * lines * samples
+  std::vector<std::string> band_names;  // empty or one per band
+  std::vector<double> wavelengths;      // empty or one per band
+  std::string wavelength_units;         // e.g. "Nanometers", "Micrometers"; may be empty
   CubeSource source;
 
   Cube() = default;
@@ -61,7 +62,9 @@ struct Cube {
 
   size_t pixels() const { return static_cast<size_t>(lines) * static_cast<size_t>(samples); }
   size_t size() const { return pixels() * static_cast<size_t>(bands); }
-  float& at(int b, int l, int s) { return data[(static_cast<size_t>(b) * lines + l) * samples + s]; }
+  float& at(int b, int l, int s) {
+    return data[(static_cast<size_t>(b) * lines + l) * samples + s];
+  }
   float at(int b, int l, int s) const {
     return data[(static_cast<size_t>(b) * lines + l) * samples + s];
   }
@@ -145,21 +148,26 @@ struct SppOptions {
 };
 
 struct SppResult {
-  Cube cube;                      // the preprocessed cube, same shape and metadata as the input
-  std::vector<float> alpha;       // lines * samples (when keep_alpha)
-  std::vector<double> centroid;   // bands
+  Cube cube;                     // the preprocessed cube, same shape and metadata as the input
+  std::vector<float> alpha;      // lines * samples (when keep_alpha)
+  std::vector<double> centroid;  // bands
+  double alpha_seconds = 0;      // time of the alpha stage (eq. 1) alone: loop or kernel
 };
 
 // Throws celeris::Error for an even or < 3 window, an empty cube, or an unavailable backend.
+// The overloads taking Cube&& displace the pixels in place in the cube's own memory (no copy of
+// the cube: for large cubes the copy costs more than the preprocessing).
 SppResult spp(const Cube& cube, const SppOptions& options);
+SppResult spp(Cube&& cube, const SppOptions& options);
 
 // Multi-threaded (OpenMP) float32 CPU implementation.
 SppResult spp_cpu(const Cube& cube, int window, bool keep_alpha = false);
+SppResult spp_cpu(Cube&& cube, int window, bool keep_alpha = false);
 
 // Float64 reference, straight from the equations, single-threaded: input BSQ
 // (bands x lines x samples), returns the preprocessed cube (BSQ) and optionally alpha.
-std::vector<double> spp_reference(const std::vector<double>& bsq, int bands, int lines,
-                                  int samples, int window, std::vector<double>* alpha = nullptr);
+std::vector<double> spp_reference(const std::vector<double>& bsq, int bands, int lines, int samples,
+                                  int window, std::vector<double>* alpha = nullptr);
 
 // Throws celeris::Error unless window is odd and >= 3.
 void check_window(int window);
@@ -169,6 +177,8 @@ bool spp_cuda_compiled();
 // CUDA implementations (throw when not compiled or no device). `kernel`: "block" = the paper's
 // one pixel per block, "tile" = shared-memory tile of pixels per block (the default).
 SppResult spp_cuda(const Cube& cube, int window, bool keep_alpha = false,
+                   const std::string& kernel = "tile");
+SppResult spp_cuda(Cube&& cube, int window, bool keep_alpha = false,
                    const std::string& kernel = "tile");
 
 // ---- simulation -----------------------------------------------------------------------------
@@ -186,9 +196,9 @@ struct CubeSimParams {
 };
 
 struct SimulatedCube {
-  Cube cube;                          // reflectance, ENVI source metadata, wavelengths in nm
-  std::vector<double> endmembers;     // bands x endmembers, column e = spectrum of endmember e
-  Cube abundances;                    // endmembers x lines x samples, sum to one per pixel
+  Cube cube;                       // reflectance, ENVI source metadata, wavelengths in nm
+  std::vector<double> endmembers;  // bands x endmembers, column e = spectrum of endmember e
+  Cube abundances;                 // endmembers x lines x samples, sum to one per pixel
 };
 
 // Linear mixing model y = M a + n with spatially smooth abundances (softmax of sums of Gaussian

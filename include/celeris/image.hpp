@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#if __cplusplus >= 202002L
 #include <span>
+#endif
 #include <vector>
 
 namespace celeris {
@@ -22,7 +24,9 @@ struct ImageView {
   constexpr T& operator()(int64_t x, int64_t y) const { return data[y * width + x]; }
   constexpr int64_t size() const { return width * height; }
   constexpr T* row(int64_t y) const { return data + y * width; }
+#if __cplusplus >= 202002L  // (CUDA sources are compiled as C++17)
   std::span<T> span() const { return {data, static_cast<size_t>(size())}; }
+#endif
 };
 
 // Owning image.

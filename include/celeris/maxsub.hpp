@@ -52,8 +52,12 @@ enum class Method {
   Alg8,   // serial 2-D prefix-sum method (Bae's Algorithm 8), O(m^2 n), O(mn) memory
   Alg9,   // serial 2-D Kadane (Bae's Algorithm 9), O(m^2 n), O(n) extra memory
   Cpu,    // Algorithm 9 over row pairs on every OpenMP thread, arg-max reduced with `better`
+  Cuda,   // every row pair on its own GPU thread (the paper's Algorithm 38/39 idea: all pairs at
+          // once over column prefix sums), block arg-max then host reduction with `better`.
+          // Throws celeris::Error when built without CUDA or no device is present.
 };
-Method parse_method(const std::string& name);  // "brute" | "alg8" | "alg9" | "cpu"
+// "brute" | "alg8" | "alg9" | "cpu" | "cuda" | "auto" (cuda when a device exists, else cpu)
+Method parse_method(const std::string& name);
 const char* method_name(Method m);
 
 enum class Precision { Double, Float };  // accumulation type of the search

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/device.hpp"
 #include "celeris/table.hpp"
 
 namespace celeris::xmatch {
@@ -63,12 +64,14 @@ struct Options {
   Find find = Find::All;
   Join join = Join::And;
   Search search = Search::Auto;
-  int order = -1;    // HEALPix order of the index; -1: automatic from the radius
-  int threads = 0;   // OpenMP threads; 0: OpenMP's default
+  int order = -1;   // HEALPix order of the index; -1: automatic from the radius
+  int threads = 0;  // OpenMP threads; 0: OpenMP's default
+  // Cuda: the GPU join of src/xmatch/join_cuda.cu (same pairs); Auto: CUDA when a device exists.
+  Backend backend = Backend::Cpu;
 };
 
-Find parse_find(const std::string& s);  // all | best | best1 | best2
-Join parse_join(const std::string& s);  // 1and2 | 1or2 | all1 | all2 | 1not2 | 2not1
+Find parse_find(const std::string& s);      // all | best | best1 | best2
+Join parse_join(const std::string& s);      // 1and2 | 1or2 | all1 | all2 | 1not2 | 2not1
 Search parse_search(const std::string& s);  // auto | neighbours | disc
 // "2arcsec", "2 arcsec", "1.5arcmin", "0.1deg", "2\"", "1'"; a bare number is arcsec.
 double parse_radius_arcsec(const std::string& s);
@@ -129,8 +132,7 @@ SkyPoints table_positions(const Table& table, const std::string& ra, const std::
 // row (names clashing between the sides get _1 / _2), then Separation (arcsec). Blank sides are
 // NaN (integer columns of a side that has blanks become Float64). Join::Not2 gives left columns
 // only, Join::Not1 right columns only.
-Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows,
-                   Join join);
+Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows, Join join);
 
 // ---- simulation -----------------------------------------------------------------------------
 

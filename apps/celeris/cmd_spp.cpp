@@ -1,0 +1,159 @@
+// `celeris spp`: spatial preprocessing of a hyperspectral cube, and `celeris simulate cube`.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "celeris/device.hpp"
+#include "celeris/error.hpp"
+#include "celeris/fits.hpp"
+#include "celeris/hyperspectral.hpp"
+#include "commands.hpp"
+
+namespace celeris::cli {
+
+namespace hs = celeris::hyperspectral;
+
+namespace {
+
+// x.hdr -> x_spp.hdr, x.img -> x_spp.img, x.fits -> x_spp.fits, x -> x_spp.
+std::string default_output(const std::string& input) {
+  std::string in = input;
+  const size_t bracket = in.find('[');
+  if (bracket != std::string::npos) in = in.substr(0, bracket);
+  std::filesystem::path p(in);
+  std::string ext = p.extension().string();
+  std::string stem = p.stem().string();
+  if (ext == ".gz") {
+    ext = std::filesystem::path(stem).extension().string();
+    stem = std::filesystem::path(stem).stem().string();
+  }
+  return (p.parent_path() / (stem + "_spp" + ext)).string();
+}
+
+const char* format_name(hs::CubeFormat f) {
+  switch (f) {
+    case hs::CubeFormat::Mat:
+      return "MATLAB";
+    case hs::CubeFormat::Fits:
+      return "FITS";
+    default:
+      return "ENVI";
+  }
+}
+
+}  // namespace
+
+int run_spp(const Args& args) {
+  CLI::App app{
+      "celeris spp: spatial preprocessing (SPP) of a hyperspectral cube: each pixel is "
+      "moved toward the scene centroid by a factor set by the spectral angles to its "
+      "neighbours (Zortea & Plaza 2009; Delgado et al.)",
+      "celeris spp"};
+  std::string input, output, device = "auto", bands, variable, alpha_path, kernel = "tile";
+  int window = 5;
+  app.add_option("cube", input, "input cube: ENVI (.hdr or data file), MATLAB .mat, FITS")
+      ->required();
+  app.add_option("-w,--window", window, "window size, odd and >= 3")->capture_default_str();
+  app.add_option("-o,--output", output,
+                 "output cube (default <input>_spp; format from its extension: .mat, .fits, "
+                 "else ENVI; without -o the input's format)");
+  app.add_option("--device", device, "cpu, cuda (gpu) or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "gpu", "auto"}))
+      ->capture_default_str();
+  app.add_option("--bands", bands, "1-based bands to keep, e.g. 1-100,120-150 (default all)");
+  app.add_option("--var", variable, "MATLAB variable holding the cube (default: automatic)");
+  app.add_option("--alpha", alpha_path, "also write the similarity factor alpha as a FITS image");
+  app.add_option("--kernel", kernel, "CUDA kernel: block (one pixel per block) or tile")
+      ->check(CLI::IsMember({"block", "tile"}))
+      ->capture_default_str();
+  std::vector<std::string> argv(args.rbegin(), args.rend());
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  hs::check_window(window);
+  const hs::CubeFormat out_format =
+      output.empty() ? hs::format_from_path(input) : hs::format_from_path(output);
+  if (output.empty()) output = default_output(input);
+
+  hs::ReadOptions ro;
+  ro.bands = bands;
+  ro.mat_variable = variable;
+  hs::Cube cube = hs::read_cube(input, ro);
+  const int lines = cube.lines, samples = cube.samples, nbands = cube.bands;
+  Backend backend = parse_backend(device);
+  if (backend == Backend::Auto)
+    backend = (hs::spp_cuda_compiled() && cuda_device_count() > 0) ? Backend::Cuda : Backend::Cpu;
+  const bool keep_alpha = !alpha_path.empty();
+  const auto t0 = std::chrono::steady_clock::now();
+  hs::SppResult res;
+  if (backend == Backend::Cuda) {
+    resolve_backend(Backend::Cuda);
+    res = hs::spp_cuda(std::move(cube), window, keep_alpha, kernel);
+  } else {
+    res = hs::spp_cpu(std::move(cube), window, keep_alpha);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  hs::write_cube(output, res.cube, out_format);
+  if (keep_alpha) {
+    ImageView<const float> view{res.alpha.data(), samples, lines};
+    write_fits_image(alpha_path, view, {"COMMENT   SPP similarity factor alpha (radians)"});
+  }
+  std::printf("spp: %d lines x %d samples x %d bands, window %d, %s: %.3f s -> %s (%s)\n", lines,
+              samples, nbands, window, backend == Backend::Cuda ? "cuda" : "cpu", secs,
+              output.c_str(), format_name(out_format));
+  return 0;
+}
+
+int run_simulate_cube(const Args& args) {
+  CLI::App app{
+      "celeris simulate cube: a hyperspectral cube by linear mixing of smooth endmember "
+      "spectra with spatially smooth abundances (sum to one), plus Gaussian noise",
+      "celeris simulate cube"};
+  hs::CubeSimParams p;
+  std::string out = "sim_cube.hdr", truth, interleave = "bsq";
+  int data_type = 4;
+  app.add_option("-o,--output", out, "output cube (ENVI unless .mat or .fits)")
+      ->capture_default_str();
+  app.add_option("--lines", p.lines, "lines (rows)")->capture_default_str();
+  app.add_option("--samples", p.samples, "samples (columns)")->capture_default_str();
+  app.add_option("--bands", p.bands, "spectral bands")->capture_default_str();
+  app.add_option("--endmembers", p.endmembers, "number of endmembers")->capture_default_str();
+  app.add_option("--seed", p.seed, "random seed (same seed, same cube)")->capture_default_str();
+  app.add_option("--noise", p.noise, "Gaussian noise sigma, reflectance")->capture_default_str();
+  app.add_option("--smoothness", p.smoothness, "abundance correlation length, pixels")
+      ->capture_default_str();
+  app.add_option("--truth", truth, "also write the abundances (endmembers x lines x samples)");
+  app.add_option("--interleave", interleave, "ENVI interleave")
+      ->check(CLI::IsMember({"bsq", "bil", "bip"}))
+      ->capture_default_str();
+  app.add_option("--data-type", data_type, "ENVI data type (4 float32, 5 float64, ...)")
+      ->capture_default_str();
+  std::vector<std::string> argv(args.rbegin(), args.rend());
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  const hs::SimulatedCube sim = hs::simulate_cube(p);
+  const hs::CubeFormat fmt = hs::format_from_path(out);
+  if (fmt == hs::CubeFormat::Envi) {
+    hs::EnviWriteOptions opt;
+    opt.interleave = interleave;
+    opt.data_type = data_type;
+    hs::write_envi(out, sim.cube, opt);
+  } else {
+    hs::write_cube(out, sim.cube, fmt);
+  }
+  if (!truth.empty()) hs::write_cube(truth, sim.abundances, hs::format_from_path(truth));
+  std::printf("simulated cube %d lines x %d samples x %d bands, %d endmembers, seed %llu -> %s\n",
+              p.lines, p.samples, p.bands, p.endmembers, static_cast<unsigned long long>(p.seed),
+              out.c_str());
+  return 0;
+}
+
+}  // namespace celeris::cli

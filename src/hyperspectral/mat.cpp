@@ -1,0 +1,231 @@
+// MATLAB .mat cubes through matio. MATLAB arrays are column-major: element (r, c, b) of a
+// (lines, samples, bands) array is at r + lines * (c + samples * b), i.e. BSQ with each band image
+// transposed. The "Zhu" layout (hyperspectral unmixing data sets of F. Zhu) stores Y as
+// bands x pixels with pixel p = r + c * nRow.
+#include <matio.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/hyperspectral.hpp"
+#include "celeris/table.hpp"
+
+namespace celeris::hyperspectral {
+
+namespace {
+
+struct MatCloser {
+  void operator()(mat_t* m) const { Mat_Close(m); }
+};
+struct VarFree {
+  void operator()(matvar_t* v) const { Mat_VarFree(v); }
+};
+using MatPtr = std::unique_ptr<mat_t, MatCloser>;
+using VarPtr = std::unique_ptr<matvar_t, VarFree>;
+
+bool numeric(const matvar_t* v) {
+  return v->class_type >= MAT_C_DOUBLE && v->class_type <= MAT_C_UINT64 && !v->isComplex;
+}
+
+size_t element_count(const matvar_t* v) {
+  size_t n = 1;
+  for (int i = 0; i < v->rank; ++i) n *= v->dims[i];
+  return n;
+}
+
+// All elements of a numeric variable as float (column-major, as stored).
+std::vector<float> to_float(const matvar_t* v, const std::string& where) {
+  const size_t n = element_count(v);
+  std::vector<float> out(n);
+  if (!v->data) throw Error(where + ": variable '" + v->name + "' has no data");
+  auto copy = [&](auto* p) {
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(p[i]);
+  };
+  switch (v->class_type) {
+    case MAT_C_DOUBLE:
+      copy(static_cast<const double*>(v->data));
+      break;
+    case MAT_C_SINGLE:
+      copy(static_cast<const float*>(v->data));
+      break;
+    case MAT_C_INT8:
+      copy(static_cast<const int8_t*>(v->data));
+      break;
+    case MAT_C_UINT8:
+      copy(static_cast<const uint8_t*>(v->data));
+      break;
+    case MAT_C_INT16:
+      copy(static_cast<const int16_t*>(v->data));
+      break;
+    case MAT_C_UINT16:
+      copy(static_cast<const uint16_t*>(v->data));
+      break;
+    case MAT_C_INT32:
+      copy(static_cast<const int32_t*>(v->data));
+      break;
+    case MAT_C_UINT32:
+      copy(static_cast<const uint32_t*>(v->data));
+      break;
+    case MAT_C_INT64:
+      copy(static_cast<const int64_t*>(v->data));
+      break;
+    case MAT_C_UINT64:
+      copy(static_cast<const uint64_t*>(v->data));
+      break;
+    default:
+      throw Error(where + ": variable '" + std::string(v->name) + "' is not numeric");
+  }
+  return out;
+}
+
+MatPtr open_mat(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error("cannot open MATLAB file '" + path + "': no such file");
+  MatPtr m(Mat_Open(path.c_str(), MAT_ACC_RDONLY));
+  if (!m) throw Error("'" + path + "' is not a readable MATLAB .mat file");
+  return m;
+}
+
+VarPtr read_var(mat_t* m, const std::string& name, const std::string& path) {
+  VarPtr v(Mat_VarRead(m, name.c_str()));
+  if (!v) throw Error("MATLAB file '" + path + "' has no variable '" + name + "'");
+  return v;
+}
+
+double scalar(mat_t* m, const std::string& name, const std::string& path) {
+  VarPtr v = read_var(m, name, path);
+  if (!numeric(v.get()) || element_count(v.get()) != 1)
+    throw Error("MATLAB file '" + path + "': '" + name + "' is not a numeric scalar");
+  return to_float(v.get(), path)[0];
+}
+
+Cube from_3d(const matvar_t* v, const std::string& path) {
+  const size_t L = v->dims[0], S = v->dims[1], B = v->rank == 3 ? v->dims[2] : 1;
+  const std::vector<float> col = to_float(v, "MATLAB file '" + path + "'");
+  Cube cube(static_cast<int>(B), static_cast<int>(L), static_cast<int>(S));
+  for (size_t b = 0; b < B; ++b)
+    for (size_t s = 0; s < S; ++s)
+      for (size_t l = 0; l < L; ++l)
+        cube.at(static_cast<int>(b), static_cast<int>(l), static_cast<int>(s)) =
+            col[l + L * (s + S * b)];
+  cube.source.mat_variable = v->name;
+  return cube;
+}
+
+Cube from_zhu(const matvar_t* y, int nrow, int ncol, const std::string& path) {
+  const size_t B = y->dims[0], N = y->dims[1];
+  if (nrow <= 0 || ncol <= 0 || static_cast<size_t>(nrow) * ncol != N)
+    throw Error("MATLAB file '" + path + "': nRow x nCol = " + std::to_string(nrow) + " x " +
+                std::to_string(ncol) + " does not match the " + std::to_string(N) +
+                " columns of '" + y->name + "'");
+  const std::vector<float> col = to_float(y, "MATLAB file '" + path + "'");
+  Cube cube(static_cast<int>(B), nrow, ncol);
+  for (size_t p = 0; p < N; ++p) {
+    const int l = static_cast<int>(p % nrow), s = static_cast<int>(p / nrow);
+    for (size_t b = 0; b < B; ++b) cube.at(static_cast<int>(b), l, s) = col[b + B * p];
+  }
+  cube.source.mat_variable = y->name;
+  cube.source.mat_zhu = true;
+  return cube;
+}
+
+}  // namespace
+
+Cube read_mat_cube(const std::string& path, const std::string& variable) {
+  MatPtr m = open_mat(path);
+  std::string chosen = variable;
+  std::vector<std::string> names;
+  bool has_y = false, has_nrow = false, has_ncol = false;
+  if (chosen.empty()) {
+    size_t best = 0;
+    while (matvar_t* raw = Mat_VarReadNextInfo(m.get())) {
+      VarPtr info(raw);
+      const std::string name = info->name ? info->name : "";
+      names.push_back(name);
+      if (name == "Y") has_y = true;
+      if (name == "nRow") has_nrow = true;
+      if (name == "nCol") has_ncol = true;
+      if (info->rank == 3 && numeric(info.get()) && element_count(info.get()) > best) {
+        best = element_count(info.get());
+        chosen = name;
+      }
+    }
+    if (chosen.empty() && has_y && has_nrow && has_ncol) chosen = "Y";
+    if (chosen.empty()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw Error("MATLAB file '" + path +
+                  "' has no 3-D numeric array nor Y/nRow/nCol (variables: " + list +
+                  "); name one with --var");
+    }
+    Mat_Rewind(m.get());
+  }
+  VarPtr v = read_var(m.get(), chosen, path);
+  if (!numeric(v.get()))
+    throw Error("MATLAB file '" + path + "': '" + chosen + "' is not a real numeric array");
+  if (v->rank == 3) return from_3d(v.get(), path);
+  if (v->rank == 2) {
+    // Bands x pixels with nRow/nCol present (Zhu); otherwise a single-band lines x samples image.
+    VarPtr nrow(Mat_VarRead(m.get(), "nRow"));
+    VarPtr ncol(Mat_VarRead(m.get(), "nCol"));
+    if (nrow && ncol)
+      return from_zhu(v.get(), static_cast<int>(scalar(m.get(), "nRow", path)),
+                      static_cast<int>(scalar(m.get(), "nCol", path)), path);
+    return from_3d(v.get(), path);
+  }
+  throw Error("MATLAB file '" + path + "': '" + chosen + "' has " + std::to_string(v->rank) +
+              " dimensions, expected 3 (lines, samples, bands) or 2 with nRow/nCol");
+}
+
+void write_mat_cube(const std::string& path, const Cube& cube) {
+  const size_t B = cube.bands, L = cube.lines, S = cube.samples;
+  write_atomically(path, [&](const std::string& tmp) {
+    MatPtr m(Mat_CreateVer(tmp.c_str(), nullptr, MAT_FT_MAT5));
+    if (!m) throw Error("cannot create MATLAB file '" + path + "'");
+    auto put = [&](const char* name, size_t rank, size_t* dims, enum matio_classes cls,
+                   enum matio_types type, void* data) {
+      VarPtr v(
+          Mat_VarCreate(name, cls, type, static_cast<int>(rank), dims, data, MAT_F_DONT_COPY_DATA));
+      if (!v || Mat_VarWrite(m.get(), v.get(), MAT_COMPRESSION_ZLIB) != 0)
+        throw Error("cannot write variable '" + std::string(name) + "' to '" + path + "'");
+    };
+    std::vector<float> col(cube.size());
+    const std::string name = cube.source.mat_variable.empty() ? "cube" : cube.source.mat_variable;
+    if (cube.source.mat_zhu) {
+      for (size_t s = 0; s < S; ++s)
+        for (size_t l = 0; l < L; ++l)
+          for (size_t b = 0; b < B; ++b)
+            col[b + B * (l + L * s)] =
+                cube.at(static_cast<int>(b), static_cast<int>(l), static_cast<int>(s));
+      size_t dims[2] = {B, L * S};
+      put(name.c_str(), 2, dims, MAT_C_SINGLE, MAT_T_SINGLE, col.data());
+      double nrow = static_cast<double>(L), ncol = static_cast<double>(S),
+             nband = static_cast<double>(B);
+      size_t one[2] = {1, 1};
+      put("nRow", 2, one, MAT_C_DOUBLE, MAT_T_DOUBLE, &nrow);
+      put("nCol", 2, one, MAT_C_DOUBLE, MAT_T_DOUBLE, &ncol);
+      put("nBand", 2, one, MAT_C_DOUBLE, MAT_T_DOUBLE, &nband);
+    } else {
+      for (size_t b = 0; b < B; ++b)
+        for (size_t s = 0; s < S; ++s)
+          for (size_t l = 0; l < L; ++l)
+            col[l + L * (s + S * b)] =
+                cube.at(static_cast<int>(b), static_cast<int>(l), static_cast<int>(s));
+      size_t dims[3] = {L, S, B};
+      put(name.c_str(), 3, dims, MAT_C_SINGLE, MAT_T_SINGLE, col.data());
+    }
+    if (!cube.wavelengths.empty()) {
+      std::vector<double> w = cube.wavelengths;
+      size_t dims[2] = {1, w.size()};
+      put("wavelength", 2, dims, MAT_C_DOUBLE, MAT_T_DOUBLE, w.data());
+    }
+    Mat_Close(m.release());
+  });
+}
+
+}  // namespace celeris::hyperspectral

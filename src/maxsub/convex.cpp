@@ -1,0 +1,207 @@
+// Maximum convex (W-N shaped) sum: Thaher & Takaoka's simplification of Fukuda et al.
+//
+// A region is a run of columns, each covering one interval of rows; going right the intervals
+// first grow (W part: the previous interval lies inside the current one), then shrink (N part:
+// the current lies inside the previous). Left to right, with s(t,b) the sum of rows t..b of the
+// current column:
+//   grow(t,b)   = s(t,b) + max(0, G(t,b)),  G(t,b) = max grow_prev over intervals inside [t,b]
+//   shrink(t,b) = s(t,b) + H(t,b),          H(t,b) = max(grow_prev, shrink_prev) over intervals
+//                                                     containing [t,b]
+// G and H are 2-D running maxima (G(t,b) = max(grow(t,b), G(t+1,b), G(t,b-1)), H likewise
+// outwards), so every column costs O(h^2): O(h^2 w) in all. One byte per (column, t, b) records
+// which way each maximum went, for the trace-back.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "celeris/error.hpp"
+#include "celeris/maxsub.hpp"
+
+namespace celeris::maxsub {
+
+namespace {
+
+constexpr double kNone = -std::numeric_limits<double>::infinity();
+
+// Trace-back bits of one (column, t, b).
+enum : uint8_t {
+  kGrowExtends = 1,      // grow continues G of the previous column (else starts here)
+  kGSelf = 0 << 1,       // G(t,b) = grow(t,b)
+  kGDown = 1 << 1,       // G(t,b) = G(t+1,b)
+  kGUp = 2 << 1,         // G(t,b) = G(t,b-1)
+  kGMask = 3 << 1,       //
+  kHGrow = 0 << 3,       // H(t,b) = grow(t,b)
+  kHShrink = 1 << 3,     // H(t,b) = shrink(t,b)
+  kHTopOut = 2 << 3,     // H(t,b) = H(t-1,b)
+  kHBottomOut = 3 << 3,  // H(t,b) = H(t,b+1)
+  kHMask = 3 << 3,
+};
+
+void check_input(std::span<const double> pixels, int width, int height) {
+  if (width < 1 || height < 1) throw Error("maxsub: empty image");
+  if (pixels.size() != size_t(width) * size_t(height))
+    throw Error("maxsub: pixel count does not match " + std::to_string(width) + " x " +
+                std::to_string(height));
+  for (size_t i = 0; i < pixels.size(); ++i)
+    if (!std::isfinite(pixels[i]))
+      throw Error("maxsub: pixel (x=" + std::to_string(i % width + 1) +
+                  ", y=" + std::to_string(i / width + 1) +
+                  ") is not finite; replace masked pixels first (celeris maxsub --nan)");
+}
+
+ConvexRegion convex_search(std::span<const double> pixels, int width, int height,
+                           const std::vector<uint8_t>& blocked) {
+  const int h = height, w = width;
+  const size_t hh = size_t(h) * h;
+  const double bytes = double(hh) * w;
+  if (bytes > 2.0 * 1024 * 1024 * 1024)
+    throw Error("maxsub: convex search of a " + std::to_string(w) + " x " + std::to_string(h) +
+                " image needs " + std::to_string(bytes / (1 << 30)) +
+                " GiB of trace-back; crop the image");
+  std::vector<uint8_t> trace(hh * w, 0);
+  std::vector<double> grow(hh, kNone), shrink(hh, kNone), G(hh, kNone), H(hh, kNone);
+  std::vector<double> Gp(hh, kNone), Hp(hh, kNone);  // previous column
+  std::vector<double> cs(h + 1);                     // column prefix
+  std::vector<int> cb(h + 1);                        // blocked count prefix
+  auto at = [h](int t, int b) { return size_t(t) * h + b; };
+
+  double best = kNone;
+  int best_col = -1, best_t = 0, best_b = 0;
+  bool best_grow = true;
+  for (int x = 0; x < w; ++x) {
+    for (int y = 0; y < h; ++y) {
+      cs[y + 1] = cs[y] + pixels[size_t(y) * w + x];
+      cb[y + 1] = cb[y] + (blocked.empty() ? 0 : blocked[size_t(y) * w + x]);
+    }
+    uint8_t* tr = trace.data() + hh * x;
+    // grow, shrink and G: t descending, b ascending (G looks at (t+1,b) and (t,b-1)).
+    for (int t = h - 1; t >= 0; --t) {
+      for (int b = t; b < h; ++b) {
+        const size_t i = at(t, b);
+        uint8_t bits = 0;
+        if (cb[b + 1] - cb[t] > 0) {
+          grow[i] = shrink[i] = kNone;
+        } else {
+          const double s = cs[b + 1] - cs[t];
+          if (Gp[i] > 0) {
+            grow[i] = s + Gp[i];
+            bits |= kGrowExtends;
+          } else {
+            grow[i] = s;
+          }
+          shrink[i] = Hp[i] == kNone ? kNone : s + Hp[i];
+        }
+        double g = grow[i];
+        uint8_t gb = kGSelf;
+        if (t + 1 <= b && G[at(t + 1, b)] > g) g = G[at(t + 1, b)], gb = kGDown;
+        if (b - 1 >= t && G[at(t, b - 1)] > g) g = G[at(t, b - 1)], gb = kGUp;
+        G[i] = g;
+        tr[i] = bits | gb;
+        if (grow[i] > best) best = grow[i], best_col = x, best_t = t, best_b = b, best_grow = true;
+        if (shrink[i] > best)
+          best = shrink[i], best_col = x, best_t = t, best_b = b, best_grow = false;
+      }
+    }
+    // H: outwards first, so t ascending and b descending.
+    for (int t = 0; t < h; ++t) {
+      for (int b = h - 1; b >= t; --b) {
+        const size_t i = at(t, b);
+        double v = grow[i];
+        uint8_t hb = kHGrow;
+        if (shrink[i] > v) v = shrink[i], hb = kHShrink;
+        if (t > 0 && H[at(t - 1, b)] > v) v = H[at(t - 1, b)], hb = kHTopOut;
+        if (b + 1 < h && H[at(t, b + 1)] > v) v = H[at(t, b + 1)], hb = kHBottomOut;
+        H[i] = v;
+        tr[i] |= hb;
+      }
+    }
+    std::swap(G, Gp);
+    std::swap(H, Hp);
+  }
+
+  ConvexRegion out;
+  if (best_col < 0) return out;  // every cell blocked
+  out.right = best_col;
+  std::vector<int> tops, bottoms;
+  int x = best_col, t = best_t, b = best_b;
+  bool growing = best_grow;
+  for (;;) {
+    tops.push_back(t);
+    bottoms.push_back(b);
+    const uint8_t* tr = trace.data() + hh * x;
+    if (growing) {
+      if (!(tr[at(t, b)] & kGrowExtends)) break;
+      // Follow G of column x-1 to the interval it came from.
+      const uint8_t* tp = trace.data() + hh * (x - 1);
+      for (;;) {
+        const uint8_t gb = tp[at(t, b)] & kGMask;
+        if (gb == kGSelf) break;
+        if (gb == kGDown)
+          ++t;
+        else
+          --b;
+      }
+    } else {
+      const uint8_t* tp = trace.data() + hh * (x - 1);
+      for (;;) {
+        const uint8_t hb = tp[at(t, b)] & kHMask;
+        if (hb == kHGrow || hb == kHShrink) {
+          growing = hb == kHGrow;
+          break;
+        }
+        if (hb == kHTopOut)
+          --t;
+        else
+          ++b;
+      }
+    }
+    --x;
+  }
+  out.left = x;
+  out.top.assign(tops.rbegin(), tops.rend());
+  out.bottom.assign(bottoms.rbegin(), bottoms.rend());
+  long double s = 0;
+  for (int c = out.left; c <= out.right; ++c)
+    for (int y = out.top[c - out.left]; y <= out.bottom[c - out.left]; ++y)
+      s += pixels[size_t(y) * w + c];
+  out.sum = static_cast<double>(s);
+  return out;
+}
+
+}  // namespace
+
+int64_t ConvexRegion::npix() const {
+  int64_t n = 0;
+  for (size_t i = 0; i < top.size(); ++i) n += bottom[i] - top[i] + 1;
+  return n;
+}
+
+bool ConvexRegion::contains(int x, int y) const {
+  if (x < left || x > right || top.empty()) return false;
+  return y >= top[x - left] && y <= bottom[x - left];
+}
+
+ConvexRegion max_convex(std::span<const double> pixels, int width, int height) {
+  check_input(pixels, width, height);
+  return convex_search(pixels, width, height, {});
+}
+
+std::vector<ConvexRegion> k_max_convex_disjoint(std::span<const double> pixels, int width,
+                                                int height, int k) {
+  if (k < 1) throw Error("maxsub: k must be >= 1 (got " + std::to_string(k) + ")");
+  check_input(pixels, width, height);
+  std::vector<uint8_t> blocked(pixels.size(), 0);
+  std::vector<ConvexRegion> out;
+  for (int i = 0; i < k; ++i) {
+    ConvexRegion r =
+        convex_search(pixels, width, height, i == 0 ? std::vector<uint8_t>{} : blocked);
+    if (r.top.empty()) break;
+    for (int x = r.left; x <= r.right; ++x)
+      for (int y = r.top[x - r.left]; y <= r.bottom[x - r.left]; ++y)
+        blocked[size_t(y) * width + x] = 1;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace celeris::maxsub

@@ -1,0 +1,75 @@
+// Internal to src/maxsub: the image as the rectangle searches see it (oriented so that row
+// pairs run over the shorter axis), and the candidates they compare.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "celeris/maxsub.hpp"
+
+namespace celeris::maxsub::detail {
+
+// m x n row-major copy in accumulation type T with m <= n. When the image is taller than wide it
+// is transposed: grid (row i, col j) is image (x = i, y = j).
+template <class T>
+struct Grid {
+  int m = 0, n = 0;
+  bool transposed = false;
+  std::vector<T> a;              // m * n
+  std::vector<uint8_t> blocked;  // m * n, or empty: cells excluded from every rectangle
+
+  T at(int i, int j) const { return a[size_t(i) * n + j]; }
+  bool is_blocked(int i, int j) const { return !blocked.empty() && blocked[size_t(i) * n + j]; }
+};
+
+// Validates (size, finite values) and orients. Throws celeris::Error.
+template <class T, class In>
+Grid<T> make_grid(std::span<const In> pixels, int width, int height);
+
+// Marks an image-coordinate rectangle as blocked.
+template <class T>
+void block(Grid<T>& g, const Rect& r);
+
+// A candidate rectangle in image coordinates with its sum in the search precision.
+template <class T>
+struct Cand {
+  T sum{};
+  int top = -1, left = 0, bottom = 0, right = 0;  // top < 0: none
+  bool valid() const { return top >= 0; }
+};
+
+// The tie order of maxsub.hpp, on search-precision sums.
+template <class T>
+inline bool cand_better(const Cand<T>& a, const Cand<T>& b) {
+  if (!a.valid()) return false;
+  if (!b.valid()) return true;
+  if (a.sum != b.sum) return a.sum > b.sum;
+  if (a.top != b.top) return a.top < b.top;
+  if (a.left != b.left) return a.left < b.left;
+  if (a.bottom != b.bottom) return a.bottom < b.bottom;
+  return a.right < b.right;
+}
+
+// Grid rectangle (rows t..b, cols l..r) as an image-coordinate candidate.
+template <class T>
+inline Cand<T> make_cand(const Grid<T>& g, T sum, int t, int l, int b, int r) {
+  if (g.transposed) return {sum, l, t, r, b};
+  return {sum, t, l, b, r};
+}
+
+// The best rectangle of the grid (blocked cells excluded) by one method; invalid when every
+// cell is blocked.
+template <class T>
+Cand<T> search(const Grid<T>& g, Method method);
+
+// The CUDA search (rect_cuda.cu; throws when built without CUDA). Same tie order; the column
+// sums are prefix differences, so on non-integer data it agrees with alg8/alg9 within rounding.
+Cand<double> search_cuda(const Grid<double>& g);
+Cand<float> search_cuda(const Grid<float>& g);
+
+// The k best rectangles of the grid in the tie order (overlaps allowed), best first.
+template <class T>
+std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Method method);
+
+}  // namespace celeris::maxsub::detail

@@ -1,0 +1,395 @@
+// The maximum-sum rectangle: reference (brute force), Bae's Algorithm 8 (2-D prefix sums),
+// Algorithm 9 (2-D Kadane) and Algorithm 9 on OpenMP threads; the K disjoint maxima.
+#include <omp.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "celeris/device.hpp"
+#include "celeris/error.hpp"
+#include "celeris/maxsub.hpp"
+#include "maxsub/grid.hpp"
+#include "maxsub/rect_cuda.hpp"
+
+namespace celeris::maxsub {
+
+namespace detail {
+
+template <class T, class In>
+Grid<T> make_grid(std::span<const In> pixels, int width, int height) {
+  if (width < 1 || height < 1)
+    throw Error("maxsub: empty image (" + std::to_string(width) + " x " + std::to_string(height) +
+                ")");
+  if (pixels.size() != size_t(width) * size_t(height))
+    throw Error("maxsub: " + std::to_string(pixels.size()) + " pixels given for a " +
+                std::to_string(width) + " x " + std::to_string(height) + " image");
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    if (!std::isfinite(pixels[i]))
+      throw Error("maxsub: pixel (x=" + std::to_string(i % width + 1) +
+                  ", y=" + std::to_string(i / width + 1) +
+                  ") is not finite; replace masked pixels first (celeris maxsub --nan)");
+  }
+  Grid<T> g;
+  g.transposed = height > width;
+  g.m = g.transposed ? width : height;
+  g.n = g.transposed ? height : width;
+  g.a.resize(pixels.size());
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const T v = static_cast<T>(pixels[size_t(y) * width + x]);
+      if (g.transposed)
+        g.a[size_t(x) * g.n + y] = v;
+      else
+        g.a[size_t(y) * g.n + x] = v;
+    }
+  }
+  return g;
+}
+
+template <class T>
+void block(Grid<T>& g, const Rect& r) {
+  if (g.blocked.empty()) g.blocked.assign(g.a.size(), 0);
+  for (int y = r.top; y <= r.bottom; ++y) {
+    for (int x = r.left; x <= r.right; ++x) {
+      if (g.transposed)
+        g.blocked[size_t(x) * g.n + y] = 1;
+      else
+        g.blocked[size_t(y) * g.n + x] = 1;
+    }
+  }
+}
+
+namespace {
+
+// Every rectangle, summed from a 2-D prefix table: the reference.
+template <class T>
+Cand<T> search_brute(const Grid<T>& g) {
+  const int m = g.m, n = g.n;
+  std::vector<T> s(size_t(m + 1) * (n + 1), T(0));
+  std::vector<int> nb(size_t(m + 1) * (n + 1), 0);
+  auto S = [&](int i, int j) -> T& { return s[size_t(i) * (n + 1) + j]; };
+  auto NB = [&](int i, int j) -> int& { return nb[size_t(i) * (n + 1) + j]; };
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      S(i + 1, j + 1) = g.at(i, j) + S(i, j + 1) + S(i + 1, j) - S(i, j);
+      NB(i + 1, j + 1) = int(g.is_blocked(i, j)) + NB(i, j + 1) + NB(i + 1, j) - NB(i, j);
+    }
+  }
+  Cand<T> best;
+  for (int t = 0; t < m; ++t)
+    for (int b = t; b < m; ++b)
+      for (int l = 0; l < n; ++l)
+        for (int r = l; r < n; ++r) {
+          if (NB(b + 1, r + 1) - NB(t, r + 1) - NB(b + 1, l) + NB(t, l) > 0) continue;
+          const T v = S(b + 1, r + 1) - S(t, r + 1) - S(b + 1, l) + S(t, l);
+          const Cand<T> c = make_cand(g, v, t, l, b, r);
+          if (cand_better(c, best)) best = c;
+        }
+  return best;
+}
+
+// Kadane's scan of the column sums c of rows t..b (Algorithm 9's inner loop). A running sum is
+// extended while it is >= 0, so among the rectangles ending at a column the one starting
+// furthest left wins a tie; blocked columns (cb[j] != 0) end the running rectangle.
+template <class T>
+void kadane_scan(const Grid<T>& g, const T* c, const uint8_t* cb, int t, int b, Cand<T>& best) {
+  bool have = false;
+  T cur{};
+  int cl = 0;
+  for (int j = 0; j < g.n; ++j) {
+    if (cb && cb[j]) {
+      have = false;
+      continue;
+    }
+    if (have && cur >= T(0)) {
+      cur += c[j];
+    } else {
+      cur = c[j];
+      cl = j;
+      have = true;
+    }
+    if (!best.valid() || cur >= best.sum) {
+      const Cand<T> cand = make_cand(g, cur, t, cl, b, j);
+      if (cand_better(cand, best)) best = cand;
+    }
+  }
+}
+
+// All row pairs with top row t: column sums grow one row at a time.
+template <class T>
+void kadane_top(const Grid<T>& g, int t, std::vector<T>& c, std::vector<uint8_t>& cb,
+                Cand<T>& best) {
+  const bool use_blocked = !g.blocked.empty();
+  std::fill(c.begin(), c.end(), T(0));
+  if (use_blocked) std::fill(cb.begin(), cb.end(), uint8_t(0));
+  for (int b = t; b < g.m; ++b) {
+    const T* row = g.a.data() + size_t(b) * g.n;
+    for (int j = 0; j < g.n; ++j) c[j] += row[j];
+    if (use_blocked) {
+      const uint8_t* brow = g.blocked.data() + size_t(b) * g.n;
+      for (int j = 0; j < g.n; ++j) cb[j] |= brow[j];
+    }
+    kadane_scan(g, c.data(), use_blocked ? cb.data() : nullptr, t, b, best);
+  }
+}
+
+template <class T>
+Cand<T> search_alg9(const Grid<T>& g) {
+  std::vector<T> c(g.n);
+  std::vector<uint8_t> cb(g.n);
+  Cand<T> best;
+  for (int t = 0; t < g.m; ++t) kadane_top(g, t, c, cb, best);
+  return best;
+}
+
+// Algorithm 9 with the top rows shared among OpenMP threads (dynamic: the work of top row t is
+// proportional to m - t); each thread keeps its best, reduced with the tie order, so the result
+// is the serial one bit for bit.
+template <class T>
+Cand<T> search_cpu(const Grid<T>& g) {
+  Cand<T> best;
+  // Threads only pay off beyond ~1e6 cell visits (tiny images ran 10x slower on busy machines).
+  const bool parallel = double(g.m) * g.m * g.n > 2e6;
+#pragma omp parallel if (parallel)
+  {
+    std::vector<T> c(g.n);
+    std::vector<uint8_t> cb(g.n);
+    Cand<T> mine;
+#pragma omp for schedule(dynamic, 1) nowait
+    for (int t = 0; t < g.m; ++t) kadane_top(g, t, c, cb, mine);
+#pragma omp critical(celeris_maxsub_reduce)
+    if (cand_better(mine, best)) best = mine;
+  }
+  return best;
+}
+
+// Algorithm 8: the 2-D prefix table S; for rows t..b the column prefix p(j) = S(b+1, j) - S(t, j)
+// and the best rectangle ending at column r is p(r+1) - min p(l), l <= r (first minimum wins a
+// tie, i.e. the leftmost start). A blocked column restarts the minimum after it.
+template <class T>
+Cand<T> search_alg8(const Grid<T>& g) {
+  const int m = g.m, n = g.n;
+  std::vector<T> s(size_t(m + 1) * (n + 1), T(0));
+  for (int i = 0; i < m; ++i) {
+    T row{};
+    for (int j = 0; j < n; ++j) {
+      row += g.at(i, j);
+      s[size_t(i + 1) * (n + 1) + j + 1] = s[size_t(i) * (n + 1) + j + 1] + row;
+    }
+  }
+  const bool use_blocked = !g.blocked.empty();
+  std::vector<uint8_t> cb(use_blocked ? n : 0);
+  Cand<T> best;
+  for (int t = 0; t < m; ++t) {
+    if (use_blocked) std::fill(cb.begin(), cb.end(), uint8_t(0));
+    const T* st = s.data() + size_t(t) * (n + 1);
+    for (int b = t; b < m; ++b) {
+      const T* sb = s.data() + size_t(b + 1) * (n + 1);
+      if (use_blocked) {
+        const uint8_t* brow = g.blocked.data() + size_t(b) * n;
+        for (int j = 0; j < n; ++j) cb[j] |= brow[j];
+      }
+      T minp = sb[0] - st[0];
+      int ml = 0;
+      for (int r = 0; r < n; ++r) {
+        const T p = sb[r + 1] - st[r + 1];
+        if (use_blocked && cb[r]) {
+          minp = p;
+          ml = r + 1;
+          continue;
+        }
+        const T v = p - minp;
+        if (!best.valid() || v >= best.sum) {
+          const Cand<T> cand = make_cand(g, v, t, ml, b, r);
+          if (cand_better(cand, best)) best = cand;
+        }
+        if (p < minp) {
+          minp = p;
+          ml = r + 1;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+template <class T>
+Cand<T> search(const Grid<T>& g, Method method) {
+  switch (method) {
+    case Method::Brute:
+      return search_brute(g);
+    case Method::Alg8:
+      return search_alg8(g);
+    case Method::Alg9:
+      return search_alg9(g);
+    case Method::Cpu:
+      return search_cpu(g);
+    case Method::Cuda:
+      return search_cuda(g);
+  }
+  throw Error("maxsub: unknown method");
+}
+
+namespace {
+
+// The column-major vertical prefix tables the CUDA kernel reads (consecutive rows of one column
+// adjacent, so the threads of a block, which take consecutive bottom rows, read coalesced).
+template <class T>
+Cand<T> search_cuda_any(const Grid<T>& g) {
+#ifdef CELERIS_HAVE_CUDA
+  const int m = g.m, n = g.n;
+  const size_t stride = size_t(m) + 1;
+  std::vector<T> vt(size_t(n) * stride, T(0));
+  for (int j = 0; j < n; ++j) {
+    T s = T(0);
+    for (int i = 0; i < m; ++i) vt[size_t(j) * stride + i + 1] = (s += g.at(i, j));
+  }
+  std::vector<int> bt;
+  if (!g.blocked.empty()) {
+    bt.assign(size_t(n) * stride, 0);
+    for (int j = 0; j < n; ++j) {
+      int s = 0;
+      for (int i = 0; i < m; ++i) bt[size_t(j) * stride + i + 1] = (s += g.is_blocked(i, j));
+    }
+  }
+  const CudaBest<T> b =
+      cuda_pairs_search(vt.data(), bt.empty() ? nullptr : bt.data(), m, n, g.transposed);
+  Cand<T> c;
+  if (b.top >= 0) c = {b.sum, b.top, b.left, b.bottom, b.right};
+  return c;
+#else
+  (void)g;
+  throw Error("maxsub: method cuda: celeris was built without CUDA");
+#endif
+}
+
+}  // namespace
+
+Cand<double> search_cuda(const Grid<double>& g) {
+  return search_cuda_any(g);
+}
+Cand<float> search_cuda(const Grid<float>& g) {
+  return search_cuda_any(g);
+}
+
+template Grid<double> make_grid<double, double>(std::span<const double>, int, int);
+template Grid<float> make_grid<float, double>(std::span<const double>, int, int);
+template Grid<double> make_grid<double, float>(std::span<const float>, int, int);
+template Grid<float> make_grid<float, float>(std::span<const float>, int, int);
+template void block<double>(Grid<double>&, const Rect&);
+template void block<float>(Grid<float>&, const Rect&);
+template Cand<double> search<double>(const Grid<double>&, Method);
+template Cand<float> search<float>(const Grid<float>&, Method);
+
+}  // namespace detail
+
+bool better(const Rect& a, const Rect& b) {
+  if (a.sum != b.sum) return a.sum > b.sum;
+  if (a.top != b.top) return a.top < b.top;
+  if (a.left != b.left) return a.left < b.left;
+  if (a.bottom != b.bottom) return a.bottom < b.bottom;
+  return a.right < b.right;
+}
+
+Method parse_method(const std::string& name) {
+  if (name == "brute") return Method::Brute;
+  if (name == "alg8" || name == "prefix") return Method::Alg8;
+  if (name == "alg9" || name == "kadane") return Method::Alg9;
+  if (name == "cpu") return Method::Cpu;
+  if (name == "cuda" || name == "gpu") return Method::Cuda;
+  if (name == "auto") return cuda_device_count() > 0 ? Method::Cuda : Method::Cpu;
+  throw Error("maxsub: unknown method '" + name + "' (brute, alg8, alg9, cpu, cuda, auto)");
+}
+
+const char* method_name(Method m) {
+  switch (m) {
+    case Method::Brute:
+      return "brute";
+    case Method::Alg8:
+      return "alg8";
+    case Method::Alg9:
+      return "alg9";
+    case Method::Cpu:
+      return "cpu";
+    case Method::Cuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+double rect_sum(std::span<const double> pixels, int width, const Rect& r) {
+  long double s = 0;
+  for (int y = r.top; y <= r.bottom; ++y)
+    for (int x = r.left; x <= r.right; ++x) s += pixels[size_t(y) * width + x];
+  return static_cast<double>(s);
+}
+
+namespace {
+
+template <class T>
+Rect to_rect(const detail::Cand<T>& c) {
+  return {static_cast<double>(c.sum), c.top, c.left, c.bottom, c.right};
+}
+
+template <class T, class In>
+Rect max_subarray_as(std::span<const In> pixels, int width, int height, Method method) {
+  const detail::Grid<T> g = detail::make_grid<T>(pixels, width, height);
+  return to_rect(detail::search(g, method));
+}
+
+// Rect::sum as documented: long double over the pixels, whatever the search precision.
+template <class In>
+void resum(std::span<const In> pixels, int width, Rect& r) {
+  long double s = 0;
+  for (int y = r.top; y <= r.bottom; ++y)
+    for (int x = r.left; x <= r.right; ++x) s += pixels[size_t(y) * width + x];
+  r.sum = static_cast<double>(s);
+}
+
+template <class In>
+Rect max_subarray_any(std::span<const In> pixels, int width, int height, const Options& opt) {
+  Rect r = opt.precision == Precision::Float
+               ? max_subarray_as<float>(pixels, width, height, opt.method)
+               : max_subarray_as<double>(pixels, width, height, opt.method);
+  resum(pixels, width, r);
+  return r;
+}
+
+template <class T>
+std::vector<Rect> k_disjoint_as(std::span<const double> pixels, int width, int height, int k,
+                                Method method) {
+  detail::Grid<T> g = detail::make_grid<T>(pixels, width, height);
+  std::vector<Rect> out;
+  for (int i = 0; i < k; ++i) {
+    const detail::Cand<T> c = detail::search(g, method);
+    if (!c.valid()) break;
+    Rect r = to_rect(c);
+    resum(pixels, width, r);
+    out.push_back(r);
+    detail::block(g, r);
+  }
+  return out;
+}
+
+}  // namespace
+
+Rect max_subarray(std::span<const double> pixels, int width, int height, const Options& opt) {
+  return max_subarray_any(pixels, width, height, opt);
+}
+
+Rect max_subarray(std::span<const float> pixels, int width, int height, const Options& opt) {
+  return max_subarray_any(pixels, width, height, opt);
+}
+
+std::vector<Rect> k_max_disjoint(std::span<const double> pixels, int width, int height, int k,
+                                 const Options& opt) {
+  if (k < 1) throw Error("maxsub: k must be >= 1 (got " + std::to_string(k) + ")");
+  return opt.precision == Precision::Float
+             ? k_disjoint_as<float>(pixels, width, height, k, opt.method)
+             : k_disjoint_as<double>(pixels, width, height, k, opt.method);
+}
+
+}  // namespace celeris::maxsub

@@ -1,0 +1,281 @@
+// Catalog tables for the cross-match: CSV and FITS input/output, RA/Dec column detection and
+// validation, and the joined output table.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/xmatch.hpp"
+
+namespace celeris::xmatch {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_csv(const std::string& path) {
+  std::string p = path.substr(0, path.find('['));
+  return p.size() >= 4 && lower(p.substr(p.size() - 4)) == ".csv";
+}
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// One CSV record: comma-separated, fields optionally in double quotes ("" inside is a quote).
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> f;
+  std::string cur;
+  bool quoted = false;
+  for (size_t k = 0; k < line.size(); ++k) {
+    const char c = line[k];
+    if (quoted) {
+      if (c == '"' && k + 1 < line.size() && line[k + 1] == '"') {
+        cur += '"';
+        ++k;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      f.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  f.push_back(trim(cur));
+  return f;
+}
+
+bool parse_number(const std::string& s, double& v, bool& integral) {
+  if (s.empty()) {
+    v = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  const std::string t = lower(s);
+  if (t == "nan" || t == "null" || t == "na") {
+    v = std::numeric_limits<double>::quiet_NaN();
+    integral = false;
+    return true;
+  }
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return false;
+  if (s.find_first_of(".eEiInN") != std::string::npos) integral = false;
+  return true;
+}
+
+void format_value(std::string& out, double v, bool integer, bool single) {
+  if (std::isnan(v)) return;  // blank cell
+  char buf[64];
+  if (integer && std::fabs(v) < 9.007199254740992e15) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    out += buf;
+    return;
+  }
+  // Shortest text that reads back to the same value (at float precision for Float32 columns).
+  const auto r = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                        : std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+bool is_integer(ColumnType t) {
+  return t == ColumnType::Int16 || t == ColumnType::Int32 || t == ColumnType::Int64;
+}
+
+}  // namespace
+
+Table read_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open");
+  std::string line;
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> cells;
+  size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    std::vector<std::string> f = split_csv(line);
+    if (names.empty()) {
+      names = f;
+      cells.resize(names.size());
+      continue;
+    }
+    if (f.size() != names.size())
+      throw Error(path + ": line " + std::to_string(lineno) + ": " + std::to_string(f.size()) +
+                  " fields, the header has " + std::to_string(names.size()));
+    for (size_t c = 0; c < f.size(); ++c) cells[c].push_back(std::move(f[c]));
+  }
+  if (names.empty()) throw Error(path + ": empty CSV file (no header line)");
+  Table t;
+  t.rows = cells.empty() ? 0 : cells[0].size();
+  for (size_t c = 0; c < names.size(); ++c) {
+    Column col;
+    col.name = names[c];
+    col.values.resize(t.rows);
+    bool numeric = true, integral = true;
+    for (size_t r = 0; r < t.rows && numeric; ++r)
+      numeric = parse_number(cells[c][r], col.values[r], integral);
+    if (!numeric) continue;  // text column: skipped, as read_fits_table skips strings
+    col.type = integral ? ColumnType::Int64 : ColumnType::Float64;
+    t.columns.push_back(std::move(col));
+  }
+  return t;
+}
+
+void write_csv(const std::string& path, const Table& table) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw Error(path + ": cannot write");
+    std::string line;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const Column& col = table.columns[c];
+      for (int e = 0; e < col.repeat; ++e) {
+        if (!line.empty()) line += ',';
+        line += col.repeat == 1 ? col.name : col.name + "_" + std::to_string(e + 1);
+      }
+    }
+    out << line << '\n';
+    for (size_t r = 0; r < table.rows; ++r) {
+      line.clear();
+      bool first = true;
+      for (const Column& col : table.columns)
+        for (int e = 0; e < col.repeat; ++e) {
+          if (!first) line += ',';
+          first = false;
+          format_value(line, col.at(r, e), is_integer(col.type), col.type == ColumnType::Float32);
+        }
+      out << line << '\n';
+    }
+    out.close();
+    if (!out) throw Error(path + ": write failed");
+  });
+}
+
+Table read_catalog(const std::string& path) {
+  return is_csv(path) ? read_csv(path) : read_fits_table(path);
+}
+
+void write_catalog(const std::string& path, const Table& table) {
+  if (is_csv(path)) {
+    write_csv(path, table);
+  } else {
+    FitsTableOptions opt;
+    opt.extname = "XMATCH";
+    write_fits_table(path, table, opt);
+  }
+}
+
+std::pair<std::string, std::string> find_radec_columns(const Table& table, const std::string& ra,
+                                                       const std::string& dec,
+                                                       const std::string& what) {
+  if (!ra.empty() || !dec.empty()) {
+    if (ra.empty() || dec.empty()) throw Error(what + ": give both the RA and the Dec column");
+    for (const std::string& n : {ra, dec}) {
+      const Column* c = table.find(n);
+      if (!c) throw Error(what + ": no numeric column '" + n + "'");
+      if (c->repeat != 1) throw Error(what + ": column '" + n + "' is a vector column");
+    }
+    return {ra, dec};
+  }
+  static const char* const known[][2] = {
+      {"RA", "DEC"},          {"ALPHA_J2000", "DELTA_J2000"}, {"ALPHAWIN_J2000", "DELTAWIN_J2000"},
+      {"RAJ2000", "DEJ2000"}, {"RA_ICRS", "DE_ICRS"},         {"X_WORLD", "Y_WORLD"}};
+  for (const auto& k : known)
+    if (table.find(k[0]) && table.find(k[1]))
+      return {table.find(k[0])->name, table.find(k[1])->name};
+  throw Error(what +
+              ": no RA/Dec columns found (tried RA/DEC, ALPHA_J2000/DELTA_J2000, "
+              "ALPHAWIN_J2000/DELTAWIN_J2000, RAJ2000/DEJ2000, RA_ICRS/DE_ICRS, X_WORLD/Y_WORLD); "
+              "name them with --ra1/--dec1 or --ra2/--dec2");
+}
+
+SkyPoints table_positions(const Table& table, const std::string& ra, const std::string& dec,
+                          const std::string& what) {
+  const Column* cr = table.find(ra);
+  const Column* cd = table.find(dec);
+  if (!cr) throw Error(what + ": no numeric column '" + ra + "'");
+  if (!cd) throw Error(what + ": no numeric column '" + dec + "'");
+  SkyPoints p;
+  p.ra.resize(table.rows);
+  p.dec.resize(table.rows);
+  for (size_t r = 0; r < table.rows; ++r) {
+    const double a = cr->at(r), d = cd->at(r);
+    if (!std::isfinite(a) || a < -360 || a > 360)
+      throw Error(what + ": row " + std::to_string(r + 1) + ": " + cr->name + " = " +
+                  std::to_string(a) + " is not a right ascension in degrees");
+    if (!std::isfinite(d) || d < -90 || d > 90)
+      throw Error(what + ": row " + std::to_string(r + 1) + ": " + cd->name + " = " +
+                  std::to_string(d) + " is not a declination in degrees [-90, 90]");
+    p.ra[r] = a;
+    p.dec[r] = d;
+  }
+  return p;
+}
+
+Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows,
+                   Join join) {
+  const bool use1 = join != Join::Not1, use2 = join != Join::Not2;
+  const bool use_sep = use1 && use2;
+  bool blank1 = false, blank2 = false;
+  for (const Pair& p : rows) {
+    blank1 |= p.i < 0;
+    blank2 |= p.j < 0;
+  }
+  auto clashes = [](const Table& t, const std::string& name) { return t.find(name) != nullptr; };
+  Table out;
+  out.rows = rows.size();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto add_side = [&](const Table& t, const Table& other, bool with_other, bool blank, bool first) {
+    for (const Column& c : t.columns) {
+      Column o;
+      o.name = c.name;
+      if (with_other && (clashes(other, c.name) || lower(c.name) == "separation"))
+        o.name += first ? "_1" : "_2";
+      o.unit = c.unit;
+      o.description = c.description;
+      o.type = (blank && is_integer(c.type)) ? ColumnType::Float64 : c.type;
+      o.repeat = c.repeat;
+      o.print_format = c.print_format;
+      o.values.resize(rows.size() * c.repeat);
+      for (size_t r = 0; r < rows.size(); ++r) {
+        const int64_t src = first ? rows[r].i : rows[r].j;
+        for (int e = 0; e < c.repeat; ++e)
+          o.values[r * c.repeat + e] = src < 0 ? nan : c.at(size_t(src), e);
+      }
+      out.columns.push_back(std::move(o));
+    }
+  };
+  if (use1) add_side(left, right, use2, blank1, true);
+  if (use2) add_side(right, left, use1, blank2, false);
+  if (use_sep) {
+    Column s;
+    s.name = "Separation";
+    s.unit = "arcsec";
+    s.description = "angular separation of the matched rows";
+    s.print_format = "%.6f";
+    s.values.resize(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) s.values[r] = rows[r].sep_arcsec;
+    out.columns.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace celeris::xmatch

@@ -1,0 +1,186 @@
+// After the join: which pairs to keep (find) and which rows to output (join), in the words of
+// STILTS tmatch2, plus the option parsers.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/xmatch.hpp"
+
+namespace celeris::xmatch {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool by_ij(const Pair& a, const Pair& b) {
+  return a.i != b.i ? a.i < b.i : a.j < b.j;
+}
+
+// Is `a` a better (closer) candidate than `b`? Ties: smaller i, then smaller j.
+bool closer(const Pair& a, const Pair& b) {
+  if (a.sep_arcsec != b.sep_arcsec) return a.sep_arcsec < b.sep_arcsec;
+  return by_ij(a, b);
+}
+
+// For every key row, the closest pair among those whose key is the row.
+template <class Key>
+std::vector<Pair> nearest_per(const std::vector<Pair>& pairs, Key key) {
+  std::vector<Pair> best;
+  std::vector<Pair> sorted = pairs;
+  std::sort(sorted.begin(), sorted.end(), [&](const Pair& a, const Pair& b) {
+    return key(a) != key(b) ? key(a) < key(b) : closer(a, b);
+  });
+  for (size_t k = 0; k < sorted.size(); ++k)
+    if (k == 0 || key(sorted[k]) != key(sorted[k - 1])) best.push_back(sorted[k]);
+  std::sort(best.begin(), best.end(), by_ij);
+  return best;
+}
+
+}  // namespace
+
+Find parse_find(const std::string& s) {
+  const std::string v = lower(s);
+  if (v == "all") return Find::All;
+  if (v == "best") return Find::Best;
+  if (v == "best1") return Find::Best1;
+  if (v == "best2") return Find::Best2;
+  throw Error("unknown --find '" + s + "' (all|best|best1|best2)");
+}
+
+Join parse_join(const std::string& s) {
+  const std::string v = lower(s);
+  if (v == "1and2") return Join::And;
+  if (v == "1or2") return Join::Or;
+  if (v == "all1") return Join::All1;
+  if (v == "all2") return Join::All2;
+  if (v == "1not2") return Join::Not2;
+  if (v == "2not1") return Join::Not1;
+  throw Error("unknown --join '" + s + "' (1and2|1or2|all1|all2|1not2|2not1)");
+}
+
+Search parse_search(const std::string& s) {
+  const std::string v = lower(s);
+  if (v == "auto") return Search::Auto;
+  if (v == "neighbours" || v == "neighbors") return Search::Neighbours;
+  if (v == "disc" || v == "disk") return Search::Disc;
+  throw Error("unknown --search '" + s + "' (auto|neighbours|disc)");
+}
+
+double parse_radius_arcsec(const std::string& s) {
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    throw Error("bad radius '" + s + "' (e.g. 2arcsec, 1.5arcmin, 0.1deg)");
+  }
+  std::string unit = lower(s.substr(pos));
+  unit.erase(
+      std::remove_if(unit.begin(), unit.end(), [](unsigned char c) { return std::isspace(c); }),
+      unit.end());
+  double scale = 0;
+  if (unit.empty() || unit == "arcsec" || unit == "as" || unit == "\"")
+    scale = 1;
+  else if (unit == "arcmin" || unit == "am" || unit == "'")
+    scale = 60;
+  else if (unit == "deg" || unit == "d" || unit == "degree" || unit == "degrees")
+    scale = 3600;
+  else if (unit == "mas")
+    scale = 1e-3;
+  else
+    throw Error("bad radius unit '" + unit + "' in '" + s + "' (arcsec, arcmin, deg, mas)");
+  if (!std::isfinite(v) || v <= 0) throw Error("radius must be > 0 (got '" + s + "')");
+  return v * scale;
+}
+
+std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self) {
+  switch (find) {
+    case Find::All:
+      return pairs;
+    case Find::Best1:
+    case Find::Best2:
+      if (self) {
+        // Every row's nearest other row, as (row, other).
+        std::vector<Pair> both;
+        both.reserve(2 * pairs.size());
+        for (const Pair& p : pairs) {
+          both.push_back(p);
+          both.push_back(Pair{p.j, p.i, p.sep_arcsec});
+        }
+        return nearest_per(both, [](const Pair& p) { return p.i; });
+      }
+      if (find == Find::Best1) return nearest_per(pairs, [](const Pair& p) { return p.i; });
+      return nearest_per(pairs, [](const Pair& p) { return p.j; });
+    case Find::Best: {
+      std::sort(pairs.begin(), pairs.end(), closer);
+      std::vector<char> used_i, used_j;
+      int64_t ni = 0, nj = 0;
+      for (const Pair& p : pairs) {
+        ni = std::max(ni, p.i + 1);
+        nj = std::max(nj, p.j + 1);
+      }
+      if (self) ni = nj = std::max(ni, nj);
+      used_i.assign(ni, 0);
+      used_j.assign(nj, 0);
+      std::vector<char>& uj = self ? used_i : used_j;
+      std::vector<Pair> kept;
+      for (const Pair& p : pairs) {
+        if (used_i[p.i] || uj[p.j]) continue;
+        used_i[p.i] = 1;
+        uj[p.j] = 1;
+        kept.push_back(p);
+      }
+      std::sort(kept.begin(), kept.end(), by_ij);
+      return kept;
+    }
+  }
+  return pairs;
+}
+
+std::vector<Pair> join_rows(const std::vector<Pair>& pairs, size_t n_left, size_t n_right,
+                            Join join, bool self) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<char> m1(n_left, 0), m2(n_right, 0);
+  for (const Pair& p : pairs) {
+    m1[p.i] = 1;
+    m2[p.j] = 1;
+    if (self) m1[p.j] = m2[p.i] = 1;
+  }
+  if (self && join != Join::And && join != Join::All1 && join != Join::Not2)
+    throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
+  std::vector<Pair> out;
+  const bool with_pairs = join != Join::Not1 && join != Join::Not2;
+  const bool blank1 = join == Join::Or || join == Join::All1 || join == Join::Not2;
+  const bool blank2 = !self && (join == Join::Or || join == Join::All2 || join == Join::Not1);
+  size_t k = 0;
+  for (size_t i = 0; i < n_left; ++i) {
+    if (blank1 && !m1[i]) out.push_back(Pair{int64_t(i), -1, nan});
+    for (; k < pairs.size() && pairs[k].i == int64_t(i); ++k)
+      if (with_pairs) out.push_back(pairs[k]);
+  }
+  if (blank2)
+    for (size_t j = 0; j < n_right; ++j)
+      if (!m2[j]) out.push_back(Pair{-1, int64_t(j), nan});
+  return out;
+}
+
+std::vector<Pair> crossmatch(const SkyPoints& left, const SkyPoints& right, const Options& o) {
+  std::vector<Pair> pairs = select_pairs(match_pairs(left, right, o), o.find, false);
+  return join_rows(pairs, left.size(), right.size(), o.join, false);
+}
+
+std::vector<Pair> self_crossmatch(const SkyPoints& points, const Options& o) {
+  if (o.join != Join::And && o.join != Join::All1 && o.join != Join::Not2)
+    throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
+  std::vector<Pair> pairs = select_pairs(self_pairs(points, o), o.find, true);
+  return join_rows(pairs, points.size(), points.size(), o.join, true);
+}
+
+}  // namespace celeris::xmatch

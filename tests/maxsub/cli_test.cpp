@@ -1,0 +1,166 @@
+// `celeris maxsub` end to end: the CLI's JSON equals the library on the same pixels.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "celeris/fits.hpp"
+#include "celeris/maxsub.hpp"
+
+namespace fs = std::filesystem;
+namespace ms = celeris::maxsub;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run_cli(const std::string& args) {
+  const std::string cmd = std::string(CELERIS_BIN) + " maxsub " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// All values of "key": number in the JSON text, in order.
+std::vector<double> json_numbers(const std::string& text, const std::string& key) {
+  std::vector<double> out;
+  const std::regex re("\"" + key + "\": ([-+0-9.eE]+)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it)
+    out.push_back(std::stod((*it)[1]));
+  return out;
+}
+
+class MaxsubCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(CELERIS_BIN)) GTEST_SKIP() << "CLI not built: " << CELERIS_BIN;
+    dir_ = fs::temp_directory_path() / ("celeris_maxsub_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+const std::vector<float> kPaper = {-1, 2,  -3, 5,  -4, -8, 3,  -3,  //
+                                   2,  -4, -6, -8, 2,  -5, 4,  1,   //
+                                   3,  -2, 9,  -9, 3,  6,  -5, 2,   //
+                                   1,  -3, 5,  -7, 8,  -2, 2,  -6};
+
+}  // namespace
+
+TEST_F(MaxsubCli, PaperExample) {
+  std::vector<float> px = kPaper;
+  celeris::write_fits_image(path("paper.fits"), {px.data(), 8, 4});
+  const Result r = run_cli(path("paper.fits") + " -o " + path("paper.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string j = slurp(path("paper.json"));
+  EXPECT_EQ(json_numbers(j, "sum"), std::vector<double>{15});
+  // FITS 1-based: columns 5..6 (x), rows 3..4 (y), as the paper's (3,5)-(4,6) in (row, column).
+  EXPECT_EQ(json_numbers(j, "x_min"), std::vector<double>{5});
+  EXPECT_EQ(json_numbers(j, "x_max"), std::vector<double>{6});
+  EXPECT_EQ(json_numbers(j, "y_min"), std::vector<double>{3});
+  EXPECT_EQ(json_numbers(j, "y_max"), std::vector<double>{4});
+  // K overlapping: the library's list, best first.
+  const Result o = run_cli(path("paper.fits") + " --overlap --k 4 -o " + path("overlap.json"));
+  ASSERT_EQ(o.status, 0) << o.output;
+  std::vector<double> a(kPaper.begin(), kPaper.end());
+  std::vector<double> want;
+  for (const ms::Rect& q : ms::k_max_overlapping(a, 8, 4, 4)) want.push_back(q.sum);
+  EXPECT_EQ(json_numbers(slurp(path("overlap.json")), "sum"), want);
+  EXPECT_EQ(want.front(), 15);
+  for (const char* m : {"alg8", "alg9", "brute", "auto"}) {
+    const Result q = run_cli(path("paper.fits") + " --method " + m + " --precision float");
+    EXPECT_EQ(q.status, 0) << q.output;
+    EXPECT_NE(q.output.find("5..6"), std::string::npos) << q.output;
+  }
+}
+
+TEST_F(MaxsubCli, NanIsAnErrorUnlessAsked) {
+  std::vector<float> px = kPaper;
+  px[8 * 2 + 1] = NAN;  // x=2, y=3 (1-based)
+  celeris::write_fits_image(path("nan.fits"), {px.data(), 8, 4});
+  const Result r = run_cli(path("nan.fits") + " -o " + path("nan.json"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(
+      r.output.find("1 masked (NaN) pixels, the first at x=2 y=3; use --nan zero or --nan min"),
+      std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(path("nan.json")));
+  const Result z = run_cli(path("nan.fits") + " --nan zero -o " + path("nan.json"));
+  ASSERT_EQ(z.status, 0) << z.output;
+  EXPECT_EQ(json_numbers(slurp(path("nan.json")), "sum"), std::vector<double>{15});
+  const Result m = run_cli(path("nan.fits") + " --nan min --k 3");
+  EXPECT_EQ(m.status, 0) << m.output;
+}
+
+TEST_F(MaxsubCli, BadOptions) {
+  std::vector<float> px = kPaper;
+  celeris::write_fits_image(path("p.fits"), {px.data(), 8, 4});
+  EXPECT_NE(run_cli(path("p.fits") + " --offset sky").status, 0);
+  EXPECT_NE(run_cli(path("p.fits") + " --shape convex --overlap").status, 0);
+  EXPECT_NE(run_cli(path("missing.fits")).status, 0);
+  const Result r = run_cli(path("p.fits") + " --shape convex --k 2 -o " + path("c.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(slurp(path("c.json")).find("\"columns\""), std::string::npos);
+}
+
+// A real image with a celestial WCS and masked pixels; skipped when the data are absent.
+TEST_F(MaxsubCli, BolocamEqualsLibrary) {
+  const std::string img = std::string(CELERIS_TEST_DATA) + "/images/gc_bolocam_gps.fits";
+  if (!fs::exists(img)) GTEST_SKIP() << "no " << img;
+  const double offset = 0.25;
+  const Result r =
+      run_cli(img + " --offset 0.25 --nan zero --k 3 --method cpu -o " + path("bolocam.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string j = slurp(path("bolocam.json"));
+
+  const celeris::FitsImage f = celeris::read_fits_image(img);
+  const int w = int(f.pixels.width()), h = int(f.pixels.height());
+  std::vector<double> a(f.pixels.pixels().begin(), f.pixels.pixels().end());
+  for (double& v : a) v = std::isfinite(v) ? v - offset : 0.0;
+  const std::vector<ms::Rect> lib = ms::k_max_disjoint(a, w, h, 3);
+  ASSERT_EQ(lib.size(), 3u);
+  EXPECT_EQ(lib[0], ms::max_subarray(a, w, h, {ms::Method::Alg8, ms::Precision::Double}));
+  const auto sums = json_numbers(j, "sum"), x0 = json_numbers(j, "x_min"),
+             x1 = json_numbers(j, "x_max"), y0 = json_numbers(j, "y_min"),
+             y1 = json_numbers(j, "y_max");
+  ASSERT_EQ(sums.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(sums[i], lib[i].sum);
+    EXPECT_EQ(x0[i], lib[i].left + 1);
+    EXPECT_EQ(x1[i], lib[i].right + 1);
+    EXPECT_EQ(y0[i], lib[i].top + 1);
+    EXPECT_EQ(y1[i], lib[i].bottom + 1);
+  }
+  EXPECT_NE(j.find("\"centre_radec\""), std::string::npos) << "the image has a WCS";
+  EXPECT_NE(j.find("\"corners_radec\""), std::string::npos);
+}

@@ -1,0 +1,127 @@
+// `celeris xmatch` and `celeris simulate catalog` end to end: FITS and CSV round trips, and one-
+// line errors for bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "celeris/table.hpp"
+#include "celeris/xmatch.hpp"
+
+namespace fs = std::filesystem;
+using namespace celeris;
+
+namespace {
+
+struct Cli : ::testing::Test {
+  fs::path dir;
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("celeris_xmatch_" +
+           std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string p(const std::string& name) const { return (dir / name).string(); }
+  // Runs the CLI; returns the exit code, stderr in `err`.
+  int run(const std::string& args, std::string* err = nullptr) const {
+    const std::string errfile = p("stderr.txt");
+    const std::string cmd =
+        std::string(CELERIS_BIN) + " " + args + " > " + p("stdout.txt") + " 2> " + errfile;
+    const int rc = std::system(cmd.c_str());
+    if (err) {
+      std::ifstream in(errfile);
+      std::stringstream s;
+      s << in.rdbuf();
+      *err = s.str();
+    }
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(p(name)) << text;
+  }
+};
+
+}  // namespace
+
+TEST_F(Cli, SelfMatchFitsRoundTrip) {
+  ASSERT_EQ(run("simulate catalog --rows 5000 --seed 3 --dec-min -1 --dec-max 1 --repeats 3 -o " +
+                p("cat.fits")),
+            0);
+  ASSERT_EQ(run("xmatch --self " + p("cat.fits") + " --radius 2arcsec -o " + p("pairs.fits")), 0);
+  const Table cat = read_fits_table(p("cat.fits"));
+  const Table out = read_fits_table(p("pairs.fits"));
+  xmatch::Options o;
+  o.radius_arcsec = 2;
+  const auto pairs = xmatch::self_pairs(xmatch::table_positions(cat, "RA", "DEC", "cat"), o);
+  ASSERT_GT(pairs.size(), 1000u);
+  EXPECT_EQ(out.rows, pairs.size());
+  ASSERT_NE(out.find("RA_1"), nullptr);
+  ASSERT_NE(out.find("ID_2"), nullptr);
+  const Column* sep = out.find("Separation");
+  ASSERT_NE(sep, nullptr);
+  for (size_t r = 0; r < out.rows; ++r) {
+    EXPECT_LE(sep->values[r], 2.0);
+    EXPECT_LT(out.find("ID_1")->values[r], out.find("ID_2")->values[r]);
+  }
+}
+
+TEST_F(Cli, TwoCatalogsCsvRoundTrip) {
+  write("a.csv", "# left\nname,ra,dec,flux\nx,10.0,20.0,1.5\ny,10.0003,20.0,2\nz,200,-45,3\n");
+  write("b.csv", "ID,ALPHA_J2000,DELTA_J2000,flux\n7,10.0001,20.0,9\n8,300,10,8\n");
+  ASSERT_EQ(
+      run("xmatch " + p("a.csv") + " " + p("b.csv") + " -r 1arcsec --join all1 -o " + p("out.csv")),
+      0);
+  const Table t = xmatch::read_csv(p("out.csv"));
+  ASSERT_EQ(t.rows, 3u);  // x-7 (0.338 arcsec), y-7 (0.677 arcsec), z unmatched
+  ASSERT_NE(t.find("flux_1"), nullptr);
+  ASSERT_NE(t.find("flux_2"), nullptr);
+  ASSERT_NE(t.find("ALPHA_J2000"), nullptr);
+  EXPECT_EQ(t.find("ID")->values[0], 7);
+  EXPECT_EQ(t.find("ID")->values[1], 7);
+  EXPECT_NEAR(t.find("Separation")->values[0], 0.36 * std::cos(20 * M_PI / 180), 1e-3);
+  EXPECT_TRUE(std::isnan(t.find("ID")->values[2]));
+  EXPECT_TRUE(std::isnan(t.find("Separation")->values[2]));
+  // The same match written as FITS holds the same rows.
+  ASSERT_EQ(run("xmatch " + p("a.csv") + " " + p("b.csv") + " -r 1arcsec --join all1 -o " +
+                p("out.fits")),
+            0);
+  EXPECT_EQ(read_fits_table(p("out.fits")).rows, 3u);
+}
+
+TEST_F(Cli, BadInputsAreOneLineErrors) {
+  std::string err;
+  write("a.csv", "ra,dec\n10,20\n11,95\n");
+  write("b.csv", "x,y\n10,20\n");
+  write("empty.csv", "ra,dec\n");
+  write("nan.csv", "ra,dec\n1,2\n3,nan\n");
+  write("good.csv", "ra,dec\n1,2\n3,4\n");
+  EXPECT_EQ(run("xmatch " + p("a.csv") + " " + p("a.csv") + " -o " + p("o.csv"), &err), 1);
+  EXPECT_NE(err.find("row 2"), std::string::npos) << err;
+  EXPECT_EQ(run("xmatch " + p("nan.csv") + " " + p("nan.csv") + " -o " + p("o.csv"), &err), 1);
+  EXPECT_NE(err.find("row 2"), std::string::npos) << err;
+  EXPECT_EQ(run("xmatch " + p("b.csv") + " " + p("b.csv") + " -o " + p("o.csv"), &err), 1);
+  EXPECT_NE(err.find("no RA/Dec columns"), std::string::npos) << err;
+  EXPECT_EQ(
+      run("xmatch " + p("good.csv") + " " + p("b.csv") + " --ra2 RA --dec2 y -o " + p("o.csv"),
+          &err),
+      1);
+  EXPECT_NE(err.find("'RA'"), std::string::npos) << err;
+  EXPECT_EQ(run("xmatch --self " + p("empty.csv") + " -o " + p("o.csv"), &err), 1);
+  EXPECT_NE(err.find("empty"), std::string::npos) << err;
+  EXPECT_EQ(
+      run("xmatch --self " + p("b.csv") + " --ra1 x --dec1 y -r 2parsec -o " + p("o.csv"), &err),
+      1);
+  EXPECT_NE(err.find("unit"), std::string::npos) << err;
+  ASSERT_EQ(run("simulate image --size 64 -o " + p("img.fits")), 0);
+  EXPECT_EQ(run("xmatch --self " + p("img.fits") + " -o " + p("o.csv"), &err), 1);
+  EXPECT_NE(err.find("table"), std::string::npos) << err;
+  EXPECT_EQ(run("xmatch --self " + p("img.fits[0]") + " -o " + p("o.csv"), &err), 1);
+  EXPECT_NE(err.find("not a table"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(p("o.csv")));
+}

@@ -1,0 +1,63 @@
+// The CUDA join equals the CPU join (and so the brute force) pair for pair; skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "celeris/device.hpp"
+#include "celeris/healpix.hpp"
+#include "celeris/xmatch.hpp"
+
+using namespace celeris::xmatch;
+
+TEST(XMatchCuda, SameAsCpu) {
+  if (celeris::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (double radius : {0.01, 2.0, 60.0, 3600.0}) {
+    SkyPoints a, b;
+    for (int k = 0; k < 6000; ++k) {
+      // bands around the equator and the poles, RA across 0/360
+      const double dec = (k % 3 == 0) ? 89.0 + u(rng) : (k % 3 == 1) ? -90.0 + u(rng) : u(rng);
+      const double ra = std::fmod(359.5 + u(rng), 360.0);
+      (k % 2 ? a : b).ra.push_back(ra);
+      (k % 2 ? a : b).dec.push_back(dec);
+      if (k % 13 == 0) {  // a near-duplicate on the other side
+        (k % 2 ? b : a).ra.push_back(ra);
+        (k % 2 ? b : a).dec.push_back(std::min(dec + 0.5 * radius / 3600, 90.0));
+      }
+    }
+    for (Search s : {Search::Neighbours, Search::Disc}) {
+      Options o;
+      o.radius_arcsec = radius;
+      o.search = s;
+      const auto cpu = match_pairs(a, b, o);
+      const auto cpu_self = self_pairs(a, o);
+      o.backend = celeris::Backend::Cuda;
+      const auto gpu = match_pairs(a, b, o);
+      const auto gpu_self = self_pairs(a, o);
+      ASSERT_EQ(gpu.size(), cpu.size()) << radius;
+      for (size_t k = 0; k < cpu.size(); ++k) {
+        ASSERT_EQ(gpu[k].i, cpu[k].i);
+        ASSERT_EQ(gpu[k].j, cpu[k].j);
+        ASSERT_NEAR(gpu[k].sep_arcsec, cpu[k].sep_arcsec, 1e-9);
+      }
+      ASSERT_EQ(gpu_self.size(), cpu_self.size()) << radius;
+      for (size_t k = 0; k < cpu_self.size(); ++k) {
+        ASSERT_EQ(gpu_self[k].i, cpu_self[k].i);
+        ASSERT_EQ(gpu_self[k].j, cpu_self[k].j);
+      }
+    }
+  }
+}
+
+TEST(XMatchCuda, CudaBackendWithoutDeviceIsAnError) {
+  if (celeris::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  SkyPoints a;
+  a.ra = {1};
+  a.dec = {2};
+  Options o;
+  o.backend = celeris::Backend::Cuda;
+  EXPECT_THROW(match_pairs(a, a, o), std::exception);
+}

@@ -1,0 +1,14 @@
+# test_xmatch checks celeris/healpix.hpp against the reference healpix_cxx (Debian
+# libhealpix-cxx-dev) when pkg-config finds it; those tests are compiled out otherwise.
+if(TARGET test_xmatch)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(HEALPIX_CXX QUIET IMPORTED_TARGET healpix_cxx)
+  endif()
+  if(HEALPIX_CXX_FOUND)
+    target_link_libraries(test_xmatch PRIVATE PkgConfig::HEALPIX_CXX)
+    target_compile_definitions(test_xmatch PRIVATE CELERIS_HAVE_HEALPIX_CXX=1)
+  else()
+    message(STATUS "healpix_cxx not found: test_xmatch skips the reference comparisons")
+  endif()
+endif()
