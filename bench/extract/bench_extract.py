@@ -56,7 +56,7 @@ def main():
         f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
     cases = []
     if os.path.isdir(a.images):
-        cases += [(n, os.path.join(a.images, n)) for n in sorted(os.listdir(a.images)) if n.endswith(".fits")]
+        cases += [(n, os.path.abspath(os.path.join(a.images, n))) for n in sorted(os.listdir(a.images)) if n.endswith(".fits")]
     if a.sim:
         for name, args in SIMS:
             path = os.path.join(work, name.replace(" ", "_") + ".fits")
