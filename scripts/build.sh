@@ -10,5 +10,5 @@ cmake --build build -j "$jobs"
 if [ ! -x build/venv/bin/python ]; then
   python3 -m venv build/venv
 fi
-build/venv/bin/python -c "import numpy, astropy" 2>/dev/null ||
-  build/venv/bin/pip install -q numpy astropy
+build/venv/bin/python -c "import numpy, astropy, scipy" 2>/dev/null ||
+  build/venv/bin/pip install -q numpy astropy scipy

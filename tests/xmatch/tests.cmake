@@ -12,3 +12,10 @@ if(TARGET test_xmatch)
     message(STATUS "healpix_cxx not found: test_xmatch skips the reference comparisons")
   endif()
 endif()
+
+# Identical pair sets and separations to astropy's search_around_sky (RA wrap, pole, self-match).
+add_test(NAME xmatch.astropy
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/compare_astropy.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_astropy)
+set_tests_properties(xmatch.astropy PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
+                     TIMEOUT 300)
