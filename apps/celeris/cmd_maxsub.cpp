@@ -14,6 +14,7 @@
 #include "celeris/maxsub.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "cli_parse.hpp"
 #include "commands.hpp"
 
 namespace celeris::cli {
@@ -260,12 +261,7 @@ int run_maxsub(const Args& args) {
       ->check(CLI::IsMember({"error", "zero", "min"}))
       ->capture_default_str();
   app.add_option("-o,--output", out, "write the results as JSON (atomically)");
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto code = parse_args(app, args)) return *code;
   run.rect = run.shape == "rect";
   if (!run.rect && run.overlap)
     throw Error("--overlap is for rectangles only (--shape convex gives disjoint regions)");

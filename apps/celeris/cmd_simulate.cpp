@@ -7,6 +7,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/simulate.hpp"
 #include "celeris/table.hpp"
+#include "cli_parse.hpp"
 #include "commands.hpp"
 
 namespace celeris::cli {
@@ -39,12 +40,7 @@ int simulate_image_cmd(const Args& args) {
   app.add_option("--read-noise", p.read_noise, "read noise, ADU")->capture_default_str();
   app.add_option("--fwhm", p.fwhm, "stellar FWHM, pixels")->capture_default_str();
   app.add_flag("!--no-wcs", p.wcs, "do not write a WCS");
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto code = parse_args(app, args)) return *code;
   if (size > 0) p.width = p.height = size;
   if (p.n_stars < 0 && density == "crowded") {
     // ~150k sources on 4096^2, scaled with the area.

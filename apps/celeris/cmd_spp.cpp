@@ -10,6 +10,7 @@
 #include "celeris/error.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "cli_parse.hpp"
 #include "commands.hpp"
 
 namespace celeris::cli {
@@ -69,12 +70,7 @@ int run_spp(const Args& args) {
   app.add_option("--kernel", kernel, "CUDA kernel: block (one pixel per block) or tile")
       ->check(CLI::IsMember({"block", "tile"}))
       ->capture_default_str();
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto code = parse_args(app, args)) return *code;
   hs::check_window(window);
   const hs::CubeFormat out_format =
       output.empty() ? hs::format_from_path(input) : hs::format_from_path(output);
@@ -133,12 +129,7 @@ int run_simulate_cube(const Args& args) {
       ->capture_default_str();
   app.add_option("--data-type", data_type, "ENVI data type (4 float32, 5 float64, ...)")
       ->capture_default_str();
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto code = parse_args(app, args)) return *code;
   const hs::SimulatedCube sim = hs::simulate_cube(p);
   const hs::CubeFormat fmt = hs::format_from_path(out);
   if (fmt == hs::CubeFormat::Envi) {

@@ -9,6 +9,7 @@
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#include "cli_parse.hpp"
 #include "commands.hpp"
 
 namespace celeris::cli {
@@ -55,12 +56,7 @@ int run_xmatch(const Args& args) {
   app.add_option("--backend", backend, "cpu | cuda | auto (CUDA when a GPU is present)")
       ->capture_default_str();
   app.add_flag("-q,--quiet", quiet, "no summary line");
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto code = parse_args(app, args)) return *code;
   if (self && inputs.size() != 1) throw Error("--self takes one input catalog");
   if (!self && inputs.size() != 2) throw Error("give two input catalogs (or one with --self)");
   o.radius_arcsec = xmatch::parse_radius_arcsec(radius);
@@ -113,12 +109,7 @@ int run_simulate_catalog(const Args& args) {
       ->capture_default_str();
   app.add_option("--scatter", p.scatter_arcsec, "position scatter per axis, arcsec")
       ->capture_default_str();
-  std::vector<std::string> argv(args.rbegin(), args.rend());
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto code = parse_args(app, args)) return *code;
   const Table t = xmatch::simulate_catalog(p);
   xmatch::write_catalog(out, t);
   std::printf("simulated catalog: %zu rows, dec [%g, %g], %g detections per source -> %s\n", t.rows,

@@ -174,7 +174,6 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
     child.fixed_centre = true;
     child.cx = s.mx;
     child.cy = s.my;
-    child.completion = parent.completion;
     const float d = static_cast<float>(s.npix / (2 * kPi * s.abcor * static_cast<float>(s.a) *
                                                  static_cast<float>(s.b)));
     float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);

@@ -74,7 +74,6 @@ std::vector<Detection> detect(ImageView<const float> value, ImageView<const floa
                               float threshold, int minarea) {
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
   std::vector<Detection> out;
-  int64_t order = 0;
   lutz_scan(
       w, h,
       [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; }, minarea,
@@ -86,7 +85,6 @@ std::vector<Detection> detect(ImageView<const float> value, ImageView<const floa
           d.pixels.push_back({x, y, value(x, y), cvalue(x, y)});
           if (x == 0 || y == 0 || x == w - 1 || y == h - 1) d.flags |= kFlagTruncated;
         }
-        d.completion = order++;
         out.push_back(std::move(d));
       });
   return out;

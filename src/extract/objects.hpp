@@ -20,9 +20,6 @@ struct Detection {
   // for merged objects): moments are then taken about this point.
   bool fixed_centre = false;
   double cx = 0.0, cy = 0.0;
-  // Order key reproducing when SExtractor completes the object (its last row, then the column
-  // of its last run): used to number objects as SExtractor does.
-  int64_t completion = 0;
 };
 
 }  // namespace celeris::extract
