@@ -1,9 +1,12 @@
 // Reading and writing FITS images through CFITSIO.
 #include <fitsio.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "celeris/fits.hpp"
@@ -111,6 +114,71 @@ bool names_hdu(const std::string& path) {
   return path.find('[') != std::string::npos;
 }
 
+// Raw values of one FITS integer or float type, scaled in single precision as SExtractor's reader
+// does (value * (float)BSCALE + (float)BZERO, with the raw value first converted to float, or kept
+// in double for BITPIX -64). CFITSIO scales in double and rounds once, which differs by one ulp on
+// some pixels, and that is enough to move a deblending threshold and change a catalog.
+template <typename Raw>
+void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, Image<float>& out,
+                 const std::string& path) {
+  const long width = static_cast<long>(out.width());
+  const long height = static_cast<long>(out.height());
+  const long rows_per_chunk = std::max(1L, (1L << 20) / width);
+  std::vector<Raw> raw(static_cast<size_t>(std::min(height, rows_per_chunk) * width));
+  std::vector<char> nulls(raw.size());
+  const float bs = static_cast<float>(bscale), bz = static_cast<float>(bzero);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  int status = 0;
+  for (long y0 = 0; y0 < height; y0 += rows_per_chunk) {
+    const long rows = std::min(rows_per_chunk, height - y0);
+    const LONGLONG count = static_cast<LONGLONG>(rows) * width;
+    int anynul = 0;
+    fits_read_imgnull(f, datatype, static_cast<LONGLONG>(y0) * width + 1, count, raw.data(),
+                      nulls.data(), &anynul, &status);
+    check_fits(status, path + ": reading pixels");
+    float* dst = out.data() + static_cast<size_t>(y0) * width;
+    for (LONGLONG i = 0; i < count; ++i) {
+      if constexpr (std::is_same_v<Raw, double>)
+        dst[i] = static_cast<float>(raw[i] * bs + bz);
+      else
+        dst[i] = static_cast<float>(raw[i]) * bs + bz;
+      if (anynul && nulls[i]) dst[i] = nan;
+    }
+  }
+}
+
+// Fills `out` with the HDU's pixels, BSCALE/BZERO applied, BLANK and NaN pixels as NaN.
+void read_pixels(fitsfile* f, int bitpix, Image<float>& out, const std::string& path) {
+  int status = 0, compressed = fits_is_compressed_image(f, &status);
+  double bscale = 1.0, bzero = 0.0;
+  if (fits_read_key(f, TDOUBLE, "BSCALE", &bscale, nullptr, &status) == KEY_NO_EXIST) status = 0;
+  if (fits_read_key(f, TDOUBLE, "BZERO", &bzero, nullptr, &status) == KEY_NO_EXIST) status = 0;
+  check_fits(status, path);
+  if (!compressed) {
+    // Scale ourselves (see read_scaled): CFITSIO must hand over the stored values.
+    fits_set_bscale(f, 1.0, 0.0, &status);
+    check_fits(status, path);
+    switch (bitpix) {
+      case BYTE_IMG:
+        return read_scaled<unsigned char>(f, TBYTE, bscale, bzero, out, path);
+      case SHORT_IMG:
+        return read_scaled<short>(f, TSHORT, bscale, bzero, out, path);
+      case LONG_IMG:
+        return read_scaled<int>(f, TINT, bscale, bzero, out, path);
+      case LONGLONG_IMG:
+        return read_scaled<LONGLONG>(f, TLONGLONG, bscale, bzero, out, path);
+      case FLOAT_IMG:
+        return read_scaled<float>(f, TFLOAT, bscale, bzero, out, path);
+      case DOUBLE_IMG:
+        return read_scaled<double>(f, TDOUBLE, bscale, bzero, out, path);
+      default:
+        break;
+    }
+  }
+  // Tile-compressed images: CFITSIO's own decompression and scaling.
+  read_scaled<float>(f, TFLOAT, 1.0, 0.0, out, path);
+}
+
 }  // namespace
 
 FitsImage read_fits_image(const std::string& path) {
@@ -146,18 +214,7 @@ FitsImage read_fits_image(const std::string& path) {
   out.bitpix = bitpix;
   out.header = FitsHeader(read_header_cards(f.get()));
   out.pixels = Image<float>(naxes[0], naxes[1]);
-  const LONGLONG n = static_cast<LONGLONG>(naxes[0]) * naxes[1];
-  std::vector<char> nullflags(static_cast<size_t>(n), 0);
-  int anynul = 0;
-  // fits_read_imgnull flags BLANK (integer images) and NaN (float images) pixels.
-  fits_read_imgnull(f.get(), TFLOAT, 1, n, out.pixels.data(), nullflags.data(), &anynul, &status);
-  check_fits(status, path + ": reading pixels");
-  if (anynul) {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    float* p = out.pixels.data();
-    for (LONGLONG i = 0; i < n; ++i)
-      if (nullflags[static_cast<size_t>(i)]) p[i] = nan;
-  }
+  read_pixels(f.get(), bitpix, out.pixels, path);
   // Infinities are not measurable either: mask them like NaN.
   for (auto& v : out.pixels.pixels())
     if (std::isinf(v)) v = std::numeric_limits<float>::quiet_NaN();

@@ -124,7 +124,8 @@ class CleanList {
 }  // namespace
 
 CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
-                          std::vector<Iso>& isos, const CleanParams& params) {
+                          std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
+                          const CleanParams& params) {
   CleanResult result;
   CleanList clean(shapes);
   std::vector<size_t> victims, near;
@@ -152,7 +153,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
         const Profile po(so, params.detect_thresh, beta);
         if (po.above(so, dx, dy, beta, isos[in].mthresh)) {
           merge(in, o, objects, shapes, isos);
-          result.removed.push_back(in);
+          result.removed.push_back({in, done_line[in]});
           eaten = true;
           break;
         }
@@ -162,7 +163,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
       merge(clean.entries()[li], in, objects, shapes, isos);
-      result.removed.push_back(clean.entries()[li]);
+      result.removed.push_back({clean.entries()[li], done_line[in]});
       clean.remove_at(li);
     }
     clean.push(in);

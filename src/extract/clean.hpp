@@ -21,13 +21,22 @@ struct CleanParams {
   int clean_margin = 0;  // SExtractor's cleanmargin (from the aperture sizes)
 };
 
-struct CleanResult {
-  std::vector<size_t> order;    // surviving objects in SExtractor's output (NUMBER) order
-  std::vector<size_t> removed;  // objects merged into another
+// An object merged into another, and the scan line during which SExtractor gave its pixels
+// back to the image (the line on which the object being cleaned at that moment was completed).
+struct CleanVictim {
+  size_t object = 0;
+  int64_t line = 0;
 };
 
-// Updates shapes/isos/flags of the masters in place.
+struct CleanResult {
+  std::vector<size_t> order;         // surviving objects in SExtractor's output (NUMBER) order
+  std::vector<CleanVictim> removed;  // objects merged into another
+};
+
+// Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
+// object i's detection was completed (its parent's last row + 1).
 CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
-                          std::vector<Iso>& isos, const CleanParams& params);
+                          std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
+                          const CleanParams& params);
 
 }  // namespace celeris::extract

@@ -49,8 +49,8 @@ void validate(ImageView<const float> image, const Config& c) {
 
 // Detected-pixel owners for MASK_TYPE: every pixel above the detection threshold is blanked
 // for all objects but its own (-1 when it belongs to no catalog object).
-Image<int32_t> owner_map(ImageView<const float> value, ImageView<const float> cvalue,
-                         float thresh, const std::vector<Detection>& objects) {
+Image<int32_t> owner_map(ImageView<const float> value, ImageView<const float> cvalue, float thresh,
+                         const std::vector<Detection>& objects) {
   Image<int32_t> owner(value.width, value.height, 0);
   for (int64_t i = 0; i < value.size(); ++i)
     if (!std::isnan(value.data[i]) && cvalue.data[i] > thresh) owner.data()[i] = -1;
@@ -76,9 +76,9 @@ Result extract(ImageView<const float> image, const Config& user_config,
   StageTimer timer(info);
 
   // 1. Background map and its subtraction.
-  const BackgroundMap bkg = config.back_manual
-                                ? constant_background(image, config, static_cast<float>(config.back_value))
-                                : estimate_background(image, config);
+  const BackgroundMap bkg =
+      config.back_manual ? constant_background(image, config, static_cast<float>(config.back_value))
+                         : estimate_background(image, config);
   timer.lap("background");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
   Image<float> value(w, h);
@@ -97,8 +97,8 @@ Result extract(ImageView<const float> image, const Config& user_config,
   info.global_back = config.back_manual ? config.back_value : bkg.global_back;
   info.global_rms = bkg.global_rms;
   const bool relative = config.thresh_type == ThreshType::Relative;
-  const float dthresh = static_cast<float>(relative ? config.detect_thresh * bkg.global_rms
-                                                    : config.detect_thresh);
+  const float dthresh =
+      static_cast<float>(relative ? config.detect_thresh * bkg.global_rms : config.detect_thresh);
   const float athresh = static_cast<float>(relative ? config.analysis_thresh * bkg.global_rms
                                                     : config.analysis_thresh);
   if (!(dthresh > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
@@ -137,12 +137,17 @@ Result extract(ImageView<const float> image, const Config& user_config,
 
   // 4. Deblending: trees in parallel, then the random draws of the pixel assignment taken from
   // one rand() stream in detection order (as SExtractor), then the assignment in parallel.
-  DeblendParams dp{config.deblend_nthresh, config.deblend_mincont, config.detect_minarea,
-                   dthresh, w, h};
+  DeblendParams dp{
+      config.deblend_nthresh, config.deblend_mincont, config.detect_minarea, dthresh, w, h};
   std::vector<DeblendPlan> plans(detections.size());
+  std::vector<int64_t> parent_done_line(detections.size());
 #pragma omp parallel for schedule(dynamic, 4)
-  for (size_t i = 0; i < detections.size(); ++i)
+  for (size_t i = 0; i < detections.size(); ++i) {
+    int64_t ymax = 0;
+    for (const Pixel& p : detections[i].pixels) ymax = std::max<int64_t>(ymax, p.y);
+    parent_done_line[i] = ymax + 1;  // Lutz completes a detection on the line below its last
     plans[i] = plan_deblend(std::move(detections[i]), dp);
+  }
   detections.clear();
   std::vector<size_t> first_draw(plans.size() + 1, 0);
   for (size_t i = 0; i < plans.size(); ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
@@ -155,8 +160,12 @@ Result extract(ImageView<const float> image, const Config& user_config,
     children[i] = finish_deblend(std::move(plans[i]), stream.data() + first_draw[i]);
   plans.clear();
   std::vector<Detection> objects;
-  for (auto& c : children)
-    for (auto& d : c) objects.push_back(std::move(d));
+  std::vector<int64_t> done_line;
+  for (size_t i = 0; i < children.size(); ++i)
+    for (auto& d : children[i]) {
+      objects.push_back(std::move(d));
+      done_line.push_back(parent_done_line[i]);
+    }
   children.clear();
   info.n_deblended = objects.size();
   timer.lap("deblend");
@@ -168,8 +177,9 @@ Result extract(ImageView<const float> image, const Config& user_config,
   for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], dthresh);
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
-  MeasureContext ctx{config, bkg, {value.view(), {}, bkg.global_rms, config.gain, config.mask_type},
-                     dthresh, athresh, config.satur_level};
+  MeasureContext ctx{
+      config,  bkg,     {value.view(), {}, bkg.global_rms, config.gain, config.mask_type},
+      dthresh, athresh, config.satur_level};
   ctx.n_apertures = request.n_apertures < 0 ? naper : std::min(request.n_apertures, naper);
   ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
   ctx.compute_auto = request.auto_flux || ctx.n_fluxfrac > 0;
@@ -180,14 +190,20 @@ Result extract(ImageView<const float> image, const Config& user_config,
   for (double d : config.phot_apertures)
     clean_margin = std::max(clean_margin, static_cast<int>((d + 1) / 2) + 1);
   const CleanResult cleaned =
-      clean_objects(objects, shapes, isos, {config.clean, config.clean_param, dthresh, h, clean_margin});
+      clean_objects(objects, shapes, isos, done_line,
+                    {config.clean, config.clean_param, dthresh, h, clean_margin});
   timer.lap("clean");
 
   // 6. Photometry. With MASK_TYPE, every detected pixel is blanked for all objects but its
-  // owner; pixels of objects merged away by cleaning are given back to the image.
+  // owner; pixels of objects merged away by cleaning are given back to the image. SExtractor
+  // blanks detected pixels row by row as it scans, with the filtered image a filter half-height
+  // (+1) rows behind, so rows it had not yet reached when a merged object was given back are
+  // blanked afterwards all the same: those pixels stay masked.
   Image<int32_t> owner = owner_map(value.view(), cvalue, dthresh, objects);
-  for (size_t k : cleaned.removed)
-    for (const Pixel& p : objects[k].pixels) owner(p.x, p.y) = 0;
+  const int64_t blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
+  for (const CleanVictim& v : cleaned.removed)
+    for (const Pixel& p : objects[v.object].pixels)
+      owner(p.x, p.y) = blank_lag > 0 && p.y >= v.line - blank_lag + 1 ? -1 : 0;
   ctx.field.owner = owner.view();
   result.objects = measure_objects(objects, shapes, isos, cleaned.order, ctx);
   timer.lap("measure");

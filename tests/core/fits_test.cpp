@@ -42,7 +42,8 @@ void write_raw(const std::string& path, int bitpix, int w, int h, const std::vec
     long long b = *blank;
     fits_update_key(f, TLONGLONG, "BLANK", &b, nullptr, &status);
   }
-  fits_write_img(f, TDOUBLE, 1, static_cast<LONGLONG>(raw.size()), const_cast<double*>(raw.data()), &status);
+  fits_write_img(f, TDOUBLE, 1, static_cast<LONGLONG>(raw.size()), const_cast<double*>(raw.data()),
+                 &status);
   fits_close_file(f, &status);
   ASSERT_EQ(status, 0);
 }
@@ -64,6 +65,29 @@ TEST(FitsImage, AllBitpixWithScaling) {
     // Row-major: pixel (x=1, y=1) is raw[5].
     EXPECT_FLOAT_EQ(img.pixels(1, 1), static_cast<float>(5 * 0.5 + 10.0));
   }
+  fs::remove_all(dir);
+}
+
+// SExtractor scales in single precision (raw converted to float, times (float)BSCALE, plus
+// (float)BZERO); CFITSIO would scale in double and round once. gc_2mass_j's BSCALE is such a case:
+// on some 16-bit values the two differ by one ulp, which changes SExtractor's deblending.
+TEST(FitsImage, ScalingInSinglePrecisionAsSExtractor) {
+  const auto dir = tmpdir();
+  const double bscale = 0.045777764213996, bzero = 1500.0;
+  std::vector<double> raw;
+  for (int v = -32768; v < 32768; v += 7) raw.push_back(v);
+  const int w = static_cast<int>(raw.size());
+  const std::string p = (dir / "s16.fits").string();
+  write_raw(p, 16, w, 1, raw, bzero, bscale);
+  const auto img = celeris::read_fits_image(p);
+  const float bs = static_cast<float>(bscale), bz = static_cast<float>(bzero);
+  int differs_from_double = 0;
+  for (int i = 0; i < w; ++i) {
+    const float expected = static_cast<float>(raw[i]) * bs + bz;
+    ASSERT_EQ(img.pixels.data()[i], expected) << "raw " << raw[i];
+    differs_from_double += expected != static_cast<float>(raw[i] * bscale + bzero);
+  }
+  EXPECT_GT(differs_from_double, 0);  // the test distinguishes the two arithmetics
   fs::remove_all(dir);
 }
 
@@ -153,7 +177,8 @@ TEST(FitsImage, BadInputGivesOneLineErrors) {
   }
   EXPECT_NE(message((dir / "1d.fits").string()).find("2-D"), std::string::npos);
   EXPECT_NE(message((dir / "3d.fits").string()).find("cube"), std::string::npos);
-  for (const auto& m : {message((dir / "missing.fits").string()), message((dir / "1d.fits").string())})
+  for (const auto& m :
+       {message((dir / "missing.fits").string()), message((dir / "1d.fits").string())})
     EXPECT_EQ(m.find('\n'), std::string::npos);
   fs::remove_all(dir);
 }
