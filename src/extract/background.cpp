@@ -24,12 +24,57 @@ struct MeshStats {
   float back = kBad, sigma = kBad;
 };
 
+// SExtractor's histogram median walk: over bins lcut..hcut, one bin per step is added to the
+// low side (from lcut up) while its sum is below the high side's, else to the high side (from
+// hcut down). That is a merge of the two sorted sequences of partial sums (ties to the high
+// side), so the number of bins the low side ends with is the count of its partial sums whose
+// merge rank is below the number of bins: binary searches on the cumulative counts c0 give the
+// walk's end state in O(log^2 n) instead of O(n) unpredictable branches.
+struct MedianWalk {
+  int lo, hi;               // next bin of each side (lo == hi + 1 at the end)
+  int64_t lowsum, highsum;  // counts taken by each side
+};
+
+MedianWalk median_walk(const std::vector<int64_t>& c0, int lcut, int hcut) {
+  if (hcut < lcut) return {lcut, hcut, 0, 0};
+  const int n = hcut - lcut + 1;
+  auto low = [&](int a) { return c0[lcut + a] - c0[lcut]; };
+  auto high = [&](int b) { return c0[hcut + 1] - c0[hcut + 1 - b]; };
+  auto high_at_most = [&](int64_t v) {  // #{b in 0..n : high(b) <= v}
+    int l = 0, r = n + 1;
+    while (l < r) {
+      const int m = (l + r) / 2;
+      if (high(m) <= v)
+        l = m + 1;
+      else
+        r = m;
+    }
+    return l;
+  };
+  int a0 = 0, a1 = n;
+  while (a0 < a1) {
+    const int m = (a0 + a1) / 2;
+    if (m + high_at_most(low(m)) >= n)
+      a1 = m;
+    else
+      a0 = m + 1;
+  }
+  return {lcut + a0, hcut - (n - a0), low(a0), high(n - a0)};
+}
+
 // Mode and sigma of one mesh: two passes (mean/sigma, then 2-sigma clipped mean/sigma) fix a
 // histogram of about 5 sigma either side; an iterative 3-sigma clipping around the median of
 // that histogram gives the mode as 2.5 median - 1.5 mean when the distribution is not too
 // skewed, the median otherwise (SExtractor manual, "Background estimation").
+// Per-thread buffers of mesh_statistics, reused from mesh to mesh.
+struct MeshScratch {
+  std::vector<int> histo;
+  std::vector<int64_t> c0, c1, c2;  // cumulative counts, counts x bin, counts x bin^2
+};
+
 MeshStats mesh_statistics(ImageView<const float> img, int x0, int y0, int w, int h,
-                          int nominal_area, std::vector<int>& histo) {
+                          int nominal_area, MeshScratch& scratch) {
+  std::vector<int>& histo = scratch.histo;
   double sum = 0, sum2 = 0;
   long npix = 0;
   for (int y = y0; y < y0 + h; ++y) {
@@ -85,27 +130,37 @@ MeshStats mesh_statistics(ImageView<const float> img, int x0, int y0, int w, int
     }
   }
 
-  // Iterative clipping of the histogram around its median.
+  // Iterative clipping of the histogram around its median. SExtractor sums counts, counts x bin
+  // and counts x bin^2 in double over the clipped range at every iteration; those sums are
+  // integers far below 2^53, hence exact, so cumulative integer sums give the same doubles in
+  // O(1) per iteration. Only the median walk stays a loop.
+  std::vector<int64_t>& c0 = scratch.c0;
+  std::vector<int64_t>& c1 = scratch.c1;
+  std::vector<int64_t>& c2 = scratch.c2;
+  c0.assign(nlevels + 1, 0);
+  c1.assign(nlevels + 1, 0);
+  c2.assign(nlevels + 1, 0);
+  for (int i = 0; i < nlevels; ++i) {
+    const int64_t hv = histo[i];
+    c0[i + 1] = c0[i] + hv;
+    c1[i + 1] = c1[i] + hv * i;
+    c2[i + 1] = c2[i] + hv * i * i;
+  }
   const int nlm1 = nlevels - 1;
   int lcut_i = 0, hcut_i = nlm1;
   double sig = 10.0 * nlm1, sig1 = 1.0, mea = static_cast<float>(mean), med = mea;
   for (int n = 100; n-- && sig >= 0.1 && std::fabs(sig / sig1 - 1.0) > kModeEps;) {
     sig1 = sig;
-    double hsum = 0;
-    mea = sig = 0.0;
-    unsigned long lowsum = 0, highsum = 0;
-    int lo = lcut_i, hi = hcut_i;
-    for (int i = lcut_i; i <= hcut_i; ++i) {
-      if (lowsum < highsum) lowsum += histo[lo++];
-      else highsum += histo[hi--];
-      const double pix = histo[i];
-      hsum += pix;
-      mea += pix * i;
-      sig += pix * i * static_cast<double>(i);
-    }
+    const MedianWalk walk = median_walk(c0, lcut_i, hcut_i);
+    const int lo = walk.lo, hi = walk.hi;
+    const int64_t lowsum = walk.lowsum, highsum = walk.highsum;
+    const bool any = hcut_i >= lcut_i;
+    const double hsum = any ? static_cast<double>(c0[hcut_i + 1] - c0[lcut_i]) : 0.0;
+    mea = any ? static_cast<double>(c1[hcut_i + 1] - c1[lcut_i]) : 0.0;
+    sig = any ? static_cast<double>(c2[hcut_i + 1] - c2[lcut_i]) : 0.0;
     const double peak = std::max(histo[lo < nlevels ? lo : nlm1], histo[hi >= 0 ? hi : 0]);
-    med = hi >= 0 ? (hi + 0.5 + (static_cast<double>(highsum) - static_cast<double>(lowsum)) /
-                                    (2.0 * peak))
+    med = hi >= 0 ? (hi + 0.5 +
+                     (static_cast<double>(highsum) - static_cast<double>(lowsum)) / (2.0 * peak))
                   : 0.0;
     if (hsum > 0) {
       mea /= hsum;
@@ -170,7 +225,8 @@ float median(std::vector<float>& v) {
   const size_t n = v.size();
   std::sort(v.begin(), v.end());
   if (n < 2) return v[0];
-  return n % 2 ? v[n / 2] : static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
+  return n % 2 ? v[n / 2]
+               : static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
 }
 
 // Median filter of the mesh grid. The window shrinks symmetrically at the grid edges (so edge
@@ -314,13 +370,13 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
   m.sigma.assign(m.nx * m.ny, kBad);
 #pragma omp parallel
   {
-    std::vector<int> histo;
+    MeshScratch scratch;
 #pragma omp for schedule(dynamic)
     for (int i = 0; i < m.nx * m.ny; ++i) {
       const int px = i % m.nx, py = i / m.nx;
       const int x0 = px * m.mesh_w, y0 = py * m.mesh_h;
       const int w = std::min(m.mesh_w, m.width - x0), h = std::min(m.mesh_h, m.height - y0);
-      const MeshStats s = mesh_statistics(image, x0, y0, w, h, w * h, histo);
+      const MeshStats s = mesh_statistics(image, x0, y0, w, h, w * h, scratch);
       m.back[i] = s.back;
       m.sigma[i] = s.sigma;
     }
@@ -343,8 +399,7 @@ BackgroundMap estimate_background(ImageView<const float> image, const Config& co
   return m;
 }
 
-BackgroundMap constant_background(ImageView<const float> image, const Config& config,
-                                  float value) {
+BackgroundMap constant_background(ImageView<const float> image, const Config& config, float value) {
   // As SExtractor: the automatic map is still built (its RMS sets the thresholds and the
   // BACKGROUND column reads it); only the subtracted value is the constant.
   BackgroundMap m = estimate_background(image, config);
