@@ -21,10 +21,10 @@ namespace celeris::extract {
 
 // SExtractor FLAGS bits.
 enum Flag : uint16_t {
-  kFlagNeighbours = 1,     // bright neighbours or bad pixels bias MAG_AUTO by >= 10%
-  kFlagBlended = 2,        // deblended from a larger detection
-  kFlagSaturated = 4,      // at least one pixel at or above SATUR_LEVEL
-  kFlagTruncated = 8,      // touches the image border
+  kFlagNeighbours = 1,       // bright neighbours or bad pixels bias MAG_AUTO by >= 10%
+  kFlagBlended = 2,          // deblended from a larger detection
+  kFlagSaturated = 4,        // at least one pixel at or above SATUR_LEVEL
+  kFlagTruncated = 8,        // touches the image border
   kFlagAperIncomplete = 16,  // an aperture crosses the border or masked pixels
   kFlagIsoIncomplete = 32,   // isophotal data incomplete
   kFlagDeblendOverflow = 64,
@@ -52,16 +52,16 @@ struct Config {
   MaskType mask_type = MaskType::Correct;
 
   // Background
-  bool back_manual = false;  // BACK_TYPE MANUAL
-  double back_value = 0.0;   // BACK_VALUE (MANUAL)
-  int back_width = 64, back_height = 64;          // BACK_SIZE
+  bool back_manual = false;                           // BACK_TYPE MANUAL
+  double back_value = 0.0;                            // BACK_VALUE (MANUAL)
+  int back_width = 64, back_height = 64;              // BACK_SIZE
   int back_filter_width = 3, back_filter_height = 3;  // BACK_FILTERSIZE
-  double back_filtthresh = 0.0;                    // BACK_FILTTHRESH
+  double back_filtthresh = 0.0;                       // BACK_FILTTHRESH
   BackPhotoType backphoto_type = BackPhotoType::Global;
   int backphoto_thick = 24;
 
   // Photometry
-  std::vector<double> phot_apertures = {5.0};  // diameters, pixels
+  std::vector<double> phot_apertures = {5.0};    // diameters, pixels
   double kron_fact = 2.5, kron_minradius = 3.5;  // PHOT_AUTOPARAMS
   std::vector<double> phot_fluxfrac = {0.5};
   double satur_level = 50000.0;
@@ -81,7 +81,7 @@ struct Objects {
   std::vector<int32_t> xmin, xmax, ymin, ymax;
   std::vector<double> x2, y2, xy;           // second moments, pixel^2
   std::vector<double> errx2, erry2, errxy;  // their errors
-  std::vector<double> a, b, theta;          // semi-axes (pixel) and position angle (deg, CCW from x)
+  std::vector<double> a, b, theta;  // semi-axes (pixel) and position angle (deg, CCW from x)
   std::vector<double> cxx, cyy, cxy;
   std::vector<int32_t> isoarea;   // pixels above the analysis threshold
   std::vector<int32_t> isoareaf;  // all pixels of the segment (filtered, above detection)
@@ -109,10 +109,10 @@ struct MeasureRequest {
 
 // Global quantities of a run and the time spent in each stage.
 struct RunInfo {
-  double global_back = 0, global_rms = 0;   // median of the background meshes
+  double global_back = 0, global_rms = 0;         // median of the background meshes
   double detect_thresh = 0, analysis_thresh = 0;  // ADU above background
-  size_t n_detections = 0;   // connected components before deblending
-  size_t n_deblended = 0;    // objects after deblending, before cleaning
+  size_t n_detections = 0;                        // connected components before deblending
+  size_t n_deblended = 0;                         // objects after deblending, before cleaning
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
@@ -123,6 +123,9 @@ struct Result {
 
 // Runs the whole extraction on one image (NaN = masked pixel) on the CPU. Throws celeris::Error
 // on an empty or entirely masked image or an invalid configuration.
-Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request = {});
+Result extract(ImageView<const float> image, const Config& config,
+               const MeasureRequest& request = {});
+// The same, subtracting the background in the image's own memory (saves a full-size buffer).
+Result extract(Image<float>&& image, const Config& config, const MeasureRequest& request = {});
 
 }  // namespace celeris::extract

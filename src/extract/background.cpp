@@ -295,13 +295,48 @@ void spline_columns(const std::vector<float>& map, int nx, int ny, std::vector<f
   }
 }
 
+// The x walk of SExtractor's subbackline: the offset dx is accumulated in float pixel by pixel
+// and reset at each node, so it depends on the column only; computing it once per image makes
+// each row a loop without a carried dependency (same floats, same result).
+XSplineWeights x_spline_weights(int nx, int mesh_w, int width) {
+  XSplineWeights w;
+  w.lo.resize(width);
+  w.cdx.resize(width);
+  w.cdx2m1.resize(width);
+  w.dx.resize(width);
+  w.dx2m1.resize(width);
+  const float xstep = 1.0f / mesh_w;
+  const int changepoint = mesh_w / 2;
+  float dx = (xstep - 1) / 2;
+  const float dx0 = ((mesh_w + 1) % 2) * xstep / 2;
+  int lo = 0, xm = 0;
+  for (int j = 0, i = 0; j < width; ++j, ++i, dx += xstep) {
+    if (i == changepoint && xm > 0 && xm < nx - 1) {
+      ++lo;
+      dx = dx0;
+    }
+    const float cdx = 1 - dx;
+    w.lo[j] = lo;
+    w.cdx[j] = cdx;
+    w.cdx2m1[j] = cdx * cdx - 1;
+    w.dx[j] = dx;
+    w.dx2m1[j] = dx * dx - 1;
+    if (i == mesh_w) {
+      ++xm;
+      i = 0;
+    }
+  }
+  return w;
+}
+
 // One image row of the spline surface through `map` (SExtractor subbackline): a spline along
 // y through each column of nodes, then a spline along x through the resulting row of nodes.
 // Along x the float offset is accumulated pixel by pixel and reset at each node, exactly as
 // SExtractor does; node k then sits at pixel (k + 0.5) * mesh_w - 0.5 along x and at
 // (k + 0.5) * mesh_h along y.
 void interpolate_line(const std::vector<float>& map, const std::vector<float>& d2map, int nx,
-                      int ny, int mesh_w, int mesh_h, int width, int y, float* out) {
+                      int ny, int mesh_w, int mesh_h, int width, int y,
+                      const XSplineWeights* xweights, float* out) {
   std::vector<float> node(nx), dnode(nx);
   if (ny > 1) {
     float dy = static_cast<float>(y) / mesh_h - 0.5f;
@@ -337,23 +372,16 @@ void interpolate_line(const std::vector<float>& map, const std::vector<float>& d
     for (int j = 0; j < width; ++j) out[j] = node[j];
     return;
   }
-  const float xstep = 1.0f / mesh_w;
-  const int changepoint = mesh_w / 2;
-  float dx = (xstep - 1) / 2;
-  const float dx0 = ((mesh_w + 1) % 2) * xstep / 2;
-  int lo = 0, xm = 0;
-  for (int j = 0, i = 0; j < width; ++j, ++i, dx += xstep) {
-    if (i == changepoint && xm > 0 && xm < nx - 1) {
-      ++lo;
-      dx = dx0;
-    }
-    const float cdx = 1 - dx;
-    out[j] = cdx * (node[lo] + (cdx * cdx - 1) * dnode[lo]) +
-             dx * (node[lo + 1] + (dx * dx - 1) * dnode[lo + 1]);
-    if (i == mesh_w) {
-      ++xm;
-      i = 0;
-    }
+  XSplineWeights local;
+  if (!xweights || static_cast<int>(xweights->lo.size()) != width) {
+    local = x_spline_weights(nx, mesh_w, width);
+    xweights = &local;
+  }
+  const XSplineWeights& xw = *xweights;
+  for (int j = 0; j < width; ++j) {
+    const int lo = xw.lo[j];
+    out[j] = xw.cdx[j] * (node[lo] + xw.cdx2m1[j] * dnode[lo]) +
+             xw.dx[j] * (node[lo + 1] + xw.dx2m1[j] * dnode[lo + 1]);
   }
 }
 
@@ -396,6 +424,7 @@ BackgroundMap estimate_background(ImageView<const float> image, const Config& co
   BackgroundMap m = mesh_grid(image, config);
   spline_columns(m.back, m.nx, m.ny, m.dback);
   spline_columns(m.sigma, m.nx, m.ny, m.dsigma);
+  if (m.nx >= 2 && m.mesh_w > 1) m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
   return m;
 }
 
@@ -413,11 +442,11 @@ void BackgroundMap::back_line(int y, float* out) const {
     std::fill(out, out + width, manual_value);
     return;
   }
-  interpolate_line(back, dback, nx, ny, mesh_w, mesh_h, width, y, out);
+  interpolate_line(back, dback, nx, ny, mesh_w, mesh_h, width, y, &xweights, out);
 }
 
 void BackgroundMap::rms_line(int y, float* out) const {
-  interpolate_line(sigma, dsigma, nx, ny, mesh_w, mesh_h, width, y, out);
+  interpolate_line(sigma, dsigma, nx, ny, mesh_w, mesh_h, width, y, &xweights, out);
 }
 
 float BackgroundMap::back_bilinear(int x, int y) const {

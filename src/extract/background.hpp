@@ -13,15 +13,23 @@
 
 namespace celeris::extract {
 
+// Interpolation weights along x of one map row, identical for every row (interpolate_line):
+// for column j, the left node lo[j] and the spline weights SExtractor computes there.
+struct XSplineWeights {
+  std::vector<int> lo;
+  std::vector<float> cdx, cdx2m1, dx, dx2m1;  // 1 - dx, (1 - dx)^2 - 1, dx, dx^2 - 1
+};
+
 struct BackgroundMap {
-  int width = 0, height = 0;    // image size
-  int mesh_w = 0, mesh_h = 0;   // mesh size
-  int nx = 0, ny = 0;           // mesh grid
+  int width = 0, height = 0;         // image size
+  int mesh_w = 0, mesh_h = 0;        // mesh size
+  int nx = 0, ny = 0;                // mesh grid
   std::vector<float> back, sigma;    // per mesh, after filtering
   std::vector<float> dback, dsigma;  // spline second derivatives along y (divided by 6)
   float global_back = 0.0f, global_rms = 0.0f;
   bool manual = false;  // BACK_TYPE MANUAL: subtract manual_value everywhere
   float manual_value = 0.0f;
+  XSplineWeights xweights;  // filled by the estimators; recomputed per row when empty
 
   // Full-resolution rows of the interpolated maps.
   void back_line(int y, float* out) const;

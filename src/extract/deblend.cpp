@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "lutz.hpp"
 #include "glibc_rand.hpp"
+#include "lutz.hpp"
 
 namespace celeris::extract {
 
@@ -29,8 +29,8 @@ struct Node {
 // above t lies entirely inside one node of the level below, so scanning the node's bounding box
 // with only its own pixels gives the same components, orders and chains as SExtractor's scan of
 // that box.
-std::vector<Node> components_above(const Detection& parent, const Node& node, float t,
-                                    int minarea, int img_w, int img_h) {
+std::vector<Node> components_above(const Detection& parent, const Node& node, float t, int minarea,
+                                   int img_w, int img_h) {
   int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = 0, y1 = 0;
   for (int32_t pi : node.pix) {
     const Pixel& p = parent.pixels[pi];
@@ -118,8 +118,9 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
       plan.parent.flags |= kFlagDeblendOverflow;
       return plan;
     }
-    const float t = peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
-                             : t0;
+    const float t =
+        peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
+                 : t0;
     for (size_t i = 0; i < levels[k - 1].size(); ++i) {
       std::vector<Node> sons =
           components_above(parent, levels[k - 1][i], t, minarea, params.width, params.height);
@@ -174,8 +175,8 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
     child.fixed_centre = true;
     child.cx = s.mx;
     child.cy = s.my;
-    const float d = static_cast<float>(s.npix / (2 * kPi * s.abcor * static_cast<float>(s.a) *
-                                                 static_cast<float>(s.b)));
+    const float d = static_cast<float>(
+        s.npix / (2 * kPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
     float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
     if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
     plan.amplitude.push_back(amp);

@@ -30,12 +30,12 @@ struct DeblendParams {
 
 struct DeblendPlan {
   bool split = false;
-  Detection parent;                    // the detection (returned as is when not split)
-  std::vector<Detection> children;     // core pixels of each child, in SExtractor's order
-  std::vector<Shape> child_shapes;     // moments of the cores
-  std::vector<float> amplitude;        // Gaussian amplitude of each child's profile
-  std::vector<uint8_t> in_core;        // per parent pixel: already in a child core
-  size_t draws = 0;                    // rand() calls the pixel assignment will make
+  Detection parent;                 // the detection (returned as is when not split)
+  std::vector<Detection> children;  // core pixels of each child, in SExtractor's order
+  std::vector<Shape> child_shapes;  // moments of the cores
+  std::vector<float> amplitude;     // Gaussian amplitude of each child's profile
+  std::vector<uint8_t> in_core;     // per parent pixel: already in a child core
+  size_t draws = 0;                 // rand() calls the pixel assignment will make
 };
 
 DeblendPlan plan_deblend(Detection object, const DeblendParams& params);

@@ -42,8 +42,10 @@ std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int widt
       int32_t lab = 0;
       auto take = [&](int32_t n) {
         if (!n) return;
-        if (!lab) lab = n;
-        else if (n != lab) unite(parent, lab, n);
+        if (!lab)
+          lab = n;
+        else if (n != lab)
+          unite(parent, lab, n);
       };
       if (x > 0) take(l[x - 1]);
       if (up) {
@@ -75,8 +77,8 @@ std::vector<Detection> detect(ImageView<const float> value, ImageView<const floa
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
   std::vector<Detection> out;
   lutz_scan(
-      w, h,
-      [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; }, minarea,
+      w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; },
+      minarea,
       [&](LutzComponent&& c) {
         Detection d;
         d.pixels.reserve(c.pixels.size());

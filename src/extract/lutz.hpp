@@ -54,8 +54,9 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
   const int w1 = width + 1;
   std::vector<int64_t> next(static_cast<size_t>(width) * height, -1);
   std::vector<uint8_t> marker(w1, lutz_detail::kNone);
-  std::vector<lutz_detail::Chain> stored(w1);         // object chains parked at the start of their first run
-  std::vector<lutz_detail::Chain> open;               // stack of objects being built on this row
+  std::vector<lutz_detail::Chain> stored(
+      w1);                               // object chains parked at the start of their first run
+  std::vector<lutz_detail::Chain> open;  // stack of objects being built on this row
   std::vector<int> start, end;           // per open object: start of its first run (-1: none yet)
   std::vector<lutz_detail::Above> ps_stack;
   auto finish = [&](lutz_detail::Chain& c) {
@@ -67,8 +68,8 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
   };
 
   for (int y = 0; y <= height; ++y) {
-    bool in_run = false;        // current pixel continues a run on this row
-    lutz_detail::Above ps = lutz_detail::Above::Closed;   // state of the row above at this column
+    bool in_run = false;  // current pixel continues a run on this row
+    lutz_detail::Above ps = lutz_detail::Above::Closed;  // state of the row above at this column
     for (int x = 0; x <= width; ++x) {
       const uint8_t mark = marker[x];
       marker[x] = lutz_detail::kNone;
@@ -113,8 +114,10 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
           start.pop_back();
           end.pop_back();
           lutz_detail::append(open.back(), top, next);
-          if (start.back() < 0) start.back() = x2;
-          else marker[x2] = lutz_detail::kStartMore;
+          if (start.back() < 0)
+            start.back() = x2;
+          else
+            marker[x2] = lutz_detail::kStartMore;
         }
         ps = lutz_detail::Above::Inside;
       } else if (mark == lutz_detail::kEndMore) {
@@ -157,6 +160,5 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
     }
   }
 }
-
 
 }  // namespace celeris::extract

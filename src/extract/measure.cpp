@@ -8,12 +8,20 @@
 namespace celeris::extract {
 
 void Objects::resize(size_t n, size_t n_aper, size_t n_frac) {
-  for (auto* v : {&x, &y, &x2, &y2, &xy, &errx2, &erry2, &errxy, &a, &b, &theta, &cxx, &cyy,
-                  &cxy, &flux_iso, &fluxerr_iso, &flux_max, &background, &threshold,
-                  &kron_radius, &flux_auto, &fluxerr_auto, &fwhm})
+  for (auto* v : {&x,         &y,
+                  &x2,        &y2,
+                  &xy,        &errx2,
+                  &erry2,     &errxy,
+                  &a,         &b,
+                  &theta,     &cxx,
+                  &cyy,       &cxy,
+                  &flux_iso,  &fluxerr_iso,
+                  &flux_max,  &background,
+                  &threshold, &kron_radius,
+                  &flux_auto, &fluxerr_auto,
+                  &fwhm})
     v->assign(n, 0.0);
-  for (auto* v : {&xpeak, &ypeak, &xmin, &xmax, &ymin, &ymax, &isoarea, &isoareaf})
-    v->assign(n, 0);
+  for (auto* v : {&xpeak, &ypeak, &xmin, &xmax, &ymin, &ymax, &isoarea, &isoareaf}) v->assign(n, 0);
   flux_aper.assign(n * n_aper, 0.0);
   fluxerr_aper.assign(n * n_aper, 0.0);
   flux_radius.assign(n * n_frac, 0.0);
@@ -92,7 +100,8 @@ static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& c
   r.peak = peak;
   r.cpeak = cdpeak;
   r.background = bkg;
-  r.mthresh = ctx.config.clean ? clean_threshold(d, ctx.detect_thresh, ctx.config.detect_minarea) : 0.0f;
+  r.mthresh =
+      ctx.config.clean ? clean_threshold(d, ctx.detect_thresh, ctx.config.detect_minarea) : 0.0f;
 
   // FWHM (no local background: dbkg = 0 with BACKPHOTO_TYPE GLOBAL).
   float thresh0 = peak / 5.0f;
@@ -124,8 +133,8 @@ static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& c
 }
 
 Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx) {
-  const float bkg = ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5),
-                                                 static_cast<int>(s.my + 0.5));
+  const float bkg =
+      ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5), static_cast<int>(s.my + 0.5));
   return isophotal(d, s, ctx, bkg);
 }
 
@@ -174,9 +183,9 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.fwhm[i] = iso.fwhm;
 
     const ApertureShape ap{static_cast<int32_t>(src + 1), static_cast<float>(s.mx),
-                           static_cast<float>(s.my), static_cast<float>(s.a),
-                           static_cast<float>(s.b), static_cast<float>(s.cxx),
-                           static_cast<float>(s.cyy), static_cast<float>(s.cxy)};
+                           static_cast<float>(s.my),      static_cast<float>(s.a),
+                           static_cast<float>(s.b),       static_cast<float>(s.cxx),
+                           static_cast<float>(s.cyy),     static_cast<float>(s.cxy)};
     for (int k = 0; k < ctx.n_apertures; ++k) {
       const FluxResult f = aperture_flux(ctx.field, ap, ctx.config.phot_apertures[k], flags);
       o.flux_aper[i * naper + k] = f.flux;

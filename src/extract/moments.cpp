@@ -88,9 +88,8 @@ Shape compute_shape(const Detection& object, float thresh) {
   const double darea = static_cast<double>(area2) - dnpix;
   const float t1t2 = thresh / thresh2;
   if (t1t2 > 0) {
-    double ab = (darea < 0 ? darea : -1.0) /
-                (2 * kPi * std::log(t1t2 < 1 ? t1t2 : 0.99) * static_cast<float>(s.a) *
-                 static_cast<float>(s.b));
+    double ab = (darea < 0 ? darea : -1.0) / (2 * kPi * std::log(t1t2 < 1 ? t1t2 : 0.99) *
+                                              static_cast<float>(s.a) * static_cast<float>(s.b));
     s.abcor = static_cast<float>(ab > 1 ? 1.0 : ab);
   } else {
     s.abcor = 1.0f;

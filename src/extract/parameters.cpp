@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 #include "celeris/error.hpp"
 
@@ -22,53 +22,81 @@ const std::vector<ParamSpec>& parameter_table() {
       {"NUMBER", "", "Running object number", CT::Int32, "%10d", false, false},
       {"X_IMAGE", "pixel", "Object position along x", CT::Float32, "%11.4f", false, false},
       {"Y_IMAGE", "pixel", "Object position along y", CT::Float32, "%11.4f", false, false},
-      {"X_IMAGE_DBL", "pixel", "Object position along x (double precision)", CT::Float64, "%11.4f", false, false},
-      {"Y_IMAGE_DBL", "pixel", "Object position along y (double precision)", CT::Float64, "%11.4f", false, false},
-      {"XPEAK_IMAGE", "pixel", "x-coordinate of the brightest pixel", CT::Int32, "%10d", false, false},
-      {"YPEAK_IMAGE", "pixel", "y-coordinate of the brightest pixel", CT::Int32, "%10d", false, false},
-      {"XMIN_IMAGE", "pixel", "Minimum x-coordinate among detected pixels", CT::Int32, "%10d", false, false},
-      {"YMIN_IMAGE", "pixel", "Minimum y-coordinate among detected pixels", CT::Int32, "%10d", false, false},
-      {"XMAX_IMAGE", "pixel", "Maximum x-coordinate among detected pixels", CT::Int32, "%10d", false, false},
-      {"YMAX_IMAGE", "pixel", "Maximum y-coordinate among detected pixels", CT::Int32, "%10d", false, false},
+      {"X_IMAGE_DBL", "pixel", "Object position along x (double precision)", CT::Float64, "%11.4f",
+       false, false},
+      {"Y_IMAGE_DBL", "pixel", "Object position along y (double precision)", CT::Float64, "%11.4f",
+       false, false},
+      {"XPEAK_IMAGE", "pixel", "x-coordinate of the brightest pixel", CT::Int32, "%10d", false,
+       false},
+      {"YPEAK_IMAGE", "pixel", "y-coordinate of the brightest pixel", CT::Int32, "%10d", false,
+       false},
+      {"XMIN_IMAGE", "pixel", "Minimum x-coordinate among detected pixels", CT::Int32, "%10d",
+       false, false},
+      {"YMIN_IMAGE", "pixel", "Minimum y-coordinate among detected pixels", CT::Int32, "%10d",
+       false, false},
+      {"XMAX_IMAGE", "pixel", "Maximum x-coordinate among detected pixels", CT::Int32, "%10d",
+       false, false},
+      {"YMAX_IMAGE", "pixel", "Maximum y-coordinate among detected pixels", CT::Int32, "%10d",
+       false, false},
       {"X2_IMAGE", "pixel**2", "Variance along x", CT::Float64, "%18.10e", false, false},
       {"Y2_IMAGE", "pixel**2", "Variance along y", CT::Float64, "%18.10e", false, false},
       {"XY_IMAGE", "pixel**2", "Covariance between x and y", CT::Float64, "%18.10e", false, false},
-      {"ERRX2_IMAGE", "pixel**2", "Variance of position along x", CT::Float64, "%18.10e", false, false},
-      {"ERRY2_IMAGE", "pixel**2", "Variance of position along y", CT::Float64, "%18.10e", false, false},
-      {"ERRXY_IMAGE", "pixel**2", "Covariance of position between x and y", CT::Float64, "%18.10e", false, false},
+      {"ERRX2_IMAGE", "pixel**2", "Variance of position along x", CT::Float64, "%18.10e", false,
+       false},
+      {"ERRY2_IMAGE", "pixel**2", "Variance of position along y", CT::Float64, "%18.10e", false,
+       false},
+      {"ERRXY_IMAGE", "pixel**2", "Covariance of position between x and y", CT::Float64, "%18.10e",
+       false, false},
       {"A_IMAGE", "pixel", "Profile RMS along major axis", CT::Float32, "%9.3f", false, false},
       {"B_IMAGE", "pixel", "Profile RMS along minor axis", CT::Float32, "%9.3f", false, false},
       {"THETA_IMAGE", "deg", "Position angle (CCW/x)", CT::Float32, "%6.2f", false, false},
       {"ELONGATION", "", "A_IMAGE/B_IMAGE", CT::Float32, "%8.3f", false, false},
       {"ELLIPTICITY", "", "1 - B_IMAGE/A_IMAGE", CT::Float32, "%8.3f", false, false},
-      {"CXX_IMAGE", "pixel**(-2)", "Cxx object ellipse parameter", CT::Float32, "%15.7e", false, false},
-      {"CYY_IMAGE", "pixel**(-2)", "Cyy object ellipse parameter", CT::Float32, "%15.7e", false, false},
-      {"CXY_IMAGE", "pixel**(-2)", "Cxy object ellipse parameter", CT::Float32, "%15.7e", false, false},
-      {"ISOAREA_IMAGE", "pixel**2", "Isophotal area above Analysis threshold", CT::Int32, "%9d", false, false},
-      {"ISOAREAF_IMAGE", "pixel**2", "Isophotal area (filtered) above Detection threshold", CT::Int32, "%9d", false, false},
+      {"CXX_IMAGE", "pixel**(-2)", "Cxx object ellipse parameter", CT::Float32, "%15.7e", false,
+       false},
+      {"CYY_IMAGE", "pixel**(-2)", "Cyy object ellipse parameter", CT::Float32, "%15.7e", false,
+       false},
+      {"CXY_IMAGE", "pixel**(-2)", "Cxy object ellipse parameter", CT::Float32, "%15.7e", false,
+       false},
+      {"ISOAREA_IMAGE", "pixel**2", "Isophotal area above Analysis threshold", CT::Int32, "%9d",
+       false, false},
+      {"ISOAREAF_IMAGE", "pixel**2", "Isophotal area (filtered) above Detection threshold",
+       CT::Int32, "%9d", false, false},
       {"FLUX_ISO", "count", "Isophotal flux", CT::Float32, "%12.7g", false, false},
       {"FLUXERR_ISO", "count", "RMS error for isophotal flux", CT::Float32, "%12.7g", false, false},
       {"MAG_ISO", "mag", "Isophotal magnitude", CT::Float32, "%8.4f", false, false},
-      {"MAGERR_ISO", "mag", "RMS error for isophotal magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_ISO", "mag", "RMS error for isophotal magnitude", CT::Float32, "%8.4f", false,
+       false},
       {"FLUX_MAX", "count", "Peak flux above background", CT::Float32, "%12.7g", false, false},
-      {"BACKGROUND", "count", "Background at centroid position", CT::Float32, "%12.7g", false, false},
-      {"THRESHOLD", "count", "Detection threshold above background", CT::Float32, "%12.7g", false, false},
-      {"FLUX_AUTO", "count", "Flux within a Kron-like elliptical aperture", CT::Float32, "%12.7g", false, false},
+      {"BACKGROUND", "count", "Background at centroid position", CT::Float32, "%12.7g", false,
+       false},
+      {"THRESHOLD", "count", "Detection threshold above background", CT::Float32, "%12.7g", false,
+       false},
+      {"FLUX_AUTO", "count", "Flux within a Kron-like elliptical aperture", CT::Float32, "%12.7g",
+       false, false},
       {"FLUXERR_AUTO", "count", "RMS error for AUTO flux", CT::Float32, "%12.7g", false, false},
-      {"MAG_AUTO", "mag", "Kron-like elliptical aperture magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAG_AUTO", "mag", "Kron-like elliptical aperture magnitude", CT::Float32, "%8.4f", false,
+       false},
       {"MAGERR_AUTO", "mag", "RMS error for AUTO magnitude", CT::Float32, "%8.4f", false, false},
       {"KRON_RADIUS", "", "Kron apertures in units of A or B", CT::Float32, "%5.2f", false, false},
-      {"FLUX_APER", "count", "Flux vector within fixed circular aperture(s)", CT::Float32, "%12.7g", true, false},
-      {"FLUXERR_APER", "count", "RMS error vector for aperture flux(es)", CT::Float32, "%12.7g", true, false},
+      {"FLUX_APER", "count", "Flux vector within fixed circular aperture(s)", CT::Float32, "%12.7g",
+       true, false},
+      {"FLUXERR_APER", "count", "RMS error vector for aperture flux(es)", CT::Float32, "%12.7g",
+       true, false},
       {"MAG_APER", "mag", "Fixed aperture magnitude vector", CT::Float32, "%8.4f", true, false},
-      {"MAGERR_APER", "mag", "RMS error vector for fixed aperture mag.", CT::Float32, "%8.4f", true, false},
+      {"MAGERR_APER", "mag", "RMS error vector for fixed aperture mag.", CT::Float32, "%8.4f", true,
+       false},
       {"FLUX_RADIUS", "pixel", "Fraction-of-light radii", CT::Float32, "%10.3f", true, false},
       {"FWHM_IMAGE", "pixel", "FWHM assuming a gaussian core", CT::Float32, "%8.2f", false, false},
       {"FLAGS", "", "Extraction flags", CT::Int16, "%3d", false, false},
-      {"X_WORLD", "deg", "Barycenter position along world x axis", CT::Float64, "%18.10e", false, true},
-      {"Y_WORLD", "deg", "Barycenter position along world y axis", CT::Float64, "%18.10e", false, true},
-      {"ALPHA_J2000", "deg", "Right ascension of barycenter (J2000)", CT::Float64, "%11.7f", false, true},
-      {"DELTA_J2000", "deg", "Declination of barycenter (J2000)", CT::Float64, "%+11.7f", false, true},
+      {"X_WORLD", "deg", "Barycenter position along world x axis", CT::Float64, "%18.10e", false,
+       true},
+      {"Y_WORLD", "deg", "Barycenter position along world y axis", CT::Float64, "%18.10e", false,
+       true},
+      {"ALPHA_J2000", "deg", "Right ascension of barycenter (J2000)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTA_J2000", "deg", "Declination of barycenter (J2000)", CT::Float64, "%+11.7f", false,
+       true},
   };
   return table;
 }
@@ -88,7 +116,8 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
     const size_t start = line.find_first_not_of(" \t\r");
     if (start == std::string::npos || line[start] == '#') continue;
     const size_t end = line.find_first_of(" \t{[(\r", start);
-    const std::string name = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string name =
+        line.substr(start, end == std::string::npos ? std::string::npos : end - start);
     int size = 1;
     if (end != std::string::npos && (line[end] == '(' || line[end] == '[' || line[end] == '{')) {
       size = std::atoi(line.c_str() + end + 1);
@@ -99,7 +128,8 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
       warnings.push_back(origin + ": parameter " + name + " is unknown or not supported (ignored)");
       continue;
     }
-    if (std::any_of(out.begin(), out.end(), [&](const RequestedParam& r) { return r.spec == spec; }))
+    if (std::any_of(out.begin(), out.end(),
+                    [&](const RequestedParam& r) { return r.spec == spec; }))
       continue;
     out.push_back({spec, spec->is_vector ? size : 1});
   }
@@ -144,8 +174,12 @@ int requested_fluxfracs(const std::vector<RequestedParam>& params, int configure
 
 namespace {
 
-double mag(double flux, double zp) { return flux > 0 ? -2.5 * std::log10(flux) + zp : 99.0; }
-double magerr(double flux, double err) { return flux > 0 ? 1.086 * err / flux : 99.0; }
+double mag(double flux, double zp) {
+  return flux > 0 ? -2.5 * std::log10(flux) + zp : 99.0;
+}
+double magerr(double flux, double err) {
+  return flux > 0 ? 1.086 * err / flux : 99.0;
+}
 
 }  // namespace
 
@@ -200,14 +234,16 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"FLUX_ISO", scalar(o.flux_iso)},
       {"FLUXERR_ISO", scalar(o.fluxerr_iso)},
       {"MAG_ISO", [&](size_t i, int) { return mag(float(o.flux_iso[i]), zp); }},
-      {"MAGERR_ISO", [&](size_t i, int) { return magerr(float(o.flux_iso[i]), float(o.fluxerr_iso[i])); }},
+      {"MAGERR_ISO",
+       [&](size_t i, int) { return magerr(float(o.flux_iso[i]), float(o.fluxerr_iso[i])); }},
       {"FLUX_MAX", scalar(o.flux_max)},
       {"BACKGROUND", scalar(o.background)},
       {"THRESHOLD", scalar(o.threshold)},
       {"FLUX_AUTO", scalar(o.flux_auto)},
       {"FLUXERR_AUTO", scalar(o.fluxerr_auto)},
       {"MAG_AUTO", [&](size_t i, int) { return mag(float(o.flux_auto[i]), zp); }},
-      {"MAGERR_AUTO", [&](size_t i, int) { return magerr(float(o.flux_auto[i]), float(o.fluxerr_auto[i])); }},
+      {"MAGERR_AUTO",
+       [&](size_t i, int) { return magerr(float(o.flux_auto[i]), float(o.fluxerr_auto[i])); }},
       {"KRON_RADIUS", scalar(o.kron_radius)},
       {"FLUX_APER", [&](size_t i, int k) { return o.flux_aper[i * naper + k]; }},
       {"FLUXERR_APER", [&](size_t i, int k) { return o.fluxerr_aper[i * naper + k]; }},
@@ -268,7 +304,8 @@ std::string parameter_list_text() {
     std::string name = p.name;
     if (p.is_vector) name += "(n)";
     if (*p.unit)
-      std::snprintf(buf, sizeof buf, "#%-24.24s %-57.57s [%s]\n", name.c_str(), p.description, p.unit);
+      std::snprintf(buf, sizeof buf, "#%-24.24s %-57.57s [%s]\n", name.c_str(), p.description,
+                    p.unit);
     else
       std::snprintf(buf, sizeof buf, "#%-24.24s %-57.57s\n", name.c_str(), p.description);
     out += buf;

@@ -6,13 +6,15 @@ namespace celeris::extract {
 
 namespace {
 
-constexpr int kAperOversamp = 5;     // sub-pixels per axis on aperture boundaries
-constexpr float kKronNSig = 6.0f;    // Kron radius integrated within 6 x the moment ellipse
+constexpr int kAperOversamp = 5;   // sub-pixels per axis on aperture boundaries
+constexpr float kKronNSig = 6.0f;  // Kron radius integrated within 6 x the moment ellipse
 constexpr float kCrowdThreshold = 0.1f;
 constexpr int kGrowthNStep = 64;
 constexpr double kGrowthNSig = 6.0;
 
-int rint_floor(double v) { return static_cast<int>(std::floor(v + 0.5)); }
+int rint_floor(double v) {
+  return static_cast<int>(std::floor(v + 0.5));
+}
 
 // A pixel is bad when masked (NaN) or, with MASK_TYPE != NONE, detected as part of another
 // object. Returns its usable value: the pixel itself, its mirror through the object centre
@@ -74,10 +76,10 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
   const float rextlim2 = (raper + 0.75f) * (raper + 0.75f);
   const float scale = 1.0f / kAperOversamp, scale2 = scale * scale;
   const float offset = 0.5f * (scale - 1.0f);
-  const Box b = clip_box(static_cast<int>(s.mx - raper + 0.499999),
-                         static_cast<int>(s.mx + raper + 1.499999),
-                         static_cast<int>(s.my - raper + 0.499999),
-                         static_cast<int>(s.my + raper + 1.499999), w, h, flags);
+  const Box b =
+      clip_box(static_cast<int>(s.mx - raper + 0.499999), static_cast<int>(s.mx + raper + 1.499999),
+               static_cast<int>(s.my - raper + 0.499999), static_cast<int>(s.my + raper + 1.499999),
+               w, h, flags);
   const double var = static_cast<double>(f.backsig) * f.backsig;
   double tv = 0, sigtv = 0, area = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -116,8 +118,8 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
   float dxlim, dylim;
   ellipse_limits(s, kKronNSig, dxlim, dylim);
   float klim2 = kKronNSig * kKronNSig;
-  Box b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1,
-                   rint_floor(s.my - dylim), rint_floor(s.my + dylim) + 1, w, h, flags);
+  Box b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
+                   rint_floor(s.my + dylim) + 1, w, h, flags);
   double r1 = 0, v1 = 0;
   int area = 0, areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -183,10 +185,10 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
   const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;
   const double scale = 1.0 / kAperOversamp, scale2 = scale * scale, offset = 0.5 * (scale - 1.0);
   double growth[kGrowthNStep] = {0};
-  const Box b = clip_box(static_cast<int>(mx - raper + 0.499999),
-                         static_cast<int>(mx + raper + 1.499999),
-                         static_cast<int>(my - raper + 0.499999),
-                         static_cast<int>(my + raper + 1.499999), w, h, flags);
+  const Box b =
+      clip_box(static_cast<int>(mx - raper + 0.499999), static_cast<int>(mx + raper + 1.499999),
+               static_cast<int>(my - raper + 0.499999), static_cast<int>(my + raper + 1.499999), w,
+               h, flags);
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
       double dx = x - mx, dy = y - my;

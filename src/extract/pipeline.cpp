@@ -61,8 +61,9 @@ Image<int32_t> owner_map(ImageView<const float> value, ImageView<const float> cv
 
 }  // namespace
 
-Result extract(ImageView<const float> image, const Config& user_config,
-               const MeasureRequest& request) {
+// `reuse`, when given, holds the image's own pixels: the background is subtracted in place.
+Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const Config& user_config,
+                      const MeasureRequest& request) {
   validate(image, user_config);
   Config config = user_config;
   if (config.filter && config.filter_kernel.empty()) {
@@ -81,7 +82,7 @@ Result extract(ImageView<const float> image, const Config& user_config,
                          : estimate_background(image, config);
   timer.lap("background");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
-  Image<float> value(w, h);
+  Image<float> value = reuse ? std::move(*reuse) : Image<float>(w, h);
 #pragma omp parallel
   {
     std::vector<float> line(w);
@@ -208,6 +209,15 @@ Result extract(ImageView<const float> image, const Config& user_config,
   result.objects = measure_objects(objects, shapes, isos, cleaned.order, ctx);
   timer.lap("measure");
   return result;
+}
+
+Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request) {
+  return extract_pixels(image, nullptr, config, request);
+}
+
+Result extract(Image<float>&& image, const Config& config, const MeasureRequest& request) {
+  Image<float> pixels = std::move(image);
+  return extract_pixels(pixels.view(), &pixels, config, request);
 }
 
 }  // namespace celeris::extract

@@ -46,12 +46,14 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     if (n.find("_AUTO") != std::string::npos || n == "KRON_RADIUS") req.auto_flux = true;
   }
 
-  Result r = extract(img.pixels.view(), config, req);
+  const int width = static_cast<int>(img.pixels.width()),
+            height = static_cast<int>(img.pixels.height());
+  Result r = extract(std::move(img.pixels), config, req);
   FileRunResult out;
   out.catalog = make_catalog(r.objects, params, config, wcs);
   out.info = r.info;
-  out.width = static_cast<int>(img.pixels.width());
-  out.height = static_cast<int>(img.pixels.height());
+  out.width = width;
+  out.height = height;
   out.hdu = img.hdu;
   out.gain = config.gain;
   out.satur_level = config.satur_level;

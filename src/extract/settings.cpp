@@ -98,33 +98,38 @@ using Setter = std::function<void(Settings&, const std::string&, const Values&)>
 
 const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
-      {"CATALOG_NAME", [](Settings& s, auto& k, auto& v) { s.catalog_name = to_string_value(k, v); }},
+      {"CATALOG_NAME",
+       [](Settings& s, auto& k, auto& v) { s.catalog_name = to_string_value(k, v); }},
       {"CATALOG_TYPE",
        [](Settings& s, auto& k, auto& v) {
-         const std::string t = to_choice(k, v, {"NONE", "ASCII", "ASCII_HEAD", "FITS_1.0", "FITS_LDAC"});
-         s.catalog_type = t == "NONE"        ? CatalogType::None
-                          : t == "ASCII"     ? CatalogType::Ascii
+         const std::string t =
+             to_choice(k, v, {"NONE", "ASCII", "ASCII_HEAD", "FITS_1.0", "FITS_LDAC"});
+         s.catalog_type = t == "NONE"         ? CatalogType::None
+                          : t == "ASCII"      ? CatalogType::Ascii
                           : t == "ASCII_HEAD" ? CatalogType::AsciiHead
-                          : t == "FITS_1.0"  ? CatalogType::Fits10
-                                             : CatalogType::FitsLdac;
+                          : t == "FITS_1.0"   ? CatalogType::Fits10
+                                              : CatalogType::FitsLdac;
        }},
       {"PARAMETERS_NAME",
        [](Settings& s, auto& k, auto& v) { s.parameters_name = to_string_value(k, v); }},
       {"DETECT_TYPE",
        [](Settings& s, auto& k, auto& v) {
          s.detect_type = to_choice(k, v, {"CCD", "PHOTO"});
-         if (s.detect_type == "PHOTO") bad_value(k, v, "PHOTO (photographic gamma) is not supported");
+         if (s.detect_type == "PHOTO")
+           bad_value(k, v, "PHOTO (photographic gamma) is not supported");
        }},
-      {"DETECT_MINAREA",
-       [](Settings& s, auto& k, auto& v) { s.config.detect_minarea = to_int(k, v, 0, 1, 100000000); }},
+      {"DETECT_MINAREA", [](Settings& s, auto& k,
+                            auto& v) { s.config.detect_minarea = to_int(k, v, 0, 1, 100000000); }},
       {"DETECT_THRESH",
        [](Settings& s, auto& k, auto& v) {
-         if (v.size() != 1) bad_value(k, v, "surface-brightness thresholds (<mag>,<ZP>) are not supported");
+         if (v.size() != 1)
+           bad_value(k, v, "surface-brightness thresholds (<mag>,<ZP>) are not supported");
          s.config.detect_thresh = to_double(k, v, 0, -1e30, 1e30);
        }},
       {"ANALYSIS_THRESH",
        [](Settings& s, auto& k, auto& v) {
-         if (v.size() != 1) bad_value(k, v, "surface-brightness thresholds (<mag>,<ZP>) are not supported");
+         if (v.size() != 1)
+           bad_value(k, v, "surface-brightness thresholds (<mag>,<ZP>) are not supported");
          s.config.analysis_thresh = to_double(k, v, 0, -1e30, 1e30);
        }},
       {"THRESH_TYPE",
@@ -139,15 +144,17 @@ const std::map<std::string, Setter>& setters() {
       {"FILTER_NAME", [](Settings& s, auto& k, auto& v) { s.filter_name = to_string_value(k, v); }},
       {"DEBLEND_NTHRESH",
        [](Settings& s, auto& k, auto& v) { s.config.deblend_nthresh = to_int(k, v, 0, 1, 64); }},
-      {"DEBLEND_MINCONT",
-       [](Settings& s, auto& k, auto& v) { s.config.deblend_mincont = to_double(k, v, 0, 0.0, 1.0); }},
+      {"DEBLEND_MINCONT", [](Settings& s, auto& k,
+                             auto& v) { s.config.deblend_mincont = to_double(k, v, 0, 0.0, 1.0); }},
       {"CLEAN", [](Settings& s, auto& k, auto& v) { s.config.clean = to_bool(k, v); }},
       {"CLEAN_PARAM",
        [](Settings& s, auto& k, auto& v) { s.config.clean_param = to_double(k, v, 0, 0.1, 10.0); }},
       {"MASK_TYPE",
        [](Settings& s, auto& k, auto& v) {
          const std::string t = to_choice(k, v, {"NONE", "BLANK", "CORRECT"});
-         s.config.mask_type = t == "NONE" ? MaskType::None : t == "BLANK" ? MaskType::Blank : MaskType::Correct;
+         s.config.mask_type = t == "NONE"    ? MaskType::None
+                              : t == "BLANK" ? MaskType::Blank
+                                             : MaskType::Correct;
        }},
       {"BACK_TYPE",
        [](Settings& s, auto& k, auto& v) {
@@ -168,7 +175,9 @@ const std::map<std::string, Setter>& setters() {
          to_pair(k, v, 1, 11, s.config.back_filter_width, s.config.back_filter_height);
        }},
       {"BACK_FILTTHRESH",
-       [](Settings& s, auto& k, auto& v) { s.config.back_filtthresh = to_double(k, v, 0, 0.0, 1e30); }},
+       [](Settings& s, auto& k, auto& v) {
+         s.config.back_filtthresh = to_double(k, v, 0, 0.0, 1e30);
+       }},
       {"BACKPHOTO_TYPE",
        [](Settings& s, auto& k, auto& v) {
          s.config.backphoto_type = to_choice(k, v, {"GLOBAL", "LOCAL"}) == "GLOBAL"
@@ -206,7 +215,9 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"SATUR_KEY", [](Settings& s, auto& k, auto& v) { s.satur_key = to_string_value(k, v); }},
       {"MAG_ZEROPOINT",
-       [](Settings& s, auto& k, auto& v) { s.config.mag_zeropoint = to_double(k, v, 0, -100.0, 100.0); }},
+       [](Settings& s, auto& k, auto& v) {
+         s.config.mag_zeropoint = to_double(k, v, 0, -100.0, 100.0);
+       }},
       {"GAIN",
        [](Settings& s, auto& k, auto& v) {
          s.config.gain = to_double(k, v, 0, 0.0, 1e30);
@@ -215,8 +226,8 @@ const std::map<std::string, Setter>& setters() {
       {"GAIN_KEY", [](Settings& s, auto& k, auto& v) { s.gain_key = to_string_value(k, v); }},
       {"PIXEL_SCALE",
        [](Settings& s, auto& k, auto& v) { s.config.pixel_scale = to_double(k, v, 0, 0.0, 1e10); }},
-      {"SEEING_FWHM",
-       [](Settings& s, auto& k, auto& v) { s.config.seeing_fwhm = to_double(k, v, 0, 1e-10, 1e10); }},
+      {"SEEING_FWHM", [](Settings& s, auto& k,
+                         auto& v) { s.config.seeing_fwhm = to_double(k, v, 0, 1e-10, 1e10); }},
       {"VERBOSE_TYPE",
        [](Settings& s, auto& k, auto& v) {
          const std::string t = to_choice(k, v, {"QUIET", "NORMAL", "LOG", "FULL"});
@@ -232,42 +243,15 @@ const std::map<std::string, Setter>& setters() {
 // set to something other than their neutral value, never an error.
 const std::vector<std::string>& known_ignored() {
   static const std::vector<std::string> keys = {
-      "ASSOCSELEC_TYPE",
-      "ASSOC_DATA",
-      "ASSOC_NAME",
-      "ASSOC_PARAMS",
-      "ASSOC_RADIUS",
-      "ASSOC_TYPE",
-      "CATALOG_UNSIGNED",
-      "CHECKIMAGE_NAME",
-      "CHECKIMAGE_TYPE",
-      "DETECT_MAXAREA",
-      "FITS_UNSIGNED",
-      "FLAG_IMAGE",
-      "FLAG_TYPE",
-      "HEADER_SUFFIX",
-      "INTERP_MAXXLAG",
-      "INTERP_MAXYLAG",
-      "INTERP_TYPE",
-      "MAG_GAMMA",
-      "MEMORY_BUFSIZE",
-      "MEMORY_OBJSTACK",
-      "MEMORY_PIXSTACK",
-      "PATTERN_TYPE",
-      "PHOT_AUTOAPERS",
-      "PHOT_PETROPARAMS",
-      "PSFDISPLAY_TYPE",
-      "PSF_NAME",
-      "PSF_NMAX",
-      "RESCALE_WEIGHTS",
-      "SOM_NAME",
-      "STARNNW_NAME",
-      "WEIGHT_GAIN",
-      "WEIGHT_IMAGE",
-      "WEIGHT_THRESH",
-      "WEIGHT_TYPE",
-      "WRITE_XML",
-      "XML_NAME",
+      "ASSOCSELEC_TYPE", "ASSOC_DATA",     "ASSOC_NAME",       "ASSOC_PARAMS",
+      "ASSOC_RADIUS",    "ASSOC_TYPE",     "CATALOG_UNSIGNED", "CHECKIMAGE_NAME",
+      "CHECKIMAGE_TYPE", "DETECT_MAXAREA", "FITS_UNSIGNED",    "FLAG_IMAGE",
+      "FLAG_TYPE",       "HEADER_SUFFIX",  "INTERP_MAXXLAG",   "INTERP_MAXYLAG",
+      "INTERP_TYPE",     "MAG_GAMMA",      "MEMORY_BUFSIZE",   "MEMORY_OBJSTACK",
+      "MEMORY_PIXSTACK", "PATTERN_TYPE",   "PHOT_AUTOAPERS",   "PHOT_PETROPARAMS",
+      "PSFDISPLAY_TYPE", "PSF_NAME",       "PSF_NMAX",         "RESCALE_WEIGHTS",
+      "SOM_NAME",        "STARNNW_NAME",   "WEIGHT_GAIN",      "WEIGHT_IMAGE",
+      "WEIGHT_THRESH",   "WEIGHT_TYPE",    "WRITE_XML",        "XML_NAME",
       "XSL_URL",
   };
   return keys;

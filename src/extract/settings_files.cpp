@@ -50,9 +50,12 @@ void parse_filter(const std::string& text, const std::string& origin, Config& co
     if (!header_seen && (first == "CONV" || first == "conv")) {
       std::string mode;
       ls >> mode;
-      if (mode == "NORM" || mode == "norm") normalise = true;
-      else if (mode == "NONORM" || mode == "nonorm") normalise = false;
-      else throw Error(origin + ": filter header must be 'CONV NORM' or 'CONV NONORM'");
+      if (mode == "NORM" || mode == "norm")
+        normalise = true;
+      else if (mode == "NONORM" || mode == "nonorm")
+        normalise = false;
+      else
+        throw Error(origin + ": filter header must be 'CONV NORM' or 'CONV NONORM'");
       header_seen = true;
       continue;
     }
