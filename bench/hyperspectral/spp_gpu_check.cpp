@@ -88,7 +88,7 @@ int main() {
     std::vector<double> ref_alpha;
     const auto ref = hs::spp_reference({c.data.begin(), c.data.end()}, c.bands, c.lines, c.samples,
                                        w, &ref_alpha);
-    for (const char* k : {"block", "tile"}) {
+    for (const std::string& k : hs::spp_cuda_kernels()) {
       const auto g = hs::spp_cuda(c, w, true, k);
       double worst = 0, alpha_err = 0;
       for (size_t i = 0; i < ref.size(); ++i)
@@ -98,8 +98,8 @@ int main() {
         alpha_err = std::max(alpha_err, std::abs(g.alpha[p] - ref_alpha[p]));
       const bool ok = worst <= 1e-5 && alpha_err <= 1e-5;
       failures += !ok;
-      std::printf("check w=%-2d %-5s max rel %.2e, alpha abs %.2e %s\n", w, k, worst, alpha_err,
-                  ok ? "OK" : "FAIL");
+      std::printf("check w=%-2d %-5s max rel %.2e, alpha abs %.2e %s\n", w, k.c_str(), worst,
+                  alpha_err, ok ? "OK" : "FAIL");
     }
   }
   hs::CubeSimParams p;

@@ -14,7 +14,7 @@
 // - ENVI: .hdr + binary, interleave BSQ/BIL/BIP, data types 1 (uint8), 2 (int16), 3 (int32),
 //   4 (float32), 5 (float64), 12 (uint16), 13 (uint32), 14 (int64), 15 (uint64), either byte
 //   order, any header offset. Header keys celeris does not interpret are carried over on write.
-// - MATLAB .mat through matio (v5 tested; v7.3 when matio has HDF5): a 3-D numeric array
+// - MATLAB .mat through matio (v5 and v7.3/HDF5, both tested): a 3-D numeric array
 //   (lines, samples, bands), or the "Zhu" layout: Y (bands x pixels, pixel
 //   p = line + sample * nRow) with scalars nRow, nCol.
 // - FITS: a 3-D image, NAXIS1 = samples, NAXIS2 = lines, NAXIS3 = bands (C order = BSQ).
@@ -40,9 +40,11 @@ struct CubeSource {
   std::vector<std::pair<std::string, std::string>> envi_fields;
   int envi_data_type = 4;
   std::string envi_interleave = "bsq";
-  // MATLAB: the variable read and whether it was the Zhu (Y, nRow, nCol) layout.
+  // MATLAB: the variable read, whether it was the Zhu (Y, nRow, nCol) layout, and whether the
+  // file was v7.3 (HDF5; written back as v7.3, which has no 2 GB per-variable limit).
   std::string mat_variable = "cube";
   bool mat_zhu = false;
+  bool mat_v73 = false;
   // FITS: header cards other than the structural ones (SIMPLE, BITPIX, NAXISn, ...).
   std::vector<std::string> fits_cards;
 };
@@ -115,7 +117,8 @@ std::pair<std::string, std::string> envi_paths_for_write(const std::string& path
 // layout), else an error listing the variables.
 Cube read_mat_cube(const std::string& path, const std::string& variable = "");
 // Writes cube.source.mat_variable as a single-precision (lines, samples, bands) array, or, when
-// cube.source.mat_zhu, as Y (bands x pixels) plus nRow, nCol, nBand.
+// cube.source.mat_zhu, as Y (bands x pixels) plus nRow, nCol, nBand; a v7.3 (HDF5) file when
+// cube.source.mat_v73, else v5.
 void write_mat_cube(const std::string& path, const Cube& cube);
 
 // FITS: the first HDU with a 3-D image (or CFITSIO extended syntax x.fits[2]).
@@ -152,6 +155,10 @@ struct SppResult {
   std::vector<float> alpha;      // lines * samples (when keep_alpha)
   std::vector<double> centroid;  // bands
   double alpha_seconds = 0;      // time of the alpha stage (eq. 1) alone: loop or kernel
+  // CUDA only: device-resident time (cube on the device -> displaced cube on the device, all of
+  // eqs. 1-5, CUDA events) and the host<->device copies around it (host clock).
+  double device_seconds = 0;
+  double transfer_seconds = 0;
 };
 
 // Throws celeris::Error for an even or < 3 window, an empty cube, or an unavailable backend.
@@ -174,12 +181,36 @@ void check_window(int window);
 
 // True when the CUDA kernels of spp were compiled in.
 bool spp_cuda_compiled();
-// CUDA implementations (throw when not compiled or no device). `kernel`: "block" = the paper's
-// one pixel per block, "tile" = shared-memory tile of pixels per block (the default).
+// CUDA implementations (throw when not compiled or no device): upload, spp_cuda_device, download.
+// `kernel` picks the alpha kernel (eq. 1):
+//   "block" the paper's one pixel per block (Sec. 3.1);
+//   "tile"  the paper's several pixels per block (Sec. 3.2): 32 x 8 pixels, one thread each;
+//   "strip" (default) register-blocked: a thread holds a column strip of pixels and one column
+//           offset of the window, so each value it loads serves up to `window` pairs; windows
+//           up to 15 (larger windows run the tile kernel).
 SppResult spp_cuda(const Cube& cube, int window, bool keep_alpha = false,
-                   const std::string& kernel = "tile");
+                   const std::string& kernel = "strip");
 SppResult spp_cuda(Cube&& cube, int window, bool keep_alpha = false,
-                   const std::string& kernel = "tile");
+                   const std::string& kernel = "strip");
+// The kernel names spp_cuda accepts.
+std::vector<std::string> spp_cuda_kernels();
+
+// Device-resident SPP: `d_cube` is a device pointer to bands x lines x samples float32 (BSQ),
+// displaced in place (eqs. 1-5 all on the GPU: centroid, norms, alpha, rho, displacement).
+// `d_alpha` (device, lines * samples floats) receives alpha when not null; `centroid` (host)
+// the centroid when not null. Scratch (about 17 bytes per pixel, plus a unit-spectra copy of the
+// cube for the block and tile kernels) is allocated and freed inside the call.
+struct SppDeviceTimes {
+  double total = 0;     // seconds, CUDA events around all stages (scratch allocation excluded)
+  double centroid = 0;  // per stage, seconds
+  double normalise = 0;
+  double alpha = 0;
+  double displace = 0;
+  double wall = 0;  // host clock for the whole call, scratch allocation and free included
+};
+SppDeviceTimes spp_cuda_device(float* d_cube, int bands, int lines, int samples, int window,
+                               const std::string& kernel = "strip", float* d_alpha = nullptr,
+                               std::vector<double>* centroid = nullptr);
 
 // ---- simulation -----------------------------------------------------------------------------
 

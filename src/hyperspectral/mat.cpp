@@ -168,15 +168,21 @@ Cube read_mat_cube(const std::string& path, const std::string& variable) {
   VarPtr v = read_var(m.get(), chosen, path);
   if (!numeric(v.get()))
     throw Error("MATLAB file '" + path + "': '" + chosen + "' is not a real numeric array");
-  if (v->rank == 3) return from_3d(v.get(), path);
+  const bool v73 = Mat_GetVersion(m.get()) == MAT_FT_MAT73;
+  auto tagged = [&](Cube c) {
+    c.source.format = CubeFormat::Mat;
+    c.source.mat_v73 = v73;
+    return c;
+  };
+  if (v->rank == 3) return tagged(from_3d(v.get(), path));
   if (v->rank == 2) {
     // Bands x pixels with nRow/nCol present (Zhu); otherwise a single-band lines x samples image.
     VarPtr nrow(Mat_VarRead(m.get(), "nRow"));
     VarPtr ncol(Mat_VarRead(m.get(), "nCol"));
     if (nrow && ncol)
-      return from_zhu(v.get(), static_cast<int>(scalar(m.get(), "nRow", path)),
-                      static_cast<int>(scalar(m.get(), "nCol", path)), path);
-    return from_3d(v.get(), path);
+      return tagged(from_zhu(v.get(), static_cast<int>(scalar(m.get(), "nRow", path)),
+                             static_cast<int>(scalar(m.get(), "nCol", path)), path));
+    return tagged(from_3d(v.get(), path));
   }
   throw Error("MATLAB file '" + path + "': '" + chosen + "' has " + std::to_string(v->rank) +
               " dimensions, expected 3 (lines, samples, bands) or 2 with nRow/nCol");
@@ -185,7 +191,8 @@ Cube read_mat_cube(const std::string& path, const std::string& variable) {
 void write_mat_cube(const std::string& path, const Cube& cube) {
   const size_t B = cube.bands, L = cube.lines, S = cube.samples;
   write_atomically(path, [&](const std::string& tmp) {
-    MatPtr m(Mat_CreateVer(tmp.c_str(), nullptr, MAT_FT_MAT5));
+    // v5 unless the input was v7.3 (HDF5): v5 variables are limited to 2 GB.
+    MatPtr m(Mat_CreateVer(tmp.c_str(), nullptr, cube.source.mat_v73 ? MAT_FT_MAT73 : MAT_FT_MAT5));
     if (!m) throw Error("cannot create MATLAB file '" + path + "'");
     auto put = [&](const char* name, size_t rank, size_t* dims, enum matio_classes cls,
                    enum matio_types type, void* data) {

@@ -1,20 +1,25 @@
-// SPP on CUDA: the similarity factor alpha (eq. 1), the costly part, on the GPU; the centroid and
-// the displacement (eqs. 4-5, memory-bound) on the host through the CPU path's helpers.
+// SPP on CUDA, device-resident: the cube stays in device memory and every stage runs there
+// (centroid, norms, alpha, rho, displacement); spp_cuda wraps it with the upload and download.
 //
-// Device layout: unit spectra planar (band-major, value (b, p) at b * np + p), so that threads
-// working on adjacent pixels read adjacent addresses.
-// Peak device memory: np * bands * 4 (cube, normalised in place) + np * 5 (alpha, zero flags)
-// + window^2 * 4 bytes.
+// Stages and their device-memory traffic for a cube of n = bands x pixels floats:
+//   centroid   reads n (per-band float64 sums, two-step so the result is deterministic)
+//   normalise  reads n, writes 1/|y| and a zero flag per pixel; the block and tile kernels also
+//              need the unit spectra, written to a second buffer of n floats
+//   alpha      the kernel of spp_cuda_alpha.cuh (eq. 1)
+//   displace   1/rho per pixel, then reads and writes n (eqs. 4-5, in place)
+// Peak device memory besides the cube: 17 bytes per pixel (+ n floats for block and tile).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 #include <string>
 #include <vector>
 
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
-#include "internal.hpp"
+#include "spp_cuda_alpha.cuh"
 #include "spp_math.hpp"
 
 namespace celeris::hyperspectral {
@@ -29,15 +34,75 @@ void check_cuda(cudaError_t e, const char* what) {
 template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;
-  explicit DeviceBuffer(size_t n) { check_cuda(cudaMalloc(&ptr, n * sizeof(T) + 1), "cudaMalloc"); }
+  explicit DeviceBuffer(size_t n) {
+    check_cuda(cudaMalloc(&ptr, n * sizeof(T) + 1), "cudaMalloc (cube too large for the GPU?)");
+  }
   ~DeviceBuffer() { cudaFree(ptr); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-// Launch: one thread per pixel. Traffic: reads the cube once, writes it once. Guarantees: unit
-// spectra (zero spectra stay zero) and a zero-norm flag per pixel.
-__global__ void normalise_kernel(float* cube, unsigned char* zero, int bands, long long np) {
+// Events on the default stream between stages; destroyed with the object.
+class StageTimer {
+ public:
+  explicit StageTimer(int marks) : events_(marks) {
+    for (auto& e : events_) check_cuda(cudaEventCreate(&e), "event");
+  }
+  ~StageTimer() {
+    for (auto& e : events_) cudaEventDestroy(e);
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+  void mark(int k) { check_cuda(cudaEventRecord(events_[k]), "event record"); }
+  double seconds(int from, int to) const {
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, events_[from], events_[to]), "event time");
+    return ms * 1e-3;
+  }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+constexpr int kThreads = 256;
+
+// Launch: grid (chunks, bands), kThreads threads. Each block sums its share of one band in
+// float64 into partial[band * chunks + chunk].
+__global__ void centroid_partial_kernel(const float* __restrict__ cube, long long np,
+                                        double* __restrict__ partial) {
+  const int band = blockIdx.y, chunks = gridDim.x;
+  const float* v = cube + band * np;
+  double sum = 0;
+  for (long long p = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; p < np;
+       p += static_cast<long long>(chunks) * kThreads)
+    sum += v[p];
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  __shared__ double warp_sum[kThreads / 32];
+  if (threadIdx.x % 32 == 0) warp_sum[threadIdx.x / 32] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (int w = 0; w < kThreads / 32; ++w) t += warp_sum[w];
+    partial[band * chunks + blockIdx.x] = t;
+  }
+}
+
+// One thread per band: the chunks' sums in a fixed order, over the pixel count.
+__global__ void centroid_final_kernel(const double* __restrict__ partial, int bands, int chunks,
+                                      long long np, double* __restrict__ centroid) {
+  const int band = blockIdx.x * blockDim.x + threadIdx.x;
+  if (band >= bands) return;
+  double t = 0;
+  for (int k = 0; k < chunks; ++k) t += partial[band * chunks + k];
+  centroid[band] = t / static_cast<double>(np);
+}
+
+// One thread per pixel: 1/|y| (float64 sum of squares) as a float pair hi + lo, and the
+// zero-norm flag; with `unit` not null also writes the unit spectra (the input of the block and
+// tile kernels).
+__global__ void normalise_kernel(const float* __restrict__ cube, int bands, long long np,
+                                 float2* __restrict__ inv_norm, unsigned char* __restrict__ zero,
+                                 float* __restrict__ unit) {
   const long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (p >= np) return;
   double n2 = 0;
@@ -48,113 +113,179 @@ __global__ void normalise_kernel(float* cube, unsigned char* zero, int bands, lo
   const double n = sqrt(n2);
   zero[p] = n == 0;
   const double inv = n == 0 ? 0.0 : 1.0 / n;
-  for (int b = 0; b < bands; ++b) cube[b * np + p] = static_cast<float>(cube[b * np + p] * inv);
+  const float hi = static_cast<float>(inv);
+  inv_norm[p] = make_float2(hi, static_cast<float>(inv - hi));
+  if (unit)
+    for (int b = 0; b < bands; ++b) unit[b * np + p] = static_cast<float>(cube[b * np + p] * inv);
 }
 
-__device__ inline float pair_angle(const float* __restrict__ unit,
-                                   const unsigned char* __restrict__ zero, int bands, long long np,
-                                   long long p, long long q) {
-  if (zero[p] || zero[q]) return sppmath::zero_norm_angle<float>(zero[p], zero[q]);
-  float d2 = 0;
-  for (int b = 0; b < bands; ++b) {
-    const float diff = unit[b * np + p] - unit[b * np + q];
-    d2 = fmaf(diff, diff, d2);
-  }
-  return sppmath::angle_from_unit_d2(d2);
+// Eq. (4): 1/rho per pixel.
+__global__ void inv_rho_kernel(const float* __restrict__ alpha, long long np,
+                               float* __restrict__ inv_rho) {
+  const long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (p < np) inv_rho[p] = static_cast<float>(1.0 / sppmath::rho(static_cast<double>(alpha[p])));
 }
 
-// The paper's kernel (Sec. 3.1): one block per pixel, one thread per window position (looping
-// when the window has more positions than threads), a block reduction of beta*gamma and beta.
-// Traffic: every pixel's neighbours are read by every block that needs them (w^2 times).
-__global__ void alpha_block_kernel(const float* __restrict__ unit,
-                                   const unsigned char* __restrict__ zero,
-                                   const float* __restrict__ beta, int bands, int lines,
-                                   int samples, int window, float* __restrict__ alpha) {
-  const int i = blockIdx.y, j = blockIdx.x, d = window / 2;
-  const long long np = static_cast<long long>(lines) * samples;
-  const long long p = static_cast<long long>(i) * samples + j;
-  float bg = 0, bs = 0;
-  for (int t = threadIdx.x; t < window * window; t += blockDim.x) {
-    const int r = i + t / window - d, s = j + t % window - d;
-    if (r < 0 || r >= lines || s < 0 || s >= samples || (r == i && s == j)) continue;
-    const float w = beta[t];
-    bg += w * pair_angle(unit, zero, bands, np, p, static_cast<long long>(r) * samples + s);
-    bs += w;
-  }
-  for (int off = 16; off > 0; off >>= 1) {
-    bg += __shfl_down_sync(0xffffffffu, bg, off);
-    bs += __shfl_down_sync(0xffffffffu, bs, off);
-  }
-  __shared__ float sbg[32], sbs[32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) sbg[warp] = bg, sbs[warp] = bs;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float tg = 0, ts = 0;
-    for (int k = 0; k < (blockDim.x + 31) / 32; ++k) tg += sbg[k], ts += sbs[k];
-    alpha[p] = ts > 0 ? tg / ts : 0.0f;
-  }
-}
-
-// Optimised kernel (Sec. 3.2, several pixels per block): a 32 x 8 tile of pixels per block, one
-// thread per pixel. Per window row, a thread walks the bands once and updates up to kRun
-// neighbours of that row in registers, so its own value is loaded once per row instead of once
-// per neighbour; a warp's loads are coalesced (adjacent pixels, band-major layout) and the halo is
-// shared by the tile through L1.
-// Traffic: about w + 1 L1/L2 reads per band per pixel and window row, one DRAM read of the cube.
-constexpr int kTileX = 32, kTileY = 8, kRun = 16;
-
-__global__ void alpha_tile_kernel(const float* __restrict__ unit,
-                                  const unsigned char* __restrict__ zero,
-                                  const float* __restrict__ beta, int bands, int lines, int samples,
-                                  int window, float* __restrict__ alpha) {
-  const int j = blockIdx.x * kTileX + threadIdx.x, i = blockIdx.y * kTileY + threadIdx.y;
-  if (i >= lines || j >= samples) return;
-  const int d = window / 2;
-  const long long np = static_cast<long long>(lines) * samples;
-  const long long p = static_cast<long long>(i) * samples + j;
-  const int r0 = max(0, i - d), r1 = min(lines - 1, i + d);
-  const int s0 = max(0, j - d), s1 = min(samples - 1, j + d);
-  const bool zp = zero[p];
-  float bg = 0, bs = 0;
-  for (int r = r0; r <= r1; ++r) {
-    for (int cs = s0; cs <= s1; cs += kRun) {
-      const int n = min(kRun, s1 - cs + 1);
-      float acc[kRun];
-#pragma unroll
-      for (int t = 0; t < kRun; ++t) acc[t] = 0;
-      const float* row = unit + static_cast<long long>(r) * samples + cs;
-      const float* own = unit + p;
-      for (int b = 0; b < bands; ++b, row += np, own += np) {
-        const float u = __ldg(own);
-#pragma unroll
-        for (int t = 0; t < kRun; ++t) {
-          if (t < n) {
-            const float diff = u - __ldg(row + t);
-            acc[t] = fmaf(diff, diff, acc[t]);
-          }
-        }
-      }
-#pragma unroll
-      for (int t = 0; t < kRun; ++t) {
-        const int s = cs + t;
-        if (t >= n || (r == i && s == j)) continue;
-        const long long q = static_cast<long long>(r) * samples + s;
-        const float gamma = (zp || zero[q]) ? sppmath::zero_norm_angle<float>(zp, zero[q])
-                                            : sppmath::angle_from_unit_d2(acc[t]);
-        const float w = beta[(r - i + d) * window + (s - j + d)];
-        bg += w * gamma;
-        bs += w;
-      }
+// Eq. (5) in place. Launch: grid (pixel chunks, bands); four pixels per thread when the band
+// planes are 16-byte aligned (np a multiple of 4).
+__global__ void displace_kernel(float* __restrict__ cube, const float* __restrict__ inv_rho,
+                                const double* __restrict__ centroid, long long np) {
+  const int band = blockIdx.y;
+  const float c = static_cast<float>(centroid[band]);
+  float* v = cube + band * np;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (np % 4 == 0) {
+    float4* v4 = reinterpret_cast<float4*>(v);
+    const float4* r4 = reinterpret_cast<const float4*>(inv_rho);
+    for (long long q = first; q < np / 4; q += stride) {
+      float4 y = v4[q];
+      const float4 r = r4[q];
+      y.x = sppmath::displace(y.x, c, r.x), y.y = sppmath::displace(y.y, c, r.y);
+      y.z = sppmath::displace(y.z, c, r.z), y.w = sppmath::displace(y.w, c, r.w);
+      v4[q] = y;
     }
+  } else {
+    for (long long p = first; p < np; p += stride) v[p] = sppmath::displace(v[p], c, inv_rho[p]);
   }
-  alpha[p] = bs > 0 ? bg / bs : 0.0f;
 }
+
+unsigned blocks_for(long long n, int threads, long long cap) {
+  return static_cast<unsigned>(std::min(cap, (n + threads - 1) / threads));
+}
+
+template <int D>
+void launch_strip(const float* cube, const float2* inv_norm, const unsigned char* zero, int bands,
+                  int lines, int samples, float* alpha) {
+  // 8 lines per thread where the R x W accumulators fit the register budget, else 4; 8 bands
+  // per shared-memory stage.
+  constexpr int R = D <= 5 ? 8 : 4, K = 8;
+  using Shape = cuda::StripShape<D, R, K>;
+  constexpr size_t smem = Shape::smem_floats * sizeof(float);
+  check_cuda(cudaFuncSetAttribute(cuda::alpha_strip_kernel<D, R, K>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+             "strip kernel shared memory");
+  const dim3 block(32, 2 * D + 1);
+  const dim3 grid((samples + 31) / 32, (lines + R - 1) / R);
+  cuda::alpha_strip_kernel<D, R, K>
+      <<<grid, block, smem>>>(cube, inv_norm, zero, bands, lines, samples, alpha);
+}
+
+constexpr int kStripMaxHalf = 7;  // windows up to 15
 
 }  // namespace
 
 bool spp_cuda_compiled() {
   return true;
+}
+
+std::vector<std::string> spp_cuda_kernels() {
+  return {"block", "tile", "strip"};
+}
+
+SppDeviceTimes spp_cuda_device(float* d_cube, int bands, int lines, int samples, int window,
+                               const std::string& kernel, float* d_alpha,
+                               std::vector<double>* centroid) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  check_window(window);
+  if (bands <= 0 || lines <= 0 || samples <= 0) throw Error("spp: empty cube");
+  if (kernel != "block" && kernel != "tile" && kernel != "strip")
+    throw Error("spp cuda: unknown kernel '" + kernel + "' (block, tile or strip)");
+  if (cuda_device_count() == 0) throw Error("spp: no CUDA device");
+  const long long np = static_cast<long long>(lines) * samples;
+  if (np > INT_MAX) throw Error("spp cuda: at most 2^31 - 1 pixels per cube");
+  if (kernel == "block" && lines > 65535)
+    throw Error("spp cuda: the block kernel handles at most 65535 lines");
+  if (bands > 65535) throw Error("spp cuda: at most 65535 bands");
+  const int d = window / 2;
+  const bool strip = kernel == "strip" && d <= kStripMaxHalf;
+  const bool needs_unit = !strip;
+
+  // Scratch, allocated before the timed region.
+  const int chunks = static_cast<int>(std::min<long long>(64, (np + 4095) / 4096));
+  DeviceBuffer<double> partial(static_cast<size_t>(bands) * chunks), dcentroid(bands);
+  DeviceBuffer<float2> inv_norm(np);
+  DeviceBuffer<float> own_alpha(d_alpha ? 0 : np), inv_rho(np);
+  DeviceBuffer<unsigned char> zero(np);
+  DeviceBuffer<float> unit(needs_unit ? static_cast<size_t>(np) * bands : 0);
+  std::vector<float> beta(window * window);
+  for (int a = -d; a <= d; ++a)
+    for (int b = -d; b <= d; ++b) beta[(a + d) * window + (b + d)] = sppmath::beta_raw<float>(a, b);
+  DeviceBuffer<float> dbeta(beta.size());
+  check_cuda(
+      cudaMemcpy(dbeta.ptr, beta.data(), beta.size() * sizeof(float), cudaMemcpyHostToDevice),
+      "copy beta");
+  float* alpha = d_alpha ? d_alpha : own_alpha.ptr;
+
+  StageTimer timer(5);
+  timer.mark(0);
+  centroid_partial_kernel<<<dim3(chunks, bands), kThreads>>>(d_cube, np, partial.ptr);
+  centroid_final_kernel<<<(bands + 127) / 128, 128>>>(partial.ptr, bands, chunks, np,
+                                                      dcentroid.ptr);
+  check_cuda(cudaGetLastError(), "centroid kernels");
+  timer.mark(1);
+  normalise_kernel<<<blocks_for(np, kThreads, LLONG_MAX), kThreads>>>(
+      d_cube, bands, np, inv_norm.ptr, zero.ptr, needs_unit ? unit.ptr : nullptr);
+  check_cuda(cudaGetLastError(), "normalise kernel");
+  timer.mark(2);
+  if (strip) {
+    switch (d) {
+      case 1:
+        launch_strip<1>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        break;
+      case 2:
+        launch_strip<2>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        break;
+      case 3:
+        launch_strip<3>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        break;
+      case 4:
+        launch_strip<4>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        break;
+      case 5:
+        launch_strip<5>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        break;
+      case 6:
+        launch_strip<6>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        break;
+      default:
+        launch_strip<7>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+    }
+  } else if (kernel == "block") {
+    const int threads = std::min(1024, (window * window + 31) / 32 * 32);
+    cuda::alpha_block_kernel<<<dim3(samples, lines), threads>>>(
+        unit.ptr, zero.ptr, dbeta.ptr, bands, lines, samples, window, alpha);
+  } else {  // tile, or strip with a window above 15
+    const dim3 block(cuda::kTileX, cuda::kTileY);
+    const dim3 grid((samples + cuda::kTileX - 1) / cuda::kTileX,
+                    (lines + cuda::kTileY - 1) / cuda::kTileY);
+    cuda::alpha_tile_kernel<<<grid, block>>>(unit.ptr, zero.ptr, dbeta.ptr, bands, lines, samples,
+                                             window, alpha);
+  }
+  check_cuda(cudaGetLastError(), "alpha kernel");
+  timer.mark(3);
+
+  inv_rho_kernel<<<blocks_for(np, kThreads, LLONG_MAX), kThreads>>>(alpha, np, inv_rho.ptr);
+  displace_kernel<<<dim3(blocks_for(np / 4 + 1, kThreads, 64), bands), kThreads>>>(
+      d_cube, inv_rho.ptr, dcentroid.ptr, np);
+  check_cuda(cudaGetLastError(), "displace kernel");
+  timer.mark(4);
+  check_cuda(cudaDeviceSynchronize(), "spp kernels");
+
+  SppDeviceTimes t;
+  t.total = timer.seconds(0, 4);
+  t.centroid = timer.seconds(0, 1);
+  t.normalise = timer.seconds(1, 2);
+  t.alpha = timer.seconds(2, 3);
+  t.displace = timer.seconds(3, 4);
+  if (centroid) {
+    centroid->resize(bands);
+    check_cuda(
+        cudaMemcpy(centroid->data(), dcentroid.ptr, bands * sizeof(double), cudaMemcpyDeviceToHost),
+        "copy centroid");
+  }
+  t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return t;
 }
 
 SppResult spp_cuda(const Cube& cube, int window, bool keep_alpha, const std::string& kernel) {
@@ -166,55 +297,33 @@ SppResult spp_cuda(Cube&& cube, int window, bool keep_alpha, const std::string& 
   check_window(window);
   if (cube.bands <= 0 || cube.pixels() == 0) throw Error("spp: empty cube");
   if (cube.data.size() != cube.size()) throw Error("spp: cube data size mismatch");
-  if (kernel != "block" && kernel != "tile")
-    throw Error("spp cuda: unknown kernel '" + kernel + "' (block or tile)");
   if (cuda_device_count() == 0) throw Error("spp: no CUDA device");
-  const long long np = static_cast<long long>(cube.pixels());
-  std::vector<double> centroid = detail::spp_centroid(cube);
-  const int d = window / 2;
-  std::vector<float> beta(window * window);
-  for (int a = -d; a <= d; ++a)
-    for (int b = -d; b <= d; ++b) beta[(a + d) * window + (b + d)] = sppmath::beta_raw<float>(a, b);
-
-  DeviceBuffer<float> unit(cube.size()), dbeta(beta.size()), dalpha(np);
-  DeviceBuffer<unsigned char> dzero(np);
+  const auto t0 = std::chrono::steady_clock::now();
+  DeviceBuffer<float> dcube(cube.size()), dalpha(keep_alpha ? cube.pixels() : 0);
   check_cuda(
-      cudaMemcpy(unit.ptr, cube.data.data(), cube.size() * sizeof(float), cudaMemcpyHostToDevice),
+      cudaMemcpy(dcube.ptr, cube.data.data(), cube.size() * sizeof(float), cudaMemcpyHostToDevice),
       "copy cube");
+  const auto t1 = std::chrono::steady_clock::now();
+  SppResult res;
+  const SppDeviceTimes times =
+      spp_cuda_device(dcube.ptr, cube.bands, cube.lines, cube.samples, window, kernel,
+                      keep_alpha ? dalpha.ptr : nullptr, &res.centroid);
+  const auto t2 = std::chrono::steady_clock::now();
   check_cuda(
-      cudaMemcpy(dbeta.ptr, beta.data(), beta.size() * sizeof(float), cudaMemcpyHostToDevice),
-      "copy beta");
-  normalise_kernel<<<static_cast<unsigned>((np + 255) / 256), 256>>>(unit.ptr, dzero.ptr,
-                                                                     cube.bands, np);
-  check_cuda(cudaGetLastError(), "normalise kernel");
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "event");
-  check_cuda(cudaEventCreate(&stop), "event");
-  check_cuda(cudaEventRecord(start), "event");
-  if (kernel == "block") {
-    if (cube.lines > 65535) throw Error("spp cuda: the block kernel handles at most 65535 lines");
-    const int threads = std::min(1024, (window * window + 31) / 32 * 32);
-    const dim3 grid(cube.samples, cube.lines);
-    alpha_block_kernel<<<grid, threads>>>(unit.ptr, dzero.ptr, dbeta.ptr, cube.bands, cube.lines,
-                                          cube.samples, window, dalpha.ptr);
-  } else {
-    const dim3 block(kTileX, kTileY);
-    const dim3 grid((cube.samples + kTileX - 1) / kTileX, (cube.lines + kTileY - 1) / kTileY);
-    alpha_tile_kernel<<<grid, block>>>(unit.ptr, dzero.ptr, dbeta.ptr, cube.bands, cube.lines,
-                                       cube.samples, window, dalpha.ptr);
+      cudaMemcpy(cube.data.data(), dcube.ptr, cube.size() * sizeof(float), cudaMemcpyDeviceToHost),
+      "copy cube back");
+  if (keep_alpha) {
+    res.alpha.resize(cube.pixels());
+    check_cuda(cudaMemcpy(res.alpha.data(), dalpha.ptr, cube.pixels() * sizeof(float),
+                          cudaMemcpyDeviceToHost),
+               "copy alpha");
   }
-  check_cuda(cudaGetLastError(), "alpha kernel");
-  check_cuda(cudaEventRecord(stop), "event");
-  std::vector<float> alpha(np);
-  check_cuda(cudaMemcpy(alpha.data(), dalpha.ptr, np * sizeof(float), cudaMemcpyDeviceToHost),
-             "copy alpha");
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, start, stop), "event time");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  SppResult res =
-      detail::spp_finish(std::move(cube), std::move(alpha), std::move(centroid), keep_alpha);
-  res.alpha_seconds = ms * 1e-3;
+  const auto t3 = std::chrono::steady_clock::now();
+  res.cube = std::move(cube);
+  res.alpha_seconds = times.alpha;
+  res.device_seconds = times.total;
+  res.transfer_seconds = std::chrono::duration<double>(t1 - t0).count() +
+                         std::chrono::duration<double>(t3 - t2).count();
   return res;
 }
 

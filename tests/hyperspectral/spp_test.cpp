@@ -200,17 +200,80 @@ TEST(Spp, SimulationIsDeterministic) {
   }
 }
 
-// CUDA kernels: same answer as the CPU (float32 both), when a GPU is present.
-TEST(SppCuda, KernelsMatchCpu) {
-  if (!spp_cuda_compiled() || cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  for (int w : {3, 5, 9, 15}) {
-    const Cube c = random_cube(37, 29, 41, 100u + w);
-    const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, w);
-    for (const char* kernel : {"block", "tile"}) {
-      const SppResult g = spp_cuda(c, w, true, kernel);
-      EXPECT_LE(max_rel(g.cube.data, ref), 1e-5) << kernel << " w=" << w;
+// CUDA kernels against the float64 reference, when a GPU is present: every kernel, windows 3-15
+// (17 runs the strip kernel's tile fallback), odd sizes, one band, one pixel, one line, one
+// column, zero-norm pixels.
+double max_abs(const std::vector<float>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+bool have_gpu() {
+  return spp_cuda_compiled() && cuda_device_count() > 0;
+}
+
+TEST(SppCuda, KernelsMatchReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  struct Shape {
+    int bands, lines, samples;
+  };
+  const Shape shapes[] = {{37, 29, 41}, {188, 13, 35}, {1, 9, 7},
+                          {3, 1, 1},    {4, 1, 25},    {4, 25, 1}};
+  for (int w = 3; w <= 17; w += 2) {
+    for (const Shape& sh : shapes) {
+      Cube c = random_cube(sh.bands, sh.lines, sh.samples, 100u + w + sh.lines * 3);
+      if (sh.lines > 3 && sh.samples > 4)
+        for (int b = 0; b < c.bands; ++b) c.at(b, 3, 4) = 0, c.at(b, 2, 4) = 0;
+      std::vector<double> ref_alpha;
+      const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, w, &ref_alpha);
+      for (const std::string& kernel : spp_cuda_kernels()) {
+        const SppResult g = spp_cuda(c, w, true, kernel);
+        const std::string what = kernel + " w=" + std::to_string(w) + " " +
+                                 std::to_string(sh.bands) + "x" + std::to_string(sh.lines) + "x" +
+                                 std::to_string(sh.samples);
+        EXPECT_LE(max_rel(g.cube.data, ref), 1e-5) << what;
+        EXPECT_LE(max_abs(g.alpha, ref_alpha), 1e-5) << what;
+        ASSERT_EQ(g.centroid.size(), static_cast<size_t>(c.bands));
+      }
     }
   }
+}
+
+// A smooth scene (nearly parallel neighbours) at the paper's band count, larger than one tile.
+TEST(SppCuda, SmoothSceneMatchesReference) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  CubeSimParams p;
+  p.lines = 45, p.samples = 70, p.bands = 188, p.noise = 0.001;
+  const Cube c = simulate_cube(p).cube;
+  for (int w : {3, 11}) {
+    std::vector<double> ref_alpha;
+    const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, w, &ref_alpha);
+    for (const std::string& kernel : spp_cuda_kernels()) {
+      const SppResult g = spp_cuda(c, w, true, kernel);
+      EXPECT_LE(max_rel(g.cube.data, ref), 2e-5) << kernel << " w=" << w;  // as the CPU test
+      EXPECT_LE(max_abs(g.alpha, ref_alpha), 1e-5) << kernel << " w=" << w;
+    }
+  }
+}
+
+// Same input, same output bits (no race, no order-dependent atomics).
+TEST(SppCuda, RepeatedRunsAreIdentical) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const Cube c = random_cube(50, 67, 45, 77);
+  for (const std::string& kernel : spp_cuda_kernels()) {
+    const SppResult a = spp_cuda(c, 9, true, kernel), b = spp_cuda(c, 9, true, kernel);
+    EXPECT_EQ(a.cube.data, b.cube.data) << kernel;
+    EXPECT_EQ(a.alpha, b.alpha) << kernel;
+    EXPECT_GT(a.device_seconds, 0.0);
+  }
+}
+
+TEST(SppCuda, BadKernelAndWindow) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const Cube c = random_cube(3, 5, 4, 15);
+  EXPECT_THROW(spp_cuda(c, 3, false, "nope"), Error);
+  EXPECT_THROW(spp_cuda(c, 4, false, "strip"), Error);
 }
 
 }  // namespace
