@@ -2,7 +2,6 @@
 // (lines, samples, bands) array is at r + lines * (c + samples * b), i.e. BSQ with each band image
 // transposed. The "Zhu" layout (hyperspectral unmixing data sets of F. Zhu) stores Y as
 // bands x pixels with pixel p = r + c * nRow.
-#include <matio.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -13,16 +12,17 @@
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
 #include "celeris/table.hpp"
+#include "matio_runtime.hpp"
 
 namespace celeris::hyperspectral {
 
 namespace {
 
 struct MatCloser {
-  void operator()(mat_t* m) const { Mat_Close(m); }
+  void operator()(mat_t* m) const { matio().close(m); }
 };
 struct VarFree {
-  void operator()(matvar_t* v) const { Mat_VarFree(v); }
+  void operator()(matvar_t* v) const { matio().var_free(v); }
 };
 using MatPtr = std::unique_ptr<mat_t, MatCloser>;
 using VarPtr = std::unique_ptr<matvar_t, VarFree>;
@@ -86,13 +86,13 @@ MatPtr open_mat(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error("cannot open MATLAB file '" + path + "': no such file");
-  MatPtr m(Mat_Open(path.c_str(), MAT_ACC_RDONLY));
+  MatPtr m(matio().open(path.c_str(), MAT_ACC_RDONLY));
   if (!m) throw Error("'" + path + "' is not a readable MATLAB .mat file");
   return m;
 }
 
 VarPtr read_var(mat_t* m, const std::string& name, const std::string& path) {
-  VarPtr v(Mat_VarRead(m, name.c_str()));
+  VarPtr v(matio().var_read(m, name.c_str()));
   if (!v) throw Error("MATLAB file '" + path + "' has no variable '" + name + "'");
   return v;
 }
@@ -143,7 +143,7 @@ Cube read_mat_cube(const std::string& path, const std::string& variable) {
   bool has_y = false, has_nrow = false, has_ncol = false;
   if (chosen.empty()) {
     size_t best = 0;
-    while (matvar_t* raw = Mat_VarReadNextInfo(m.get())) {
+    while (matvar_t* raw = matio().var_read_next_info(m.get())) {
       VarPtr info(raw);
       const std::string name = info->name ? info->name : "";
       names.push_back(name);
@@ -163,12 +163,12 @@ Cube read_mat_cube(const std::string& path, const std::string& variable) {
                   "' has no 3-D numeric array nor Y/nRow/nCol (variables: " + list +
                   "); name one with --var");
     }
-    Mat_Rewind(m.get());
+    matio().rewind(m.get());
   }
   VarPtr v = read_var(m.get(), chosen, path);
   if (!numeric(v.get()))
     throw Error("MATLAB file '" + path + "': '" + chosen + "' is not a real numeric array");
-  const bool v73 = Mat_GetVersion(m.get()) == MAT_FT_MAT73;
+  const bool v73 = matio().get_version(m.get()) == MAT_FT_MAT73;
   auto tagged = [&](Cube c) {
     c.source.format = CubeFormat::Mat;
     c.source.mat_v73 = v73;
@@ -177,8 +177,8 @@ Cube read_mat_cube(const std::string& path, const std::string& variable) {
   if (v->rank == 3) return tagged(from_3d(v.get(), path));
   if (v->rank == 2) {
     // Bands x pixels with nRow/nCol present (Zhu); otherwise a single-band lines x samples image.
-    VarPtr nrow(Mat_VarRead(m.get(), "nRow"));
-    VarPtr ncol(Mat_VarRead(m.get(), "nCol"));
+    VarPtr nrow(matio().var_read(m.get(), "nRow"));
+    VarPtr ncol(matio().var_read(m.get(), "nCol"));
     if (nrow && ncol)
       return tagged(from_zhu(v.get(), static_cast<int>(scalar(m.get(), "nRow", path)),
                              static_cast<int>(scalar(m.get(), "nCol", path)), path));
@@ -192,13 +192,14 @@ void write_mat_cube(const std::string& path, const Cube& cube) {
   const size_t B = cube.bands, L = cube.lines, S = cube.samples;
   write_atomically(path, [&](const std::string& tmp) {
     // v5 unless the input was v7.3 (HDF5): v5 variables are limited to 2 GB.
-    MatPtr m(Mat_CreateVer(tmp.c_str(), nullptr, cube.source.mat_v73 ? MAT_FT_MAT73 : MAT_FT_MAT5));
+    MatPtr m(
+        matio().create_ver(tmp.c_str(), nullptr, cube.source.mat_v73 ? MAT_FT_MAT73 : MAT_FT_MAT5));
     if (!m) throw Error("cannot create MATLAB file '" + path + "'");
     auto put = [&](const char* name, size_t rank, size_t* dims, enum matio_classes cls,
                    enum matio_types type, void* data) {
-      VarPtr v(
-          Mat_VarCreate(name, cls, type, static_cast<int>(rank), dims, data, MAT_F_DONT_COPY_DATA));
-      if (!v || Mat_VarWrite(m.get(), v.get(), MAT_COMPRESSION_ZLIB) != 0)
+      VarPtr v(matio().var_create(name, cls, type, static_cast<int>(rank), dims, data,
+                                  MAT_F_DONT_COPY_DATA));
+      if (!v || matio().var_write(m.get(), v.get(), MAT_COMPRESSION_ZLIB) != 0)
         throw Error("cannot write variable '" + std::string(name) + "' to '" + path + "'");
     };
     std::vector<float> col(cube.size());
@@ -231,7 +232,7 @@ void write_mat_cube(const std::string& path, const Cube& cube) {
       size_t dims[2] = {1, w.size()};
       put("wavelength", 2, dims, MAT_C_DOUBLE, MAT_T_DOUBLE, w.data());
     }
-    Mat_Close(m.release());
+    matio().close(m.release());
   });
 }
 
