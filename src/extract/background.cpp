@@ -65,51 +65,98 @@ MedianWalk median_walk(const std::vector<int64_t>& c0, int lcut, int hcut) {
 // Mode and sigma of one mesh: two passes (mean/sigma, then 2-sigma clipped mean/sigma) fix a
 // histogram of about 5 sigma either side; an iterative 3-sigma clipping around the median of
 // that histogram gives the mode as 2.5 median - 1.5 mean when the distribution is not too
-// skewed, the median otherwise (SExtractor manual, "Background estimation").
-// Per-thread buffers of mesh_statistics, reused from mesh to mesh.
+// skewed, the median otherwise (SExtractor manual, "Background estimation"). Computed by
+// batch_statistics (the two passes) and histogram_mode (the rest) below.
+
+// Per-thread buffers of histogram_mode, reused from mesh to mesh.
 struct MeshScratch {
   std::vector<int> histo;
   std::vector<int64_t> c0, c1, c2;  // cumulative counts, counts x bin, counts x bin^2
 };
 
-MeshStats mesh_statistics(ImageView<const float> img, int x0, int y0, int w, int h,
-                          int nominal_area, MeshScratch& scratch) {
-  std::vector<int>& histo = scratch.histo;
+// Sums over up to kBatch horizontally adjacent meshes of the same size, of the pixels that are
+// not NaN and lie within [lcut, hcut]. Each mesh is summed in SExtractor's order (row by row, in
+// double); the meshes are interleaved only so that their dependency chains overlap in the CPU.
+// Excluded pixels add 0.0, which leaves a double sum unchanged.
+constexpr int kBatch = 4;
+
+struct MeshSums {
   double sum = 0, sum2 = 0;
-  long npix = 0;
+  long n = 0;
+};
+
+template <int K>
+void batch_sums(ImageView<const float> img, const int* x0, int y0, int w, int h, const float* lcut,
+                const float* hcut, MeshSums* out) {
+  double sum[K] = {}, sum2[K] = {};
+  long n[K] = {};
   for (int y = y0; y < y0 + h; ++y) {
     const float* row = img.row(y);
-    for (int x = x0; x < x0 + w; ++x) {
-      const float v = row[x];
-      if (std::isnan(v)) continue;
-      sum += v;
-      sum2 += static_cast<double>(v) * v;
-      ++npix;
-    }
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < K; ++k) {
+        const float v = row[x0[k] + x];
+        const bool ok = !(std::isnan(v) || v < lcut[k] || v > hcut[k]);
+        const double dv = ok ? static_cast<double>(v) : 0.0;
+        sum[k] += dv;
+        sum2[k] += dv * dv;
+        n[k] += ok;
+      }
   }
+  for (int k = 0; k < K; ++k) out[k] = {sum[k], sum2[k], n[k]};
+}
+
+void batch_sums(ImageView<const float> img, const int* x0, int k, int y0, int w, int h,
+                const float* lcut, const float* hcut, MeshSums* out) {
+  switch (k) {
+    case 4:
+      return batch_sums<4>(img, x0, y0, w, h, lcut, hcut, out);
+    case 3:
+      return batch_sums<3>(img, x0, y0, w, h, lcut, hcut, out);
+    case 2:
+      return batch_sums<2>(img, x0, y0, w, h, lcut, hcut, out);
+    default:
+      return batch_sums<1>(img, x0, y0, w, h, lcut, hcut, out);
+  }
+}
+
+MeshStats histogram_mode(ImageView<const float> img, int x0, int y0, int w, int h, MeshSums clipped,
+                         MeshScratch& scratch);
+
+// Mode and sigma of k (<= kBatch) adjacent meshes of one size, into out[0..k).
+void batch_statistics(ImageView<const float> img, const int* x0, int k, int y0, int w, int h,
+                      int nominal_area, MeshScratch& scratch, MeshStats* out) {
+  const float inf = std::numeric_limits<float>::infinity();
+  float lcut[kBatch], hcut[kBatch];
+  std::fill(lcut, lcut + k, -inf);
+  std::fill(hcut, hcut + k, inf);
+  MeshSums all[kBatch], clipped[kBatch];
+  batch_sums(img, x0, k, y0, w, h, lcut, hcut, all);
+  bool good[kBatch];
+  for (int j = 0; j < k; ++j) {
+    const long npix = all[j].n;
+    good[j] = !(static_cast<float>(npix) < static_cast<float>(nominal_area * kMinGoodFrac));
+    const double mean = good[j] ? all[j].sum / npix : 0.0;
+    const double var = good[j] ? all[j].sum2 / npix - mean * mean : 0.0;
+    const double sigma = var > 0 ? std::sqrt(var) : 0.0;
+    lcut[j] = static_cast<float>(mean - 2.0 * sigma);
+    hcut[j] = static_cast<float>(mean + 2.0 * sigma);
+  }
+  batch_sums(img, x0, k, y0, w, h, lcut, hcut, clipped);
+  for (int j = 0; j < k; ++j)
+    out[j] = good[j] && clipped[j].n > 0 ? histogram_mode(img, x0[j], y0, w, h, clipped[j], scratch)
+                                         : MeshStats{};
+}
+
+// The histogram of one mesh, fixed by its 2-sigma-clipped mean and sigma, and the mode
+// estimated from it (see mesh statistics above).
+MeshStats histogram_mode(ImageView<const float> img, int x0, int y0, int w, int h, MeshSums clipped,
+                         MeshScratch& scratch) {
+  std::vector<int>& histo = scratch.histo;
   MeshStats out;
-  if (static_cast<float>(npix) < static_cast<float>(nominal_area * kMinGoodFrac)) return out;
-  double mean = sum / npix;
-  double var = sum2 / npix - mean * mean;
+  const long npix = clipped.n;
+  double mean = clipped.sum / npix;
+  double var = clipped.sum2 / npix - mean * mean;
   double sigma = var > 0 ? std::sqrt(var) : 0.0;
-  const float lcut = static_cast<float>(mean - 2.0 * sigma);
-  const float hcut = static_cast<float>(mean + 2.0 * sigma);
-  sum = sum2 = 0;
-  npix = 0;
-  for (int y = y0; y < y0 + h; ++y) {
-    const float* row = img.row(y);
-    for (int x = x0; x < x0 + w; ++x) {
-      const float v = row[x];
-      if (std::isnan(v) || v < lcut || v > hcut) continue;
-      sum += v;
-      sum2 += static_cast<double>(v) * v;
-      ++npix;
-    }
-  }
-  if (npix == 0) return out;
-  mean = sum / npix;
-  var = sum2 / npix - mean * mean;
-  sigma = var > 0 ? std::sqrt(var) : 0.0;
 
   const double step = std::sqrt(2.0 / std::numbers::pi) * kQuantNSigma / kQuantAMin;
   const int nlevels = std::min(static_cast<int>(step * npix + 1), kQuantMaxLevels);
@@ -399,14 +446,25 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
 #pragma omp parallel
   {
     MeshScratch scratch;
+    // Batches of kBatch adjacent full-width meshes along each mesh row; the last (narrower)
+    // column of meshes alone.
+    const int full = m.width / m.mesh_w, full_batches = (full + kBatch - 1) / kBatch;
+    const int batches_per_row = full_batches + (full < m.nx ? 1 : 0);
 #pragma omp for schedule(dynamic)
-    for (int i = 0; i < m.nx * m.ny; ++i) {
-      const int px = i % m.nx, py = i / m.nx;
-      const int x0 = px * m.mesh_w, y0 = py * m.mesh_h;
-      const int w = std::min(m.mesh_w, m.width - x0), h = std::min(m.mesh_h, m.height - y0);
-      const MeshStats s = mesh_statistics(image, x0, y0, w, h, w * h, scratch);
-      m.back[i] = s.back;
-      m.sigma[i] = s.sigma;
+    for (int b = 0; b < m.ny * batches_per_row; ++b) {
+      const int py = b / batches_per_row, batch = b % batches_per_row;
+      const int first = batch < full_batches ? batch * kBatch : full;
+      const int k = batch < full_batches ? std::min(kBatch, full - first) : 1;
+      const int y0 = py * m.mesh_h, h = std::min(m.mesh_h, m.height - y0);
+      const int w = std::min(m.mesh_w, m.width - first * m.mesh_w);
+      int x0[kBatch];
+      for (int j = 0; j < k; ++j) x0[j] = (first + j) * m.mesh_w;
+      MeshStats s[kBatch];
+      batch_statistics(image, x0, k, y0, w, h, w * h, scratch, s);
+      for (int j = 0; j < k; ++j) {
+        m.back[py * m.nx + first + j] = s[j].back;
+        m.sigma[py * m.nx + first + j] = s[j].sigma;
+      }
     }
   }
   fill_bad_meshes(m);
