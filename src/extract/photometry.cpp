@@ -185,6 +185,13 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
   const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;
   const double scale = 1.0 / kAperOversamp, scale2 = scale * scale, offset = 0.5 * (scale - 1.0);
   double growth[kGrowthNStep] = {0};
+  // fmod(r, step) is below prevbinmargin or above nextbinmargin for every r when the margins
+  // overlap (step <= 1.5 px, i.e. rlim <= 96 px), which is the common case.
+  const bool always_oversample = !(prevbinmargin <= nextbinmargin);
+  auto near_boundary = [&](double r) {
+    const double d = std::fmod(r, step);
+    return d < prevbinmargin || d > nextbinmargin;
+  };
   const Box b =
       clip_box(static_cast<int>(mx - raper + 0.499999), static_cast<int>(mx + raper + 1.499999),
                static_cast<int>(my - raper + 0.499999), static_cast<int>(my + raper + 1.499999), w,
@@ -196,18 +203,24 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
       if (r2 >= rextlim2) continue;
       const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
       const double r = std::sqrt(r2);
-      const double d = std::fmod(r, step);
-      if (d < prevbinmargin || d > nextbinmargin) {
+      // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel
+      // is, and fmod (a slow libm call) is not needed to know it.
+      if (always_oversample || near_boundary(r)) {
         dx += offset;
         dy += offset;
+        // The 25 sub-pixel bins first (independent square roots), then the additions in the
+        // same order as SExtractor, so every bin receives the same sequence of additions.
+        int bins[kAperOversamp * kAperOversamp];
+        int nb = 0;
         for (int sy = kAperOversamp; sy--; dy += scale) {
           double dx1 = dx;
           const double dy2 = dy * dy;
-          for (int sx = kAperOversamp; sx--; dx1 += scale) {
-            const int j = static_cast<int>(std::sqrt(dx1 * dx1 + dy2) * stepdens);
-            if (j < kGrowthNStep) growth[j] += scale2 * pix;
-          }
+          for (int sx = kAperOversamp; sx--; dx1 += scale)
+            bins[nb++] = static_cast<int>(std::sqrt(dx1 * dx1 + dy2) * stepdens);
         }
+        const double v = scale2 * pix;
+        for (int k = 0; k < nb; ++k)
+          if (bins[k] < kGrowthNStep) growth[bins[k]] += v;
       } else {
         const int j = static_cast<int>(r * stepdens);
         if (j < kGrowthNStep) growth[j] += pix;
