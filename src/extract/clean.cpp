@@ -78,8 +78,11 @@ class CleanList {
   void push(size_t o) {
     pos_[o] = static_cast<int64_t>(list_.size());
     list_.push_back(o);
-    cells_[key(shapes_[o].mx, shapes_[o].my)].push_back(o);
-    amax_ = std::max(amax_, static_cast<float>(shapes_[o].a));
+    const int t = tier(static_cast<float>(shapes_[o].a));
+    if (t == kTiers)
+      large_.push_back(o);
+    else
+      cells_[t][key(shapes_[o].mx, shapes_[o].my)].push_back(o);
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
   void remove_at(size_t li) {
@@ -91,34 +94,51 @@ class CleanList {
     list_.pop_back();
   }
   // List positions of the objects that may lie within the clean zone of (x, y, a), ascending.
+  // Objects are indexed by grids, one per size tier (a <= 2, 4, 8, ... px), each searched out
+  // to the clean zone of its largest member; the few objects larger than the last tier are
+  // always visited.
   void candidates(double x, double y, float a, std::vector<size_t>& out) const {
     out.clear();
-    const double r = (a + amax_) * kCleanZone + 1.0;
-    const int64_t cx0 = cell(x - r), cx1 = cell(x + r), cy0 = cell(y - r), cy1 = cell(y + r);
-    if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(cells_.size())) {
-      for (size_t li = 0; li < list_.size(); ++li) out.push_back(li);
-      return;
-    }
-    for (int64_t cy = cy0; cy <= cy1; ++cy)
-      for (int64_t cx = cx0; cx <= cx1; ++cx) {
-        auto it = cells_.find(cy * kStride + cx);
-        if (it == cells_.end()) continue;
-        for (size_t o : it->second)
-          if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+    for (size_t o : large_)
+      if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+    for (int t = 0; t < kTiers; ++t) {
+      if (cells_[t].empty()) continue;
+      const double r = (a + tier_max(t)) * kCleanZone + 1.0;
+      const int64_t cx0 = cell(x - r), cx1 = cell(x + r), cy0 = cell(y - r), cy1 = cell(y + r);
+      if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(cells_[t].size())) {
+        for (const auto& [k, objs] : cells_[t])
+          for (size_t o : objs)
+            if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+        continue;
       }
+      for (int64_t cy = cy0; cy <= cy1; ++cy)
+        for (int64_t cx = cx0; cx <= cx1; ++cx) {
+          auto it = cells_[t].find(cy * kStride + cx);
+          if (it == cells_[t].end()) continue;
+          for (size_t o : it->second)
+            if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+        }
+    }
     std::sort(out.begin(), out.end());
   }
 
  private:
   static constexpr double kCell = 64.0;
+  static constexpr int kTiers = 7;  // a <= 2, 4, ..., 128 px; larger objects: large_
+  static float tier_max(int t) { return static_cast<float>(2 << t); }
+  static int tier(float a) {
+    int t = 0;
+    while (t < kTiers && !(a <= tier_max(t))) ++t;
+    return t;
+  }
   static constexpr int64_t kStride = 1 << 20;
   static int64_t cell(double v) { return static_cast<int64_t>(std::floor(v / kCell)); }
   static int64_t key(double x, double y) { return cell(y) * kStride + cell(x); }
   const std::vector<Shape>& shapes_;
   std::vector<size_t> list_;
   std::vector<int64_t> pos_;
-  std::unordered_map<int64_t, std::vector<size_t>> cells_;
-  float amax_ = 0.0f;
+  std::unordered_map<int64_t, std::vector<size_t>> cells_[kTiers];
+  std::vector<size_t> large_;
 };
 
 }  // namespace

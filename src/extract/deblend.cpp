@@ -30,7 +30,7 @@ struct Node {
 // with only its own pixels gives the same components, orders and chains as SExtractor's scan of
 // that box.
 std::vector<Node> components_above(const Detection& parent, const Node& node, float t, int minarea,
-                                   int img_w, int img_h) {
+                                   int img_w, int img_h, DeblendScratch& scratch) {
   int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = 0, y1 = 0;
   for (int32_t pi : node.pix) {
     const Pixel& p = parent.pixels[pi];
@@ -40,7 +40,8 @@ std::vector<Node> components_above(const Detection& parent, const Node& node, fl
     y1 = std::max(y1, p.y);
   }
   const int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
-  std::vector<int32_t> local(static_cast<size_t>(bw) * bh, -1);
+  std::vector<int32_t>& local = scratch.local;
+  local.assign(static_cast<size_t>(bw) * bh, -1);
   for (int32_t pi : node.pix) {
     const Pixel& p = parent.pixels[pi];
     if (p.cvalue > t) local[static_cast<size_t>(p.y - y0) * bw + (p.x - x0)] = pi;
@@ -63,7 +64,8 @@ std::vector<Node> components_above(const Detection& parent, const Node& node, fl
         }
         c.fdflux = static_cast<float>(rv);
         out.push_back(std::move(c));
-      });
+      },
+      scratch.lutz);
   return out;
 }
 
@@ -93,6 +95,11 @@ int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p
 }  // namespace
 
 DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
+  DeblendScratch scratch;
+  return plan_deblend(std::move(object), params, scratch);
+}
+
+DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendScratch& scratch) {
   DeblendPlan plan;
   plan.parent = std::move(object);
   const Detection& parent = plan.parent;
@@ -122,8 +129,8 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
         peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
                  : t0;
     for (size_t i = 0; i < levels[k - 1].size(); ++i) {
-      std::vector<Node> sons =
-          components_above(parent, levels[k - 1][i], t, minarea, params.width, params.height);
+      std::vector<Node> sons = components_above(parent, levels[k - 1][i], t, minarea, params.width,
+                                                params.height, scratch);
       for (Node& son : sons) {
         const int m = static_cast<int>(levels[k].size());
         if (m >= kMaxSons) {

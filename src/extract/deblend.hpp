@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "celeris/extract.hpp"
+#include "lutz.hpp"
 #include "moments.hpp"
 #include "objects.hpp"
 
@@ -38,6 +39,13 @@ struct DeblendPlan {
   size_t draws = 0;                 // rand() calls the pixel assignment will make
 };
 
+// Buffers plan_deblend reuses from one detection to the next (one per thread).
+struct DeblendScratch {
+  LutzScratch lutz;
+  std::vector<int32_t> local;  // node bounding box: parent pixel index, or -1
+};
+
+DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendScratch& scratch);
 DeblendPlan plan_deblend(Detection object, const DeblendParams& params);
 // `random` points to plan.draws consecutive values of the rand() stream.
 std::vector<Detection> finish_deblend(DeblendPlan&& plan, const int32_t* random);

@@ -48,22 +48,46 @@ enum Marker : uint8_t { kNone = 0, kStartFirst, kStartMore, kEndMore, kEndLast }
 
 }  // namespace lutz_detail
 
+// Working buffers of lutz_scan, reusable from call to call (deblending scans thousands of
+// small boxes; allocating them each time cost more than the scans).
+struct LutzScratch {
+  std::vector<int64_t> next;   // per foreground pixel: the next one in its chain (-1: last)
+  std::vector<int64_t> where;  // per foreground pixel: y * width + x
+  std::vector<uint8_t> marker;
+  std::vector<lutz_detail::Chain> stored;  // object chains parked at the start of their first run
+  std::vector<lutz_detail::Chain> open;    // stack of objects being built on this row
+  std::vector<int> start, end;             // per open object: start of its first run (-1: none yet)
+  std::vector<lutz_detail::Above> ps_stack;
+};
+
 template <class On, class Emit>
-void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
+void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScratch& scratch) {
   if (width <= 0 || height <= 0) return;
   const int w1 = width + 1;
-  std::vector<int64_t> next(static_cast<size_t>(width) * height, -1);
-  std::vector<uint8_t> marker(w1, lutz_detail::kNone);
-  std::vector<lutz_detail::Chain> stored(
-      w1);                               // object chains parked at the start of their first run
-  std::vector<lutz_detail::Chain> open;  // stack of objects being built on this row
-  std::vector<int> start, end;           // per open object: start of its first run (-1: none yet)
-  std::vector<lutz_detail::Above> ps_stack;
+  // Chains link foreground pixels by their ordinal in scan order (not by position), so the
+  // buffers grow with the foreground, not with the grid: deblending scans each node's bounding
+  // box at every threshold, and most of a frame is background.
+  std::vector<int64_t>& next = scratch.next;
+  std::vector<int64_t>& where = scratch.where;
+  std::vector<uint8_t>& marker = scratch.marker;
+  std::vector<lutz_detail::Chain>& stored = scratch.stored;
+  std::vector<lutz_detail::Chain>& open = scratch.open;
+  std::vector<int>& start = scratch.start;
+  std::vector<int>& end = scratch.end;
+  std::vector<lutz_detail::Above>& ps_stack = scratch.ps_stack;
+  next.clear();
+  where.clear();
+  marker.assign(w1, lutz_detail::kNone);
+  stored.assign(w1, lutz_detail::Chain{});
+  open.clear();
+  start.clear();
+  end.clear();
+  ps_stack.clear();
   auto finish = [&](lutz_detail::Chain& c) {
     if (c.npix < minarea) return;
     LutzComponent comp;
     comp.pixels.reserve(static_cast<size_t>(c.npix));
-    for (int64_t p = c.first; p >= 0; p = next[p]) comp.pixels.push_back(p);
+    for (int64_t k = c.first; k >= 0; k = next[k]) comp.pixels.push_back(where[k]);
     emit(std::move(comp));
   };
 
@@ -140,8 +164,10 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
         }
       }
       if (lit) {
-        const int64_t p = static_cast<int64_t>(y) * width + x;
-        lutz_detail::append(open.back(), lutz_detail::Chain{p, p, 1}, next);
+        const int64_t k = static_cast<int64_t>(where.size());
+        where.push_back(static_cast<int64_t>(y) * width + x);
+        next.push_back(-1);
+        lutz_detail::append(open.back(), lutz_detail::Chain{k, k, 1}, next);
       } else if (in_run) {  // a run ends
         in_run = false;
         if (ps != lutz_detail::Above::Closed) {
@@ -159,6 +185,12 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
       }
     }
   }
+}
+
+template <class On, class Emit>
+void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
+  LutzScratch scratch;
+  lutz_scan(width, height, on, minarea, emit, scratch);
 }
 
 }  // namespace celeris::extract

@@ -142,12 +142,16 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
       config.deblend_nthresh, config.deblend_mincont, config.detect_minarea, dthresh, w, h};
   std::vector<DeblendPlan> plans(detections.size());
   std::vector<int64_t> parent_done_line(detections.size());
-#pragma omp parallel for schedule(dynamic, 4)
-  for (size_t i = 0; i < detections.size(); ++i) {
-    int64_t ymax = 0;
-    for (const Pixel& p : detections[i].pixels) ymax = std::max<int64_t>(ymax, p.y);
-    parent_done_line[i] = ymax + 1;  // Lutz completes a detection on the line below its last
-    plans[i] = plan_deblend(std::move(detections[i]), dp);
+#pragma omp parallel
+  {
+    DeblendScratch scratch;
+#pragma omp for schedule(dynamic, 4)
+    for (size_t i = 0; i < detections.size(); ++i) {
+      int64_t ymax = 0;
+      for (const Pixel& p : detections[i].pixels) ymax = std::max<int64_t>(ymax, p.y);
+      parent_done_line[i] = ymax + 1;  // Lutz completes a detection on the line below its last
+      plans[i] = plan_deblend(std::move(detections[i]), dp, scratch);
+    }
   }
   detections.clear();
   std::vector<size_t> first_draw(plans.size() + 1, 0);
