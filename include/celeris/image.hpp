@@ -4,6 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #if __cplusplus >= 202002L
 #include <span>
 #endif
@@ -25,17 +29,50 @@ struct ImageView {
   constexpr int64_t size() const { return width * height; }
   constexpr T* row(int64_t y) const { return data + y * width; }
 #if __cplusplus >= 202002L  // (CUDA sources are compiled as C++17)
-  std::span<T> span() const { return {data, static_cast<size_t>(size())}; }
+  std::span<T> span() const {
+    return {data, static_cast<size_t>(size())};
+  }
 #endif
+};
+
+// Allocator whose value-less construction leaves trivial types uninitialised, so that an image
+// about to be overwritten is not first filled with zeros (a full pass over memory).
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
 };
 
 // Owning image.
 template <class T>
 class Image {
  public:
+  using Storage = std::vector<T, DefaultInitAllocator<T>>;
+
   Image() = default;
   Image(int64_t width, int64_t height, T fill = T{})
       : width_(width), height_(height), pix_(static_cast<size_t>(width * height), fill) {}
+  // Pixels left uninitialised: for images every pixel of which is written next.
+  static Image uninitialized(int64_t width, int64_t height) {
+    Image im;
+    im.width_ = width;
+    im.height_ = height;
+    im.pix_.resize(static_cast<size_t>(width * height));
+    return im;
+  }
 
   int64_t width() const { return width_; }
   int64_t height() const { return height_; }
@@ -48,8 +85,8 @@ class Image {
   }
   T* data() { return pix_.data(); }
   const T* data() const { return pix_.data(); }
-  std::vector<T>& pixels() { return pix_; }
-  const std::vector<T>& pixels() const { return pix_; }
+  Storage& pixels() { return pix_; }
+  const Storage& pixels() const { return pix_; }
 
   ImageView<T> view() { return {pix_.data(), width_, height_}; }
   ImageView<const T> view() const { return {pix_.data(), width_, height_}; }
@@ -58,7 +95,7 @@ class Image {
  private:
   int64_t width_ = 0;
   int64_t height_ = 0;
-  std::vector<T> pix_;
+  Storage pix_;
 };
 
 }  // namespace celeris

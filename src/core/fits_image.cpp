@@ -213,7 +213,7 @@ FitsImage read_fits_image(const std::string& path) {
   out.hdu = hdunum;
   out.bitpix = bitpix;
   out.header = FitsHeader(read_header_cards(f.get()));
-  out.pixels = Image<float>(naxes[0], naxes[1]);
+  out.pixels = Image<float>::uninitialized(naxes[0], naxes[1]);  // read_pixels writes all
   read_pixels(f.get(), bitpix, out.pixels, path);
   // Infinities are not measurable either: mask them like NaN.
   for (auto& v : out.pixels.pixels())

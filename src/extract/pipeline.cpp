@@ -51,9 +51,9 @@ void validate(ImageView<const float> image, const Config& c) {
 // for all objects but its own (-1 when it belongs to no catalog object).
 Image<int32_t> owner_map(ImageView<const float> value, ImageView<const float> cvalue, float thresh,
                          const std::vector<Detection>& objects) {
-  Image<int32_t> owner(value.width, value.height, 0);
+  Image<int32_t> owner = Image<int32_t>::uninitialized(value.width, value.height);
   for (int64_t i = 0; i < value.size(); ++i)
-    if (!std::isnan(value.data[i]) && cvalue.data[i] > thresh) owner.data()[i] = -1;
+    owner.data()[i] = !std::isnan(value.data[i]) && cvalue.data[i] > thresh ? -1 : 0;
   for (size_t k = 0; k < objects.size(); ++k)
     for (const Pixel& p : objects[k].pixels) owner(p.x, p.y) = static_cast<int32_t>(k + 1);
   return owner;
@@ -82,7 +82,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
                          : estimate_background(image, config);
   timer.lap("background");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
-  Image<float> value = reuse ? std::move(*reuse) : Image<float>(w, h);
+  Image<float> value = reuse ? std::move(*reuse) : Image<float>::uninitialized(w, h);
 #pragma omp parallel
   {
     std::vector<float> line(w);
@@ -111,7 +111,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   Image<float> filtered;
   ImageView<const float> cvalue = value.view();
   if (config.filter) {
-    filtered = Image<float>(w, h);
+    filtered = Image<float>::uninitialized(w, h);
     convolve(value.view(), config, filtered.view());
     // SExtractor's filter does not skip masked pixels, so a pixel whose filter support touches
     // a masked one is never detected; reproduce that by masking the filtered value.
