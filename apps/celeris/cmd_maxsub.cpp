@@ -222,8 +222,9 @@ void print_table(const Run& run, const std::vector<Region>& regions) {
 
 int run_maxsub(const Args& args) {
   CLI::App app{
-      "celeris maxsub: the maximum-sum rectangle of an image (Bae's Algorithms 8/9), the "
-      "K maximum disjoint or overlapping rectangles, or the maximum convex (W-N) region",
+      "celeris maxsub: the maximum-sum rectangle of an image (Bae's Algorithms 8/9, the mesh "
+      "Algorithms 38/39 and a fast GPU search), the K maximum disjoint or overlapping "
+      "rectangles, or the maximum convex (W-N) region",
       "celeris maxsub"};
   Run run;
   std::string out;
@@ -237,7 +238,9 @@ int run_maxsub(const Args& args) {
   app.add_option("-k,--k", run.k, "number of regions")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--shape", run.shape, "rect or convex (W-N shape, Thaher & Takaoka)")
+  app.add_option("--shape", run.shape,
+                 "rect or convex (W-N shape, Thaher & Takaoka; on the GPU with --method cuda or "
+                 "auto, else on one core; always double)")
       ->check(CLI::IsMember({"rect", "convex"}))
       ->capture_default_str();
   app.add_flag("--overlap", run.overlap,
@@ -251,10 +254,12 @@ int run_maxsub(const Args& args) {
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
   app.add_option("--method", run.method,
-                 "alg8 (2-D prefix sums), alg9 (2-D Kadane), cpu (alg9 on all threads), cuda "
-                 "(every row pair on a GPU thread), auto (cuda when a GPU exists, else cpu), "
-                 "brute (every rectangle: tiny images only)")
-      ->check(CLI::IsMember({"alg8", "alg9", "cpu", "cuda", "auto", "brute"}))
+                 "alg8 (Bae's Algorithm 8: 2-D prefix sums, 1 core), alg9 (Algorithm 9: 2-D "
+                 "Kadane, 1 core), cpu (alg9 on all threads), cuda (fast GPU search: row-pair "
+                 "tiles in shared memory), alg38/alg39 (the paper's GPU mesh algorithms, one "
+                 "thread per pixel, w + h - 1 steps: for comparison, slow), auto (cuda when a "
+                 "GPU exists, else cpu), brute (every rectangle: tiny images only)")
+      ->check(CLI::IsMember({"alg8", "alg9", "cpu", "cuda", "alg38", "alg39", "auto", "brute"}))
       ->capture_default_str();
   app.add_option("--nan", run.nan_policy,
                  "masked (NaN) pixels: error, zero (0 after the offset) or min (the minimum)")
@@ -320,9 +325,12 @@ int run_maxsub(const Args& args) {
       rs = {ms::max_subarray(a, run.width, run.height, opt)};
     for (const ms::Rect& r : rs) regions.push_back(from_rect(r, raw, run.width));
   } else {
-    run.method = "convex-dp";
+    // The convex DP runs on the GPU with --method cuda (or auto with a GPU), else on one core.
+    const ms::Method convex_method = opt.method == ms::Method::Cuda ? opt.method : ms::Method::Cpu;
+    run.method = convex_method == ms::Method::Cuda ? "convex-dp-cuda" : "convex-dp";
     run.precision = "double";
-    for (const ms::ConvexRegion& c : ms::k_max_convex_disjoint(a, run.width, run.height, run.k))
+    for (const ms::ConvexRegion& c :
+         ms::k_max_convex_disjoint(a, run.width, run.height, run.k, convex_method))
       regions.push_back(from_columns(c.left, c.top, c.bottom, c.sum, raw, run.width));
   }
   print_table(run, regions);

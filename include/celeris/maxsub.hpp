@@ -3,9 +3,11 @@
 //
 // Paper: Read, Thaher, Takaoka et al., "Maximum subarray algorithms for use in astronomical
 // imaging" (papers/maximum-subarray.txt): Bae's Algorithm 8 (2-D prefix sums) and Algorithm 9
-// (2-D Kadane), both O(m^2 n) for an m x n image (m <= n), the K-maximum extension (disjoint:
-// exclude the cells of each maximum and search again) and the maximum convex sum of Thaher &
-// Takaoka (O(m^2 n) dynamic programming over an anchor column with W and N shapes).
+// (2-D Kadane), both O(m^2 n) for an m x n image (m <= n), their parallel mesh versions
+// (Algorithms 38 and 39: a processor per cell, m + n - 1 synchronous steps), the K-maximum
+// extension (disjoint: exclude the cells of each maximum and search again) and the maximum convex
+// sum of Thaher & Takaoka (O(m^2 n) dynamic programming over an anchor column with W and N
+// shapes).
 //
 // Conventions
 // - Pixels are row-major (C order): pixel (x, y) at pixels[y * width + x], x the fast (FITS
@@ -18,8 +20,9 @@
 //   itself runs in the accumulation precision (double or float); sums of integer-valued pixels
 //   are exact there, so all methods return the same rectangle. With arbitrary real values two
 //   rectangles whose sums differ by less than the rounding error may be ordered differently
-//   by methods that add in different orders (alg8 subtracts prefix sums, alg9 and cpu add
-//   rows); alg9 and cpu add in the same order and always agree bit for bit.
+//   by methods that add in different orders (alg8, alg38 and cuda subtract prefix sums; alg9,
+//   cpu and alg39 add rows); alg9, cpu and alg39 add in the same order and always agree bit
+//   for bit.
 // - Rect::sum is recomputed after the search, in long double over the rectangle's pixels in
 //   row-major order, so the same rectangle reports the same sum whatever the method/precision.
 // - Inputs must be finite (NaN or infinity raise celeris::Error): replace masked pixels first.
@@ -52,19 +55,32 @@ enum class Method {
   Alg8,   // serial 2-D prefix-sum method (Bae's Algorithm 8), O(m^2 n), O(mn) memory
   Alg9,   // serial 2-D Kadane (Bae's Algorithm 9), O(m^2 n), O(n) extra memory
   Cpu,    // Algorithm 9 over row pairs on every OpenMP thread, arg-max reduced with `better`
-  Cuda,   // every row pair on its own GPU thread (the paper's Algorithm 38/39 idea: all pairs at
-          // once over column prefix sums), block arg-max then host reduction with `better`.
-          // Throws celeris::Error when built without CUDA or no device is present.
+  Cuda,   // the fast GPU search: every row pair one Kadane scan, tiles of 32 x 32 pairs per
+          // block streaming the vertical prefix rows through shared memory, block arg-max then
+          // host reduction with `better`. O(m^2 n) work in one launch, O(mn) device memory.
+  Alg38,  // the paper's parallel 2-D prefix-sum mesh (Algorithm 38) on the GPU: one thread per
+          // cell, m + n - 1 synchronous steps (one launch each), O(mn) state per step
+  Alg39,  // the paper's parallel mesh Kadane (Algorithm 39), the same mesh and steps
+  // The GPU methods throw celeris::Error when built without CUDA or no device is present.
 };
-// "brute" | "alg8" | "alg9" | "cpu" | "cuda" | "auto" (cuda when a device exists, else cpu)
+// "brute" | "alg8" | "alg9" | "cpu" | "cuda" | "alg38" | "alg39" | "auto" (cuda when a device
+// exists, else cpu)
 Method parse_method(const std::string& name);
 const char* method_name(Method m);
 
 enum class Precision { Double, Float };  // accumulation type of the search
 
+// Stage times of a GPU search (device events, milliseconds), for benchmarks.
+struct GpuTimes {
+  double upload_ms = 0;  // pixels host -> device
+  double prep_ms = 0;    // conversion, orientation, vertical prefix tables (mesh: state init)
+  double search_ms = 0;  // search kernel(s) and the final arg-max
+};
+
 struct Options {
   Method method = Method::Cpu;
   Precision precision = Precision::Double;
+  GpuTimes* gpu_times = nullptr;  // filled by max_subarray when the method runs on the GPU
 };
 
 // The maximum-sum rectangle. pixels.size() must equal width * height (both >= 1).
@@ -99,12 +115,16 @@ struct ConvexRegion {
 // Maximum convex sum (Thaher & Takaoka's simplification of Fukuda et al.): one left-to-right
 // pass with two states per column interval (still growing, already shrinking), O(h^2 w) time.
 // The trace-back keeps every column's table: O(h^2 w) memory, refused (celeris::Error) above
-// 2 GiB. Among equal sums the region returned is deterministic but not ordered like `better`.
-ConvexRegion max_convex(std::span<const double> pixels, int width, int height);
+// 2 GiB on the CPU. Among equal sums the region returned is deterministic but not ordered like
+// `better`. method Cuda: the same programme on the GPU (trace-back bytes for t <= b on the
+// device, h(h+1)/2 * w, refused beyond its free memory), returning the CPU's region bit for bit;
+// any other method: the CPU.
+ConvexRegion max_convex(std::span<const double> pixels, int width, int height,
+                        Method method = Method::Cpu);
 
 // K maximum disjoint convex regions: as k_max_disjoint, with max_convex. O(k h^2 w).
 std::vector<ConvexRegion> k_max_convex_disjoint(std::span<const double> pixels, int width,
-                                                int height, int k);
+                                                int height, int k, Method method = Method::Cpu);
 
 // Sum of a rectangle's pixels (long double, row-major order): the value reported in Rect::sum.
 double rect_sum(std::span<const double> pixels, int width, const Rect& r);

@@ -16,6 +16,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/maxsub.hpp"
+#include "maxsub/convex_cuda.hpp"
 
 namespace celeris::maxsub {
 
@@ -47,6 +48,14 @@ void check_input(std::span<const double> pixels, int width, int height) {
       throw Error("maxsub: pixel (x=" + std::to_string(i % width + 1) +
                   ", y=" + std::to_string(i / width + 1) +
                   ") is not finite; replace masked pixels first (celeris maxsub --nan)");
+}
+
+// The reported sum: long double over the region's pixels, column by column.
+double region_sum(std::span<const double> pixels, int w, const ConvexRegion& r) {
+  long double s = 0;
+  for (int c = r.left; c <= r.right; ++c)
+    for (int y = r.top[c - r.left]; y <= r.bottom[c - r.left]; ++y) s += pixels[size_t(y) * w + c];
+  return static_cast<double>(s);
 }
 
 ConvexRegion convex_search(std::span<const double> pixels, int width, int height,
@@ -160,12 +169,34 @@ ConvexRegion convex_search(std::span<const double> pixels, int width, int height
   out.left = x;
   out.top.assign(tops.rbegin(), tops.rend());
   out.bottom.assign(bottoms.rbegin(), bottoms.rend());
-  long double s = 0;
-  for (int c = out.left; c <= out.right; ++c)
-    for (int y = out.top[c - out.left]; y <= out.bottom[c - out.left]; ++y)
-      s += pixels[size_t(y) * w + c];
-  out.sum = static_cast<double>(s);
+  out.sum = region_sum(pixels, w, out);
   return out;
+}
+
+// The same programme on the GPU (convex_cuda.cu), which returns the same region.
+ConvexRegion convex_search_gpu(std::span<const double> pixels, int width, int height,
+                               const std::vector<uint8_t>& blocked) {
+#ifdef CELERIS_HAVE_CUDA
+  detail::CudaConvex c = detail::cuda_max_convex(
+      pixels.data(), blocked.empty() ? nullptr : blocked.data(), width, height);
+  ConvexRegion out;
+  if (!c.found) return out;
+  out.left = c.left;
+  out.right = c.left + int(c.top.size()) - 1;
+  out.top = std::move(c.top);
+  out.bottom = std::move(c.bottom);
+  out.sum = region_sum(pixels, width, out);
+  return out;
+#else
+  (void)pixels, (void)width, (void)height, (void)blocked;
+  throw Error("maxsub: convex with method cuda: celeris was built without CUDA");
+#endif
+}
+
+ConvexRegion convex_any(std::span<const double> pixels, int width, int height,
+                        const std::vector<uint8_t>& blocked, Method method) {
+  if (method == Method::Cuda) return convex_search_gpu(pixels, width, height, blocked);
+  return convex_search(pixels, width, height, blocked);
 }
 
 }  // namespace
@@ -181,20 +212,20 @@ bool ConvexRegion::contains(int x, int y) const {
   return y >= top[x - left] && y <= bottom[x - left];
 }
 
-ConvexRegion max_convex(std::span<const double> pixels, int width, int height) {
+ConvexRegion max_convex(std::span<const double> pixels, int width, int height, Method method) {
   check_input(pixels, width, height);
-  return convex_search(pixels, width, height, {});
+  return convex_any(pixels, width, height, {}, method);
 }
 
 std::vector<ConvexRegion> k_max_convex_disjoint(std::span<const double> pixels, int width,
-                                                int height, int k) {
+                                                int height, int k, Method method) {
   if (k < 1) throw Error("maxsub: k must be >= 1 (got " + std::to_string(k) + ")");
   check_input(pixels, width, height);
   std::vector<uint8_t> blocked(pixels.size(), 0);
   std::vector<ConvexRegion> out;
   for (int i = 0; i < k; ++i) {
     ConvexRegion r =
-        convex_search(pixels, width, height, i == 0 ? std::vector<uint8_t>{} : blocked);
+        convex_any(pixels, width, height, i == 0 ? std::vector<uint8_t>{} : blocked, method);
     if (r.top.empty()) break;
     for (int x = r.left; x <= r.right; ++x)
       for (int y = r.top[x - r.left]; y <= r.bottom[x - r.left]; ++y)

@@ -63,11 +63,6 @@ inline Cand<T> make_cand(const Grid<T>& g, T sum, int t, int l, int b, int r) {
 template <class T>
 Cand<T> search(const Grid<T>& g, Method method);
 
-// The CUDA search (rect_cuda.cu; throws when built without CUDA). Same tie order; the column
-// sums are prefix differences, so on non-integer data it agrees with alg8/alg9 within rounding.
-Cand<double> search_cuda(const Grid<double>& g);
-Cand<float> search_cuda(const Grid<float>& g);
-
 // The k best rectangles of the grid in the tie order (overlaps allowed), best first.
 template <class T>
 std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Method method);

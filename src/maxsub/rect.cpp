@@ -1,5 +1,7 @@
 // The maximum-sum rectangle: reference (brute force), Bae's Algorithm 8 (2-D prefix sums),
-// Algorithm 9 (2-D Kadane) and Algorithm 9 on OpenMP threads; the K disjoint maxima.
+// Algorithm 9 (2-D Kadane) and Algorithm 9 on OpenMP threads; the dispatch to the GPU methods
+// (rect_cuda.cu, mesh_cuda.cu), which take the caller's pixels directly for one maximum and the
+// host grid (with its excluded cells) for the K disjoint maxima.
 #include <omp.h>
 
 #include <cmath>
@@ -16,20 +18,34 @@ namespace celeris::maxsub {
 
 namespace detail {
 
-template <class T, class In>
-Grid<T> make_grid(std::span<const In> pixels, int width, int height) {
+namespace {
+
+// Size and finiteness; the scan for non-finite pixels runs on every thread (it is a visible part
+// of a GPU search's time) and reports the first one in row-major order.
+template <class In>
+void check_pixels(std::span<const In> pixels, int width, int height) {
   if (width < 1 || height < 1)
     throw Error("maxsub: empty image (" + std::to_string(width) + " x " + std::to_string(height) +
                 ")");
   if (pixels.size() != size_t(width) * size_t(height))
     throw Error("maxsub: " + std::to_string(pixels.size()) + " pixels given for a " +
                 std::to_string(width) + " x " + std::to_string(height) + " image");
-  for (size_t i = 0; i < pixels.size(); ++i) {
-    if (!std::isfinite(pixels[i]))
-      throw Error("maxsub: pixel (x=" + std::to_string(i % width + 1) +
-                  ", y=" + std::to_string(i / width + 1) +
-                  ") is not finite; replace masked pixels first (celeris maxsub --nan)");
-  }
+  const int64_t npix = int64_t(pixels.size());
+  int64_t first_bad = npix;
+#pragma omp parallel for reduction(min : first_bad) if (npix > (1 << 20))
+  for (int64_t i = 0; i < npix; ++i)
+    if (!std::isfinite(pixels[i]) && i < first_bad) first_bad = i;
+  if (first_bad < npix)
+    throw Error("maxsub: pixel (x=" + std::to_string(first_bad % width + 1) +
+                ", y=" + std::to_string(first_bad / width + 1) +
+                ") is not finite; replace masked pixels first (celeris maxsub --nan)");
+}
+
+}  // namespace
+
+template <class T, class In>
+Grid<T> make_grid(std::span<const In> pixels, int width, int height) {
+  check_pixels(pixels, width, height);
   Grid<T> g;
   g.transposed = height > width;
   g.m = g.transposed ? width : height;
@@ -216,6 +232,25 @@ Cand<T> search_alg8(const Grid<T>& g) {
 
 }  // namespace
 
+// The GPU methods on a host grid (the K-disjoint search: the grid carries the blocked cells).
+template <class T>
+Cand<T> search_gpu(const Grid<T>& g, Method method) {
+#ifdef CELERIS_HAVE_CUDA
+  const CudaSource<T> in{
+      g.a.data(), g.n, g.m, g.blocked.empty() ? nullptr : g.blocked.data(), false, g.transposed};
+  const MeshRect<T> r = method == Method::Cuda
+                            ? cuda_rect_search<T, T>(in, nullptr)
+                            : cuda_mesh_search<T, T>(method == Method::Alg38, in, nullptr);
+  Cand<T> c;
+  if (r.top >= 0) c = {r.sum, r.top, r.left, r.bottom, r.right};
+  return c;
+#else
+  (void)g;
+  throw Error(std::string("maxsub: method ") + method_name(method) +
+              ": celeris was built without CUDA");
+#endif
+}
+
 template <class T>
 Cand<T> search(const Grid<T>& g, Method method) {
   switch (method) {
@@ -228,51 +263,11 @@ Cand<T> search(const Grid<T>& g, Method method) {
     case Method::Cpu:
       return search_cpu(g);
     case Method::Cuda:
-      return search_cuda(g);
+    case Method::Alg38:
+    case Method::Alg39:
+      return search_gpu(g, method);
   }
   throw Error("maxsub: unknown method");
-}
-
-namespace {
-
-// The column-major vertical prefix tables the CUDA kernel reads (consecutive rows of one column
-// adjacent, so the threads of a block, which take consecutive bottom rows, read coalesced).
-template <class T>
-Cand<T> search_cuda_any(const Grid<T>& g) {
-#ifdef CELERIS_HAVE_CUDA
-  const int m = g.m, n = g.n;
-  const size_t stride = size_t(m) + 1;
-  std::vector<T> vt(size_t(n) * stride, T(0));
-  for (int j = 0; j < n; ++j) {
-    T s = T(0);
-    for (int i = 0; i < m; ++i) vt[size_t(j) * stride + i + 1] = (s += g.at(i, j));
-  }
-  std::vector<int> bt;
-  if (!g.blocked.empty()) {
-    bt.assign(size_t(n) * stride, 0);
-    for (int j = 0; j < n; ++j) {
-      int s = 0;
-      for (int i = 0; i < m; ++i) bt[size_t(j) * stride + i + 1] = (s += g.is_blocked(i, j));
-    }
-  }
-  const CudaBest<T> b =
-      cuda_pairs_search(vt.data(), bt.empty() ? nullptr : bt.data(), m, n, g.transposed);
-  Cand<T> c;
-  if (b.top >= 0) c = {b.sum, b.top, b.left, b.bottom, b.right};
-  return c;
-#else
-  (void)g;
-  throw Error("maxsub: method cuda: celeris was built without CUDA");
-#endif
-}
-
-}  // namespace
-
-Cand<double> search_cuda(const Grid<double>& g) {
-  return search_cuda_any(g);
-}
-Cand<float> search_cuda(const Grid<float>& g) {
-  return search_cuda_any(g);
 }
 
 template Grid<double> make_grid<double, double>(std::span<const double>, int, int);
@@ -300,8 +295,11 @@ Method parse_method(const std::string& name) {
   if (name == "alg9" || name == "kadane") return Method::Alg9;
   if (name == "cpu") return Method::Cpu;
   if (name == "cuda" || name == "gpu") return Method::Cuda;
+  if (name == "alg38") return Method::Alg38;
+  if (name == "alg39") return Method::Alg39;
   if (name == "auto") return cuda_device_count() > 0 ? Method::Cuda : Method::Cpu;
-  throw Error("maxsub: unknown method '" + name + "' (brute, alg8, alg9, cpu, cuda, auto)");
+  throw Error("maxsub: unknown method '" + name +
+              "' (brute, alg8, alg9, cpu, cuda, alg38, alg39, auto)");
 }
 
 const char* method_name(Method m) {
@@ -316,6 +314,10 @@ const char* method_name(Method m) {
       return "cpu";
     case Method::Cuda:
       return "cuda";
+    case Method::Alg38:
+      return "alg38";
+    case Method::Alg39:
+      return "alg39";
   }
   return "?";
 }
@@ -349,11 +351,42 @@ void resum(std::span<const In> pixels, int width, Rect& r) {
   r.sum = static_cast<double>(s);
 }
 
+bool on_gpu(Method m) {
+  return m == Method::Cuda || m == Method::Alg38 || m == Method::Alg39;
+}
+
+// The GPU methods straight from the caller's pixels: no host grid, the device converts,
+// transposes (taller than wide) and builds its prefix tables.
+template <class T, class In>
+Rect max_subarray_gpu(std::span<const In> pixels, int width, int height, const Options& opt) {
+#ifdef CELERIS_HAVE_CUDA
+  detail::check_pixels(pixels, width, height);
+  const bool transpose = height > width;
+  const detail::CudaSource<In> in{pixels.data(), width, height, nullptr, transpose, transpose};
+  detail::CudaStageTimes times;
+  const detail::MeshRect<T> r =
+      opt.method == Method::Cuda
+          ? detail::cuda_rect_search<T, In>(in, &times)
+          : detail::cuda_mesh_search<T, In>(opt.method == Method::Alg38, in, &times);
+  if (opt.gpu_times) *opt.gpu_times = {times.upload_ms, times.prep_ms, times.search_ms};
+  return {static_cast<double>(r.sum), r.top, r.left, r.bottom, r.right};
+#else
+  (void)pixels, (void)width, (void)height;
+  throw Error(std::string("maxsub: method ") + method_name(opt.method) +
+              ": celeris was built without CUDA");
+#endif
+}
+
 template <class In>
 Rect max_subarray_any(std::span<const In> pixels, int width, int height, const Options& opt) {
-  Rect r = opt.precision == Precision::Float
-               ? max_subarray_as<float>(pixels, width, height, opt.method)
-               : max_subarray_as<double>(pixels, width, height, opt.method);
+  Rect r;
+  if (on_gpu(opt.method))
+    r = opt.precision == Precision::Float ? max_subarray_gpu<float>(pixels, width, height, opt)
+                                          : max_subarray_gpu<double>(pixels, width, height, opt);
+  else
+    r = opt.precision == Precision::Float
+            ? max_subarray_as<float>(pixels, width, height, opt.method)
+            : max_subarray_as<double>(pixels, width, height, opt.method);
   resum(pixels, width, r);
   return r;
 }

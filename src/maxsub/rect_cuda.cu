@@ -1,138 +1,236 @@
-// The maximum-sum rectangle on a GPU: every row pair (t, b) at once, each on one thread running
-// Kadane over the column sums of rows t..b, read as differences of a column-major vertical
-// prefix table (the paper's Algorithms 38/39 give every cell a processor; here every row pair
-// gets one, which keeps the O(m^2 n) work and needs only O(mn) memory).
+// The fast exact maximum-sum rectangle on a GPU. Every row pair (t, b) of the grid is one Kadane
+// scan over the column sums V[b+1][j] - V[t][j] of the vertical prefix table V. A block owns a
+// tile of pairs, kTops top rows x 32 bottom rows (one bottom per lane, kTopsPerWarp tops per warp
+// in registers), and streams the kTops + 32 prefix rows those pairs need through shared memory in
+// chunks of 32 columns: 64 loads serve 1024 pairs, so the scans run from shared memory and
+// registers and the work, O(m^2 n), is arithmetic-bound. Each thread keeps its pairs' Kadane state
+// (running sum, its start, best, best start and end) in registers; the block reduces its best in
+// the tie order of maxsub.hpp and the host reduces the blocks'.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
-#include "celeris/error.hpp"
+#include "maxsub/cuda_util.cuh"
 #include "maxsub/rect_cuda.hpp"
 
 namespace celeris::maxsub::detail {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kWarps = 8;
+constexpr int kThreads = 32 * kWarps;
+constexpr int kChunk = 32;    // columns per shared-memory chunk
+constexpr int kBottoms = 32;  // bottom rows per block, one per lane
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw Error(std::string("maxsub: cuda ") + what + ": " + cudaGetErrorString(e));
-}
-
+// Launch: one thread per grid column (blocks of 32). Memory: reads a (and blocked) once, writes
+// V (m+1) x n (and NB) once, coalesced across columns. Guarantees: V[i * n + j] = sum of column j
+// over rows < i in T, added top to bottom; NB the same count of blocked cells.
 template <class T>
-struct DevCand {
-  T sum;
-  int top, left, bottom, right;  // image coordinates; top < 0: none
-};
-
-template <class T>
-__device__ __host__ inline bool dev_better(const DevCand<T>& a, const DevCand<T>& b) {
-  if (a.top < 0) return false;
-  if (b.top < 0) return true;
-  if (a.sum != b.sum) return a.sum > b.sum;
-  if (a.top != b.top) return a.top < b.top;
-  if (a.left != b.left) return a.left < b.left;
-  if (a.bottom != b.bottom) return a.bottom < b.bottom;
-  return a.right < b.right;
-}
-
-// Launch: grid (ceil(m / 256), m), 256 threads; thread (x, y) takes rows t = y, b = x * 256 +
-// threadIdx.x (idle when b < t or b >= m). Memory: per pair 2n reads of the prefix table
-// vt[j * (m + 1) + i] (coalesced across b, broadcast for t), plus 2n of the blocked-count table
-// when given. Guarantees: each block writes the best rectangle of its pairs in the tie order of
-// maxsub.hpp (or top = -1) to out[y * gridDim.x + x].
-template <class T>
-__global__ void pairs_kernel(const T* __restrict__ vt, const int* __restrict__ bt, int m, int n,
-                             bool transposed, DevCand<T>* __restrict__ out) {
-  __shared__ DevCand<T> red[kThreads];
-  const int t = blockIdx.y;
-  const int b = blockIdx.x * kThreads + threadIdx.x;
-  DevCand<T> best{T(0), -1, 0, 0, 0};
-  if (b >= t && b < m) {
-    bool have = false;
-    T cur = T(0), bs = T(0);
-    int cl = 0, bl = -1, br = 0;
-    const size_t stride = size_t(m) + 1;
-    for (int j = 0; j < n; ++j) {
-      const size_t base = size_t(j) * stride;
-      if (bt && bt[base + b + 1] - bt[base + t] > 0) {
-        have = false;
-        continue;
-      }
-      const T c = vt[base + b + 1] - vt[base + t];
-      if (have && cur >= T(0)) {
-        cur += c;
-      } else {
-        cur = c;
-        cl = j;
-        have = true;
-      }
-      // Within one pair the tie order is: larger sum, then smaller start, then smaller end.
-      if (bl < 0 || cur > bs || (cur == bs && cl < bl)) {
-        bs = cur;
-        bl = cl;
-        br = j;
-      }
-    }
-    if (bl >= 0) {
-      best = transposed ? DevCand<T>{bs, bl, t, br, b} : DevCand<T>{bs, t, bl, b, br};
+__global__ void prefix_kernel(const T* __restrict__ a, const uint8_t* __restrict__ blocked, int m,
+                              int n, T* __restrict__ v, int* __restrict__ nb) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  T s = T(0);
+  int c = 0;
+  v[j] = s;
+  if (nb) nb[j] = 0;
+#pragma unroll 8
+  for (int i = 0; i < m; ++i) {
+    s += a[size_t(i) * n + j];
+    v[size_t(i + 1) * n + j] = s;
+    if (nb) {
+      c += blocked[size_t(i) * n + j];
+      nb[size_t(i + 1) * n + j] = c;
     }
   }
-  red[threadIdx.x] = best;
+}
+
+// Launch: grid (ceil(m / 32), ceil(m / kTops)), kThreads threads; block (x, y) owns bottoms
+// x*32 .. x*32+31 (lane) and tops y*kTops .. (kTopsPerWarp per warp); blocks below the diagonal
+// (every top > every bottom) only write "none". Memory: per 32 columns, kTops + 32 rows of V (and
+// NB) read once per block, coalesced (a warp reads 32 consecutive columns of one row), written
+// transposed into shared memory (padded rows); each pair then reads 2 shared values per column
+// (the bottom's conflict-free across lanes, the top's a broadcast). Guarantees: out[y * gridDim.x
+// + x] is the block's best rectangle in the tie order (top < 0: none), in image coordinates.
+template <class T, int kTopsPerWarp, bool kBlocked>
+__global__ void __launch_bounds__(kThreads)
+    pair_tile_kernel(const T* __restrict__ v, const int* __restrict__ nb, int m, int n,
+                     bool swap_out, MeshRect<T>* __restrict__ out) {
+  constexpr int kTops = kWarps * kTopsPerWarp;
+  constexpr int kRows = kTops + kBottoms;  // prefix rows a chunk holds: tops first
+  constexpr int kLoads = kRows * kChunk / kThreads;
+  static_assert(kRows * kChunk % kThreads == 0, "whole loads per thread");
+  __shared__ T s_v[kChunk][kRows + 1];
+  __shared__ int s_nb[kBlocked ? kChunk : 1][kBlocked ? kRows + 1 : 1];
+  __shared__ MeshRect<T> s_red[kThreads];
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int b0 = blockIdx.x * kBottoms, t0 = blockIdx.y * kTops;
+  const size_t out_idx = size_t(blockIdx.y) * gridDim.x + blockIdx.x;
+  if (t0 >= m || t0 > b0 + kBottoms - 1) {
+    if (threadIdx.x == 0) out[out_idx] = MeshRect<T>{T(0), -1, 0, 0, 0};
+    return;
+  }
+
+  // Chunk loads: element e = threadIdx.x + q * kThreads is row e / 32, column e % 32 of the chunk.
+  auto v_row = [&](int r) {  // prefix row of chunk row r, clamped (pairs past m are discarded)
+    const int row = r < kTops ? t0 + r : b0 + 1 + (r - kTops);
+    return row < m ? row : m;
+  };
+  T pre[kLoads];
+  int pre_nb[kBlocked ? kLoads : 1];
+  auto load = [&](int j0) {
+#pragma unroll
+    for (int q = 0; q < kLoads; ++q) {
+      const int e = threadIdx.x + q * kThreads;
+      const int col = j0 + (e & (kChunk - 1));
+      const size_t at = size_t(v_row(e / kChunk)) * n + col;
+      pre[q] = col < n ? v[at] : T(0);
+      if constexpr (kBlocked) pre_nb[q] = col < n ? nb[at] : 0;
+    }
+  };
+
+  T cur[kTopsPerWarp], best[kTopsPerWarp];
+  int start[kTopsPerWarp], best_l[kTopsPerWarp], best_r[kTopsPerWarp];
+#pragma unroll
+  for (int k = 0; k < kTopsPerWarp; ++k) {
+    cur[k] = T(-1);  // negative: the first column starts a new run
+    best[k] = T(-INFINITY);
+    start[k] = 0;
+    best_l[k] = -1;
+    best_r[k] = 0;
+  }
+  const int my_top = warp * kTopsPerWarp;  // chunk row of this warp's first top
+  const int my_bottom = kTops + lane;      // chunk row of this lane's bottom (V row b + 1)
+
+  load(0);
+  for (int j0 = 0; j0 < n; j0 += kChunk) {
+    __syncthreads();  // the previous chunk is consumed
+#pragma unroll
+    for (int q = 0; q < kLoads; ++q) {
+      const int e = threadIdx.x + q * kThreads;
+      s_v[e & (kChunk - 1)][e / kChunk] = pre[q];
+      if constexpr (kBlocked) s_nb[e & (kChunk - 1)][e / kChunk] = pre_nb[q];
+    }
+    __syncthreads();
+    if (j0 + kChunk < n) load(j0 + kChunk);  // in flight while this chunk is scanned
+    const int cols = n - j0 < kChunk ? n - j0 : kChunk;
+    for (int c = 0; c < cols; ++c) {
+      const int j = j0 + c;
+      const T vb = s_v[c][my_bottom];
+#pragma unroll
+      for (int k = 0; k < kTopsPerWarp; ++k) {
+        if constexpr (kBlocked) {
+          if (s_nb[c][my_bottom] - s_nb[c][my_top + k] > 0) {
+            cur[k] = T(-1);  // an excluded cell in this column: no rectangle spans it
+            continue;
+          }
+        }
+        const T x = vb - s_v[c][my_top + k];
+        // Extend while the running sum is >= 0: the leftmost start wins a tie.
+        const bool extend = cur[k] >= T(0);
+        cur[k] = (extend ? cur[k] : T(0)) + x;
+        start[k] = extend ? start[k] : j;
+        // Strict: a later end with the same sum starts no further left, so it loses the tie.
+        if (cur[k] > best[k]) {
+          best[k] = cur[k];
+          best_l[k] = start[k];
+          best_r[k] = j;
+        }
+      }
+    }
+  }
+
+  MeshRect<T> mine{T(0), -1, 0, 0, 0};
+  const int b = b0 + lane;
+#pragma unroll
+  for (int k = 0; k < kTopsPerWarp; ++k) {
+    const int t = t0 + my_top + k;
+    if (t > b || b >= m || best_l[k] < 0) continue;
+    const MeshRect<T> r = swap_out ? MeshRect<T>{best[k], best_l[k], t, best_r[k], b}
+                                   : MeshRect<T>{best[k], t, best_l[k], b, best_r[k]};
+    if (mesh_better(r, mine)) mine = r;
+  }
+  s_red[threadIdx.x] = mine;
   __syncthreads();
   for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s && dev_better(red[threadIdx.x + s], red[threadIdx.x]))
-      red[threadIdx.x] = red[threadIdx.x + s];
+    if (threadIdx.x < s && mesh_better(s_red[threadIdx.x + s], s_red[threadIdx.x]))
+      s_red[threadIdx.x] = s_red[threadIdx.x + s];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[size_t(blockIdx.y) * gridDim.x + blockIdx.x] = red[0];
+  if (threadIdx.x == 0) out[out_idx] = s_red[0];
 }
 
-template <class T>
-struct DeviceBuffer {
-  T* p = nullptr;
-  explicit DeviceBuffer(size_t n) { check(cudaMalloc(&p, n * sizeof(T) + 1), "malloc"); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
-template <class T>
-CudaBest<T> search_impl(const T* vt, const int* bt, int m, int n, bool transposed) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    throw Error("maxsub: method cuda: no CUDA device");
-  }
-  if (m > 65535) throw Error("maxsub: method cuda: images wider and taller than 65535 pixels");
-  const size_t cells = size_t(n) * (size_t(m) + 1);
-  const dim3 grid((m + kThreads - 1) / kThreads, m);
+template <class T, int kTopsPerWarp>
+MeshRect<T> launch_tiles(const T* d_v, const int* d_nb, int m, int n, bool swap_out) {
+  constexpr int kTops = kWarps * kTopsPerWarp;
+  const dim3 grid((m + kBottoms - 1) / kBottoms, (m + kTops - 1) / kTops);
+  if (grid.y > 65535) throw Error("maxsub: method cuda: both image sides exceed 2 million pixels");
   const size_t nblocks = size_t(grid.x) * grid.y;
-  DeviceBuffer<T> d_vt(cells);
-  DeviceBuffer<int> d_bt(bt ? cells : 0);
-  DeviceBuffer<DevCand<T>> d_out(nblocks);
-  check(cudaMemcpy(d_vt.p, vt, cells * sizeof(T), cudaMemcpyHostToDevice), "copy");
-  if (bt) check(cudaMemcpy(d_bt.p, bt, cells * sizeof(int), cudaMemcpyHostToDevice), "copy");
-  pairs_kernel<T><<<grid, kThreads>>>(d_vt.p, bt ? d_bt.p : nullptr, m, n, transposed, d_out.p);
-  check(cudaGetLastError(), "launch");
-  std::vector<DevCand<T>> out(nblocks);
-  check(cudaMemcpy(out.data(), d_out.p, nblocks * sizeof(DevCand<T>), cudaMemcpyDeviceToHost),
-        "copy back");
-  DevCand<T> best{T(0), -1, 0, 0, 0};
-  for (const DevCand<T>& c : out)
-    if (dev_better(c, best)) best = c;
-  return {best.sum, best.top, best.left, best.bottom, best.right};
+  DeviceBuffer<MeshRect<T>> d_out(nblocks);
+  if (d_nb)
+    pair_tile_kernel<T, kTopsPerWarp, true><<<grid, kThreads>>>(d_v, d_nb, m, n, swap_out, d_out.p);
+  else
+    pair_tile_kernel<T, kTopsPerWarp, false>
+        <<<grid, kThreads>>>(d_v, nullptr, m, n, swap_out, d_out.p);
+  cuda_check(cudaGetLastError(), "launch");
+  std::vector<MeshRect<T>> out(nblocks);
+  cuda_check(cudaMemcpy(out.data(), d_out.p, nblocks * sizeof(MeshRect<T>), cudaMemcpyDeviceToHost),
+             "copy back");
+  MeshRect<T> best{T(0), -1, 0, 0, 0};
+  for (const MeshRect<T>& c : out)
+    if (mesh_better(c, best)) best = c;
+  return best;
 }
 
 }  // namespace
 
-CudaBest<double> cuda_pairs_search(const double* vt, const int* bt, int m, int n, bool transposed) {
-  return search_impl(vt, bt, m, n, transposed);
+template <class T, class In>
+MeshRect<T> cuda_rect_search(const CudaSource<In>& in, CudaStageTimes* times) {
+  cuda_require_device("cuda");
+  const int m = in.transpose_src ? in.src_width : in.src_height;
+  const int n = in.transpose_src ? in.src_height : in.src_width;
+  const size_t cells = size_t(m) * n, vcells = (size_t(m) + 1) * n;
+  EventTimer timer;
+  CudaStageTimes t;
+
+  timer.start();
+  DeviceBuffer<In> d_src(cells);
+  DeviceBuffer<uint8_t> d_bsrc(in.blocked ? cells : 0);
+  cuda_check(cudaMemcpy(d_src.p, in.src, cells * sizeof(In), cudaMemcpyHostToDevice), "copy");
+  if (in.blocked)
+    cuda_check(cudaMemcpy(d_bsrc.p, in.blocked, cells, cudaMemcpyHostToDevice), "copy");
+  t.upload_ms = timer.stop_ms();
+
+  timer.start();
+  DeviceBuffer<T> d_a(cells), d_v(vcells);
+  DeviceBuffer<uint8_t> d_blk(in.blocked ? cells : 0);
+  DeviceBuffer<int> d_nb(in.blocked ? vcells : 0);
+  const unsigned grid_blocks = unsigned((cells + 255) / 256);
+  to_grid_kernel<T, In><<<grid_blocks, 256>>>(d_src.p, d_bsrc.p, in.src_width, in.transpose_src, m,
+                                              n, d_a.p, d_blk.p);
+  cuda_check(cudaGetLastError(), "launch");
+  prefix_kernel<T><<<(n + 31) / 32, 32>>>(d_a.p, d_blk.p, m, n, d_v.p, d_nb.p);
+  cuda_check(cudaGetLastError(), "launch");
+  t.prep_ms = timer.stop_ms();
+
+  timer.start();
+  // 4 tops per warp (tiles of 32 x 32 pairs): 8 (32 x 64, 124-150 registers) measured 10-15%
+  // slower on the H100 at 4000^2 and 8192^2 (bench/results/maxsub-h100-2026-11-23-fig5.txt).
+  const MeshRect<T> best = launch_tiles<T, 4>(d_v.p, d_nb.p, m, n, in.swap_out);
+  t.search_ms = timer.stop_ms();
+  if (times) *times = t;
+  return best;
 }
-CudaBest<float> cuda_pairs_search(const float* vt, const int* bt, int m, int n, bool transposed) {
-  return search_impl(vt, bt, m, n, transposed);
-}
+
+template MeshRect<double> cuda_rect_search<double, double>(const CudaSource<double>&,
+                                                           CudaStageTimes*);
+template MeshRect<double> cuda_rect_search<double, float>(const CudaSource<float>&,
+                                                          CudaStageTimes*);
+template MeshRect<float> cuda_rect_search<float, double>(const CudaSource<double>&,
+                                                         CudaStageTimes*);
+template MeshRect<float> cuda_rect_search<float, float>(const CudaSource<float>&, CudaStageTimes*);
 
 }  // namespace celeris::maxsub::detail
