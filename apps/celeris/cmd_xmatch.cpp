@@ -2,6 +2,8 @@
 // `celeris simulate catalog`: a random catalog with repeat detections to match.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -20,6 +22,18 @@ Table read_nonempty(const std::string& path) {
   Table t = xmatch::read_catalog(path);
   if (t.rows == 0) throw Error(path + ": empty table (no rows)");
   return t;
+}
+
+// A one-line progress bar on stderr, redrawn in place.
+void draw_progress(size_t done, size_t total) {
+  const int width = 40;
+  const double f = total ? double(done) / double(total) : 1.0;
+  const int filled = int(f * width + 0.5);
+  std::fprintf(stderr, "\rxmatch [%.*s%*s] %5.1f%% (%zu / %zu left rows)", filled,
+               "########################################", width - filled, "", 100 * f, done,
+               total);
+  if (done >= total) std::fputc('\n', stderr);
+  std::fflush(stderr);
 }
 
 }  // namespace
@@ -55,6 +69,14 @@ int run_xmatch(const Args& args) {
   std::string backend = "auto";
   app.add_option("--backend", backend, "cpu | cuda | auto (CUDA when a GPU is present)")
       ->capture_default_str();
+  std::string memory;
+  bool progress = false;
+  app.add_option("--memory", memory,
+                 "bound the match's working memory (e.g. 2G, 500M): both catalogs are matched in "
+                 "HEALPix chunks that fit it (the input tables and the output are still held in "
+                 "memory)");
+  app.add_flag("--progress", progress,
+               "progress bar on stderr with --memory (default: only when stderr is a terminal)");
   app.add_flag("-q,--quiet", quiet, "no summary line");
   if (const auto code = parse_args(app, args)) return *code;
   if (self && inputs.size() != 1) throw Error("--self takes one input catalog");
@@ -72,14 +94,29 @@ int run_xmatch(const Args& args) {
   std::vector<xmatch::Pair> rows;
   Table right_storage;
   const Table* right = &left;
-  if (self) {
-    rows = xmatch::self_crossmatch(p1, o);
-  } else {
+  xmatch::SkyPoints p2;
+  if (!self) {
     right_storage = read_nonempty(inputs[1]);
     right = &right_storage;
     const auto [r2, d2] = xmatch::find_radec_columns(*right, ra2, dec2, inputs[1]);
-    const xmatch::SkyPoints p2 = xmatch::table_positions(*right, r2, d2, inputs[1]);
-    rows = xmatch::crossmatch(p1, p2, o);
+    p2 = xmatch::table_positions(*right, r2, d2, inputs[1]);
+  }
+  if (!memory.empty()) {
+    const size_t bound = xmatch::parse_memory_size(memory);
+    if (self && o.join != xmatch::Join::And && o.join != xmatch::Join::All1 &&
+        o.join != xmatch::Join::Not2)
+      throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
+    const bool bar = progress || isatty(STDERR_FILENO);
+    const auto src1 = xmatch::memory_positions(p1);
+    const auto src2 = xmatch::memory_positions(self ? p1 : p2);
+    std::vector<xmatch::Pair> pairs =
+        xmatch::chunked_pairs(*src1, *src2, self, o, bound,
+                              bar ? std::function<void(size_t, size_t)>(draw_progress)
+                                  : std::function<void(size_t, size_t)>());
+    rows = xmatch::join_rows(xmatch::select_pairs(std::move(pairs), o.find, self), p1.size(),
+                             self ? p1.size() : p2.size(), o.join, self);
+  } else {
+    rows = self ? xmatch::self_crossmatch(p1, o) : xmatch::crossmatch(p1, p2, o);
   }
   const Table joined = xmatch::joined_table(left, *right, rows, o.join);
   xmatch::write_catalog(out, joined);
@@ -101,19 +138,44 @@ int run_simulate_catalog(const Args& args) {
   std::string out = "catalog.fits";
   app.add_option("-o,--output", out, "output catalog (.csv: CSV, else FITS)")
       ->capture_default_str();
-  app.add_option("--rows", p.rows, "number of rows (detections)")->capture_default_str();
+  std::string table3, match_radius = "0.0056deg";
+  double matches = 0;
+  auto* o_rows =
+      app.add_option("--rows", p.rows, "number of rows (detections)")->capture_default_str();
   app.add_option("--seed", p.seed, "random seed (same seed, same catalog)")->capture_default_str();
-  app.add_option("--dec-min", p.dec_min, "southern edge of the band, deg")->capture_default_str();
-  app.add_option("--dec-max", p.dec_max, "northern edge of the band, deg")->capture_default_str();
-  app.add_option("--repeats", p.repeats, "mean detections per source (>= 1)")
-      ->capture_default_str();
+  auto* o_dmin = app.add_option("--dec-min", p.dec_min, "southern edge of the band, deg")
+                     ->capture_default_str();
+  auto* o_dmax = app.add_option("--dec-max", p.dec_max, "northern edge of the band, deg")
+                     ->capture_default_str();
+  auto* o_rep = app.add_option("--repeats", p.repeats, "mean detections per source (>= 1)")
+                    ->capture_default_str();
   app.add_option("--scatter", p.scatter_arcsec, "position scatter per axis, arcsec")
       ->capture_default_str();
+  auto* o_match = app.add_option("--matches-per-row", matches,
+                                 "set --repeats so that a self-match at --match-radius gives this "
+                                 "many matches per row on average (the row itself included)")
+                      ->excludes(o_rep);
+  app.add_option("--match-radius", match_radius, "radius for --matches-per-row")
+      ->capture_default_str();
+  app.add_option("--table3", table3,
+                 "the paper's Table III set: d1, d5 or d25 (rows, declination band and "
+                 "4.65 / 5.45 / 15.8 matches per row at 0.0056 deg)")
+      ->excludes(o_rows, o_dmin, o_dmax, o_rep, o_match);
   if (const auto code = parse_args(app, args)) return *code;
+  if (!table3.empty()) {
+    const uint64_t seed = p.seed;
+    const double scatter = p.scatter_arcsec;
+    p = xmatch::table3_params(table3);
+    p.seed = seed;
+    p.scatter_arcsec = scatter;
+  } else if (matches > 0) {
+    p.repeats = xmatch::repeats_for_matches(p.rows, p.dec_min, p.dec_max,
+                                            xmatch::parse_radius_arcsec(match_radius), matches);
+  }
   const Table t = xmatch::simulate_catalog(p);
   xmatch::write_catalog(out, t);
-  std::printf("simulated catalog: %zu rows, dec [%g, %g], %g detections per source -> %s\n", t.rows,
-              p.dec_min, p.dec_max, p.repeats, out.c_str());
+  std::printf("simulated catalog: %zu rows, dec [%g, %g], %.4g detections per source -> %s\n",
+              t.rows, p.dec_min, p.dec_max, p.repeats, out.c_str());
   return 0;
 }
 

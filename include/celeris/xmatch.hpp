@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,52 @@ std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self);
 std::vector<Pair> join_rows(const std::vector<Pair>& pairs, size_t n_left, size_t n_right,
                             Join join, bool self);
 
+// ---- larger than memory ---------------------------------------------------------------------
+
+// A catalog's positions, read block by block (the whole catalog need not be in memory).
+class PositionSource {
+ public:
+  using Visit =
+      std::function<void(size_t first_row, const double* ra, const double* dec, size_t count)>;
+  virtual ~PositionSource() = default;
+  virtual size_t rows() const = 0;
+  // Calls visit for consecutive blocks of rows covering the catalog, in row order.
+  virtual void scan(const Visit& visit) const = 0;
+};
+// Positions already in memory (referenced, not copied).
+std::unique_ptr<PositionSource> memory_positions(const SkyPoints& points);
+// The RA/Dec columns of a FITS table, read `block_rows` rows at a time through CFITSIO (CFITSIO's
+// extended syntax selects the HDU, as in read_catalog; names case-insensitive).
+std::unique_ptr<PositionSource> fits_positions(const std::string& path, const std::string& ra,
+                                               const std::string& dec, size_t block_rows);
+
+// Bytes of working memory a chunk needs per left row and per right row (positions, index).
+inline constexpr size_t chunk_bytes_per_left_row = 64;
+inline constexpr size_t chunk_bytes_per_right_row = 128;
+
+struct ChunkStats {
+  size_t chunks = 0;     // number of chunks matched
+  int coarse_order = 0;  // HEALPix order of the partition
+  size_t peak_rows = 0;  // largest chunk: left rows + right rows (own and border)
+};
+
+// The pairs of match_pairs (or self_pairs when `self`; `right` is then ignored), computed in
+// HEALPix chunks: both sides are binned by a coarse NESTED pixel (pixels at least one radius
+// wide), the left rows ordered by (pixel, row); a chunk is a run of them (a crowded pixel's left
+// rows may be split over several chunks) whose left rows, plus the right rows of their pixels and
+// those pixels' 8 neighbours (every right row within the radius), cost at most `memory_bytes`
+// (chunk_bytes_per_*_row); each chunk is matched with options.backend (CPU or GPU). The sources
+// are scanned once to count rows per pixel and once per chunk. Pairs sorted by (i, j);
+// `progress(done, total)` after each chunk (left rows done). Throws when the right rows around one
+// coarse pixel alone exceed the bound (naming the bytes needed) or the radius exceeds 0.6 rad.
+std::vector<Pair> chunked_pairs(const PositionSource& left, const PositionSource& right, bool self,
+                                const Options& options, size_t memory_bytes,
+                                const std::function<void(size_t, size_t)>& progress = {},
+                                ChunkStats* stats = nullptr);
+
+// "2G", "500M", "64k", "1000000" (bytes; k/M/G/T are powers of 1024, case-insensitive).
+size_t parse_memory_size(const std::string& s);
+
 // The whole match: match_pairs or self_pairs, then select_pairs and join_rows.
 std::vector<Pair> crossmatch(const SkyPoints& left, const SkyPoints& right, const Options& options);
 std::vector<Pair> self_crossmatch(const SkyPoints& points, const Options& options);
@@ -147,5 +195,23 @@ struct CatalogParams {
   double scatter_arcsec = 0.5;
 };
 Table simulate_catalog(const CatalogParams& params);
+
+// Mean detections per source (CatalogParams::repeats) for which a self-match of the simulated
+// catalog at `radius_arcsec` gives on average `matches` matches per row, counting the row itself
+// (the paper's Table III convention: a self-match of every row against the whole catalog), i.e.
+// 1 + 2 P / N for P pairs of distinct rows. Model: a row's repeat group (size-biased mean of
+// 1 + Poisson(repeats - 1), all within the radius when the scatter is much smaller) plus the
+// other rows of uniform density in the disc. Throws when the density alone exceeds `matches`.
+double repeats_for_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec,
+                           double matches);
+// The expected matches per row (counting the row itself) of that model; the inverse of the above.
+double expected_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec,
+                        double repeats);
+
+// The paper's Table III data sets d1, d5, d25 (1M, 5M, 25M rows; RA 0-360 in its declination
+// bands; 4.65, 5.45, 15.8 matches per row in a self-match at 0.0056 deg), as simulation
+// parameters; throws for other names.
+CatalogParams table3_params(const std::string& name);
+inline constexpr double table3_radius_arcsec = 0.0056 * 3600.0;
 
 }  // namespace celeris::xmatch

@@ -222,12 +222,34 @@ bool on_gpu(const Options& o) {
 #endif
 }
 
-std::vector<Pair> join_gpu([[maybe_unused]] const std::vector<hp::Vec3>& left,
-                           [[maybe_unused]] const std::vector<hp::Vec3>& right,
-                           [[maybe_unused]] int order, [[maybe_unused]] const Options& o,
-                           [[maybe_unused]] bool self) {
 #ifdef CELERIS_HAVE_CUDA
-  return detail::join_cuda(left, right, order, use_neighbours(o), o.radius_arcsec * kArcsec, self);
+// The GPU's columns (grouped by left row) as Pair rows, in parallel.
+std::vector<Pair> pair_rows(const detail::CudaPairs& c, size_t n_left) {
+  std::vector<Pair> pairs(c.size());
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (int64_t i = 0; i < int64_t(n_left); ++i)
+    for (uint64_t k = c.offsets[i]; k < c.offsets[i + 1]; ++k)
+      pairs[k] = Pair{i, int64_t(c.j[k]), c.sep_arcsec[k]};
+  return pairs;
+}
+#endif
+
+std::vector<Pair> join_gpu([[maybe_unused]] const SkyPoints& left,
+                           [[maybe_unused]] const SkyPoints& right, [[maybe_unused]] int order,
+                           [[maybe_unused]] const Options& o, [[maybe_unused]] bool self) {
+#ifdef CELERIS_HAVE_CUDA
+  // Larger than the device: the same HEALPix chunks as --memory, each matched on the GPU.
+  const size_t free = detail::cuda_free_bytes();
+  if (detail::cuda_join_bytes(left.size(), right.size(), self) > free / 10 * 8) {
+    Options chunk = o;
+    chunk.backend = Backend::Cuda;
+    const auto l = memory_positions(left), r = memory_positions(right);
+    return chunked_pairs(*l, *r, self, chunk, free / 4);
+  }
+  detail::CudaPairs c;
+  detail::join_cuda_columns(left, right, order, use_neighbours(o), o.radius_arcsec * kArcsec, self,
+                            detail::HostMemory::Pageable, c);
+  return pair_rows(c, left.size());
 #else
   throw Error("celeris was built without the CUDA backend");
 #endif
@@ -255,7 +277,7 @@ std::vector<Pair> match_pairs(const SkyPoints& left, const SkyPoints& right, con
     throw Error("order " + std::to_string(o.order) +
                 " has pixels narrower than the radius; the neighbour search needs order <= " +
                 std::to_string(hp::order_for_radius(o.radius_arcsec * kArcsec)));
-  if (on_gpu(o)) return join_gpu(unit_vectors(left), unit_vectors(right), order, o, false);
+  if (on_gpu(o)) return join_gpu(left, right, order, o, false);
   const Index ix = build_index(unit_vectors(right), order, use_neighbours(o));
   return join(unit_vectors(left), ix, o, false);
 }
@@ -268,8 +290,8 @@ std::vector<Pair> self_pairs(const SkyPoints& points, const Options& o) {
   if (use_neighbours(o) && o.order >= 0 &&
       o.order > hp::order_for_radius(o.radius_arcsec * kArcsec))
     throw Error("order " + std::to_string(o.order) + " is too fine for the neighbour search");
+  if (on_gpu(o)) return join_gpu(points, points, order, o, true);
   const std::vector<hp::Vec3> v = unit_vectors(points);
-  if (on_gpu(o)) return join_gpu(v, v, order, o, true);
   const Index ix = build_index(v, order, use_neighbours(o));
   return join(v, ix, o, true);
 }

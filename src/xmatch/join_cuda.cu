@@ -1,16 +1,31 @@
-// Phases 1-3 of the cross-match on one GPU (paper, section IV): the index is sorted with
-// Thrust (radix sort by pixel), then one thread per left row computes its search intervals
-// (pixel + neighbours, or the inclusive disc query of healpix.hpp, the same code as the CPU join)
-// and refines the candidates with the exact chord. Two passes: count, exclusive scan, write; then
-// one sort of the pairs by (i, j) so the output equals the CPU join's.
-#include <thrust/device_vector.h>
-#include <thrust/gather.h>
-#include <thrust/host_vector.h>
-#include <thrust/scan.h>
-#include <thrust/sequence.h>
-#include <thrust/sort.h>
+// Phases 1-3 of the cross-match on one GPU (paper, section IV).
+//   index: pixel of every right row, CUB radix sort of (pixel, row) on the pixel's bits only,
+//          gather of the vectors into pixel order, then a pixel histogram at a "directory" order
+//          (the index order, or a coarser one when 12 * 4^order cells would not fit in 16 bytes
+//          per row) prefix-summed into the first sorted entry of every cell, so that a pixel's
+//          entries are found with one lookup (plus a short binary search inside a coarser cell)
+//          instead of a binary search over the whole index;
+//   join:  one thread per left row, the left rows taken in pixel order (sorted like the right
+//          side, or the same order in a self-match) so that the threads of a warp read the same
+//          few pixels; the same healpix.hpp search as the CPU (pixel + 8 neighbours, or the
+//          inclusive disc query) and the exact chord test; two passes, count and write, with a
+//          prefix sum of the counts per left row in input order between them, so the pairs land
+//          grouped by left row in input order; each thread sorts its own row's pairs by right row
+//          (a handful), so no global sort of the pairs is needed.
+// Compiled with -fmad=false: chords and pixels are bit-identical to the CPU join's, so the pair
+// sets are equal.
+#include <cuda_runtime.h>
 
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <string>
+#include <thread>
 
 #include "celeris/error.hpp"
 #include "join_cuda.hpp"
@@ -22,32 +37,84 @@ namespace hp = celeris::healpix;
 namespace {
 
 constexpr double kArcsec = hp::pi / (180.0 * 3600.0);
+constexpr int kBlock = 256;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
     throw Error(std::string("CUDA xmatch: ") + what + ": " + cudaGetErrorString(e));
 }
 
+// Device memory, freed on scope exit. Contents undefined until written.
 template <class T>
-T* raw(thrust::device_vector<T>& v) {
-  return thrust::raw_pointer_cast(v.data());
-}
-template <class T>
-const T* raw(const thrust::device_vector<T>& v) {
-  return thrust::raw_pointer_cast(v.data());
+class DeviceArray {
+ public:
+  explicit DeviceArray(size_t n) : n_(n) {
+    if (n > 0) check(cudaMalloc(&p_, n * sizeof(T)), "cudaMalloc");
+  }
+  ~DeviceArray() {
+    if (p_) cudaFree(p_);
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* get() const { return p_; }
+  size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+unsigned grid_for(size_t n) {
+  return unsigned((n + kBlock - 1) / kBlock);
 }
 
-// Launch: one thread per right row. Traffic: reads 24 B, writes 8 B per row.
-__global__ void pixel_kernel(const hp::Vec3* v, size_t n, int order, int64_t* pix) {
+// Launch: one thread per row. Traffic: reads 16 B, writes 24 B per row. The same radec2vec as
+// the CPU join; the device's sin/cos may differ from glibc's in the last bit.
+__global__ void vector_kernel(const double* ra, const double* dec, size_t n, hp::Vec3* v) {
   const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (k < n) pix[k] = hp::vec2pix_nest(order, v[k]);
+  if (k < n) v[k] = hp::radec2vec(ra[k], dec[k]);
 }
 
-__device__ size_t lower_bound(const int64_t* a, size_t n, int64_t v) {
-  size_t lo = 0, hi = n;
+// Launch: one thread per row. Traffic: reads 24 B, writes 12 B per row.
+__global__ void pixel_kernel(const hp::Vec3* v, size_t n, int order, uint64_t* pix, uint32_t* row) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k >= n) return;
+  pix[k] = uint64_t(hp::vec2pix_nest(order, v[k]));
+  row[k] = uint32_t(k);
+}
+
+// Launch: one thread per sorted entry. Traffic: reads 4 + 24 B (random), writes 24 B.
+__global__ void gather_kernel(const hp::Vec3* v, const uint32_t* row, size_t n, hp::Vec3* out) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k < n) out[k] = v[row[k]];
+}
+
+// Launch: one thread per sorted entry; counts[c] += 1 for its directory cell c.
+__global__ void histogram_kernel(const uint64_t* pix, size_t n, int shift, uint32_t* counts) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k < n) atomicAdd(&counts[pix[k] >> shift], 1u);
+}
+
+// The right side sorted by pixel, and where each directory cell starts.
+struct IndexView {
+  const uint64_t* pix;  // sorted pixels at `order`
+  const uint32_t* row;  // input row of each sorted entry
+  const hp::Vec3* vec;  // vectors in sorted order
+  size_t n;
+  const uint32_t* dir;  // dir[c]: first sorted entry with pix >> shift >= c; dir[ncells] = n
+  uint64_t ncells;
+  int shift;  // 2 * (order - directory order)
+};
+
+// First sorted entry with pixel >= p (n when none), for any p in [0, npix(order)].
+__device__ size_t locate(const IndexView& ix, uint64_t p) {
+  const uint64_t c = p >> ix.shift;
+  if (c >= ix.ncells) return ix.n;
+  size_t lo = ix.dir[c], hi = ix.dir[c + 1];
+  if (ix.shift == 0 || (p & ((uint64_t(1) << ix.shift) - 1)) == 0) return lo;
   while (lo < hi) {
     const size_t mid = (lo + hi) / 2;
-    if (a[mid] < v)
+    if (ix.pix[mid] < p)
       lo = mid + 1;
     else
       hi = mid;
@@ -56,37 +123,38 @@ __device__ size_t lower_bound(const int64_t* a, size_t n, int64_t v) {
 }
 
 struct JoinArgs {
-  const hp::Vec3* left;
+  IndexView ix;
+  const hp::Vec3* lvec;  // left vectors in the order threads take them (pixel order)
+  const uint32_t* lrow;  // input row of each
   size_t nl;
-  const int64_t* pix;  // sorted right pixels
-  const int64_t* row;  // right row of each sorted entry
-  const hp::Vec3* rvec;
-  size_t nr;
   int order;
   bool neighbours;
   bool self;
   double lim2;
 };
 
-// Launch: one thread per left row, 128 per block. Traffic: per row, the candidates' vectors
-// (24 B each) and ~2 log2(N) pixel reads per searched interval. Guarantees: counts[i] (Write =
-// false) or the pairs of row i at offsets[i] in pixel order (Write = true); deterministic.
+// Launch: one thread per left row (in pixel order), kBlock per block. Traffic: per row the
+// candidates' vectors (24 B each, shared by the warp's neighbouring rows through L1) and one or
+// two directory reads per searched pixel. Guarantees: Write = false: counts[i] = pairs of left
+// row i; Write = true: those pairs at [offsets[i], offsets[i + 1]), sorted by right row.
 template <bool Write>
-__global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, unsigned long long* counts,
-                            const unsigned long long* offsets, int64_t* out_i, int64_t* out_j,
-                            double* out_c2) {
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= a.nl) return;
-  const hp::Vec3 v = a.left[i];
-  unsigned long long pos = Write ? offsets[i] : 0;
+__global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, uint64_t* counts,
+                            const uint64_t* offsets, uint32_t* out_j, double* out_sep) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= a.nl) return;
+  const hp::Vec3 v = a.lvec[t];
+  const uint32_t i = a.lrow[t];
+  const uint64_t begin = Write ? offsets[i] : 0;
+  uint64_t pos = begin;
   auto refine = [&](size_t b, size_t e) {
     for (size_t k = b; k < e; ++k) {
-      const double c2 = hp::chord2(v, a.rvec[k]);
-      if (c2 <= a.lim2 && (!a.self || a.row[k] > int64_t(i))) {
+      const double c2 = hp::chord2(v, a.ix.vec[k]);
+      if (c2 <= a.lim2) {
+        const uint32_t j = a.ix.row[k];
+        if (a.self && j <= i) continue;
         if (Write) {
-          out_i[pos] = int64_t(i);
-          out_j[pos] = a.row[k];
-          out_c2[pos] = c2;
+          out_j[pos] = j;
+          out_sep[pos] = hp::angle_of_chord2(c2) / kArcsec;
         }
         ++pos;
       }
@@ -101,76 +169,275 @@ __global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, unsigned long long* c
       bool dup = false;
       for (int r = 0; r < q; ++r) dup |= cand[r] == cand[q];
       if (dup) continue;
-      const size_t b = lower_bound(a.pix, a.nr, cand[q]);
-      const size_t e = lower_bound(a.pix, a.nr, cand[q] + 1);
-      refine(b, e);
+      const uint64_t p = uint64_t(cand[q]);
+      refine(locate(a.ix, p), locate(a.ix, p + 1));
     }
   } else {
     hp::query_disc_nest(plan, v, [&](int64_t pb, int64_t pe) {
-      refine(lower_bound(a.pix, a.nr, pb), lower_bound(a.pix, a.nr, pe));
+      refine(locate(a.ix, uint64_t(pb)), locate(a.ix, uint64_t(pe)));
     });
   }
-  if (!Write) counts[i] = pos;
+  if constexpr (!Write) {
+    counts[i] = pos;
+  } else {
+    // Insertion sort of this row's pairs by right row: candidates come pixel by pixel, each
+    // pixel's rows ascending (stable sort), so this merges a few short sorted runs.
+    for (uint64_t k = begin + 1; k < pos; ++k) {
+      const uint32_t j = out_j[k];
+      const double s = out_sep[k];
+      uint64_t m = k;
+      for (; m > begin && out_j[m - 1] > j; --m) {
+        out_j[m] = out_j[m - 1];
+        out_sep[m] = out_sep[m - 1];
+      }
+      out_j[m] = j;
+      out_sep[m] = s;
+    }
+  }
+}
+
+// Sorted (pixel, row) of `v`, with the vectors gathered into that order.
+struct Sorted {
+  DeviceArray<uint64_t> pix;
+  DeviceArray<uint32_t> row;
+  DeviceArray<hp::Vec3> vec;
+  explicit Sorted(size_t n) : pix(n), row(n), vec(n) {}
+};
+
+void sort_by_pixel(const hp::Vec3* d_v, size_t n, int order, Sorted& s) {
+  DeviceArray<uint64_t> pix_in(n);
+  DeviceArray<uint32_t> row_in(n);
+  pixel_kernel<<<grid_for(n), kBlock>>>(d_v, n, order, pix_in.get(), row_in.get());
+  check(cudaGetLastError(), "pixel kernel");
+  // Sort on the pixel's bits only: npix(order) - 1 < 2^(4 + 2 order).
+  const int end_bit = 4 + 2 * order;
+  size_t temp_bytes = 0;
+  check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, pix_in.get(), s.pix.get(),
+                                        row_in.get(), s.row.get(), n, 0, end_bit),
+        "radix sort size");
+  DeviceArray<unsigned char> temp(temp_bytes);
+  check(cub::DeviceRadixSort::SortPairs(temp.get(), temp_bytes, pix_in.get(), s.pix.get(),
+                                        row_in.get(), s.row.get(), n, 0, end_bit),
+        "radix sort");
+  gather_kernel<<<grid_for(n), kBlock>>>(d_v, s.row.get(), n, s.vec.get());
+  check(cudaGetLastError(), "gather kernel");
+}
+
+// Directory order: the index order when its 12 * 4^order cells (4 B each) cost at most 16 B per
+// row (or 4 MB), else the deepest coarser order that does.
+int directory_order(int order, size_t n) {
+  const uint64_t budget = std::max<uint64_t>(uint64_t(1) << 20, 4 * uint64_t(n));
+  int c = order;
+  while (c > 0 && uint64_t(hp::npix(c)) + 1 > budget) --c;
+  return c;
+}
+
+class Events {
+ public:
+  explicit Events(int n) : n_(n) {
+    for (int k = 0; k < n_; ++k) check(cudaEventCreate(&e_[k]), "event");
+  }
+  ~Events() {
+    for (int k = 0; k < n_; ++k) cudaEventDestroy(e_[k]);
+  }
+  void record(int k) { check(cudaEventRecord(e_[k]), "event record"); }
+  double ms(int a, int b) const {
+    float t = 0;
+    check(cudaEventElapsedTime(&t, e_[a], e_[b]), "event time");
+    return t;
+  }
+
+ private:
+  cudaEvent_t e_[8];
+  int n_;
+};
+
+}  // namespace
+
+namespace {
+
+// Pageable memory faulted in by all cores at once (2 MB pages where allowed): one thread
+// faulting in gigabytes page by page costs about a second.
+void* touched_alloc(size_t bytes) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  const size_t size = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, size);
+  if (!p) throw Error("CUDA xmatch: out of host memory for the pairs");
+  madvise(p, size, MADV_HUGEPAGE);
+  const size_t nt = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
+  const size_t slice = (size / kHuge + nt - 1) / nt * kHuge;
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < nt && t * slice < size; ++t)
+    threads.emplace_back([=] {
+      std::memset(static_cast<char*>(p) + t * slice, 0, std::min(slice, size - t * slice));
+    });
+  for (auto& th : threads) th.join();
+  return p;
 }
 
 }  // namespace
 
-std::vector<Pair> join_cuda(const std::vector<hp::Vec3>& left, const std::vector<hp::Vec3>& right,
-                            int order, bool neighbours, double radius_rad, bool self) {
+template <class T>
+void HostArray<T>::resize(size_t n, HostMemory kind) {
+  if (n > cap_ || kind != kind_) {
+    release();
+    kind_ = kind;
+    if (n > 0) {
+      if (kind == HostMemory::Pinned) {
+        check(cudaHostAlloc(reinterpret_cast<void**>(&p_), n * sizeof(T), cudaHostAllocDefault),
+              "cudaHostAlloc");
+      } else {
+        p_ = static_cast<T*>(touched_alloc(n * sizeof(T)));
+        if (kind == HostMemory::Registered) {
+          const cudaError_t e = cudaHostRegister(p_, n * sizeof(T), cudaHostRegisterDefault);
+          if (e != cudaSuccess) {
+            std::free(p_);
+            p_ = nullptr;
+            check(e, "cudaHostRegister");
+          }
+        }
+      }
+    }
+    cap_ = n;
+  }
+  n_ = n;
+}
+
+template <class T>
+void HostArray<T>::release() {
+  if (p_) {
+    if (kind_ == HostMemory::Pinned) {
+      cudaFreeHost(p_);
+    } else {
+      if (kind_ == HostMemory::Registered) cudaHostUnregister(p_);
+      std::free(p_);
+    }
+  }
+  p_ = nullptr;
+  n_ = cap_ = 0;
+}
+
+template class HostArray<uint64_t>;
+template class HostArray<uint32_t>;
+template class HostArray<double>;
+
+size_t cuda_free_bytes() {
+  size_t free = 0, total = 0;
+  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return free;
+}
+
+// The unit vectors of `p` on the device (ra, dec uploaded, vectors computed there).
+void upload_vectors(const SkyPoints& p, DeviceArray<hp::Vec3>& v) {
+  const size_t n = p.size();
+  DeviceArray<double> ra(n), dec(n);
+  check(cudaMemcpy(ra.get(), p.ra.data(), n * sizeof(double), cudaMemcpyHostToDevice), "upload");
+  check(cudaMemcpy(dec.get(), p.dec.data(), n * sizeof(double), cudaMemcpyHostToDevice), "upload");
+  vector_kernel<<<grid_for(n), kBlock>>>(ra.get(), dec.get(), n, v.get());
+  check(cudaGetLastError(), "vector kernel");
+}
+
+void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order, bool neighbours,
+                       double radius_rad, bool self, HostMemory memory, CudaPairs& out) {
   const size_t nl = left.size(), nr = right.size();
-  if (nl == 0 || nr == 0) return {};
-  // Phase 1: index the right side.
-  thrust::device_vector<hp::Vec3> d_right(right.begin(), right.end());
-  thrust::device_vector<int64_t> d_pix(nr), d_row(nr);
-  constexpr int kBlock = 128;
-  pixel_kernel<<<unsigned((nr + kBlock - 1) / kBlock), kBlock>>>(raw(d_right), nr, order,
-                                                                 raw(d_pix));
-  check(cudaGetLastError(), "pixel kernel");
-  thrust::sequence(d_row.begin(), d_row.end());
-  thrust::sort_by_key(d_pix.begin(), d_pix.end(), d_row.begin());
-  thrust::device_vector<hp::Vec3> d_rvec(nr);
-  thrust::gather(d_row.begin(), d_row.end(), d_right.begin(), d_rvec.begin());
-  d_right.clear();
-  d_right.shrink_to_fit();
+  if (nl >= (uint64_t(1) << 32) || nr >= (uint64_t(1) << 32))
+    throw Error("CUDA xmatch: more than 2^32 - 1 rows on one side");
+  out.times = CudaTimes{};
+  if (nl == 0 || nr == 0) {
+    out.offsets.resize(nl + 1, memory);
+    for (size_t k = 0; k <= nl; ++k) out.offsets[k] = 0;
+    out.j.resize(0, memory);
+    out.sep_arcsec.resize(0, memory);
+    return;
+  }
+  Events ev(8);
+  ev.record(0);
+  // Upload RA/Dec, unit vectors on the device. In a self-match the left side is the right side.
+  DeviceArray<hp::Vec3> d_right(nr);
+  upload_vectors(right, d_right);
+  DeviceArray<hp::Vec3> d_left(self ? 0 : nl);
+  if (!self) upload_vectors(left, d_left);
+  ev.record(1);
+
+  // Phase 1: index the right side; sort the left side the same way for locality.
+  Sorted rs(nr);
+  sort_by_pixel(d_right.get(), nr, order, rs);
+  Sorted ls(self ? 0 : nl);
+  if (!self) sort_by_pixel(d_left.get(), nl, order, ls);
+  const int dorder = directory_order(order, nr);
+  const uint64_t ncells = uint64_t(hp::npix(dorder));
+  DeviceArray<uint32_t> hist(ncells + 1), dir(ncells + 1);
+  check(cudaMemset(hist.get(), 0, (ncells + 1) * sizeof(uint32_t)), "memset");
+  const int shift = 2 * (order - dorder);
+  histogram_kernel<<<grid_for(nr), kBlock>>>(rs.pix.get(), nr, shift, hist.get());
+  check(cudaGetLastError(), "histogram kernel");
+  size_t temp_bytes = 0;
+  check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, hist.get(), dir.get(), ncells + 1),
+        "scan size");
+  {
+    DeviceArray<unsigned char> temp(temp_bytes);
+    check(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, hist.get(), dir.get(), ncells + 1),
+          "directory scan");
+  }
+  ev.record(2);
 
   // Phases 2+3: count, scan, write.
-  // Left rows in input order (also for a self-match), so thread i is row i.
-  const thrust::device_vector<hp::Vec3> d_left(left.begin(), left.end());
-  JoinArgs a{raw(d_left), nl,    raw(d_pix), raw(d_row), raw(d_rvec),
-             nr,          order, neighbours, self,       hp::chord2_of_angle(radius_rad)};
+  JoinArgs a{IndexView{rs.pix.get(), rs.row.get(), rs.vec.get(), nr, dir.get(), ncells, shift},
+             self ? rs.vec.get() : ls.vec.get(),
+             self ? rs.row.get() : ls.row.get(),
+             nl,
+             order,
+             neighbours,
+             self,
+             hp::chord2_of_angle(radius_rad)};
   const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
-  thrust::device_vector<unsigned long long> d_count(nl), d_off(nl);
-  const unsigned grid = unsigned((nl + kBlock - 1) / kBlock);
-  join_kernel<false><<<grid, kBlock>>>(a, plan, raw(d_count), nullptr, nullptr, nullptr, nullptr);
+  DeviceArray<uint64_t> d_count(nl + 1), d_off(nl + 1);
+  check(cudaMemset(d_count.get() + nl, 0, sizeof(uint64_t)), "memset");
+  join_kernel<false><<<grid_for(nl), kBlock>>>(a, plan, d_count.get(), nullptr, nullptr, nullptr);
   check(cudaGetLastError(), "count kernel");
-  thrust::exclusive_scan(d_count.begin(), d_count.end(), d_off.begin());
-  const unsigned long long total = static_cast<unsigned long long>(d_off.back()) +
-                                   static_cast<unsigned long long>(d_count.back());
-  std::vector<Pair> pairs(total);
-  if (total == 0) return pairs;
-  thrust::device_vector<int64_t> d_i(total), d_j(total);
-  thrust::device_vector<double> d_c2(total);
-  join_kernel<true><<<grid, kBlock>>>(a, plan, nullptr, raw(d_off), raw(d_i), raw(d_j), raw(d_c2));
-  check(cudaGetLastError(), "write kernel");
-  check(cudaDeviceSynchronize(), "join");
-
-  // Order each row's pairs by j, as the CPU join: rows are already in order, so a stable sort by
-  // j followed by a stable sort by i gives (i, j) order.
-  thrust::device_vector<size_t> perm(total);
-  thrust::sequence(perm.begin(), perm.end());
-  thrust::device_vector<int64_t> key = d_j;
-  thrust::stable_sort_by_key(key.begin(), key.end(), perm.begin());
-  thrust::device_vector<int64_t> key_i(total);
-  thrust::gather(perm.begin(), perm.end(), d_i.begin(), key_i.begin());
-  thrust::stable_sort_by_key(key_i.begin(), key_i.end(), perm.begin());
-  thrust::host_vector<size_t> h_perm = perm;
-  thrust::host_vector<int64_t> h_i = d_i, h_j = d_j;
-  thrust::host_vector<double> h_c2 = d_c2;
-  for (size_t k = 0; k < total; ++k) {
-    const size_t s = h_perm[k];
-    pairs[k] = Pair{h_i[s], h_j[s], hp::angle_of_chord2(h_c2[s]) / kArcsec};
+  ev.record(3);
+  temp_bytes = 0;
+  check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_count.get(), d_off.get(), nl + 1),
+        "scan size");
+  {
+    DeviceArray<unsigned char> temp(temp_bytes);
+    check(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, d_count.get(), d_off.get(), nl + 1),
+          "count scan");
   }
-  return pairs;
+  uint64_t total = 0;
+  check(cudaMemcpy(&total, d_off.get() + nl, sizeof(uint64_t), cudaMemcpyDeviceToHost),
+        "total download");
+  ev.record(4);
+  DeviceArray<uint32_t> d_j(total);
+  DeviceArray<double> d_sep(total);
+  join_kernel<true>
+      <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off.get(), d_j.get(), d_sep.get());
+  check(cudaGetLastError(), "write kernel");
+  ev.record(5);
+  // The host arrays are allocated while the write kernel runs.
+  const auto h0 = std::chrono::steady_clock::now();
+  out.offsets.resize(nl + 1, memory);
+  out.j.resize(total, memory);
+  out.sep_arcsec.resize(total, memory);
+  out.times.host_alloc =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+  ev.record(6);
+  check(cudaMemcpy(out.offsets.data(), d_off.get(), (nl + 1) * sizeof(uint64_t),
+                   cudaMemcpyDeviceToHost),
+        "offsets download");
+  check(cudaMemcpy(out.j.data(), d_j.get(), total * sizeof(uint32_t), cudaMemcpyDeviceToHost),
+        "pairs download");
+  check(cudaMemcpy(out.sep_arcsec.data(), d_sep.get(), total * sizeof(double),
+                   cudaMemcpyDeviceToHost),
+        "pairs download");
+  ev.record(7);
+  check(cudaDeviceSynchronize(), "join");
+  out.times.upload = ev.ms(0, 1);
+  out.times.index = ev.ms(1, 2);
+  out.times.count = ev.ms(2, 3);
+  out.times.scan = ev.ms(3, 4);
+  out.times.write = ev.ms(4, 5);
+  out.times.download = ev.ms(6, 7);
 }
 
 }  // namespace celeris::xmatch::detail

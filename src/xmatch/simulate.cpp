@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
@@ -64,6 +65,68 @@ Table simulate_catalog(const CatalogParams& p) {
   }
   t.columns = {std::move(id), std::move(src), std::move(ra), std::move(dec), std::move(mag)};
   return t;
+}
+
+namespace {
+
+// Rows of other sources expected within the radius of a row: uniform density over the band
+// (rows / solid angle of the band) times the solid angle of the disc.
+double background_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec) {
+  namespace hp = celeris::healpix;
+  constexpr double deg = hp::pi / 180.0;
+  const double band = 2 * hp::pi * (std::sin(dec_max * deg) - std::sin(dec_min * deg));
+  const double disc = 2 * hp::pi * (1 - std::cos(radius_arcsec * deg / 3600.0));
+  return double(rows) * disc / band;
+}
+
+// Size-biased mean of k = 1 + Poisson(l): the expected size of the group a random row is in,
+// E[k^2] / E[k] = (l + (1 + l)^2) / (1 + l).
+double group_matches(double l) {
+  return 1 + l + l / (1 + l);
+}
+
+}  // namespace
+
+double expected_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec,
+                        double repeats) {
+  return group_matches(repeats - 1) + background_matches(rows, dec_min, dec_max, radius_arcsec);
+}
+
+double repeats_for_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec,
+                           double matches) {
+  const double target = matches - background_matches(rows, dec_min, dec_max, radius_arcsec);
+  if (!(target >= 1))
+    throw Error("the catalog's density alone gives " + std::to_string(matches - target) +
+                " matches per row, more than " + std::to_string(matches));
+  double lo = 0, hi = target;  // group_matches is increasing and group_matches(l) >= 1 + l
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (group_matches(mid) < target ? lo : hi) = mid;
+  }
+  return 1 + 0.5 * (lo + hi);
+}
+
+CatalogParams table3_params(const std::string& name) {
+  // Table III of the paper: name, rows, declination band, matches per row at 0.0056 deg.
+  struct Set {
+    const char* name;
+    size_t rows;
+    double dec_min, dec_max, matches;
+  };
+  static constexpr Set sets[] = {{"d1", 1000000, -0.8343, 0.0209, 4.65},
+                                 {"d5", 5000000, -0.8343, 1.2817, 5.45},
+                                 {"d25", 25000000, -0.8343, 1.3154, 15.80}};
+  for (const Set& s : sets)
+    if (name == s.name) {
+      CatalogParams p;
+      p.rows = s.rows;
+      p.dec_min = s.dec_min;
+      p.dec_max = s.dec_max;
+      p.repeats =
+          repeats_for_matches(s.rows, s.dec_min, s.dec_max, table3_radius_arcsec, s.matches);
+      return p;
+    }
+  throw Error("unknown Table III data set '" + name + "' (d1, d5 or d25)");
 }
 
 }  // namespace celeris::xmatch

@@ -125,3 +125,39 @@ TEST_F(Cli, BadInputsAreOneLineErrors) {
   EXPECT_NE(err.find("not a table"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(p("o.csv")));
 }
+
+// --memory: the chunked match writes the same table as the in-memory one (self-match and two
+// catalogs with find/join modes), and draws its progress bar on stderr when asked.
+TEST_F(Cli, MemoryBoundGivesSameOutput) {
+  ASSERT_EQ(run("simulate catalog --rows 20000 --seed 4 --dec-min -3 --dec-max 3 --repeats 2 -o " +
+                p("a.fits")),
+            0);
+  ASSERT_EQ(run("simulate catalog --rows 15000 --seed 5 --dec-min -3 --dec-max 3 --repeats 2 -o " +
+                p("b.fits")),
+            0);
+  const std::vector<std::string> cases = {
+      "--self " + p("a.fits") + " --radius 3arcsec",
+      p("a.fits") + " " + p("b.fits") + " --radius 1arcmin --find best --join 1or2",
+      p("a.fits") + " " + p("b.fits") + " --radius 20arcsec --find best2 --join all2"};
+  for (const std::string& args : cases) {
+    ASSERT_EQ(run("xmatch " + args + " -o " + p("ref.fits")), 0) << args;
+    std::string err;
+    ASSERT_EQ(run("xmatch " + args + " --memory 256k --progress -o " + p("chunked.fits"), &err), 0)
+        << args << err;
+    EXPECT_NE(err.find("100.0%"), std::string::npos) << err;
+    const Table ref = read_fits_table(p("ref.fits"));
+    const Table got = read_fits_table(p("chunked.fits"));
+    ASSERT_GT(ref.rows, 0u) << args;
+    ASSERT_EQ(got.rows, ref.rows) << args;
+    ASSERT_EQ(got.columns.size(), ref.columns.size()) << args;
+    for (size_t c = 0; c < ref.columns.size(); ++c)
+      for (size_t r = 0; r < ref.columns[c].values.size(); ++r) {
+        const double a = ref.columns[c].values[r], b = got.columns[c].values[r];
+        ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b)))
+            << args << " column " << ref.columns[c].name << " row " << r;
+      }
+  }
+  std::string err;
+  EXPECT_EQ(run("xmatch --self " + p("a.fits") + " --memory 1k -o " + p("x.fits"), &err), 1);
+  EXPECT_NE(err.find("too small"), std::string::npos) << err;
+}

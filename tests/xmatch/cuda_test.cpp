@@ -61,3 +61,38 @@ TEST(XMatchCuda, CudaBackendWithoutDeviceIsAnError) {
   o.backend = celeris::Backend::Cuda;
   EXPECT_THROW(match_pairs(a, a, o), std::exception);
 }
+
+// The chunked match (the path taken when the catalogs exceed device memory) on the GPU equals
+// the CPU join.
+TEST(XMatchCuda, ChunkedSameAsCpu) {
+  if (celeris::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(22);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints a, b;
+  for (int k = 0; k < 20000; ++k) {
+    const double dec = (k % 4 == 0) ? 89.5 + 0.5 * u(rng) : std::asin(2 * u(rng) - 1) * 57.29578;
+    const double ra = (k % 4 == 1) ? std::fmod(359.9 + 0.2 * u(rng), 360.0) : 360 * u(rng);
+    (k % 2 ? a : b).ra.push_back(ra);
+    (k % 2 ? a : b).dec.push_back(dec);
+  }
+  Options o;
+  o.radius_arcsec = 120;
+  const auto cpu = match_pairs(a, b, o);
+  const auto cpu_self = self_pairs(a, o);
+  o.backend = celeris::Backend::Cuda;
+  const auto la = memory_positions(a), lb = memory_positions(b);
+  ChunkStats stats;
+  const auto gpu = chunked_pairs(*la, *lb, false, o, 200000, {}, &stats);
+  EXPECT_GE(stats.chunks, 4u);
+  const auto gpu_self = chunked_pairs(*la, *la, true, o, 200000);
+  ASSERT_FALSE(cpu.empty());
+  for (const auto* pair : {&gpu, &gpu_self}) {
+    const auto& want = pair == &gpu ? cpu : cpu_self;
+    ASSERT_EQ(pair->size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      ASSERT_EQ((*pair)[k].i, want[k].i);
+      ASSERT_EQ((*pair)[k].j, want[k].j);
+      ASSERT_NEAR((*pair)[k].sep_arcsec, want[k].sep_arcsec, 1e-9);
+    }
+  }
+}

@@ -19,3 +19,11 @@ add_test(NAME xmatch.astropy
                  $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_astropy)
 set_tests_properties(xmatch.astropy PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
                      TIMEOUT 300)
+
+# Identical pair sets and separations to STILTS tmatch2 (Debian package stilts): SDSS-like stripe,
+# RA wrap, both poles, self-match. Skipped when stilts is not installed.
+add_test(NAME xmatch.stilts
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/compare_stilts.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_stilts)
+set_tests_properties(xmatch.stilts PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
+                     TIMEOUT 300)

@@ -1,0 +1,238 @@
+// Larger than memory: chunked_pairs under a tiny memory bound (many HEALPix chunks) gives the same
+// pairs as the in-memory join and the O(N*M) brute force (poles, RA wrap, exact duplicates,
+// self-match), from memory and from FITS read block by block; memory sizes; the Table III
+// density model of the simulator.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/healpix.hpp"
+#include "celeris/xmatch.hpp"
+
+using namespace celeris::xmatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kDeg = celeris::healpix::pi / 180.0;
+
+// Uniform on the sphere (half the rows), plus crowds at both poles and across RA 0/360, plus
+// exact duplicates.
+SkyPoints mixed(std::mt19937_64& rng, size_t n, double radius_arcsec) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints p;
+  const double spread = 4 * radius_arcsec / 3600.0;
+  for (size_t k = 0; k < n; ++k) {
+    double ra, dec;
+    switch (k % 8) {
+      case 0:  // north pole
+        dec = 90 - spread * u(rng);
+        ra = 360 * u(rng);
+        break;
+      case 1:  // south pole
+        dec = -90 + spread * u(rng);
+        ra = 360 * u(rng);
+        break;
+      case 2:  // across RA 0/360 on the equator
+        dec = spread * (2 * u(rng) - 1);
+        ra = std::fmod(360 + spread * (2 * u(rng) - 1), 360.0);
+        break;
+      case 3:  // exact duplicate of an earlier row
+        if (k > 5) {
+          p.ra.push_back(p.ra[k / 3]);
+          p.dec.push_back(p.dec[k / 3]);
+          continue;
+        }
+        [[fallthrough]];
+      default:  // anywhere
+        ra = 360 * u(rng);
+        dec = std::asin(2 * u(rng) - 1) / kDeg;
+    }
+    p.ra.push_back(ra);
+    p.dec.push_back(std::clamp(dec, -90.0, 90.0));
+  }
+  return p;
+}
+
+void expect_same_pairs(const std::vector<Pair>& got, const std::vector<Pair>& want,
+                       const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].i, want[k].i) << what << " pair " << k;
+    ASSERT_EQ(got[k].j, want[k].j) << what << " pair " << k;
+    ASSERT_NEAR(got[k].sep_arcsec, want[k].sep_arcsec, 1e-9) << what;
+  }
+}
+
+// chunked_pairs with a bound of about an eighth of the whole working set (doubled until the rows
+// around every coarse pixel fit), so that there are many chunks.
+// (A bound that is too small fails while planning, before any progress report.)
+std::vector<Pair> chunked_tiny(const PositionSource& l, const PositionSource& r, bool self,
+                               const Options& o, ChunkStats& stats,
+                               const std::function<void(size_t, size_t)>& progress = {}) {
+  const size_t whole = l.rows() * chunk_bytes_per_left_row + r.rows() * chunk_bytes_per_right_row;
+  for (size_t bound = std::max<size_t>(4096, whole / 8);; bound *= 2) {
+    try {
+      return chunked_pairs(l, r, self, o, bound, progress, &stats);
+    } catch (const celeris::Error&) {
+      if (bound > (size_t(1) << 30)) throw;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(XMatchChunked, SameAsInMemoryAndBruteForce) {
+  std::mt19937_64 rng(5);
+  for (double radius : {0.5, 2.0, 60.0, 3600.0}) {
+    const SkyPoints a = mixed(rng, 2500, radius), b = mixed(rng, 2000, radius);
+    Options o;
+    o.radius_arcsec = radius;
+    const auto la = memory_positions(a), lb = memory_positions(b);
+    ChunkStats stats;
+    const auto got = chunked_tiny(*la, *lb, false, o, stats);
+    EXPECT_GE(stats.chunks, 4u) << radius;
+    const auto want = brute_force_pairs(a, b, radius, false);
+    ASSERT_FALSE(want.empty()) << radius;
+    expect_same_pairs(got, want, "brute force, radius " + std::to_string(radius));
+    expect_same_pairs(got, match_pairs(a, b, o), "in memory, radius " + std::to_string(radius));
+
+    const auto self_got = chunked_tiny(*la, *la, true, o, stats);
+    EXPECT_GE(stats.chunks, 4u) << radius;
+    expect_same_pairs(self_got, brute_force_pairs(a, a, radius, true),
+                      "self, radius " + std::to_string(radius));
+  }
+}
+
+// A crowded field: all left rows in one coarse pixel, split over several chunks, each with the
+// pixel's right rows and its neighbours'.
+TEST(XMatchChunked, CrowdedPixelIsSplit) {
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints a, b;
+  for (int k = 0; k < 4000; ++k) {  // a 0.02 deg patch around (0.01, 30), across RA 0
+    a.ra.push_back(std::fmod(359.99 + 0.02 * u(rng), 360.0));
+    a.dec.push_back(30 + 0.02 * u(rng));
+  }
+  for (int k = 0; k < 300; ++k) {
+    b.ra.push_back(std::fmod(359.99 + 0.02 * u(rng), 360.0));
+    b.dec.push_back(30 + 0.02 * u(rng));
+  }
+  Options o;
+  o.radius_arcsec = 5;
+  const auto la = memory_positions(a), lb = memory_positions(b);
+  ChunkStats stats;
+  // Room for the 300 right rows and ~600 left rows per chunk.
+  const auto got = chunked_pairs(*la, *lb, false, o, 300 * 128 + 600 * 64, {}, &stats);
+  EXPECT_GE(stats.chunks, 6u);
+  expect_same_pairs(got, brute_force_pairs(a, b, 5, false), "crowded");
+  const auto self_got = chunked_pairs(*la, *la, true, o, 4000 * 128 + 600 * 64, {}, &stats);
+  EXPECT_GE(stats.chunks, 6u);
+  expect_same_pairs(self_got, brute_force_pairs(a, a, 5, true), "crowded self");
+}
+
+TEST(XMatchChunked, ProgressCountsEveryLeftRow) {
+  std::mt19937_64 rng(6);
+  const SkyPoints a = mixed(rng, 3000, 30.0);
+  Options o;
+  o.radius_arcsec = 30;
+  const auto src = memory_positions(a);
+  size_t last = 0, calls = 0;
+  ChunkStats stats;
+  chunked_tiny(*src, *src, true, o, stats, [&](size_t done, size_t total) {
+    EXPECT_GE(done, last);
+    EXPECT_EQ(total, a.size());
+    last = done;
+    ++calls;
+  });
+  EXPECT_GE(stats.chunks, 4u);
+  EXPECT_EQ(last, a.size());
+  EXPECT_EQ(calls, stats.chunks);
+}
+
+TEST(XMatchChunked, FitsReadBlockByBlock) {
+  std::mt19937_64 rng(7);
+  const SkyPoints a = mixed(rng, 3000, 20.0), b = mixed(rng, 2500, 20.0);
+  const fs::path dir = fs::temp_directory_path() / "celeris_xmatch_chunked_fits";
+  fs::create_directories(dir);
+  auto write = [&](const SkyPoints& p, const std::string& name) {
+    celeris::Table t;
+    t.rows = p.size();
+    t.columns.push_back({"ALPHA_J2000", "deg", "", celeris::ColumnType::Float64, 1, "", p.ra});
+    t.columns.push_back({"DELTA_J2000", "deg", "", celeris::ColumnType::Float64, 1, "", p.dec});
+    const std::string path = (dir / name).string();
+    write_catalog(path, t);
+    return path;
+  };
+  const std::string fa = write(a, "a.fits"), fb = write(b, "b.fits");
+  // Block sizes that do not divide the row counts; column names in another case.
+  const auto sa = fits_positions(fa, "alpha_j2000", "delta_j2000", 77);
+  const auto sb = fits_positions(fb, "ALPHA_J2000", "DELTA_J2000", 1000);
+  EXPECT_EQ(sa->rows(), a.size());
+  Options o;
+  o.radius_arcsec = 20;
+  ChunkStats stats;
+  expect_same_pairs(chunked_tiny(*sa, *sb, false, o, stats), brute_force_pairs(a, b, 20, false),
+                    "fits");
+  EXPECT_GE(stats.chunks, 4u);
+  EXPECT_THROW(fits_positions(fa, "RA", "DEC", 10), celeris::Error);
+  fs::remove_all(dir);
+}
+
+TEST(XMatchChunked, BadInput) {
+  SkyPoints a;
+  a.ra = {10, 20, 30};
+  a.dec = {0, 91, 0};  // row 2 out of range
+  Options o;
+  o.radius_arcsec = 2;
+  const auto src = memory_positions(a);
+  try {
+    chunked_pairs(*src, *src, true, o, 1 << 20);
+    FAIL() << "no error";
+  } catch (const celeris::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 2"), std::string::npos) << e.what();
+  }
+  a.dec = {0, 0, 0};
+  EXPECT_THROW(chunked_pairs(*src, *src, true, o, 100), celeris::Error);  // a right row: 128 B
+}
+
+TEST(XMatchChunked, MemorySizes) {
+  EXPECT_EQ(parse_memory_size("2G"), size_t(2) << 30);
+  EXPECT_EQ(parse_memory_size("500M"), size_t(500) << 20);
+  EXPECT_EQ(parse_memory_size("64k"), size_t(64) << 10);
+  EXPECT_EQ(parse_memory_size("1.5GB"), size_t(3) << 29);
+  EXPECT_EQ(parse_memory_size("1000"), 1000u);
+  EXPECT_THROW(parse_memory_size("lots"), celeris::Error);
+  EXPECT_THROW(parse_memory_size("5Q"), celeris::Error);
+  EXPECT_THROW(parse_memory_size("-1G"), celeris::Error);
+}
+
+// The simulator's density model: a self-match of a simulated catalog gives the matches per row
+// asked for (the Table III mechanism, at a smaller size).
+TEST(XMatchSimulate, MatchesPerRowAsAsked) {
+  CatalogParams p;
+  p.rows = 150000;
+  p.dec_min = -0.2;
+  p.dec_max = 0.2;
+  p.seed = 9;
+  const double radius = 20.16, want = 6.0;
+  p.repeats = repeats_for_matches(p.rows, p.dec_min, p.dec_max, radius, want);
+  EXPECT_NEAR(expected_matches(p.rows, p.dec_min, p.dec_max, radius, p.repeats), want, 1e-9);
+  const celeris::Table t = simulate_catalog(p);
+  SkyPoints pts;
+  pts.ra = t.columns[2].values;
+  pts.dec = t.columns[3].values;
+  Options o;
+  o.radius_arcsec = radius;
+  const double got = 1.0 + 2.0 * double(self_pairs(pts, o).size()) / double(p.rows);
+  EXPECT_NEAR(got, want, 0.03 * want);
+  EXPECT_EQ(table3_params("d25").rows, 25000000u);
+  EXPECT_THROW(table3_params("d7"), celeris::Error);
+  // Denser than asked: the background alone exceeds 1.5 matches per row.
+  EXPECT_THROW(repeats_for_matches(p.rows, -0.01, 0.01, radius, 1.5), celeris::Error);
+}
