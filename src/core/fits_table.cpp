@@ -48,11 +48,16 @@ namespace {
 
 char tform_code(ColumnType t) {
   switch (t) {
-    case ColumnType::Int16: return 'I';
-    case ColumnType::Int32: return 'J';
-    case ColumnType::Int64: return 'K';
-    case ColumnType::Float32: return 'E';
-    case ColumnType::Float64: return 'D';
+    case ColumnType::Int16:
+      return 'I';
+    case ColumnType::Int32:
+      return 'J';
+    case ColumnType::Int64:
+      return 'K';
+    case ColumnType::Float32:
+      return 'E';
+    case ColumnType::Float64:
+      return 'D';
   }
   return 'D';
 }
@@ -103,12 +108,21 @@ void write_fits_table(const std::string& path, const Table& table,
                     static_cast<int>(names.size()), pn.data(), pf.data(), pu.data(),
                     extname.c_str(), &status);
     for (const auto& card : options.extra_cards) fits_write_record(f, card.c_str(), &status);
-    for (size_t ci = 0; ci < table.columns.size() && !status; ++ci) {
-      const Column& c = table.columns[ci];
-      if (table.rows == 0) break;
-      const LONGLONG nelem = static_cast<LONGLONG>(table.rows) * c.repeat;
-      fits_write_col(f, TDOUBLE, static_cast<int>(ci + 1), 1, 1, nelem,
-                     const_cast<double*>(c.values.data()), &status);
+    // Written in blocks of rows that fit CFITSIO's buffers (about 100 kB of rows), all columns
+    // per block: whole columns one after the other make CFITSIO reread and rewrite every
+    // block of the table once per column (10x slower on a 1.6M x 11 table).
+    size_t row_bytes = 0;
+    for (const auto& c : table.columns) row_bytes += 8 * static_cast<size_t>(c.repeat);
+    const size_t block = std::max<size_t>(1, 100000 / std::max<size_t>(row_bytes, 1));
+    for (size_t r0 = 0; r0 < table.rows && !status; r0 += block) {
+      const size_t n = std::min(block, table.rows - r0);
+      for (size_t ci = 0; ci < table.columns.size() && !status; ++ci) {
+        const Column& c = table.columns[ci];
+        const size_t repeat = static_cast<size_t>(c.repeat);
+        fits_write_col(f, TDOUBLE, static_cast<int>(ci + 1), static_cast<LONGLONG>(r0 + 1), 1,
+                       static_cast<LONGLONG>(n * repeat),
+                       const_cast<double*>(c.values.data() + r0 * repeat), &status);
+      }
     }
     check_fits(status, path);
     file.close();
@@ -162,9 +176,9 @@ Table read_fits_table(const std::string& path) {
     c.name = name;
     c.unit = unit;
     c.repeat = static_cast<int>(repeat);
-    c.type = (typecode == TFLOAT) ? ColumnType::Float32
-             : (typecode == TDOUBLE) ? ColumnType::Float64
-             : (typecode == TLONGLONG) ? ColumnType::Int64
+    c.type = (typecode == TFLOAT)                        ? ColumnType::Float32
+             : (typecode == TDOUBLE)                     ? ColumnType::Float64
+             : (typecode == TLONGLONG)                   ? ColumnType::Int64
              : (typecode == TSHORT || typecode == TBYTE) ? ColumnType::Int16
                                                          : ColumnType::Int32;
     c.values.resize(static_cast<size_t>(nrows) * repeat);
