@@ -42,6 +42,9 @@ struct Config {
   double analysis_thresh = 1.5;  // ANALYSIS_THRESH
   ThreshType thresh_type = ThreshType::Relative;
   int detect_minarea = 5;  // pixels above the detection threshold
+  // SExtractor's buffers, which decide when objects are written, hence their NUMBER order:
+  int memory_bufsize = 1024;   // MEMORY_BUFSIZE: image lines held at a time
+  int memory_objstack = 3000;  // MEMORY_OBJSTACK: objects held before the oldest is written
   bool filter = true;
   std::vector<float> filter_kernel;  // row-major; empty = no filtering
   int filter_width = 0, filter_height = 0;
@@ -101,10 +104,22 @@ struct Objects {
 
 // Which optional measurements to make (SExtractor computes only what the catalog asks for, and
 // some FLAGS bits come from those measurements).
+// SExtractor's CHECKIMAGE_TYPE values celeris can write.
+enum class CheckImage {
+  Background,       // BACKGROUND: the interpolated background map
+  BackgroundRms,    // BACKGROUND_RMS: the interpolated RMS map
+  MiniBackground,   // MINIBACKGROUND: the background mesh grid (after filtering)
+  MiniBackRms,      // MINIBACK_RMS: the RMS mesh grid
+  MinusBackground,  // -BACKGROUND: the background-subtracted image
+  Filtered,         // FILTERED: the detection image after the convolution filter
+  Segmentation,     // SEGMENTATION: catalog NUMBER of the object owning each pixel, else 0
+};
+
 struct MeasureRequest {
   int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
+  std::vector<CheckImage> check_images;  // made in this order into Result::check_images
 };
 
 // Global quantities of a run and the time spent in each stage.
@@ -119,6 +134,7 @@ struct RunInfo {
 struct Result {
   Objects objects;
   RunInfo info;
+  std::vector<Image<float>> check_images;  // one per MeasureRequest::check_images
 };
 
 // Runs the whole extraction on one image (NaN = masked pixel) on the CPU. Throws celeris::Error

@@ -26,7 +26,9 @@ struct Settings {
   Verbose verbose = Verbose::Normal;
   bool satur_level_given = false;  // set explicitly (file or command line)
   bool gain_given = false;
-  std::vector<std::string> warnings;  // unknown or unsupported keys
+  std::vector<CheckImage> check_types;                    // CHECKIMAGE_TYPE (NONE dropped)
+  std::vector<std::string> check_names = {"check.fits"};  // CHECKIMAGE_NAME, one per type
+  std::vector<std::string> warnings;                      // unknown or unsupported keys
 };
 
 using Overrides = std::vector<std::pair<std::string, std::string>>;  // KEY, VALUE

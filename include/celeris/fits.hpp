@@ -42,8 +42,9 @@ struct FitsImage {
 // missing file, a non-FITS file, a table HDU, an empty or wrong-dimensional image.
 FitsImage read_fits_image(const std::string& path);
 
-// Writes a 2-D float image (primary HDU) with optional extra header cards; atomic (temp + rename).
+// Writes a 2-D image (primary HDU) from floats with optional extra header cards, stored with the
+// given BITPIX (-32 float; 32 for integer maps such as a segmentation); atomic (temp + rename).
 void write_fits_image(const std::string& path, ImageView<const float> image,
-                      const std::vector<std::string>& extra_cards = {});
+                      const std::vector<std::string>& extra_cards = {}, int bitpix = -32);
 
 }  // namespace celeris

@@ -222,12 +222,12 @@ FitsImage read_fits_image(const std::string& path) {
 }
 
 void write_fits_image(const std::string& path, ImageView<const float> image,
-                      const std::vector<std::string>& extra_cards) {
+                      const std::vector<std::string>& extra_cards, int bitpix) {
   write_atomically(path, [&](const std::string& tmp) {
     FitsFile f = FitsFile::create(tmp);
     int status = 0;
     long naxes[2] = {static_cast<long>(image.width), static_cast<long>(image.height)};
-    fits_create_img(f.get(), FLOAT_IMG, 2, naxes, &status);
+    fits_create_img(f.get(), bitpix, 2, naxes, &status);
     for (const auto& card : extra_cards) fits_write_record(f.get(), card.c_str(), &status);
     fits_write_img(f.get(), TFLOAT, 1, image.size(), const_cast<float*>(image.data), &status);
     check_fits(status, path);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 namespace celeris::extract {
@@ -53,15 +54,20 @@ void merge(size_t slave, size_t master, std::vector<Detection>& objects, std::ve
   objects[master].flags |= objects[slave].flags & ~(kFlagBlended | kFlagNeighbours);
 }
 
-// SExtractor's ycmin: how far above an object the scan must be before it is written.
-int ycmin(const Shape& s, int clean_margin) {
+// SExtractor's ycmin / ycmax (clean.c addcleanobj): the lines above and below an object that
+// its apertures may reach; they decide when it is written out, hence its NUMBER.
+struct YLimits {
+  int ycmin, ycmax;
+};
+
+YLimits ylimits(const Shape& s, int clean_margin) {
   float hh1 = static_cast<float>(s.cyy - s.cxy * s.cxy / (4.0 * s.cxx));
   hh1 = hh1 > 0.0f ? static_cast<float>(1 / std::sqrt(3 * hh1)) : 0.0f;
   const float hh2 = static_cast<float>(s.ymax - s.ymin + 1.0);
   const int margin = static_cast<int>((hh1 > hh2 ? hh1 : hh2) * 2.0 + 4.0 + 0.49999);
-  int yc = s.ymin - margin;
-  const int y = static_cast<int>(s.my + 0.49999) - clean_margin;
-  return y < yc ? y : yc;
+  const int yc = static_cast<int>(s.my + 0.49999);
+  return {std::min(yc - clean_margin, static_cast<int>(s.ymin) - margin),
+          std::max(yc + clean_margin, static_cast<int>(s.ymax) + margin)};
 }
 
 // SExtractor compares each newcomer with every object of its clean list, in list order. Only
@@ -149,10 +155,43 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
   CleanResult result;
   CleanList clean(shapes);
   std::vector<size_t> victims, near;
+  std::vector<YLimits> ylim(objects.size(), YLimits{0, 0});
+  std::vector<size_t>& list = clean.entries();
+  auto write_out = [&](size_t li) {
+    result.order.push_back(list[li]);
+    clean.remove_at(li);
+  };
+  // SExtractor writes an object out (and numbers it) when the line buffer is about to drop the
+  // lines its apertures need: after scan line E - 1, those with ycmin <= ymin(E), scanning the
+  // list from its end. With the whole image in one buffer that happens once, after the last
+  // image line (ymin 0); otherwise after each line from sh - m on (sh lines held, m margin
+  // lines), with ymin = E - (sh - m).
+  const int h = params.image_height;
+  const int sh = std::max(std::min(params.strip_height, h), 1);
+  const int m = params.strip_margin;
+  const bool one_strip = sh >= h;
+  int64_t next_event = one_strip ? h : sh - m;
+  const int64_t last_event = one_strip ? h : h - m - 1;
+  auto events_before = [&](int64_t line) {  // events at the ends of lines < line
+    for (; next_event <= last_event && next_event <= line; ++next_event) {
+      const int64_t ymin = one_strip ? 0 : next_event - (sh - m);
+      for (size_t li = list.size(); li--;)
+        if (ylim[list[li]].ycmin <= ymin) write_out(li);
+    }
+  };
   const double beta = params.clean_param;
   for (size_t in = 0; in < objects.size(); ++in) {
+    events_before(done_line[in]);
+    // A full list first writes out the object with the smallest ycmax (the first such).
+    if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
+      size_t victim = 0;
+      for (size_t li = 1; li < list.size(); ++li)
+        if (ylim[list[li]].ycmax < ylim[list[victim]].ycmax) victim = li;
+      write_out(victim);
+    }
     if (!params.enabled) {
       clean.push(in);
+      ylim[in] = ylimits(shapes[in], params.clean_margin);
       continue;
     }
     const Shape& sin = shapes[in];
@@ -173,7 +212,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
         const Profile po(so, params.detect_thresh, beta);
         if (po.above(so, dx, dy, beta, isos[in].mthresh)) {
           merge(in, o, objects, shapes, isos);
-          result.removed.push_back({in, done_line[in]});
+          result.removed.push_back({in, done_line[in], o});
           eaten = true;
           break;
         }
@@ -183,25 +222,17 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
       merge(clean.entries()[li], in, objects, shapes, isos);
-      result.removed.push_back({clean.entries()[li], done_line[in]});
+      result.removed.push_back({clean.entries()[li], done_line[in], in});
       clean.remove_at(li);
     }
     clean.push(in);
+    // SExtractor fixes the limits when the object joins the clean list (after it has eaten its
+    // victims); objects it absorbs later widen its box but not these limits.
+    ylim[in] = ylimits(shapes[in], params.clean_margin);
   }
-  std::vector<size_t>& list = clean.entries();
-  // Output order of an image held in one buffer: first, scanning the list from its end, the
-  // objects whose ycmin reaches the top of the image; then the rest, always taking the first
-  // entry and moving the last one into its place.
-  for (size_t li = list.size(); li--;) {
-    if (ycmin(shapes[list[li]], params.clean_margin) <= 0) {
-      result.order.push_back(list[li]);
-      clean.remove_at(li);
-    }
-  }
-  while (!list.empty()) {
-    result.order.push_back(list[0]);
-    clean.remove_at(0);
-  }
+  events_before(std::numeric_limits<int64_t>::max());
+  // Then the rest, always taking the first entry and moving the last one into its place.
+  while (!list.empty()) write_out(0);
   return result;
 }
 

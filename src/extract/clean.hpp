@@ -18,7 +18,10 @@ struct CleanParams {
   double clean_param = 1.0;
   float detect_thresh = 0;
   int image_height = 0;
-  int clean_margin = 0;  // SExtractor's cleanmargin (from the aperture sizes)
+  int clean_margin = 0;       // SExtractor's cleanmargin (from the aperture sizes)
+  int strip_height = 1024;    // MEMORY_BUFSIZE (at least the filter height)
+  int strip_margin = 1;       // lines kept below the scan: 1, or filter half-height + 1
+  int64_t stack_size = 3000;  // MEMORY_OBJSTACK
 };
 
 // An object merged into another, and the scan line during which SExtractor gave its pixels
@@ -26,6 +29,7 @@ struct CleanParams {
 struct CleanVictim {
   size_t object = 0;
   int64_t line = 0;
+  size_t master = 0;  // the object it was merged into (which may itself be merged later)
 };
 
 struct CleanResult {

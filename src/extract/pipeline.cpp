@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "background.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "check_images.hpp"
 #include "clean.hpp"
 #include "deblend.hpp"
 #include "detect.hpp"
@@ -95,6 +98,31 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
     }
   }
   timer.lap("subtract");
+  // Check images are made where their data exist, in the order they were asked for.
+  result.check_images.resize(request.check_images.size());
+  auto make_checks = [&](auto&& make) {
+    for (size_t i = 0; i < request.check_images.size(); ++i)
+      if (auto img = make(request.check_images[i])) result.check_images[i] = std::move(*img);
+  };
+  make_checks([&](CheckImage c) -> std::optional<Image<float>> {
+    switch (c) {
+      case CheckImage::Background:
+        return background_image(bkg, false);
+      case CheckImage::BackgroundRms:
+        return background_image(bkg, true);
+      case CheckImage::MiniBackground:
+        return mesh_image(bkg, false);
+      case CheckImage::MiniBackRms:
+        return mesh_image(bkg, true);
+      case CheckImage::MinusBackground: {
+        Image<float> copy = Image<float>::uninitialized(w, h);
+        std::copy(value.data(), value.data() + value.size(), copy.data());
+        return copy;
+      }
+      default:
+        return std::nullopt;
+    }
+  });
   info.global_back = config.back_manual ? config.back_value : bkg.global_back;
   info.global_rms = bkg.global_rms;
   const bool relative = config.thresh_type == ThreshType::Relative;
@@ -129,6 +157,15 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
       }
     cvalue = filtered.view();
   }
+  make_checks([&](CheckImage c) -> std::optional<Image<float>> {
+    if (c != CheckImage::Filtered) return std::nullopt;
+    // Pixels whose filter support touches a masked pixel (-inf here) are written as NaN.
+    Image<float> copy = Image<float>::uninitialized(w, h);
+    for (int64_t i = 0; i < cvalue.size(); ++i)
+      copy.data()[i] =
+          std::isinf(cvalue.data[i]) ? std::numeric_limits<float>::quiet_NaN() : cvalue.data[i];
+    return copy;
+  });
   timer.lap("filter");
 
   // 3. Detection.
@@ -191,12 +228,17 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   std::vector<Iso> isos(objects.size());
 #pragma omp parallel for schedule(dynamic, 64)
   for (size_t i = 0; i < objects.size(); ++i) isos[i] = isophotal(objects[i], shapes[i], ctx);
+  // SExtractor's cleanmargin: from the apertures the catalog actually asks for (none when no
+  // *_APER column is requested); it sets when objects are written, hence their NUMBER.
   int clean_margin = 0;
-  for (double d : config.phot_apertures)
-    clean_margin = std::max(clean_margin, static_cast<int>((d + 1) / 2) + 1);
+  for (int i = 0; i < ctx.n_apertures; ++i)
+    clean_margin = std::max(clean_margin, static_cast<int>((config.phot_apertures[i] + 1) / 2) + 1);
   const CleanResult cleaned =
       clean_objects(objects, shapes, isos, done_line,
-                    {config.clean, config.clean_param, dthresh, h, clean_margin});
+                    {config.clean, config.clean_param, dthresh, h, clean_margin,
+                     std::max(config.memory_bufsize, config.filter ? config.filter_height : 1),
+                     config.filter ? std::max(1, (config.filter_height - 1) / 2 + 1) : 1,
+                     config.memory_objstack});
   timer.lap("clean");
 
   // 6. Photometry. With MASK_TYPE, every detected pixel is blanked for all objects but its
@@ -211,6 +253,10 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
       owner(p.x, p.y) = blank_lag > 0 && p.y >= v.line - blank_lag + 1 ? -1 : 0;
   ctx.field.owner = owner.view();
   result.objects = measure_objects(objects, shapes, isos, cleaned.order, ctx);
+  make_checks([&](CheckImage c) -> std::optional<Image<float>> {
+    if (c != CheckImage::Segmentation) return std::nullopt;
+    return segmentation_image(w, h, objects, cleaned.order, cleaned.removed);
+  });
   timer.lap("measure");
   return result;
 }

@@ -11,6 +11,40 @@ namespace celeris::extract {
 
 namespace {
 
+// The input's WCS cards, so that check images of full resolution overlay the image.
+std::vector<std::string> wcs_cards(const FitsHeader& header) {
+  static const char* prefixes[] = {"CTYPE",   "CRVAL",   "CRPIX",   "CDELT",    "CROTA",
+                                   "CUNIT",   "CD1_",    "CD2_",    "PC1_",     "PC2_",
+                                   "PV1_",    "PV2_",    "EQUINOX", "EPOCH",    "RADESYS",
+                                   "LONPOLE", "LATPOLE", "MJD-OBS", "DATE-OBS", "WCSAXES"};
+  std::vector<std::string> out;
+  for (const std::string& card : header.cards()) {
+    const std::string key = card.substr(0, 8);
+    for (const char* p : prefixes)
+      if (key.rfind(p, 0) == 0) {
+        out.push_back(card);
+        break;
+      }
+  }
+  return out;
+}
+
+void write_check_images(const Settings& settings, const std::vector<Image<float>>& images,
+                        const FitsHeader& header) {
+  const std::vector<std::string> wcs = wcs_cards(header);
+  for (size_t i = 0; i < images.size(); ++i) {
+    const CheckImage t = settings.check_types[i];
+    const bool mini = t == CheckImage::MiniBackground || t == CheckImage::MiniBackRms;
+    write_fits_image(settings.check_names[i], images[i].view(),
+                     mini ? std::vector<std::string>{} : wcs,
+                     t == CheckImage::Segmentation ? 32 : -32);
+  }
+}
+
+}  // namespace
+
+namespace {
+
 std::string card(const char* key, double value, const char* comment) {
   char buf[81];
   std::snprintf(buf, sizeof buf, "%-8.8s= %20.10G / %-47.47s", key, value, comment);
@@ -46,6 +80,11 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     if (n.find("_AUTO") != std::string::npos || n == "KRON_RADIUS") req.auto_flux = true;
   }
 
+  if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
+    throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +
+                " name(s) for " + std::to_string(settings.check_types.size()) +
+                " CHECKIMAGE_TYPE(s)");
+  req.check_images = settings.check_types;
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
   Result r = extract(std::move(img.pixels), config, req);
@@ -71,6 +110,7 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   };
   if (settings.catalog_type != CatalogType::None)
     write_catalog(settings.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
+  write_check_images(settings, r.check_images, img.header);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -118,6 +118,10 @@ const std::map<std::string, Setter>& setters() {
          if (s.detect_type == "PHOTO")
            bad_value(k, v, "PHOTO (photographic gamma) is not supported");
        }},
+      {"MEMORY_BUFSIZE", [](Settings& s, auto& k,
+                            auto& v) { s.config.memory_bufsize = to_int(k, v, 0, 1, 1 << 30); }},
+      {"MEMORY_OBJSTACK", [](Settings& s, auto& k,
+                             auto& v) { s.config.memory_objstack = to_int(k, v, 0, 1, 1 << 30); }},
       {"DETECT_MINAREA", [](Settings& s, auto& k,
                             auto& v) { s.config.detect_minarea = to_int(k, v, 0, 1, 100000000); }},
       {"DETECT_THRESH",
@@ -188,6 +192,33 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"BACKPHOTO_THICK",
        [](Settings& s, auto& k, auto& v) { s.config.backphoto_thick = to_int(k, v, 0, 1, 256); }},
+      {"CHECKIMAGE_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         static const std::vector<std::pair<std::string, CheckImage>> types = {
+             {"BACKGROUND", CheckImage::Background},
+             {"BACKGROUND_RMS", CheckImage::BackgroundRms},
+             {"MINIBACKGROUND", CheckImage::MiniBackground},
+             {"MINIBACK_RMS", CheckImage::MiniBackRms},
+             {"-BACKGROUND", CheckImage::MinusBackground},
+             {"FILTERED", CheckImage::Filtered},
+             {"SEGMENTATION", CheckImage::Segmentation},
+         };
+         s.check_types.clear();
+         for (const std::string& raw : v) {
+           const std::string t = upper(raw);
+           if (t == "NONE") continue;
+           auto it = std::find_if(types.begin(), types.end(),
+                                  [&](const auto& p) { return p.first == t; });
+           if (it == types.end())
+             bad_value(k, v,
+                       "supported: NONE, BACKGROUND, BACKGROUND_RMS, MINIBACKGROUND, "
+                       "MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION (" +
+                           raw + " is not implemented yet)");
+           s.check_types.push_back(it->second);
+         }
+       }},
+      {"CHECKIMAGE_NAME",
+       [](Settings& s, auto&, auto& v) { s.check_names.assign(v.begin(), v.end()); }},
       {"PHOT_APERTURES",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 32) bad_value(k, v, "expected 1 to 32 diameters");
@@ -244,10 +275,9 @@ const std::map<std::string, Setter>& setters() {
 const std::vector<std::string>& known_ignored() {
   static const std::vector<std::string> keys = {
       "ASSOCSELEC_TYPE", "ASSOC_DATA",     "ASSOC_NAME",       "ASSOC_PARAMS",
-      "ASSOC_RADIUS",    "ASSOC_TYPE",     "CATALOG_UNSIGNED", "CHECKIMAGE_NAME",
-      "CHECKIMAGE_TYPE", "DETECT_MAXAREA", "FITS_UNSIGNED",    "FLAG_IMAGE",
-      "FLAG_TYPE",       "HEADER_SUFFIX",  "INTERP_MAXXLAG",   "INTERP_MAXYLAG",
-      "INTERP_TYPE",     "MAG_GAMMA",      "MEMORY_BUFSIZE",   "MEMORY_OBJSTACK",
+      "ASSOC_RADIUS",    "ASSOC_TYPE",     "CATALOG_UNSIGNED", "DETECT_MAXAREA",
+      "FITS_UNSIGNED",   "FLAG_IMAGE",     "FLAG_TYPE",        "HEADER_SUFFIX",
+      "INTERP_MAXXLAG",  "INTERP_MAXYLAG", "INTERP_TYPE",      "MAG_GAMMA",
       "MEMORY_PIXSTACK", "PATTERN_TYPE",   "PHOT_AUTOAPERS",   "PHOT_PETROPARAMS",
       "PSFDISPLAY_TYPE", "PSF_NAME",       "PSF_NMAX",         "RESCALE_WEIGHTS",
       "SOM_NAME",        "STARNNW_NAME",   "WEIGHT_GAIN",      "WEIGHT_IMAGE",
@@ -267,8 +297,6 @@ void apply(Settings& s, const std::string& raw_key, const Values& values,
   }
   const auto& ign = known_ignored();
   if (std::find(ign.begin(), ign.end(), key) != ign.end()) {
-    if (key == "CHECKIMAGE_TYPE" && !values.empty() && upper(values[0]) != "NONE")
-      s.warnings.push_back(key + " is not supported yet; no check-image is written");
     return;
   }
   s.warnings.push_back("unknown configuration key " + key + " in " + origin + " (ignored)");

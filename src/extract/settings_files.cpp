@@ -178,6 +178,12 @@ BACK_FILTTHRESH  0.0            # Threshold above which the background-map filte
 BACKPHOTO_TYPE   GLOBAL         # can be GLOBAL or LOCAL
 BACKPHOTO_THICK  24             # thickness of the background LOCAL annulus
 
+#------------------------------ Check Image ----------------------------------
+
+CHECKIMAGE_TYPE  NONE           # NONE, BACKGROUND, BACKGROUND_RMS, MINIBACKGROUND,
+                                # MINIBACK_RMS, -BACKGROUND, FILTERED or SEGMENTATION
+CHECKIMAGE_NAME  check.fits     # one FITS file per type
+
 #----------------------------- Miscellaneous ---------------------------------
 
 VERBOSE_TYPE     NORMAL         # can be QUIET, NORMAL or FULL

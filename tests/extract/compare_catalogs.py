@@ -6,7 +6,8 @@ are paired by nearest position (mutual nearest neighbours within --radius pixels
 acceptance metrics of the extraction issue and exits non-zero when one fails:
   recall and precision >= --min-match (fraction of SExtractor's / celeris' objects paired),
   median |dFLUX_ISO|/FLUX_ISO <= --iso-tol, median |dFLUX_AUTO|/FLUX_AUTO <= --auto-tol,
-  FLAGS equal for >= --flags-frac of the pairs.
+  FLAGS equal for >= --flags-frac of the pairs,
+  NUMBER equal (the same catalog order) for >= --number-frac of the pairs.
 """
 import argparse
 import sys
@@ -83,6 +84,7 @@ def main():
     ap.add_argument("--iso-tol", type=float, default=1e-4)
     ap.add_argument("--auto-tol", type=float, default=1e-3)
     ap.add_argument("--flags-frac", type=float, default=0.99)
+    ap.add_argument("--number-frac", type=float, default=0.99)
     ap.add_argument("--label", default="")
     a = ap.parse_args()
     ref = read_ascii_head(a.sextractor_catalog)
@@ -94,11 +96,13 @@ def main():
     iso = median_rel(ref["FLUX_ISO"][i], test["FLUX_ISO"][j]) if len(i) else 0.0
     auto = median_rel(ref["FLUX_AUTO"][i], test["FLUX_AUTO"][j]) if len(i) else 0.0
     flags = float(np.mean(ref["FLAGS"][i] == test["FLAGS"][j])) if len(i) else 1.0
+    number = float(np.mean(ref["NUMBER"][i] == test["NUMBER"][j])) if len(i) else 1.0
     ok = (recall >= a.min_match and precision >= a.min_match and iso <= a.iso_tol
-          and auto <= a.auto_tol and flags >= a.flags_frac)
+          and auto <= a.auto_tol and flags >= a.flags_frac and number >= a.number_frac)
     print(f"{a.label:24s} sex {nref:6d} celeris {ntest:6d} paired {len(i):6d} "
           f"recall {recall:.4f} precision {precision:.4f} med|dISO| {iso:.2e} "
-          f"med|dAUTO| {auto:.2e} flags= {flags:.4f} {'PASS' if ok else 'FAIL'}")
+          f"med|dAUTO| {auto:.2e} flags= {flags:.4f} number= {number:.4f} "
+          f"{'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 
 

@@ -5,6 +5,13 @@ add_test(NAME extract.cli_errors
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/extract/cli_errors.sh $<TARGET_FILE:celeris_cli>)
 set_tests_properties(extract.cli_errors PROPERTIES LABELS "integration;extract")
 
+# Check images (CHECKIMAGE_TYPE) against source-extractor's, pixel for pixel.
+add_test(NAME extract.check_images
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/check_images.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/check_images)
+set_tests_properties(extract.check_images PROPERTIES LABELS "integration;extract"
+                     SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 # Cases that meet the acceptance of the extraction issue (recall/precision >= 99.5%, median
 # FLUX_ISO <= 1e-4, FLUX_AUTO <= 1e-3, FLAGS >= 99%) with SExtractor's defaults. The cases that
 # do not yet (M13_blue_0003, gc_bolocam_gps: see docs/extract.md for why) are

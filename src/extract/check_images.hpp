@@ -1,0 +1,27 @@
+// SExtractor's check images (CHECKIMAGE_TYPE): intermediate products of an extraction written
+// as FITS images, for inspecting the background, the filter and the segmentation.
+#pragma once
+
+#include <vector>
+
+#include "background.hpp"
+#include "celeris/extract.hpp"
+#include "clean.hpp"
+#include "objects.hpp"
+
+namespace celeris::extract {
+
+// The full-resolution background (or RMS) map, as subtracted (or used) by the extraction.
+Image<float> background_image(const BackgroundMap& bkg, bool rms);
+
+// The mesh grid itself, one pixel per mesh (MINIBACKGROUND / MINIBACK_RMS).
+Image<float> mesh_image(const BackgroundMap& bkg, bool rms);
+
+// Each pixel of a catalog object holds its NUMBER (position in `order` + 1); pixels of objects
+// merged away by cleaning hold the number of the object that absorbed them; 0 elsewhere; built
+// the way SExtractor builds it (see the .cpp), quirks included.
+Image<float> segmentation_image(int width, int height, const std::vector<Detection>& objects,
+                                const std::vector<size_t>& order,
+                                const std::vector<CleanVictim>& removed);
+
+}  // namespace celeris::extract
