@@ -169,7 +169,8 @@ TEST(MaxsubCudaConvex, EqualsCpuOnRealValuesAndKDisjoint) {
   if (celeris::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   std::mt19937 rng(42);
   std::normal_distribution<double> d(-0.05, 1.0);
-  for (auto [w, h] : {std::pair{160, 130}, std::pair{90, 200}, std::pair{300, 7}}) {
+  for (auto [w, h] :
+       {std::pair{160, 130}, std::pair{90, 200}, std::pair{300, 7}, std::pair{30, 290}}) {
     std::vector<double> a(size_t(w) * h);
     for (double& v : a) v = d(rng);
     expect_same_region(ms::max_convex(a, w, h, ms::Method::Cuda), ms::max_convex(a, w, h),
