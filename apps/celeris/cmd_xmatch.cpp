@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 
@@ -22,6 +23,12 @@ Table read_nonempty(const std::string& path) {
   Table t = xmatch::read_catalog(path);
   if (t.rows == 0) throw Error(path + ": empty table (no rows)");
   return t;
+}
+
+bool is_csv_name(const std::string& path) {
+  std::string p = path.substr(0, path.find('['));
+  for (auto& c : p) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return p.size() >= 4 && p.compare(p.size() - 4, 4, ".csv") == 0;
 }
 
 // A one-line progress bar on stderr, redrawn in place.
@@ -72,9 +79,10 @@ int run_xmatch(const Args& args) {
   std::string memory;
   bool progress = false;
   app.add_option("--memory", memory,
-                 "bound the match's working memory (e.g. 2G, 500M): both catalogs are matched in "
-                 "HEALPix chunks that fit it (the input tables and the output are still held in "
-                 "memory)");
+                 "bound the memory (e.g. 2G, 500M): FITS inputs are streamed, matched in HEALPix "
+                 "chunks that fit it, the pairs spilled to a temporary file next to the output "
+                 "and the output written in blocks (find best/best2 and a self-match's best1 hold "
+                 "the pairs, 24 B each; CSV inputs are loaded whole)");
   app.add_flag("--progress", progress,
                "progress bar on stderr with --memory (default: only when stderr is a terminal)");
   app.add_flag("-q,--quiet", quiet, "no summary line");
@@ -88,6 +96,33 @@ int run_xmatch(const Args& args) {
   o.backend = parse_backend(backend);
 
   const auto t0 = std::chrono::steady_clock::now();
+  const bool streamed =
+      !memory.empty() && !is_csv_name(inputs[0]) && (self || !is_csv_name(inputs[1]));
+  if (streamed) {
+    const bool bar = progress || isatty(STDERR_FILENO);
+    xmatch::StreamedMatch files;
+    files.left_path = inputs[0];
+    files.right_path = self ? inputs[0] : inputs[1];
+    files.output = out;
+    files.ra1 = ra1;
+    files.dec1 = dec1;
+    files.ra2 = ra2;
+    files.dec2 = dec2;
+    files.self = self;
+    const xmatch::StreamedCounts n =
+        xmatch::streamed_crossmatch(files, o, xmatch::parse_memory_size(memory),
+                                    bar ? std::function<void(size_t, size_t)>(draw_progress)
+                                        : std::function<void(size_t, size_t)>());
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!quiet)
+      std::printf(
+          "xmatch: %zu x %zu rows, radius %g arcsec, order %d: %zu output rows -> %s (%.3f s, "
+          "streamed)\n",
+          n.left_rows, n.right_rows, o.radius_arcsec, xmatch::index_order(o), n.output_rows,
+          out.c_str(), secs);
+    return 0;
+  }
   const Table left = read_nonempty(inputs[0]);
   const auto [r1, d1] = xmatch::find_radec_columns(left, ra1, dec1, inputs[0]);
   const xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,8 @@ struct Column {
   std::string unit;         // e.g. "pixel", "deg", "count"; empty when dimensionless
   std::string description;  // one line, shown in ASCII headers
   ColumnType type = ColumnType::Float64;
-  int repeat = 1;            // elements per row
-  std::string print_format;  // printf format of one element for ASCII output, e.g. "%10.4f"
+  int repeat = 1;              // elements per row
+  std::string print_format;    // printf format of one element for ASCII output, e.g. "%10.4f"
   std::vector<double> values;  // rows * repeat, row-major
 
   double at(size_t row, int elem = 0) const { return values[row * repeat + elem]; }
@@ -35,8 +36,8 @@ struct Table {
 // Binary-table output. Written to a temporary name and renamed when complete.
 struct FitsTableOptions {
   std::string extname = "OBJECTS";
-  bool ldac = false;             // SExtractor FITS_LDAC: LDAC_IMHEAD + LDAC_OBJECTS
-  FitsHeader image_header;       // copied into LDAC_IMHEAD (ldac) or ignored
+  bool ldac = false;                     // SExtractor FITS_LDAC: LDAC_IMHEAD + LDAC_OBJECTS
+  FitsHeader image_header;               // copied into LDAC_IMHEAD (ldac) or ignored
   std::vector<std::string> extra_cards;  // added to the table HDU's header
 };
 void write_fits_table(const std::string& path, const Table& table,
@@ -50,6 +51,47 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
 // Reads a FITS binary or ASCII table (CFITSIO extended syntax selects the HDU; with none, the
 // first table HDU). Numeric columns only; other columns are skipped.
 Table read_fits_table(const std::string& path);
+
+// A FITS table read in row ranges, for catalogs too large to load whole (read_fits_table reads
+// everything). The HDU and the columns are those read_fits_table would give.
+class FitsTableReader {
+ public:
+  explicit FitsTableReader(const std::string& path);
+  ~FitsTableReader();
+  FitsTableReader(FitsTableReader&&) noexcept;
+  FitsTableReader& operator=(FitsTableReader&&) noexcept;
+  // The numeric columns without values; rows is the table's row count.
+  const Table& schema() const;
+  // Rows [first, first + count) of every schema column into `out` (its columns replaced).
+  void read(size_t first, size_t count, Table& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A FITS binary table written in blocks of rows, for output too large to hold whole: the table
+// HDU is created empty (NAXIS2 = 0) and grows with every append; the file is written to a
+// temporary name and renamed by finish() (the destructor discards an unfinished file). The
+// result is byte-identical to write_fits_table of the concatenated blocks (options.ldac is not
+// supported).
+class FitsTableWriter {
+ public:
+  // `schema`: the columns (names, units, types, repeats; values ignored).
+  FitsTableWriter(const std::string& path, const Table& schema,
+                  const FitsTableOptions& options = {});
+  ~FitsTableWriter();
+  FitsTableWriter(const FitsTableWriter&) = delete;
+  FitsTableWriter& operator=(const FitsTableWriter&) = delete;
+  // Appends the rows of `block`, whose columns match the schema.
+  void append(const Table& block);
+  void finish();
+  size_t rows() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Writes `path` atomically: `write` receives a temporary path in the same directory; on success
 // it is renamed over `path`, on exception it is removed and the exception rethrown.

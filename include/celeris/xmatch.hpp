@@ -148,6 +148,34 @@ std::vector<Pair> chunked_pairs(const PositionSource& left, const PositionSource
                                 const std::function<void(size_t, size_t)>& progress = {},
                                 ChunkStats* stats = nullptr);
 
+// The same pairs, chunk by chunk: each_chunk receives every chunk's pairs, sorted by (i, j) (the
+// chunks themselves are in HEALPix order, so their concatenation is not sorted).
+void chunked_pairs_each(const PositionSource& left, const PositionSource& right, bool self,
+                        const Options& options, size_t memory_bytes,
+                        const std::function<void(std::vector<Pair>&)>& each_chunk,
+                        const std::function<void(size_t, size_t)>& progress = {},
+                        ChunkStats* stats = nullptr);
+
+// Larger than memory, end to end (what `celeris xmatch --memory` runs on FITS inputs): positions
+// read through fits_positions, pairs matched by chunked_pairs_each and spilled to a temporary
+// file next to `output` as sorted runs, merged back in (i, j) order; find and join applied on the
+// merged stream (find best, best2 and a self-match's best1 collect the pairs in memory, 24 B
+// each, as they need a global view); the output table (write_catalog's format) written in blocks,
+// reading only the input rows each block needs. Peak memory is about `memory_bytes`, of which 2 B
+// per input row go to matched-row flags. Returns the row counts. `right_path` is ignored when
+// `self`.
+struct StreamedMatch {
+  std::string left_path, right_path, output;
+  std::string ra1, dec1, ra2, dec2;  // empty: found as find_radec_columns does
+  bool self = false;
+};
+struct StreamedCounts {
+  size_t left_rows = 0, right_rows = 0, output_rows = 0;
+};
+StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& options,
+                                   size_t memory_bytes,
+                                   const std::function<void(size_t, size_t)>& progress = {});
+
 // "2G", "500M", "64k", "1000000" (bytes; k/M/G/T are powers of 1024, case-insensitive).
 size_t parse_memory_size(const std::string& s);
 
@@ -181,6 +209,26 @@ SkyPoints table_positions(const Table& table, const std::string& ra, const std::
 // NaN (integer columns of a side that has blanks become Float64). Join::Not2 gives left columns
 // only, Join::Not1 right columns only.
 Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows, Join join);
+// The same with the blank sides given (blank1: some row has i < 0, blank2: some row has j < 0),
+// for a table written in blocks that must all have the same column types.
+Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows, Join join,
+                   bool blank1, bool blank2);
+
+// write_catalog's output, written in blocks: CSV when the name ends in .csv, else a FITS binary
+// table (XMATCH); to a temporary name renamed by finish() (the destructor discards it otherwise).
+class CatalogWriter {
+ public:
+  CatalogWriter(const std::string& path, const Table& schema);
+  ~CatalogWriter();
+  CatalogWriter(const CatalogWriter&) = delete;
+  CatalogWriter& operator=(const CatalogWriter&) = delete;
+  void append(const Table& block);  // same columns as the schema
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // ---- simulation -----------------------------------------------------------------------------
 

@@ -80,6 +80,73 @@ void write_ldac_imhead(fitsfile* f, const FitsHeader& header, int& status) {
   fits_write_col(f, TSTRING, 1, 1, 1, 1, cell, &status);
 }
 
+// The binary-table HDU of `table`'s columns with `rows` rows (values not written).
+void create_table_hdu(fitsfile* f, const Table& table, const FitsTableOptions& options, size_t rows,
+                      int& status) {
+  std::vector<std::string> names, forms, units;
+  for (const auto& c : table.columns) {
+    names.push_back(c.name);
+    forms.push_back(std::to_string(c.repeat) + tform_code(c.type));
+    units.push_back(c.unit);
+  }
+  std::vector<char*> pn, pf, pu;
+  for (size_t i = 0; i < names.size(); ++i) {
+    pn.push_back(names[i].data());
+    pf.push_back(forms[i].data());
+    pu.push_back(units[i].data());
+  }
+  const std::string extname = options.ldac ? "LDAC_OBJECTS" : options.extname;
+  fits_create_tbl(f, BINARY_TBL, static_cast<LONGLONG>(rows), static_cast<int>(names.size()),
+                  pn.data(), pf.data(), pu.data(), extname.c_str(), &status);
+  for (const auto& card : options.extra_cards) fits_write_record(f, card.c_str(), &status);
+}
+
+// Writes the rows of `table` from file row first_row + 1 on, in blocks of rows that fit
+// CFITSIO's buffers (about 100 kB of rows), all columns per block: whole columns one after the
+// other make CFITSIO reread and rewrite every block of the table once per column (10x slower on
+// a 1.6M x 11 table). Rows past the end of the table (the last HDU) extend it.
+void write_row_blocks(fitsfile* f, const Table& table, size_t first_row, int& status) {
+  size_t row_bytes = 0;
+  for (const auto& c : table.columns) row_bytes += 8 * static_cast<size_t>(c.repeat);
+  const size_t block = std::max<size_t>(1, 100000 / std::max<size_t>(row_bytes, 1));
+  for (size_t r0 = 0; r0 < table.rows && !status; r0 += block) {
+    const size_t n = std::min(block, table.rows - r0);
+    for (size_t ci = 0; ci < table.columns.size() && !status; ++ci) {
+      const Column& c = table.columns[ci];
+      const size_t repeat = static_cast<size_t>(c.repeat);
+      fits_write_col(f, TDOUBLE, static_cast<int>(ci + 1),
+                     static_cast<LONGLONG>(first_row + r0 + 1), 1,
+                     static_cast<LONGLONG>(n * repeat),
+                     const_cast<double*>(c.values.data() + r0 * repeat), &status);
+    }
+  }
+}
+
+// Moves to the table HDU read_fits_table reads: the one named in the path, else the first
+// table that is not an LDAC_IMHEAD.
+void move_to_table(fitsfile* f, const std::string& path) {
+  int status = 0, hdutype = 0, hdunum = 0;
+  fits_get_hdu_type(f, &hdutype, &status);
+  fits_get_hdu_num(f, &hdunum);
+  if (path.find('[') == std::string::npos && hdutype == IMAGE_HDU) {
+    int nhdu = 0;
+    fits_get_num_hdus(f, &nhdu, &status);
+    bool found = false;
+    for (int h = 2; h <= nhdu && !found; ++h) {
+      fits_movabs_hdu(f, h, &hdutype, &status);
+      char extname[FLEN_VALUE] = {0};
+      int s2 = 0;
+      fits_read_key(f, TSTRING, "EXTNAME", extname, nullptr, &s2);
+      if (hdutype != IMAGE_HDU && std::string(extname) != "LDAC_IMHEAD") found = true;
+    }
+    check_fits(status, path);
+    if (!found) throw Error(path + ": no table HDU found");
+  } else if (hdutype == IMAGE_HDU) {
+    throw Error(path + ": HDU " + std::to_string(hdunum) + " is an image, not a table");
+  }
+  check_fits(status, path);
+}
+
 }  // namespace
 
 void write_fits_table(const std::string& path, const Table& table,
@@ -91,39 +158,8 @@ void write_fits_table(const std::string& path, const Table& table,
     fits_create_img(f, 8, 0, nullptr, &status);  // empty primary HDU
     if (options.ldac) write_ldac_imhead(f, options.image_header, status);
 
-    std::vector<std::string> names, forms, units;
-    for (const auto& c : table.columns) {
-      names.push_back(c.name);
-      forms.push_back(std::to_string(c.repeat) + tform_code(c.type));
-      units.push_back(c.unit);
-    }
-    std::vector<char*> pn, pf, pu;
-    for (size_t i = 0; i < names.size(); ++i) {
-      pn.push_back(names[i].data());
-      pf.push_back(forms[i].data());
-      pu.push_back(units[i].data());
-    }
-    const std::string extname = options.ldac ? "LDAC_OBJECTS" : options.extname;
-    fits_create_tbl(f, BINARY_TBL, static_cast<LONGLONG>(table.rows),
-                    static_cast<int>(names.size()), pn.data(), pf.data(), pu.data(),
-                    extname.c_str(), &status);
-    for (const auto& card : options.extra_cards) fits_write_record(f, card.c_str(), &status);
-    // Written in blocks of rows that fit CFITSIO's buffers (about 100 kB of rows), all columns
-    // per block: whole columns one after the other make CFITSIO reread and rewrite every
-    // block of the table once per column (10x slower on a 1.6M x 11 table).
-    size_t row_bytes = 0;
-    for (const auto& c : table.columns) row_bytes += 8 * static_cast<size_t>(c.repeat);
-    const size_t block = std::max<size_t>(1, 100000 / std::max<size_t>(row_bytes, 1));
-    for (size_t r0 = 0; r0 < table.rows && !status; r0 += block) {
-      const size_t n = std::min(block, table.rows - r0);
-      for (size_t ci = 0; ci < table.columns.size() && !status; ++ci) {
-        const Column& c = table.columns[ci];
-        const size_t repeat = static_cast<size_t>(c.repeat);
-        fits_write_col(f, TDOUBLE, static_cast<int>(ci + 1), static_cast<LONGLONG>(r0 + 1), 1,
-                       static_cast<LONGLONG>(n * repeat),
-                       const_cast<double*>(c.values.data() + r0 * repeat), &status);
-      }
-    }
+    create_table_hdu(f, table, options, table.rows, status);
+    write_row_blocks(f, table, 0, status);
     check_fits(status, path);
     file.close();
   });
@@ -192,6 +228,140 @@ Table read_fits_table(const std::string& path) {
     t.columns.push_back(std::move(c));
   }
   return t;
+}
+
+}  // namespace celeris
+
+namespace celeris {
+
+struct FitsTableReader::Impl {
+  std::string path;
+  FitsFile file;
+  Table schema;
+  std::vector<int> colnums;  // CFITSIO column number of every schema column
+};
+
+FitsTableReader::FitsTableReader(const std::string& path)
+    : impl_(new Impl{path, FitsFile::open_read(path), {}, {}}) {
+  fitsfile* f = impl_->file.get();
+  move_to_table(f, path);
+  int status = 0, ncols = 0;
+  LONGLONG nrows = 0;
+  fits_get_num_rowsll(f, &nrows, &status);
+  fits_get_num_cols(f, &ncols, &status);
+  check_fits(status, path);
+  impl_->schema.rows = static_cast<size_t>(nrows);
+  for (int ci = 1; ci <= ncols; ++ci) {
+    int typecode = 0;
+    long repeat = 0, width = 0;
+    fits_get_coltype(f, ci, &typecode, &repeat, &width, &status);
+    char key[FLEN_KEYWORD], name[FLEN_VALUE] = {0}, unit[FLEN_VALUE] = {0};
+    std::snprintf(key, sizeof key, "TTYPE%d", ci);
+    int s2 = 0;
+    fits_read_key(f, TSTRING, key, name, nullptr, &s2);
+    std::snprintf(key, sizeof key, "TUNIT%d", ci);
+    s2 = 0;
+    fits_read_key(f, TSTRING, key, unit, nullptr, &s2);
+    if (typecode == TSTRING || typecode == TLOGICAL || typecode == TBIT || repeat < 1) continue;
+    Column c;
+    c.name = name;
+    c.unit = unit;
+    c.repeat = static_cast<int>(repeat);
+    c.type = (typecode == TFLOAT)                        ? ColumnType::Float32
+             : (typecode == TDOUBLE)                     ? ColumnType::Float64
+             : (typecode == TLONGLONG)                   ? ColumnType::Int64
+             : (typecode == TSHORT || typecode == TBYTE) ? ColumnType::Int16
+                                                         : ColumnType::Int32;
+    impl_->schema.columns.push_back(std::move(c));
+    impl_->colnums.push_back(ci);
+  }
+  check_fits(status, path);
+}
+
+FitsTableReader::~FitsTableReader() = default;
+FitsTableReader::FitsTableReader(FitsTableReader&&) noexcept = default;
+FitsTableReader& FitsTableReader::operator=(FitsTableReader&&) noexcept = default;
+
+const Table& FitsTableReader::schema() const {
+  return impl_->schema;
+}
+
+void FitsTableReader::read(size_t first, size_t count, Table& out) const {
+  const Table& s = impl_->schema;
+  if (first + count > s.rows)
+    throw Error(impl_->path + ": rows " + std::to_string(first + 1) + "-" +
+                std::to_string(first + count) + " beyond the table's " + std::to_string(s.rows));
+  out.rows = count;
+  out.columns.resize(s.columns.size());
+  int status = 0;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  for (size_t k = 0; k < s.columns.size(); ++k) {
+    Column& c = out.columns[k];
+    const Column& d = s.columns[k];
+    c.name = d.name;
+    c.unit = d.unit;
+    c.type = d.type;
+    c.repeat = d.repeat;
+    c.values.resize(count * static_cast<size_t>(d.repeat));
+    if (count == 0) continue;
+    int anynul = 0;
+    fits_read_col(impl_->file.get(), TDOUBLE, impl_->colnums[k], static_cast<LONGLONG>(first + 1),
+                  1, static_cast<LONGLONG>(count) * d.repeat, &nan, c.values.data(), &anynul,
+                  &status);
+    check_fits(status, impl_->path + ": column " + d.name);
+  }
+}
+
+struct FitsTableWriter::Impl {
+  std::string path, tmp;
+  FitsFile file;
+  size_t columns = 0, rows = 0;
+  bool done = false;
+};
+
+FitsTableWriter::FitsTableWriter(const std::string& path, const Table& schema,
+                                 const FitsTableOptions& options) {
+  if (options.ldac) throw Error(path + ": FitsTableWriter does not write FITS_LDAC");
+  const std::string tmp = temporary_sibling(path);
+  try {
+    impl_.reset(new Impl{path, tmp, FitsFile::create(tmp), schema.columns.size(), 0, false});
+    int status = 0;
+    fits_create_img(impl_->file.get(), 8, 0, nullptr, &status);  // empty primary HDU
+    create_table_hdu(impl_->file.get(), schema, options, 0, status);
+    check_fits(status, path);
+  } catch (...) {
+    impl_.reset();
+    discard_temporary(tmp);
+    throw;
+  }
+}
+
+FitsTableWriter::~FitsTableWriter() {
+  if (impl_ && !impl_->done) {
+    const std::string tmp = impl_->tmp;
+    impl_.reset();  // closes the file
+    discard_temporary(tmp);
+  }
+}
+
+void FitsTableWriter::append(const Table& block) {
+  if (block.columns.size() != impl_->columns)
+    throw Error(impl_->path + ": appended block has " + std::to_string(block.columns.size()) +
+                " columns, the table " + std::to_string(impl_->columns));
+  int status = 0;
+  write_row_blocks(impl_->file.get(), block, impl_->rows, status);
+  check_fits(status, impl_->path);
+  impl_->rows += block.rows;
+}
+
+void FitsTableWriter::finish() {
+  impl_->file.close();
+  impl_->done = true;
+  commit_temporary(impl_->tmp, impl_->path);
+}
+
+size_t FitsTableWriter::rows() const {
+  return impl_->rows;
 }
 
 }  // namespace celeris

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -140,33 +141,93 @@ Table read_csv(const std::string& path) {
   return t;
 }
 
+namespace {
+
+// The CSV header line: column names, vector columns as NAME_1, NAME_2, ...
+std::string csv_header(const Table& table) {
+  std::string line;
+  for (const Column& col : table.columns)
+    for (int e = 0; e < col.repeat; ++e) {
+      if (!line.empty()) line += ',';
+      line += col.repeat == 1 ? col.name : col.name + "_" + std::to_string(e + 1);
+    }
+  return line + '\n';
+}
+
+// Appends the CSV lines of rows [begin, end) to `text`.
+void append_csv_rows(std::string& text, const Table& table, size_t begin, size_t end) {
+  for (size_t r = begin; r < end; ++r) {
+    bool first = true;
+    for (const Column& col : table.columns)
+      for (int e = 0; e < col.repeat; ++e) {
+        if (!first) text += ',';
+        first = false;
+        format_value(text, col.at(r, e), is_integer(col.type), col.type == ColumnType::Float32);
+      }
+    text += '\n';
+  }
+}
+
+}  // namespace
+
 void write_csv(const std::string& path, const Table& table) {
   write_atomically(path, [&](const std::string& tmp) {
     std::ofstream out(tmp, std::ios::binary);
     if (!out) throw Error(path + ": cannot write");
-    std::string line;
-    for (size_t c = 0; c < table.columns.size(); ++c) {
-      const Column& col = table.columns[c];
-      for (int e = 0; e < col.repeat; ++e) {
-        if (!line.empty()) line += ',';
-        line += col.repeat == 1 ? col.name : col.name + "_" + std::to_string(e + 1);
-      }
-    }
-    out << line << '\n';
-    for (size_t r = 0; r < table.rows; ++r) {
-      line.clear();
-      bool first = true;
-      for (const Column& col : table.columns)
-        for (int e = 0; e < col.repeat; ++e) {
-          if (!first) line += ',';
-          first = false;
-          format_value(line, col.at(r, e), is_integer(col.type), col.type == ColumnType::Float32);
-        }
-      out << line << '\n';
+    out << csv_header(table);
+    std::string text;
+    for (size_t r0 = 0; r0 < table.rows; r0 += 4096) {
+      text.clear();
+      append_csv_rows(text, table, r0, std::min<size_t>(r0 + 4096, table.rows));
+      out << text;
     }
     out.close();
     if (!out) throw Error(path + ": write failed");
   });
+}
+
+struct CatalogWriter::Impl {
+  std::string path, tmp;
+  std::unique_ptr<FitsTableWriter> fits;  // FITS output, else CSV through `csv`
+  std::ofstream csv;
+  std::string text;
+  bool done = false;
+};
+
+CatalogWriter::CatalogWriter(const std::string& path, const Table& schema) : impl_(new Impl) {
+  impl_->path = path;
+  if (!is_csv(path)) {
+    FitsTableOptions opt;
+    opt.extname = "XMATCH";
+    impl_->fits = std::make_unique<FitsTableWriter>(path, schema, opt);
+    return;
+  }
+  impl_->tmp = temporary_sibling(path);
+  impl_->csv.open(impl_->tmp, std::ios::binary);
+  if (!impl_->csv) throw Error(path + ": cannot write");
+  impl_->csv << csv_header(schema);
+}
+
+CatalogWriter::~CatalogWriter() {
+  if (impl_->fits || impl_->done) return;  // FitsTableWriter discards its own temporary
+  impl_->csv.close();
+  discard_temporary(impl_->tmp);
+}
+
+void CatalogWriter::append(const Table& block) {
+  if (impl_->fits) return impl_->fits->append(block);
+  impl_->text.clear();
+  append_csv_rows(impl_->text, block, 0, block.rows);
+  impl_->csv << impl_->text;
+  if (!impl_->csv) throw Error(impl_->path + ": write failed");
+}
+
+void CatalogWriter::finish() {
+  if (impl_->fits) return impl_->fits->finish();
+  impl_->csv.close();
+  if (!impl_->csv) throw Error(impl_->path + ": write failed");
+  impl_->done = true;
+  commit_temporary(impl_->tmp, impl_->path);
 }
 
 Table read_catalog(const std::string& path) {
@@ -232,13 +293,18 @@ SkyPoints table_positions(const Table& table, const std::string& ra, const std::
 
 Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows,
                    Join join) {
-  const bool use1 = join != Join::Not1, use2 = join != Join::Not2;
-  const bool use_sep = use1 && use2;
   bool blank1 = false, blank2 = false;
   for (const Pair& p : rows) {
     blank1 |= p.i < 0;
     blank2 |= p.j < 0;
   }
+  return joined_table(left, right, rows, join, blank1, blank2);
+}
+
+Table joined_table(const Table& left, const Table& right, const std::vector<Pair>& rows, Join join,
+                   bool blank1, bool blank2) {
+  const bool use1 = join != Join::Not1, use2 = join != Join::Not2;
+  const bool use_sep = use1 && use2;
   auto clashes = [](const Table& t, const std::string& name) { return t.find(name) != nullptr; };
   Table out;
   out.rows = rows.size();

@@ -191,10 +191,10 @@ size_t parse_memory_size(const std::string& s) {
   return size_t(v * mult);
 }
 
-std::vector<Pair> chunked_pairs(const PositionSource& left, const PositionSource& right, bool self,
-                                const Options& o, size_t memory_bytes,
-                                const std::function<void(size_t, size_t)>& progress,
-                                ChunkStats* stats) {
+void chunked_pairs_each(const PositionSource& left, const PositionSource& right, bool self,
+                        const Options& o, size_t memory_bytes,
+                        const std::function<void(std::vector<Pair>&)>& each_chunk,
+                        const std::function<void(size_t, size_t)>& progress, ChunkStats* stats) {
   const PositionSource& rsrc = self ? left : right;
   const double r = o.radius_arcsec * kArcsec;
   const int k = hp::order_for_radius(r);
@@ -208,7 +208,6 @@ std::vector<Pair> chunked_pairs(const PositionSource& left, const PositionSource
   Options chunk_options = o;
   chunk_options.find = Find::All;
   chunk_options.join = Join::And;
-  std::vector<Pair> pairs;
   std::vector<uint8_t> in_right(size_t(hp::npix(order)), 0);
   std::vector<uint64_t> rank(size_t(hp::npix(order)));
   SkyPoints lp, rp;
@@ -235,13 +234,29 @@ std::vector<Pair> chunked_pairs(const PositionSource& left, const PositionSource
     gather(
         rsrc, order, [&](int64_t p) { return in_right[size_t(p)] != 0; }, rp, rrow);
     if (stats) stats->peak_rows = std::max(stats->peak_rows, lp.size() + rp.size());
-    for (const Pair& q : match_pairs(lp, rp, chunk_options)) {
+    // Local rows were gathered in global row order, so the mapped pairs stay sorted by (i, j).
+    std::vector<Pair> pairs = match_pairs(lp, rp, chunk_options);
+    size_t kept = 0;
+    for (const Pair& q : pairs) {
       const int64_t i = lrow[size_t(q.i)], j = rrow[size_t(q.j)];
-      if (!self || j > i) pairs.push_back(Pair{i, j, q.sep_arcsec});
+      if (!self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
     }
+    pairs.resize(kept);
+    each_chunk(pairs);
     done += lp.size();
     if (progress) progress(done, left.rows());
   }
+}
+
+std::vector<Pair> chunked_pairs(const PositionSource& left, const PositionSource& right, bool self,
+                                const Options& o, size_t memory_bytes,
+                                const std::function<void(size_t, size_t)>& progress,
+                                ChunkStats* stats) {
+  std::vector<Pair> pairs;
+  chunked_pairs_each(
+      left, right, self, o, memory_bytes,
+      [&](std::vector<Pair>& chunk) { pairs.insert(pairs.end(), chunk.begin(), chunk.end()); },
+      progress, stats);
   __gnu_parallel::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
     return a.i != b.i ? a.i < b.i : a.j < b.j;
   });

@@ -5,7 +5,8 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/catalog.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/simulate.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/chunked.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp)
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp)
 if(CELERIS_HAVE_CUDA)
   # The GPU join (Thrust sort + count/write kernels over the same healpix.hpp functions). No fused
   # multiply-add, so that chords, pixels and hence the pairs are bit-identical to the CPU join's.
