@@ -165,75 +165,6 @@ void write_fits_table(const std::string& path, const Table& table,
   });
 }
 
-Table read_fits_table(const std::string& path) {
-  FitsFile file = FitsFile::open_read(path);
-  fitsfile* f = file.get();
-  int status = 0, hdutype = 0, hdunum = 0;
-  fits_get_hdu_type(f, &hdutype, &status);
-  fits_get_hdu_num(f, &hdunum);
-  if (path.find('[') == std::string::npos && hdutype == IMAGE_HDU) {
-    // No HDU named: take the first table, skipping LDAC_IMHEAD header tables.
-    int nhdu = 0;
-    fits_get_num_hdus(f, &nhdu, &status);
-    bool found = false;
-    for (int h = 2; h <= nhdu && !found; ++h) {
-      fits_movabs_hdu(f, h, &hdutype, &status);
-      char extname[FLEN_VALUE] = {0};
-      int s2 = 0;
-      fits_read_key(f, TSTRING, "EXTNAME", extname, nullptr, &s2);
-      if (hdutype != IMAGE_HDU && std::string(extname) != "LDAC_IMHEAD") found = true;
-    }
-    check_fits(status, path);
-    if (!found) throw Error(path + ": no table HDU found");
-    fits_get_hdu_num(f, &hdunum);
-  } else if (hdutype == IMAGE_HDU) {
-    throw Error(path + ": HDU " + std::to_string(hdunum) + " is an image, not a table");
-  }
-  long nrows = 0;
-  int ncols = 0;
-  fits_get_num_rows(f, &nrows, &status);
-  fits_get_num_cols(f, &ncols, &status);
-  check_fits(status, path);
-  Table t;
-  t.rows = static_cast<size_t>(nrows);
-  for (int ci = 1; ci <= ncols; ++ci) {
-    int typecode = 0;
-    long repeat = 0, width = 0;
-    fits_get_coltype(f, ci, &typecode, &repeat, &width, &status);
-    char key[FLEN_KEYWORD], name[FLEN_VALUE] = {0}, unit[FLEN_VALUE] = {0};
-    std::snprintf(key, sizeof key, "TTYPE%d", ci);
-    int s2 = 0;
-    fits_read_key(f, TSTRING, key, name, nullptr, &s2);
-    std::snprintf(key, sizeof key, "TUNIT%d", ci);
-    s2 = 0;
-    fits_read_key(f, TSTRING, key, unit, nullptr, &s2);
-    if (typecode == TSTRING || typecode == TLOGICAL || typecode == TBIT || repeat < 1) continue;
-    Column c;
-    c.name = name;
-    c.unit = unit;
-    c.repeat = static_cast<int>(repeat);
-    c.type = (typecode == TFLOAT)                        ? ColumnType::Float32
-             : (typecode == TDOUBLE)                     ? ColumnType::Float64
-             : (typecode == TLONGLONG)                   ? ColumnType::Int64
-             : (typecode == TSHORT || typecode == TBYTE) ? ColumnType::Int16
-                                                         : ColumnType::Int32;
-    c.values.resize(static_cast<size_t>(nrows) * repeat);
-    if (nrows > 0) {
-      double nan = std::numeric_limits<double>::quiet_NaN();
-      int anynul = 0;
-      fits_read_col(f, TDOUBLE, ci, 1, 1, static_cast<LONGLONG>(nrows) * repeat, &nan,
-                    c.values.data(), &anynul, &status);
-    }
-    check_fits(status, path + ": column " + c.name);
-    t.columns.push_back(std::move(c));
-  }
-  return t;
-}
-
-}  // namespace celeris
-
-namespace celeris {
-
 struct FitsTableReader::Impl {
   std::string path;
   FitsFile file;
@@ -362,6 +293,13 @@ void FitsTableWriter::finish() {
 
 size_t FitsTableWriter::rows() const {
   return impl_->rows;
+}
+
+Table read_fits_table(const std::string& path) {
+  FitsTableReader reader(path);
+  Table t;
+  reader.read(0, reader.schema().rows, t);
+  return t;
 }
 
 }  // namespace celeris
