@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "celeris/maxsub.hpp"
+#include "tie_order.hpp"
 
 namespace celeris::maxsub::detail {
 
@@ -22,6 +23,18 @@ struct Grid {
   T at(int i, int j) const { return a[size_t(i) * n + j]; }
   bool is_blocked(int i, int j) const { return !blocked.empty() && blocked[size_t(i) * n + j]; }
 };
+
+// Strip column sums grown by one row: c[j] += a[b][j], and cb[j] |= blocked[b][j] when the grid
+// has blocked cells (the searches over row pairs with a fixed top row build on this).
+template <class T>
+inline void add_row(const Grid<T>& g, int b, std::vector<T>& c, std::vector<uint8_t>& cb) {
+  const T* row = g.a.data() + size_t(b) * g.n;
+  for (int j = 0; j < g.n; ++j) c[j] += row[j];
+  if (!g.blocked.empty()) {
+    const uint8_t* brow = g.blocked.data() + size_t(b) * g.n;
+    for (int j = 0; j < g.n; ++j) cb[j] |= brow[j];
+  }
+}
 
 // Validates (size, finite values) and orients. Throws celeris::Error.
 template <class T, class In>
@@ -44,11 +57,7 @@ template <class T>
 inline bool cand_better(const Cand<T>& a, const Cand<T>& b) {
   if (!a.valid()) return false;
   if (!b.valid()) return true;
-  if (a.sum != b.sum) return a.sum > b.sum;
-  if (a.top != b.top) return a.top < b.top;
-  if (a.left != b.left) return a.left < b.left;
-  if (a.bottom != b.bottom) return a.bottom < b.bottom;
-  return a.right < b.right;
+  return tie_order_better(a, b);
 }
 
 // Grid rectangle (rows t..b, cols l..r) as an image-coordinate candidate.

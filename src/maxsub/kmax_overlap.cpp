@@ -55,12 +55,7 @@ void overlap_top(const Grid<T>& g, int t, int k, std::vector<T>& c, std::vector<
   std::fill(c.begin(), c.end(), T(0));
   if (use_blocked) std::fill(cb.begin(), cb.end(), uint8_t(0));
   for (int b = t; b < g.m; ++b) {
-    const T* row = g.a.data() + size_t(b) * g.n;
-    for (int j = 0; j < g.n; ++j) c[j] += row[j];
-    if (use_blocked) {
-      const uint8_t* brow = g.blocked.data() + size_t(b) * g.n;
-      for (int j = 0; j < g.n; ++j) cb[j] |= brow[j];
-    }
+    add_row(g, b, c, cb);
     low.clear();
     T p = T(0);
     for (int r = 0; r < g.n; ++r) {

@@ -22,11 +22,7 @@
 #include <cstdint>
 #include <vector>
 
-#ifdef __CUDACC__
-#define CELERIS_MAXSUB_HD __host__ __device__
-#else
-#define CELERIS_MAXSUB_HD
-#endif
+#include "tie_order.hpp"
 
 namespace celeris::maxsub::detail {
 
@@ -41,11 +37,7 @@ template <class T>
 CELERIS_MAXSUB_HD inline bool mesh_better(const MeshRect<T>& a, const MeshRect<T>& b) {
   if (a.top < 0) return false;
   if (b.top < 0) return true;
-  if (a.sum != b.sum) return a.sum > b.sum;
-  if (a.top != b.top) return a.top < b.top;
-  if (a.left != b.left) return a.left < b.left;
-  if (a.bottom != b.bottom) return a.bottom < b.bottom;
-  return a.right < b.right;
+  return tie_order_better(a, b);
 }
 
 // The state of one cell. Fields of the other algorithm stay unused.

@@ -140,12 +140,7 @@ void kadane_top(const Grid<T>& g, int t, std::vector<T>& c, std::vector<uint8_t>
   std::fill(c.begin(), c.end(), T(0));
   if (use_blocked) std::fill(cb.begin(), cb.end(), uint8_t(0));
   for (int b = t; b < g.m; ++b) {
-    const T* row = g.a.data() + size_t(b) * g.n;
-    for (int j = 0; j < g.n; ++j) c[j] += row[j];
-    if (use_blocked) {
-      const uint8_t* brow = g.blocked.data() + size_t(b) * g.n;
-      for (int j = 0; j < g.n; ++j) cb[j] |= brow[j];
-    }
+    add_row(g, b, c, cb);
     kadane_scan(g, c.data(), use_blocked ? cb.data() : nullptr, t, b, best);
   }
 }
@@ -282,11 +277,7 @@ template Cand<float> search<float>(const Grid<float>&, Method);
 }  // namespace detail
 
 bool better(const Rect& a, const Rect& b) {
-  if (a.sum != b.sum) return a.sum > b.sum;
-  if (a.top != b.top) return a.top < b.top;
-  if (a.left != b.left) return a.left < b.left;
-  if (a.bottom != b.bottom) return a.bottom < b.bottom;
-  return a.right < b.right;
+  return detail::tie_order_better(a, b);
 }
 
 Method parse_method(const std::string& name) {
