@@ -9,6 +9,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pair_sets import compare_pair_sets  # noqa: E402
+
 import numpy as np
 
 try:
@@ -60,14 +63,9 @@ def run(celeris, work, name, left, right, radius, self_match=False):
     else:
         gi = gj = gs = np.zeros(0)
     mine = {(int(a), int(b)): s for a, b, s in zip(gi, gj, gs)}
-    only_ref = set(ref) - set(mine)
-    only_mine = set(mine) - set(ref)
-    # Pairs whose separation lies within 1e-9 arcsec of the radius may fall either way.
-    boundary = [p for p in only_ref if abs(ref[p] - radius) < 1e-9] + \
-               [p for p in only_mine if abs(mine[p] - radius) < 1e-9]
-    real = len(only_ref) + len(only_mine) - len(boundary)
-    common = set(ref) & set(mine)
-    maxdiff = max((abs(ref[p] - mine[p]) for p in common), default=0.0)
+    cmp = compare_pair_sets(ref, mine, radius)
+    only_ref, only_mine, boundary = cmp.only_ref, cmp.only_mine, cmp.boundary
+    real, maxdiff = cmp.real, cmp.maxdiff
     ok = real == 0 and maxdiff < 1e-6
     print(f"{name:28s} radius {radius:7.2f}\" astropy {len(ref):7d} celeris {len(mine):7d} "
           f"only-astropy {len(only_ref)} only-celeris {len(only_mine)} boundary {len(boundary)} "

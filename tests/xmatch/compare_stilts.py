@@ -17,6 +17,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pair_sets import compare_pair_sets  # noqa: E402
+
 STILTS = shutil.which("stilts")
 if STILTS is None:
     print("stilts not installed: skipped")
@@ -66,14 +69,9 @@ def compare(celeris, work, name, left, right, radius, self_match=False):
     if self_match:
         ref = {p: s for p, s in ref.items() if p[0] < p[1]}
     mine = celeris_pairs(celeris, work, name, left, right, radius, self_match)
-    only_ref = set(ref) - set(mine)
-    only_mine = set(mine) - set(ref)
-    # Pairs within 1e-9 arcsec of the radius may fall either way (different distance formulas).
-    boundary = [p for p in only_ref if abs(ref[p] - radius) < 1e-9] + \
-               [p for p in only_mine if abs(mine[p] - radius) < 1e-9]
-    real = len(only_ref) + len(only_mine) - len(boundary)
-    common = set(ref) & set(mine)
-    maxdiff = max((abs(ref[p] - mine[p]) for p in common), default=0.0)
+    cmp = compare_pair_sets(ref, mine, radius)
+    only_ref, only_mine, boundary = cmp.only_ref, cmp.only_mine, cmp.boundary
+    real, maxdiff = cmp.real, cmp.maxdiff
     ok = real == 0 and maxdiff < 1e-6 and len(ref) > 0
     print(f"{name:24s} radius {radius:6.2f}\" stilts {len(ref):7d} celeris {len(mine):7d} "
           f"only-stilts {len(only_ref)} only-celeris {len(only_mine)} boundary {len(boundary)} "
