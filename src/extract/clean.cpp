@@ -10,7 +10,7 @@ namespace celeris::extract {
 namespace {
 
 constexpr double kPi = 3.1415926535898;
-constexpr float kCleanZone = 10.0f;
+constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100 is not rounded to float
 
 // Moffat-like profile of object o, amp (1 + alpha r^2)^-beta, reaching the detection threshold
 // on the isophote of area fdnpix; evaluated at offset (dx, dy) from its centre.
@@ -205,7 +205,8 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
       const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
       float rlim = static_cast<float>(sin.a) + static_cast<float>(so.a);
       rlim *= rlim;
-      if (!(dx * dx + dy * dy < rlim * kCleanZone * kCleanZone)) continue;
+      const float d2 = dx * dx + dy * dy;  // float, compared in double
+      if (!(d2 < rlim * kCleanZone * kCleanZone)) continue;
       if (static_cast<float>(so.flux) < static_cast<float>(sin.flux)) {
         if (pin.above(sin, dx, dy, beta, isos[o].mthresh)) victims.push_back(li);
       } else {

@@ -6,9 +6,9 @@ namespace celeris::extract {
 
 namespace {
 
-constexpr int kAperOversamp = 5;   // sub-pixels per axis on aperture boundaries
-constexpr float kKronNSig = 6.0f;  // Kron radius integrated within 6 x the moment ellipse
-constexpr float kCrowdThreshold = 0.1f;
+constexpr int kAperOversamp = 5;         // sub-pixels per axis on aperture boundaries
+constexpr float kKronNSig = 6.0f;        // Kron radius integrated within 6 x the moment ellipse
+constexpr double kCrowdThreshold = 0.1;  // double, as SExtractor: (float)12/120 > 0.1 holds
 constexpr int kGrowthNStep = 64;
 constexpr double kGrowthNSig = 6.0;
 
