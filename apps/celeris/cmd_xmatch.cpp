@@ -76,8 +76,11 @@ int run_xmatch(const Args& args) {
   std::string backend = "auto";
   app.add_option("--backend", backend, "cpu | cuda | auto (CUDA when a GPU is present)")
       ->capture_default_str();
-  std::string memory;
+  std::string memory, gpu_memory;
   bool progress = false;
+  app.add_option("--gpu-memory", gpu_memory,
+                 "bound the GPU memory of the CUDA join (e.g. 4G; default: 80% of the free "
+                 "memory); larger catalogs are matched in HEALPix chunks on the GPU");
   app.add_option("--memory", memory,
                  "bound the memory (e.g. 2G, 500M): FITS inputs are streamed, matched in HEALPix "
                  "chunks that fit it, the pairs spilled to a temporary file next to the output "
@@ -94,6 +97,7 @@ int run_xmatch(const Args& args) {
   o.join = xmatch::parse_join(join);
   o.search = xmatch::parse_search(search);
   o.backend = parse_backend(backend);
+  if (!gpu_memory.empty()) o.device_memory = xmatch::parse_memory_size(gpu_memory);
 
   const auto t0 = std::chrono::steady_clock::now();
   const bool streamed =

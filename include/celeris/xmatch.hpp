@@ -70,6 +70,9 @@ struct Options {
   int threads = 0;  // OpenMP threads; 0: OpenMP's default
   // Cuda: the GPU join of src/xmatch/join_cuda.cu (same pairs); Auto: CUDA when a device exists.
   Backend backend = Backend::Cpu;
+  // Device bytes the CUDA join may use (0: 80% of the free memory). Catalogs that need more are
+  // matched in HEALPix chunks (chunked_pairs), each on the GPU. At least 16 MiB.
+  size_t device_memory = 0;
 };
 
 Find parse_find(const std::string& s);      // all | best | best1 | best2

@@ -239,12 +239,18 @@ std::vector<Pair> join_gpu([[maybe_unused]] const SkyPoints& left,
                            [[maybe_unused]] const Options& o, [[maybe_unused]] bool self) {
 #ifdef CELERIS_HAVE_CUDA
   // Larger than the device: the same HEALPix chunks as --memory, each matched on the GPU.
-  const size_t free = detail::cuda_free_bytes();
-  if (detail::cuda_join_bytes(left.size(), right.size(), self) > free / 10 * 8) {
+  const size_t usable = detail::cuda_free_bytes() / 10 * 8;
+  const size_t budget = o.device_memory ? std::min(o.device_memory, usable) : usable;
+  if (budget < (size_t(16) << 20))
+    throw Error("the CUDA join needs at least 16 MiB of device memory (" +
+                std::to_string(budget >> 20) + " MiB allowed or free)");
+  if (detail::cuda_join_bytes(left.size(), right.size(), self) > budget) {
+    // A chunk of budget/4 needs at most budget/2 + 4 MiB on the device (cuda_join_bytes), so
+    // each chunk runs unchunked.
     Options chunk = o;
     chunk.backend = Backend::Cuda;
     const auto l = memory_positions(left), r = memory_positions(right);
-    return chunked_pairs(*l, *r, self, chunk, free / 4);
+    return chunked_pairs(*l, *r, self, chunk, budget / 4);
   }
   detail::CudaPairs c;
   detail::join_cuda_columns(left, right, order, use_neighbours(o), o.radius_arcsec * kArcsec, self,

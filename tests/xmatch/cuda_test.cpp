@@ -96,3 +96,37 @@ TEST(XMatchCuda, ChunkedSameAsCpu) {
     }
   }
 }
+
+// A device-memory bound below what the catalogs need switches the CUDA join to HEALPix chunks
+// (the path of catalogs larger than the GPU); the pairs stay those of the CPU join.
+TEST(XMatchCuda, DeviceMemoryBoundSwitchesToChunks) {
+  if (celeris::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints a, b;
+  for (int k = 0; k < 300000; ++k) {  // about 80 MB on the device unchunked
+    const double dec = (k % 5 == 0) ? -89.8 + 0.3 * u(rng) : std::asin(2 * u(rng) - 1) * 57.29578;
+    (k % 2 ? a : b).ra.push_back(360 * u(rng));
+    (k % 2 ? a : b).dec.push_back(dec);
+  }
+  Options o;
+  o.radius_arcsec = 60;
+  const auto cpu = match_pairs(a, b, o);
+  const auto cpu_self = self_pairs(a, o);
+  o.backend = celeris::Backend::Cuda;
+  o.device_memory = size_t(20) << 20;
+  const auto gpu = match_pairs(a, b, o);
+  const auto gpu_self = self_pairs(a, o);
+  ASSERT_FALSE(cpu.empty());
+  for (const auto* got : {&gpu, &gpu_self}) {
+    const auto& want = got == &gpu ? cpu : cpu_self;
+    ASSERT_EQ(got->size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      ASSERT_EQ((*got)[k].i, want[k].i);
+      ASSERT_EQ((*got)[k].j, want[k].j);
+      ASSERT_NEAR((*got)[k].sep_arcsec, want[k].sep_arcsec, 1e-9);
+    }
+  }
+  o.device_memory = size_t(8) << 20;  // below the floor: a clear error, not a crash
+  EXPECT_THROW(match_pairs(a, b, o), std::exception);
+}
