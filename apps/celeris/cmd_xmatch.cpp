@@ -84,8 +84,8 @@ int run_xmatch(const Args& args) {
   app.add_option("--memory", memory,
                  "bound the memory (e.g. 2G, 500M): FITS inputs are streamed, matched in HEALPix "
                  "chunks that fit it, the pairs spilled to a temporary file next to the output "
-                 "and the output written in blocks (find best/best2 and a self-match's best1 hold "
-                 "the pairs, 24 B each; CSV inputs are loaded whole)");
+                 "and the output written in blocks (find best/best2 re-sort the pairs on disk; CSV "
+                 "inputs are loaded whole)");
   app.add_flag("--progress", progress,
                "progress bar on stderr with --memory (default: only when stderr is a terminal)");
   app.add_flag("-q,--quiet", quiet, "no summary line");

@@ -26,6 +26,20 @@ bool by_ij(const Pair& a, const Pair& b) {
   return a.i != b.i ? a.i < b.i : a.j < b.j;
 }
 
+// The orders of select_pairs: closer = smaller separation, then smaller i, then smaller j.
+bool closer(const Pair& a, const Pair& b) {
+  if (a.sep_arcsec != b.sep_arcsec) return a.sep_arcsec < b.sep_arcsec;
+  return by_ij(a, b);
+}
+bool by_i_then_closer(const Pair& a, const Pair& b) {
+  return a.i != b.i ? a.i < b.i : closer(a, b);
+}
+bool by_j_then_closer(const Pair& a, const Pair& b) {
+  return a.j != b.j ? a.j < b.j : closer(a, b);
+}
+
+using PairLess = bool (*)(const Pair&, const Pair&);
+
 // Sorted runs of pairs in a temporary file (removed on destruction).
 class PairSpill {
  public:
@@ -80,17 +94,18 @@ class PairSpill {
   size_t total_ = 0;
 };
 
-// A stream of pairs sorted by (i, j).
+// A stream of pairs (sorted by (i, j) unless said otherwise).
 class PairStream {
  public:
   virtual ~PairStream() = default;
   virtual bool next(Pair& p) = 0;
 };
 
-// k-way merge of the spilled runs, each read through a buffer.
+// k-way merge of the spilled runs (each sorted by `less`), each read through a buffer.
 class MergeStream final : public PairStream {
  public:
-  MergeStream(const PairSpill& spill, size_t buffer_bytes) : spill_(spill) {
+  MergeStream(const PairSpill& spill, size_t buffer_bytes, PairLess less = by_ij)
+      : spill_(spill), heap_(Later{&cursors_, less}) {
     const size_t nruns = std::max<size_t>(spill.runs().size(), 1);
     per_run_ = std::max<size_t>(64, buffer_bytes / sizeof(Pair) / nruns);
     cursors_.resize(spill.runs().size());
@@ -130,14 +145,47 @@ class MergeStream final : public PairStream {
   }
   struct Later {
     const std::vector<Cursor>* cs;
+    PairLess less;
     bool operator()(size_t a, size_t b) const {
-      return by_ij((*cs)[b].buf[(*cs)[b].pos], (*cs)[a].buf[(*cs)[a].pos]);
+      return less((*cs)[b].buf[(*cs)[b].pos], (*cs)[a].buf[(*cs)[a].pos]);
     }
   };
   const PairSpill& spill_;
   size_t per_run_ = 64;
   std::vector<Cursor> cursors_;
-  std::priority_queue<size_t, std::vector<size_t>, Later> heap_{Later{&cursors_}};
+  std::priority_queue<size_t, std::vector<size_t>, Later> heap_;
+};
+
+// An external sort: pairs added in any order come back sorted by `less`, holding at most
+// `run_bytes` of them in memory (sorted runs spilled to a temporary file, then merged).
+class SortedSpill {
+ public:
+  SortedSpill(std::string path, size_t run_bytes, PairLess less)
+      : spill_(std::move(path)),
+        run_pairs_(std::max<size_t>(1024, run_bytes / sizeof(Pair))),
+        less_(less) {}
+  void add(const Pair& p) {
+    buf_.push_back(p);
+    if (buf_.size() >= run_pairs_) flush();
+  }
+  // Ends the input; the stream can be opened again (each one reads the file from the start).
+  std::unique_ptr<PairStream> stream(size_t merge_bytes) {
+    flush();
+    std::vector<Pair>().swap(buf_);
+    return std::make_unique<MergeStream>(spill_, merge_bytes, less_);
+  }
+  size_t total() const { return spill_.total() + buf_.size(); }
+
+ private:
+  void flush() {
+    std::sort(buf_.begin(), buf_.end(), less_);
+    spill_.add_run(buf_);
+    buf_.clear();
+  }
+  PairSpill spill_;
+  size_t run_pairs_;
+  PairLess less_;
+  std::vector<Pair> buf_;
 };
 
 // find best1 on a stream: the nearest pair of every left row (ties: smaller j), as select_pairs.
@@ -159,20 +207,6 @@ class Best1Stream final : public PairStream {
   std::unique_ptr<PairStream> in_;
   Pair ahead_{};
   bool have_ = false;
-};
-
-class VectorStream final : public PairStream {
- public:
-  explicit VectorStream(const std::vector<Pair>& v) : v_(v) {}
-  bool next(Pair& p) override {
-    if (k_ == v_.size()) return false;
-    p = v_[k_++];
-    return true;
-  }
-
- private:
-  const std::vector<Pair>& v_;
-  size_t k_ = 0;
 };
 
 // Rows `wanted` (sorted, distinct) of a FITS table, read in runs of nearby rows (a gap of a few
@@ -306,18 +340,54 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
         progress);
   }
 
-  // The pairs after find, as a stream that can be restarted (flags pass, then output pass).
-  const size_t merge_bytes = memory_bytes / 8;
+  // The pairs after find, as a stream that can be restarted (flags pass, then output pass). All
+  // and best1 follow the merged (i, j) order; the others re-sort the pairs on disk (SortedSpill)
+  // as select_pairs orders them in memory, and spill their result sorted by (i, j).
+  const size_t merge_bytes = memory_bytes / 8, run_bytes = memory_bytes / 4;
   const bool streamable = o.find == Find::All || (o.find == Find::Best1 && !self);
-  std::vector<Pair> selected;  // the finds that need every pair at once
+  const std::string tmp = temporary_sibling(files.output);
+  std::unique_ptr<SortedSpill> selected;
   if (!streamable) {
-    selected.reserve(spill.total());
-    MergeStream all(spill, merge_bytes);
-    for (Pair p; all.next(p);) selected.push_back(p);
-    selected = select_pairs(std::move(selected), o.find, self);
+    selected = std::make_unique<SortedSpill>(tmp + ".selected", run_bytes, by_ij);
+    if (o.find == Find::Best) {
+      // Greedy by increasing separation; a row used on either side (both, in a self-match) is
+      // skipped afterwards.
+      SortedSpill by_sep(tmp + ".bysep", run_bytes, closer);
+      {
+        MergeStream all(spill, merge_bytes);
+        for (Pair p; all.next(p);) by_sep.add(p);
+      }
+      std::vector<bool> used_i(self ? std::max(n1, n2) : n1), used_j(self ? 0 : n2);
+      std::vector<bool>& uj = self ? used_i : used_j;
+      auto s = by_sep.stream(merge_bytes);
+      for (Pair p; s->next(p);) {
+        if (used_i[size_t(p.i)] || uj[size_t(p.j)]) continue;
+        used_i[size_t(p.i)] = uj[size_t(p.j)] = true;
+        selected->add(p);
+      }
+    } else {
+      // Nearest per row: per right row (best2), or per row of either side in a self-match, where
+      // every pair counts in both orientations, as (row, other).
+      const bool per_j = !self;
+      SortedSpill by_key(tmp + ".bykey", run_bytes, per_j ? by_j_then_closer : by_i_then_closer);
+      {
+        MergeStream all(spill, merge_bytes);
+        for (Pair p; all.next(p);) {
+          by_key.add(p);
+          if (self) by_key.add(Pair{p.j, p.i, p.sep_arcsec});
+        }
+      }
+      auto s = by_key.stream(merge_bytes);
+      Pair prev{-1, -1, 0};
+      for (Pair p; s->next(p);) {
+        if ((per_j ? p.j : p.i) == (per_j ? prev.j : prev.i)) continue;
+        prev = p;
+        selected->add(p);
+      }
+    }
   }
   auto stream = [&]() -> std::unique_ptr<PairStream> {
-    if (!streamable) return std::make_unique<VectorStream>(selected);
+    if (selected) return selected->stream(merge_bytes);
     auto merged = std::make_unique<MergeStream>(spill, merge_bytes);
     if (o.find == Find::Best1) return std::make_unique<Best1Stream>(std::move(merged));
     return merged;
