@@ -206,6 +206,9 @@ std::pair<std::string, std::string> find_radec_columns(const Table& table, const
 // NaN, infinite or out-of-range values.
 SkyPoints table_positions(const Table& table, const std::string& ra, const std::string& dec,
                           const std::string& what);
+// The same check for one position (row 0-based; the message names it 1-based).
+void check_sky_position(double ra, double dec, size_t row, const std::string& what,
+                        const std::string& ra_name, const std::string& dec_name);
 
 // The output table: for every row of `rows`, the columns of the left row then those of the right
 // row (names clashing between the sides get _1 / _2), then Separation (arcsec). Blank sides are

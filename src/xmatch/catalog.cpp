@@ -268,6 +268,16 @@ std::pair<std::string, std::string> find_radec_columns(const Table& table, const
               "name them with --ra1/--dec1 or --ra2/--dec2");
 }
 
+void check_sky_position(double ra, double dec, size_t row, const std::string& what,
+                        const std::string& ra_name, const std::string& dec_name) {
+  if (!std::isfinite(ra) || ra < -360 || ra > 360)
+    throw Error(what + ": row " + std::to_string(row + 1) + ": " + ra_name + " = " +
+                std::to_string(ra) + " is not a right ascension in degrees");
+  if (!std::isfinite(dec) || dec < -90 || dec > 90)
+    throw Error(what + ": row " + std::to_string(row + 1) + ": " + dec_name + " = " +
+                std::to_string(dec) + " is not a declination in degrees [-90, 90]");
+}
+
 SkyPoints table_positions(const Table& table, const std::string& ra, const std::string& dec,
                           const std::string& what) {
   const Column* cr = table.find(ra);
@@ -279,12 +289,7 @@ SkyPoints table_positions(const Table& table, const std::string& ra, const std::
   p.dec.resize(table.rows);
   for (size_t r = 0; r < table.rows; ++r) {
     const double a = cr->at(r), d = cd->at(r);
-    if (!std::isfinite(a) || a < -360 || a > 360)
-      throw Error(what + ": row " + std::to_string(r + 1) + ": " + cr->name + " = " +
-                  std::to_string(a) + " is not a right ascension in degrees");
-    if (!std::isfinite(d) || d < -90 || d > 90)
-      throw Error(what + ": row " + std::to_string(r + 1) + ": " + cd->name + " = " +
-                  std::to_string(d) + " is not a declination in degrees [-90, 90]");
+    check_sky_position(a, d, r, what, cr->name, cd->name);
     p.ra[r] = a;
     p.dec[r] = d;
   }

@@ -110,6 +110,7 @@ class FitsPositions final : public PositionSource {
       fits_read_col(f.get(), TDOUBLE, cdec, LONGLONG(first + 1), 1, LONGLONG(n), &nan, dec.data(),
                     &anynul, &status);
       if (status) throw Error(fits_error(path_ + ": reading " + ra_ + "/" + dec_, status));
+      for (size_t k = 0; k < n; ++k) check_sky_position(ra[k], dec[k], first + k, path_, ra_, dec_);
       visit(first, ra.data(), dec.data(), n);
     }
   }

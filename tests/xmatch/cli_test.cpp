@@ -211,3 +211,21 @@ TEST_F(Cli, StreamedOutputIsByteIdentical) {
   EXPECT_NE(err.find("too small"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(p("x.fits")));
 }
+
+// A bad position in a streamed (--memory) input is an error naming the file, the row and the
+// column, as in memory, and leaves no output.
+TEST_F(Cli, StreamedBadPositionNamesFileRowAndColumn) {
+  celeris::Table t;
+  t.rows = 4;
+  celeris::Column ra, dec;
+  ra.name = "RA";
+  dec.name = "DEC";
+  ra.values = {10, 10.001, 10.002, 10.003};
+  dec.values = {5, 5, std::nan(""), 5};
+  t.columns = {ra, dec};
+  celeris::write_fits_table(p("nan.fits"), t);
+  std::string err;
+  EXPECT_EQ(run("xmatch --self " + p("nan.fits") + " --memory 10M -o " + p("x.fits"), &err), 1);
+  EXPECT_NE(err.find("nan.fits: row 3: DEC"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(p("x.fits")));
+}
