@@ -25,12 +25,6 @@ Table read_nonempty(const std::string& path) {
   return t;
 }
 
-bool is_csv_name(const std::string& path) {
-  std::string p = path.substr(0, path.find('['));
-  for (auto& c : p) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return p.size() >= 4 && p.compare(p.size() - 4, 4, ".csv") == 0;
-}
-
 // A one-line progress bar on stderr, redrawn in place.
 void draw_progress(size_t done, size_t total) {
   const int width = 40;
@@ -81,11 +75,12 @@ int run_xmatch(const Args& args) {
   app.add_option("--gpu-memory", gpu_memory,
                  "bound the GPU memory of the CUDA join (e.g. 4G; default: 80% of the free "
                  "memory); larger catalogs are matched in HEALPix chunks on the GPU");
-  app.add_option("--memory", memory,
-                 "bound the memory (e.g. 2G, 500M): FITS inputs are streamed, matched in HEALPix "
-                 "chunks that fit it, the pairs spilled to a temporary file next to the output "
-                 "and the output written in blocks (find best/best2 re-sort the pairs on disk; CSV "
-                 "inputs are loaded whole)");
+  app.add_option(
+      "--memory", memory,
+      "bound the memory (e.g. 2G, 500M): FITS inputs are streamed, matched in HEALPix "
+      "chunks that fit it, the pairs spilled to a temporary file next to the output "
+      "and the output written in blocks (CSV inputs are first converted to temporary FITS "
+      "tables in blocks; find best/best2 re-sort the pairs on disk)");
   app.add_flag("--progress", progress,
                "progress bar on stderr with --memory (default: only when stderr is a terminal)");
   app.add_flag("-q,--quiet", quiet, "no summary line");
@@ -100,9 +95,7 @@ int run_xmatch(const Args& args) {
   if (!gpu_memory.empty()) o.device_memory = xmatch::parse_memory_size(gpu_memory);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const bool streamed =
-      !memory.empty() && !is_csv_name(inputs[0]) && (self || !is_csv_name(inputs[1]));
-  if (streamed) {
+  if (!memory.empty()) {
     const bool bar = progress || isatty(STDERR_FILENO);
     xmatch::StreamedMatch files;
     files.left_path = inputs[0];
@@ -140,23 +133,7 @@ int run_xmatch(const Args& args) {
     const auto [r2, d2] = xmatch::find_radec_columns(*right, ra2, dec2, inputs[1]);
     p2 = xmatch::table_positions(*right, r2, d2, inputs[1]);
   }
-  if (!memory.empty()) {
-    const size_t bound = xmatch::parse_memory_size(memory);
-    if (self && o.join != xmatch::Join::And && o.join != xmatch::Join::All1 &&
-        o.join != xmatch::Join::Not2)
-      throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
-    const bool bar = progress || isatty(STDERR_FILENO);
-    const auto src1 = xmatch::memory_positions(p1);
-    const auto src2 = xmatch::memory_positions(self ? p1 : p2);
-    std::vector<xmatch::Pair> pairs =
-        xmatch::chunked_pairs(*src1, *src2, self, o, bound,
-                              bar ? std::function<void(size_t, size_t)>(draw_progress)
-                                  : std::function<void(size_t, size_t)>());
-    rows = xmatch::join_rows(xmatch::select_pairs(std::move(pairs), o.find, self), p1.size(),
-                             self ? p1.size() : p2.size(), o.join, self);
-  } else {
-    rows = self ? xmatch::self_crossmatch(p1, o) : xmatch::crossmatch(p1, p2, o);
-  }
+  rows = self ? xmatch::self_crossmatch(p1, o) : xmatch::crossmatch(p1, p2, o);
   const Table joined = xmatch::joined_table(left, *right, rows, o.join);
   xmatch::write_catalog(out, joined);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

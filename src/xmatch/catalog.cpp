@@ -13,6 +13,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/xmatch.hpp"
+#include "csv.hpp"
 
 namespace celeris::xmatch {
 
@@ -21,65 +22,6 @@ namespace {
 std::string lower(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-bool is_csv(const std::string& path) {
-  std::string p = path.substr(0, path.find('['));
-  return p.size() >= 4 && lower(p.substr(p.size() - 4)) == ".csv";
-}
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-// One CSV record: comma-separated, fields optionally in double quotes ("" inside is a quote).
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> f;
-  std::string cur;
-  bool quoted = false;
-  for (size_t k = 0; k < line.size(); ++k) {
-    const char c = line[k];
-    if (quoted) {
-      if (c == '"' && k + 1 < line.size() && line[k + 1] == '"') {
-        cur += '"';
-        ++k;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      f.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  f.push_back(trim(cur));
-  return f;
-}
-
-bool parse_number(const std::string& s, double& v, bool& integral) {
-  if (s.empty()) {
-    v = std::numeric_limits<double>::quiet_NaN();
-    return true;
-  }
-  const std::string t = lower(s);
-  if (t == "nan" || t == "null" || t == "na") {
-    v = std::numeric_limits<double>::quiet_NaN();
-    integral = false;
-    return true;
-  }
-  char* end = nullptr;
-  v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return false;
-  if (s.find_first_of(".eEiInN") != std::string::npos) integral = false;
-  return true;
 }
 
 void format_value(std::string& out, double v, bool integer, bool single) {
@@ -99,49 +41,6 @@ void format_value(std::string& out, double v, bool integer, bool single) {
 bool is_integer(ColumnType t) {
   return t == ColumnType::Int16 || t == ColumnType::Int32 || t == ColumnType::Int64;
 }
-
-}  // namespace
-
-Table read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open");
-  std::string line;
-  std::vector<std::string> names;
-  std::vector<std::vector<std::string>> cells;
-  size_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty() || trim(line)[0] == '#') continue;
-    std::vector<std::string> f = split_csv(line);
-    if (names.empty()) {
-      names = f;
-      cells.resize(names.size());
-      continue;
-    }
-    if (f.size() != names.size())
-      throw Error(path + ": line " + std::to_string(lineno) + ": " + std::to_string(f.size()) +
-                  " fields, the header has " + std::to_string(names.size()));
-    for (size_t c = 0; c < f.size(); ++c) cells[c].push_back(std::move(f[c]));
-  }
-  if (names.empty()) throw Error(path + ": empty CSV file (no header line)");
-  Table t;
-  t.rows = cells.empty() ? 0 : cells[0].size();
-  for (size_t c = 0; c < names.size(); ++c) {
-    Column col;
-    col.name = names[c];
-    col.values.resize(t.rows);
-    bool numeric = true, integral = true;
-    for (size_t r = 0; r < t.rows && numeric; ++r)
-      numeric = parse_number(cells[c][r], col.values[r], integral);
-    if (!numeric) continue;  // text column: skipped, as read_fits_table skips strings
-    col.type = integral ? ColumnType::Int64 : ColumnType::Float64;
-    t.columns.push_back(std::move(col));
-  }
-  return t;
-}
-
-namespace {
 
 // The CSV header line: column names, vector columns as NAME_1, NAME_2, ...
 std::string csv_header(const Table& table) {
@@ -196,7 +95,7 @@ struct CatalogWriter::Impl {
 
 CatalogWriter::CatalogWriter(const std::string& path, const Table& schema) : impl_(new Impl) {
   impl_->path = path;
-  if (!is_csv(path)) {
+  if (!csv::is_csv_path(path)) {
     FitsTableOptions opt;
     opt.extname = "XMATCH";
     impl_->fits = std::make_unique<FitsTableWriter>(path, schema, opt);
@@ -231,11 +130,11 @@ void CatalogWriter::finish() {
 }
 
 Table read_catalog(const std::string& path) {
-  return is_csv(path) ? read_csv(path) : read_fits_table(path);
+  return csv::is_csv_path(path) ? read_csv(path) : read_fits_table(path);
 }
 
 void write_catalog(const std::string& path, const Table& table) {
-  if (is_csv(path)) {
+  if (csv::is_csv_path(path)) {
     write_csv(path, table);
   } else {
     FitsTableOptions opt;

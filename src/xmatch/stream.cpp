@@ -17,6 +17,7 @@
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#include "csv.hpp"
 
 namespace celeris::xmatch {
 
@@ -39,6 +40,17 @@ bool by_j_then_closer(const Pair& a, const Pair& b) {
 }
 
 using PairLess = bool (*)(const Pair&, const Pair&);
+
+// A file removed when this goes out of scope (if a path was set).
+struct TemporaryFile {
+  std::string path;
+  TemporaryFile() = default;
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    if (!path.empty()) ::unlink(path.c_str());
+  }
+};
 
 // Sorted runs of pairs in a temporary file (removed on destruction).
 class PairSpill {
@@ -306,18 +318,34 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   const bool self = files.self;
   if (self && o.join != Join::And && o.join != Join::All1 && o.join != Join::Not2)
     throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
-  const FitsTableReader left(files.left_path);
-  const FitsTableReader right(self ? files.left_path : files.right_path);
-  const std::string& right_path = self ? files.left_path : files.right_path;
+  // CSV inputs are first converted, block by block, to temporary FITS tables next to the output
+  // (their positions validated on the way, errors naming the CSV file).
+  const std::string tmp = temporary_sibling(files.output);
+  TemporaryFile left_fits, right_fits;
+  std::string left_path = files.left_path, right_path = self ? files.left_path : files.right_path;
+  if (csv::is_csv_path(left_path)) {
+    left_fits.path = tmp + ".left.fits";
+    csv::to_fits(files.left_path, left_fits.path, files.ra1, files.dec1, memory_bytes / 8);
+    left_path = left_fits.path;
+    if (self) right_path = left_path;
+  }
+  if (!self && csv::is_csv_path(right_path)) {
+    right_fits.path = tmp + ".right.fits";
+    csv::to_fits(files.right_path, right_fits.path, files.ra2, files.dec2, memory_bytes / 8);
+    right_path = right_fits.path;
+  }
+  const std::string& right_name = self ? files.left_path : files.right_path;
+  const FitsTableReader left(left_path);
+  const FitsTableReader right(right_path);
   for (const auto* r : {&left, &right})
     if (r->schema().rows == 0)
-      throw Error((r == &left ? files.left_path : right_path) + ": empty table (no rows)");
+      throw Error((r == &left ? files.left_path : right_name) + ": empty table (no rows)");
   const size_t n1 = left.schema().rows, n2 = right.schema().rows;
   const auto [ra1, dec1] =
       find_radec_columns(left.schema(), files.ra1, files.dec1, files.left_path);
   const auto [ra2, dec2] =
       self ? std::pair{ra1, dec1}
-           : find_radec_columns(right.schema(), files.ra2, files.dec2, files.right_path);
+           : find_radec_columns(right.schema(), files.ra2, files.dec2, right_name);
 
   // Budget: half of the bound for the chunk's working set (its pairs and match_pairs' scratch
   // come on top of chunk_bytes_per_*_row), an eighth for the merge buffers, an eighth for the
@@ -331,9 +359,9 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   const size_t chunk_bytes = memory_bytes / 2 - flags;
 
   // Pass 1: match in chunks, spill each chunk's sorted pairs.
-  PairSpill spill(temporary_sibling(files.output) + ".pairs");
+  PairSpill spill(tmp + ".pairs");
   {
-    const auto src1 = fits_positions(files.left_path, ra1, dec1, 1 << 16);
+    const auto src1 = fits_positions(left_path, ra1, dec1, 1 << 16);
     const auto src2 = fits_positions(right_path, ra2, dec2, 1 << 16);
     chunked_pairs_each(
         *src1, *src2, self, o, chunk_bytes, [&](std::vector<Pair>& c) { spill.add_run(c); },
@@ -345,7 +373,6 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   // as select_pairs orders them in memory, and spill their result sorted by (i, j).
   const size_t merge_bytes = memory_bytes / 8, run_bytes = memory_bytes / 4;
   const bool streamable = o.find == Find::All || (o.find == Find::Best1 && !self);
-  const std::string tmp = temporary_sibling(files.output);
   std::unique_ptr<SortedSpill> selected;
   if (!streamable) {
     selected = std::make_unique<SortedSpill>(tmp + ".selected", run_bytes, by_ij);
