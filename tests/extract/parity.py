@@ -2,9 +2,10 @@
 """Run Debian's source-extractor and celeris on the same image with the same configuration and
 compare the catalogs object by object (compare_catalogs.py, the extraction issue's acceptance).
 
-usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [-- extra -KEY VALUE ...]
+usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [-- extra -KEY VALUE ...]
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
-border). Exit code 77 (ctest SKIP) when the image or source-extractor is absent.
+border). --drop-cards runs both tools on a copy of the image without those header cards (needs
+astropy). Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
 """
 import os
 import shutil
@@ -43,6 +44,11 @@ def main():
     if "--" in argv:
         k = argv.index("--")
         argv, extra = argv[:k], argv[k + 1:]
+    drop = []
+    if "--drop-cards" in argv:
+        k = argv.index("--drop-cards")
+        drop = argv[k + 1].split(",")
+        del argv[k:k + 2]
     celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sex = shutil.which("source-extractor") or shutil.which("sex")
     if not sex:
@@ -61,6 +67,18 @@ def main():
             print(image, "absent: skipped")
             return 77
         label = os.path.basename(image)
+        if drop:
+            try:
+                from astropy.io import fits
+            except ImportError:
+                print("astropy not installed: skipped")
+                return 77
+            with fits.open(image) as hdus:
+                for key in drop:
+                    hdus[0].header.remove(key, ignore_missing=True)
+                label = label.replace(".fits", "") + "-without-" + "-".join(drop) + ".fits"
+                image = os.path.join(work, label)
+                hdus.writeto(image, overwrite=True)
     with open(os.path.join(work, "parity.param"), "w") as f:
         f.write(PARAMS)
     conv = os.path.join(work, "default.conv")
