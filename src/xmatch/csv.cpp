@@ -79,31 +79,27 @@ bool parse_number(const std::string& s, double& v, bool& integral) {
 
 Reader::Reader(const std::string& path) : path_(path), in_(path) {
   if (!in_) throw Error(path + ": cannot open");
-  std::string line;
-  while (std::getline(in_, line)) {
-    ++lineno_;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty() || trim(line)[0] == '#') continue;
-    names_ = split(line);
-    return;
-  }
-  throw Error(path + ": empty CSV file (no header line)");
+  if (!next_record(names_)) throw Error(path + ": empty CSV file (no header line)");
 }
 
-bool Reader::next(std::vector<std::string>& fields) {
+bool Reader::next_record(std::vector<std::string>& fields) {
   std::string line;
   while (std::getline(in_, line)) {
     ++lineno_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (trim(line).empty() || trim(line)[0] == '#') continue;
     fields = split(line);
-    if (fields.size() != names_.size())
-      throw Error(path_ + ": line " + std::to_string(lineno_) + ": " +
-                  std::to_string(fields.size()) + " fields, the header has " +
-                  std::to_string(names_.size()));
     return true;
   }
   return false;
+}
+
+bool Reader::next(std::vector<std::string>& fields) {
+  if (!next_record(fields)) return false;
+  if (fields.size() != names_.size())
+    throw Error(path_ + ": line " + std::to_string(lineno_) + ": " + std::to_string(fields.size()) +
+                " fields, the header has " + std::to_string(names_.size()));
+  return true;
 }
 
 size_t to_fits(const std::string& csv_path, const std::string& fits_path, const std::string& ra,

@@ -27,6 +27,8 @@ class Reader {
   bool next(std::vector<std::string>& fields);
 
  private:
+  bool next_record(std::vector<std::string>& fields);  // skips blank and '#' lines
+
   std::string path_;
   std::ifstream in_;
   std::vector<std::string> names_;
