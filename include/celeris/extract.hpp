@@ -113,6 +113,9 @@ enum class CheckImage {
   MinusBackground,  // -BACKGROUND: the background-subtracted image
   Filtered,         // FILTERED: the detection image after the convolution filter
   Segmentation,     // SEGMENTATION: catalog NUMBER of the object owning each pixel, else 0
+  Objects,          // OBJECTS: the background-subtracted pixels of the detected objects, else 0
+  MinusObjects,     // -OBJECTS: the background-subtracted image with the detected (blanked)
+                    // pixels and the masked ones set to 0
 };
 
 struct MeasureRequest {

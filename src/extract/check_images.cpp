@@ -1,6 +1,7 @@
 #include "check_images.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace celeris::extract {
@@ -82,6 +83,23 @@ Image<float> segmentation_image(int width, int height, const std::vector<Detecti
     relabel(seg, width, box[order[i]], label(order[i]), static_cast<int32_t>(i + 1));
   Image<float> out = Image<float>::uninitialized(width, height);
   for (size_t i = 0; i < seg.size(); ++i) out.data()[i] = static_cast<float>(seg[i]);
+  return out;
+}
+
+Image<float> objects_image(ImageView<const float> value, const std::vector<Detection>& objects) {
+  Image<float> out(value.width, value.height);  // zero-filled
+  for (const Detection& d : objects)
+    for (const Pixel& p : d.pixels) out(p.x, p.y) = value(p.x, p.y);
+  return out;
+}
+
+Image<float> minus_objects_image(ImageView<const float> value, ImageView<const int32_t> owner,
+                                 bool blanking) {
+  Image<float> out = Image<float>::uninitialized(value.width, value.height);
+  for (int64_t i = 0; i < value.size(); ++i) {
+    const float v = value.data[i];
+    out.data()[i] = std::isnan(v) || (blanking && owner.data[i] != 0) ? 0.0f : v;
+  }
   return out;
 }
 

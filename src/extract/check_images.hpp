@@ -24,4 +24,14 @@ Image<float> segmentation_image(int width, int height, const std::vector<Detecti
                                 const std::vector<size_t>& order,
                                 const std::vector<CleanVictim>& removed);
 
+// OBJECTS: the pixels of every analysed object (cleaned ones included, as SExtractor writes them
+// when it analyses each object) with their background-subtracted values; 0 elsewhere.
+Image<float> objects_image(ImageView<const float> value, const std::vector<Detection>& objects);
+
+// -OBJECTS: the background-subtracted image as SExtractor's line buffer holds it when a line is
+// written out: 0 where the pixel is blanked (`owner` != 0: detected, when `blanking`, i.e.
+// MASK_TYPE is not NONE) or masked (NaN), else its value.
+Image<float> minus_objects_image(ImageView<const float> value, ImageView<const int32_t> owner,
+                                 bool blanking);
+
 }  // namespace celeris::extract

@@ -254,8 +254,16 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   ctx.field.owner = owner.view();
   result.objects = measure_objects(objects, shapes, isos, cleaned.order, ctx);
   make_checks([&](CheckImage c) -> std::optional<Image<float>> {
-    if (c != CheckImage::Segmentation) return std::nullopt;
-    return segmentation_image(w, h, objects, cleaned.order, cleaned.removed);
+    switch (c) {
+      case CheckImage::Segmentation:
+        return segmentation_image(w, h, objects, cleaned.order, cleaned.removed);
+      case CheckImage::Objects:
+        return objects_image(value.view(), objects);
+      case CheckImage::MinusObjects:
+        return minus_objects_image(value.view(), owner.view(), config.mask_type != MaskType::None);
+      default:
+        return std::nullopt;
+    }
   });
   timer.lap("measure");
   return result;

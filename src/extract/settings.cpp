@@ -202,6 +202,8 @@ const std::map<std::string, Setter>& setters() {
              {"-BACKGROUND", CheckImage::MinusBackground},
              {"FILTERED", CheckImage::Filtered},
              {"SEGMENTATION", CheckImage::Segmentation},
+             {"OBJECTS", CheckImage::Objects},
+             {"-OBJECTS", CheckImage::MinusObjects},
          };
          s.check_types.clear();
          for (const std::string& raw : v) {
@@ -212,7 +214,7 @@ const std::map<std::string, Setter>& setters() {
            if (it == types.end())
              bad_value(k, v,
                        "supported: NONE, BACKGROUND, BACKGROUND_RMS, MINIBACKGROUND, "
-                       "MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION (" +
+                       "MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION, OBJECTS, -OBJECTS (" +
                            raw + " is not implemented yet)");
            s.check_types.push_back(it->second);
          }

@@ -181,7 +181,8 @@ BACKPHOTO_THICK  24             # thickness of the background LOCAL annulus
 #------------------------------ Check Image ----------------------------------
 
 CHECKIMAGE_TYPE  NONE           # NONE, BACKGROUND, BACKGROUND_RMS, MINIBACKGROUND,
-                                # MINIBACK_RMS, -BACKGROUND, FILTERED or SEGMENTATION
+                                # MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION,
+                                # OBJECTS or -OBJECTS
 CHECKIMAGE_NAME  check.fits     # one FITS file per type
 
 #----------------------------- Miscellaneous ---------------------------------

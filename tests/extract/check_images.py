@@ -4,7 +4,8 @@ the same image and configuration, and requires them to be equal pixel for pixel.
 are NaN in celeris and SExtractor's -BIG (about -1e30, or a fraction of it after filtering) in
 SExtractor: the two sets of masked pixels must coincide.
 
-usage: check_images.py CELERIS_BIN WORKDIR     (exit 77 = skipped: no source-extractor/astropy)
+usage: check_images.py CELERIS_BIN WORKDIR [IMAGE]   (exit 77 = skipped: no source-extractor/astropy)
+Without IMAGE, a simulated crowded 768x768 field with NaN patches.
 """
 import os
 import shutil
@@ -12,7 +13,7 @@ import subprocess
 import sys
 
 TYPES = ["BACKGROUND", "BACKGROUND_RMS", "MINIBACKGROUND", "MINIBACK_RMS", "-BACKGROUND",
-         "FILTERED", "SEGMENTATION"]
+         "FILTERED", "SEGMENTATION", "OBJECTS", "-OBJECTS"]
 
 
 def main():
@@ -29,10 +30,13 @@ def main():
         return 77
     os.makedirs(work, exist_ok=True)
     image = os.path.join(work, "field.fits")
-    # NaN patches and a crowded field: masked pixels, blends and cleaning in one image.
-    subprocess.run([celeris, "simulate", "image", "-o", image, "--size", "768", "--seed", "31",
-                    "--nan-patches", "4", "--density", "crowded"], check=True,
-                   stdout=subprocess.DEVNULL)
+    if len(sys.argv) > 3:
+        image = os.path.abspath(sys.argv[3])
+    else:
+        # NaN patches and a crowded field: masked pixels, blends and cleaning in one image.
+        subprocess.run([celeris, "simulate", "image", "-o", image, "--size", "768", "--seed",
+                        "31", "--nan-patches", "4", "--density", "crowded"], check=True,
+                       stdout=subprocess.DEVNULL)
     with open(os.path.join(work, "check.param"), "w") as f:
         f.write("NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_ISO\nFLAGS\n")
     with open(os.path.join(work, "default.conv"), "w") as f:
