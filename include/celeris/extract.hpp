@@ -116,6 +116,8 @@ enum class CheckImage {
   Objects,          // OBJECTS: the background-subtracted pixels of the detected objects, else 0
   MinusObjects,     // -OBJECTS: the background-subtracted image with the detected (blanked)
                     // pixels and the masked ones set to 0
+  Apertures,        // APERTURES: the background-subtracted image with the measured apertures
+                    // (FLUX_APER circles, Kron ellipses) drawn on it
 };
 
 struct MeasureRequest {

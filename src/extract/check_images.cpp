@@ -86,6 +86,93 @@ Image<float> segmentation_image(int width, int height, const std::vector<Detecti
   return out;
 }
 
+namespace {
+
+// SExtractor's polyline pen (graph.c): from the last point to the next, one pixel per step
+// along the longer axis, each visited pixel incremented by `val` (so crossings add up).
+class Pen {
+ public:
+  Pen(ImageView<float> img, float val) : img_(img), val_(val) {}
+  void move(double x, double y) { x1_ = x, y1_ = y; }
+  void draw(double x2, double y2) {
+    const double dx = x2 - x1_, dy = y2 - y1_;
+    if (std::fabs(dx) > std::fabs(dy)) {
+      const double slope = dy / dx;
+      const int ix1 = rint_floor(x1_), ix2 = rint_floor(x2);
+      if (ix2 > ix1)
+        for (int ix = ix1 + 1; ix <= ix2; ++ix) plot(ix, rint_floor(y1_ + (ix - x1_) * slope));
+      else
+        for (int ix = ix1 - 1; ix >= ix2; --ix) plot(ix, rint_floor(y1_ + (ix - x1_) * slope));
+    } else {
+      const double slope = dx / (dy == 0.0 ? 1.0 : dy);
+      const int iy1 = rint_floor(y1_), iy2 = rint_floor(y2);
+      if (iy2 > iy1)
+        for (int iy = iy1 + 1; iy <= iy2; ++iy) plot(rint_floor(x1_ + (iy - y1_) * slope), iy);
+      else
+        for (int iy = iy1 - 1; iy >= iy2; --iy) plot(rint_floor(x1_ + (iy - y1_) * slope), iy);
+    }
+    move(x2, y2);
+  }
+
+ private:
+  static int rint_floor(double v) { return static_cast<int>(std::floor(v + 0.5)); }
+  void plot(int x, int y) {
+    if (x >= 0 && x < img_.width && y >= 0 && y < img_.height) img_(x, y) += val_;
+  }
+  ImageView<float> img_;
+  float val_;
+  double x1_ = 0, y1_ = 0;
+};
+
+constexpr double kSexPi = 3.1415926535898;  // SExtractor's PI
+
+// SExtractor's 10-degree cosine and sine tables (float).
+struct Polygon36 {
+  float c[37], s[37];
+  Polygon36() {
+    for (int i = 0; i < 37; ++i) {
+      c[i] = static_cast<float>(std::cos(i * kSexPi / 18));
+      s[i] = static_cast<float>(std::sin(i * kSexPi / 18));
+    }
+  }
+};
+
+}  // namespace
+
+Image<float> apertures_image(ImageView<const float> value, const Objects& objects,
+                             const std::vector<double>& diameters, bool kron, float overlay) {
+  static const Polygon36 g;
+  Image<float> out = Image<float>::uninitialized(value.width, value.height);
+  std::copy(value.data, value.data + value.size(), out.data());
+  Pen pen(out.view(), overlay);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const double x = objects.x[i], y = objects.y[i];
+    for (double d : diameters) {  // sexcircle
+      const double r = d / 2.0;
+      pen.move(x + r, y);
+      for (int k = 0; k < 37; ++k) pen.draw(x + r * g.c[k], y + r * g.s[k]);
+    }
+    if (!kron) continue;
+    // sexellips; the semi-axes are a and b times the Kron factor, multiplied in float.
+    const float kf = static_cast<float>(objects.kron_radius[i]);
+    const double a = static_cast<float>(objects.a[i]) * kf;
+    const double b = static_cast<float>(objects.b[i]) * kf;
+    const double theta = static_cast<float>(objects.theta[i]);
+    const double ct = std::cos(kSexPi * theta / 180), st = std::sin(kSexPi * theta / 180);
+    const bool dotted = objects.flags[i] & 1;
+    pen.move(x + a * ct, y + a * st);
+    for (int k = 1; k < 37; ++k) {
+      const double px = x + a * g.c[k] * ct - b * g.s[k] * st;
+      const double py = y + a * g.c[k] * st + b * g.s[k] * ct;
+      if (dotted && !(k & 1))
+        pen.move(px, py);
+      else
+        pen.draw(px, py);
+    }
+  }
+  return out;
+}
+
 Image<float> objects_image(ImageView<const float> value, const std::vector<Detection>& objects) {
   Image<float> out(value.width, value.height);  // zero-filled
   for (const Detection& d : objects)

@@ -34,4 +34,10 @@ Image<float> objects_image(ImageView<const float> value, const std::vector<Detec
 Image<float> minus_objects_image(ImageView<const float> value, ImageView<const int32_t> owner,
                                  bool blanking);
 
+// APERTURES: the background-subtracted image (masked pixels NaN) with, for every catalog object
+// in NUMBER order, a circle per aperture `diameters` and, when `kron`, the Kron ellipse (dotted
+// when FLAGS has bit 1), drawn by adding `overlay` along SExtractor's 36-segment polylines.
+Image<float> apertures_image(ImageView<const float> value, const Objects& objects,
+                             const std::vector<double>& diameters, bool kron, float overlay);
+
 }  // namespace celeris::extract

@@ -59,8 +59,8 @@ static float clean_threshold(const Detection& d, float dthresh, int minarea) {
 // core fitted to ln(pixel) against r^2.
 static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float bkg) {
   Iso r;
-  const double backsig = ctx.field.backsig;
-  const double var = backsig * backsig, gain = ctx.field.gain;
+  // backsig^2 in float, as SExtractor (field->backsig * field->backsig, both float).
+  const double var = ctx.field.backsig * ctx.field.backsig, gain = ctx.field.gain;
   const float thresh = ctx.analysis_thresh;
   float peak = -std::numeric_limits<float>::max(), cdpeak = peak;
   double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
@@ -169,7 +169,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.errxy[i] = iso.errxy;
     o.a[i] = static_cast<float>(s.a);
     o.b[i] = static_cast<float>(s.b);
-    o.theta[i] = static_cast<float>(s.theta * 180.0 / std::numbers::pi);
+    o.theta[i] = static_cast<float>(s.theta * 180.0 / 3.1415926535898);  // SExtractor's PI
     o.cxx[i] = s.cxx;
     o.cyy[i] = s.cyy;
     o.cxy[i] = s.cxy;

@@ -35,13 +35,14 @@ Shape compute_shape(const Detection& object, float thresh) {
   int area2 = 0;
   const float half = (thresh + s.peak) / 2;
   for (const Pixel& p : object.pixels) {
+    // The products in float (SExtractor: PIXTYPE times int), summed in double.
     const int x = p.x - s.xmin, y = p.y - s.ymin;
-    const double c = p.cvalue;
-    mx += c * x;
-    my += c * y;
-    mx2 += c * x * x;
-    my2 += c * y * y;
-    mxy += c * x * y;
+    const float c = p.cvalue;
+    mx += c * static_cast<float>(x);
+    my += c * static_cast<float>(y);
+    mx2 += c * static_cast<float>(x) * static_cast<float>(x);
+    my2 += c * static_cast<float>(y) * static_cast<float>(y);
+    mxy += c * static_cast<float>(x) * static_cast<float>(y);
     if (p.value > half) ++area2;
   }
   double xm = mx / rv, ym = my / rv, xm2, ym2, xym;

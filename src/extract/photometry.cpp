@@ -80,7 +80,7 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
       clip_box(static_cast<int>(s.mx - raper + 0.499999), static_cast<int>(s.mx + raper + 1.499999),
                static_cast<int>(s.my - raper + 0.499999), static_cast<int>(s.my + raper + 1.499999),
                w, h, flags);
-  const double var = static_cast<double>(f.backsig) * f.backsig;
+  const double var = f.backsig * f.backsig;  // in float, as SExtractor
   double tv = 0, sigtv = 0, area = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
@@ -130,7 +130,7 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
       if (!rd.bad(x, y)) {
         const double pix = f.value(x, y);
         ++area;
-        r1 += std::sqrt(r2) * pix;
+        r1 += std::sqrt(static_cast<double>(r2)) * pix;  // C sqrt: double
         v1 += pix;
       } else {
         ++areab;
@@ -148,7 +148,7 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
   klim2 = kron * kron;
   b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
                rint_floor(s.my + dylim) + 1, w, h, flags);
-  const double var = static_cast<double>(f.backsig) * f.backsig;
+  const double var = f.backsig * f.backsig;  // in float, as SExtractor
   double tv = 0, sigtv = 0;
   area = areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)

@@ -261,6 +261,12 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
         return objects_image(value.view(), objects);
       case CheckImage::MinusObjects:
         return minus_objects_image(value.view(), owner.view(), config.mask_type != MaskType::None);
+      case CheckImage::Apertures: {
+        const std::vector<double> diameters(config.phot_apertures.begin(),
+                                            config.phot_apertures.begin() + ctx.n_apertures);
+        return apertures_image(value.view(), result.objects, diameters, ctx.compute_auto,
+                               static_cast<float>(30 * static_cast<float>(bkg.global_rms)));
+      }
       default:
         return std::nullopt;
     }

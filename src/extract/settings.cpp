@@ -204,6 +204,7 @@ const std::map<std::string, Setter>& setters() {
              {"SEGMENTATION", CheckImage::Segmentation},
              {"OBJECTS", CheckImage::Objects},
              {"-OBJECTS", CheckImage::MinusObjects},
+             {"APERTURES", CheckImage::Apertures},
          };
          s.check_types.clear();
          for (const std::string& raw : v) {
@@ -214,7 +215,8 @@ const std::map<std::string, Setter>& setters() {
            if (it == types.end())
              bad_value(k, v,
                        "supported: NONE, BACKGROUND, BACKGROUND_RMS, MINIBACKGROUND, "
-                       "MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION, OBJECTS, -OBJECTS (" +
+                       "MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION, OBJECTS, -OBJECTS, "
+                       "APERTURES (" +
                            raw + " is not implemented yet)");
            s.check_types.push_back(it->second);
          }

@@ -182,7 +182,7 @@ BACKPHOTO_THICK  24             # thickness of the background LOCAL annulus
 
 CHECKIMAGE_TYPE  NONE           # NONE, BACKGROUND, BACKGROUND_RMS, MINIBACKGROUND,
                                 # MINIBACK_RMS, -BACKGROUND, FILTERED, SEGMENTATION,
-                                # OBJECTS or -OBJECTS
+                                # OBJECTS, -OBJECTS or APERTURES
 CHECKIMAGE_NAME  check.fits     # one FITS file per type
 
 #----------------------------- Miscellaneous ---------------------------------

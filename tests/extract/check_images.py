@@ -13,7 +13,8 @@ import subprocess
 import sys
 
 TYPES = ["BACKGROUND", "BACKGROUND_RMS", "MINIBACKGROUND", "MINIBACK_RMS", "-BACKGROUND",
-         "FILTERED", "SEGMENTATION", "OBJECTS", "-OBJECTS"]
+         "FILTERED", "SEGMENTATION", "OBJECTS", "-OBJECTS",
+         "APERTURES"]
 
 
 def main():
@@ -38,7 +39,8 @@ def main():
                         "31", "--nan-patches", "4", "--density", "crowded"], check=True,
                        stdout=subprocess.DEVNULL)
     with open(os.path.join(work, "check.param"), "w") as f:
-        f.write("NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_ISO\nFLAGS\n")
+        # Apertures and Kron photometry: drawn on APERTURES.
+        f.write("NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_ISO\nFLUX_APER(2)\nFLUX_AUTO\nFLAGS\n")
     with open(os.path.join(work, "default.conv"), "w") as f:
         f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
     failed = 0
@@ -47,7 +49,7 @@ def main():
         names = [os.path.join(work, f"{tool}_{i}.fits") for i in range(len(TYPES))]
         subprocess.run(exe + [image, "-PARAMETERS_NAME", "check.param", "-FILTER_NAME",
                               "default.conv", "-CATALOG_NAME", f"{tool}.cat", "-VERBOSE_TYPE",
-                              "QUIET", "-CHECKIMAGE_TYPE", ",".join(TYPES),
+                              "QUIET", "-PHOT_APERTURES", "5,12", "-CHECKIMAGE_TYPE", ",".join(TYPES),
                               "-CHECKIMAGE_NAME", ",".join(names)], check=True, cwd=work)
         outputs[tool] = names
     for t, s_path, c_path in zip(TYPES, outputs["sex"], outputs["cel"]):

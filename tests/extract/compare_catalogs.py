@@ -8,6 +8,8 @@ acceptance metrics of the extraction issue and exits non-zero when one fails:
   median |dFLUX_ISO|/FLUX_ISO <= --iso-tol, median |dFLUX_AUTO|/FLUX_AUTO <= --auto-tol,
   FLAGS equal for >= --flags-frac of the pairs,
   NUMBER equal (the same catalog order) for >= --number-frac of the pairs.
+Also printed, not required: `rows=`, the fraction of pairs whose every common column is equal
+as printed (the whole catalog row the same).
 """
 import argparse
 import sys
@@ -97,11 +99,17 @@ def main():
     auto = median_rel(ref["FLUX_AUTO"][i], test["FLUX_AUTO"][j]) if len(i) else 0.0
     flags = float(np.mean(ref["FLAGS"][i] == test["FLAGS"][j])) if len(i) else 1.0
     number = float(np.mean(ref["NUMBER"][i] == test["NUMBER"][j])) if len(i) else 1.0
+    common = [c for c in ref if c in test]
+    same = np.ones(len(i), dtype=bool)
+    for c in common:
+        r, t = ref[c][i], test[c][j]
+        same &= (r == t) | (np.isnan(r) & np.isnan(t))
+    rows = float(np.mean(same)) if len(i) else 1.0
     ok = (recall >= a.min_match and precision >= a.min_match and iso <= a.iso_tol
           and auto <= a.auto_tol and flags >= a.flags_frac and number >= a.number_frac)
     print(f"{a.label:24s} sex {nref:6d} celeris {ntest:6d} paired {len(i):6d} "
           f"recall {recall:.4f} precision {precision:.4f} med|dISO| {iso:.2e} "
-          f"med|dAUTO| {auto:.2e} flags= {flags:.4f} number= {number:.4f} "
+          f"med|dAUTO| {auto:.2e} flags= {flags:.4f} number= {number:.4f} rows= {rows:.4f} "
           f"{'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 
