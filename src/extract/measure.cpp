@@ -182,10 +182,16 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.threshold[i] = ctx.detect_thresh;
     o.fwhm[i] = iso.fwhm;
 
-    const ApertureShape ap{static_cast<int32_t>(src + 1), static_cast<float>(s.mx),
-                           static_cast<float>(s.my),      static_cast<float>(s.a),
-                           static_cast<float>(s.b),       static_cast<float>(s.cxx),
-                           static_cast<float>(s.cyy),     static_cast<float>(s.cxy)};
+    const ApertureShape ap{static_cast<int32_t>(src + 1),
+                           static_cast<float>(s.mx),
+                           static_cast<float>(s.my),
+                           s.mx,
+                           s.my,
+                           static_cast<float>(s.a),
+                           static_cast<float>(s.b),
+                           static_cast<float>(s.cxx),
+                           static_cast<float>(s.cyy),
+                           static_cast<float>(s.cxy)};
     for (int k = 0; k < ctx.n_apertures; ++k) {
       const FluxResult f = aperture_flux(ctx.field, ap, ctx.config.phot_apertures[k], flags);
       o.flux_aper[i * naper + k] = f.flux;

@@ -23,6 +23,7 @@ struct PixelReader {
   const PhotometryField& f;
   const ApertureShape& s;
   int w, h;
+  double cx, cy;  // centre of the mirror correction (float or double, as the caller's code)
 
   bool bad(int x, int y) const {
     const float v = f.value(x, y);
@@ -32,11 +33,11 @@ struct PixelReader {
     return o != 0 && o != s.id;
   }
 
-  // For the correction, SExtractor mirrors with float centre and double arithmetic.
+  // The mirror through the centre, in double arithmetic.
   double corrected(int x, int y) const {
     if (f.mask_type == MaskType::Correct) {
-      const int x2 = static_cast<int>(2 * s.mx + 0.49999 - x);
-      const int y2 = static_cast<int>(2 * s.my + 0.49999 - y);
+      const int x2 = static_cast<int>(2 * cx + 0.49999 - x);
+      const int y2 = static_cast<int>(2 * cy + 0.49999 - y);
       if (x2 >= 0 && x2 < w && y2 >= 0 && y2 < h && !bad(x2, y2)) return f.value(x2, y2);
     }
     return 0.0;
@@ -68,7 +69,7 @@ Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, int h, uint16_t& fla
 FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, double diameter,
                          uint16_t& flags) {
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
-  const PixelReader rd{f, s, w, h};
+  const PixelReader rd{f, s, w, h, s.mx, s.my};
   const float raper = static_cast<float>(diameter / 2);
   const float raper2 = raper * raper;
   const float rintlim = raper - 0.75f;
@@ -111,7 +112,7 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
 AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kron_fact,
                      double kron_min, uint16_t& flags) {
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
-  const PixelReader rd{f, s, w, h};
+  const PixelReader rd{f, s, w, h, s.mx, s.my};
   AutoResult out;
   // Pass 1: first moment of the light profile within 6 x the moment ellipse (Kron radius);
   // bad pixels are left out and counted.
@@ -177,8 +178,8 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
 void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
                  const std::vector<double>& fractions, int count, float* out, uint16_t& flags) {
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
-  const PixelReader rd{f, s, w, h};
-  const double mx = s.mx, my = s.my;
+  const PixelReader rd{f, s, w, h, s.dmx, s.dmy};  // SExtractor's growth: double centre
+  const double mx = s.dmx, my = s.dmy;
   const double rlim = kGrowthNSig * s.a;
   const double raper = rlim + 1.5, rextlim2 = raper * raper;
   const double stepdens = kGrowthNStep / rlim, step = 1 / stepdens;

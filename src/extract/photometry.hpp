@@ -23,8 +23,9 @@ struct PhotometryField {
 
 // The measurement position and ellipse of one object (single precision, as SExtractor).
 struct ApertureShape {
-  int32_t id = 0;  // owner id of the object (k + 1)
-  float mx = 0, my = 0;
+  int32_t id = 0;           // owner id of the object (k + 1)
+  float mx = 0, my = 0;     // the centre as SExtractor's aperture and Kron code hold it (float)
+  double dmx = 0, dmy = 0;  // the same in double, as its growth curve (FLUX_RADIUS) holds it
   float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
 };
 

@@ -134,7 +134,7 @@ TEST(Photometry, FlatFieldApertureAreaAndBorderFlag) {
   Image<float> flat(101, 101, 1.0f);
   Image<int32_t> owner(101, 101, 0);
   PhotometryField f{flat.view(), owner.view(), 1.0f, 0.0, MaskType::Correct};
-  ApertureShape s{1, 50.0f, 50.0f, 2.0f, 2.0f, 0.25f, 0.25f, 0.0f};
+  ApertureShape s{1, 50.0f, 50.0f, 50.0, 50.0, 2.0f, 2.0f, 0.25f, 0.25f, 0.0f};
   uint16_t flags = 0;
   for (double d : {3.0, 10.0, 30.0}) {
     const FluxResult r = aperture_flux(f, s, d, flags);
@@ -164,7 +164,8 @@ TEST(Pipeline, SimulatedStarsAreFoundAtTheirPositions) {
   for (size_t i = 0; i < s.truth.rows; ++i) {
     double best = 1e9;
     for (size_t k = 0; k < r.objects.size(); ++k)
-      best = std::min(best, std::hypot(r.objects.x[k] + 1 - tx.at(i), r.objects.y[k] + 1 - ty.at(i)));
+      best =
+          std::min(best, std::hypot(r.objects.x[k] + 1 - tx.at(i), r.objects.y[k] + 1 - ty.at(i)));
     found += best < 0.3;
   }
   // Stars can overlap and be blended into one object; nearly all must be found precisely.
