@@ -73,6 +73,9 @@ struct Options {
   // Device bytes the CUDA join may use (0: 80% of the free memory). Catalogs that need more are
   // matched in HEALPix chunks (chunked_pairs), each on the GPU. At least 16 MiB.
   size_t device_memory = 0;
+  // CUDA join: write the pairs in this many batches of left rows, each downloaded while the next
+  // is written (1: one pass, then one download). Experimental: not yet measured on a GPU.
+  int cuda_batches = 1;
 };
 
 Find parse_find(const std::string& s);      // all | best | best1 | best2

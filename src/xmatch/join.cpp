@@ -254,7 +254,7 @@ std::vector<Pair> join_gpu([[maybe_unused]] const SkyPoints& left,
   }
   detail::CudaPairs c;
   detail::join_cuda_columns(left, right, order, use_neighbours(o), o.radius_arcsec * kArcsec, self,
-                            detail::HostMemory::Pageable, c);
+                            detail::HostMemory::Pageable, c, o.cuda_batches);
   return pair_rows(c, left.size());
 #else
   throw Error("celeris was built without the CUDA backend");

@@ -26,6 +26,7 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "join_cuda.hpp"
@@ -139,11 +140,13 @@ struct JoinArgs {
 // row i; Write = true: those pairs at [offsets[i], offsets[i + 1]), sorted by right row.
 template <bool Write>
 __global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, uint64_t* counts,
-                            const uint64_t* offsets, uint32_t* out_j, double* out_sep) {
+                            const uint64_t* offsets, uint32_t* out_j, double* out_sep,
+                            uint32_t row_lo = 0, uint32_t row_hi = 0xffffffffu) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t >= a.nl) return;
-  const hp::Vec3 v = a.lvec[t];
   const uint32_t i = a.lrow[t];
+  if (i < row_lo || i >= row_hi) return;  // a batch of the writing pass: left rows [lo, hi)
+  const hp::Vec3 v = a.lvec[t];
   const uint64_t begin = Write ? offsets[i] : 0;
   uint64_t pos = begin;
   auto refine = [&](size_t b, size_t e) {
@@ -337,8 +340,61 @@ void upload_vectors(const SkyPoints& p, DeviceArray<hp::Vec3>& v) {
   check(cudaGetLastError(), "vector kernel");
 }
 
+// The writing pass in `batches` ranges of left rows, each batch's pairs (contiguous: offsets
+// are by left row) downloaded on a second stream while the next batch is written. The next
+// batch is launched before the current one's copies are queued, so that the copies overlap it
+// even into pageable host memory (where cudaMemcpyAsync returns only when done).
+void write_and_download_batched(const JoinArgs& a, const hp::DiscPlan& plan, size_t nl,
+                                const uint64_t* d_off, uint32_t* d_j, double* d_sep, uint64_t total,
+                                int batches, HostMemory memory, Events& ev, CudaPairs& out) {
+  std::vector<uint32_t> rows(size_t(batches) + 1);
+  std::vector<uint64_t> first(size_t(batches) + 1);
+  for (int b = 0; b <= batches; ++b) {
+    rows[b] = uint32_t(nl * size_t(b) / size_t(batches));
+    check(cudaMemcpy(&first[b], d_off + rows[b], sizeof(uint64_t), cudaMemcpyDeviceToHost),
+          "batch offset download");
+  }
+  cudaStream_t copy = nullptr;
+  check(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), "stream");
+  std::vector<cudaEvent_t> written(size_t(batches), nullptr);
+  for (auto& e : written) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event");
+  auto launch = [&](int b) {
+    join_kernel<true>
+        <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off, d_j, d_sep, rows[b], rows[b + 1]);
+    check(cudaGetLastError(), "write kernel");
+    check(cudaEventRecord(written[b], nullptr), "event");
+  };
+  launch(0);
+  const auto h0 = std::chrono::steady_clock::now();
+  out.offsets.resize(nl + 1, memory);
+  out.j.resize(total, memory);
+  out.sep_arcsec.resize(total, memory);
+  out.times.host_alloc =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+  ev.record(5);
+  ev.record(6);
+  for (int b = 0; b < batches; ++b) {
+    if (b + 1 < batches) launch(b + 1);
+    check(cudaStreamWaitEvent(copy, written[b], 0), "stream wait");
+    const uint64_t k0 = first[b], n = first[b + 1] - first[b];
+    if (n == 0) continue;
+    check(cudaMemcpyAsync(out.j.data() + k0, d_j + k0, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                          copy),
+          "pairs download");
+    check(cudaMemcpyAsync(out.sep_arcsec.data() + k0, d_sep + k0, n * sizeof(double),
+                          cudaMemcpyDeviceToHost, copy),
+          "pairs download");
+  }
+  check(cudaMemcpy(out.offsets.data(), d_off, (nl + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost),
+        "offsets download");
+  check(cudaStreamSynchronize(copy), "pairs download");
+  for (auto& e : written) cudaEventDestroy(e);
+  cudaStreamDestroy(copy);
+}
+
 void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order, bool neighbours,
-                       double radius_rad, bool self, HostMemory memory, CudaPairs& out) {
+                       double radius_rad, bool self, HostMemory memory, CudaPairs& out,
+                       int batches) {
   const size_t nl = left.size(), nr = right.size();
   if (nl >= (uint64_t(1) << 32) || nr >= (uint64_t(1) << 32))
     throw Error("CUDA xmatch: more than 2^32 - 1 rows on one side");
@@ -410,26 +466,31 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
   ev.record(4);
   DeviceArray<uint32_t> d_j(total);
   DeviceArray<double> d_sep(total);
-  join_kernel<true>
-      <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off.get(), d_j.get(), d_sep.get());
-  check(cudaGetLastError(), "write kernel");
-  ev.record(5);
-  // The host arrays are allocated while the write kernel runs.
-  const auto h0 = std::chrono::steady_clock::now();
-  out.offsets.resize(nl + 1, memory);
-  out.j.resize(total, memory);
-  out.sep_arcsec.resize(total, memory);
-  out.times.host_alloc =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
-  ev.record(6);
-  check(cudaMemcpy(out.offsets.data(), d_off.get(), (nl + 1) * sizeof(uint64_t),
-                   cudaMemcpyDeviceToHost),
-        "offsets download");
-  check(cudaMemcpy(out.j.data(), d_j.get(), total * sizeof(uint32_t), cudaMemcpyDeviceToHost),
-        "pairs download");
-  check(cudaMemcpy(out.sep_arcsec.data(), d_sep.get(), total * sizeof(double),
-                   cudaMemcpyDeviceToHost),
-        "pairs download");
+  if (batches > 1 && nl >= size_t(batches)) {
+    write_and_download_batched(a, plan, nl, d_off.get(), d_j.get(), d_sep.get(), total, batches,
+                               memory, ev, out);
+  } else {
+    join_kernel<true>
+        <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off.get(), d_j.get(), d_sep.get());
+    check(cudaGetLastError(), "write kernel");
+    ev.record(5);
+    // The host arrays are allocated while the write kernel runs.
+    const auto h0 = std::chrono::steady_clock::now();
+    out.offsets.resize(nl + 1, memory);
+    out.j.resize(total, memory);
+    out.sep_arcsec.resize(total, memory);
+    out.times.host_alloc =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+    ev.record(6);
+    check(cudaMemcpy(out.offsets.data(), d_off.get(), (nl + 1) * sizeof(uint64_t),
+                     cudaMemcpyDeviceToHost),
+          "offsets download");
+    check(cudaMemcpy(out.j.data(), d_j.get(), total * sizeof(uint32_t), cudaMemcpyDeviceToHost),
+          "pairs download");
+    check(cudaMemcpy(out.sep_arcsec.data(), d_sep.get(), total * sizeof(double),
+                     cudaMemcpyDeviceToHost),
+          "pairs download");
+  }
   ev.record(7);
   check(cudaDeviceSynchronize(), "join");
   out.times.upload = ev.ms(0, 1);

@@ -81,8 +81,12 @@ struct CudaPairs {
 // are reused when large enough); `self`: left == right and only j > i. `order`: index order;
 // `neighbours`: pixel + 8 neighbours search (else inclusive disc query at `order`). `memory`:
 // the kind of host memory for the result. Rows must number < 2^32 on each side.
+// `batches` > 1: the writing pass runs in that many ranges of left rows, each downloaded on a
+// second stream while the next is written (transfers overlapping compute; not yet measured on
+// a GPU, so off by default).
 void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order, bool neighbours,
-                       double radius_rad, bool self, HostMemory memory, CudaPairs& out);
+                       double radius_rad, bool self, HostMemory memory, CudaPairs& out,
+                       int batches = 1);
 
 // Free device memory in bytes (cudaMemGetInfo).
 size_t cuda_free_bytes();

@@ -124,3 +124,28 @@ TEST(XMatchCuda, DeviceMemoryBoundSwitchesToChunks) {
   o.device_memory = size_t(8) << 20;  // below the floor: a clear error, not a crash
   EXPECT_THROW(match_pairs(a, b, o), std::exception);
 }
+
+// The batched writing pass (downloads overlapping the next batch's kernel) gives the same pairs.
+TEST(XMatchCuda, BatchedDownloadSameAsOnePass) {
+  if (celeris::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(24);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints a, b;
+  for (int k = 0; k < 100000; ++k) {
+    const double dec = (k % 7 == 0) ? 89.7 + 0.3 * u(rng) : std::asin(2 * u(rng) - 1) * 57.29578;
+    (k % 2 ? a : b).ra.push_back(360 * u(rng));
+    (k % 2 ? a : b).dec.push_back(dec);
+  }
+  Options o;
+  o.radius_arcsec = 200;
+  o.backend = celeris::Backend::Cuda;
+  const auto one = match_pairs(a, b, o);
+  const auto one_self = self_pairs(a, o);
+  ASSERT_FALSE(one.empty());
+  for (int batches : {2, 5, 16}) {
+    SCOPED_TRACE(batches);
+    o.cuda_batches = batches;
+    expect_same_pairs(match_pairs(a, b, o), one);
+    expect_same_pairs(self_pairs(a, o), one_self);
+  }
+}
