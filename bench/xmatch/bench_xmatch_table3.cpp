@@ -147,6 +147,20 @@ int main(int argc, char** argv) {
             c.upload, c.index, c.count, c.scan, c.write, c.host_alloc, c.download);
       }
     }
+    // The batched writing pass, downloads overlapping the next batch (Options::cuda_batches).
+    for (dt::HostMemory mem : {dt::HostMemory::Pinned, dt::HostMemory::Pageable})
+      for (int batches : {4, 8}) {
+        dt::CudaPairs g;
+        double tot = 0;
+        for (int r = 0; r < 2; ++r) {  // the second run, arrays reused, is reported
+          t = Clock::now();
+          dt::join_cuda_columns(pts, pts, order, true, radius, true, mem, g, batches);
+          tot = seconds_since(t);
+        }
+        std::printf("cuda %-10s %d batches, arrays reused: %.3f s (%.1fx the CPU)%s\n",
+                    mem == dt::HostMemory::Pinned ? "pinned" : "pageable", batches, tot,
+                    cpu_s / tot, same_pairs(g, cpu, n) ? ", pairs identical" : ", MISMATCH");
+      }
     {
       o.backend = celeris::Backend::Cuda;
       t = Clock::now();
