@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 py=build/venv/bin/python
 [ -x "$py" ] || py=python3
 work=$(mktemp -d)
-for img in ../shared/data/images/*.fits sim:sparse sim:crowded sim:nan sim:saturated sim:border; do
+for img in ../shared/data/images/*.fits sim:sparse sim:crowded sim:nan sim:saturated sim:border sim:strips; do
   "$py" tests/extract/parity.py build/bin/celeris "$img" "$work/$(basename "$img")" 2>/dev/null | grep -E "PASS|FAIL|skipped"
 done
 rm -rf "$work"

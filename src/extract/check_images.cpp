@@ -180,13 +180,15 @@ Image<float> objects_image(ImageView<const float> value, const std::vector<Detec
   return out;
 }
 
-Image<float> minus_objects_image(ImageView<const float> value, ImageView<const int32_t> owner,
-                                 bool blanking) {
+Image<float> minus_objects_image(const PhotometryField& f) {
+  const ImageView<const float> value = f.value;
+  const bool blanking = f.mask_type != MaskType::None;
   Image<float> out = Image<float>::uninitialized(value.width, value.height);
-  for (int64_t i = 0; i < value.size(); ++i) {
-    const float v = value.data[i];
-    out.data()[i] = std::isnan(v) || (blanking && owner.data[i] != 0) ? 0.0f : v;
-  }
+  for (int y = 0; y < value.height; ++y)
+    for (int x = 0; x < value.width; ++x) {
+      const float v = value(x, y);
+      out(x, y) = std::isnan(v) || (blanking && f.blanked(x, y, 0, INT64_MAX)) ? 0.0f : v;
+    }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "celeris/extract.hpp"
 #include "clean.hpp"
 #include "objects.hpp"
+#include "photometry.hpp"
 
 namespace celeris::extract {
 
@@ -28,11 +29,10 @@ Image<float> segmentation_image(int width, int height, const std::vector<Detecti
 // when it analyses each object) with their background-subtracted values; 0 elsewhere.
 Image<float> objects_image(ImageView<const float> value, const std::vector<Detection>& objects);
 
-// -OBJECTS: the background-subtracted image as SExtractor's line buffer holds it when a line is
-// written out: 0 where the pixel is blanked (`owner` != 0: detected, when `blanking`, i.e.
-// MASK_TYPE is not NONE) or masked (NaN), else its value.
-Image<float> minus_objects_image(ImageView<const float> value, ImageView<const int32_t> owner,
-                                 bool blanking);
+// -OBJECTS: the background-subtracted image as SExtractor's line buffer holds it at the end:
+// 0 where the pixel is blanked (detected, when MASK_TYPE is not NONE; see
+// PhotometryField::blanked) or masked (NaN), else its value.
+Image<float> minus_objects_image(const PhotometryField& field);
 
 // APERTURES: the background-subtracted image (masked pixels NaN) with, for every catalog object
 // in NUMBER order, a circle per aperture `diameters` and, when `kron`, the Kron ellipse (dotted

@@ -157,8 +157,10 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
   std::vector<size_t> victims, near;
   std::vector<YLimits> ylim(objects.size(), YLimits{0, 0});
   std::vector<size_t>& list = clean.entries();
+  int64_t now = 0;  // the scan line of the write-outs below
   auto write_out = [&](size_t li) {
     result.order.push_back(list[li]);
+    result.written_at.push_back(now);
     clean.remove_at(li);
   };
   // SExtractor writes an object out (and numbers it) when the line buffer is about to drop the
@@ -174,6 +176,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
   const int64_t last_event = one_strip ? h : h - m - 1;
   auto events_before = [&](int64_t line) {  // events at the ends of lines < line
     for (; next_event <= last_event && next_event <= line; ++next_event) {
+      now = one_strip ? std::numeric_limits<int64_t>::max() : next_event;
       const int64_t ymin = one_strip ? 0 : next_event - (sh - m);
       for (size_t li = list.size(); li--;)
         if (ylim[list[li]].ycmin <= ymin) write_out(li);
@@ -184,6 +187,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
     events_before(done_line[in]);
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
+      now = done_line[in];
       size_t victim = 0;
       for (size_t li = 1; li < list.size(); ++li)
         if (ylim[list[li]].ycmax < ylim[list[victim]].ycmax) victim = li;
@@ -233,6 +237,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
   }
   events_before(std::numeric_limits<int64_t>::max());
   // Then the rest, always taking the first entry and moving the last one into its place.
+  now = std::numeric_limits<int64_t>::max();
   while (!list.empty()) write_out(0);
   return result;
 }

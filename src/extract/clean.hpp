@@ -34,6 +34,8 @@ struct CleanVictim {
 
 struct CleanResult {
   std::vector<size_t> order;         // surviving objects in SExtractor's output (NUMBER) order
+  std::vector<int64_t> written_at;   // for each of them, the scan line at which it is written out
+                                     // (and measured); INT64_MAX after the last line
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 

@@ -140,7 +140,7 @@ Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx) {
 
 Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
                         const std::vector<Iso>& isos, const std::vector<size_t>& order,
-                        const MeasureContext& ctx) {
+                        const std::vector<int64_t>& written_at, const MeasureContext& ctx) {
   const size_t n = order.size();
   const int naper = static_cast<int>(ctx.config.phot_apertures.size());
   const int nfrac = static_cast<int>(ctx.config.phot_fluxfrac.size());
@@ -182,16 +182,22 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.threshold[i] = ctx.detect_thresh;
     o.fwhm[i] = iso.fwhm;
 
-    const ApertureShape ap{static_cast<int32_t>(src + 1),
-                           static_cast<float>(s.mx),
-                           static_cast<float>(s.my),
-                           s.mx,
-                           s.my,
-                           static_cast<float>(s.a),
-                           static_cast<float>(s.b),
-                           static_cast<float>(s.cxx),
-                           static_cast<float>(s.cyy),
-                           static_cast<float>(s.cxy)};
+    ApertureShape ap{static_cast<int32_t>(src + 1),
+                     static_cast<float>(s.mx),
+                     static_cast<float>(s.my),
+                     s.mx,
+                     s.my,
+                     static_cast<float>(s.a),
+                     static_cast<float>(s.b),
+                     static_cast<float>(s.cxx),
+                     static_cast<float>(s.cyy),
+                     static_cast<float>(s.cxy),
+                     written_at[i]};
+    if (ctx.strip_rows > 0 && written_at[i] != INT64_MAX) {  // written out during the scan
+      const int64_t e = written_at[i];
+      ap.fymin = int(std::max<int64_t>(0, e - (ctx.strip_rows - ctx.strip_margin)));
+      ap.fymax = int(std::min<int64_t>(INT32_MAX, e + ctx.strip_margin));
+    }
     for (int k = 0; k < ctx.n_apertures; ++k) {
       const FluxResult f = aperture_flux(ctx.field, ap, ctx.config.phot_apertures[k], flags);
       o.flux_aper[i * naper + k] = f.flux;

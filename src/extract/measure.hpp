@@ -22,6 +22,11 @@ struct MeasureContext {
   bool compute_auto = true;  // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
   int n_apertures = 0;
   int n_fluxfrac = 0;
+  // SExtractor's line buffer: `strip_rows` lines (0: the whole image), `strip_margin` of them
+  // ahead of the scan. An object written out at scan line E sees rows [E - (strip_rows -
+  // strip_margin), E + strip_margin) only; its apertures are clipped (and flagged) there.
+  int strip_rows = 0;
+  int strip_margin = 1;
 };
 
 // Isophotal measurements of one object (SExtractor examineiso), made before cleaning, which
@@ -40,10 +45,11 @@ struct Iso {
 
 Iso isophotal(const Detection& object, const Shape& shape, const MeasureContext& ctx);
 
-// Photometry and catalog values of objects[order[i]] for each i (in parallel); object k's
-// pixels own id k + 1 in field.owner.
+// Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
+// image stood at scan line written_at[i] (PhotometryField::blanked); object k's pixels own id
+// k + 1 in field.owner.
 Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
                         const std::vector<Iso>& isos, const std::vector<size_t>& order,
-                        const MeasureContext& ctx);
+                        const std::vector<int64_t>& written_at, const MeasureContext& ctx);
 
 }  // namespace celeris::extract

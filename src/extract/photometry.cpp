@@ -29,8 +29,7 @@ struct PixelReader {
     const float v = f.value(x, y);
     if (std::isnan(v)) return true;
     if (f.mask_type == MaskType::None) return false;
-    const int32_t o = f.owner(x, y);
-    return o != 0 && o != s.id;
+    return f.blanked(x, y, s.id, s.time);
   }
 
   // The mirror through the centre, in double arithmetic.
@@ -38,7 +37,8 @@ struct PixelReader {
     if (f.mask_type == MaskType::Correct) {
       const int x2 = static_cast<int>(2 * cx + 0.49999 - x);
       const int y2 = static_cast<int>(2 * cy + 0.49999 - y);
-      if (x2 >= 0 && x2 < w && y2 >= 0 && y2 < h && !bad(x2, y2)) return f.value(x2, y2);
+      if (x2 >= 0 && x2 < w && y2 >= s.fymin && y2 < std::min(s.fymax, h) && !bad(x2, y2))
+        return f.value(x2, y2);
     }
     return 0.0;
   }
@@ -56,11 +56,15 @@ struct Box {
   int xmin, xmax, ymin, ymax;  // half-open
 };
 
-Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, int h, uint16_t& flags) {
+// Clipped to the image columns and the rows in the line buffer (s.fymin, s.fymax, at most h),
+// flagging any clip, as SExtractor.
+Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, int h, const ApertureShape& s,
+             uint16_t& flags) {
+  const int fymin = s.fymin, fymax = std::min(s.fymax, h);
   if (xmin < 0) xmin = 0, flags |= kFlagAperIncomplete;
   if (xmax > w) xmax = w, flags |= kFlagAperIncomplete;
-  if (ymin < 0) ymin = 0, flags |= kFlagAperIncomplete;
-  if (ymax > h) ymax = h, flags |= kFlagAperIncomplete;
+  if (ymin < fymin) ymin = fymin, flags |= kFlagAperIncomplete;
+  if (ymax > fymax) ymax = fymax, flags |= kFlagAperIncomplete;
   return {xmin, xmax, ymin, ymax};
 }
 
@@ -80,7 +84,7 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
   const Box b =
       clip_box(static_cast<int>(s.mx - raper + 0.499999), static_cast<int>(s.mx + raper + 1.499999),
                static_cast<int>(s.my - raper + 0.499999), static_cast<int>(s.my + raper + 1.499999),
-               w, h, flags);
+               w, h, s, flags);
   const double var = f.backsig * f.backsig;  // in float, as SExtractor
   double tv = 0, sigtv = 0, area = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -120,7 +124,7 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
   ellipse_limits(s, kKronNSig, dxlim, dylim);
   float klim2 = kKronNSig * kKronNSig;
   Box b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
-                   rint_floor(s.my + dylim) + 1, w, h, flags);
+                   rint_floor(s.my + dylim) + 1, w, h, s, flags);
   double r1 = 0, v1 = 0;
   int area = 0, areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -148,7 +152,7 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
   ellipse_limits(s, kron, dxlim, dylim);
   klim2 = kron * kron;
   b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
-               rint_floor(s.my + dylim) + 1, w, h, flags);
+               rint_floor(s.my + dylim) + 1, w, h, s, flags);
   const double var = f.backsig * f.backsig;  // in float, as SExtractor
   double tv = 0, sigtv = 0;
   area = areab = 0;
@@ -196,7 +200,7 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
   const Box b =
       clip_box(static_cast<int>(mx - raper + 0.499999), static_cast<int>(mx + raper + 1.499999),
                static_cast<int>(my - raper + 0.499999), static_cast<int>(my + raper + 1.499999), w,
-               h, flags);
+               h, s, flags);
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
       double dx = x - mx, dy = y - my;

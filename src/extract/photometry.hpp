@@ -13,12 +13,28 @@ namespace celeris::extract {
 
 // What photometry reads: the background-subtracted image and, for MASK_TYPE, the owner of each
 // detected pixel (0 = not detected, k + 1 = object k, -1 = detected but in no catalog object).
+// SExtractor blanks detected pixels row by row as it scans, `blank_lag` rows behind the scan
+// line, and measures each object when it writes it out, so an object written out early sees the
+// rows not yet reached unblanked. Pixels of objects merged away by cleaning are given back at
+// the line in `restore` (where they had already been blanked; INT32_MAX elsewhere).
 struct PhotometryField {
   ImageView<const float> value;
   ImageView<const int32_t> owner;
+  ImageView<const int32_t> restore;  // empty: no object was merged away
+  int blank_lag = 0;
   float backsig = 1.0f;
   double gain = 0.0;
   MaskType mask_type = MaskType::Correct;
+
+  // Whether (x, y) is blanked for the object `id` measured at scan line `time`.
+  bool blanked(int x, int y, int32_t id, int64_t time) const {
+    const int32_t o = owner(x, y);
+    if (o == 0 || o == id) return false;
+    if (int64_t(y) + blank_lag > time) return false;  // the blanker has not reached the row
+    if (restore.data == nullptr) return true;
+    const int32_t r = restore(x, y);
+    return r == INT32_MAX || time < r;
+  }
 };
 
 // The measurement position and ellipse of one object (single precision, as SExtractor).
@@ -27,6 +43,8 @@ struct ApertureShape {
   float mx = 0, my = 0;     // the centre as SExtractor's aperture and Kron code hold it (float)
   double dmx = 0, dmy = 0;  // the same in double, as its growth curve (FLUX_RADIUS) holds it
   float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
+  int64_t time = INT64_MAX;          // scan line at which SExtractor measures it (writes it out)
+  int fymin = 0, fymax = INT32_MAX;  // rows in SExtractor's line buffer at that time
 };
 
 struct FluxResult {

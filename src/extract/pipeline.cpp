@@ -220,7 +220,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
   MeasureContext ctx{
-      config,  bkg,     {value.view(), {}, bkg.global_rms, config.gain, config.mask_type},
+      config,  bkg,     {value.view(), {}, {}, 0, bkg.global_rms, config.gain, config.mask_type},
       dthresh, athresh, config.satur_level};
   ctx.n_apertures = request.n_apertures < 0 ? naper : std::min(request.n_apertures, naper);
   ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
@@ -233,12 +233,20 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   int clean_margin = 0;
   for (int i = 0; i < ctx.n_apertures; ++i)
     clean_margin = std::max(clean_margin, static_cast<int>((config.phot_apertures[i] + 1) / 2) + 1);
-  const CleanResult cleaned =
-      clean_objects(objects, shapes, isos, done_line,
-                    {config.clean, config.clean_param, dthresh, h, clean_margin,
-                     std::max(config.memory_bufsize, config.filter ? config.filter_height : 1),
-                     config.filter ? std::max(1, (config.filter_height - 1) / 2 + 1) : 1,
-                     config.memory_objstack});
+  const CleanParams clean_params{
+      config.clean,
+      config.clean_param,
+      dthresh,
+      h,
+      clean_margin,
+      std::max(config.memory_bufsize, config.filter ? config.filter_height : 1),
+      config.filter ? std::max(1, (config.filter_height - 1) / 2 + 1) : 1,
+      config.memory_objstack};
+  const CleanResult cleaned = clean_objects(objects, shapes, isos, done_line, clean_params);
+  if (clean_params.strip_height < h) {  // the image does not fit SExtractor's line buffer
+    ctx.strip_rows = clean_params.strip_height;
+    ctx.strip_margin = clean_params.strip_margin;
+  }
   timer.lap("clean");
 
   // 6. Photometry. With MASK_TYPE, every detected pixel is blanked for all objects but its
@@ -247,12 +255,21 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   // (+1) rows behind, so rows it had not yet reached when a merged object was given back are
   // blanked afterwards all the same: those pixels stay masked.
   Image<int32_t> owner = owner_map(value.view(), cvalue, dthresh, objects);
-  const int64_t blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
+  const int blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
+  // Objects are measured as the image stood when each was written out (cleaned.written_at):
+  // rows the blanker had not reached are not blanked yet, and pixels given back at v.line are
+  // blanked only until then (those it reached only afterwards stay blanked).
+  Image<int32_t> restore;
+  if (!cleaned.removed.empty()) restore = Image<int32_t>(w, h, INT32_MAX);
   for (const CleanVictim& v : cleaned.removed)
-    for (const Pixel& p : objects[v.object].pixels)
-      owner(p.x, p.y) = blank_lag > 0 && p.y >= v.line - blank_lag + 1 ? -1 : 0;
+    for (const Pixel& p : objects[v.object].pixels) {
+      owner(p.x, p.y) = -1;
+      if (int64_t(p.y) + blank_lag <= v.line) restore(p.x, p.y) = int32_t(v.line);
+    }
   ctx.field.owner = owner.view();
-  result.objects = measure_objects(objects, shapes, isos, cleaned.order, ctx);
+  ctx.field.restore = restore.view();
+  ctx.field.blank_lag = blank_lag;
+  result.objects = measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, ctx);
   make_checks([&](CheckImage c) -> std::optional<Image<float>> {
     switch (c) {
       case CheckImage::Segmentation:
@@ -260,7 +277,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
       case CheckImage::Objects:
         return objects_image(value.view(), objects);
       case CheckImage::MinusObjects:
-        return minus_objects_image(value.view(), owner.view(), config.mask_type != MaskType::None);
+        return minus_objects_image(ctx.field);
       case CheckImage::Apertures: {
         const std::vector<double> diameters(config.phot_apertures.begin(),
                                             config.phot_apertures.begin() + ctx.n_apertures);

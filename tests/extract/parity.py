@@ -4,7 +4,7 @@ compare the catalogs object by object (compare_catalogs.py, the extraction issue
 
 usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [-- extra -KEY VALUE ...]
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
-border). --drop-cards runs both tools on a copy of the image without those header cards (needs
+border, strips). --drop-cards runs both tools on a copy of the image without those header cards (needs
 astropy). Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
 """
 import os
@@ -35,6 +35,9 @@ SIMS = {
     "nan": ["--size", "1024", "--seed", "13", "--nan-patches", "12"],
     "saturated": ["--size", "1024", "--seed", "14", "--saturated", "6"],
     "border": ["--size", "512", "--seed", "15", "--stars", "400"],
+    # Taller than SExtractor's 1024-line buffer: objects written out during the scan, apertures
+    # clipped to the buffer (FLAGS 16), saturated stars and NaN patches.
+    "strips": ["--size", "3000", "--seed", "9", "--saturated", "40", "--nan-patches", "6"],
 }
 
 

@@ -18,7 +18,7 @@ set_tests_properties(extract.check_images PROPERTIES LABELS "integration;extract
 # is run by scripts/parity-report.sh, which prints the whole matrix; without the LONPOLEA and
 # LATPOLEA cards it agrees exactly, a ctest below.
 set(CELERIS_PARITY_CASES
-  sim:sparse sim:crowded sim:nan sim:saturated sim:border)
+  sim:sparse sim:crowded sim:nan sim:saturated sim:border sim:strips)
 foreach(image sep_emmi_image HorseHead M13_blue_0001 M13_blue_0002 M13_blue_0003 M6707HH gc_2mass_j gc_2mass_k gc_msx_e
               spitzer_example_image)
   list(APPEND CELERIS_PARITY_CASES ${CELERIS_TEST_DATA}/images/${image}.fits)
