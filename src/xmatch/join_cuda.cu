@@ -340,6 +340,16 @@ void upload_vectors(const SkyPoints& p, DeviceArray<hp::Vec3>& v) {
   check(cudaGetLastError(), "vector kernel");
 }
 
+// The result's host arrays for nl left rows and `total` pairs (timed: out.times.host_alloc).
+void allocate_host(CudaPairs& out, size_t nl, uint64_t total, HostMemory memory) {
+  const auto h0 = std::chrono::steady_clock::now();
+  out.offsets.resize(nl + 1, memory);
+  out.j.resize(total, memory);
+  out.sep_arcsec.resize(total, memory);
+  out.times.host_alloc =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+}
+
 // The writing pass in `batches` ranges of left rows, each batch's pairs (contiguous: offsets
 // are by left row) downloaded on a second stream while the next batch is written. The next
 // batch is launched before the current one's copies are queued, so that the copies overlap it
@@ -365,12 +375,7 @@ void write_and_download_batched(const JoinArgs& a, const hp::DiscPlan& plan, siz
     check(cudaEventRecord(written[b], nullptr), "event");
   };
   launch(0);
-  const auto h0 = std::chrono::steady_clock::now();
-  out.offsets.resize(nl + 1, memory);
-  out.j.resize(total, memory);
-  out.sep_arcsec.resize(total, memory);
-  out.times.host_alloc =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+  allocate_host(out, nl, total, memory);
   ev.record(5);
   ev.record(6);
   for (int b = 0; b < batches; ++b) {
@@ -475,12 +480,7 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
     check(cudaGetLastError(), "write kernel");
     ev.record(5);
     // The host arrays are allocated while the write kernel runs.
-    const auto h0 = std::chrono::steady_clock::now();
-    out.offsets.resize(nl + 1, memory);
-    out.j.resize(total, memory);
-    out.sep_arcsec.resize(total, memory);
-    out.times.host_alloc =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+    allocate_host(out, nl, total, memory);
     ev.record(6);
     check(cudaMemcpy(out.offsets.data(), d_off.get(), (nl + 1) * sizeof(uint64_t),
                      cudaMemcpyDeviceToHost),
