@@ -35,8 +35,17 @@ struct ImageView {
 #endif
 };
 
+namespace detail {
+// Buffers of at least kLargeBytes: 2 MB aligned, on transparent huge pages where the kernel
+// allows (src/core/large_alloc.cpp).
+inline constexpr size_t kLargeBytes = size_t(4) << 20;
+void* allocate_large(size_t bytes);
+void free_large(void* p) noexcept;
+}  // namespace detail
+
 // Allocator whose value-less construction leaves trivial types uninitialised, so that an image
-// about to be overwritten is not first filled with zeros (a full pass over memory).
+// about to be overwritten is not first filled with zeros (a full pass over memory); large
+// buffers come from detail::allocate_large.
 template <class T>
 struct DefaultInitAllocator : std::allocator<T> {
   template <class U>
@@ -46,6 +55,16 @@ struct DefaultInitAllocator : std::allocator<T> {
   DefaultInitAllocator() = default;
   template <class U>
   DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    if (n * sizeof(T) < detail::kLargeBytes) return std::allocator<T>::allocate(n);
+    return static_cast<T*>(detail::allocate_large(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (n * sizeof(T) < detail::kLargeBytes)
+      std::allocator<T>::deallocate(p, n);
+    else
+      detail::free_large(p);
+  }
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;
