@@ -25,13 +25,17 @@ SIMS = [("sim sparse 2048", ["--size", "2048", "--seed", "21"]),
         ("sim crowded 4096", ["--size", "4096", "--seed", "23", "--density", "crowded"])]
 
 
-def timed(cmd, env=None, repeat=3):
-    times = []
+def timed_interleaved(runs, repeat=3):
+    """Median wall time of each command in `runs` ({key: (cmd, env)}), taken round-robin (one run
+    of each per round) so that a change of load on a shared machine hits all of them alike."""
+    times = {k: [] for k in runs}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for k, (cmd, env) in runs.items():
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=env)
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def count(cat):
@@ -68,13 +72,15 @@ def main():
     os.chdir(work)
     for name, path in cases:
         row = {"image": name}
+        runs = {}
         if sex:
-            row["sex"] = timed([sex, path, "-CATALOG_NAME", "s.cat"] + common, repeat=a.repeat)
-            row["n_sex"] = count("s.cat")
+            runs["sex"] = ([sex, path, "-CATALOG_NAME", "s.cat"] + common, None)
         for threads in sorted({1, 2, ncores}):
             env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-            row[f"cel{threads}"] = timed([celeris, "extract", path, "-CATALOG_NAME", "c.cat"] + common,
-                                         env=env, repeat=a.repeat)
+            runs[f"cel{threads}"] = ([celeris, "extract", path, "-CATALOG_NAME", "c.cat"] + common, env)
+        row.update(timed_interleaved(runs, repeat=a.repeat))
+        if sex:
+            row["n_sex"] = count("s.cat")
         row["n_cel"] = count("c.cat")
         rows.append(row)
         print(row, file=sys.stderr)
@@ -90,7 +96,7 @@ def main():
              f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
              f"- machine: {platform.node()}, {cpu}, {ncores} cores",
              f"- command: `{' '.join(sys.argv)}`",
-             f"- times: wall-clock median of {a.repeat} runs, whole command (read FITS, extract, write ASCII_HEAD catalog)",
+             f"- times: wall-clock median of {a.repeat} runs, taken round-robin across the tools, whole command (read FITS, extract, write ASCII_HEAD catalog)",
              "",
              "| image | objects (sex / celeris) | source-extractor s | " +
              " | ".join(f"celeris {t} thr s" for t in threads) + " | speed-up 1 thr | speed-up all |",
