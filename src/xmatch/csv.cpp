@@ -59,8 +59,9 @@ std::vector<std::string> split(const std::string& line) {
 }
 
 bool parse_number(const std::string& s, double& v, bool& integral) {
-  if (s.empty()) {
+  if (s.empty()) {  // blank: NaN, which only a floating-point column can hold
     v = std::numeric_limits<double>::quiet_NaN();
+    integral = false;
     return true;
   }
   std::string t = s;

@@ -15,7 +15,8 @@ std::string trim(const std::string& s);
 // One CSV record: comma-separated, fields optionally in double quotes ("" inside is a quote).
 std::vector<std::string> split(const std::string& line);
 // A cell as a number: empty, nan, null and na are NaN; `integral` is cleared by a fraction, an
-// exponent or a NaN spelled out. False when the cell is text.
+// exponent or a NaN (blank or spelled out: an integer column cannot hold it, so a column with
+// blanks is Float64). False when the cell is text.
 bool parse_number(const std::string& s, double& v, bool& integral);
 
 // The records of a CSV file: the first non-blank, non-'#' line is the header of column names.

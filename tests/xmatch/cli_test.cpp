@@ -234,3 +234,36 @@ TEST_F(Cli, StreamedBadPositionNamesFileRowAndColumn) {
   EXPECT_NE(err.find("nan.fits: row 3: DEC"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(p("x.fits")));
 }
+
+// CSV inputs with a text column (quoted commas), blank cells in an integer column and a comment
+// line: streamed (--memory) and in-memory outputs are byte-identical, and a blank integer cell
+// reads as NaN (its column is Float64: an integer column cannot hold a blank).
+TEST_F(Cli, CsvWithBlanksStreamsLikeInMemory) {
+  {
+    std::ofstream a(p("a.csv")), b(p("b.csv"));
+    a << "# a comment\nname,RA,DEC,flag\n";
+    b << "RA,DEC,id\n";
+    for (int i = 0; i < 400; ++i) {
+      const double ra = 0.001 * i, dec = 0.0005 * (i % 7);
+      a << "\"src " << i << ", x\"," << ra << "," << dec << ","
+        << (i % 9 ? std::to_string(i % 5) : "") << "\n";
+      b << ra + 1e-4 << "," << dec << "," << i << "\n";
+    }
+  }
+  for (const std::string ext : {"csv", "fits"}) {
+    const std::string args = p("a.csv") + " " + p("b.csv") + " --radius 2arcsec --join 1or2 -q";
+    ASSERT_EQ(run("xmatch " + args + " -o " + p("mem." + ext)), 0);
+    ASSERT_EQ(run("xmatch " + args + " --memory 2M -o " + p("str." + ext)), 0);
+    std::ifstream m(p("mem." + ext), std::ios::binary), s(p("str." + ext), std::ios::binary);
+    std::stringstream ms, ss;
+    ms << m.rdbuf();
+    ss << s.rdbuf();
+    EXPECT_TRUE(ms.str() == ss.str()) << ext;
+  }
+  const Table t = read_fits_table(p("mem.fits"));
+  const Column* flag = t.find("flag");
+  ASSERT_NE(flag, nullptr);
+  EXPECT_EQ(flag->type, ColumnType::Float64);
+  EXPECT_TRUE(std::isnan(flag->values[0]));  // row of source 0: blank flag
+  EXPECT_EQ(flag->values[1], 1.0);
+}
