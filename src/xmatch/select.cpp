@@ -9,6 +9,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/xmatch.hpp"
+#include "pair_order.hpp"
 
 namespace celeris::xmatch {
 
@@ -19,28 +20,23 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool by_ij(const Pair& a, const Pair& b) {
-  return a.i != b.i ? a.i < b.i : a.j < b.j;
-}
-
-// Is `a` a better (closer) candidate than `b`? Ties: smaller i, then smaller j.
-bool closer(const Pair& a, const Pair& b) {
-  if (a.sep_arcsec != b.sep_arcsec) return a.sep_arcsec < b.sep_arcsec;
-  return by_ij(a, b);
-}
-
-// For every key row, the closest pair among those whose key is the row.
-template <class Key>
-std::vector<Pair> nearest_per(const std::vector<Pair>& pairs, Key key) {
+// For every key row, the closest pair among those whose key is the row (`less`: grouped by the
+// key, closest first).
+template <class Key, class Less>
+std::vector<Pair> nearest_per(std::vector<Pair> sorted, Key key, Less less) {
   std::vector<Pair> best;
-  std::vector<Pair> sorted = pairs;
-  std::sort(sorted.begin(), sorted.end(), [&](const Pair& a, const Pair& b) {
-    return key(a) != key(b) ? key(a) < key(b) : closer(a, b);
-  });
+  std::sort(sorted.begin(), sorted.end(), less);
   for (size_t k = 0; k < sorted.size(); ++k)
     if (k == 0 || key(sorted[k]) != key(sorted[k - 1])) best.push_back(sorted[k]);
-  std::sort(best.begin(), best.end(), by_ij);
+  std::sort(best.begin(), best.end(), order::by_ij);
   return best;
+}
+
+int64_t left_key(const Pair& p) {
+  return p.i;
+}
+int64_t right_key(const Pair& p) {
+  return p.j;
 }
 
 }  // namespace
@@ -114,30 +110,23 @@ std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self) {
           both.push_back(p);
           both.push_back(Pair{p.j, p.i, p.sep_arcsec});
         }
-        return nearest_per(both, [](const Pair& p) { return p.i; });
+        return nearest_per(std::move(both), left_key, order::by_i_then_closer);
       }
-      if (find == Find::Best1) return nearest_per(pairs, [](const Pair& p) { return p.i; });
-      return nearest_per(pairs, [](const Pair& p) { return p.j; });
+      if (find == Find::Best1)
+        return nearest_per(std::move(pairs), left_key, order::by_i_then_closer);
+      return nearest_per(std::move(pairs), right_key, order::by_j_then_closer);
     case Find::Best: {
-      std::sort(pairs.begin(), pairs.end(), closer);
-      std::vector<char> used_i, used_j;
+      std::sort(pairs.begin(), pairs.end(), order::closer);
       int64_t ni = 0, nj = 0;
       for (const Pair& p : pairs) {
         ni = std::max(ni, p.i + 1);
         nj = std::max(nj, p.j + 1);
       }
-      if (self) ni = nj = std::max(ni, nj);
-      used_i.assign(ni, 0);
-      used_j.assign(nj, 0);
-      std::vector<char>& uj = self ? used_i : used_j;
+      order::GreedyBest greedy(size_t(ni), size_t(nj), self);
       std::vector<Pair> kept;
-      for (const Pair& p : pairs) {
-        if (used_i[p.i] || uj[p.j]) continue;
-        used_i[p.i] = 1;
-        uj[p.j] = 1;
-        kept.push_back(p);
-      }
-      std::sort(kept.begin(), kept.end(), by_ij);
+      for (const Pair& p : pairs)
+        if (greedy.take(p)) kept.push_back(p);
+      std::sort(kept.begin(), kept.end(), order::by_ij);
       return kept;
     }
   }

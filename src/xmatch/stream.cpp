@@ -18,27 +18,16 @@
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
 #include "csv.hpp"
+#include "pair_order.hpp"
 
 namespace celeris::xmatch {
 
 namespace {
 
-bool by_ij(const Pair& a, const Pair& b) {
-  return a.i != b.i ? a.i < b.i : a.j < b.j;
-}
-
-// The orders of select_pairs: closer = smaller separation, then smaller i, then smaller j.
-bool closer(const Pair& a, const Pair& b) {
-  if (a.sep_arcsec != b.sep_arcsec) return a.sep_arcsec < b.sep_arcsec;
-  return by_ij(a, b);
-}
-bool by_i_then_closer(const Pair& a, const Pair& b) {
-  return a.i != b.i ? a.i < b.i : closer(a, b);
-}
-bool by_j_then_closer(const Pair& a, const Pair& b) {
-  return a.j != b.j ? a.j < b.j : closer(a, b);
-}
-
+using order::by_i_then_closer;
+using order::by_ij;
+using order::by_j_then_closer;
+using order::closer;
 using PairLess = bool (*)(const Pair&, const Pair&);
 
 // A file removed when this goes out of scope (if a path was set).
@@ -384,14 +373,10 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
         MergeStream all(spill, merge_bytes);
         for (Pair p; all.next(p);) by_sep.add(p);
       }
-      std::vector<bool> used_i(self ? std::max(n1, n2) : n1), used_j(self ? 0 : n2);
-      std::vector<bool>& uj = self ? used_i : used_j;
+      order::GreedyBest greedy(n1, n2, self);
       auto s = by_sep.stream(merge_bytes);
-      for (Pair p; s->next(p);) {
-        if (used_i[size_t(p.i)] || uj[size_t(p.j)]) continue;
-        used_i[size_t(p.i)] = uj[size_t(p.j)] = true;
-        selected->add(p);
-      }
+      for (Pair p; s->next(p);)
+        if (greedy.take(p)) selected->add(p);
     } else {
       // Nearest per row: per right row (best2), or per row of either side in a self-match, where
       // every pair counts in both orientations, as (row, other).
