@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 #include "celeris/error.hpp"
+#include "sextractor_pi.hpp"
 
 namespace celeris::extract {
 
@@ -158,7 +158,7 @@ MeshStats histogram_mode(ImageView<const float> img, int x0, int y0, int w, int 
   double var = clipped.sum2 / npix - mean * mean;
   double sigma = var > 0 ? std::sqrt(var) : 0.0;
 
-  const double step = std::sqrt(2.0 / std::numbers::pi) * kQuantNSigma / kQuantAMin;
+  const double step = std::sqrt(2.0 / kSexPi) * kQuantNSigma / kQuantAMin;
   const int nlevels = std::min(static_cast<int>(step * npix + 1), kQuantMaxLevels);
   // SExtractor keeps the histogram origin and step in single precision.
   const float qscale = static_cast<float>(sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0);

@@ -1,4 +1,5 @@
 #include "check_images.hpp"
+#include "sextractor_pi.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -123,8 +124,6 @@ class Pen {
   float val_;
   double x1_ = 0, y1_ = 0;
 };
-
-constexpr double kSexPi = 3.1415926535898;  // SExtractor's PI
 
 // SExtractor's 10-degree cosine and sine tables (float).
 struct Polygon36 {

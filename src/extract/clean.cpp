@@ -1,4 +1,5 @@
 #include "clean.hpp"
+#include "sextractor_pi.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +10,6 @@ namespace celeris::extract {
 
 namespace {
 
-constexpr double kPi = 3.1415926535898;
 constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100 is not rounded to float
 
 // Moffat-like profile of object o, amp (1 + alpha r^2)^-beta, reaching the detection threshold
@@ -17,7 +17,7 @@ constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100 is not
 struct Profile {
   double amp = 0, alpha = 0;
   Profile(const Shape& s, float dthresh, double beta) {
-    const double unitarea = kPi * static_cast<float>(s.a) * static_cast<float>(s.b);
+    const double unitarea = kSexPi * static_cast<float>(s.a) * static_cast<float>(s.b);
     amp = static_cast<float>(s.flux) / (2 * unitarea * s.abcor);
     alpha = (std::pow(amp / dthresh, 1.0 / beta) - 1) * unitarea / s.npix;
   }

@@ -6,6 +6,7 @@
 
 #include "glibc_rand.hpp"
 #include "lutz.hpp"
+#include "sextractor_pi.hpp"
 
 namespace celeris::extract {
 
@@ -13,7 +14,6 @@ namespace {
 
 constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
 constexpr int kMaxSons = 1024;      // SExtractor's NSONMAX: more nodes on a level = overflow
-constexpr double kPi = 3.1415926535898;
 
 struct Node {
   std::vector<int32_t> pix;  // indices into the parent's pixel list, in raster order
@@ -183,7 +183,7 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendS
     child.cx = s.mx;
     child.cy = s.my;
     const float d = static_cast<float>(
-        s.npix / (2 * kPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
+        s.npix / (2 * kSexPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
     float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
     if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
     plan.amplitude.push_back(amp);

@@ -1,9 +1,9 @@
 #include "measure.hpp"
+#include "sextractor_pi.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 namespace celeris::extract {
 
@@ -169,7 +169,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.errxy[i] = iso.errxy;
     o.a[i] = static_cast<float>(s.a);
     o.b[i] = static_cast<float>(s.b);
-    o.theta[i] = static_cast<float>(s.theta * 180.0 / 3.1415926535898);  // SExtractor's PI
+    o.theta[i] = static_cast<float>(s.theta * 180.0 / kSexPi);
     o.cxx[i] = s.cxx;
     o.cyy[i] = s.cyy;
     o.cxy[i] = s.cxy;

@@ -1,4 +1,5 @@
 #include "moments.hpp"
+#include "sextractor_pi.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,6 @@ namespace celeris::extract {
 namespace {
 constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 variance is added
 constexpr double kTwelfth = 0.0833333;
-constexpr double kPi = 3.1415926535898;  // SExtractor's PI
 }  // namespace
 
 Shape compute_shape(const Detection& object, float thresh) {
@@ -66,7 +66,7 @@ Shape compute_shape(const Detection& object, float thresh) {
     s.singular = true;
   }
   const double diff = xm2 - ym2;
-  double theta = std::fabs(diff) > 0.0 ? std::atan2(2 * xym, diff) / 2 : kPi / 4;
+  double theta = std::fabs(diff) > 0.0 ? std::atan2(2 * xym, diff) / 2 : kSexPi / 4;
   const double t = std::sqrt(0.25 * diff * diff + xym * xym);
   const double half_sum = (xm2 + ym2) / 2;
   s.a = static_cast<float>(std::sqrt(half_sum + t));
@@ -89,7 +89,7 @@ Shape compute_shape(const Detection& object, float thresh) {
   const double darea = static_cast<double>(area2) - dnpix;
   const float t1t2 = thresh / thresh2;
   if (t1t2 > 0) {
-    double ab = (darea < 0 ? darea : -1.0) / (2 * kPi * std::log(t1t2 < 1 ? t1t2 : 0.99) *
+    double ab = (darea < 0 ? darea : -1.0) / (2 * kSexPi * std::log(t1t2 < 1 ? t1t2 : 0.99) *
                                               static_cast<float>(s.a) * static_cast<float>(s.b));
     s.abcor = static_cast<float>(ab > 1 ? 1.0 : ab);
   } else {
