@@ -17,26 +17,15 @@
 #include "celeris/error.hpp"
 #include "celeris/maxsub.hpp"
 #include "maxsub/convex_cuda.hpp"
+#include "maxsub/convex_trace.hpp"
 
 namespace celeris::maxsub {
+
+using namespace detail;  // the trace bits and walk of convex_trace.hpp
 
 namespace {
 
 constexpr double kNone = -std::numeric_limits<double>::infinity();
-
-// Trace-back bits of one (column, t, b).
-enum : uint8_t {
-  kGrowExtends = 1,      // grow continues G of the previous column (else starts here)
-  kGSelf = 0 << 1,       // G(t,b) = grow(t,b)
-  kGDown = 1 << 1,       // G(t,b) = G(t+1,b)
-  kGUp = 2 << 1,         // G(t,b) = G(t,b-1)
-  kGMask = 3 << 1,       //
-  kHGrow = 0 << 3,       // H(t,b) = grow(t,b)
-  kHShrink = 1 << 3,     // H(t,b) = shrink(t,b)
-  kHTopOut = 2 << 3,     // H(t,b) = H(t-1,b)
-  kHBottomOut = 3 << 3,  // H(t,b) = H(t,b+1)
-  kHMask = 3 << 3,
-};
 
 void check_input(std::span<const double> pixels, int width, int height) {
   if (width < 1 || height < 1) throw Error("maxsub: empty image");
@@ -131,44 +120,11 @@ ConvexRegion convex_search(std::span<const double> pixels, int width, int height
   ConvexRegion out;
   if (best_col < 0) return out;  // every cell blocked
   out.right = best_col;
-  std::vector<int> tops, bottoms;
-  int x = best_col, t = best_t, b = best_b;
-  bool growing = best_grow;
-  for (;;) {
-    tops.push_back(t);
-    bottoms.push_back(b);
-    const uint8_t* tr = trace.data() + hh * x;
-    if (growing) {
-      if (!(tr[at(t, b)] & kGrowExtends)) break;
-      // Follow G of column x-1 to the interval it came from.
-      const uint8_t* tp = trace.data() + hh * (x - 1);
-      for (;;) {
-        const uint8_t gb = tp[at(t, b)] & kGMask;
-        if (gb == kGSelf) break;
-        if (gb == kGDown)
-          ++t;
-        else
-          --b;
-      }
-    } else {
-      const uint8_t* tp = trace.data() + hh * (x - 1);
-      for (;;) {
-        const uint8_t hb = tp[at(t, b)] & kHMask;
-        if (hb == kHGrow || hb == kHShrink) {
-          growing = hb == kHGrow;
-          break;
-        }
-        if (hb == kHTopOut)
-          --t;
-        else
-          ++b;
-      }
-    }
-    --x;
-  }
-  out.left = x;
-  out.top.assign(tops.rbegin(), tops.rend());
-  out.bottom.assign(bottoms.rbegin(), bottoms.rend());
+  std::vector<int> tops(size_t(best_col) + 1), bottoms(size_t(best_col) + 1);
+  const int n = convex_trace_back(trace.data(), hh, at, best_col, best_t, best_b, best_grow,
+                                  tops.data(), bottoms.data(), &out.left);
+  out.top.assign(tops.rend() - n, tops.rend());
+  out.bottom.assign(bottoms.rend() - n, bottoms.rend());
   out.sum = region_sum(pixels, w, out);
   return out;
 }

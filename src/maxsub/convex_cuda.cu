@@ -30,34 +30,27 @@
 #include <vector>
 
 #include "maxsub/convex_cuda.hpp"
+#include "maxsub/convex_trace.hpp"
 #include "maxsub/cuda_util.cuh"
 
 namespace celeris::maxsub::detail {
 
 namespace {
 
-// Trace-back bits of one (column, t, b), as in convex.cpp.
-enum : uint8_t {
-  kGrowExtends = 1,
-  kGSelf = 0 << 1,
-  kGDown = 1 << 1,
-  kGUp = 2 << 1,
-  kGMask = 3 << 1,
-  kHGrow = 0 << 3,
-  kHShrink = 1 << 3,
-  kHTopOut = 2 << 3,
-  kHBottomOut = 3 << 3,
-  kHMask = 3 << 3,
-};
-
 __device__ __host__ inline double none() {
   return -INFINITY;
 }
 
 // Offset of (t, b), t <= b, in a column's triangle of trace bytes (rows t of length h - t).
-__device__ inline size_t tri(int t, int b, int h) {
+__device__ __host__ inline size_t tri(int t, int b, int h) {
   return size_t(t) * h - size_t(t) * (t - 1) / 2 + size_t(b - t);
 }
+
+// tri() as the index of convex_trace_back.
+struct TriIndex {
+  int h;
+  __device__ __host__ size_t operator()(int t, int b) const { return tri(t, b, h); }
+};
 
 struct Best {
   double value;
@@ -495,49 +488,15 @@ __global__ void column_best_kernel(const Best* __restrict__ block_best, size_t n
     *best = red[0];
 }
 
-// One thread: convex.cpp's trace-back. Writes the columns right to left into tops/bottoms and
-// their count and the left column into out[0], out[1].
+// One thread: convex_trace_back over the device's trace bytes. Writes the columns right to left
+// into tops/bottoms and their count and the left column into out[0], out[1].
 __global__ void trace_back_kernel(const uint8_t* __restrict__ trace, size_t tri_size, int h,
                                   const Best* __restrict__ best, int* __restrict__ tops,
                                   int* __restrict__ bottoms, int* __restrict__ out) {
   const long long rest = best->order >> 1;
-  int x = best->col, t = h - 1 - int(rest / h), b = int(rest % h);
-  bool growing = (best->order & 1) == 0;
-  int n = 0;
-  for (;;) {
-    tops[n] = t;
-    bottoms[n] = b;
-    ++n;
-    const uint8_t* tr = trace + tri_size * x;
-    if (growing) {
-      if (!(tr[tri(t, b, h)] & kGrowExtends)) break;
-      const uint8_t* tp = trace + tri_size * (x - 1);
-      for (;;) {
-        const uint8_t gb = tp[tri(t, b, h)] & kGMask;
-        if (gb == kGSelf) break;
-        if (gb == kGDown)
-          ++t;
-        else
-          --b;
-      }
-    } else {
-      const uint8_t* tp = trace + tri_size * (x - 1);
-      for (;;) {
-        const uint8_t hb = tp[tri(t, b, h)] & kHMask;
-        if (hb == kHGrow || hb == kHShrink) {
-          growing = hb == kHGrow;
-          break;
-        }
-        if (hb == kHTopOut)
-          --t;
-        else
-          ++b;
-      }
-    }
-    --x;
-  }
-  out[0] = n;
-  out[1] = x;
+  const int t = h - 1 - int(rest / h), b = int(rest % h);
+  out[0] = convex_trace_back(trace, tri_size, TriIndex{h}, best->col, t, b, (best->order & 1) == 0,
+                             tops, bottoms, &out[1]);
 }
 
 }  // namespace
