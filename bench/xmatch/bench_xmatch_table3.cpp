@@ -147,20 +147,29 @@ int main(int argc, char** argv) {
             c.upload, c.index, c.count, c.scan, c.write, c.host_alloc, c.download);
       }
     }
-    // The batched writing pass, downloads overlapping the next batch (Options::cuda_batches).
-    for (dt::HostMemory mem : {dt::HostMemory::Pinned, dt::HostMemory::Pageable})
-      for (int batches : {4, 8}) {
-        dt::CudaPairs g;
-        double tot = 0;
-        for (int r = 0; r < 2; ++r) {  // the second run, arrays reused, is reported
+    // The batched writing pass, downloads overlapping the next batch (Options::cuda_batches),
+    // against the one-pass write then download: rounds of 1, 4 and 8 batches interleaved so that
+    // load changes hit all alike; medians of 7 rounds, arrays reused (a warm-up round first).
+    for (dt::HostMemory mem : {dt::HostMemory::Pinned, dt::HostMemory::Pageable}) {
+      const std::vector<int> counts = {1, 4, 8};
+      std::vector<dt::CudaPairs> g(counts.size());
+      std::vector<std::vector<double>> tot(counts.size()), wd(counts.size());
+      for (int r = 0; r < 8; ++r)
+        for (size_t c = 0; c < counts.size(); ++c) {
           t = Clock::now();
-          dt::join_cuda_columns(pts, pts, order, true, radius, true, mem, g, batches);
-          tot = seconds_since(t);
+          dt::join_cuda_columns(pts, pts, order, true, radius, true, mem, g[c], counts[c]);
+          if (r == 0) continue;
+          tot[c].push_back(seconds_since(t));
+          wd[c].push_back(g[c].times.write_download);
         }
-        std::printf("cuda %-10s %d batches, arrays reused: %.3f s (%.1fx the CPU)%s\n",
-                    mem == dt::HostMemory::Pinned ? "pinned" : "pageable", batches, tot,
-                    cpu_s / tot, same_pairs(g, cpu, n) ? ", pairs identical" : ", MISMATCH");
-      }
+      for (size_t c = 0; c < counts.size(); ++c)
+        std::printf(
+            "cuda %-8s %d batch%s, arrays reused, median of 7: %.3f s (%.1fx the CPU), "
+            "write + download %.1f ms%s\n",
+            mem == dt::HostMemory::Pinned ? "pinned" : "pageable", counts[c],
+            counts[c] == 1 ? " " : "es", median(tot[c]), cpu_s / median(tot[c]), median(wd[c]),
+            same_pairs(g[c], cpu, n) ? ", pairs identical" : ", MISMATCH");
+    }
     {
       o.backend = celeris::Backend::Cuda;
       t = Clock::now();

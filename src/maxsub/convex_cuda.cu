@@ -107,6 +107,8 @@ constexpr int kCols = 128;
 constexpr int kThreads = kGroups * kCols;
 constexpr int kWarps = kThreads / 32;
 constexpr int kWarpsPerGroup = kCols / 32;
+// Blocks per SM the tile kernels are compiled for (__launch_bounds__): more caps the registers.
+constexpr int kMinBlocks = 1;
 
 // grow(t, b) of the current column, as convex.cpp: -inf on a blocked interval, else s plus G' when
 // G' > 0. shrink likewise (s + H', -inf when H' is).
@@ -144,7 +146,7 @@ __device__ inline void grow_shrink(const double* __restrict__ cs_col,
 // Per-(row, block) maxima of grow and v (brg, brv: h x nblk), per-(segment, column) maxima (mg,
 // mv: nseg x h) and per-tile maxima (bmg, bmv: nseg x nblk). Tiles entirely below the diagonal
 // write only their tile maxima (-inf); the other entries they would hold are never read.
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     aggregate_kernel(const double* __restrict__ cs_col, const int* __restrict__ cb_col,
                      const double* __restrict__ gp, const double* __restrict__ hp, int h, int nblk,
                      double* __restrict__ mg, double* __restrict__ mv, double* __restrict__ brg,
@@ -301,7 +303,7 @@ __device__ inline double group_scan(double x, bool forward, double* part) {
 // Launch: grid (nblk, nseg), kThreads threads. The final G and H of the tile (written for the next
 // column), the trace-back byte of every (x, t, b) with convex.cpp's rules and tie order, and the
 // tile's best candidate in convex.cpp's scan order.
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     tile_kernel(const double* __restrict__ cs_col, const int* __restrict__ cb_col,
                 const double* __restrict__ gp, const double* __restrict__ hp,
                 const double* __restrict__ cgc, const double* __restrict__ cvc,

@@ -351,23 +351,22 @@ void allocate_host(CudaPairs& out, size_t nl, uint64_t total, HostMemory memory)
 }
 
 // The writing pass in `batches` ranges of left rows, each batch's pairs (contiguous: offsets
-// are by left row) downloaded on a second stream while the next batch is written. The next
-// batch is launched before the current one's copies are queued, so that the copies overlap it
-// even into pageable host memory (where cudaMemcpyAsync returns only when done).
+// are by left row) downloaded on a second stream while the next batch is written. The offsets go
+// first, on the copy stream while batch 0 is written; the batch boundaries are read from them on
+// the host. The next batch is launched before the current one's copies are queued, so that the
+// copies overlap it even into pageable host memory (where cudaMemcpyAsync returns only when done).
 void write_and_download_batched(const JoinArgs& a, const hp::DiscPlan& plan, size_t nl,
                                 const uint64_t* d_off, uint32_t* d_j, double* d_sep, uint64_t total,
                                 int batches, HostMemory memory, Events& ev, CudaPairs& out) {
-  std::vector<uint32_t> rows(size_t(batches) + 1);
-  std::vector<uint64_t> first(size_t(batches) + 1);
-  for (int b = 0; b <= batches; ++b) {
-    rows[b] = uint32_t(nl * size_t(b) / size_t(batches));
-    check(cudaMemcpy(&first[b], d_off + rows[b], sizeof(uint64_t), cudaMemcpyDeviceToHost),
-          "batch offset download");
-  }
   cudaStream_t copy = nullptr;
   check(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), "stream");
-  std::vector<cudaEvent_t> written(size_t(batches), nullptr);
+  // batches written, then the offsets (made on the default stream) ready for the copy stream
+  std::vector<cudaEvent_t> written(size_t(batches) + 1, nullptr);
   for (auto& e : written) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event");
+  cudaEvent_t& scanned = written.back();
+  check(cudaEventRecord(scanned, nullptr), "event");
+  std::vector<uint32_t> rows(size_t(batches) + 1);
+  for (int b = 0; b <= batches; ++b) rows[b] = uint32_t(nl * size_t(b) / size_t(batches));
   auto launch = [&](int b) {
     join_kernel<true>
         <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off, d_j, d_sep, rows[b], rows[b + 1]);
@@ -377,11 +376,16 @@ void write_and_download_batched(const JoinArgs& a, const hp::DiscPlan& plan, siz
   launch(0);
   allocate_host(out, nl, total, memory);
   ev.record(5);
+  check(cudaStreamWaitEvent(copy, scanned, 0), "stream wait");
+  check(cudaMemcpyAsync(out.offsets.data(), d_off, (nl + 1) * sizeof(uint64_t),
+                        cudaMemcpyDeviceToHost, copy),
+        "offsets download");
+  check(cudaStreamSynchronize(copy), "offsets download");
   ev.record(6);
   for (int b = 0; b < batches; ++b) {
     if (b + 1 < batches) launch(b + 1);
     check(cudaStreamWaitEvent(copy, written[b], 0), "stream wait");
-    const uint64_t k0 = first[b], n = first[b + 1] - first[b];
+    const uint64_t k0 = out.offsets[rows[b]], n = out.offsets[rows[b + 1]] - k0;
     if (n == 0) continue;
     check(cudaMemcpyAsync(out.j.data() + k0, d_j + k0, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                           copy),
@@ -390,8 +394,6 @@ void write_and_download_batched(const JoinArgs& a, const hp::DiscPlan& plan, siz
                           cudaMemcpyDeviceToHost, copy),
           "pairs download");
   }
-  check(cudaMemcpy(out.offsets.data(), d_off, (nl + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost),
-        "offsets download");
   check(cudaStreamSynchronize(copy), "pairs download");
   for (auto& e : written) cudaEventDestroy(e);
   cudaStreamDestroy(copy);
@@ -499,6 +501,7 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
   out.times.scan = ev.ms(3, 4);
   out.times.write = ev.ms(4, 5);
   out.times.download = ev.ms(6, 7);
+  out.times.write_download = ev.ms(4, 7);
 }
 
 }  // namespace celeris::xmatch::detail

@@ -64,6 +64,9 @@ struct CudaTimes {
   double write = 0;     // phases 2+3, writing pass (+ per-row sort by j)
   double download = 0;  // pairs -> host
   double host_alloc = 0;
+  // From the total's download to the last pair on the host: write + host alloc + download in
+  // one pass; with batches the only meaningful figure, as the three overlap.
+  double write_download = 0;
 };
 
 // Pairs as columns, grouped by left row in input order and sorted by right row within a row:
