@@ -5,23 +5,32 @@
 // The CPU builds G and H as recursive 2-D running maxima; here each is a running maximum along the
 // row then along the column (G: R = max along b, then down t; H: O = max of max(grow, shrink) from
 // the right, then along t), which gives the same values exactly (a maximum does not round). The
-// h x h triangle is cut into tiles of 32 rows x 128 columns; four launches per column:
-//   aggregate_kernel  per tile: the maxima of grow and of max(grow, shrink) per row, per column and
-//                     over the tile (reads G', H');
-//   carry_kernel      from those, what each tile needs from the rest of the column: per row the
-//                     maximum left and right of the tile, per column G below and H above it;
-//   tile_kernel       per tile: grow and shrink again (same additions), R and O by warp scans,
-//                     the final G and H (written for the next column), the trace-back byte of
-//                     every (x, t, b) with the CPU's rules and tie order, and the tile's best;
-//   column_best       the column's best in the CPU's scan order.
-// Per column that is two reads of G' and H' and one write of G and H (plus the trace bytes and
-// small per-tile tables); the earlier row-scan version moved about 11 passes (2.11 s at 4000^2),
-// the first one 21 (3.77 s). The trace-back then follows the bytes as convex.cpp does: the region
-// is the CPU's, bit for bit (same additions in the same order: s from the same column prefix).
+// h x h triangle is cut into tiles of kRows x kCols (16 x 64). Per tile, the maxima of grow and of
+// max(grow, shrink) per row, per column and over the tile are the column's "aggregates"; the
+// first column's come from aggregate_kernel, each later column's from the tile kernel of the
+// column before (which holds G' and H' in registers). Then two launches per column:
+//   carry_kernel      from the aggregates, what each tile needs from the rest of the column: per
+//                     row the maximum left and right of the tile, per column G below and H above
+//                     it (running maxima, each split over kScanWarps warps);
+//   tile_kernel       per tile: grow and shrink (the same additions), R and O by warp scans, the
+//                     final G and H (written for the next column), the trace-back byte of every
+//                     (x, t, b) with the CPU's rules and tie order, the tile's best, and the next
+//                     column's aggregates.
+// After the last column, best_kernel picks the overall best of all tile bests in the CPU's order.
+// Per column that is one read of G' and H' and one write of G and H, plus the trace bytes and
+// small tables. Measured (H100, 4000^2, bench/maxsub/convex_variants.sh): the first version (21
+// passes) 3.77 s, row scans (11 passes) 2.11 s, 32 x 128 tiles with a separate aggregate pass
+// 1.96 s; 16 x 64 tiles of 256 threads at 4 blocks per SM (64 registers, 50% occupancy, against
+// 128 registers and 25%), carry scans split over warps, the aggregate pass folded into the tile
+// kernel, fewer barriers and the tile bests reduced once at the end: 1.14 s. The tile kernel is
+// now issue-bound (60% of issue slots, ncu), not memory-bound (38% of DRAM bandwidth).
+// The trace-back then follows the bytes as convex.cpp does: the region is the CPU's, bit for bit
+// (same additions in the same order: s from the same column prefix).
 //
 // Memory: four h x h double tables (G, H and their previous column; only t <= b is touched), four
-// segments x h tables, per-row and per-tile tables, and the trace bytes for the triangle t <= b
-// of every column, h(h+1)/2 * w bytes (32 GB at 4000^2).
+// segments x h tables, per-row and per-tile tables, the tile bests of every column (24 bytes per
+// tile and column: 1.5 GB at 4000^2), and the trace bytes for the triangle t <= b of every
+// column, h(h+1)/2 * w bytes (32 GB at 4000^2).
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -99,29 +108,31 @@ __device__ inline double dmax(double a, double b) {
 
 // Tiles of kRows rows t by kCols columns b; a block of kGroups x kCols threads, each thread one
 // column b and kGroupRows consecutive rows (threads 0..kCols-1 the tile's top rows, and so on).
-// Eight rows per thread keep a thread's tables (grow, shrink, G, H) in registers.
-constexpr int kRows = 32;
-constexpr int kGroupRows = 8;
+// A few rows per thread keep a thread's tables (grow, shrink, G, H) in registers.
+constexpr int kRows = 16;
+constexpr int kGroupRows = 4;
 constexpr int kGroups = kRows / kGroupRows;
-constexpr int kCols = 128;
+constexpr int kCols = 64;
 constexpr int kThreads = kGroups * kCols;
 constexpr int kWarps = kThreads / 32;
 constexpr int kWarpsPerGroup = kCols / 32;
 // Blocks per SM the tile kernels are compiled for (__launch_bounds__): more caps the registers.
-constexpr int kMinBlocks = 1;
+constexpr int kMinBlocks = 4;
 
 // grow(t, b) of the current column, as convex.cpp: -inf on a blocked interval, else s plus G' when
 // G' > 0. shrink likewise (s + H', -inf when H' is).
+// G' and H' are read only for an unblocked interval: from gp/hp at i, or given (gp == nullptr).
 __device__ inline void grow_shrink(const double* __restrict__ cs_col,
                                    const int* __restrict__ cb_col, double cs_t, int cb_t,
                                    const double* __restrict__ gp, const double* __restrict__ hp,
-                                   size_t i, int b, double& g, double& sh, bool& extends) {
+                                   size_t i, int b, double& g, double& sh, bool& extends,
+                                   double gpv = 0, double hpv = 0) {
   g = none();
   sh = none();
   extends = false;
   if (cb_col[b + 1] - cb_t != 0) return;
   const double s = cs_col[b + 1] - cs_t;
-  const double gpv = gp[i], hpv = hp[i];
+  if (gp) gpv = gp[i], hpv = hp[i];
   extends = gpv > 0;
   g = extends ? s + gpv : s;
   sh = hpv == none() ? none() : s + hpv;
@@ -143,37 +154,26 @@ __device__ inline void grow_shrink(const double* __restrict__ cs_col,
 // rest, tile_kernel the final G, H, trace bytes and best: two reads of G', H' and one write of G,
 // H per column (the row-scan version moved about twice that).
 
-// Per-(row, block) maxima of grow and v (brg, brv: h x nblk), per-(segment, column) maxima (mg,
-// mv: nseg x h) and per-tile maxima (bmg, bmv: nseg x nblk). Tiles entirely below the diagonal
-// write only their tile maxima (-inf); the other entries they would hold are never read.
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
-    aggregate_kernel(const double* __restrict__ cs_col, const int* __restrict__ cb_col,
-                     const double* __restrict__ gp, const double* __restrict__ hp, int h, int nblk,
-                     double* __restrict__ mg, double* __restrict__ mv, double* __restrict__ brg,
-                     double* __restrict__ brv, double* __restrict__ bmg, double* __restrict__ bmv) {
+// Per-(row, block) maxima of grow and v (brg, brv: nblk x h), per-(segment, column) maxima (mg,
+// mv: nseg x h) and per-tile maxima (bmg, bmv: nblk x nseg) of the block's tile (blockIdx.x,
+// blockIdx.y), from grow g[i] and v[i] = max(grow, shrink) of the thread's rows (-inf outside
+// t <= b < h). The second index is the contiguous one, so that carry_kernel scans along the first
+// with coalesced loads. Called by all threads of the block; contains one barrier.
+__device__ void aggregate_tile(const double (&g)[kGroupRows], const double (&v)[kGroupRows], int h,
+                               double* __restrict__ mg, double* __restrict__ mv,
+                               double* __restrict__ brg, double* __restrict__ brv,
+                               double* __restrict__ bmg, double* __restrict__ bmv) {
   __shared__ double col_g[kGroups][kCols], col_v[kGroups][kCols];
   __shared__ double row_g[kWarps][kGroupRows], row_v[kWarps][kGroupRows];
   const int tx = threadIdx.x, col = tx % kCols, grp = tx / kCols;
   const int warp = tx >> 5, lane = tx & 31;
-  const int blk = blockIdx.x, seg = blockIdx.y, b0 = blk * kCols, b = b0 + col;
-  const int lo = seg * kRows, t0 = lo + grp * kGroupRows;
-  const size_t tile = size_t(seg) * nblk + blk;
-  if (b0 + kCols - 1 < lo) {
-    if (tx == 0) bmg[tile] = bmv[tile] = none();
-    return;
-  }
+  const int blk = blockIdx.x, seg = blockIdx.y, b = blk * kCols + col, lo = seg * kRows;
   double cg = none(), cv = none();
 #pragma unroll
   for (int i = 0; i < kGroupRows; ++i) {
-    const int t = t0 + i;
-    double g = none(), sh = none();
-    bool ext;
-    if (b < h && t <= b)
-      grow_shrink(cs_col, cb_col, cs_col[t], cb_col[t], gp, hp, size_t(t) * h + b, b, g, sh, ext);
-    const double v = dmax(g, sh);
-    cg = dmax(cg, g);
-    cv = dmax(cv, v);
-    double rg = g, rv = v;  // the warp's maxima of row t
+    cg = dmax(cg, g[i]);
+    cv = dmax(cv, v[i]);
+    double rg = g[i], rv = v[i];  // the warp's maxima of row t
     for (int d = 16; d > 0; d >>= 1) {
       rg = dmax(rg, __shfl_down_sync(kFullMask, rg, d));
       rv = dmax(rv, __shfl_down_sync(kFullMask, rv, d));
@@ -190,114 +190,137 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
   if (tx < kRows) {
     const int gr = tx / kGroupRows, i = tx % kGroupRows, t = lo + tx;
-    double g = none(), v = none();
+    double rg = none(), rv = none();
     for (int w = 0; w < kWarpsPerGroup; ++w) {
-      g = dmax(g, row_g[gr * kWarpsPerGroup + w][i]);
-      v = dmax(v, row_v[gr * kWarpsPerGroup + w][i]);
+      rg = dmax(rg, row_g[gr * kWarpsPerGroup + w][i]);
+      rv = dmax(rv, row_v[gr * kWarpsPerGroup + w][i]);
     }
-    if (t < h) brg[size_t(t) * nblk + blk] = g, brv[size_t(t) * nblk + blk] = v;
+    if (t < h) brg[size_t(blk) * h + t] = rg, brv[size_t(blk) * h + t] = rv;
   }
   if (tx == 0) {
-    double g = none(), v = none();
+    double tg = none(), tv = none();
     for (int w = 0; w < kWarps; ++w)
-      for (int i = 0; i < kGroupRows; ++i) g = dmax(g, row_g[w][i]), v = dmax(v, row_v[w][i]);
-    bmg[tile] = g;
-    bmv[tile] = v;
+      for (int i = 0; i < kGroupRows; ++i) tg = dmax(tg, row_g[w][i]), tv = dmax(tv, row_v[w][i]);
+    const size_t tile = size_t(blk) * gridDim.y + seg;
+    bmg[tile] = tg;
+    bmv[tile] = tv;
   }
 }
 
-// Three independent jobs over 256-thread blocks: [0, nb_cols) one thread per column b: CG and CV
-// (the segments holding a t <= b only); [nb_cols, nb_cols + nb_rows) one thread per row t: the
-// exclusive prefix of brg and suffix of brv over the blocks (in place: R(t, b0 - 1) and
-// O(t, b0 + kCols)); the last block one thread per segment: the exclusive prefix of bmg and suffix
-// of bmv over the blocks, from which tile_kernel takes P and Q (a maximum over the segments below
-// / above). Loops are unrolled so that their independent loads are in flight together.
-__global__ void carry_kernel(const double* __restrict__ mg, const double* __restrict__ mv,
-                             const double* __restrict__ bmg, const double* __restrict__ bmv, int h,
-                             int nseg, int nblk, int nb_cols, int nb_rows, double* __restrict__ cgc,
-                             double* __restrict__ cvc, double* __restrict__ brg,
-                             double* __restrict__ brv, double* __restrict__ pq_p,
-                             double* __restrict__ pq_q) {
-  const int job_block = blockIdx.x;
-  if (job_block < nb_cols) {
-    const int b = job_block * blockDim.x + threadIdx.x;
-    if (b >= h) return;
-    const int last = b / kRows;
-    double run = none();
-#pragma unroll 8
-    for (int s = last; s >= 0; --s) {
-      const size_t i = size_t(s) * h + b;
-      cgc[i] = run;
-      run = dmax(run, mg[i]);
+// Launch: grid (nblk, nseg), kThreads threads. The aggregates of the first column (tile_kernel
+// makes those of each following column from the G and H it has just computed). Tiles entirely
+// below the diagonal write only their tile maxima (-inf, and never changed after); the other
+// entries they would hold are never read.
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    aggregate_kernel(const double* __restrict__ cs_col, const int* __restrict__ cb_col,
+                     const double* __restrict__ gp, const double* __restrict__ hp, int h,
+                     double* __restrict__ mg, double* __restrict__ mv, double* __restrict__ brg,
+                     double* __restrict__ brv, double* __restrict__ bmg, double* __restrict__ bmv) {
+  const int tx = threadIdx.x, col = tx % kCols, grp = tx / kCols;
+  const int blk = blockIdx.x, seg = blockIdx.y, b0 = blk * kCols, b = b0 + col;
+  const int lo = seg * kRows, t0 = lo + grp * kGroupRows;
+  if (b0 + kCols - 1 < lo) {
+    if (tx == 0) bmg[size_t(blk) * gridDim.y + seg] = bmv[size_t(blk) * gridDim.y + seg] = none();
+    return;
+  }
+  double g[kGroupRows], v[kGroupRows];
+#pragma unroll
+  for (int i = 0; i < kGroupRows; ++i) {
+    const int t = t0 + i;
+    double sh = none();
+    bool ext;
+    g[i] = none();
+    if (b < h && t <= b)
+      grow_shrink(cs_col, cb_col, cs_col[t], cb_col[t], gp, hp, size_t(t) * h + b, b, g[i], sh,
+                  ext);
+    v[i] = dmax(g[i], sh);
+  }
+  aggregate_tile(g, v, h, mg, mv, brg, brv, bmg, bmv);
+}
+
+// carry_kernel's blocks: 32 lanes (32 consecutive entries of the contiguous index f) by
+// kScanWarps warps, each warp a contiguous chunk of the scanned index.
+constexpr int kScanWarps = 32;
+
+// Exclusive running maximum along the first index s of a table [n_slow][n_fast], for the entry f
+// = 32 * fblock + lane, over s in [first, last] (entries outside that range are garbage and never
+// read): forward, out[s] = max in[first..s-1]; backward, out[s] = max in[s+1..last]; -inf when
+// empty. Each warp scans its own chunk of s after taking the chunks before (after) it from shared
+// memory, so the dependent chain is a chunk long, not n_slow. in == out is allowed (each entry is
+// read before it is written, by the same thread). Called by all threads of the block.
+__device__ void scan_slow(const double* in, double* out, int n_slow, int n_fast, int fblock,
+                          int first, int last, bool forward, double (*chunk_max)[32]) {
+  const int lane = threadIdx.x, w = threadIdx.y, f = fblock * 32 + lane;
+  const int chunk = (n_slow + kScanWarps - 1) / kScanWarps;
+  const int c0 = w * chunk, c1 = (w + 1) * chunk < n_slow ? (w + 1) * chunk : n_slow;
+  const int a = c0 > first ? c0 : first;
+  int e = c1 < last + 1 ? c1 : last + 1;
+  if (f >= n_fast) e = a;  // no entry: an empty range, but the barrier is still reached
+  double m = none();
+  for (int s = a; s < e; s += 8) {
+    double v[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = s + k < e ? in[size_t(s + k) * n_fast + f] : none();
+#pragma unroll
+    for (int k = 0; k < 8; ++k) m = dmax(m, v[k]);
+  }
+  chunk_max[w][lane] = m;
+  __syncthreads();
+  double run = none();
+  if (forward)
+    for (int k = 0; k < w; ++k) run = dmax(run, chunk_max[k][lane]);
+  else
+    for (int k = w + 1; k < kScanWarps; ++k) run = dmax(run, chunk_max[k][lane]);
+  __syncthreads();  // chunk_max is reused by the next scan
+  for (int n = 0; n < e - a; n += 8) {
+    double v[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int s = forward ? a + n + k : e - 1 - n - k;
+      v[k] = n + k < e - a ? in[size_t(s) * n_fast + f] : none();
     }
-    run = none();
-#pragma unroll 8
-    for (int s = 0; s <= last; ++s) {
-      const size_t i = size_t(s) * h + b;
-      cvc[i] = run;
-      run = dmax(run, mv[i]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (n + k >= e - a) break;
+      const int s = forward ? a + n + k : e - 1 - n - k;
+      out[size_t(s) * n_fast + f] = run;
+      run = dmax(run, v[k]);
     }
-  } else if (job_block < nb_cols + nb_rows) {
-    const int t = (job_block - nb_cols) * blockDim.x + threadIdx.x;
-    if (t >= h) return;
+  }
+}
+
+// What the tiles need from the rest of the column, by three kinds of blocks (32 x kScanWarps
+// threads), each scanning 32 entries:
+//   [0, nf_cols)              per column b, over the segments holding a t <= b (s <= b / kRows):
+//                             CG = running maximum of mg from below, CV of mv from above;
+//   [nf_cols, 2 nf_cols)      per row t, over the blocks from the row's first tile on: the
+//                             exclusive prefix of brg and suffix of brv, in place (R(t, b0 - 1)
+//                             and O(t, b0 + kCols));
+//   [2 nf_cols, + nf_segs)    per segment, over all blocks: the exclusive prefix of bmg and suffix
+//                             of bmv, from which tile_kernel takes P and Q (a maximum over the
+//                             segments below / above).
+__global__ void __launch_bounds__(32 * kScanWarps)
+    carry_kernel(const double* __restrict__ mg, const double* __restrict__ mv,
+                 const double* __restrict__ bmg, const double* __restrict__ bmv, int h, int nseg,
+                 int nblk, double* __restrict__ cgc, double* __restrict__ cvc, double* brg,
+                 double* brv, double* __restrict__ pq_p, double* __restrict__ pq_q) {
+  __shared__ double chunk_max[kScanWarps][32];
+  const int nf_cols = (h + 31) / 32;
+  const int job = blockIdx.x;
+  if (job < nf_cols) {
+    const int b = job * 32 + threadIdx.x, last = b / kRows;
+    scan_slow(mg, cgc, nseg, h, job, 0, last, false, chunk_max);
+    scan_slow(mv, cvc, nseg, h, job, 0, last, true, chunk_max);
+  } else if (job < 2 * nf_cols) {
+    const int fb = job - nf_cols, t = fb * 32 + threadIdx.x;
     const int first = (t / kRows) * kRows / kCols;  // the first block the row's tiles cover
-    double* rg = brg + size_t(t) * nblk;
-    double* rv = brv + size_t(t) * nblk;
-    double run = none();
-#pragma unroll 8
-    for (int k = first; k < nblk; ++k) {
-      const double v = rg[k];
-      rg[k] = run;
-      run = dmax(run, v);
-    }
-    run = none();
-#pragma unroll 8
-    for (int k = nblk - 1; k >= first; --k) {
-      const double v = rv[k];
-      rv[k] = run;
-      run = dmax(run, v);
-    }
+    scan_slow(brg, brg, nblk, h, fb, first, nblk - 1, true, chunk_max);
+    scan_slow(brv, brv, nblk, h, fb, first, nblk - 1, false, chunk_max);
   } else {
-    for (int seg = threadIdx.x; seg < nseg; seg += blockDim.x) {
-      const double* g = bmg + size_t(seg) * nblk;
-      const double* v = bmv + size_t(seg) * nblk;
-      double* p = pq_p + size_t(seg) * nblk;
-      double* q = pq_q + size_t(seg) * nblk;
-      double run = none();
-#pragma unroll 8
-      for (int k = 0; k < nblk; ++k) {
-        p[k] = run;
-        run = dmax(run, g[k]);
-      }
-      run = none();
-#pragma unroll 8
-      for (int k = nblk - 1; k >= 0; --k) {
-        q[k] = run;
-        run = dmax(run, v[k]);
-      }
-    }
+    const int fb = job - 2 * nf_cols;
+    scan_slow(bmg, pq_p, nblk, nseg, fb, 0, nblk - 1, true, chunk_max);
+    scan_slow(bmv, pq_q, nblk, nseg, fb, 0, nblk - 1, false, chunk_max);
   }
-}
-
-// Inclusive max-scan of one value per thread over the kCols columns of the thread's group, left
-// to right (forward) or right to left, through warp shuffles and `part` (kWarps doubles of shared
-// memory). Called by all threads of the block; contains two barriers.
-__device__ inline double group_scan(double x, bool forward, double* part) {
-  const int tx = threadIdx.x, warp = tx >> 5, lane = tx & 31;
-  for (int d = 1; d < 32; d <<= 1) {
-    const double o = forward ? __shfl_up_sync(kFullMask, x, d) : __shfl_down_sync(kFullMask, x, d);
-    if (forward ? lane >= d : lane + d < 32) x = dmax(x, o);
-  }
-  if (lane == (forward ? 31 : 0)) part[warp] = x;
-  __syncthreads();
-  const int first = (warp / kWarpsPerGroup) * kWarpsPerGroup;
-  if (forward) {
-    for (int w = first; w < warp; ++w) x = dmax(x, part[w]);
-  } else {
-    for (int w = warp + 1; w < first + kWarpsPerGroup; ++w) x = dmax(x, part[w]);
-  }
-  __syncthreads();
-  return x;
 }
 
 // Launch: grid (nblk, nseg), kThreads threads. The final G and H of the tile (written for the next
@@ -310,12 +333,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                 const double* __restrict__ rcr, const double* __restrict__ rco,
                 const double* __restrict__ pq_p, const double* __restrict__ pq_q, int h, int nseg,
                 int nblk, int col_x, double* __restrict__ g, double* __restrict__ hv,
-                uint8_t* __restrict__ trace_col, Best* __restrict__ block_best) {
+                uint8_t* __restrict__ trace_col, Best* __restrict__ block_best,
+                const double* __restrict__ cs_next, const int* __restrict__ cb_next,
+                double* __restrict__ mg, double* __restrict__ mv, double* __restrict__ brg_next,
+                double* __restrict__ brv_next, double* __restrict__ bmg, double* __restrict__ bmv) {
   __shared__ double part[kGroupRows][kWarps], part2[kGroupRows][kWarps], part3[2][kWarps];
   __shared__ double edge_g[kGroups][kWarpsPerGroup + 1][kGroupRows];
   __shared__ double edge_h[kGroups][kWarpsPerGroup + 1][kGroupRows];
   __shared__ double g_tot[kGroups][kCols], h_tot[kGroups][kCols];
-  __shared__ Best red[kThreads];
+  __shared__ Best red[kWarps];
   __shared__ double pq[2];
   const int tx = threadIdx.x, col = tx % kCols, grp = tx / kCols;
   const int warp = tx >> 5, lane = tx & 31, wig = warp % kWarpsPerGroup;
@@ -344,9 +370,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   if (warp < 2) {
     double m = none();
     if (warp == 0)
-      for (int s = seg + 1 + lane; s < nseg; s += 32) m = dmax(m, pq_p[size_t(s) * nblk + blk]);
+      for (int s = seg + 1 + lane; s < nseg; s += 32) m = dmax(m, pq_p[size_t(blk) * nseg + s]);
     else
-      for (int s = lane; s < seg; s += 32) m = dmax(m, pq_q[size_t(s) * nblk + blk]);
+      for (int s = lane; s < seg; s += 32) m = dmax(m, pq_q[size_t(blk) * nseg + s]);
     for (int d = 16; d > 0; d >>= 1) m = dmax(m, __shfl_down_sync(kFullMask, m, d));
     if (lane == 0) pq[warp] = m;
   }
@@ -363,24 +389,34 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     gv[i] = r;
     hvv[i] = o;
   }
+  // G just below the segment (CG scanned left to right over the group's columns) and H just
+  // above it (CV scanned right to left), by the same warp scans and the same barrier.
+  const bool in_col = b < h;
+  double cg_b = in_col && b >= lo ? cgc[size_t(seg) * h + b] : none();
+  double ch_b = in_col && b >= lo ? cvc[size_t(seg) * h + b] : none();
+  for (int d = 1; d < 32; d <<= 1) {
+    const double u = __shfl_up_sync(kFullMask, cg_b, d), v = __shfl_down_sync(kFullMask, ch_b, d);
+    if (lane >= d) cg_b = dmax(cg_b, u);
+    if (lane + d < 32) ch_b = dmax(ch_b, v);
+  }
+  if (lane == 31) part3[0][warp] = cg_b;
+  if (lane == 0) part3[1][warp] = ch_b;
   __syncthreads();
   const int first_warp = grp * kWarpsPerGroup;
 #pragma unroll
   for (int i = 0; i < kGroupRows; ++i) {
     const int t = t0 + i;
-    double cr = t < h ? rcr[size_t(t) * nblk + blk] : none();
-    double co = t < h ? rco[size_t(t) * nblk + blk] : none();
+    double cr = t < h ? rcr[size_t(blk) * h + t] : none();
+    double co = t < h ? rco[size_t(blk) * h + t] : none();
     for (int w = first_warp; w < warp; ++w) cr = dmax(cr, part[i][w]);
     for (int w = warp + 1; w < first_warp + kWarpsPerGroup; ++w) co = dmax(co, part2[i][w]);
     gv[i] = dmax(gv[i], cr);    // R(t, b)
     hvv[i] = dmax(hvv[i], co);  // O(t, b)
   }
-  // G just below the segment and H just above it, for this column.
-  const bool in_col = b < h;
-  const double cg_b = dmax(
-      pq[0], group_scan(in_col && b >= lo ? cgc[size_t(seg) * h + b] : none(), true, part3[0]));
-  const double ch_b = dmax(
-      pq[1], group_scan(in_col && b >= lo ? cvc[size_t(seg) * h + b] : none(), false, part3[1]));
+  for (int w = first_warp; w < warp; ++w) cg_b = dmax(cg_b, part3[0][w]);
+  for (int w = warp + 1; w < first_warp + kWarpsPerGroup; ++w) ch_b = dmax(ch_b, part3[1][w]);
+  cg_b = dmax(cg_b, pq[0]);
+  ch_b = dmax(ch_b, pq[1]);
   // G up the column and H down it: within the group, then the groups below / above.
 #pragma unroll
   for (int i = kGroupRows - 2; i >= 0; --i) gv[i] = dmax(gv[i], gv[i + 1]);
@@ -408,7 +444,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 #pragma unroll
     for (int r = kRows - 1; r >= 0; --r) {
       const int t = lo + r;
-      if (t < h) run = dmax(run, rcr[size_t(t) * nblk + blk]);
+      if (t < h) run = dmax(run, rcr[size_t(blk) * h + t]);
       if (r / kGroupRows == grp) edge_g[grp][0][r % kGroupRows] = run;
     }
   }
@@ -417,13 +453,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       const int t = lo + r;
-      if (t < h) run = dmax(run, rco[size_t(t) * nblk + blk]);
+      if (t < h) run = dmax(run, rco[size_t(blk) * h + t]);
       if (r / kGroupRows == grp) edge_h[grp][kWarpsPerGroup][r % kGroupRows] = run;
     }
   }
   __syncthreads();
 
-  Best best{0, 0, -1};
+  // The thread's best candidate (value, position in convex.cpp's scan). Rows come in ascending t,
+  // i.e. descending scan position, so a tie goes to the later row; at one (t, b), shrink is
+  // offered first and grow second, so grow (the earlier in the scan) wins a tie between them.
+  double best_value = none();
+  long long best_order = 0;
 #pragma unroll
   for (int i = 0; i < kGroupRows; ++i) {
     const int t = t0 + i;
@@ -453,41 +493,72 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     if (b + 1 < h && right > v) v = right, hb = kHBottomOut;
     trace_col[tri(t, b, h)] = bits | gb | hb;
     const long long base = (static_cast<long long>(h - 1 - t) * h + b) * 2;
-    if (gr[i] != none()) {
-      const Best c{gr[i], base, col_x};
-      if (best_before(c, best)) best = c;
-    }
-    if (sh[i] != none()) {
-      const Best c{sh[i], base + 1, col_x};
-      if (best_before(c, best)) best = c;
-    }
+    if (sh[i] >= best_value) best_value = sh[i], best_order = base + 1;
+    if (gr[i] >= best_value) best_value = gr[i], best_order = base;
   }
-  red[tx] = best;
+  Best best{best_value, best_order, best_value == none() ? -1 : col_x};
+  // The tile's best: within each warp by shuffles, then over the warps (candidates have distinct
+  // positions, so any reduction order picks the same one).
+  for (int d = 16; d > 0; d >>= 1) {
+    const Best o{__shfl_down_sync(kFullMask, best.value, d),
+                 __shfl_down_sync(kFullMask, best.order, d),
+                 __shfl_down_sync(kFullMask, best.col, d)};
+    if (best_before(o, best)) best = o;
+  }
+  if (lane == 0) red[warp] = best;
   __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (tx < s && best_before(red[tx + s], red[tx])) red[tx] = red[tx + s];
-    __syncthreads();
+  if (tx == 0) {
+    for (int w = 1; w < kWarps; ++w)
+      if (best_before(red[w], best)) best = red[w];
+    block_best[tile] = best;
   }
-  if (tx == 0) block_best[tile] = red[0];
+  if (!cs_next) return;  // the last column
+  // The next column's aggregates (aggregate_tile) from the G and H just computed, which are its
+  // G' and H': saves re-reading them.
+  double ng[kGroupRows], nv[kGroupRows];
+#pragma unroll
+  for (int i = 0; i < kGroupRows; ++i) {
+    const int t = t0 + i;
+    double sh = none();
+    bool e;
+    ng[i] = none();
+    if (in_col && t <= b)
+      grow_shrink(cs_next, cb_next, cs_next[t], cb_next[t], nullptr, nullptr, 0, b, ng[i], sh, e,
+                  gv[i], hvv[i]);
+    nv[i] = dmax(ng[i], sh);
+  }
+  aggregate_tile(ng, nv, h, mg, mv, brg_next, brv_next, bmg, bmv);
 }
 
-// One block: the column's best over the blocks; replaces the running best only when strictly
-// larger (an earlier column wins a tie, as in convex.cpp's scan).
-__global__ void column_best_kernel(const Best* __restrict__ block_best, size_t nblocks,
-                                   Best* __restrict__ best) {
-  __shared__ Best red[256];
+// The best of `n` candidates (the tile bests of every column) into out[blockIdx.x]; run over many
+// blocks, then once over their results. The order is convex.cpp's: the largest value, then the
+// earliest column (its running best is replaced only by a strictly larger column best), then
+// the scan order within the column (best_before).
+__device__ inline bool overall_before(const Best& a, const Best& b) {
+  if (a.col < 0) return false;
+  if (b.col < 0) return true;
+  if (a.value != b.value) return a.value > b.value;
+  if (a.col != b.col) return a.col < b.col;
+  return a.order < b.order;
+}
+
+constexpr int kBestThreads = 256;
+
+__global__ void __launch_bounds__(kBestThreads)
+    best_kernel(const Best* __restrict__ in, size_t n, Best* __restrict__ out) {
+  __shared__ Best red[kBestThreads];
   Best mine{0, 0, -1};
-  for (size_t i = threadIdx.x; i < nblocks; i += blockDim.x)
-    if (best_before(block_best[i], mine)) mine = block_best[i];
+  for (size_t i = size_t(blockIdx.x) * kBestThreads + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * kBestThreads)
+    if (overall_before(in[i], mine)) mine = in[i];
   red[threadIdx.x] = mine;
   __syncthreads();
-  for (int s = 128; s > 0; s >>= 1) {
-    if (threadIdx.x < s && best_before(red[threadIdx.x + s], red[threadIdx.x]))
+  for (int s = kBestThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s && overall_before(red[threadIdx.x + s], red[threadIdx.x]))
       red[threadIdx.x] = red[threadIdx.x + s];
     __syncthreads();
   }
-  if (threadIdx.x == 0 && red[0].col >= 0 && (best->col < 0 || red[0].value > best->value))
-    *best = red[0];
+  if (threadIdx.x == 0) out[blockIdx.x] = red[0];
 }
 
 // One thread: convex_trace_back over the device's trace bytes. Writes the columns right to left
@@ -509,8 +580,8 @@ CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int wid
   const size_t hh = size_t(h) * h, tri_size = size_t(h) * (h + 1) / 2;
   const int nseg = (h + kRows - 1) / kRows, nblk = (h + kCols - 1) / kCols;
   const size_t aux = size_t(nseg) * h, tiles = size_t(nseg) * nblk, rowc = size_t(h) * nblk;
-  const size_t table_bytes = (4 * hh + 4 * aux + 2 * rowc + 4 * tiles) * sizeof(double) +
-                             tiles * sizeof(Best) + (size_t(h) + 1) * w * 12;
+  const size_t table_bytes = (4 * hh + 4 * aux + 4 * rowc + 4 * tiles) * sizeof(double) +
+                             tiles * w * sizeof(Best) + (size_t(h) + 1) * w * 12;
   size_t free_bytes = 0, total_bytes = 0;
   cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "memory info");
   const double need = double(tri_size) * w + double(table_bytes) + (256 << 20);
@@ -534,31 +605,38 @@ CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int wid
   for (double* p : {d_g0.p, d_g1.p, d_h0.p, d_h1.p})
     fill_kernel<<<fill_blocks, 256>>>(p, hh, none());
   DeviceBuffer<uint8_t> d_trace(tri_size * w);
-  DeviceBuffer<double> d_mg(aux), d_mv(aux), d_cg(aux), d_cv(aux), d_brg(rowc), d_brv(rowc),
-      d_bmg(tiles), d_bmv(tiles), d_p(tiles), d_q(tiles);
-  DeviceBuffer<Best> d_block_best(tiles), d_best(1);
-  const Best start{0, 0, -1};
-  cuda_check(cudaMemcpy(d_best.p, &start, sizeof start, cudaMemcpyHostToDevice), "copy");
+  // The row tables alternate between columns: the tile kernel reads this column's (scanned in
+  // place by carry_kernel) while it writes the next column's.
+  DeviceBuffer<double> d_mg(aux), d_mv(aux), d_cg(aux), d_cv(aux), d_brg0(rowc), d_brv0(rowc),
+      d_brg1(rowc), d_brv1(rowc), d_bmg(tiles), d_bmv(tiles), d_p(tiles), d_q(tiles);
+  // Every column's tile bests, reduced once after the last column.
+  constexpr int kBestBlocks = 512;
+  DeviceBuffer<Best> d_block_best(tiles * w), d_partial(kBestBlocks), d_best(1);
   cuda_check(cudaGetLastError(), "launch");
 
   double *gp = d_g0.p, *g = d_g1.p, *hp = d_h0.p, *hv = d_h1.p;
   const dim3 tile_grid(nblk, nseg);
-  const int nb_cols = (h + 255) / 256, nb_rows = (h + 255) / 256;
+  const int carry_blocks = 2 * ((h + 31) / 32) + (nseg + 31) / 32;
+  double *brg = d_brg0.p, *brv = d_brv0.p, *brg_next = d_brg1.p, *brv_next = d_brv1.p;
+  aggregate_kernel<<<tile_grid, kThreads>>>(d_cs.p, d_cb.p, gp, hp, h, d_mg.p, d_mv.p, brg, brv,
+                                            d_bmg.p, d_bmv.p);
   for (int x = 0; x < w; ++x) {
     const double* cs_col = d_cs.p + size_t(x) * (h + 1);
     const int* cb_col = d_cb.p + size_t(x) * (h + 1);
-    aggregate_kernel<<<tile_grid, kThreads>>>(cs_col, cb_col, gp, hp, h, nblk, d_mg.p, d_mv.p,
-                                              d_brg.p, d_brv.p, d_bmg.p, d_bmv.p);
-    carry_kernel<<<nb_cols + nb_rows + 1, 256>>>(d_mg.p, d_mv.p, d_bmg.p, d_bmv.p, h, nseg, nblk,
-                                                 nb_cols, nb_rows, d_cg.p, d_cv.p, d_brg.p, d_brv.p,
-                                                 d_p.p, d_q.p);
-    tile_kernel<<<tile_grid, kThreads>>>(cs_col, cb_col, gp, hp, d_cg.p, d_cv.p, d_brg.p, d_brv.p,
-                                         d_p.p, d_q.p, h, nseg, nblk, x, g, hv,
-                                         d_trace.p + tri_size * x, d_block_best.p);
-    column_best_kernel<<<1, 256>>>(d_block_best.p, tiles, d_best.p);
+    const bool last = x + 1 == w;
+    carry_kernel<<<carry_blocks, dim3(32, kScanWarps)>>>(
+        d_mg.p, d_mv.p, d_bmg.p, d_bmv.p, h, nseg, nblk, d_cg.p, d_cv.p, brg, brv, d_p.p, d_q.p);
+    tile_kernel<<<tile_grid, kThreads>>>(
+        cs_col, cb_col, gp, hp, d_cg.p, d_cv.p, brg, brv, d_p.p, d_q.p, h, nseg, nblk, x, g, hv,
+        d_trace.p + tri_size * x, d_block_best.p + tiles * x, last ? nullptr : cs_col + (h + 1),
+        last ? nullptr : cb_col + (h + 1), d_mg.p, d_mv.p, brg_next, brv_next, d_bmg.p, d_bmv.p);
     std::swap(g, gp);
     std::swap(hv, hp);
+    std::swap(brg, brg_next);
+    std::swap(brv, brv_next);
   }
+  best_kernel<<<kBestBlocks, kBestThreads>>>(d_block_best.p, tiles * w, d_partial.p);
+  best_kernel<<<1, kBestThreads>>>(d_partial.p, kBestBlocks, d_best.p);
   cuda_check(cudaGetLastError(), "launch");
   Best best;
   cuda_check(cudaMemcpy(&best, d_best.p, sizeof best, cudaMemcpyDeviceToHost), "copy back");

@@ -13,7 +13,7 @@
 #define __device__
 #define __host__
 #define __shared__ static
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 using std::min;
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
