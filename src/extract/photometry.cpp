@@ -193,8 +193,13 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
   // fmod(r, step) is below prevbinmargin or above nextbinmargin for every r when the margins
   // overlap (step <= 1.5 px, i.e. rlim <= 96 px), which is the common case.
   const bool always_oversample = !(prevbinmargin <= nextbinmargin);
+  // fmod(r, step) against the margins. r - floor(r * stepdens) * step is within a few ulps of
+  // fmod's exact value (when the floor is one off, both are near 0 or step, on the same side of
+  // the margins), so fmod, a slow libm call, is needed only that close to a margin.
   auto near_boundary = [&](double r) {
-    const double d = std::fmod(r, step);
+    double d = r - std::floor(r * stepdens) * step;
+    if (std::fabs(d - prevbinmargin) < 1e-9 || std::fabs(d - nextbinmargin) < 1e-9)
+      d = std::fmod(r, step);
     return d < prevbinmargin || d > nextbinmargin;
   };
   const Box b =
@@ -213,16 +218,18 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
       if (always_oversample || near_boundary(r)) {
         dx += offset;
         dy += offset;
-        // The 25 sub-pixel bins first (independent square roots), then the additions in the
-        // same order as SExtractor, so every bin receives the same sequence of additions.
+        // The 25 squared sub-pixel distances (the same additions as SExtractor), then their
+        // bins (independent square roots, vectorised), then the additions in SExtractor's order,
+        // so every bin receives the same sequence of additions.
+        double d2[kAperOversamp * kAperOversamp];
         int bins[kAperOversamp * kAperOversamp];
         int nb = 0;
         for (int sy = kAperOversamp; sy--; dy += scale) {
           double dx1 = dx;
           const double dy2 = dy * dy;
-          for (int sx = kAperOversamp; sx--; dx1 += scale)
-            bins[nb++] = static_cast<int>(std::sqrt(dx1 * dx1 + dy2) * stepdens);
+          for (int sx = kAperOversamp; sx--; dx1 += scale) d2[nb++] = dx1 * dx1 + dy2;
         }
+        for (int k = 0; k < nb; ++k) bins[k] = static_cast<int>(std::sqrt(d2[k]) * stepdens);
         const double v = scale2 * pix;
         for (int k = 0; k < nb; ++k)
           if (bins[k] < kGrowthNStep) growth[bins[k]] += v;
