@@ -14,7 +14,8 @@ namespace celeris::cli {
 
 namespace {
 
-constexpr const char* kHelp = R"(usage: celeris extract IMAGE [-c CONFIG] [-KEY VALUE ...] [--threads N]
+constexpr const char* kHelp =
+    R"(usage: celeris extract IMAGE [-c CONFIG] [-KEY VALUE ...] [--threads N]
        celeris extract -d        print a default configuration file
        celeris extract -dp       print the catalog parameters celeris can compute
 
@@ -34,17 +35,23 @@ PIXEL_SCALE, SEEING_FWHM, VERBOSE_TYPE, NTHREADS.
 
 Options:
   -c FILE        configuration file
-  --threads N    worker threads (default: all cores; same as -NTHREADS N)
+  --threads N    worker threads (default: all cores, at most one per 128K pixels; same as
+                 -NTHREADS N)
   -h, --help     this help
 )";
 
 const char* type_name(extract::CatalogType t) {
   switch (t) {
-    case extract::CatalogType::None: return "NONE";
-    case extract::CatalogType::Ascii: return "ASCII";
-    case extract::CatalogType::AsciiHead: return "ASCII_HEAD";
-    case extract::CatalogType::Fits10: return "FITS_1.0";
-    case extract::CatalogType::FitsLdac: return "FITS_LDAC";
+    case extract::CatalogType::None:
+      return "NONE";
+    case extract::CatalogType::Ascii:
+      return "ASCII";
+    case extract::CatalogType::AsciiHead:
+      return "ASCII_HEAD";
+    case extract::CatalogType::Fits10:
+      return "FITS_1.0";
+    case extract::CatalogType::FitsLdac:
+      return "FITS_LDAC";
   }
   return "?";
 }
@@ -101,7 +108,8 @@ int run_extract(const Args& args) {
     }
   }
   const extract::Settings settings = extract::load_settings(config_path, overrides);
-  for (const auto& w : settings.warnings) std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
+  for (const auto& w : settings.warnings)
+    std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);
 
   const extract::FileRunResult r = extract::extract_file(image, settings);
@@ -119,7 +127,8 @@ int run_extract(const Args& args) {
               info.n_detections, info.n_deblended, r.catalog.rows);
   std::printf("  time       ");
   for (const auto& [stage, s] : info.stage_seconds) std::printf(" %s %.3fs", stage.c_str(), s);
-  std::printf("\n  total       %.3f s (%d threads)\n", r.seconds, omp_get_max_threads());
+  std::printf("\n  total       %.3f s (%d thread%s)\n", r.seconds, r.info.threads,
+              r.info.threads == 1 ? "" : "s");
   if (settings.catalog_type != extract::CatalogType::None)
     std::printf("  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
                 type_name(settings.catalog_type), r.catalog.columns.size());

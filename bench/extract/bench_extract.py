@@ -51,6 +51,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default="")
     a = ap.parse_args()
+    if a.out:  # the runs happen in a scratch directory
+        a.out = os.path.abspath(a.out)
     celeris = os.path.abspath(a.celeris)
     sex = shutil.which("source-extractor") or shutil.which("sex")
     work = tempfile.mkdtemp(prefix="celeris_bench_")

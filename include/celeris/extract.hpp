@@ -133,6 +133,7 @@ struct RunInfo {
   double detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   size_t n_detections = 0;                        // connected components before deblending
   size_t n_deblended = 0;                         // objects after deblending, before cleaning
+  int threads = 0;  // OpenMP threads used (Config::threads, or chosen by the frame's size)
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 

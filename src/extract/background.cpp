@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "celeris/error.hpp"
+#include "extract/threads.hpp"
 #include "sextractor_pi.hpp"
 
 namespace celeris::extract {
@@ -443,7 +444,7 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
   m.ny = (m.height - 1) / m.mesh_h + 1;
   m.back.assign(m.nx * m.ny, kBad);
   m.sigma.assign(m.nx * m.ny, kBad);
-#pragma omp parallel
+#pragma omp parallel num_threads(worker_threads(config, image.width* image.height))
   {
     MeshScratch scratch;
     // Batches of kBatch adjacent full-width meshes along each mesh row; the last (narrower)

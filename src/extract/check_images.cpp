@@ -1,4 +1,5 @@
 #include "check_images.hpp"
+#include "extract/threads.hpp"
 #include "sextractor_pi.hpp"
 
 #include <algorithm>
@@ -7,9 +8,10 @@
 
 namespace celeris::extract {
 
-Image<float> background_image(const BackgroundMap& bkg, bool rms) {
+Image<float> background_image(const BackgroundMap& bkg, bool rms, int threads) {
   Image<float> out = Image<float>::uninitialized(bkg.width, bkg.height);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) \
+    num_threads(worker_threads(threads, int64_t(bkg.width) * bkg.height))
   for (int y = 0; y < bkg.height; ++y) {
     float* row = out.view().row(y);
     if (rms)

@@ -12,8 +12,9 @@
 
 namespace celeris::extract {
 
-// The full-resolution background (or RMS) map, as subtracted (or used) by the extraction.
-Image<float> background_image(const BackgroundMap& bkg, bool rms);
+// The full-resolution background (or RMS) map, as subtracted (or used) by the extraction;
+// `threads` as Config::threads (0: chosen by size, worker_threads).
+Image<float> background_image(const BackgroundMap& bkg, bool rms, int threads);
 
 // The mesh grid itself, one pixel per mesh (MINIBACKGROUND / MINIBACK_RMS).
 Image<float> mesh_image(const BackgroundMap& bkg, bool rms);

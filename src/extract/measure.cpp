@@ -1,4 +1,5 @@
 #include "measure.hpp"
+#include "extract/threads.hpp"
 #include "sextractor_pi.hpp"
 
 #include <algorithm>
@@ -146,7 +147,8 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
   const int nfrac = static_cast<int>(ctx.config.phot_fluxfrac.size());
   Objects o;
   o.resize(n, naper, nfrac);
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) \
+    num_threads(worker_threads(ctx.config, ctx.field.value.width* ctx.field.value.height))
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
     const Shape& s = shapes[src];

@@ -14,6 +14,7 @@
 #include "clean.hpp"
 #include "deblend.hpp"
 #include "detect.hpp"
+#include "extract/threads.hpp"
 #include "filter.hpp"
 #include "glibc_rand.hpp"
 #include "measure.hpp"
@@ -85,8 +86,10 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
                          : estimate_background(image, config);
   timer.lap("background");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
+  const int nt = worker_threads(config, image.width * image.height);
+  info.threads = nt;
   Image<float> value = reuse ? std::move(*reuse) : Image<float>::uninitialized(w, h);
-#pragma omp parallel
+#pragma omp parallel num_threads(nt)
   {
     std::vector<float> line(w);
 #pragma omp for schedule(static)
@@ -107,9 +110,9 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   make_checks([&](CheckImage c) -> std::optional<Image<float>> {
     switch (c) {
       case CheckImage::Background:
-        return background_image(bkg, false);
+        return background_image(bkg, false, config.threads);
       case CheckImage::BackgroundRms:
-        return background_image(bkg, true);
+        return background_image(bkg, true, config.threads);
       case CheckImage::MiniBackground:
         return mesh_image(bkg, false);
       case CheckImage::MiniBackRms:
@@ -144,7 +147,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
     // SExtractor's filter does not skip masked pixels, so a pixel whose filter support touches
     // a masked one is never detected; reproduce that by masking the filtered value.
     const int kw = config.filter_width, kh = config.filter_height;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt)
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
         if (!std::isnan(value(x, y))) continue;
@@ -179,7 +182,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
       config.deblend_nthresh, config.deblend_mincont, config.detect_minarea, dthresh, w, h};
   std::vector<DeblendPlan> plans(detections.size());
   std::vector<int64_t> parent_done_line(detections.size());
-#pragma omp parallel
+#pragma omp parallel num_threads(nt)
   {
     DeblendScratch scratch;
 #pragma omp for schedule(dynamic, 4)
@@ -197,7 +200,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   GlibcRand rng;
   for (auto& v : stream) v = rng();
   std::vector<std::vector<Detection>> children(plans.size());
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
   for (size_t i = 0; i < plans.size(); ++i)
     children[i] = finish_deblend(std::move(plans[i]), stream.data() + first_draw[i]);
   plans.clear();
@@ -215,7 +218,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   // 5. Shapes and isophotal measurements (parallel), then cleaning (sequential, in detection
   // order, as SExtractor).
   std::vector<Shape> shapes(objects.size());
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
   for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], dthresh);
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
@@ -226,7 +229,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
   ctx.compute_auto = request.auto_flux || ctx.n_fluxfrac > 0;
   std::vector<Iso> isos(objects.size());
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
   for (size_t i = 0; i < objects.size(); ++i) isos[i] = isophotal(objects[i], shapes[i], ctx);
   // SExtractor's cleanmargin: from the apertures the catalog actually asks for (none when no
   // *_APER column is requested); it sets when objects are written, hence their NUMBER.
