@@ -105,10 +105,12 @@ static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& c
       ctx.config.clean ? clean_threshold(d, ctx.detect_thresh, ctx.config.detect_minarea) : 0.0f;
 
   // FWHM (no local background: dbkg = 0 with BACKPHOTO_TYPE GLOBAL).
-  float thresh0 = peak / 5.0f;
+  float thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
   if (thresh0 < thresh) thresh0 = thresh;
   if (thresh0 > 0.0f) {
-    const double sat = static_cast<double>(static_cast<float>(ctx.satur_level) - bkg);
+    // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
+    // limit moves by about 0.002 ADU, enough to change which saturated pixels fall below it.
+    const double sat = ctx.satur_level - static_cast<double>(bkg);
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const Pixel& p : d.pixels) {
       const double pix = p.value;
