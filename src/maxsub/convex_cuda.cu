@@ -116,6 +116,11 @@ constexpr int kCols = 64;
 constexpr int kThreads = kGroups * kCols;
 constexpr int kWarps = kThreads / 32;
 constexpr int kWarpsPerGroup = kCols / 32;
+// aggregate_tile's row maxima: kRowValues per lane (grow and v of each row), reduced across the
+// warp with each value ending in kLanesPerValue lanes before their own reduction.
+constexpr int kRowValues = 2 * kGroupRows;
+constexpr int kLanesPerValue = 32 / kRowValues;
+static_assert(kRowValues <= 32 && (kRowValues & (kRowValues - 1)) == 0);
 // Blocks per SM the tile kernels are compiled for (__launch_bounds__): more caps the registers.
 constexpr int kMinBlocks = 4;
 
@@ -169,16 +174,37 @@ __device__ void aggregate_tile(const double (&g)[kGroupRows], const double (&v)[
   const int warp = tx >> 5, lane = tx & 31;
   const int blk = blockIdx.x, seg = blockIdx.y, b = blk * kCols + col, lo = seg * kRows;
   double cg = none(), cv = none();
+  double vals[kRowValues];  // g of each row, then v of each row
 #pragma unroll
   for (int i = 0; i < kGroupRows; ++i) {
     cg = dmax(cg, g[i]);
     cv = dmax(cv, v[i]);
-    double rg = g[i], rv = v[i];  // the warp's maxima of row t
-    for (int d = 16; d > 0; d >>= 1) {
-      rg = dmax(rg, __shfl_down_sync(kFullMask, rg, d));
-      rv = dmax(rv, __shfl_down_sync(kFullMask, rv, d));
+    vals[i] = g[i];
+    vals[kGroupRows + i] = v[i];
+  }
+  // The warp's maxima of the kRowValues values by recursive halving: at each exchange a lane
+  // sends half of its values to the lane `off` away and keeps the maxima of the other half (the
+  // upper lane the upper half), so after log2(kRowValues) exchanges each lane holds one value,
+  // k = lane / kLanesPerValue, reduced over 32 / kLanesPerValue lanes; the last exchanges reduce
+  // it over the rest. 9 exchanges of a double instead of 40.
+#pragma unroll
+  for (int half = kRowValues / 2, off = 16; half >= 1; half /= 2, off /= 2) {
+    const bool upper = lane & off;
+#pragma unroll
+    for (int j = 0; j < half; ++j) {
+      const double other = __shfl_xor_sync(kFullMask, upper ? vals[j] : vals[j + half], off);
+      vals[j] = dmax(upper ? vals[j + half] : vals[j], other);
     }
-    if (lane == 0) row_g[warp][i] = rg, row_v[warp][i] = rv;
+  }
+#pragma unroll
+  for (int off = kLanesPerValue / 2; off >= 1; off /= 2)
+    vals[0] = dmax(vals[0], __shfl_xor_sync(kFullMask, vals[0], off));
+  if (lane % kLanesPerValue == 0) {
+    const int k = lane / kLanesPerValue;
+    if (k < kGroupRows)
+      row_g[warp][k] = vals[0];
+    else
+      row_v[warp][k - kGroupRows] = vals[0];
   }
   col_g[grp][col] = cg;
   col_v[grp][col] = cv;

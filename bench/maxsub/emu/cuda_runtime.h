@@ -25,8 +25,11 @@ inline thread_local int emu_flat;
 inline std::barrier<>* emu_block_bar;
 inline std::vector<std::unique_ptr<std::barrier<>>> emu_warp_bar;
 inline double emu_buf[1024];
-inline void __syncthreads() { emu_block_bar->arrive_and_wait(); }
-template <class T> T emu_exchange(T v, int src_lane, bool take) {
+inline void __syncthreads() {
+  emu_block_bar->arrive_and_wait();
+}
+template <class T>
+T emu_exchange(T v, int src_lane, bool take) {
   const int w = emu_flat >> 5;
   emu_buf[emu_flat] = v;
   emu_warp_bar[w]->arrive_and_wait();
@@ -34,16 +37,26 @@ template <class T> T emu_exchange(T v, int src_lane, bool take) {
   emu_warp_bar[w]->arrive_and_wait();
   return r;
 }
-template <class T> T __shfl_up_sync(unsigned, T v, int d) {
+template <class T>
+T __shfl_up_sync(unsigned, T v, int d) {
   const int lane = emu_flat & 31;
   return emu_exchange(v, lane - d, lane >= d);
 }
-template <class T> T __shfl_down_sync(unsigned, T v, int d) {
+template <class T>
+T __shfl_down_sync(unsigned, T v, int d) {
   const int lane = emu_flat & 31;
   return emu_exchange(v, lane + d, lane + d < 32);
 }
-template <class T> T __shfl_sync(unsigned, T v, int src) { return emu_exchange(v, src, true); }
-template <class F, class... A> void emu_launch(F f, dim3 g, dim3 b, A... args) {
+template <class T>
+T __shfl_sync(unsigned, T v, int src) {
+  return emu_exchange(v, src, true);
+}
+template <class T>
+T __shfl_xor_sync(unsigned, T v, int m) {
+  return emu_exchange(v, (emu_flat & 31) ^ m, true);
+}
+template <class F, class... A>
+void emu_launch(F f, dim3 g, dim3 b, A... args) {
   gridDim = g;
   blockDim = b;
   const int n = int(b.x * b.y * b.z);
@@ -71,16 +84,48 @@ template <class F, class... A> void emu_launch(F f, dim3 g, dim3 b, A... args) {
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
-template <class T> cudaError_t cudaMalloc(T** p, size_t n) { *p = (T*)std::malloc(n ? n : 1); std::memset((void*)*p, 0x7f, n); return 0; }
-inline cudaError_t cudaFree(void* p) { std::free(p); return 0; }
-inline cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) { std::memcpy(d, s, n); return 0; }
-inline cudaError_t cudaGetLastError() { return 0; }
-inline const char* cudaGetErrorString(cudaError_t) { return "emu"; }
-inline cudaError_t cudaGetDeviceCount(int* n) { *n = 1; return 0; }
-inline cudaError_t cudaMemGetInfo(size_t* f, size_t* t) { *f = *t = size_t(1) << 34; return 0; }
+template <class T>
+cudaError_t cudaMalloc(T** p, size_t n) {
+  *p = (T*)std::malloc(n ? n : 1);
+  std::memset((void*)*p, 0x7f, n);
+  return 0;
+}
+inline cudaError_t cudaFree(void* p) {
+  std::free(p);
+  return 0;
+}
+inline cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) {
+  std::memcpy(d, s, n);
+  return 0;
+}
+inline cudaError_t cudaGetLastError() {
+  return 0;
+}
+inline const char* cudaGetErrorString(cudaError_t) {
+  return "emu";
+}
+inline cudaError_t cudaGetDeviceCount(int* n) {
+  *n = 1;
+  return 0;
+}
+inline cudaError_t cudaMemGetInfo(size_t* f, size_t* t) {
+  *f = *t = size_t(1) << 34;
+  return 0;
+}
 typedef int cudaEvent_t;
-inline cudaError_t cudaEventCreate(cudaEvent_t*) { return 0; }
-inline cudaError_t cudaEventDestroy(cudaEvent_t) { return 0; }
-inline cudaError_t cudaEventRecord(cudaEvent_t) { return 0; }
-inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
-inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) { *ms = 0; return 0; }
+inline cudaError_t cudaEventCreate(cudaEvent_t*) {
+  return 0;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t) {
+  return 0;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t) {
+  return 0;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  return 0;
+}
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
+  *ms = 0;
+  return 0;
+}
