@@ -22,7 +22,8 @@
 // passes) 3.77 s, row scans (11 passes) 2.11 s, 32 x 128 tiles with a separate aggregate pass
 // 1.96 s; 16 x 64 tiles of 256 threads at 4 blocks per SM (64 registers, 50% occupancy, against
 // 128 registers and 25%), carry scans split over warps, the aggregate pass folded into the tile
-// kernel, fewer barriers and the tile bests reduced once at the end: 1.14 s. The tile kernel is
+// kernel, fewer barriers, the tile bests reduced once at the end and the next column's row maxima
+// by recursive halving: 1.10 s. The tile kernel is
 // now issue-bound (60% of issue slots, ncu), not memory-bound (38% of DRAM bandwidth).
 // The trace-back then follows the bytes as convex.cpp does: the region is the CPU's, bit for bit
 // (same additions in the same order: s from the same column prefix).
