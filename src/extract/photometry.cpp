@@ -45,11 +45,14 @@ struct PixelReader {
 };
 
 // Elliptical box half-extents for the ellipse cxx dx^2 + cyy dy^2 + cxy dx dy <= k^2.
+// As SExtractor: cxy * cxy in float, the rest in double (its 4.0 and sqrt are double), each
+// limit stored as a float.
 void ellipse_limits(const ApertureShape& s, float k, float& dxlim, float& dylim) {
-  dxlim = s.cxx - s.cxy * s.cxy / (4.0f * s.cyy);
-  dxlim = dxlim > 0.0f ? k / std::sqrt(dxlim) : 0.0f;
-  dylim = s.cyy - s.cxy * s.cxy / (4.0f * s.cxx);
-  dylim = dylim > 0.0f ? k / std::sqrt(dylim) : 0.0f;
+  const float cxy2 = s.cxy * s.cxy;
+  dxlim = static_cast<float>(s.cxx - cxy2 / (4.0 * s.cyy));
+  dxlim = dxlim > 0.0f ? static_cast<float>(k / std::sqrt(static_cast<double>(dxlim))) : 0.0f;
+  dylim = static_cast<float>(s.cyy - cxy2 / (4.0 * s.cxx));
+  dylim = dylim > 0.0f ? static_cast<float>(k / std::sqrt(static_cast<double>(dylim))) : 0.0f;
 }
 
 struct Box {
