@@ -66,6 +66,8 @@ struct Config {
   // Photometry
   std::vector<double> phot_apertures = {5.0};    // diameters, pixels
   double kron_fact = 2.5, kron_minradius = 3.5;  // PHOT_AUTOPARAMS
+  // PHOT_AUTOAPERS: minimum diameters of the Kron search and of the MAG_AUTO aperture (0: none).
+  double autoaper_search = 0.0, autoaper_flux = 0.0;
   std::vector<double> phot_fluxfrac = {0.5};
   double satur_level = 50000.0;
   double mag_zeropoint = 0.0;

@@ -201,6 +201,8 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
       const int64_t e = written_at[i];
       ap.fymin = int(std::max<int64_t>(0, e - (ctx.strip_rows - ctx.strip_margin)));
       ap.fymax = int(std::min<int64_t>(INT32_MAX, e + ctx.strip_margin));
+    } else if (ctx.strip_rows > 0) {  // after the scan: the buffer holds the last strip_rows rows
+      ap.fymin = int(std::max<int64_t>(0, ctx.field.value.height - ctx.strip_rows));
     }
     for (int k = 0; k < ctx.n_apertures; ++k) {
       const FluxResult f = aperture_flux(ctx.field, ap, ctx.config.phot_apertures[k], flags);
@@ -209,14 +211,17 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     }
     AutoResult au;
     if (ctx.compute_auto)
-      au = auto_flux(ctx.field, ap, ctx.config.kron_fact, ctx.config.kron_minradius, flags);
+      au = auto_flux(ctx.field, ap,
+                     {ctx.config.kron_fact, ctx.config.kron_minradius, ctx.config.autoaper_search,
+                      ctx.config.autoaper_flux},
+                     flags);
     o.flux_auto[i] = static_cast<float>(au.flux);
     o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
     o.kron_radius[i] = au.kron_radius;
     if (ctx.n_fluxfrac > 0) {
       float radii[32];
       flux_radius(ctx.field, ap, static_cast<float>(au.flux), ctx.config.phot_fluxfrac,
-                  ctx.n_fluxfrac, radii, flags);
+                  ctx.n_fluxfrac, ctx.config.autoaper_search, radii, flags);
       for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;

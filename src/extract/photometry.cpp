@@ -1,5 +1,6 @@
 #include "photometry.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace celeris::extract {
@@ -59,6 +60,26 @@ struct Box {
   int xmin, xmax, ymin, ymax;  // half-open
 };
 
+// The region of a Kron pass, cx2 dx^2 + cy2 dy^2 + cxy dx dy <= klim2, and its box half-extents:
+// the moment ellipse scaled by k or, when k sqrt(A B) is not above min_diameter / 2, the circle
+// of that diameter (PHOT_AUTOAPERS), as SExtractor decides it.
+struct KronRegion {
+  float cx2, cy2, cxy, dxlim, dylim, klim2;
+  bool circle;
+};
+
+KronRegion kron_region(const ApertureShape& s, float k, double min_diameter) {
+  KronRegion e;
+  if (k * std::sqrt(static_cast<double>(s.a * s.b)) > min_diameter / 2.0) {
+    e = {s.cxx, s.cyy, s.cxy, 0.0f, 0.0f, k * k, false};
+    ellipse_limits(s, k, e.dxlim, e.dylim);
+  } else {
+    const float r = static_cast<float>(min_diameter / 2.0);
+    e = {1.0f, 1.0f, 0.0f, r, r, r * r, true};
+  }
+  return e;
+}
+
 // Clipped to the image columns and the rows in the line buffer (s.fymin, s.fymax, at most h),
 // flagging any clip, as SExtractor.
 Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, int h, const ApertureShape& s,
@@ -116,25 +137,24 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
   return {tv, std::sqrt(sigtv)};
 }
 
-AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kron_fact,
-                     double kron_min, uint16_t& flags) {
+AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const AutoParams& p,
+                     uint16_t& flags) {
+  const double kron_fact = p.kron_fact, kron_min = p.kron_min;
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
   const PixelReader rd{f, s, w, h, s.mx, s.my};
   AutoResult out;
   // Pass 1: first moment of the light profile within 6 x the moment ellipse (Kron radius);
   // bad pixels are left out and counted.
-  float dxlim, dylim;
-  ellipse_limits(s, kKronNSig, dxlim, dylim);
-  float klim2 = kKronNSig * kKronNSig;
-  Box b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
-                   rint_floor(s.my + dylim) + 1, w, h, s, flags);
+  KronRegion e = kron_region(s, kKronNSig, p.min_search);
+  Box b = clip_box(rint_floor(s.mx - e.dxlim), rint_floor(s.mx + e.dxlim) + 1,
+                   rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
   double r1 = 0, v1 = 0;
   int area = 0, areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
       const float dx = x - s.mx, dy = y - s.my;
-      const float r2 = s.cxx * dx * dx + s.cyy * dy * dy + s.cxy * dx * dy;
-      if (r2 > klim2) continue;
+      const float r2 = e.cx2 * dx * dx + e.cy2 * dy * dy + e.cxy * dx * dy;
+      if (r2 > e.klim2) continue;
       if (!rd.bad(x, y)) {
         const double pix = f.value(x, y);
         ++area;
@@ -151,18 +171,19 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
   if (kron < static_cast<float>(kron_min)) kron = static_cast<float>(kron_min);
   if (static_cast<float>(areab) / area > kCrowdThreshold) flags |= kFlagNeighbours;
 
-  // Pass 2: flux within kron x the moment ellipse, whole pixels, bad pixels corrected.
-  ellipse_limits(s, kron, dxlim, dylim);
-  klim2 = kron * kron;
-  b = clip_box(rint_floor(s.mx - dxlim), rint_floor(s.mx + dxlim) + 1, rint_floor(s.my - dylim),
-               rint_floor(s.my + dylim) + 1, w, h, s, flags);
+  // Pass 2: flux within kron x the moment ellipse (or the PHOT_AUTOAPERS circle, and then a
+  // KRON_RADIUS of 0, as SExtractor), whole pixels, bad pixels corrected.
+  e = kron_region(s, kron, p.min_flux);
+  if (e.circle) kron = 0.0f;
+  b = clip_box(rint_floor(s.mx - e.dxlim), rint_floor(s.mx + e.dxlim) + 1,
+               rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
   const double var = f.backsig * f.backsig;  // in float, as SExtractor
   double tv = 0, sigtv = 0;
   area = areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
       const float dx = x - s.mx, dy = y - s.my;
-      if (s.cxx * dx * dx + s.cyy * dy * dy + s.cxy * dx * dy > klim2) continue;
+      if (e.cx2 * dx * dx + e.cy2 * dy * dy + e.cxy * dx * dy > e.klim2) continue;
       ++area;
       double pix;
       if (rd.bad(x, y)) {
@@ -183,11 +204,12 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kr
 }
 
 void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
-                 const std::vector<double>& fractions, int count, float* out, uint16_t& flags) {
+                 const std::vector<double>& fractions, int count, double min_rlim, float* out,
+                 uint16_t& flags) {
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
   const PixelReader rd{f, s, w, h, s.dmx, s.dmy};  // SExtractor's growth: double centre
   const double mx = s.dmx, my = s.dmy;
-  const double rlim = kGrowthNSig * s.a;
+  const double rlim = std::max(kGrowthNSig * s.a, min_rlim);
   const double raper = rlim + 1.5, rextlim2 = raper * raper;
   const double stepdens = kGrowthNStep / rlim, step = 1 / stepdens;
   const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;

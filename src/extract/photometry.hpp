@@ -58,11 +58,18 @@ struct AutoResult {
   double flux = 0, fluxerr = 0;
   float kron_radius = 0;
 };
-AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, double kron_fact,
-                     double kron_min, uint16_t& flags);
+// PHOT_AUTOPARAMS and PHOT_AUTOAPERS.
+struct AutoParams {
+  double kron_fact = 2.5, kron_min = 3.5;
+  double min_search = 0.0, min_flux = 0.0;  // minimum diameters of the search and the aperture
+};
+AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const AutoParams& p,
+                     uint16_t& flags);
 
-// FLUX_RADIUS for each fraction of `flux_auto`.
+// FLUX_RADIUS for each fraction of `flux_auto`. The growth curve reaches 6 A_IMAGE, or
+// `min_rlim` when larger (SExtractor compares that radius with the PHOT_AUTOAPERS diameter).
 void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
-                 const std::vector<double>& fractions, int count, float* out, uint16_t& flags);
+                 const std::vector<double>& fractions, int count, double min_rlim, float* out,
+                 uint16_t& flags);
 
 }  // namespace celeris::extract

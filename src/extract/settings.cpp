@@ -236,6 +236,12 @@ const std::map<std::string, Setter>& setters() {
          s.config.kron_fact = to_double(k, v, 0, 0.0, 10.0);
          s.config.kron_minradius = to_double(k, v, 1, 0.0, 10.0);
        }},
+      {"PHOT_AUTOAPERS",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() != 2) bad_value(k, v, "expected <estimation>,<measurement> diameters");
+         s.config.autoaper_search = to_double(k, v, 0, 0.0, 1e31);
+         s.config.autoaper_flux = to_double(k, v, 1, 0.0, 1e31);
+       }},
       {"PHOT_FLUXFRAC",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 32) bad_value(k, v, "expected 1 to 32 fractions");
@@ -282,11 +288,10 @@ const std::vector<std::string>& known_ignored() {
       "ASSOC_RADIUS",    "ASSOC_TYPE",     "CATALOG_UNSIGNED", "DETECT_MAXAREA",
       "FITS_UNSIGNED",   "FLAG_IMAGE",     "FLAG_TYPE",        "HEADER_SUFFIX",
       "INTERP_MAXXLAG",  "INTERP_MAXYLAG", "INTERP_TYPE",      "MAG_GAMMA",
-      "MEMORY_PIXSTACK", "PATTERN_TYPE",   "PHOT_AUTOAPERS",   "PHOT_PETROPARAMS",
-      "PSFDISPLAY_TYPE", "PSF_NAME",       "PSF_NMAX",         "RESCALE_WEIGHTS",
-      "SOM_NAME",        "STARNNW_NAME",   "WEIGHT_GAIN",      "WEIGHT_IMAGE",
-      "WEIGHT_THRESH",   "WEIGHT_TYPE",    "WRITE_XML",        "XML_NAME",
-      "XSL_URL",
+      "MEMORY_PIXSTACK", "PATTERN_TYPE",   "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
+      "PSF_NAME",        "PSF_NMAX",       "RESCALE_WEIGHTS",  "SOM_NAME",
+      "STARNNW_NAME",    "WEIGHT_GAIN",    "WEIGHT_IMAGE",     "WEIGHT_THRESH",
+      "WEIGHT_TYPE",     "WRITE_XML",      "XML_NAME",         "XSL_URL",
   };
   return keys;
 }

@@ -153,6 +153,8 @@ MASK_TYPE        CORRECT        # type of detection MASKing: can be one of
 
 PHOT_APERTURES   5              # MAG_APER aperture diameter(s) in pixels
 PHOT_AUTOPARAMS  2.5, 3.5       # MAG_AUTO parameters: <Kron_fact>,<min_radius>
+PHOT_AUTOAPERS   0.0,0.0        # <estimation>,<measurement> minimum apertures
+                                # for MAG_AUTO and MAG_PETRO
 PHOT_FLUXFRAC    0.5            # flux fraction[s] used for FLUX_RADIUS
 
 SATUR_LEVEL      50000.0        # level (in ADUs) at which arises saturation

@@ -52,6 +52,11 @@ def main():
         k = argv.index("--drop-cards")
         drop = argv[k + 1].split(",")
         del argv[k:k + 2]
+    rows_frac = []  # --rows-frac F: the fraction of identical rows required (default 0.99)
+    if "--rows-frac" in argv:
+        k = argv.index("--rows-frac")
+        rows_frac = ["--rows-frac", argv[k + 1]]
+        del argv[k:k + 2]
     celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sex = shutil.which("source-extractor") or shutil.which("sex")
     if not sex:
@@ -95,7 +100,8 @@ def main():
     subprocess.run([celeris, "extract", image, "-CATALOG_NAME", base + ".cel.cat"] + common,
                    check=True, cwd=work)
     return subprocess.run([sys.executable, os.path.join(HERE, "compare_catalogs.py"),
-                           base + ".sex.cat", base + ".cel.cat", "--label", label]).returncode
+                           base + ".sex.cat", base + ".cel.cat", "--label", label] +
+                          rows_frac).returncode
 
 
 if __name__ == "__main__":

@@ -41,10 +41,18 @@ TEST(Settings, UnknownKeyWarnsInvalidValueThrowsNamingKey) {
   const Settings s = parse_settings("NOT_A_KEY 3\nSTARNNW_NAME default.nnw\n", {});
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_NE(s.warnings[0].find("NOT_A_KEY"), std::string::npos);
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"DETECT_THRESH", "abc"}, {"DETECT_MINAREA", "2.5"}, {"DEBLEND_NTHRESH", "0"},
-           {"DEBLEND_MINCONT", "2"}, {"CATALOG_TYPE", "XML"}, {"FILTER", "maybe"},
-           {"BACK_SIZE", "1,2,3"}, {"PHOT_AUTOPARAMS", "2.5"}, {"MASK_TYPE", "SOMETIMES"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"DETECT_THRESH", "abc"},
+                                                        {"DETECT_MINAREA", "2.5"},
+                                                        {"DEBLEND_NTHRESH", "0"},
+                                                        {"DEBLEND_MINCONT", "2"},
+                                                        {"CATALOG_TYPE", "XML"},
+                                                        {"FILTER", "maybe"},
+                                                        {"BACK_SIZE", "1,2,3"},
+                                                        {"PHOT_AUTOPARAMS", "2.5"},
+                                                        {"MASK_TYPE", "SOMETIMES"},
+                                                        {"PHOT_AUTOAPERS", "5"},
+                                                        {"PHOT_AUTOAPERS", "5,-1"}}) {
     try {
       parse_settings("", {{key, value}});
       ADD_FAILURE() << key << " " << value << " accepted";

@@ -23,14 +23,35 @@ foreach(image sep_emmi_image HorseHead M13_blue_0001 M13_blue_0002 M13_blue_0003
               spitzer_example_image)
   list(APPEND CELERIS_PARITY_CASES ${CELERIS_TEST_DATA}/images/${image}.fits)
 endforeach()
+# Every row identical (rows= 1.0) on every case but gc_2mass_k (one object of 3927 differs, see
+# docs/extract.md); the issue's own thresholds are far looser.
 foreach(case ${CELERIS_PARITY_CASES})
   get_filename_component(name ${case} NAME_WE)
   string(REPLACE "sim:" "sim_" name ${name})
+  set(rows_frac 1.0)
+  if(name STREQUAL "gc_2mass_k")
+    set(rows_frac 0.999)
+  endif()
   add_test(NAME extract.parity.${name}
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
-                   $<TARGET_FILE:celeris_cli> ${case} ${CMAKE_CURRENT_BINARY_DIR}/parity/${name})
+                   $<TARGET_FILE:celeris_cli> ${case} ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}
+                   --rows-frac ${rows_frac})
   set_tests_properties(extract.parity.${name} PROPERTIES LABELS "integration;extract;parity"
                        SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+# PHOT_AUTOAPERS (minimum Kron search and MAG_AUTO diameters): on a frame taller than SExtractor's
+# line buffer, so that the larger growth-curve box of objects measured after the scan meets the
+# buffer's first row (FLAGS 16), and on the 3000^2 simulation.
+foreach(case ${CELERIS_TEST_DATA}/images/M6707HH.fits sim:strips)
+  get_filename_component(name ${case} NAME_WE)
+  string(REPLACE "sim:" "sim_" name ${name})
+  add_test(NAME extract.parity.${name}_autoapers
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_autoapers --rows-frac 1.0
+                   -- -PHOT_AUTOAPERS 12,20)
+  set_tests_properties(extract.parity.${name}_autoapers PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
 add_test(NAME extract.parity.gc_bolocam_gps_without_LONPOLEA
          COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
