@@ -63,8 +63,15 @@ char tform_code(ColumnType t) {
 }
 
 // SExtractor's LDAC_IMHEAD: a one-row table whose single cell holds the image header cards.
-void write_ldac_imhead(fitsfile* f, const FitsHeader& header, int& status) {
+// The summary cards (SEXBKGND, SEXGAIN, ...) go before END, where SExtractor puts them and where
+// PSFEx and SCAMP read them.
+void write_ldac_imhead(fitsfile* f, const FitsHeader& header,
+                       const std::vector<std::string>& extra_cards, int& status) {
   std::string cards = header.concatenated();
+  for (std::string card : extra_cards) {
+    card.resize(80, ' ');
+    cards += card;
+  }
   // The header block must end with END so that LDAC readers can parse it as a FITS header.
   std::string end = "END";
   end.resize(80, ' ');
@@ -76,8 +83,15 @@ void write_ldac_imhead(fitsfile* f, const FitsHeader& header, int& status) {
   fits_create_tbl(f, BINARY_TBL, 1, 1, ttype, tformp, nullptr, "LDAC_IMHEAD", &status);
   std::string tdim = "(80, " + std::to_string(ncards) + ")";
   fits_update_key(f, TSTRING, "TDIM1", const_cast<char*>(tdim.c_str()), nullptr, &status);
-  char* cell[] = {cards.data()};
-  fits_write_col(f, TSTRING, 1, 1, 1, 1, cell, &status);
+  // With TDIM (80, N) CFITSIO takes the cell as N strings of 80 characters: write N of them
+  // (one string would fill the first card and leave the others blank).
+  std::vector<std::string> card_strings(static_cast<size_t>(ncards));
+  std::vector<char*> cells(static_cast<size_t>(ncards));
+  for (long i = 0; i < ncards; ++i) {
+    card_strings[i] = cards.substr(static_cast<size_t>(i) * 80, 80);
+    cells[i] = card_strings[i].data();
+  }
+  fits_write_col(f, TSTRING, 1, 1, 1, ncards, cells.data(), &status);
 }
 
 // The binary-table HDU of `table`'s columns with `rows` rows (values not written).
@@ -156,7 +170,7 @@ void write_fits_table(const std::string& path, const Table& table,
     fitsfile* f = file.get();
     int status = 0;
     fits_create_img(f, 8, 0, nullptr, &status);  // empty primary HDU
-    if (options.ldac) write_ldac_imhead(f, options.image_header, status);
+    if (options.ldac) write_ldac_imhead(f, options.image_header, options.extra_cards, status);
 
     create_table_hdu(f, table, options, table.rows, status);
     write_row_blocks(f, table, 0, status);

@@ -9,6 +9,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/fits.hpp"
+#include "celeris/table.hpp"
 
 namespace fs = std::filesystem;
 using celeris::Error;
@@ -181,4 +182,53 @@ TEST(FitsImage, BadInputGivesOneLineErrors) {
        {message((dir / "missing.fits").string()), message((dir / "1d.fits").string())})
     EXPECT_EQ(m.find('\n'), std::string::npos);
   fs::remove_all(dir);
+}
+
+// FITS_LDAC: LDAC_IMHEAD holds every image header card, then the summary cards, then END, each
+// in its own 80-character element of the (80, N) cell (SCAMP and PSFEx read them there).
+TEST(FitsTable, LdacImageHeaderHoldsEveryCard) {
+  auto pad = [](std::string c) {
+    c.resize(80, ' ');
+    return c;
+  };
+  const std::vector<std::string> image_cards = {
+      pad("SIMPLE  =                    T"), pad("BITPIX  =                  -32"),
+      pad("NAXIS   =                    2"), pad("NAXIS1  =                   64"),
+      pad("NAXIS2  =                   48"), pad("GAIN    =                  2.5 / e-/ADU")};
+  celeris::FitsTableOptions opt;
+  opt.ldac = true;
+  opt.image_header = celeris::FitsHeader(image_cards);
+  opt.extra_cards = {"SEXBKGND=                 12.5 / Median background level (ADU)"};
+  celeris::Table t;
+  t.rows = 2;
+  t.columns.push_back({"NUMBER", "", "", celeris::ColumnType::Int32, 1, "%10d", {1, 2}});
+  const std::string path = (tmpdir() / "ldac.cat").string();
+  celeris::write_fits_table(path, t, opt);
+
+  fitsfile* f = nullptr;
+  int status = 0;
+  fits_open_file(&f, path.c_str(), READONLY, &status);
+  fits_movnam_hdu(f, BINARY_TBL, const_cast<char*>("LDAC_IMHEAD"), 0, &status);
+  int naxis = 0;
+  long dims[2] = {0, 0};
+  fits_read_tdim(f, 1, 2, &naxis, dims, &status);
+  ASSERT_EQ(status, 0);
+  ASSERT_EQ(naxis, 2);
+  EXPECT_EQ(dims[0], 80);
+  ASSERT_EQ(dims[1], 8);  // 6 image cards, 1 summary card, END
+  std::vector<std::string> got(8, std::string(81, '\0'));
+  std::vector<char*> ptr;
+  for (auto& s : got) ptr.push_back(s.data());
+  fits_read_col(f, TSTRING, 1, 1, 1, 8, nullptr, ptr.data(), nullptr, &status);
+  fits_close_file(f, &status);
+  ASSERT_EQ(status, 0);
+  auto trimmed = [](const std::string& s) {
+    std::string r(s.c_str());
+    while (!r.empty() && r.back() == ' ') r.pop_back();
+    return r;
+  };
+  for (size_t i = 0; i < image_cards.size(); ++i)
+    EXPECT_EQ(trimmed(got[i]), trimmed(image_cards[i])) << "card " << i;
+  EXPECT_EQ(trimmed(got[6]), trimmed(opt.extra_cards[0]));
+  EXPECT_EQ(trimmed(got[7]), "END");
 }
