@@ -1,11 +1,13 @@
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
 #include "parameters.hpp"
+#include "summary_cards.hpp"
 
 namespace celeris::extract {
 
@@ -39,16 +41,6 @@ void write_check_images(const Settings& settings, const std::vector<Image<float>
                      mini ? std::vector<std::string>{} : wcs,
                      t == CheckImage::Segmentation ? 32 : -32);
   }
-}
-
-}  // namespace
-
-namespace {
-
-std::string card(const char* key, double value, const char* comment) {
-  char buf[81];
-  std::snprintf(buf, sizeof buf, "%-8.8s= %20.10G / %-47.47s", key, value, comment);
-  return buf;
 }
 
 }  // namespace
@@ -97,17 +89,14 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   out.gain = config.gain;
   out.satur_level = config.satur_level;
   out.has_wcs = wcs.has_value();
-  const std::vector<std::string> cards = {
-      card("SEXBKGND", r.info.global_back, "Median background level (ADU)"),
-      card("SEXBKDEV", r.info.global_rms, "Median background RMS (ADU)"),
-      card("SEXTHLD", r.info.detect_thresh, "Extraction threshold (ADU)"),
-      card("SEXATHLD", r.info.analysis_thresh, "Measurement threshold (ADU)"),
-      card("SEXNDET", static_cast<double>(r.info.n_detections), "Number of raw detections"),
-      card("SEXNFIN", static_cast<double>(out.catalog.rows), "Number of final objects"),
-      card("SEXGAIN", config.gain, "Gain used (e-/ADU)"),
-      card("SEXSATLV", config.satur_level, "Saturation level used (ADU)"),
-      card("SEXMGZPT", config.mag_zeropoint, "Zero-point used for magnitudes"),
-  };
+  RunSummary run;
+  run.image_name = std::filesystem::path(image_path).filename().string();
+  run.width = width;
+  run.height = height;
+  run.n_params = params.size();
+  run.n_objects = out.catalog.rows;
+  run.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<std::string> cards = summary_cards(settings, config, r.info, run);
   if (settings.catalog_type != CatalogType::None)
     write_catalog(settings.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
   write_check_images(settings, r.check_images, img.header);

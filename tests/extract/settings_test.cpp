@@ -1,11 +1,13 @@
 // SExtractor configuration: defaults, file + overrides, warnings and errors, .conv filters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "celeris/error.hpp"
 #include "celeris/extract_settings.hpp"
+#include "extract/summary_cards.hpp"
 
 using namespace celeris::extract;
 
@@ -75,4 +77,46 @@ TEST(Filter, NormalisedBySumOfAbsoluteValues) {
   EXPECT_THROW(parse_filter("CONV NORM\n1 2\n3\n", "t", c), celeris::Error);
   EXPECT_THROW(parse_filter("CONV NORM\n", "t", c), celeris::Error);
   EXPECT_THROW(load_filter("/nonexistent/x.conv", c), celeris::Error);
+}
+
+// The SEX* summary cards: 80 characters each, in SExtractor's order, with the run's settings.
+TEST(SummaryCards, SettingsAndRunInOrder) {
+  Settings s = parse_settings("PHOT_APERTURES 4,9\nBACK_SIZE 32\nFILTER_NAME gauss.conv\n", {});
+  celeris::extract::RunInfo info;
+  info.global_back = 100.5;
+  info.n_detections = 7;
+  celeris::extract::RunSummary run;
+  run.image_name = "frame.fits";
+  run.width = 20;
+  run.height = 50;
+  run.n_params = 3;
+  run.n_objects = 6;
+  const auto cards = celeris::extract::summary_cards(s, s.config, info, run);
+  std::vector<std::string> keys;
+  for (const auto& c : cards) {
+    EXPECT_EQ(c.size(), 80u) << c;
+    keys.push_back(c.substr(0, 8));
+  }
+  auto value = [&](const std::string& key) {
+    for (const auto& c : cards)
+      if (c.rfind(key, 0) == 0) return c.substr(10, 20);
+    return std::string("absent");
+  };
+  EXPECT_EQ(keys.front(), "FITSFILE");
+  EXPECT_EQ(keys.back(), "SEXFBUFS");
+  EXPECT_LT(std::find(keys.begin(), keys.end(), "SEXBKGND"),
+            std::find(keys.begin(), keys.end(), "SEXAPED1"));
+  EXPECT_EQ(std::stod(value("SEXAPED1")), 4.0);
+  EXPECT_EQ(std::stod(value("SEXAPED2")), 9.0);
+  EXPECT_EQ(std::stod(value("SEXAPED3")), 0.0);
+  EXPECT_EQ(std::stod(value("SEXBKGSX")), 20.0);  // the mesh, clipped to the image width
+  EXPECT_EQ(std::stod(value("SEXBKGSY")), 32.0);
+  EXPECT_EQ(std::stod(value("SEXBKGFX")), 1.0);  // one mesh across: no filtering along x
+  EXPECT_EQ(std::stod(value("SEXBKGFY")), 3.0);
+  EXPECT_EQ(std::stod(value("SEXBKGND")), 100.5);
+  EXPECT_EQ(std::stod(value("SEXNDET")), 7.0);
+  EXPECT_EQ(std::stod(value("SEXNFIN")), 6.0);
+  EXPECT_EQ(std::stod(value("SEXNPARA")), 3.0);
+  EXPECT_NE(value("SEXFILTN").find("'gauss.conv'"), std::string::npos);
+  EXPECT_NE(value("SEXFLTR").find('T'), std::string::npos);
 }
