@@ -67,17 +67,13 @@ char tform_code(ColumnType t) {
 // PSFEx and SCAMP read them.
 void write_ldac_imhead(fitsfile* f, const FitsHeader& header,
                        const std::vector<std::string>& extra_cards, int& status) {
-  std::string cards = header.concatenated();
-  for (std::string card : extra_cards) {
-    card.resize(80, ' ');
-    cards += card;
-  }
-  // The header block must end with END so that LDAC readers can parse it as a FITS header.
-  std::string end = "END";
-  end.resize(80, ' ');
-  cards += end;
-  const long ncards = static_cast<long>(cards.size() / 80);
-  std::string tform = std::to_string(cards.size()) + "A";
+  // Image cards, summary cards, then END so that LDAC readers can parse the block as a header.
+  std::vector<std::string> cards(header.cards());
+  cards.insert(cards.end(), extra_cards.begin(), extra_cards.end());
+  cards.emplace_back("END");
+  for (std::string& card : cards) card.resize(80, ' ');
+  const long ncards = static_cast<long>(cards.size());
+  std::string tform = std::to_string(80 * ncards) + "A";
   char* ttype[] = {const_cast<char*>("Field Header Card")};
   char* tformp[] = {const_cast<char*>(tform.c_str())};
   fits_create_tbl(f, BINARY_TBL, 1, 1, ttype, tformp, nullptr, "LDAC_IMHEAD", &status);
@@ -85,12 +81,8 @@ void write_ldac_imhead(fitsfile* f, const FitsHeader& header,
   fits_update_key(f, TSTRING, "TDIM1", const_cast<char*>(tdim.c_str()), nullptr, &status);
   // With TDIM (80, N) CFITSIO takes the cell as N strings of 80 characters: write N of them
   // (one string would fill the first card and leave the others blank).
-  std::vector<std::string> card_strings(static_cast<size_t>(ncards));
-  std::vector<char*> cells(static_cast<size_t>(ncards));
-  for (long i = 0; i < ncards; ++i) {
-    card_strings[i] = cards.substr(static_cast<size_t>(i) * 80, 80);
-    cells[i] = card_strings[i].data();
-  }
+  std::vector<char*> cells;
+  for (std::string& card : cards) cells.push_back(card.data());
   fits_write_col(f, TSTRING, 1, 1, 1, ncards, cells.data(), &status);
 }
 

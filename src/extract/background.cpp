@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "celeris/error.hpp"
-#include "extract/threads.hpp"
 #include "sextractor_pi.hpp"
+#include "threads.hpp"
 
 namespace celeris::extract {
 
@@ -444,7 +444,8 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
   m.ny = (m.height - 1) / m.mesh_h + 1;
   m.back.assign(m.nx * m.ny, kBad);
   m.sigma.assign(m.nx * m.ny, kBad);
-#pragma omp parallel num_threads(worker_threads(config, image.width* image.height))
+  const int nt = worker_threads(config, image.width * image.height);
+#pragma omp parallel num_threads(nt)
   {
     MeshScratch scratch;
     // Batches of kBatch adjacent full-width meshes along each mesh row; the last (narrower)

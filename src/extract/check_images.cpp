@@ -1,6 +1,6 @@
 #include "check_images.hpp"
-#include "extract/threads.hpp"
 #include "sextractor_pi.hpp"
+#include "threads.hpp"
 
 #include <algorithm>
 #include <cmath>

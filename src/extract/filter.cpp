@@ -1,5 +1,5 @@
 #include "filter.hpp"
-#include "extract/threads.hpp"
+#include "threads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,8 @@ void convolve(ImageView<const float> in, const Config& config, ImageView<float> 
   const int kw = config.filter_width, kh = config.filter_height;
   const int64_t w = in.width, h = in.height;
   const float* k = config.filter_kernel.data();
-#pragma omp parallel for schedule(static) num_threads(worker_threads(config, w* h))
+  const int nt = worker_threads(config, w * h);
+#pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t y = 0; y < h; ++y) {
     float* d = out.row(y);
     std::fill(d, d + w, 0.0f);

@@ -1,6 +1,6 @@
 #include "measure.hpp"
-#include "extract/threads.hpp"
 #include "sextractor_pi.hpp"
+#include "threads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -149,8 +149,8 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
   const int nfrac = static_cast<int>(ctx.config.phot_fluxfrac.size());
   Objects o;
   o.resize(n, naper, nfrac);
-#pragma omp parallel for schedule(dynamic, 16) \
-    num_threads(worker_threads(ctx.config, ctx.field.value.width* ctx.field.value.height))
+  const int nt = worker_threads(ctx.config, ctx.field.value.width * ctx.field.value.height);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
     const Shape& s = shapes[src];
@@ -197,12 +197,13 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
                      static_cast<float>(s.cyy),
                      static_cast<float>(s.cxy),
                      written_at[i]};
-    if (ctx.strip_rows > 0 && written_at[i] != INT64_MAX) {  // written out during the scan
-      const int64_t e = written_at[i];
+    if (ctx.strip_rows > 0) {
+      // The buffer holds rows [E - (strip_rows - strip_margin), E + strip_margin) at scan line
+      // E; an object written after the scan sees the buffer's last state, E = h - strip_margin.
+      const int64_t e =
+          written_at[i] != INT64_MAX ? written_at[i] : ctx.field.value.height - ctx.strip_margin;
       ap.fymin = int(std::max<int64_t>(0, e - (ctx.strip_rows - ctx.strip_margin)));
       ap.fymax = int(std::min<int64_t>(INT32_MAX, e + ctx.strip_margin));
-    } else if (ctx.strip_rows > 0) {  // after the scan: the buffer holds the last strip_rows rows
-      ap.fymin = int(std::max<int64_t>(0, ctx.field.value.height - ctx.strip_rows));
     }
     for (int k = 0; k < ctx.n_apertures; ++k) {
       const FluxResult f = aperture_flux(ctx.field, ap, ctx.config.phot_apertures[k], flags);

@@ -14,11 +14,11 @@
 #include "clean.hpp"
 #include "deblend.hpp"
 #include "detect.hpp"
-#include "extract/threads.hpp"
 #include "filter.hpp"
 #include "glibc_rand.hpp"
 #include "measure.hpp"
 #include "moments.hpp"
+#include "threads.hpp"
 
 namespace celeris::extract {
 
