@@ -50,6 +50,10 @@ struct Config {
   int filter_width = 0, filter_height = 0;
   int deblend_nthresh = 32;
   double deblend_mincont = 0.005;
+  // rand() numbers drawn before the deblender's first: SExtractor draws some while reading
+  // certain WCS headers (extract_file sets this from the header), and its deblender's pixel
+  // assignments continue the same stream.
+  int deblend_rand_offset = 0;
   bool clean = true;
   double clean_param = 1.0;
   MaskType mask_type = MaskType::Correct;

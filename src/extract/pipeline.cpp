@@ -198,6 +198,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   for (size_t i = 0; i < plans.size(); ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
   std::vector<int32_t> stream(first_draw.back());
   GlibcRand rng;
+  for (int i = 0; i < config.deblend_rand_offset; ++i) rng();
   for (auto& v : stream) v = rng();
   std::vector<std::vector<Detection>> children(plans.size());
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)

@@ -7,6 +7,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
 #include "parameters.hpp"
+#include "sextractor_wcs_draws.hpp"
 #include "summary_cards.hpp"
 
 namespace celeris::extract {
@@ -57,6 +58,7 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   if (auto g = img.header.value_double(settings.gain_key)) config.gain = *g;
   if (auto s = img.header.value_double(settings.satur_key)) config.satur_level = *s;
   if (config.gain < 0) throw Error(image_path + ": negative " + settings.gain_key + " in header");
+  config.deblend_rand_offset = sextractor_wcs_rand_draws(img.header);
 
   bool want_wcs = false;
   for (const auto& p : params) want_wcs |= p.spec->needs_wcs;

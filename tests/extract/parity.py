@@ -2,10 +2,12 @@
 """Run Debian's source-extractor and celeris on the same image with the same configuration and
 compare the catalogs object by object (compare_catalogs.py, the extraction issue's acceptance).
 
-usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [-- extra -KEY VALUE ...]
+usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--set-cards K=V,K=V]
+                 [--rows-frac F] [-- extra -KEY VALUE ...]
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
-border, strips). --drop-cards runs both tools on a copy of the image without those header cards (needs
-astropy). Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
+border, strips). --drop-cards / --set-cards run both tools on a copy of the image without those
+header cards / with those set (numbers where they parse as numbers; needs astropy). Exit code 77
+(ctest SKIP) when the image, source-extractor or astropy is absent.
 """
 import os
 import shutil
@@ -52,6 +54,16 @@ def main():
         k = argv.index("--drop-cards")
         drop = argv[k + 1].split(",")
         del argv[k:k + 2]
+    cards = {}
+    if "--set-cards" in argv:
+        k = argv.index("--set-cards")
+        for item in argv[k + 1].split(","):
+            key, value = item.split("=", 1)
+            try:
+                cards[key] = float(value)
+            except ValueError:
+                cards[key] = value
+        del argv[k:k + 2]
     rows_frac = []  # --rows-frac F: the fraction of identical rows required (default 0.99)
     if "--rows-frac" in argv:
         k = argv.index("--rows-frac")
@@ -75,18 +87,26 @@ def main():
             print(image, "absent: skipped")
             return 77
         label = os.path.basename(image)
-        if drop:
-            try:
-                from astropy.io import fits
-            except ImportError:
-                print("astropy not installed: skipped")
-                return 77
-            with fits.open(image) as hdus:
-                for key in drop:
-                    hdus[0].header.remove(key, ignore_missing=True)
-                label = label.replace(".fits", "") + "-without-" + "-".join(drop) + ".fits"
-                image = os.path.join(work, label)
-                hdus.writeto(image, overwrite=True)
+    if drop or cards:
+        try:
+            from astropy.io import fits
+        except ImportError:
+            print("astropy not installed: skipped")
+            return 77
+        with fits.open(image) as hdus:
+            for key in drop:
+                hdus[0].header.remove(key, ignore_missing=True)
+            for key, value in cards.items():
+                hdus[0].header[key] = value
+            stem = os.path.basename(image).replace(".fits", "")
+            if drop:
+                label += " without " + ",".join(drop)
+                stem += "-without-" + "-".join(drop)
+            if cards:
+                label += " with " + ",".join(cards)
+                stem += "-with-" + "-".join(cards)
+            image = os.path.join(work, stem + ".fits")
+            hdus.writeto(image, overwrite=True)
     with open(os.path.join(work, "parity.param"), "w") as f:
         f.write(PARAMS)
     conv = os.path.join(work, "default.conv")
