@@ -12,7 +12,7 @@
 //   carry_kernel      from the aggregates, what each tile needs from the rest of the column: per
 //                     row the maximum left and right of the tile, per column G below and H above
 //                     it (running maxima, each split over kScanWarps warps);
-//   tile_kernel       per tile: grow and shrink (the same additions), R and O by warp scans, the
+//   tile_kernel       per tile: grow and shrink (the same additions), R and O by row scans, the
 //                     final G and H (written for the next column), the trace-back byte of every
 //                     (x, t, b) with the CPU's rules and tie order, the tile's best, and the next
 //                     column's aggregates.
@@ -23,8 +23,9 @@
 // 1.96 s; 16 x 64 tiles of 256 threads at 4 blocks per SM (64 registers, 50% occupancy, against
 // 128 registers and 25%), carry scans split over warps, the aggregate pass folded into the tile
 // kernel, fewer barriers, the tile bests reduced once at the end and the next column's row maxima
-// by recursive halving: 1.10 s. The tile kernel is
-// now issue-bound (60% of issue slots, ncu), not memory-bound (38% of DRAM bandwidth).
+// by recursive halving: 1.10 s; branch-free carry loops, the tile edges by two warps' scans and
+// the row scans through a shared-memory transpose (row_scans): 0.94-0.96 s. The tile kernel is
+// issue-bound (60% of issue slots, ncu), not memory-bound (38% of DRAM bandwidth).
 // The trace-back then follows the bytes as convex.cpp does: the region is the CPU's, bit for bit
 // (same additions in the same order: s from the same column prefix).
 //
@@ -117,6 +118,7 @@ constexpr int kCols = 64;
 constexpr int kThreads = kGroups * kCols;
 constexpr int kWarps = kThreads / 32;
 constexpr int kWarpsPerGroup = kCols / 32;
+static_assert(kRows <= 32 && (kRows & (kRows - 1)) == 0, "edge scans: one warp segment per tile");
 // aggregate_tile's row maxima: kRowValues per lane (grow and v of each row), reduced across the
 // warp with each value ending in kLanesPerValue lanes before their own reduction.
 constexpr int kRowValues = 2 * kGroupRows;
@@ -350,6 +352,64 @@ __global__ void __launch_bounds__(32 * kScanWarps)
   }
 }
 
+// R (running maximum of grow from the left) and O (of v = max(grow, shrink) from the right) of
+// each of the thread's rows over the warp's 32 columns, and each row's warp totals into
+// part[row][warp] (R at the last column) and part2[row][warp] (O at the first). Through a
+// warp-private shared-memory transpose: lane l takes row l % 4 and the 4 columns from 4 (l / 4),
+// scans them in registers, and the 8 lanes of a row exchange segment totals: 3 shuffle steps per
+// table instead of 5 per row and table. A row stride of 33 doubles puts each half-warp's accesses
+// on distinct banks. Called by all threads of the block, once per launch (the buffers are not
+// synchronised for reuse).
+__device__ void row_scans(const double (&gr)[kGroupRows], const double (&sh)[kGroupRows],
+                          double (&r_out)[kGroupRows], double (&o_out)[kGroupRows],
+                          double (*part)[kWarps], double (*part2)[kWarps]) {
+  static_assert(kGroupRows == 4, "a row per lane quarter, 8 segments of 4 columns");
+  constexpr int kStride = 33;
+  __shared__ double buf_r[kWarps][kGroupRows * kStride], buf_o[kWarps][kGroupRows * kStride];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double* br = buf_r[warp];
+  double* bo = buf_o[warp];
+#pragma unroll
+  for (int i = 0; i < kGroupRows; ++i) {
+    br[i * kStride + lane] = gr[i];
+    bo[i * kStride + lane] = dmax(gr[i], sh[i]);
+  }
+  __syncwarp();
+  const int q = lane & 3, seg = lane >> 2, base = q * kStride + 4 * seg;
+  double r[4], o[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) r[k] = br[base + k], o[k] = bo[base + k];
+#pragma unroll
+  for (int k = 1; k < 4; ++k) r[k] = dmax(r[k], r[k - 1]);
+#pragma unroll
+  for (int k = 2; k >= 0; --k) o[k] = dmax(o[k], o[k + 1]);
+  // The maxima of the row's segments before (after) this one: the totals shifted by one segment,
+  // then scanned over 1, 2 and 4 segments (lanes past the warp's ends get their own value back).
+  double pr = __shfl_up_sync(kFullMask, r[3], 4), po = __shfl_down_sync(kFullMask, o[0], 4);
+  if (seg == 0) pr = none();
+  if (seg == 7) po = none();
+#pragma unroll
+  for (int d = 4; d < 32; d <<= 1) {
+    pr = dmax(pr, __shfl_up_sync(kFullMask, pr, d));
+    po = dmax(po, __shfl_down_sync(kFullMask, po, d));
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    r[k] = dmax(r[k], pr);
+    o[k] = dmax(o[k], po);
+    br[base + k] = r[k];
+    bo[base + k] = o[k];
+  }
+  if (seg == 7) part[q][warp] = r[3];
+  if (seg == 0) part2[q][warp] = o[0];
+  __syncwarp();
+#pragma unroll
+  for (int i = 0; i < kGroupRows; ++i) {
+    r_out[i] = br[i * kStride + lane];
+    o_out[i] = bo[i * kStride + lane];
+  }
+}
+
 // Launch: grid (nblk, nseg), kThreads threads. The final G and H of the tile (written for the next
 // column), the trace-back byte of every (x, t, b) with convex.cpp's rules and tie order, and the
 // tile's best candidate in convex.cpp's scan order.
@@ -403,19 +463,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     for (int d = 16; d > 0; d >>= 1) m = dmax(m, __shfl_down_sync(kFullMask, m, d));
     if (lane == 0) pq[warp] = m;
   }
-#pragma unroll
-  for (int i = 0; i < kGroupRows; ++i) {
-    double r = gr[i], o = dmax(gr[i], sh[i]);
-    for (int d = 1; d < 32; d <<= 1) {
-      const double ru = __shfl_up_sync(kFullMask, r, d), od = __shfl_down_sync(kFullMask, o, d);
-      if (lane >= d) r = dmax(r, ru);
-      if (lane + d < 32) o = dmax(o, od);
-    }
-    if (lane == 31) part[i][warp] = r;
-    if (lane == 0) part2[i][warp] = o;
-    gv[i] = r;
-    hvv[i] = o;
-  }
+  row_scans(gr, sh, gv, hvv, part, part2);
   // G just below the segment (CG scanned left to right over the group's columns) and H just
   // above it (CV scanned right to left), by the same warp scans and the same barrier.
   const bool in_col = b < h;
@@ -435,13 +483,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     const int t = t0 + i;
     double cr = t < h ? rcr[size_t(blk) * h + t] : none();
     double co = t < h ? rco[size_t(blk) * h + t] : none();
-    for (int w = first_warp; w < warp; ++w) cr = dmax(cr, part[i][w]);
-    for (int w = warp + 1; w < first_warp + kWarpsPerGroup; ++w) co = dmax(co, part2[i][w]);
+#pragma unroll
+    for (int k = 0; k < kWarpsPerGroup; ++k) {  // fixed trip counts: predicated, no branches
+      if (k < wig) cr = dmax(cr, part[i][first_warp + k]);
+      if (k > wig) co = dmax(co, part2[i][first_warp + k]);
+    }
     gv[i] = dmax(gv[i], cr);    // R(t, b)
     hvv[i] = dmax(hvv[i], co);  // O(t, b)
   }
-  for (int w = first_warp; w < warp; ++w) cg_b = dmax(cg_b, part3[0][w]);
-  for (int w = warp + 1; w < first_warp + kWarpsPerGroup; ++w) ch_b = dmax(ch_b, part3[1][w]);
+#pragma unroll
+  for (int k = 0; k < kWarpsPerGroup; ++k) {
+    if (k < wig) cg_b = dmax(cg_b, part3[0][first_warp + k]);
+    if (k > wig) ch_b = dmax(ch_b, part3[1][first_warp + k]);
+  }
   cg_b = dmax(cg_b, pq[0]);
   ch_b = dmax(ch_b, pq[1]);
   // G up the column and H down it: within the group, then the groups below / above.
@@ -453,8 +507,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   h_tot[grp][col] = hvv[kGroupRows - 1];
   __syncthreads();
   double below = cg_b, above = ch_b;  // G(t0 + kGroupRows, b) and H(t0 - 1, b)
-  for (int k = grp + 1; k < kGroups; ++k) below = dmax(below, g_tot[k][col]);
-  for (int k = 0; k < grp; ++k) above = dmax(above, h_tot[k][col]);
+#pragma unroll
+  for (int k = 0; k < kGroups; ++k) {
+    if (k > grp) below = dmax(below, g_tot[k][col]);
+    if (k < grp) above = dmax(above, h_tot[k][col]);
+  }
 #pragma unroll
   for (int i = 0; i < kGroupRows; ++i) {
     gv[i] = dmax(gv[i], below);
@@ -466,22 +523,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     for (int i = 0; i < kGroupRows; ++i) edge_g[grp][wig + 1][i] = gv[i];
   if (lane == 0)
     for (int i = 0; i < kGroupRows; ++i) edge_h[grp][wig][i] = hvv[i];
-  if (col == 0) {  // G left of the block, one thread per group, from the bottom
-    double run = pq[0];
+  // G left of the block, per tile row: P and the row carries R(t', b0 - 1) of the rows t' >= t
+  // (a suffix maximum over the tile's rows, warp 0); H right of it: Q and O(t', b0 + kCols) of
+  // the rows t' <= t (a prefix maximum, warp 1). Lanes past kRows repeat rows and store nothing.
+  if (warp < 2) {
+    const int r = lane % kRows, t = lo + r;
+    const double* carry = warp == 0 ? rcr : rco;
+    double run = t < h ? carry[size_t(blk) * h + t] : none();
 #pragma unroll
-    for (int r = kRows - 1; r >= 0; --r) {
-      const int t = lo + r;
-      if (t < h) run = dmax(run, rcr[size_t(blk) * h + t]);
-      if (r / kGroupRows == grp) edge_g[grp][0][r % kGroupRows] = run;
-    }
-  }
-  if (col == kCols - 1) {  // H right of the block, from the top
-    double run = pq[1];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const int t = lo + r;
-      if (t < h) run = dmax(run, rco[size_t(blk) * h + t]);
-      if (r / kGroupRows == grp) edge_h[grp][kWarpsPerGroup][r % kGroupRows] = run;
+    for (int d = 1; d < kRows; d <<= 1)  // out-of-segment lanes get their own value back
+      run = dmax(run, warp == 0 ? __shfl_down_sync(kFullMask, run, d, kRows)
+                                : __shfl_up_sync(kFullMask, run, d, kRows));
+    if (lane < kRows) {
+      if (warp == 0)
+        edge_g[r / kGroupRows][0][r % kGroupRows] = dmax(run, pq[0]);
+      else
+        edge_h[r / kGroupRows][kWarpsPerGroup][r % kGroupRows] = dmax(run, pq[1]);
     }
   }
   __syncthreads();
@@ -490,7 +547,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   // i.e. descending scan position, so a tie goes to the later row; at one (t, b), shrink is
   // offered first and grow second, so grow (the earlier in the scan) wins a tie between them.
   double best_value = none();
-  long long best_order = 0;
+  int best_order = 0;  // < 2 h^2: cuda_max_convex keeps h below 32768
 #pragma unroll
   for (int i = 0; i < kGroupRows; ++i) {
     const int t = t0 + i;
@@ -519,19 +576,18 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
     if (b + 1 < h && right > v) v = right, hb = kHBottomOut;
     trace_col[tri(t, b, h)] = bits | gb | hb;
-    const long long base = (static_cast<long long>(h - 1 - t) * h + b) * 2;
+    const int base = ((h - 1 - t) * h + b) * 2;
     if (sh[i] >= best_value) best_value = sh[i], best_order = base + 1;
     if (gr[i] >= best_value) best_value = gr[i], best_order = base;
   }
-  Best best{best_value, best_order, best_value == none() ? -1 : col_x};
   // The tile's best: within each warp by shuffles, then over the warps (candidates have distinct
-  // positions, so any reduction order picks the same one).
+  // positions, so any reduction order picks the same one). A value of -inf is no candidate.
   for (int d = 16; d > 0; d >>= 1) {
-    const Best o{__shfl_down_sync(kFullMask, best.value, d),
-                 __shfl_down_sync(kFullMask, best.order, d),
-                 __shfl_down_sync(kFullMask, best.col, d)};
-    if (best_before(o, best)) best = o;
+    const double ov = __shfl_down_sync(kFullMask, best_value, d);
+    const int oo = __shfl_down_sync(kFullMask, best_order, d);
+    if (ov > best_value || (ov == best_value && oo < best_order)) best_value = ov, best_order = oo;
   }
+  Best best{best_value, best_order, best_value == none() ? -1 : col_x};
   if (lane == 0) red[warp] = best;
   __syncthreads();
   if (tx == 0) {
@@ -604,6 +660,9 @@ __global__ void trace_back_kernel(const uint8_t* __restrict__ trace, size_t tri_
 CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int width, int height) {
   cuda_require_device("cuda (convex)");
   const int w = width, h = height;
+  // The tile kernels number candidates in an int (below 2 h^2); the trace alone would need
+  // far more than any device's memory long before this.
+  if (h >= 32768) throw Error("maxsub: convex search of an image taller than 32767 rows");
   const size_t hh = size_t(h) * h, tri_size = size_t(h) * (h + 1) / 2;
   const int nseg = (h + kRows - 1) / kRows, nblk = (h + kCols - 1) / kCols;
   const size_t aux = size_t(nseg) * h, tiles = size_t(nseg) * nblk, rowc = size_t(h) * nblk;

@@ -37,15 +37,16 @@ T emu_exchange(T v, int src_lane, bool take) {
   emu_warp_bar[w]->arrive_and_wait();
   return r;
 }
+// width: the warp split into segments of that many lanes, as CUDA's optional last argument.
 template <class T>
-T __shfl_up_sync(unsigned, T v, int d) {
+T __shfl_up_sync(unsigned, T v, int d, int width = 32) {
   const int lane = emu_flat & 31;
-  return emu_exchange(v, lane - d, lane >= d);
+  return emu_exchange(v, lane - d, lane % width >= d);
 }
 template <class T>
-T __shfl_down_sync(unsigned, T v, int d) {
+T __shfl_down_sync(unsigned, T v, int d, int width = 32) {
   const int lane = emu_flat & 31;
-  return emu_exchange(v, lane + d, lane + d < 32);
+  return emu_exchange(v, lane + d, lane % width + d < width);
 }
 template <class T>
 T __shfl_sync(unsigned, T v, int src) {
@@ -54,6 +55,9 @@ T __shfl_sync(unsigned, T v, int src) {
 template <class T>
 T __shfl_xor_sync(unsigned, T v, int m) {
   return emu_exchange(v, (emu_flat & 31) ^ m, true);
+}
+inline void __syncwarp(unsigned = 0xffffffffu) {
+  emu_warp_bar[emu_flat >> 5]->arrive_and_wait();
 }
 template <class F, class... A>
 void emu_launch(F f, dim3 g, dim3 b, A... args) {
