@@ -480,6 +480,17 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
 
 }  // namespace
 
+ListBackground list_background(std::span<const float> pixels) {
+  // One row of pixels is one mesh of that many pixels, all valid (localback keeps only those).
+  const int n = static_cast<int>(pixels.size());
+  const ImageView<const float> row{pixels.data(), n, 1};
+  MeshScratch scratch;
+  MeshStats stats;
+  const int x0 = 0;
+  batch_statistics(row, &x0, 1, 0, n, 1, n, scratch, &stats);
+  return {stats.back, stats.sigma};
+}
+
 BackgroundMap estimate_background(ImageView<const float> image, const Config& config) {
   BackgroundMap m = mesh_grid(image, config);
   spline_columns(m.back, m.nx, m.ny, m.dback);

@@ -6,6 +6,7 @@
 // bicubic-spline interpolations of the grid.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "celeris/extract.hpp"
@@ -40,6 +41,14 @@ struct BackgroundMap {
 
 // Estimates the background of `image` (NaN = masked). Meshes are processed in parallel.
 BackgroundMap estimate_background(ImageView<const float> image, const Config& config);
+
+// The background (clipped-histogram mode) and sigma of a list of pixels taken as one mesh, in
+// the list's order: SExtractor's local background (BACKPHOTO_TYPE LOCAL, back.c localback).
+// `pixels` must be non-empty and hold no NaN.
+struct ListBackground {
+  float back = 0.0f, sigma = 0.0f;
+};
+ListBackground list_background(std::span<const float> pixels);
 
 // A constant map (BACK_TYPE MANUAL), RMS still measured from the image.
 BackgroundMap constant_background(ImageView<const float> image, const Config& config, float value);

@@ -30,23 +30,29 @@ struct Profile {
   }
 };
 
+}  // namespace
+
+void merge_iso(Iso& master, const Iso& slave) {
+  master.flux += slave.flux;
+  master.fluxvar += slave.fluxvar;
+  if (slave.cpeak > master.cpeak) {
+    master.cpeak = slave.cpeak;
+    master.xpeak = slave.xpeak;
+    master.ypeak = slave.ypeak;
+  }
+  if (slave.peak > master.peak) master.peak = slave.peak;
+}
+
+namespace {
+
 void merge(size_t slave, size_t master, std::vector<Detection>& objects, std::vector<Shape>& shapes,
            std::vector<Iso>& isos) {
   Shape& ms = shapes[master];
   const Shape& ss = shapes[slave];
-  Iso& mi = isos[master];
-  const Iso& si = isos[slave];
   ms.npix += ss.npix;
   ms.flux = static_cast<float>(ms.flux) + static_cast<float>(ss.flux);
-  mi.flux += si.flux;
-  mi.fluxvar += si.fluxvar;
-  if (si.cpeak > mi.cpeak) {
-    mi.cpeak = si.cpeak;
-    mi.xpeak = si.xpeak;
-    mi.ypeak = si.ypeak;
-  }
+  merge_iso(isos[master], isos[slave]);
   if (ss.peak > ms.peak) ms.peak = ss.peak;
-  if (si.peak > mi.peak) mi.peak = si.peak;
   ms.xmin = std::min(ms.xmin, ss.xmin);
   ms.xmax = std::max(ms.xmax, ss.xmax);
   ms.ymin = std::min(ms.ymin, ss.ymin);
@@ -217,7 +223,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
         const Profile po(so, params.detect_thresh, beta);
         if (po.above(so, dx, dy, beta, isos[in].mthresh)) {
           merge(in, o, objects, shapes, isos);
-          result.removed.push_back({in, done_line[in], o});
+          result.removed.push_back({in, done_line[in], o, in});
           eaten = true;
           break;
         }
@@ -227,7 +233,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
       merge(clean.entries()[li], in, objects, shapes, isos);
-      result.removed.push_back({clean.entries()[li], done_line[in], in});
+      result.removed.push_back({clean.entries()[li], done_line[in], in, in});
       clean.remove_at(li);
     }
     clean.push(in);

@@ -30,6 +30,7 @@ struct CleanVictim {
   size_t object = 0;
   int64_t line = 0;
   size_t master = 0;  // the object it was merged into (which may itself be merged later)
+  size_t by = 0;      // the new object whose cleaning merged it (itself, or the master)
 };
 
 struct CleanResult {
@@ -38,6 +39,9 @@ struct CleanResult {
                                      // (and measured); INT64_MAX after the last line
   std::vector<CleanVictim> removed;  // objects merged into another
 };
+
+// The isophotal part of SExtractor's mergeobject (fluxes summed, peaks kept).
+void merge_iso(Iso& master, const Iso& slave);
 
 // Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
 // object i's detection was completed (its parent's last row + 1).

@@ -58,7 +58,8 @@ static float clean_threshold(const Detection& d, float dthresh, int minarea) {
 
 // Isophotal flux and area, peak, position errors (examineiso) and the FWHM of a Gaussian
 // core fitted to ln(pixel) against r^2.
-static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float bkg) {
+static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float bkg,
+                     float dbkg) {
   Iso r;
   // backsig^2 in float, as SExtractor (field->backsig * field->backsig, both float).
   const double var = ctx.field.backsig * ctx.field.backsig, gain = ctx.field.gain;
@@ -95,25 +96,30 @@ static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& c
   r.errx2 = emx2;
   r.erry2 = emy2;
   r.errxy = emxy;
+  // fdnpix * dbkg: an int times a float, in float.
+  tv -= static_cast<float>(s.npix) * dbkg;
   if (gain > 0.0 && tv > 0.0) sigtv += tv / gain;
   r.flux = static_cast<float>(tv);
   r.fluxvar = static_cast<float>(sigtv);
+  peak -= dbkg;
   r.peak = peak;
   r.cpeak = cdpeak;
   r.background = bkg;
+  r.dbkg = dbkg;
   r.mthresh =
       ctx.config.clean ? clean_threshold(d, ctx.detect_thresh, ctx.config.detect_minarea) : 0.0f;
 
-  // FWHM (no local background: dbkg = 0 with BACKPHOTO_TYPE GLOBAL).
+  // FWHM, on pixels less the local background, below the saturation level less the background.
   float thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
-  if (thresh0 < thresh) thresh0 = thresh;
+  const float obj_thresh = thresh - dbkg;          // SExtractor obj->thresh
+  if (thresh0 < obj_thresh) thresh0 = obj_thresh;
   if (thresh0 > 0.0f) {
     // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
     // limit moves by about 0.002 ADU, enough to change which saturated pixels fall below it.
     const double sat = ctx.satur_level - static_cast<double>(bkg);
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const Pixel& p : d.pixels) {
-      const double pix = p.value;
+      const double pix = static_cast<double>(p.value) - dbkg;
       if (!(pix > thresh0 && pix < sat)) continue;
       const double dx = p.x - s.mx, dy = p.y - s.my;
       const double lpix = std::log(pix), inverr2 = pix * pix, d2 = dx * dx + dy * dy;
@@ -135,10 +141,11 @@ static Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& c
   return r;
 }
 
-Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx) {
+Iso isophotal(const Detection& d, const Shape& s, const MeasureContext& ctx, float dbkg) {
   const float bkg =
-      ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5), static_cast<int>(s.my + 0.5));
-  return isophotal(d, s, ctx, bkg);
+      ctx.background.back_bilinear(static_cast<int>(s.mx + 0.5), static_cast<int>(s.my + 0.5)) +
+      dbkg;
+  return isophotal(d, s, ctx, bkg, dbkg);
 }
 
 Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
@@ -183,7 +190,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.fluxerr_iso[i] = std::sqrt(iso.fluxvar);
     o.flux_max[i] = iso.peak;
     o.background[i] = bkg;
-    o.threshold[i] = ctx.detect_thresh;
+    o.threshold[i] = ctx.detect_thresh;  // SExtractor prints dthresh: no local background
     o.fwhm[i] = iso.fwhm;
 
     ApertureShape ap{static_cast<int32_t>(src + 1),
@@ -197,6 +204,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
                      static_cast<float>(s.cyy),
                      static_cast<float>(s.cxy),
                      written_at[i]};
+    ap.dbkg = iso.dbkg;
     if (ctx.strip_rows > 0) {
       // The buffer holds rows [E - (strip_rows - strip_margin), E + strip_margin) at scan line
       // E; an object written after the scan sees the buffer's last state, E = h - strip_margin.

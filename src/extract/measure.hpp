@@ -39,11 +39,14 @@ struct Iso {
   int xpeak = 0, ypeak = 0;
   double errx2 = 0, erry2 = 0, errxy = 0;
   float fwhm = 0;
-  float background = 0;  // BACKGROUND (bilinear mesh value at the barycentre)
+  float background = 0;  // BACKGROUND (bilinear mesh value at the barycentre, + dbkg)
+  float dbkg = 0;        // local background (BACKPHOTO_TYPE LOCAL), subtracted from the fluxes
   float mthresh = 0;     // CLEAN threshold
 };
 
-Iso isophotal(const Detection& object, const Shape& shape, const MeasureContext& ctx);
+// `dbkg`: the object's local background (local_background.hpp), 0 for BACKPHOTO_TYPE GLOBAL.
+Iso isophotal(const Detection& object, const Shape& shape, const MeasureContext& ctx,
+              float dbkg = 0.0f);
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
 // image stood at scan line written_at[i] (PhotometryField::blanked); object k's pixels own id

@@ -133,6 +133,7 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
       sigtv += var * locarea;
       tv += locarea * pix;
     }
+  tv -= area * s.dbkg;
   if (f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
   return {tv, std::sqrt(sigtv)};
 }
@@ -196,6 +197,7 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
       tv += pix;
     }
   if (static_cast<float>(areab) > kCrowdThreshold * area) flags |= kFlagNeighbours;
+  tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
   if (f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
   out.flux = tv;
   out.fluxerr = std::sqrt(sigtv);

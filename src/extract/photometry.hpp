@@ -45,6 +45,7 @@ struct ApertureShape {
   float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
   int64_t time = INT64_MAX;          // scan line at which SExtractor measures it (writes it out)
   int fymin = 0, fymax = INT32_MAX;  // rows in SExtractor's line buffer at that time
+  float dbkg = 0;                    // local background, subtracted per pixel of an aperture
 };
 
 struct FluxResult {

@@ -16,6 +16,7 @@
 #include "detect.hpp"
 #include "filter.hpp"
 #include "glibc_rand.hpp"
+#include "local_background.hpp"
 #include "measure.hpp"
 #include "moments.hpp"
 #include "threads.hpp"
@@ -229,23 +230,34 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   ctx.n_apertures = request.n_apertures < 0 ? naper : std::min(request.n_apertures, naper);
   ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
   ctx.compute_auto = request.auto_flux || ctx.n_fluxfrac > 0;
+  // SExtractor's line buffer: MEMORY_BUFSIZE lines, strip_margin of them read ahead of the scan;
+  // BACKPHOTO_TYPE LOCAL adds BACKPHOTO_THICK + MEMORY_BUFSIZE / 4 to both (field.c), so that
+  // the annulus below a new object is already read.
+  const int local_margin = config.backphoto_type == BackPhotoType::Local
+                               ? config.backphoto_thick + config.memory_bufsize / 4
+                               : 0;
+  const int strip_height =
+      std::max(config.memory_bufsize + local_margin, config.filter ? config.filter_height : 1);
+  const int strip_margin =
+      std::max(1 + local_margin, config.filter ? (config.filter_height - 1) / 2 + 1 : 1);
+  const int blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
+  const bool local_back = config.backphoto_type == BackPhotoType::Local;
   std::vector<Iso> isos(objects.size());
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
   for (size_t i = 0; i < objects.size(); ++i) isos[i] = isophotal(objects[i], shapes[i], ctx);
+  // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some) and, through the
+  // blanking, the cleaning's merges: it is measured after cleaning, whose decisions do not
+  // depend on it, and the isophotal values are then remade and merged again (below).
+  std::vector<Shape> detected_shapes;
+  if (local_back) detected_shapes = shapes;
   // SExtractor's cleanmargin: from the apertures the catalog actually asks for (none when no
   // *_APER column is requested); it sets when objects are written, hence their NUMBER.
   int clean_margin = 0;
   for (int i = 0; i < ctx.n_apertures; ++i)
     clean_margin = std::max(clean_margin, static_cast<int>((config.phot_apertures[i] + 1) / 2) + 1);
   const CleanParams clean_params{
-      config.clean,
-      config.clean_param,
-      dthresh,
-      h,
-      clean_margin,
-      std::max(config.memory_bufsize, config.filter ? config.filter_height : 1),
-      config.filter ? std::max(1, (config.filter_height - 1) / 2 + 1) : 1,
-      config.memory_objstack};
+      config.clean, config.clean_param, dthresh,      h,
+      clean_margin, strip_height,       strip_margin, config.memory_objstack};
   const CleanResult cleaned = clean_objects(objects, shapes, isos, done_line, clean_params);
   if (clean_params.strip_height < h) {  // the image does not fit SExtractor's line buffer
     ctx.strip_rows = clean_params.strip_height;
@@ -259,7 +271,6 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   // (+1) rows behind, so rows it had not yet reached when a merged object was given back are
   // blanked afterwards all the same: those pixels stay masked.
   Image<int32_t> owner = owner_map(value.view(), cvalue, dthresh, objects);
-  const int blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
   // Objects are measured as the image stood when each was written out (cleaned.written_at):
   // rows the blanker had not reached are not blanked yet, and pixels given back at v.line are
   // blanked only until then (those it reached only afterwards stay blanked).
@@ -273,6 +284,24 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   ctx.field.owner = owner.view();
   ctx.field.restore = restore.view();
   ctx.field.blank_lag = blank_lag;
+  if (local_back) {
+    // SExtractor measures the local background when each object is detected (analyse, before
+    // cleaning), on the image as blanked at that scan line; FLUX_ISO, FLUX_MAX, the FWHM and
+    // BACKGROUND take it in there, and cleaning merges those values.
+    Image<int32_t> restored_by;
+    if (!cleaned.removed.empty()) restored_by = Image<int32_t>(w, h, -1);
+    for (const CleanVictim& v : cleaned.removed)
+      for (const Pixel& p : objects[v.object].pixels)
+        if (restore(p.x, p.y) == v.line) restored_by(p.x, p.y) = static_cast<int32_t>(v.by);
+    const LocalBackgroundParams lp{config.backphoto_thick, strip_height < h ? strip_height : 0,
+                                   strip_margin, restored_by.view()};
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+    for (size_t i = 0; i < objects.size(); ++i) {
+      const float dbkg = local_background(i, detected_shapes[i], done_line[i], ctx.field, lp);
+      isos[i] = isophotal(objects[i], detected_shapes[i], ctx, dbkg);
+    }
+    for (const CleanVictim& v : cleaned.removed) merge_iso(isos[v.master], isos[v.object]);
+  }
   result.objects = measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, ctx);
   make_checks([&](CheckImage c) -> std::optional<Image<float>> {
     switch (c) {

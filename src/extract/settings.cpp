@@ -187,8 +187,6 @@ const std::map<std::string, Setter>& setters() {
          s.config.backphoto_type = to_choice(k, v, {"GLOBAL", "LOCAL"}) == "GLOBAL"
                                        ? BackPhotoType::Global
                                        : BackPhotoType::Local;
-         if (s.config.backphoto_type == BackPhotoType::Local)
-           s.warnings.push_back("BACKPHOTO_TYPE LOCAL is not implemented yet: GLOBAL is used");
        }},
       {"BACKPHOTO_THICK",
        [](Settings& s, auto& k, auto& v) { s.config.backphoto_thick = to_int(k, v, 0, 1, 256); }},

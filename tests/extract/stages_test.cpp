@@ -124,6 +124,30 @@ TEST(Background, ConstantImageAndMaskedMeshes) {
   EXPECT_THROW(estimate_background(all_nan.view(), c), celeris::Error);
 }
 
+// localback's statistics are one mesh's: a list of pixels gives what the mesh estimator gives
+// for an image that is a single mesh holding the same pixels (row by row).
+TEST(Background, PixelListEqualsSingleMesh) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> noise(100.0f, 7.0f);
+  Image<float> img(48, 40);
+  std::vector<float> list;
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 48; ++x) {
+      img(x, y) = noise(rng) + ((x * 7 + y * 3) % 29 == 0 ? 300.0f : 0.0f);  // a skewed tail
+      list.push_back(img(x, y));
+    }
+  Config c;
+  c.back_width = 48;
+  c.back_height = 40;
+  const BackgroundMap m = estimate_background(img.view(), c);
+  ASSERT_EQ(m.back.size(), 1u);
+  const ListBackground lb = list_background(list);
+  EXPECT_EQ(lb.back, m.back[0]);
+  EXPECT_EQ(lb.sigma, m.sigma[0]);
+  EXPECT_GT(lb.back, 90.0f);  // the mode, not pulled up by the 300 ADU tail as the mean is
+  EXPECT_LT(lb.back, 110.0f);
+}
+
 TEST(GlibcRand, SameStreamAsTheCLibrary) {
   std::srand(1);
   GlibcRand r;

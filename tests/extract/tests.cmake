@@ -52,6 +52,21 @@ foreach(case ${CELERIS_TEST_DATA}/images/M6707HH.fits sim:strips)
   set_tests_properties(extract.parity.${name}_autoapers PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# BACKPHOTO_TYPE LOCAL: HorseHead (hundreds of cleaning merges, whose pixels come back into the
+# annuli), gc_msx_e (deblended families sharing a scan line) and the 3000-row simulation with a
+# short line buffer and a thinner annulus (the buffer's reach and its LOCAL margin).
+foreach(variant "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits;-BACKPHOTO_TYPE;LOCAL"
+                "gc_msx_e;${CELERIS_TEST_DATA}/images/gc_msx_e.fits;-BACKPHOTO_TYPE;LOCAL"
+                "sim_strips;sim:strips;-BACKPHOTO_TYPE;LOCAL;-BACKPHOTO_THICK;10;-MEMORY_BUFSIZE;300")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.${name}_local_background
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_local_background --rows-frac 1.0
+                   -- ${variant})
+  set_tests_properties(extract.parity.${name}_local_background PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
 # SExtractor draws rand() numbers while reading some WCS headers, which shifts its deblender's
 # stream (src/extract/sextractor_wcs_draws.hpp): gc_bolocam_gps above (its LONPOLEA card read as
 # LONPOLE, 2 draws), and a simulation with blends under two CAR headers, one whose pole is just

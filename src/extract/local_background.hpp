@@ -1,0 +1,34 @@
+// BACKPHOTO_TYPE LOCAL: SExtractor's local background (back.c localback), the clipped-histogram
+// mode of a rectangular annulus BACKPHOTO_THICK pixels wide around an object's box, measured
+// when the object is detected (before cleaning). Photometry then subtracts it per pixel
+// (FLUX_ISO, FLUX_APER, FLUX_AUTO, FLUX_MAX, the FWHM fit) and adds it to BACKGROUND.
+#pragma once
+
+#include <cstdint>
+
+#include "moments.hpp"
+#include "photometry.hpp"
+
+namespace celeris::extract {
+
+// The annulus' geometry and SExtractor's line buffer: strip_rows lines (0: the whole image),
+// strip_margin of them read ahead of the scan.
+struct LocalBackgroundParams {
+  int thick = 24;  // BACKPHOTO_THICK
+  int strip_rows = 0, strip_margin = 1;
+  // Where pixels were given back on the scan line of a detection, the index of the object whose
+  // cleaning gave them back: objects detected on the same line see them given back only when
+  // processed after it (empty: nothing given back).
+  ImageView<const int32_t> restored_by;
+};
+
+// The local background of object `index`, with box `s` (before cleaning), completed at scan line
+// `done_line` (the line after its last row), from the background-subtracted image as the line
+// buffer then holds it: NaN pixels and, unless MASK_TYPE is NONE, pixels blanked by then
+// (PhotometryField::blanked: detected pixels of rows the blanker has passed, less those of
+// objects merged away and given back before) are left out. 0 when the annulus leaves the image
+// columns or the rows in the buffer, or holds no pixel.
+float local_background(size_t index, const Shape& s, int64_t done_line, const PhotometryField& f,
+                       const LocalBackgroundParams& p);
+
+}  // namespace celeris::extract
