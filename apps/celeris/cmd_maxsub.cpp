@@ -3,19 +3,23 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "celeris/error.hpp"
+#include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/maxsub.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
 #include "cli_parse.hpp"
 #include "commands.hpp"
+#include "png_overlay.hpp"
 
 namespace celeris::cli {
 
@@ -61,7 +65,24 @@ double compute_offset(const std::string& spec, const std::vector<double>& finite
     if (used == spec.size() && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }
-  throw Error("--offset must be none, mean, median or a number (got '" + spec + "')");
+  throw Error("--offset must be none, mean, median, background[:SIZE] or a number (got '" + spec +
+              "')");
+}
+
+// --offset background[:SIZE]: SExtractor's background map (meshes of SIZE pixels, default 64,
+// 3 x 3 median filter), as `celeris extract` estimates it; 0 when the spec is another offset.
+int background_mesh(const std::string& spec) {
+  if (spec.rfind("background", 0) != 0) return 0;
+  if (spec == "background") return 64;
+  try {
+    size_t used = 0;
+    if (spec[10] == ':') {
+      const int v = std::stoi(spec.substr(11), &used);
+      if (used == spec.size() - 11 && v >= 1) return v;
+    }
+  } catch (const std::exception&) {
+  }
+  throw Error("--offset background: the mesh size must be a positive integer (got '" + spec + "')");
 }
 
 Region from_columns(int left, const std::vector<int>& tops, const std::vector<int>& bottoms,
@@ -124,9 +145,11 @@ struct Run {
   std::string image, shape, method, precision, nan_policy, offset_spec;
   int width = 0, height = 0, k = 1;
   bool overlap = false, rect = true;
-  double offset = 0;
+  double offset = 0;   // the value subtracted; for a background map, its global level
+  int background = 0;  // mesh size of a subtracted background map, 0: a constant offset
   int64_t n_masked = 0;
   std::optional<Wcs> wcs;
+  FitsHeader header;
 };
 
 std::string sky_json(const Wcs& wcs, double x1, double y1) {
@@ -146,6 +169,7 @@ void write_json(const std::string& path, const Run& run, const std::vector<Regio
   s += "  \"precision\": " + json_string(run.precision) + ",\n";
   s += "  \"offset\": " + json_string(run.offset_spec) + ",\n";
   s += "  \"offset_value\": " + num(run.offset) + ",\n";
+  s += "  \"offset_per_pixel\": " + std::string(run.background ? "true" : "false") + ",\n";
   s += "  \"nan\": " + json_string(run.nan_policy) + ",\n";
   s += "  \"masked_pixels\": " + std::to_string(run.n_masked) + ",\n";
   s += "  \"pixel_convention\": \"FITS 1-based, x = NAXIS1 column, y = NAXIS2 row\",\n";
@@ -189,6 +213,91 @@ void write_json(const std::string& path, const Run& run, const std::vector<Regio
     const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
     if (std::fclose(f) != 0 || !ok) throw Error("cannot write " + path);
   });
+}
+
+bool ends_with_fits(std::string p) {
+  for (char& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* e : {".fits", ".fit", ".fts", ".fits.gz"})
+    if (p.size() >= std::strlen(e) &&
+        p.compare(p.size() - std::strlen(e), std::string::npos, e) == 0)
+      return true;
+  return false;
+}
+
+// The settings as header cards of the FITS outputs.
+std::vector<std::string> run_cards(const Run& run) {
+  namespace fc = fits_cards;
+  return {fc::text("IMAGE", run.image, "searched image"),
+          fc::text("SHAPE", run.shape, "rect or convex"),
+          fc::integer("NREGIONS", run.k, "regions asked for (--k)"),
+          fc::flag("OVERLAP", run.overlap, "K best possibly overlapping"),
+          fc::text("METHOD", run.method, "search method"),
+          fc::text("PRECISN", run.precision, "accumulation type"),
+          fc::text("OFFSET", run.offset_spec, "subtracted before the search"),
+          fc::number("OFFVAL", run.offset, "offset value (background: its global level)"),
+          fc::flag("OFFPIX", run.background != 0, "offset varies per pixel (background map)"),
+          fc::text("NANPOL", run.nan_policy, "masked pixels: error, zero or min"),
+          fc::integer("NMASKED", run.n_masked, "masked (NaN) pixels")};
+}
+
+// -o result.fits: one row per region, FITS 1-based pixel ranges (convex regions: their shape is
+// in the --mask image and the JSON output).
+void write_fits_results(const std::string& path, const Run& run,
+                        const std::vector<Region>& regions) {
+  Table t;
+  t.rows = regions.size();
+  auto col = [&](const char* name, ColumnType type, const char* unit, const char* desc,
+                 const char* fmt, auto value) {
+    Column c{name, unit, desc, type, 1, fmt, {}};
+    for (size_t i = 0; i < regions.size(); ++i) c.values.push_back(value(i, regions[i]));
+    t.columns.push_back(std::move(c));
+  };
+  col("RANK", ColumnType::Int32, "", "1 = the best", "%4.0f",
+      [](size_t i, const Region&) { return double(i + 1); });
+  col("SUM", ColumnType::Float64, "", "sum of the offset pixels (maximised)", "%.10g",
+      [](size_t, const Region& g) { return g.sum; });
+  col("RAW_SUM", ColumnType::Float64, "", "sum of the file's pixels", "%.10g",
+      [](size_t, const Region& g) { return g.raw_sum; });
+  col("NPIX", ColumnType::Int64, "pixel", "pixels in the region", "%.0f",
+      [](size_t, const Region& g) { return double(g.npix); });
+  col("X_MIN", ColumnType::Int32, "pixel", "first NAXIS1 column", "%.0f",
+      [](size_t, const Region& g) { return double(g.left + 1); });
+  col("X_MAX", ColumnType::Int32, "pixel", "last NAXIS1 column", "%.0f",
+      [](size_t, const Region& g) { return double(g.right + 1); });
+  col("Y_MIN", ColumnType::Int32, "pixel", "first NAXIS2 row", "%.0f",
+      [](size_t, const Region& g) { return double(g.top + 1); });
+  col("Y_MAX", ColumnType::Int32, "pixel", "last NAXIS2 row", "%.0f",
+      [](size_t, const Region& g) { return double(g.bottom + 1); });
+  col("X_CENTRE", ColumnType::Float64, "pixel", "pixel centroid, NAXIS1", "%.4f",
+      [](size_t, const Region& g) { return g.cx + 1; });
+  col("Y_CENTRE", ColumnType::Float64, "pixel", "pixel centroid, NAXIS2", "%.4f",
+      [](size_t, const Region& g) { return g.cy + 1; });
+  if (run.wcs) {
+    col("RA_J2000", ColumnType::Float64, "deg", "centroid right ascension (J2000)", "%.7f",
+        [&](size_t, const Region& g) { return run.wcs->pixel_to_j2000(g.cx + 1, g.cy + 1).first; });
+    col("DEC_J2000", ColumnType::Float64, "deg", "centroid declination (J2000)", "%.7f",
+        [&](size_t, const Region& g) {
+          return run.wcs->pixel_to_j2000(g.cx + 1, g.cy + 1).second;
+        });
+  }
+  FitsTableOptions o;
+  o.extname = "MAXSUB";
+  o.extra_cards = run_cards(run);
+  write_fits_table(path, t, o);
+}
+
+// --mask mask.fits: the image's grid, each region's pixels set to its rank (the best region
+// wins where overlapping ones meet), 0 elsewhere; with the image's WCS.
+void write_mask(const std::string& path, const Run& run, const std::vector<Region>& regions) {
+  Image<float> mask(run.width, run.height, 0.0f);
+  for (size_t r = regions.size(); r--;) {
+    const Region& g = regions[r];
+    for (size_t c = 0; c < g.col_top.size(); ++c)
+      for (int y = g.col_top[c]; y <= g.col_bottom[c]; ++y) mask(g.left + int(c), y) = float(r + 1);
+  }
+  std::vector<std::string> cards = wcs_cards(run.header);
+  for (const std::string& c : run_cards(run)) cards.push_back(c);
+  write_fits_image(path, mask.view(), cards, 32);
 }
 
 void print_table(const Run& run, const std::vector<Region>& regions) {
@@ -247,8 +356,9 @@ int run_maxsub(const Args& args) {
                "K best distinct rectangles, overlaps allowed "
                "(default: disjoint, each excluded from the next)");
   app.add_option("--offset", run.offset_spec,
-                 "subtracted from every pixel first: none, mean, median (of finite pixels) or a "
-                 "number; a positive sky makes the whole image the answer")
+                 "subtracted from every pixel first: none, mean, median (of finite pixels), "
+                 "background[:SIZE] (the background map of celeris extract, SIZE-pixel meshes, "
+                 "default 64) or a number; a positive sky makes the whole image the answer")
       ->capture_default_str();
   app.add_option("--precision", run.precision, "accumulation type of the search")
       ->check(CLI::IsMember({"double", "float"}))
@@ -265,7 +375,15 @@ int run_maxsub(const Args& args) {
                  "masked (NaN) pixels: error, zero (0 after the offset) or min (the minimum)")
       ->check(CLI::IsMember({"error", "zero", "min"}))
       ->capture_default_str();
-  app.add_option("-o,--output", out, "write the results as JSON (atomically)");
+  std::string mask_path, png_path;
+  app.add_option("-o,--output", out,
+                 "write the results as JSON, or as a FITS table when the name ends in .fits "
+                 "(atomically)");
+  app.add_option(
+      "--mask", mask_path,
+      "write a FITS image of the regions (pixel = rank, 0 outside) with the image's WCS");
+  app.add_option("--png", png_path,
+                 "write a PNG quick look: the image in grey with the regions outlined");
   if (const auto code = parse_args(app, args)) return *code;
   run.rect = run.shape == "rect";
   if (!run.rect && run.overlap)
@@ -291,17 +409,35 @@ int run_maxsub(const Args& args) {
         " masked (NaN) pixels, the first at x=" + std::to_string(first_nan % run.width + 1) +
         " y=" + std::to_string(first_nan / run.width + 1) + "; use --nan zero or --nan min");
   }
-  run.offset = compute_offset(run.offset_spec, finite);
+  run.background = background_mesh(run.offset_spec);
   std::vector<double> a(raw.size());
-  double lowest = finite.empty() ? 0 : *std::min_element(finite.begin(), finite.end()) - run.offset;
+  if (run.background) {
+    // Per-pixel offset: the background map of the extraction (SExtractor's), NaN pixels masked.
+    extract::Config bc;
+    bc.back_width = bc.back_height = run.background;
+    float global = 0;
+    const Image<float> back = extract::background_image(img.pixels.view(), bc, &global);
+    run.offset = global;
+    for (size_t i = 0; i < raw.size(); ++i) a[i] = raw[i] - back.data()[i];
+  } else {
+    run.offset = compute_offset(run.offset_spec, finite);
+    for (size_t i = 0; i < raw.size(); ++i) a[i] = raw[i] - run.offset;
+  }
+  double lowest = 0;
+  bool any = false;
   for (size_t i = 0; i < raw.size(); ++i)
-    a[i] = std::isfinite(raw[i]) ? raw[i] - run.offset : (run.nan_policy == "zero" ? 0 : lowest);
+    if (std::isfinite(raw[i])) lowest = any ? std::min(lowest, a[i]) : a[i], any = true;
+  for (size_t i = 0; i < raw.size(); ++i)
+    if (!std::isfinite(raw[i])) a[i] = run.nan_policy == "zero" ? 0 : lowest;
   if (run.offset_spec == "none" && !finite.empty() &&
       *std::min_element(finite.begin(), finite.end()) >= 0) {
     std::fprintf(stderr,
                  "maxsub: note: no negative pixel, so the whole image is the maximum; "
                  "subtract the sky with --offset median\n");
   }
+  run.header = img.header;
+  if (!png_path.empty() && !png_supported())
+    throw Error("--png: this build has no PNG writer (install libstb-dev and rebuild)");
   try {
     run.wcs = Wcs::from_header(img.header);
   } catch (const Error& e) {
@@ -334,7 +470,18 @@ int run_maxsub(const Args& args) {
       regions.push_back(from_columns(c.left, c.top, c.bottom, c.sum, raw, run.width));
   }
   print_table(run, regions);
-  if (!out.empty()) write_json(out, run, regions);
+  if (!out.empty()) {
+    if (ends_with_fits(out))
+      write_fits_results(out, run, regions);
+    else
+      write_json(out, run, regions);
+  }
+  if (!mask_path.empty()) write_mask(mask_path, run, regions);
+  if (!png_path.empty()) {
+    std::vector<OverlayRegion> outlines;
+    for (const Region& g : regions) outlines.push_back({g.left, g.col_top, g.col_bottom});
+    write_png_overlay(png_path, img.pixels.view(), outlines);
+  }
   return 0;
 }
 

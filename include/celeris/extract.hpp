@@ -156,4 +156,11 @@ Result extract(ImageView<const float> image, const Config& config,
 // The same, subtracting the background in the image's own memory (saves a full-size buffer).
 Result extract(Image<float>&& image, const Config& config, const MeasureRequest& request = {});
 
+// The background map alone, as the extraction estimates it (BACK_TYPE, BACK_SIZE,
+// BACK_FILTERSIZE and BACK_FILTTHRESH of `config`): SExtractor's BACKGROUND check image, one
+// value per pixel. `global`, when given, receives the map's global background (the median of
+// the meshes). Throws celeris::Error on an empty or entirely masked image.
+Image<float> background_image(ImageView<const float> image, const Config& config,
+                              float* global = nullptr);
+
 }  // namespace celeris::extract

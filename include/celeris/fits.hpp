@@ -47,4 +47,18 @@ FitsImage read_fits_image(const std::string& path);
 void write_fits_image(const std::string& path, ImageView<const float> image,
                       const std::vector<std::string>& extra_cards = {}, int bitpix = -32);
 
+// 80-character header cards: the key, the value right-aligned to column 30 (strings quoted,
+// quotes doubled, at least 8 characters, left-aligned), the comment cut at column 80.
+namespace fits_cards {
+std::string fixed(const std::string& key, const std::string& value, const std::string& comment);
+std::string number(const std::string& key, double value, const std::string& comment);
+std::string integer(const std::string& key, long long value, const std::string& comment);
+std::string flag(const std::string& key, bool value, const std::string& comment);
+std::string text(const std::string& key, const std::string& value, const std::string& comment);
+}  // namespace fits_cards
+
+// A header's WCS cards (CTYPE, CRVAL, CRPIX, CD, PC, PV, EQUINOX, ...), for images derived pixel
+// for pixel from it, so that they overlay the original.
+std::vector<std::string> wcs_cards(const FitsHeader& header);
+
 }  // namespace celeris

@@ -480,6 +480,16 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
 
 }  // namespace
 
+Image<float> background_image(ImageView<const float> image, const Config& config, float* global) {
+  const BackgroundMap m = config.back_manual
+                              ? constant_background(image, config, float(config.back_value))
+                              : estimate_background(image, config);
+  Image<float> out = Image<float>::uninitialized(image.width, image.height);
+  for (int64_t y = 0; y < image.height; ++y) m.back_line(static_cast<int>(y), out.view().row(y));
+  if (global) *global = m.manual ? m.manual_value : m.global_back;
+  return out;
+}
+
 ListBackground list_background(std::span<const float> pixels) {
   // One row of pixels is one mesh of that many pixels, all valid (localback keeps only those).
   const int n = static_cast<int>(pixels.size());

@@ -14,24 +14,6 @@ namespace celeris::extract {
 
 namespace {
 
-// The input's WCS cards, so that check images of full resolution overlay the image.
-std::vector<std::string> wcs_cards(const FitsHeader& header) {
-  static const char* prefixes[] = {"CTYPE",   "CRVAL",   "CRPIX",   "CDELT",    "CROTA",
-                                   "CUNIT",   "CD1_",    "CD2_",    "PC1_",     "PC2_",
-                                   "PV1_",    "PV2_",    "EQUINOX", "EPOCH",    "RADESYS",
-                                   "LONPOLE", "LATPOLE", "MJD-OBS", "DATE-OBS", "WCSAXES"};
-  std::vector<std::string> out;
-  for (const std::string& card : header.cards()) {
-    const std::string key = card.substr(0, 8);
-    for (const char* p : prefixes)
-      if (key.rfind(p, 0) == 0) {
-        out.push_back(card);
-        break;
-      }
-  }
-  return out;
-}
-
 void write_check_images(const Settings& settings, const std::vector<Image<float>>& images,
                         const FitsHeader& header) {
   const std::vector<std::string> wcs = wcs_cards(header);

@@ -4,49 +4,14 @@
 #include <cstdio>
 #include <ctime>
 
+#include "celeris/fits.hpp"
+
 namespace celeris::extract {
 
-namespace {
-
-// One 80-character card: the key, the value right-aligned to column 30, the comment (cut at 80).
-std::string fixed(const char* key, const char* value, const char* comment) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%-8.8s= %20s / %s", key, value, comment);
-  std::string card = buf;
-  card.resize(80, ' ');
-  return card;
-}
-
-std::string number(const char* key, double value, const char* comment) {
-  char v[32];
-  std::snprintf(v, sizeof v, "%20.13G", value);
-  return fixed(key, v, comment);
-}
-
-std::string integer(const char* key, long long value, const char* comment) {
-  char v[32];
-  std::snprintf(v, sizeof v, "%20lld", value);
-  return fixed(key, v, comment);
-}
-
-std::string flag(const char* key, bool value, const char* comment) {
-  return fixed(key, value ? "T" : "F", comment);
-}
-
-// A string value: quoted, quotes doubled, at least 8 characters, as FITS wants.
-std::string text(const char* key, const std::string& value, const char* comment) {
-  std::string q;
-  for (char c : value) q += c == '\'' ? std::string("''") : std::string(1, c);
-  q.resize(std::max<size_t>(q.size(), 8), ' ');
-  q = "'" + q.substr(0, 66) + "'";
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%-8.8s= %-20s / %s", key, q.c_str(), comment);
-  std::string card = buf;
-  card.resize(80, ' ');
-  return card;
-}
-
-}  // namespace
+using fits_cards::flag;
+using fits_cards::integer;
+using fits_cards::number;
+using fits_cards::text;
 
 std::vector<std::string> summary_cards(const Settings& settings, const Config& c,
                                        const RunInfo& info, const RunSummary& run) {

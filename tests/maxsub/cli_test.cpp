@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/maxsub.hpp"
+#include "celeris/table.hpp"
 
 namespace fs = std::filesystem;
 namespace ms = celeris::maxsub;
@@ -163,4 +167,104 @@ TEST_F(MaxsubCli, BolocamEqualsLibrary) {
   }
   EXPECT_NE(j.find("\"centre_radec\""), std::string::npos) << "the image has a WCS";
   EXPECT_NE(j.find("\"corners_radec\""), std::string::npos);
+}
+
+namespace {
+
+// Two smooth blobs on a negative floor: a unique best region for each shape.
+std::vector<float> two_blobs(int w, int h) {
+  std::vector<float> px(size_t(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      px[size_t(y) * w + x] =
+          float(-1.0 + 12.0 * std::exp(-((x - 10) * (x - 10) + (y - 8) * (y - 8)) / 8.0) +
+                9.0 * std::exp(-((x - 30) * (x - 30) + (y - 20) * (y - 20)) / 10.0));
+  return px;
+}
+
+}  // namespace
+
+// -o result.fits holds the JSON's rows; --mask marks each region's pixels with its rank.
+TEST_F(MaxsubCli, FitsTableAndMaskAgreeWithJson) {
+  std::vector<float> px = two_blobs(40, 30);
+  celeris::write_fits_image(path("blobs.fits"), {px.data(), 40, 30});
+  for (const std::string shape : {"rect", "convex"}) {
+    SCOPED_TRACE(shape);
+    const std::string common = path("blobs.fits") + " --shape " + shape + " --k 2";
+    ASSERT_EQ(run_cli(common + " -o " + path("r.json")).status, 0);
+    const Result r = run_cli(common + " -o " + path("r.fits") + " --mask " + path("m.fits"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string j = slurp(path("r.json"));
+    const celeris::Table t = celeris::read_fits_table(path("r.fits"));
+    ASSERT_EQ(t.rows, 2u);
+    const auto npix = json_numbers(j, "npix");
+    for (const char* key : {"sum", "raw_sum", "npix", "x_min", "x_max", "y_min", "y_max"}) {
+      std::string col = key;
+      for (char& c : col) c = char(std::toupper(c));
+      const auto want = json_numbers(j, key);
+      ASSERT_EQ(want.size(), 2u) << key;
+      for (size_t i = 0; i < 2; ++i) EXPECT_EQ(t.find(col)->at(i), want[i]) << key;
+    }
+    const celeris::FitsImage m = celeris::read_fits_image(path("m.fits"));
+    std::vector<double> count(3, 0);
+    for (float v : m.pixels.pixels()) count[size_t(v)] += 1;
+    EXPECT_EQ(count[1], npix[0]);
+    EXPECT_EQ(count[2], npix[1]);
+    EXPECT_EQ(m.header.value_string("OFFSET").value_or(""), "none");
+  }
+}
+
+// --offset background subtracts the extraction's background map, pixel by pixel.
+TEST_F(MaxsubCli, BackgroundOffsetIsTheExtractionsMap) {
+  const int w = 160, h = 120;
+  std::vector<float> px(size_t(w) * h);
+  uint32_t s = 7;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      s = s * 1664525u + 1013904223u;
+      const double noise = (double(s >> 8) / double(1 << 24) - 0.5) * 2.0;
+      px[size_t(y) * w + x] =
+          float(100.0 + 0.2 * x + 0.1 * y + noise +
+                30.0 * std::exp(-((x - 50) * (x - 50) + (y - 70) * (y - 70)) / 20.0));
+    }
+  celeris::write_fits_image(path("grad.fits"), {px.data(), w, h});
+  const Result r = run_cli(path("grad.fits") + " --offset background:32 -o " + path("g.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string j = slurp(path("g.json"));
+  EXPECT_NE(j.find("\"offset_per_pixel\": true"), std::string::npos);
+
+  celeris::extract::Config c;
+  c.back_width = c.back_height = 32;
+  const celeris::Image<float> back = celeris::extract::background_image({px.data(), w, h}, c);
+  std::vector<double> a(px.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = double(px[i]) - double(back.data()[i]);
+  const ms::Rect lib = ms::max_subarray(a, w, h, {ms::Method::Cpu, ms::Precision::Double});
+  EXPECT_DOUBLE_EQ(json_numbers(j, "sum").at(0), lib.sum);
+  EXPECT_EQ(json_numbers(j, "x_min").at(0), lib.left + 1);
+  EXPECT_EQ(json_numbers(j, "y_max").at(0), lib.bottom + 1);
+  // Not what a constant offset gives: the map varies (a gradient of 0.2 and 0.1 per pixel).
+  const Result m = run_cli(path("grad.fits") + " --offset median -o " + path("m.json"));
+  ASSERT_EQ(m.status, 0) << m.output;
+  EXPECT_NE(json_numbers(slurp(path("m.json")), "sum").at(0), lib.sum);
+  EXPECT_NE(run_cli(path("grad.fits") + " --offset background:0").status, 0);
+  EXPECT_NE(run_cli(path("grad.fits") + " --offset background:x").status, 0);
+}
+
+// --png writes a PNG of the image's size (skipped in builds without stb_image_write).
+TEST_F(MaxsubCli, PngOverlay) {
+  std::vector<float> px = two_blobs(40, 30);
+  celeris::write_fits_image(path("blobs.fits"), {px.data(), 40, 30});
+  const Result r = run_cli(path("blobs.fits") + " --shape convex --png " + path("o.png"));
+  if (r.status != 0 && r.output.find("no PNG writer") != std::string::npos)
+    GTEST_SKIP() << "built without PNG support";
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string png = slurp(path("o.png"));
+  ASSERT_GT(png.size(), 24u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  auto be32 = [&](size_t o) {
+    return (uint32_t(uint8_t(png[o])) << 24) | (uint32_t(uint8_t(png[o + 1])) << 16) |
+           (uint32_t(uint8_t(png[o + 2])) << 8) | uint32_t(uint8_t(png[o + 3]));
+  };
+  EXPECT_EQ(be32(16), 40u);  // IHDR width
+  EXPECT_EQ(be32(20), 30u);  // IHDR height
 }
