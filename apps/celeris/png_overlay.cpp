@@ -79,6 +79,8 @@ void write_png_overlay(const std::string& path, ImageView<const float> image,
     if (!stbi_write_png(tmp.c_str(), w, h, 3, rgb.data(), w * 3))
       throw Error("cannot write " + path);
   });
+#else
+  (void)path;  // unreachable: png_supported() is false
 #endif
 }
 
