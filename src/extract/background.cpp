@@ -69,12 +69,6 @@ MedianWalk median_walk(const std::vector<int64_t>& c0, int lcut, int hcut) {
 // skewed, the median otherwise (SExtractor manual, "Background estimation"). Computed by
 // batch_statistics (the two passes) and histogram_mode (the rest) below.
 
-// Per-thread buffers of histogram_mode, reused from mesh to mesh.
-struct MeshScratch {
-  std::vector<int> histo;
-  std::vector<int64_t> c0, c1, c2;  // cumulative counts, counts x bin, counts x bin^2
-};
-
 // Sums over up to kBatch horizontally adjacent meshes of the same size, of the pixels that are
 // not NaN and lie within [lcut, hcut]. Each mesh is summed in SExtractor's order (row by row, in
 // double); the meshes are interleaved only so that their dependency chains overlap in the CPU.
@@ -490,11 +484,10 @@ Image<float> background_image(ImageView<const float> image, const Config& config
   return out;
 }
 
-ListBackground list_background(std::span<const float> pixels) {
+ListBackground list_background(std::span<const float> pixels, MeshScratch& scratch) {
   // One row of pixels is one mesh of that many pixels, all valid (localback keeps only those).
   const int n = static_cast<int>(pixels.size());
   const ImageView<const float> row{pixels.data(), n, 1};
-  MeshScratch scratch;
   MeshStats stats;
   const int x0 = 0;
   batch_statistics(row, &x0, 1, 0, n, 1, n, scratch, &stats);

@@ -6,6 +6,7 @@
 // bicubic-spline interpolations of the grid.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -48,7 +49,12 @@ BackgroundMap estimate_background(ImageView<const float> image, const Config& co
 struct ListBackground {
   float back = 0.0f, sigma = 0.0f;
 };
-ListBackground list_background(std::span<const float> pixels);
+// Buffers of the histogram-mode estimate, reused from mesh to mesh (one per thread).
+struct MeshScratch {
+  std::vector<int> histo;
+  std::vector<int64_t> c0, c1, c2;  // cumulative counts, counts x bin, counts x bin^2
+};
+ListBackground list_background(std::span<const float> pixels, MeshScratch& scratch);
 
 // A constant map (BACK_TYPE MANUAL), RMS still measured from the image.
 BackgroundMap constant_background(ImageView<const float> image, const Config& config, float value);

@@ -9,7 +9,7 @@
 namespace celeris::extract {
 
 float local_background(size_t index, const Shape& s, int64_t done_line, const PhotometryField& f,
-                       const LocalBackgroundParams& p) {
+                       const LocalBackgroundParams& p, LocalBackgroundScratch& scratch) {
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
   const int pbs = p.thick;
   // The inner box: the object's box widened by a quarter of its size (of what is left of the
@@ -37,8 +37,8 @@ float local_background(size_t index, const Shape& s, int64_t done_line, const Ph
       return !(p.restored_by(x, y) < static_cast<int64_t>(index));
     return f.blanked(x, y, 0, done_line);
   };
-  std::vector<float> pixels;
-  pixels.reserve(size_t(bxmax - bxmin) * (bymax - bymin) - size_t(ixmax - ixmin) * (iymax - iymin));
+  std::vector<float>& pixels = scratch.pixels;
+  pixels.clear();
   auto take = [&](int x0, int x1, int y) {
     const float* v = f.value.row(y);
     for (int x = x0; x < x1; ++x)
@@ -52,7 +52,7 @@ float local_background(size_t index, const Shape& s, int64_t done_line, const Ph
   for (int y = bymin; y < iymin; ++y) take(ixmin, ixmax, y);
   for (int y = iymax; y < bymax; ++y) take(ixmin, ixmax, y);
   if (pixels.empty()) return 0.0f;
-  return list_background(pixels).back;
+  return list_background(pixels, scratch.mesh).back;
 }
 
 }  // namespace celeris::extract

@@ -6,6 +6,9 @@
 
 #include <cstdint>
 
+#include <vector>
+
+#include "background.hpp"
 #include "moments.hpp"
 #include "photometry.hpp"
 
@@ -28,7 +31,12 @@ struct LocalBackgroundParams {
 // (PhotometryField::blanked: detected pixels of rows the blanker has passed, less those of
 // objects merged away and given back before) are left out. 0 when the annulus leaves the image
 // columns or the rows in the buffer, or holds no pixel.
+// `scratch`: buffers reused from object to object (one per thread).
+struct LocalBackgroundScratch {
+  std::vector<float> pixels;
+  MeshScratch mesh;
+};
 float local_background(size_t index, const Shape& s, int64_t done_line, const PhotometryField& f,
-                       const LocalBackgroundParams& p);
+                       const LocalBackgroundParams& p, LocalBackgroundScratch& scratch);
 
 }  // namespace celeris::extract

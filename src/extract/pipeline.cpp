@@ -295,10 +295,15 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
         if (restore(p.x, p.y) == v.line) restored_by(p.x, p.y) = static_cast<int32_t>(v.by);
     const LocalBackgroundParams lp{config.backphoto_thick, strip_height < h ? strip_height : 0,
                                    strip_margin, restored_by.view()};
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-    for (size_t i = 0; i < objects.size(); ++i) {
-      const float dbkg = local_background(i, detected_shapes[i], done_line[i], ctx.field, lp);
-      isos[i] = isophotal(objects[i], detected_shapes[i], ctx, dbkg);
+#pragma omp parallel num_threads(nt)
+    {
+      LocalBackgroundScratch scratch;
+#pragma omp for schedule(dynamic, 64)
+      for (size_t i = 0; i < objects.size(); ++i) {
+        const float dbkg =
+            local_background(i, detected_shapes[i], done_line[i], ctx.field, lp, scratch);
+        isos[i] = isophotal(objects[i], detected_shapes[i], ctx, dbkg);
+      }
     }
     for (const CleanVictim& v : cleaned.removed) merge_iso(isos[v.master], isos[v.object]);
   }

@@ -141,7 +141,8 @@ TEST(Background, PixelListEqualsSingleMesh) {
   c.back_height = 40;
   const BackgroundMap m = estimate_background(img.view(), c);
   ASSERT_EQ(m.back.size(), 1u);
-  const ListBackground lb = list_background(list);
+  MeshScratch scratch;
+  const ListBackground lb = list_background(list, scratch);
   EXPECT_EQ(lb.back, m.back[0]);
   EXPECT_EQ(lb.sigma, m.sigma[0]);
   EXPECT_GT(lb.back, 90.0f);  // the mode, not pulled up by the 300 ADU tail as the mean is
