@@ -30,6 +30,12 @@ class FitsHeader {
   std::vector<std::string> cards_;
 };
 
+// The value of one header card: a quoted string unquoted ('' read as '), otherwise the text up to
+// the comment; trailing blanks removed. fits_card_number reads it as a number (Fortran D
+// exponents too), nothing when it is not one.
+std::string fits_card_value(const std::string& card);
+std::optional<double> fits_card_number(const std::string& card);
+
 struct FitsImage {
   Image<float> pixels;  // NaN where the file had BLANK/NaN
   FitsHeader header;

@@ -26,51 +26,67 @@ std::string FitsHeader::concatenated() const {
   return all;
 }
 
-std::optional<std::string> FitsHeader::value_string(const std::string& key) const {
-  for (const auto& card : cards_) {
-    if (card.size() < 10 || card.compare(8, 2, "= ") != 0) continue;
-    std::string k = card.substr(0, 8);
-    k.erase(k.find_last_not_of(' ') + 1);
-    if (k != key) continue;
-    std::string v = card.substr(10);
-    // Quoted string: up to the closing quote ('' is an escaped quote).
-    size_t p = v.find_first_not_of(' ');
-    if (p == std::string::npos) return std::string{};
-    if (v[p] == '\'') {
-      std::string out;
-      for (size_t i = p + 1; i < v.size(); ++i) {
-        if (v[i] == '\'') {
-          if (i + 1 < v.size() && v[i + 1] == '\'') {
-            out += '\'';
-            ++i;
-          } else {
-            break;
-          }
+std::string fits_card_value(const std::string& card) {
+  std::string v = card.size() > 10 ? card.substr(10) : std::string{};
+  // Quoted string: up to the closing quote ('' is an escaped quote).
+  size_t p = v.find_first_not_of(' ');
+  if (p == std::string::npos) return std::string{};
+  if (v[p] == '\'') {
+    std::string out;
+    for (size_t i = p + 1; i < v.size(); ++i) {
+      if (v[i] == '\'') {
+        if (i + 1 < v.size() && v[i + 1] == '\'') {
+          out += '\'';
+          ++i;
         } else {
-          out += v[i];
+          break;
         }
+      } else {
+        out += v[i];
       }
-      out.erase(out.find_last_not_of(' ') + 1);
-      return out;
     }
-    size_t slash = v.find('/');
-    v = v.substr(p, slash == std::string::npos ? std::string::npos : slash - p);
-    v.erase(v.find_last_not_of(' ') + 1);
-    return v;
+    out.erase(out.find_last_not_of(' ') + 1);
+    return out;
   }
-  return std::nullopt;
+  size_t slash = v.find('/');
+  v = v.substr(p, slash == std::string::npos ? std::string::npos : slash - p);
+  v.erase(v.find_last_not_of(' ') + 1);
+  return v;
 }
 
-std::optional<double> FitsHeader::value_double(const std::string& key) const {
-  auto s = value_string(key);
-  if (!s || s->empty()) return std::nullopt;
-  std::string t = *s;
+std::optional<double> fits_card_number(const std::string& card) {
+  std::string t = fits_card_value(card);
+  if (t.empty()) return std::nullopt;
   for (auto& ch : t)
     if (ch == 'D' || ch == 'd') ch = 'E';  // Fortran exponent
   char* end = nullptr;
-  double v = std::strtod(t.c_str(), &end);
+  const double v = std::strtod(t.c_str(), &end);
   if (end == t.c_str()) return std::nullopt;
   return v;
+}
+
+// The first card "KEY     = ..." of `key` (an exact key), or nullptr.
+static const std::string* find_value_card(const std::vector<std::string>& cards,
+                                          const std::string& key) {
+  for (const auto& card : cards) {
+    if (card.size() < 10 || card.compare(8, 2, "= ") != 0) continue;
+    std::string k = card.substr(0, 8);
+    k.erase(k.find_last_not_of(' ') + 1);
+    if (k == key) return &card;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> FitsHeader::value_string(const std::string& key) const {
+  const std::string* card = find_value_card(cards_, key);
+  if (!card) return std::nullopt;
+  return fits_card_value(*card);
+}
+
+std::optional<double> FitsHeader::value_double(const std::string& key) const {
+  const std::string* card = find_value_card(cards_, key);
+  if (!card) return std::nullopt;
+  return fits_card_number(*card);
 }
 
 namespace {

@@ -28,38 +28,15 @@ std::optional<std::string> find_card(const std::vector<std::string>& cards,
   return std::nullopt;
 }
 
-// fitsread(..., H_FLOAT, T_DOUBLE): sscanf of the text after column 10, Fortran 'D' exponents
-// read as 'E'.
+// fitsread() of a number or a string: the value of the first card find_card() matches.
 std::optional<double> read_double(const std::vector<std::string>& cards, const std::string& key) {
-  auto card = find_card(cards, key);
-  if (!card) return std::nullopt;
-  std::string text = card->substr(10);
-  for (char& c : text)
-    if (c == 'D' || c == 'd') c = 'E';
-  double v = 0.0;
-  if (std::sscanf(text.c_str(), "%lf", &v) != 1) return std::nullopt;
-  return v;
+  const auto card = find_card(cards, key);
+  return card ? fits_card_number(*card) : std::nullopt;
 }
 
-// fitsread(..., H_STRING): the text between the first quote and the closing one.
 std::string read_string(const std::vector<std::string>& cards, const std::string& key) {
-  auto card = find_card(cards, key);
-  if (!card) return {};
-  const size_t open = card->find('\'', 10);
-  if (open == std::string::npos) return {};
-  std::string out;
-  for (size_t i = open + 1; i < card->size(); ++i) {
-    if ((*card)[i] == '\'') {
-      if (i + 1 < card->size() && (*card)[i + 1] == '\'') {
-        out += '\'';
-        ++i;
-        continue;
-      }
-      break;
-    }
-    out += (*card)[i];
-  }
-  return out;
+  const auto card = find_card(cards, key);
+  return card ? fits_card_value(*card) : std::string{};
 }
 
 std::string axis_key(const char* stem, int axis) {
