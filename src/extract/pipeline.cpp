@@ -7,19 +7,19 @@
 #include <limits>
 #include <optional>
 
-#include "background.hpp"
+#include "extract/stages/background.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
-#include "check_images.hpp"
-#include "clean.hpp"
-#include "deblend.hpp"
-#include "detect.hpp"
-#include "filter.hpp"
-#include "glibc_rand.hpp"
-#include "local_background.hpp"
-#include "measure.hpp"
-#include "moments.hpp"
-#include "threads.hpp"
+#include "extract/output/check_images.hpp"
+#include "extract/stages/clean.hpp"
+#include "extract/stages/deblend.hpp"
+#include "extract/stages/detect.hpp"
+#include "extract/stages/filter.hpp"
+#include "extract/sextractor/glibc_rand.hpp"
+#include "extract/stages/local_background.hpp"
+#include "extract/stages/measure.hpp"
+#include "extract/stages/moments.hpp"
+#include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
 

@@ -6,9 +6,9 @@
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
-#include "parameters.hpp"
-#include "sextractor_wcs_draws.hpp"
-#include "summary_cards.hpp"
+#include "extract/settings/parameters.hpp"
+#include "extract/sextractor/wcs_draws.hpp"
+#include "extract/sextractor/summary_cards.hpp"
 
 namespace celeris::extract {
 

@@ -7,7 +7,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract_settings.hpp"
-#include "extract/summary_cards.hpp"
+#include "extract/sextractor/summary_cards.hpp"
 
 using namespace celeris::extract;
 

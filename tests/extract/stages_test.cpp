@@ -12,11 +12,11 @@
 #include "celeris/extract.hpp"
 #include "celeris/extract_settings.hpp"
 #include "celeris/simulate.hpp"
-#include "extract/background.hpp"
-#include "extract/detect.hpp"
-#include "extract/filter.hpp"
-#include "extract/glibc_rand.hpp"
-#include "extract/photometry.hpp"
+#include "extract/stages/background.hpp"
+#include "extract/stages/detect.hpp"
+#include "extract/stages/filter.hpp"
+#include "extract/sextractor/glibc_rand.hpp"
+#include "extract/stages/photometry.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "celeris/fits.hpp"
-#include "extract/sextractor_wcs_draws.hpp"
+#include "extract/sextractor/wcs_draws.hpp"
 
 namespace {
 

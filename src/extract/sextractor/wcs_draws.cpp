@@ -1,4 +1,4 @@
-#include "sextractor_wcs_draws.hpp"
+#include "extract/sextractor/wcs_draws.hpp"
 
 #include <cmath>
 #include <cstdio>

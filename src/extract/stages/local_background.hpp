@@ -8,9 +8,9 @@
 
 #include <vector>
 
-#include "background.hpp"
-#include "moments.hpp"
-#include "photometry.hpp"
+#include "extract/stages/background.hpp"
+#include "extract/stages/moments.hpp"
+#include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {
 

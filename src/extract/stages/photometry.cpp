@@ -1,4 +1,4 @@
-#include "photometry.hpp"
+#include "extract/stages/photometry.hpp"
 
 #include <algorithm>
 #include <cmath>

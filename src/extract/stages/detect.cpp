@@ -1,11 +1,11 @@
-#include "detect.hpp"
+#include "extract/stages/detect.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "celeris/extract.hpp"
-#include "lutz.hpp"
+#include "extract/sextractor/lutz.hpp"
 
 namespace celeris::extract {
 

@@ -1,5 +1,5 @@
-#include "moments.hpp"
-#include "sextractor_pi.hpp"
+#include "extract/stages/moments.hpp"
+#include "extract/sextractor/pi.hpp"
 
 #include <algorithm>
 #include <cmath>

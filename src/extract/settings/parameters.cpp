@@ -1,4 +1,4 @@
-#include "parameters.hpp"
+#include "extract/settings/parameters.hpp"
 
 #include <algorithm>
 #include <cmath>

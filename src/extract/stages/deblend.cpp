@@ -1,12 +1,12 @@
-#include "deblend.hpp"
+#include "extract/stages/deblend.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "glibc_rand.hpp"
-#include "lutz.hpp"
-#include "sextractor_pi.hpp"
+#include "extract/sextractor/glibc_rand.hpp"
+#include "extract/sextractor/lutz.hpp"
+#include "extract/sextractor/pi.hpp"
 
 namespace celeris::extract {
 

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "measure.hpp"
-#include "moments.hpp"
-#include "objects.hpp"
+#include "extract/stages/measure.hpp"
+#include "extract/stages/moments.hpp"
+#include "extract/objects.hpp"
 
 namespace celeris::extract {
 

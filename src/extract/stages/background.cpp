@@ -1,14 +1,14 @@
 // Mesh statistics, clipped-histogram mode, bad-mesh filling, median filtering and spline
 // interpolation of the background (SExtractor 2.25 back.c behaviour, own implementation).
-#include "background.hpp"
+#include "extract/stages/background.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "celeris/error.hpp"
-#include "sextractor_pi.hpp"
-#include "threads.hpp"
+#include "extract/sextractor/pi.hpp"
+#include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
 

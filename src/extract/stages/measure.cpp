@@ -1,6 +1,6 @@
-#include "measure.hpp"
-#include "sextractor_pi.hpp"
-#include "threads.hpp"
+#include "extract/stages/measure.hpp"
+#include "extract/sextractor/pi.hpp"
+#include "extract/settings/threads.hpp"
 
 #include <algorithm>
 #include <cmath>

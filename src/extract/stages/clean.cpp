@@ -1,5 +1,5 @@
-#include "clean.hpp"
-#include "sextractor_pi.hpp"
+#include "extract/stages/clean.hpp"
+#include "extract/sextractor/pi.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // moment ellipse. Shared by deblending, cleaning and measurement.
 #pragma once
 
-#include "objects.hpp"
+#include "extract/objects.hpp"
 
 namespace celeris::extract {
 

@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "background.hpp"
+#include "extract/stages/background.hpp"
 #include "celeris/extract.hpp"
-#include "moments.hpp"
-#include "objects.hpp"
-#include "photometry.hpp"
+#include "extract/stages/moments.hpp"
+#include "extract/objects.hpp"
+#include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {
 

@@ -1,10 +1,10 @@
-#include "local_background.hpp"
+#include "extract/stages/local_background.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "background.hpp"
+#include "extract/stages/background.hpp"
 
 namespace celeris::extract {
 

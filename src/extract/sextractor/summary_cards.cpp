@@ -1,4 +1,4 @@
-#include "summary_cards.hpp"
+#include "extract/sextractor/summary_cards.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,6 +1,6 @@
-#include "check_images.hpp"
-#include "sextractor_pi.hpp"
-#include "threads.hpp"
+#include "extract/output/check_images.hpp"
+#include "extract/sextractor/pi.hpp"
+#include "extract/settings/threads.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
-#include "filter.hpp"
-#include "threads.hpp"
+#include "extract/stages/filter.hpp"
+#include "extract/settings/threads.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "celeris/image.hpp"
-#include "objects.hpp"
+#include "extract/objects.hpp"
 
 namespace celeris::extract {
 
