@@ -157,8 +157,7 @@ TEST(GlibcRand, SameStreamAsTheCLibrary) {
 
 TEST(Photometry, FlatFieldApertureAreaAndBorderFlag) {
   Image<float> flat(101, 101, 1.0f);
-  Image<int32_t> owner(101, 101, 0);
-  PhotometryField f{flat.view(), owner.view(), {}, 0, 1.0f, 0.0, MaskType::Correct};
+  PhotometryField f{flat.view(), nullptr, 1.0f, 0.0, MaskType::Correct};
   ApertureShape s{1, 50.0f, 50.0f, 50.0, 50.0, 2.0f, 2.0f, 0.25f, 0.25f, 0.0f};
   uint16_t flags = 0;
   for (double d : {3.0, 10.0, 30.0}) {

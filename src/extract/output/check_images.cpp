@@ -3,6 +3,7 @@
 #include "extract/settings/threads.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdint>
 
@@ -47,7 +48,7 @@ void relabel(std::vector<int32_t>& seg, int width, const Box& b, int32_t from, i
 
 }  // namespace
 
-Image<float> segmentation_image(int width, int height, const std::vector<Detection>& objects,
+Image<float> segmentation_image(int width, int height, const ObjectList& objects,
                                 const std::vector<size_t>& order,
                                 const std::vector<CleanVictim>& removed) {
   // SExtractor labels each object with its detection number (its index + 1) when it is
@@ -59,7 +60,7 @@ Image<float> segmentation_image(int width, int height, const std::vector<Detecti
   std::vector<Box> box(n);
   for (size_t k = 0; k < n; ++k) {
     Box b{width, -1, height, -1};
-    for (const Pixel& p : objects[k].pixels) {
+    for (const Pixel p : objects[k]) {
       b.xmin = std::min(b.xmin, p.x);
       b.xmax = std::max(b.xmax, p.x);
       b.ymin = std::min(b.ymin, p.y);
@@ -73,7 +74,7 @@ Image<float> segmentation_image(int width, int height, const std::vector<Detecti
   std::vector<int32_t> seg(static_cast<size_t>(width) * height, 0);
   auto label = [](size_t k) { return static_cast<int32_t>(k + 1); };
   for (size_t k = 0; k < n; ++k) {
-    for (const Pixel& p : objects[k].pixels) seg[static_cast<size_t>(p.y) * width + p.x] = label(k);
+    for (const Pixel p : objects[k]) seg[static_cast<size_t>(p.y) * width + p.x] = label(k);
     for (const CleanVictim* v : merges_at[k]) {
       relabel(seg, width, box[v->object], label(v->object), label(v->master));
       Box& m = box[v->master];
@@ -174,10 +175,10 @@ Image<float> apertures_image(ImageView<const float> value, const Objects& object
   return out;
 }
 
-Image<float> objects_image(ImageView<const float> value, const std::vector<Detection>& objects) {
+Image<float> objects_image(ImageView<const float> value, const ObjectList& objects) {
   Image<float> out(value.width, value.height);  // zero-filled
-  for (const Detection& d : objects)
-    for (const Pixel& p : d.pixels) out(p.x, p.y) = value(p.x, p.y);
+  for (size_t i = 0; i < objects.pixel_count(); ++i)
+    out(objects.x[i], objects.y[i]) = value(objects.x[i], objects.y[i]);
   return out;
 }
 
@@ -190,6 +191,60 @@ Image<float> minus_objects_image(const PhotometryField& f) {
       const float v = value(x, y);
       out(x, y) = std::isnan(v) || (blanking && f.blanked(x, y, 0, INT64_MAX)) ? 0.0f : v;
     }
+  return out;
+}
+
+std::vector<Image<float>> make_check_images(const std::vector<CheckImage>& types,
+                                           const CheckImageSources& src) {
+  const ImageView<const float> value = src.value;
+  const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
+  std::vector<Image<float>> out;
+  out.reserve(types.size());
+  for (CheckImage type : types) {
+    switch (type) {
+      case CheckImage::Background:
+        out.push_back(background_image(*src.background, false, src.threads));
+        break;
+      case CheckImage::BackgroundRms:
+        out.push_back(background_image(*src.background, true, src.threads));
+        break;
+      case CheckImage::MiniBackground:
+        out.push_back(mesh_image(*src.background, false));
+        break;
+      case CheckImage::MiniBackRms:
+        out.push_back(mesh_image(*src.background, true));
+        break;
+      case CheckImage::MinusBackground: {
+        Image<float> copy = Image<float>::uninitialized(w, h);
+        std::copy(value.data, value.data + value.size(), copy.data());
+        out.push_back(std::move(copy));
+        break;
+      }
+      case CheckImage::Filtered: {
+        // Pixels whose filter support touches a masked pixel (-inf there) are written as NaN.
+        Image<float> copy = Image<float>::uninitialized(w, h);
+        for (int64_t i = 0; i < src.filtered.size(); ++i)
+          copy.data()[i] = std::isinf(src.filtered.data[i]) ? std::numeric_limits<float>::quiet_NaN()
+                                                            : src.filtered.data[i];
+        out.push_back(std::move(copy));
+        break;
+      }
+      case CheckImage::Segmentation:
+        out.push_back(segmentation_image(w, h, *src.objects, src.cleaned->order,
+                                         src.cleaned->removed));
+        break;
+      case CheckImage::Objects:
+        out.push_back(objects_image(value, *src.objects));
+        break;
+      case CheckImage::MinusObjects:
+        out.push_back(minus_objects_image(*src.field));
+        break;
+      case CheckImage::Apertures:
+        out.push_back(apertures_image(value, *src.catalog, src.aperture_diameters, src.kron,
+                                      src.overlay));
+        break;
+    }
+  }
   return out;
 }
 

@@ -474,10 +474,31 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
 
 }  // namespace
 
+BackgroundMap background_map(ImageView<const float> image, const Config& config) {
+  return config.back_manual ? constant_background(image, config, float(config.back_value))
+                            : estimate_background(image, config);
+}
+
+Image<float> subtract_background(ImageView<const float> image, const BackgroundMap& map,
+                                 Image<float>* reuse, int threads) {
+  const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
+  Image<float> value = reuse ? std::move(*reuse) : Image<float>::uninitialized(w, h);
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<float> line(w);
+#pragma omp for schedule(static)
+    for (int y = 0; y < h; ++y) {
+      map.back_line(y, line.data());
+      const float* in = image.row(y);
+      float* out = value.view().row(y);
+      for (int x = 0; x < w; ++x) out[x] = in[x] - line[x];
+    }
+  }
+  return value;
+}
+
 Image<float> background_image(ImageView<const float> image, const Config& config, float* global) {
-  const BackgroundMap m = config.back_manual
-                              ? constant_background(image, config, float(config.back_value))
-                              : estimate_background(image, config);
+  const BackgroundMap m = background_map(image, config);
   Image<float> out = Image<float>::uninitialized(image.width, image.height);
   for (int64_t y = 0; y < image.height; ++y) m.back_line(static_cast<int>(y), out.view().row(y));
   if (global) *global = m.manual ? m.manual_value : m.global_back;

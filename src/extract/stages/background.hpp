@@ -59,4 +59,10 @@ ListBackground list_background(std::span<const float> pixels, MeshScratch& scrat
 // A constant map (BACK_TYPE MANUAL), RMS still measured from the image.
 BackgroundMap constant_background(ImageView<const float> image, const Config& config, float value);
 
+// The background stage: the map BACK_TYPE asks for, and the image less the map (NaN stays NaN),
+// computed row by row in `threads` threads, in `reuse` (the image's own memory) when given.
+BackgroundMap background_map(ImageView<const float> image, const Config& config);
+Image<float> subtract_background(ImageView<const float> image, const BackgroundMap& map,
+                                 Image<float>* reuse, int threads);
+
 }  // namespace celeris::extract

@@ -30,22 +30,7 @@ struct Profile {
   }
 };
 
-}  // namespace
-
-void merge_iso(Iso& master, const Iso& slave) {
-  master.flux += slave.flux;
-  master.fluxvar += slave.fluxvar;
-  if (slave.cpeak > master.cpeak) {
-    master.cpeak = slave.cpeak;
-    master.xpeak = slave.xpeak;
-    master.ypeak = slave.ypeak;
-  }
-  if (slave.peak > master.peak) master.peak = slave.peak;
-}
-
-namespace {
-
-void merge(size_t slave, size_t master, std::vector<Detection>& objects, std::vector<Shape>& shapes,
+void merge(size_t slave, size_t master, std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
            std::vector<Iso>& isos) {
   Shape& ms = shapes[master];
   const Shape& ss = shapes[slave];
@@ -57,7 +42,7 @@ void merge(size_t slave, size_t master, std::vector<Detection>& objects, std::ve
   ms.xmax = std::max(ms.xmax, ss.xmax);
   ms.ymin = std::min(ms.ymin, ss.ymin);
   ms.ymax = std::max(ms.ymax, ss.ymax);
-  objects[master].flags |= objects[slave].flags & ~(kFlagBlended | kFlagNeighbours);
+  flags[master] |= flags[slave] & ~(kFlagBlended | kFlagNeighbours);
 }
 
 // SExtractor's ycmin / ycmax (clean.c addcleanobj): the lines above and below an object that
@@ -155,13 +140,13 @@ class CleanList {
 
 }  // namespace
 
-CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
+CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
                           const CleanParams& params) {
   CleanResult result;
   CleanList clean(shapes);
   std::vector<size_t> victims, near;
-  std::vector<YLimits> ylim(objects.size(), YLimits{0, 0});
+  std::vector<YLimits> ylim(shapes.size(), YLimits{0, 0});
   std::vector<size_t>& list = clean.entries();
   int64_t now = 0;  // the scan line of the write-outs below
   auto write_out = [&](size_t li) {
@@ -169,27 +154,18 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
     result.written_at.push_back(now);
     clean.remove_at(li);
   };
-  // SExtractor writes an object out (and numbers it) when the line buffer is about to drop the
-  // lines its apertures need: after scan line E - 1, those with ycmin <= ymin(E), scanning the
-  // list from its end. With the whole image in one buffer that happens once, after the last
-  // image line (ymin 0); otherwise after each line from sh - m on (sh lines held, m margin
-  // lines), with ymin = E - (sh - m).
-  const int h = params.image_height;
-  const int sh = std::max(std::min(params.strip_height, h), 1);
-  const int m = params.strip_margin;
-  const bool one_strip = sh >= h;
-  int64_t next_event = one_strip ? h : sh - m;
-  const int64_t last_event = one_strip ? h : h - m - 1;
-  auto events_before = [&](int64_t line) {  // events at the ends of lines < line
-    for (; next_event <= last_event && next_event <= line; ++next_event) {
-      now = one_strip ? std::numeric_limits<int64_t>::max() : next_event;
-      const int64_t ymin = one_strip ? 0 : next_event - (sh - m);
+  // At each of the buffer's write-out events, the objects whose apertures no longer reach the
+  // buffer leave, scanning the list from its end.
+  WriteOutSchedule schedule(params.buffer);
+  auto events_before = [&](int64_t line) {
+    schedule.events_before(line, [&](int64_t at, int64_t ymin) {
+      now = at;
       for (size_t li = list.size(); li--;)
         if (ylim[list[li]].ycmin <= ymin) write_out(li);
-    }
+    });
   };
   const double beta = params.clean_param;
-  for (size_t in = 0; in < objects.size(); ++in) {
+  for (size_t in = 0; in < shapes.size(); ++in) {
     events_before(done_line[in]);
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
@@ -222,7 +198,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
       } else {
         const Profile po(so, params.detect_thresh, beta);
         if (po.above(so, dx, dy, beta, isos[in].mthresh)) {
-          merge(in, o, objects, shapes, isos);
+          merge(in, o, flags, shapes, isos);
           result.removed.push_back({in, done_line[in], o, in});
           eaten = true;
           break;
@@ -232,7 +208,7 @@ CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& s
     if (eaten) continue;
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
-      merge(clean.entries()[li], in, objects, shapes, isos);
+      merge(clean.entries()[li], in, flags, shapes, isos);
       result.removed.push_back({clean.entries()[li], done_line[in], in, in});
       clean.remove_at(li);
     }

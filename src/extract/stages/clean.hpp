@@ -7,9 +7,10 @@
 
 #include <vector>
 
-#include "extract/stages/measure.hpp"
+#include "extract/stages/isophotal.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/objects.hpp"
+#include "extract/sextractor/scan_order.hpp"
 
 namespace celeris::extract {
 
@@ -17,20 +18,9 @@ struct CleanParams {
   bool enabled = true;
   double clean_param = 1.0;
   float detect_thresh = 0;
-  int image_height = 0;
   int clean_margin = 0;       // SExtractor's cleanmargin (from the aperture sizes)
-  int strip_height = 1024;    // MEMORY_BUFSIZE (at least the filter height)
-  int strip_margin = 1;       // lines kept below the scan: 1, or filter half-height + 1
+  LineBuffer buffer;          // when objects are written out (sextractor/scan_order.hpp)
   int64_t stack_size = 3000;  // MEMORY_OBJSTACK
-};
-
-// An object merged into another, and the scan line during which SExtractor gave its pixels
-// back to the image (the line on which the object being cleaned at that moment was completed).
-struct CleanVictim {
-  size_t object = 0;
-  int64_t line = 0;
-  size_t master = 0;  // the object it was merged into (which may itself be merged later)
-  size_t by = 0;      // the new object whose cleaning merged it (itself, or the master)
 };
 
 struct CleanResult {
@@ -40,12 +30,9 @@ struct CleanResult {
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 
-// The isophotal part of SExtractor's mergeobject (fluxes summed, peaks kept).
-void merge_iso(Iso& master, const Iso& slave);
-
 // Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
-// object i's detection was completed (its parent's last row + 1).
-CleanResult clean_objects(std::vector<Detection>& objects, std::vector<Shape>& shapes,
+// object i's detection was completed (sextractor/scan_order.hpp).
+CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
                           const CleanParams& params);
 

@@ -7,6 +7,7 @@
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
 
@@ -29,11 +30,11 @@ struct Node {
 // above t lies entirely inside one node of the level below, so scanning the node's bounding box
 // with only its own pixels gives the same components, orders and chains as SExtractor's scan of
 // that box.
-std::vector<Node> components_above(const Detection& parent, const Node& node, float t, int minarea,
+std::vector<Node> components_above(const ObjectView& parent, const Node& node, float t, int minarea,
                                    int img_w, int img_h, DeblendScratch& scratch) {
   int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = 0, y1 = 0;
   for (int32_t pi : node.pix) {
-    const Pixel& p = parent.pixels[pi];
+    const Pixel p = parent[pi];
     x0 = std::min(x0, p.x);
     y0 = std::min(y0, p.y);
     x1 = std::max(x1, p.x);
@@ -43,7 +44,7 @@ std::vector<Node> components_above(const Detection& parent, const Node& node, fl
   std::vector<int32_t>& local = scratch.local;
   local.assign(static_cast<size_t>(bw) * bh, -1);
   for (int32_t pi : node.pix) {
-    const Pixel& p = parent.pixels[pi];
+    const Pixel p = parent[pi];
     if (p.cvalue > t) local[static_cast<size_t>(p.y - y0) * bw + (p.x - x0)] = pi;
   }
   std::vector<Node> out;
@@ -57,7 +58,7 @@ std::vector<Node> components_above(const Detection& parent, const Node& node, fl
         for (int64_t q : comp.pixels) {
           const int32_t pi = local[static_cast<size_t>(q)];
           c.pix.push_back(pi);
-          const Pixel& p = parent.pixels[pi];
+          const Pixel p = parent[pi];
           rv += p.cvalue;
           if (p.x == 0 || p.y == 0 || p.x == img_w - 1 || p.y == img_h - 1)
             c.flags |= kFlagTruncated;
@@ -72,7 +73,7 @@ std::vector<Node> components_above(const Detection& parent, const Node& node, fl
 // Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
 // the nearest child in the moment metric.
 int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p) {
-  const size_t n = plan.children.size();
+  const size_t n = plan.cores.size();
   p.assign(n + 1, 0.0f);
   float distmin = 1e31f;
   int iclst = 0;
@@ -94,21 +95,21 @@ int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p
 
 }  // namespace
 
-DeblendPlan plan_deblend(Detection object, const DeblendParams& params) {
+DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) {
   DeblendScratch scratch;
-  return plan_deblend(std::move(object), params, scratch);
+  return plan_deblend(parent, params, scratch);
 }
 
-DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendScratch& scratch) {
+DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
+                         DeblendScratch& scratch) {
   DeblendPlan plan;
-  plan.parent = std::move(object);
-  const Detection& parent = plan.parent;
+  plan.parent_flags = parent.flags;
   const int nthresh = params.nthresh;
-  if (nthresh < 2 || parent.pixels.empty()) return plan;
+  if (nthresh < 2 || parent.empty()) return plan;
 
   float peak = -std::numeric_limits<float>::max();
   double rv = 0;
-  for (const Pixel& p : parent.pixels) {
+  for (const Pixel p : parent) {
     peak = std::max(peak, p.cvalue);
     rv += p.cvalue;
   }
@@ -118,11 +119,11 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendS
 
   std::vector<std::vector<Node>> levels(nthresh);
   levels[0].resize(1);
-  levels[0][0].pix.resize(parent.pixels.size());
-  for (size_t i = 0; i < parent.pixels.size(); ++i) levels[0][0].pix[i] = static_cast<int32_t>(i);
+  levels[0][0].pix.resize(parent.size());
+  for (size_t i = 0; i < parent.size(); ++i) levels[0][0].pix[i] = static_cast<int32_t>(i);
   for (int k = 1; k < nthresh; ++k) {
     if (static_cast<int>(levels[k - 1].size()) >= kMaxSons) {
-      plan.parent.flags |= kFlagDeblendOverflow;
+      plan.parent_flags |= kFlagDeblendOverflow;
       return plan;
     }
     const float t =
@@ -134,7 +135,7 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendS
       for (Node& son : sons) {
         const int m = static_cast<int>(levels[k].size());
         if (m >= kMaxSons) {
-          plan.parent.flags |= kFlagDeblendOverflow;
+          plan.parent_flags |= kFlagDeblendOverflow;
           return plan;
         }
         levels[k - 1][i].sons.push_back(m);
@@ -167,57 +168,110 @@ DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendS
   if (levels[0][0].ok) return plan;  // no split: the detection is unchanged
 
   plan.split = true;
-  plan.in_core.assign(parent.pixels.size(), 0);
+  plan.in_core.assign(parent.size(), 0);
   const uint16_t inherited =
       parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
   for (const Node* node : kept) {
-    Detection child;
-    child.pixels.reserve(node->pix.size());
     for (int32_t pi : node->pix) {
-      child.pixels.push_back(parent.pixels[pi]);
+      plan.cores.push_pixel(parent[pi]);
       plan.in_core[pi] = 1;
     }
-    child.flags = node->flags | kFlagBlended | inherited;
-    const Shape s = compute_shape(child, node->thresh);
-    child.fixed_centre = true;
-    child.cx = s.mx;
-    child.cy = s.my;
+    plan.cores.end_object(node->flags | kFlagBlended | inherited);
+    const size_t c = plan.cores.size() - 1;
+    const Shape s = compute_shape(plan.cores[c], node->thresh);
+    plan.cores.fixed_centre[c] = 1;
+    plan.cores.cx[c] = s.mx;
+    plan.cores.cy[c] = s.my;
     const float d = static_cast<float>(
         s.npix / (2 * kSexPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
     float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
     if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
     plan.amplitude.push_back(amp);
     plan.child_shapes.push_back(s);
-    plan.children.push_back(std::move(child));
   }
   std::vector<float> p;
-  for (size_t i = 0; i < parent.pixels.size(); ++i) {
+  for (size_t i = 0; i < parent.size(); ++i) {
     if (plan.in_core[i]) continue;
-    profile_weights(plan, parent.pixels[i].x, parent.pixels[i].y, p);
+    const Pixel px = parent[i];
+    profile_weights(plan, px.x, px.y, p);
     if (static_cast<double>(p.back()) > 1.0e-31) ++plan.draws;
   }
   return plan;
 }
 
-std::vector<Detection> finish_deblend(DeblendPlan&& plan, const int32_t* random) {
-  if (!plan.split) return {std::move(plan.parent)};
+void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int32_t* random,
+                    ObjectList& out) {
+  if (!plan.split) {
+    for (const Pixel p : parent) out.push_pixel(p);
+    out.end_object(plan.parent_flags, parent.fixed_centre, parent.cx, parent.cy);
+    return;
+  }
+  // Each pixel outside the cores goes to one child; a child's pixels are its core, then those
+  // it was given, in the parent's order (a stable bucket sort by child).
   std::vector<float> p;
-  const size_t n = plan.children.size();
+  const size_t n = plan.cores.size();
+  std::vector<int32_t> chosen(parent.size(), -1);
+  std::vector<size_t> given(n + 1, 0);
   size_t draw = 0;
-  for (size_t i = 0; i < plan.parent.pixels.size(); ++i) {
+  for (size_t i = 0; i < parent.size(); ++i) {
     if (plan.in_core[i]) continue;
-    const Pixel& px = plan.parent.pixels[i];
+    const Pixel px = parent[i];
     const int iclst = profile_weights(plan, px.x, px.y, p);
-    size_t chosen = static_cast<size_t>(iclst);
+    size_t c = static_cast<size_t>(iclst);
     if (static_cast<double>(p[n]) > 1.0e-31) {
       const float drand = p[n] * static_cast<float>(random[draw++]) / GlibcRand::kRandMax;
       size_t k = 1;
       while (k <= n && p[k] < drand) ++k;
-      chosen = k <= n ? k - 1 : static_cast<size_t>(iclst);
+      c = k <= n ? k - 1 : static_cast<size_t>(iclst);
     }
-    plan.children[chosen].pixels.push_back(px);
+    chosen[i] = static_cast<int32_t>(c);
+    ++given[c + 1];
   }
-  return std::move(plan.children);
+  for (size_t c = 0; c < n; ++c) given[c + 1] += given[c];
+  std::vector<int32_t> order(given[n]);
+  for (size_t i = 0; i < parent.size(); ++i)
+    if (chosen[i] >= 0) order[given[chosen[i]]++] = static_cast<int32_t>(i);
+  size_t next = 0;
+  for (size_t c = 0; c < n; ++c) {
+    const ObjectView core = plan.cores[c];
+    for (const Pixel px : core) out.push_pixel(px);
+    for (; next < given[c]; ++next) out.push_pixel(parent[order[next]]);
+    out.end_object(core.flags, true, core.cx, core.cy);
+  }
+}
+
+Deblended deblend(const ObjectList& detections, const DeblendParams& params, int rand_offset,
+                  int threads) {
+  const size_t n = detections.size();
+  std::vector<DeblendPlan> plans(n);
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendScratch scratch;
+#pragma omp for schedule(dynamic, 4)
+    for (size_t i = 0; i < n; ++i) plans[i] = plan_deblend(detections[i], params, scratch);
+  }
+  std::vector<size_t> first_draw(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
+  std::vector<int32_t> stream(first_draw.back());
+  GlibcRand rng;
+  for (int i = 0; i < rand_offset; ++i) rng();
+  for (auto& v : stream) v = rng();
+  // Detections in blocks, each block's objects in a list of its own, concatenated in order.
+  constexpr size_t kBlock = 64;
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  std::vector<ObjectList> parts(nblocks);
+  std::vector<std::vector<int64_t>> parents(nblocks);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (size_t b = 0; b < nblocks; ++b)
+    for (size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
+      finish_deblend(detections[i], plans[i], stream.data() + first_draw[i], parts[b]);
+      plans[i] = DeblendPlan{};
+      parents[b].resize(parts[b].size(), static_cast<int64_t>(i));
+    }
+  Deblended out;
+  for (const auto& p : parents) out.parent.insert(out.parent.end(), p.begin(), p.end());
+  out.objects = ObjectList::concatenate(parts);
+  return out;
 }
 
 }  // namespace celeris::extract

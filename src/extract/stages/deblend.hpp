@@ -29,10 +29,11 @@ struct DeblendParams {
   int width = 0, height = 0;  // image size, for kFlagTruncated
 };
 
+// The tree of one detection and what its pixel assignment needs.
 struct DeblendPlan {
   bool split = false;
-  Detection parent;                 // the detection (returned as is when not split)
-  std::vector<Detection> children;  // core pixels of each child, in SExtractor's order
+  uint16_t parent_flags = 0;        // the detection's flags (kFlagDeblendOverflow added here)
+  ObjectList cores;                 // core pixels of each child, in SExtractor's order
   std::vector<Shape> child_shapes;  // moments of the cores
   std::vector<float> amplitude;     // Gaussian amplitude of each child's profile
   std::vector<uint8_t> in_core;     // per parent pixel: already in a child core
@@ -45,9 +46,23 @@ struct DeblendScratch {
   std::vector<int32_t> local;  // node bounding box: parent pixel index, or -1
 };
 
-DeblendPlan plan_deblend(Detection object, const DeblendParams& params, DeblendScratch& scratch);
-DeblendPlan plan_deblend(Detection object, const DeblendParams& params);
+DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
+                         DeblendScratch& scratch);
+DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params);
+// Appends the children of `parent` (or `parent` itself when it does not split) to `out`.
 // `random` points to plan.draws consecutive values of the rand() stream.
-std::vector<Detection> finish_deblend(DeblendPlan&& plan, const int32_t* random);
+void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int32_t* random,
+                    ObjectList& out);
+
+// The deblending stage: every detection's tree in parallel, then the random draws taken from
+// one rand() stream in detection order (the first `rand_offset` numbers skipped: see
+// Config::deblend_rand_offset), then the pixel assignments in parallel. Objects come out in
+// detection order, children in SExtractor's order; parent[k] is object k's detection.
+struct Deblended {
+  ObjectList objects;
+  std::vector<int64_t> parent;
+};
+Deblended deblend(const ObjectList& detections, const DeblendParams& params, int rand_offset,
+                  int threads);
 
 }  // namespace celeris::extract

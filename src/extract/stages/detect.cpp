@@ -72,22 +72,22 @@ std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int widt
   return labels;
 }
 
-std::vector<Detection> detect(ImageView<const float> value, ImageView<const float> cvalue,
-                              float threshold, int minarea) {
+ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
+                  const DetectParams& params) {
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
-  std::vector<Detection> out;
+  const float threshold = params.threshold;
+  ObjectList out;
   lutz_scan(
       w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; },
-      minarea,
+      params.minarea,
       [&](LutzComponent&& c) {
-        Detection d;
-        d.pixels.reserve(c.pixels.size());
+        uint16_t flags = 0;
         for (int64_t p : c.pixels) {
           const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
-          d.pixels.push_back({x, y, value(x, y), cvalue(x, y)});
-          if (x == 0 || y == 0 || x == w - 1 || y == h - 1) d.flags |= kFlagTruncated;
+          out.push_pixel({x, y, value(x, y), cvalue(x, y)});
+          if (x == 0 || y == 0 || x == w - 1 || y == h - 1) flags |= kFlagTruncated;
         }
-        out.push_back(std::move(d));
+        out.end_object(flags);
       });
   return out;
 }

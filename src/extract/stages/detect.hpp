@@ -13,8 +13,12 @@ namespace celeris::extract {
 // same view when not filtering). Objects come out in SExtractor's completion order (by last row,
 // then by the column where their last run ends). Objects touching the image border carry
 // kFlagTruncated.
-std::vector<Detection> detect(ImageView<const float> value, ImageView<const float> cvalue,
-                              float threshold, int minarea);
+struct DetectParams {
+  float threshold = 0;  // ADU above the background, on the filtered image
+  int minarea = 5;      // DETECT_MINAREA
+};
+ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
+                  const DetectParams& params);
 
 // Labels 8-connected components of `mask` (non-zero = foreground) in one image; returns labels
 // (0 = background, 1..n) in raster order of first pixel. Shared by detection and the tests.

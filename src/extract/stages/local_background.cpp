@@ -20,22 +20,14 @@ float local_background(size_t index, const Shape& s, int64_t done_line, const Ph
   const int ixmin = s.xmin - bxnml, ixmax = s.xmax + 1 + bxnml;
   const int iymin = s.ymin - bynml, iymax = s.ymax + 1 + bynml;
   const int bxmin = ixmin - pbs, bxmax = ixmax + pbs, bymin = iymin - pbs, bymax = iymax + pbs;
-  // Rows in the buffer at the scan line: the first strip_rows at first, then a window sliding
-  // strip_margin rows ahead of the scan.
-  int64_t fymin = 0, fymax = h;
-  if (p.strip_rows > 0) {
-    fymin = std::max<int64_t>(0, done_line - (p.strip_rows - p.strip_margin));
-    fymax = std::min<int64_t>(h, std::max<int64_t>(p.strip_rows, done_line + p.strip_margin));
-  }
+  // Rows in the buffer at the scan line (sextractor/scan_order.hpp).
+  const LineBuffer::Rows rows = p.buffer.rows_at_detection(done_line);
+  const int64_t fymin = rows.first, fymax = rows.last;
   if (!(bymin >= fymin && bymax < fymax && bxmin >= 0 && bxmax < w)) return 0.0f;
 
-  const bool blanking = f.mask_type != MaskType::None;
-  // PhotometryField::blanked at done_line, where a pixel given back on that very line counts as
-  // given back when the object that gave it back was processed first.
+  const bool blanking = f.mask_type != MaskType::None && f.blanking != nullptr;
   auto blanked = [&](int x, int y) {
-    if (f.restore.data != nullptr && f.restore(x, y) == done_line)
-      return !(p.restored_by(x, y) < static_cast<int64_t>(index));
-    return f.blanked(x, y, 0, done_line);
+    return f.blanking->blanked_at_detection(x, y, index, done_line);
   };
   std::vector<float>& pixels = scratch.pixels;
   pixels.clear();

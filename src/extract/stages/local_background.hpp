@@ -10,26 +10,21 @@
 
 #include "extract/stages/background.hpp"
 #include "extract/stages/moments.hpp"
+#include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {
 
-// The annulus' geometry and SExtractor's line buffer: strip_rows lines (0: the whole image),
-// strip_margin of them read ahead of the scan.
 struct LocalBackgroundParams {
-  int thick = 24;  // BACKPHOTO_THICK
-  int strip_rows = 0, strip_margin = 1;
-  // Where pixels were given back on the scan line of a detection, the index of the object whose
-  // cleaning gave them back: objects detected on the same line see them given back only when
-  // processed after it (empty: nothing given back).
-  ImageView<const int32_t> restored_by;
+  int thick = 24;     // BACKPHOTO_THICK
+  LineBuffer buffer;  // the rows held when each object is detected
 };
 
 // The local background of object `index`, with box `s` (before cleaning), completed at scan line
 // `done_line` (the line after its last row), from the background-subtracted image as the line
 // buffer then holds it: NaN pixels and, unless MASK_TYPE is NONE, pixels blanked by then
-// (PhotometryField::blanked: detected pixels of rows the blanker has passed, less those of
-// objects merged away and given back before) are left out. 0 when the annulus leaves the image
+// (Blanking::blanked_at_detection: detected pixels of rows the blanker has passed, less those
+// of objects merged away and given back before) are left out. 0 when the annulus leaves the image
 // columns or the rows in the buffer, or holds no pixel.
 // `scratch`: buffers reused from object to object (one per thread).
 struct LocalBackgroundScratch {

@@ -1,58 +1,38 @@
-// Measurement of final objects (SExtractor analyse.c:examineiso and endobject): isophotal
-// quantities, position errors, FWHM, BACKGROUND, photometry and FLAGS, into an Objects table.
+// Measurement of final objects (SExtractor analyse.c:endobject), in output order, each as the
+// image stood when SExtractor wrote it out: the catalog values of the shapes and isophotal
+// measurements, photometry (APER, AUTO, FLUX_RADIUS) and FLAGS, into an Objects table.
 #pragma once
 
 #include <vector>
 
-#include "extract/stages/background.hpp"
 #include "celeris/extract.hpp"
-#include "extract/stages/moments.hpp"
 #include "extract/objects.hpp"
+#include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/isophotal.hpp"
+#include "extract/stages/moments.hpp"
 #include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {
 
-struct MeasureContext {
-  const Config& config;
-  const BackgroundMap& background;
-  PhotometryField field;
-  float detect_thresh = 0;    // ADU above background
-  float analysis_thresh = 0;  // ADU above background
+struct MeasureParams {
+  float detect_thresh = 0;  // ADU above background (THRESHOLD)
   double satur_level = 50000.0;
-  bool compute_auto = true;  // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
-  int n_apertures = 0;
-  int n_fluxfrac = 0;
-  // SExtractor's line buffer: `strip_rows` lines (0: the whole image), `strip_margin` of them
-  // ahead of the scan. An object written out at scan line E sees rows [E - (strip_rows -
-  // strip_margin), E + strip_margin) only; its apertures are clipped (and flagged) there.
-  int strip_rows = 0;
-  int strip_margin = 1;
+  std::vector<double> apertures;  // PHOT_APERTURES diameters (all: they size the columns)
+  std::vector<double> fluxfrac;   // PHOT_FLUXFRAC (all)
+  int n_apertures = 0;            // FLUX_APER elements measured
+  int n_fluxfrac = 0;             // FLUX_RADIUS elements measured
+  bool compute_auto = true;       // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
+  AutoParams autoparams;          // PHOT_AUTOPARAMS, PHOT_AUTOAPERS
+  LineBuffer buffer;              // the rows SExtractor held when it measured each object
+  int threads = 1;
 };
-
-// Isophotal measurements of one object (SExtractor examineiso), made before cleaning, which
-// merges some of them.
-struct Iso {
-  float flux = 0, fluxvar = 0;  // FLUX_ISO and its variance
-  int area = 0;                 // ISOAREA_IMAGE
-  float peak = 0;               // FLUX_MAX (unfiltered)
-  float cpeak = 0;              // max filtered value; XPEAK/YPEAK is its pixel
-  int xpeak = 0, ypeak = 0;
-  double errx2 = 0, erry2 = 0, errxy = 0;
-  float fwhm = 0;
-  float background = 0;  // BACKGROUND (bilinear mesh value at the barycentre, + dbkg)
-  float dbkg = 0;        // local background (BACKPHOTO_TYPE LOCAL), subtracted from the fluxes
-  float mthresh = 0;     // CLEAN threshold
-};
-
-// `dbkg`: the object's local background (local_background.hpp), 0 for BACKPHOTO_TYPE GLOBAL.
-Iso isophotal(const Detection& object, const Shape& shape, const MeasureContext& ctx,
-              float dbkg = 0.0f);
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
 // image stood at scan line written_at[i] (PhotometryField::blanked); object k's pixels own id
-// k + 1 in field.owner.
-Objects measure_objects(const std::vector<Detection>& objects, const std::vector<Shape>& shapes,
+// k + 1 in the blanking.
+Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& shapes,
                         const std::vector<Iso>& isos, const std::vector<size_t>& order,
-                        const std::vector<int64_t>& written_at, const MeasureContext& ctx);
+                        const std::vector<int64_t>& written_at, const PhotometryField& field,
+                        const MeasureParams& params);
 
 }  // namespace celeris::extract

@@ -13,13 +13,13 @@ constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 va
 constexpr double kTwelfth = 0.0833333;
 }  // namespace
 
-Shape compute_shape(const Detection& object, float thresh) {
+Shape compute_shape(const ObjectView& object, float thresh) {
   Shape s;
   s.xmin = s.ymin = std::numeric_limits<int>::max();
   s.xmax = s.ymax = std::numeric_limits<int>::min();
   s.cpeak = s.peak = -std::numeric_limits<float>::max();
   double rv = 0;
-  for (const Pixel& p : object.pixels) {
+  for (const Pixel p : object) {
     s.xmin = std::min(s.xmin, p.x);
     s.xmax = std::max(s.xmax, p.x);
     s.ymin = std::min(s.ymin, p.y);
@@ -28,13 +28,13 @@ Shape compute_shape(const Detection& object, float thresh) {
     s.peak = std::max(s.peak, p.value);
     rv += p.cvalue;
   }
-  s.npix = static_cast<int>(object.pixels.size());
+  s.npix = static_cast<int>(object.size());
   s.flux = rv;
   // Moments relative to the box corner to limit round-off, as SExtractor.
   double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0;
   int area2 = 0;
   const float half = (thresh + s.peak) / 2;
-  for (const Pixel& p : object.pixels) {
+  for (const Pixel p : object) {
     // The products in float (SExtractor: PIXTYPE times int), summed in double.
     const int x = p.x - s.xmin, y = p.y - s.ymin;
     const float c = p.cvalue;
@@ -84,7 +84,7 @@ Shape compute_shape(const Detection& object, float thresh) {
   // Isophotal area correction (SExtractor abcor), used by deblending and cleaning: compares the
   // area above half the peak with the area above the threshold.
   int dnpix = 0;
-  for (const Pixel& p : object.pixels) dnpix += p.value > thresh;
+  for (const Pixel p : object) dnpix += p.value > thresh;
   const float thresh2 = (thresh + s.peak) / 2;
   const double darea = static_cast<double>(area2) - dnpix;
   const float t1t2 = thresh / thresh2;

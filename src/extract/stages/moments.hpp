@@ -25,6 +25,6 @@ struct Shape {
 // deblending branch), used for the area correction abcor. When `object.fixed_centre`, moments
 // are taken about (cx, cy) instead of the barycentre (SExtractor's robust analysis of
 // deblended objects).
-Shape compute_shape(const Detection& object, float thresh);
+Shape compute_shape(const ObjectView& object, float thresh);
 
 }  // namespace celeris::extract

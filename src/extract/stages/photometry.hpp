@@ -8,32 +8,22 @@
 
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
+#include "extract/sextractor/scan_order.hpp"
 
 namespace celeris::extract {
 
-// What photometry reads: the background-subtracted image and, for MASK_TYPE, the owner of each
-// detected pixel (0 = not detected, k + 1 = object k, -1 = detected but in no catalog object).
-// SExtractor blanks detected pixels row by row as it scans, `blank_lag` rows behind the scan
-// line, and measures each object when it writes it out, so an object written out early sees the
-// rows not yet reached unblanked. Pixels of objects merged away by cleaning are given back at
-// the line in `restore` (where they had already been blanked; INT32_MAX elsewhere).
+// What photometry reads: the background-subtracted image and, for MASK_TYPE, which detected
+// pixels are blanked when an object is measured (sextractor/scan_order.hpp; none when null).
 struct PhotometryField {
   ImageView<const float> value;
-  ImageView<const int32_t> owner;
-  ImageView<const int32_t> restore;  // empty: no object was merged away
-  int blank_lag = 0;
+  const Blanking* blanking = nullptr;
   float backsig = 1.0f;
   double gain = 0.0;
   MaskType mask_type = MaskType::Correct;
 
   // Whether (x, y) is blanked for the object `id` measured at scan line `time`.
   bool blanked(int x, int y, int32_t id, int64_t time) const {
-    const int32_t o = owner(x, y);
-    if (o == 0 || o == id) return false;
-    if (int64_t(y) + blank_lag > time) return false;  // the blanker has not reached the row
-    if (restore.data == nullptr) return true;
-    const int32_t r = restore(x, y);
-    return r == INT32_MAX || time < r;
+    return blanking != nullptr && blanking->blanked(x, y, id, time);
   }
 };
 

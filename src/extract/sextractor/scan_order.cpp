@@ -1,0 +1,87 @@
+#include "extract/sextractor/scan_order.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace celeris::extract {
+
+LineBuffer LineBuffer::of(const Config& config, int height) {
+  // BACKPHOTO_TYPE LOCAL adds BACKPHOTO_THICK + MEMORY_BUFSIZE / 4 to the buffer and to its
+  // margin (field.c), so that the annulus below a new object is already read.
+  const int local_margin = config.backphoto_type == BackPhotoType::Local
+                               ? config.backphoto_thick + config.memory_bufsize / 4
+                               : 0;
+  LineBuffer b;
+  b.height = height;
+  b.rows = std::max(config.memory_bufsize + local_margin, config.filter ? config.filter_height : 1);
+  b.margin = std::max(1 + local_margin, config.filter ? (config.filter_height - 1) / 2 + 1 : 1);
+  b.blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
+  return b;
+}
+
+LineBuffer::Rows LineBuffer::rows_at_write_out(int64_t written_at) const {
+  if (holds_whole_image()) return {};
+  // The buffer holds rows [E - (rows - margin), E + margin) at scan line E; an object written
+  // after the scan sees the buffer's last state, E = height - margin.
+  const int64_t e = written_at != std::numeric_limits<int64_t>::max() ? written_at : height - margin;
+  return {static_cast<int>(std::max<int64_t>(0, e - (rows - margin))),
+          static_cast<int>(std::min<int64_t>(std::numeric_limits<int>::max(), e + margin))};
+}
+
+LineBuffer::Rows LineBuffer::rows_at_detection(int64_t done_line) const {
+  if (holds_whole_image()) return {0, height};
+  // The first `rows` lines at first, then a window sliding `margin` rows ahead of the scan.
+  return {static_cast<int>(std::max<int64_t>(0, done_line - (rows - margin))),
+          static_cast<int>(std::min<int64_t>(height, std::max<int64_t>(rows, done_line + margin)))};
+}
+
+WriteOutSchedule::WriteOutSchedule(const LineBuffer& buffer) {
+  const int sh = std::max(std::min(buffer.rows, buffer.height), 1);
+  rows_ = sh;
+  margin_ = buffer.margin;
+  one_strip_ = sh >= buffer.height;
+  next_ = one_strip_ ? buffer.height : sh - margin_;
+  last_ = one_strip_ ? buffer.height : buffer.height - margin_ - 1;
+}
+
+Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
+                   const ObjectList& objects, const std::vector<CleanVictim>& removed,
+                   int blank_lag, bool given_back_by)
+    : blank_lag_(blank_lag) {
+  const int64_t w = value.width, h = value.height;
+  owner_ = Image<int32_t>::uninitialized(w, h);
+  for (int64_t i = 0; i < value.size(); ++i)
+    owner_.data()[i] = !std::isnan(value.data[i]) && cvalue.data[i] > threshold ? -1 : 0;
+  for (size_t k = 0; k < objects.size(); ++k)
+    for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
+      owner_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);
+  if (removed.empty()) return;
+  // Pixels of merged objects are given back; rows the blanker had not reached at the merge are
+  // blanked afterwards all the same, so only rows it had passed record the line.
+  restore_ = Image<int32_t>(w, h, INT32_MAX);
+  for (const CleanVictim& v : removed)
+    for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
+      const int32_t x = objects.x[i], y = objects.y[i];
+      owner_(x, y) = -1;
+      if (int64_t(y) + blank_lag <= v.line) restore_(x, y) = int32_t(v.line);
+    }
+  if (!given_back_by) return;
+  given_back_by_ = Image<int32_t>(w, h, -1);
+  for (const CleanVictim& v : removed)
+    for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
+      const int32_t x = objects.x[i], y = objects.y[i];
+      if (restore_(x, y) == v.line) given_back_by_(x, y) = static_cast<int32_t>(v.by);
+    }
+}
+
+std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent) {
+  std::vector<int64_t> last_row(detections.size(), 0);
+  for (size_t d = 0; d < detections.size(); ++d)
+    for (int64_t i = detections.offset[d]; i < detections.offset[d + 1]; ++i)
+      last_row[d] = std::max<int64_t>(last_row[d], detections.y[i]);
+  std::vector<int64_t> done(parent.size());
+  for (size_t k = 0; k < parent.size(); ++k) done[k] = last_row[parent[k]] + 1;
+  return done;
+}
+
+}  // namespace celeris::extract

@@ -1,0 +1,118 @@
+// SExtractor's scan order, emulated: the one place that knows SExtractor's timeline.
+//
+// SExtractor reads the image once, top to bottom, through a buffer of MEMORY_BUFSIZE lines, and
+// several of its results depend on that timeline rather than on the pixels alone:
+//  - an object is *completed* on the scan line below its detection's last row (done line);
+//  - it is *written out* (numbered and measured) when the buffer is about to drop the lines its
+//    apertures need, or when its object stack is full; its NUMBER is that order;
+//  - detected pixels are *blanked* (MASK_TYPE) row by row, a filter half-height behind the scan;
+//    an object measured early sees the rows not yet reached unblanked;
+//  - pixels of objects merged away by cleaning are *given back* at the line of the merge.
+// celeris runs each stage over the whole image at once; the stages ask this module what the
+// image looked like to SExtractor at a given moment instead of carrying that state themselves.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "celeris/image.hpp"
+#include "extract/objects.hpp"
+
+namespace celeris::extract {
+
+// The line buffer's geometry (SExtractor field.c and scan.c).
+struct LineBuffer {
+  int height = 0;     // image rows
+  int rows = 1024;    // lines held: MEMORY_BUFSIZE (+ the LOCAL margin), at least the filter height
+  int margin = 1;     // lines read ahead of the scan line
+  int blank_lag = 0;  // rows the blanker runs behind the scan line (filter half-height + 1)
+
+  static LineBuffer of(const Config& config, int height);
+  bool holds_whole_image() const { return rows >= height; }
+
+  // Rows in the buffer, [first, last), when an object written out at scan line `written_at`
+  // (INT64_MAX: after the scan) is measured; last may exceed the image height.
+  struct Rows {
+    int first = 0, last = std::numeric_limits<int>::max();
+  };
+  Rows rows_at_write_out(int64_t written_at) const;
+  // The same when an object completed at `done_line` is detected (LOCAL background).
+  Rows rows_at_detection(int64_t done_line) const;
+};
+
+// Scan lines at which SExtractor writes objects out because the buffer moves on: after each
+// line from rows - margin on (once, after the last line, when the whole image fits). Cleaning
+// drives it, since the objects written out are those of its list.
+class WriteOutSchedule {
+ public:
+  explicit WriteOutSchedule(const LineBuffer& buffer);
+  // For each event at the end of a scan line before `line`, in order, calls
+  // write(now, ymin): the objects whose apertures reach no higher than row ymin leave, numbered
+  // at scan line `now` (INT64_MAX: after the scan).
+  template <class Write>
+  void events_before(int64_t line, Write&& write) {
+    for (; next_ <= last_ && next_ <= line; ++next_) {
+      const int64_t now = one_strip_ ? std::numeric_limits<int64_t>::max() : next_;
+      const int64_t ymin = one_strip_ ? 0 : next_ - (rows_ - margin_);
+      write(now, ymin);
+    }
+  }
+
+ private:
+  bool one_strip_ = true;
+  int rows_ = 0, margin_ = 1;
+  int64_t next_ = 0, last_ = 0;
+};
+
+// An object merged into another, and the scan line during which SExtractor gave its pixels
+// back to the image (the line on which the object being cleaned at that moment was completed).
+struct CleanVictim {
+  size_t object = 0;
+  int64_t line = 0;
+  size_t master = 0;  // the object it was merged into (which may itself be merged later)
+  size_t by = 0;      // the new object whose cleaning merged it (itself, or the master)
+};
+
+// Which detected pixels are blanked, and when: built after cleaning from the objects and the
+// merges, then asked by photometry, the local background and the -OBJECTS check image.
+class Blanking {
+ public:
+  Blanking() = default;
+  // `objects` (after deblending): object k's pixels are owned by id k + 1; other pixels above
+  // `threshold` on `cvalue` (and not NaN on `value`) are detected but owned by no object.
+  // `given_back_by`: also record which object's cleaning gave each pixel back (LOCAL needs it).
+  Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
+           const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
+           bool given_back_by);
+
+  // Whether (x, y) is blanked for the object with owner id `id` measured at scan line `time`.
+  bool blanked(int x, int y, int32_t id, int64_t time) const {
+    const int32_t o = owner_(x, y);
+    if (o == 0 || o == id) return false;
+    if (int64_t(y) + blank_lag_ > time) return false;  // the blanker has not reached the row
+    if (restore_.empty()) return true;
+    const int32_t r = restore_(x, y);
+    return r == INT32_MAX || time < r;
+  }
+  // The same as seen by object `index` at its detection (scan line `done_line`): a pixel given
+  // back on that very line counts as given back only when the object that gave it back was
+  // processed first.
+  bool blanked_at_detection(int x, int y, size_t index, int64_t done_line) const {
+    if (!restore_.empty() && restore_(x, y) == done_line)
+      return !(given_back_by_(x, y) < static_cast<int64_t>(index));
+    return blanked(x, y, 0, done_line);
+  }
+
+ private:
+  Image<int32_t> owner_;          // 0: not detected, k + 1: object k, -1: detected, no object
+  Image<int32_t> restore_;        // line at which a pixel was given back (INT32_MAX: never)
+  Image<int32_t> given_back_by_;  // the object whose cleaning gave the pixel back
+  int blank_lag_ = 0;
+};
+
+// The scan line on which each object was completed: its detection's last row + 1.
+std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent);
+
+}  // namespace celeris::extract
