@@ -14,11 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define CELERIS_HD __host__ __device__
-#else
-#define CELERIS_HD
-#endif
+#include "celeris/host_device.hpp"
 
 namespace celeris::healpix {
 

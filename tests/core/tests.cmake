@@ -1,0 +1,13 @@
+# The CUDA layer on a GPU (tests/core/cuda_layer_gpu_test.cu): its own executable, a .cu compiled
+# by nvcc (the tests launch kernels), labelled "core" and "gpu"; every test skips without a device.
+# gtest_add_tests (names read from the source at configure time) rather than discovery, so that
+# the tests can be given two labels.
+if(CELERIS_HAVE_CUDA)
+  add_executable(test_core_gpu ${CMAKE_CURRENT_SOURCE_DIR}/core/cuda_layer_gpu_test.cu)
+  target_link_libraries(test_core_gpu PRIVATE celeris GTest::gtest_main)
+  target_include_directories(test_core_gpu PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  gtest_add_tests(TARGET test_core_gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/core/cuda_layer_gpu_test.cu
+                  TEST_LIST celeris_core_gpu_tests)
+  set_tests_properties(${celeris_core_gpu_tests} PROPERTIES LABELS "core;gpu"
+                       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endif()
