@@ -8,6 +8,8 @@
 
 #include "celeris/error.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/background_mode.hpp"
+#include "extract/stages/background_spline.hpp"
 #include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
@@ -18,50 +20,11 @@ constexpr double kMinGoodFrac = 0.5;  // BACK_MINGOODFRAC: a mesh needs half its
 constexpr double kQuantNSigma = 5.0;  // histogram spans mean +/- 5 sigma
 constexpr int kQuantMaxLevels = 4096;
 constexpr double kQuantAMin = 4.0;  // minimum mean occupation of a histogram bin
-constexpr double kModeEps = 1e-4;   // convergence of the clipped-histogram iteration
 constexpr float kBad = -std::numeric_limits<float>::max();  // marks a bad mesh
 
 struct MeshStats {
   float back = kBad, sigma = kBad;
 };
-
-// SExtractor's histogram median walk: over bins lcut..hcut, one bin per step is added to the
-// low side (from lcut up) while its sum is below the high side's, else to the high side (from
-// hcut down). That is a merge of the two sorted sequences of partial sums (ties to the high
-// side), so the number of bins the low side ends with is the count of its partial sums whose
-// merge rank is below the number of bins: binary searches on the cumulative counts c0 give the
-// walk's end state in O(log^2 n) instead of O(n) unpredictable branches.
-struct MedianWalk {
-  int lo, hi;               // next bin of each side (lo == hi + 1 at the end)
-  int64_t lowsum, highsum;  // counts taken by each side
-};
-
-MedianWalk median_walk(const std::vector<int64_t>& c0, int lcut, int hcut) {
-  if (hcut < lcut) return {lcut, hcut, 0, 0};
-  const int n = hcut - lcut + 1;
-  auto low = [&](int a) { return c0[lcut + a] - c0[lcut]; };
-  auto high = [&](int b) { return c0[hcut + 1] - c0[hcut + 1 - b]; };
-  auto high_at_most = [&](int64_t v) {  // #{b in 0..n : high(b) <= v}
-    int l = 0, r = n + 1;
-    while (l < r) {
-      const int m = (l + r) / 2;
-      if (high(m) <= v)
-        l = m + 1;
-      else
-        r = m;
-    }
-    return l;
-  };
-  int a0 = 0, a1 = n;
-  while (a0 < a1) {
-    const int m = (a0 + a1) / 2;
-    if (m + high_at_most(low(m)) >= n)
-      a1 = m;
-    else
-      a0 = m + 1;
-  }
-  return {lcut + a0, hcut - (n - a0), low(a0), high(n - a0)};
-}
 
 // Mode and sigma of one mesh: two passes (mean/sigma, then 2-sigma clipped mean/sigma) fix a
 // histogram of about 5 sigma either side; an iterative 3-sigma clipping around the median of
@@ -172,10 +135,7 @@ MeshStats histogram_mode(ImageView<const float> img, int x0, int y0, int w, int 
     }
   }
 
-  // Iterative clipping of the histogram around its median. SExtractor sums counts, counts x bin
-  // and counts x bin^2 in double over the clipped range at every iteration; those sums are
-  // integers far below 2^53, hence exact, so cumulative integer sums give the same doubles in
-  // O(1) per iteration. Only the median walk stays a loop.
+  // The cumulative sums the mode iteration reads (background_mode.hpp).
   std::vector<int64_t>& c0 = scratch.c0;
   std::vector<int64_t>& c1 = scratch.c1;
   std::vector<int64_t>& c2 = scratch.c2;
@@ -188,41 +148,10 @@ MeshStats histogram_mode(ImageView<const float> img, int x0, int y0, int w, int 
     c1[i + 1] = c1[i] + hv * i;
     c2[i + 1] = c2[i] + hv * i * i;
   }
-  const int nlm1 = nlevels - 1;
-  int lcut_i = 0, hcut_i = nlm1;
-  double sig = 10.0 * nlm1, sig1 = 1.0, mea = static_cast<float>(mean), med = mea;
-  for (int n = 100; n-- && sig >= 0.1 && std::fabs(sig / sig1 - 1.0) > kModeEps;) {
-    sig1 = sig;
-    const MedianWalk walk = median_walk(c0, lcut_i, hcut_i);
-    const int lo = walk.lo, hi = walk.hi;
-    const int64_t lowsum = walk.lowsum, highsum = walk.highsum;
-    const bool any = hcut_i >= lcut_i;
-    const double hsum = any ? static_cast<double>(c0[hcut_i + 1] - c0[lcut_i]) : 0.0;
-    mea = any ? static_cast<double>(c1[hcut_i + 1] - c1[lcut_i]) : 0.0;
-    sig = any ? static_cast<double>(c2[hcut_i + 1] - c2[lcut_i]) : 0.0;
-    const double peak = std::max(histo[lo < nlevels ? lo : nlm1], histo[hi >= 0 ? hi : 0]);
-    med = hi >= 0 ? (hi + 0.5 +
-                     (static_cast<double>(highsum) - static_cast<double>(lowsum)) / (2.0 * peak))
-                  : 0.0;
-    if (hsum > 0) {
-      mea /= hsum;
-      sig = sig / hsum - mea * mea;
-    }
-    sig = sig > 0.0 ? std::sqrt(sig) : 0.0;
-    double t = med - 3.0 * sig;
-    lcut_i = t > 0.0 ? static_cast<int>(t + 0.5) : 0;
-    t = med + 3.0 * sig;
-    hcut_i = t < nlm1 ? static_cast<int>(t > 0.0 ? t + 0.5 : t - 0.5) : nlm1;
-  }
-  double mode;
-  if (std::fabs(sig) > 0.0) {
-    mode = std::fabs((mea - med) / sig) < 0.3 ? qzero + (2.5 * med - 1.5 * mea) * qscale
-                                              : qzero + med * qscale;
-  } else {
-    mode = qzero + mea * qscale;
-  }
-  out.back = static_cast<float>(mode);
-  out.sigma = static_cast<float>(sig * qscale);
+  const mode::Mode m = mode::histogram_mode(histo.data(), c0.data(), c1.data(), c2.data(),
+                                            nlevels, mean, qzero, qscale);
+  out.back = m.back;
+  out.sigma = m.sigma;
   return out;
 }
 
@@ -316,25 +245,12 @@ float global_sigma(std::vector<float> s) {
 }
 
 // Second derivatives (divided by 6) of natural cubic splines through each column of a grid
-// with unit node spacing, in float, with SExtractor's back-substitution (each step reuses the
-// already divided value of the next node; reproduced so that maps agree to the last bit).
+// (background_spline.hpp).
 void spline_columns(const std::vector<float>& map, int nx, int ny, std::vector<float>& d2) {
   d2.assign(map.size(), 0.0f);
   if (ny < 2) return;
   std::vector<float> u(ny);
-  for (int x = 0; x < nx; ++x) {
-    auto m = [&](int y) { return map[static_cast<size_t>(y) * nx + x]; };
-    auto d = [&](int y) -> float& { return d2[static_cast<size_t>(y) * nx + x]; };
-    d(0) = u[0] = 0.0f;
-    for (int y = 1; y < ny - 1; ++y) {
-      float t = -1 / (d(y - 1) + 4);
-      d(y) = t;
-      t *= u[y - 1] - 6 * (m(y + 1) + m(y - 1) - 2 * m(y));
-      u[y] = t;
-    }
-    d(ny - 1) = 0.0f;
-    for (int y = ny - 2; y >= 1; --y) d(y) = static_cast<float>((d(y) * d(y + 1) + u[y]) / 6.0);
-  }
+  for (int x = 0; x < nx; ++x) spline::second_derivatives(map.data() + x, ny, nx, d2.data() + x, u.data());
 }
 
 // The x walk of SExtractor's subbackline: the offset dx is accumulated in float pixel by pixel
@@ -379,33 +295,9 @@ XSplineWeights x_spline_weights(int nx, int mesh_w, int width) {
 void interpolate_line(const std::vector<float>& map, const std::vector<float>& d2map, int nx,
                       int ny, int mesh_w, int mesh_h, int width, int y,
                       const XSplineWeights* xweights, float* out) {
-  std::vector<float> node(nx), dnode(nx);
-  if (ny > 1) {
-    float dy = static_cast<float>(y) / mesh_h - 0.5f;
-    int yl = static_cast<int>(dy);
-    dy -= yl;
-    if (yl < 0) {
-      yl = 0;
-      dy -= 1.0f;
-    } else if (yl >= ny - 1) {
-      yl = ny < 2 ? 0 : ny - 2;
-      dy += 1.0f;
-    }
-    const float cdy = 1 - dy;
-    const float dy3 = dy * dy * dy - dy, cdy3 = cdy * cdy * cdy - cdy;
-    for (int x = 0; x < nx; ++x) {
-      const size_t lo = static_cast<size_t>(yl) * nx + x, hi = lo + nx;
-      node[x] = cdy * map[lo] + dy * map[hi] + cdy3 * d2map[lo] + dy3 * d2map[hi];
-    }
-    spline_columns(node, 1, nx, dnode);  // the row of nodes as one column of nx values
-  } else {
-    // One row of meshes: SExtractor uses the (all-zero) y-derivatives as x-derivatives, so the
-    // interpolation along x is piecewise linear.
-    for (int x = 0; x < nx; ++x) {
-      node[x] = map[x];
-      dnode[x] = d2map[x];
-    }
-  }
+  std::vector<float> node(nx), dnode(nx), u(nx);
+  spline::row_nodes(map.data(), d2map.data(), nx, ny, mesh_h, y, node.data(), dnode.data(),
+                    u.data());
   if (nx < 2) {
     std::fill(out, out + width, node[0]);
     return;
@@ -422,22 +314,13 @@ void interpolate_line(const std::vector<float>& map, const std::vector<float>& d
   const XSplineWeights& xw = *xweights;
   for (int j = 0; j < width; ++j) {
     const int lo = xw.lo[j];
-    out[j] = xw.cdx[j] * (node[lo] + xw.cdx2m1[j] * dnode[lo]) +
-             xw.dx[j] * (node[lo + 1] + xw.dx2m1[j] * dnode[lo + 1]);
+    out[j] = spline::at(node.data(), dnode.data(), lo, xw.cdx[j], xw.cdx2m1[j], xw.dx[j],
+                        xw.dx2m1[j]);
   }
 }
 
 BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
-  if (image.width <= 0 || image.height <= 0) throw Error("empty image: no pixels to measure");
-  BackgroundMap m;
-  m.width = static_cast<int>(image.width);
-  m.height = static_cast<int>(image.height);
-  m.mesh_w = std::min(config.back_width, m.width);
-  m.mesh_h = std::min(config.back_height, m.height);
-  m.nx = (m.width - 1) / m.mesh_w + 1;
-  m.ny = (m.height - 1) / m.mesh_h + 1;
-  m.back.assign(m.nx * m.ny, kBad);
-  m.sigma.assign(m.nx * m.ny, kBad);
+  BackgroundMap m = mesh_layout(image.width, image.height, config);
   const int nt = worker_threads(config, image.width * image.height);
 #pragma omp parallel num_threads(nt)
   {
@@ -463,16 +346,42 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
       }
     }
   }
+  return m;
+}
+
+}  // namespace
+
+BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config) {
+  if (width <= 0 || height <= 0) throw Error("empty image: no pixels to measure");
+  BackgroundMap m;
+  m.width = static_cast<int>(width);
+  m.height = static_cast<int>(height);
+  m.mesh_w = std::min(config.back_width, m.width);
+  m.mesh_h = std::min(config.back_height, m.height);
+  m.nx = (m.width - 1) / m.mesh_w + 1;
+  m.ny = (m.height - 1) / m.mesh_h + 1;
+  m.back.assign(m.nx * m.ny, kBad);
+  m.sigma.assign(m.nx * m.ny, kBad);
+  return m;
+}
+
+void finish_background(BackgroundMap& m, const Config& config) {
   fill_bad_meshes(m);
   median_filter_meshes(m, config.back_filter_width, config.back_filter_height,
                        config.back_filtthresh);
   std::vector<float> b = m.back;
   m.global_back = median(b);
   m.global_rms = global_sigma(m.sigma);
-  return m;
+  spline_columns(m.back, m.nx, m.ny, m.dback);
+  spline_columns(m.sigma, m.nx, m.ny, m.dsigma);
+  if (m.nx >= 2 && m.mesh_w > 1) m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
+  if (config.back_manual) {
+    // As SExtractor: the automatic map is still built (its RMS sets the thresholds and the
+    // BACKGROUND column reads it); only the subtracted value is the constant.
+    m.manual = true;
+    m.manual_value = static_cast<float>(config.back_value);
+  }
 }
-
-}  // namespace
 
 BackgroundMap background_map(ImageView<const float> image, const Config& config) {
   return config.back_manual ? constant_background(image, config, float(config.back_value))
@@ -516,10 +425,10 @@ ListBackground list_background(std::span<const float> pixels, MeshScratch& scrat
 }
 
 BackgroundMap estimate_background(ImageView<const float> image, const Config& config) {
-  BackgroundMap m = mesh_grid(image, config);
-  spline_columns(m.back, m.nx, m.ny, m.dback);
-  spline_columns(m.sigma, m.nx, m.ny, m.dsigma);
-  if (m.nx >= 2 && m.mesh_w > 1) m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
+  Config automatic = config;
+  automatic.back_manual = false;
+  BackgroundMap m = mesh_grid(image, automatic);
+  finish_background(m, automatic);
   return m;
 }
 

@@ -40,6 +40,15 @@ struct BackgroundMap {
   float back_bilinear(int x, int y) const;
 };
 
+// The mesh grid of an image, every mesh still marked bad (kBadMesh): what the mesh statistics
+// (CPU or GPU) fill in.
+constexpr float kBadMesh = -3.40282347e+38f;  // -FLT_MAX
+BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config);
+// From the per-mesh statistics (kBadMesh where a mesh has too few valid pixels): bad meshes
+// filled from their nearest good ones, the grid median-filtered, the global values and the
+// splines; BACK_TYPE MANUAL then makes the subtracted map the constant BACK_VALUE.
+void finish_background(BackgroundMap& m, const Config& config);
+
 // Estimates the background of `image` (NaN = masked). Meshes are processed in parallel.
 BackgroundMap estimate_background(ImageView<const float> image, const Config& config);
 

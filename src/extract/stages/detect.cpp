@@ -92,4 +92,51 @@ ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
   return out;
 }
 
+ObjectList detections_from_components(ImageView<const float> value, ImageView<const float> cvalue,
+                                      const int32_t* pixels, const std::vector<int64_t>& offset,
+                                      int threads) {
+  const int64_t w = value.width, h = value.height;
+  const size_t n = offset.size() - 1;
+  constexpr size_t kBlock = 256;
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  std::vector<ObjectList> parts(nblocks);
+#pragma omp parallel num_threads(threads)
+  {
+    LutzScratch scratch;
+    std::vector<uint8_t> box;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t b = 0; b < nblocks; ++b)
+      for (size_t c = b * kBlock; c < std::min(n, (b + 1) * kBlock); ++c) {
+        const int32_t* p = pixels + offset[c];
+        const int64_t count = offset[c + 1] - offset[c];
+        int64_t x0 = w, x1 = -1;
+        const int64_t y0 = p[0] / w, y1 = p[count - 1] / w;  // raster order
+        for (int64_t i = 0; i < count; ++i) {
+          const int64_t x = p[i] % w;
+          x0 = std::min(x0, x);
+          x1 = std::max(x1, x);
+        }
+        const int64_t bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+        box.assign(static_cast<size_t>(bw * bh), 0);
+        for (int64_t i = 0; i < count; ++i)
+          box[static_cast<size_t>((p[i] / w - y0) * bw + (p[i] % w - x0))] = 1;
+        ObjectList& out = parts[b];
+        lutz_scan(
+            static_cast<int>(bw), static_cast<int>(bh),
+            [&](int x, int y) { return box[static_cast<size_t>(y * bw + x)] != 0; }, 1,
+            [&](LutzComponent&& comp) {
+              uint16_t flags = 0;
+              for (int64_t q : comp.pixels) {
+                const int x = static_cast<int>(x0 + q % bw), y = static_cast<int>(y0 + q / bw);
+                out.push_pixel({x, y, value(x, y), cvalue(x, y)});
+                if (x == 0 || y == 0 || x == w - 1 || y == h - 1) flags |= kFlagTruncated;
+              }
+              out.end_object(flags);
+            },
+            scratch);
+      }
+  }
+  return ObjectList::concatenate(parts);
+}
+
 }  // namespace celeris::extract

@@ -20,6 +20,15 @@ struct DetectParams {
 ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
                   const DetectParams& params);
 
+// Detections from 8-connected components found by another labeller (the GPU's): component c's
+// pixels are pixels[offset[c] .. offset[c + 1]) as raster indices (y * width + x), components in
+// SExtractor's completion order, each at least DETECT_MINAREA pixels. Each component's chain
+// order (lutz.hpp) is recovered by a scan of its bounding box holding only its own pixels, which
+// links the runs exactly as the scan of the whole image did. Components in parallel.
+ObjectList detections_from_components(ImageView<const float> value, ImageView<const float> cvalue,
+                                      const int32_t* pixels, const std::vector<int64_t>& offset,
+                                      int threads);
+
 // Labels 8-connected components of `mask` (non-zero = foreground) in one image; returns labels
 // (0 = background, 1..n) in raster order of first pixel. Shared by detection and the tests.
 std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int width, int height,
