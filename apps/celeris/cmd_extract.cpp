@@ -37,6 +37,9 @@ Options:
   -c FILE        configuration file
   --threads N    worker threads (default: all cores, at most one per 128K pixels; same as
                  -NTHREADS N)
+  --device D     cpu (default), cuda or auto (cuda when a GPU is present): with cuda the
+                 background, filter, thresholding and labelling run on the GPU, the rest on
+                 the CPU; the catalog is the same
   -h, --help     this help
 )";
 
@@ -62,6 +65,7 @@ int run_extract(const Args& args) {
   std::string image, config_path;
   bool config_given = false;
   extract::Overrides overrides;
+  Backend device = Backend::Cpu;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -86,9 +90,7 @@ int run_extract(const Args& args) {
     } else if (a == "--threads") {
       overrides.emplace_back("NTHREADS", value());
     } else if (a == "--device") {
-      const std::string d = value();
-      if (d != "cpu" && d != "auto")
-        throw Error("--device " + d + ": the GPU extraction is not available yet; use cpu");
+      device = parse_backend(value());
     } else if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
       overrides.emplace_back(a.substr(1), value());
     } else if (image.empty()) {
@@ -107,7 +109,8 @@ int run_extract(const Args& args) {
       config_path = "default.sex";
     }
   }
-  const extract::Settings settings = extract::load_settings(config_path, overrides);
+  extract::Settings settings = extract::load_settings(config_path, overrides);
+  settings.config.device = resolve_backend(device);
   for (const auto& w : settings.warnings)
     std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);
@@ -127,8 +130,9 @@ int run_extract(const Args& args) {
               info.n_detections, info.n_deblended, r.catalog.rows);
   std::printf("  time       ");
   for (const auto& [stage, s] : info.stage_seconds) std::printf(" %s %.3fs", stage.c_str(), s);
-  std::printf("\n  total       %.3f s (%d thread%s)\n", r.seconds, r.info.threads,
-              r.info.threads == 1 ? "" : "s");
+  std::printf("\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
+              r.info.threads == 1 ? "" : "s",
+              settings.config.device == Backend::Cuda ? ", GPU front end" : "");
   if (settings.catalog_type != extract::CatalogType::None)
     std::printf("  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
                 type_name(settings.catalog_type), r.catalog.columns.size());

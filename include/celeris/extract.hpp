@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "celeris/device.hpp"
 #include "celeris/image.hpp"
 
 namespace celeris::extract {
@@ -80,6 +81,9 @@ struct Config {
   double seeing_fwhm = 1.2;
 
   int threads = 0;  // 0 = all cores
+  // Where the stages run: Cpu, or Cuda (background, filter and detection on the GPU, the rest on
+  // the CPU; the same catalog). Auto is resolved by the caller (resolve_backend).
+  Backend device = Backend::Cpu;
 };
 
 // The extracted objects, one entry per object in every array (structure of arrays). Positions

@@ -9,6 +9,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "extract/gpu/front_end.hpp"
 #include "extract/output/check_images.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/settings/threads.hpp"
@@ -62,6 +63,34 @@ int clean_margin(const std::vector<double>& apertures, int n_apertures) {
   return margin;
 }
 
+// Stages 1-3 on the CPU: the background map and the image less it, the detection image, the
+// detections.
+FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                       const FilterParams& filter, int threads, StageTimer& timer) {
+  FrontEnd out;
+  out.background = background_map(image, config);
+  timer.lap("background");
+  out.value = subtract_background(image, out.background, reuse, threads);
+  timer.lap("subtract");
+  const bool relative = config.thresh_type == ThreshType::Relative;
+  const double rms = out.background.global_rms;
+  out.detect_thresh =
+      static_cast<float>(relative ? config.detect_thresh * rms : config.detect_thresh);
+  out.analysis_thresh =
+      static_cast<float>(relative ? config.analysis_thresh * rms : config.analysis_thresh);
+  if (!(out.detect_thresh > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
+  if (!(out.analysis_thresh > 0))
+    throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
+  FilterParams filter_params = filter;
+  filter_params.threads = threads;
+  if (config.filter) out.filtered = detection_image(out.value.view(), filter_params);
+  timer.lap("filter");
+  const ImageView<const float> cvalue = config.filter ? out.filtered.view() : out.value.view();
+  out.detections = detect(out.value.view(), cvalue, {out.detect_thresh, config.detect_minarea});
+  timer.lap("detect");
+  return out;
+}
+
 }  // namespace
 
 // `reuse`, when given, holds the image's own pixels: the background is subtracted in place.
@@ -82,35 +111,22 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   const int nt = worker_threads(config, image.width * image.height);
   info.threads = nt;
 
-  // 1. Background: the mesh map and the image less it.
-  const BackgroundMap bkg = background_map(image, config);
-  timer.lap("background");
-  const Image<float> value = subtract_background(image, bkg, reuse, nt);
-  timer.lap("subtract");
+  // 1-3. Background, filter and detection, on the CPU or the GPU.
+  FrontEnd front = config.device == Backend::Cuda
+                       ? gpu::front_end(image, config, filter, nt)
+                       : cpu_front_end(image, reuse, config, filter, nt, timer);
+  for (auto& stage : front.stage_seconds) info.stage_seconds.push_back(stage);
+  if (config.device == Backend::Cuda) timer.lap("gpu stages, total");
+  const BackgroundMap& bkg = front.background;
+  const Image<float>& value = front.value;
+  const ImageView<const float> cvalue = config.filter ? front.filtered.view() : value.view();
+  const ObjectList& detections = front.detections;
+  const float dthresh = front.detect_thresh, athresh = front.analysis_thresh;
   info.global_back = config.back_manual ? config.back_value : bkg.global_back;
   info.global_rms = bkg.global_rms;
-  const bool relative = config.thresh_type == ThreshType::Relative;
-  const float dthresh =
-      static_cast<float>(relative ? config.detect_thresh * bkg.global_rms : config.detect_thresh);
-  const float athresh = static_cast<float>(relative ? config.analysis_thresh * bkg.global_rms
-                                                    : config.analysis_thresh);
-  if (!(dthresh > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
-  if (!(athresh > 0)) throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
   info.detect_thresh = dthresh;
   info.analysis_thresh = athresh;
-
-  // 2. Filter: the detection image.
-  FilterParams filter_params = filter;
-  filter_params.threads = nt;
-  Image<float> filtered;
-  if (config.filter) filtered = detection_image(value.view(), filter_params);
-  const ImageView<const float> cvalue = config.filter ? filtered.view() : value.view();
-  timer.lap("filter");
-
-  // 3. Detection: 8-connected pixels above the threshold, in SExtractor's completion order.
-  const ObjectList detections = detect(value.view(), cvalue, {dthresh, config.detect_minarea});
   info.n_detections = detections.size();
-  timer.lap("detect");
 
   // 4. Deblending.
   const DeblendParams dp{

@@ -1,0 +1,44 @@
+// The extraction's first stages on the GPU: background mesh statistics, the background map and
+// its subtraction, the detection filter, thresholding, 8-connected labelling (union-find) and the
+// components in SExtractor's completion order. The data stay on the device between those stages;
+// what the CPU stages after them need (the map, the two images, the detections) comes back.
+// Every value is the CPU path's to the last bit: the per-mesh mode and the spline surface are
+// the same host/device functions (stages/background_mode.hpp, background_spline.hpp), sums run
+// in the CPU's order, and the CUDA code is compiled without FMA contraction.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "celeris/image.hpp"
+#include "extract/objects.hpp"
+#include "extract/stages/background.hpp"
+#include "extract/stages/filter.hpp"
+
+namespace celeris::extract {
+
+// What the first stages (background, filter, detection) hand to those after them, from either
+// device.
+struct FrontEnd {
+  BackgroundMap background;
+  Image<float> value;     // background-subtracted image
+  Image<float> filtered;  // detection image (-inf where the filter support is masked); empty
+                          // with FILTER N
+  ObjectList detections;  // exactly detect()'s
+  float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
+  std::vector<std::pair<std::string, double>> stage_seconds;
+};
+
+namespace gpu {
+
+// Whether the GPU path can run here (built with CUDA and a device present).
+bool available();
+
+// Throws celeris::Error when no GPU can run it, or when the frame has 2^31 pixels or more.
+FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
+                   int host_threads);
+
+}  // namespace gpu
+}  // namespace celeris::extract

@@ -1,0 +1,14 @@
+// Builds without CUDA: the GPU front end is not there, and asking for it is an error.
+#include "celeris/error.hpp"
+#include "extract/gpu/front_end.hpp"
+
+namespace celeris::extract::gpu {
+
+
+bool available() { return false; }
+
+FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+}  // namespace celeris::extract::gpu

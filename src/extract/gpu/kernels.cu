@@ -1,0 +1,420 @@
+// Kernels of the GPU front end (kernels.hpp). Compiled with --fmad=false: every float and
+// double operation rounds as the CPU path's does, so the maps and images are its bit for bit.
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/cuda/cuda_check.hpp"
+#include "extract/gpu/kernels.hpp"
+#include "extract/sextractor/pi.hpp"
+#include "extract/stages/background_mode.hpp"
+#include "extract/stages/background_spline.hpp"
+
+namespace celeris::extract::gpu {
+
+namespace {
+
+constexpr float kBadMesh = -3.40282347e+38f;  // background.hpp kBadMesh (-FLT_MAX)
+constexpr double kMinGoodFrac = 0.5;           // background.cpp
+constexpr double kQuantNSigma = 5.0;
+constexpr int kQuantMaxLevels = 4096;
+constexpr double kQuantAMin = 4.0;
+
+// ---- Background mesh statistics ----------------------------------------------------------------
+
+struct MeshClip {
+  double sum, sum2;  // of the 2-sigma-clipped pixels
+  int64_t n;
+  int valid;  // enough good pixels, and some left after clipping
+};
+
+struct MeshBox {
+  int x0, y0, w, h;
+};
+
+__device__ MeshBox mesh_box(const MeshGeometry& g, int mesh) {
+  const int px = mesh % g.nx, py = mesh / g.nx;
+  const int x0 = px * g.mesh_w, y0 = py * g.mesh_h;
+  return {x0, y0, min(g.mesh_w, g.width - x0), min(g.mesh_h, g.height - y0)};
+}
+
+// Sums of the mesh's pixels within [lcut, hcut], row by row in double as the CPU sums them
+// (one thread per mesh: the order of a double sum is part of its value).
+__device__ void mesh_sums(const float* image, int width, const MeshBox& b, float lcut, float hcut,
+                          double& sum, double& sum2, int64_t& n) {
+  sum = 0;
+  sum2 = 0;
+  n = 0;
+  for (int y = b.y0; y < b.y0 + b.h; ++y) {
+    const float* row = image + static_cast<size_t>(y) * width + b.x0;
+    for (int x = 0; x < b.w; ++x) {
+      const float v = row[x];
+      const bool ok = !(isnan(v) || v < lcut || v > hcut);
+      const double dv = ok ? static_cast<double>(v) : 0.0;
+      sum += dv;
+      sum2 += dv * dv;
+      n += ok;
+    }
+  }
+}
+
+__global__ void mesh_clip_kernel(const float* image, MeshGeometry g, MeshClip* out) {
+  const int mesh = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mesh >= g.nx * g.ny) return;
+  const MeshBox b = mesh_box(g, mesh);
+  const float inf = INFINITY;
+  double sum, sum2;
+  int64_t n;
+  mesh_sums(image, g.width, b, -inf, inf, sum, sum2, n);
+  const bool good = !(static_cast<float>(n) < static_cast<float>((b.w * b.h) * kMinGoodFrac));
+  const double mean = good ? sum / n : 0.0;
+  const double var = good ? sum2 / n - mean * mean : 0.0;
+  const double sigma = var > 0 ? sqrt(var) : 0.0;
+  const float lcut = static_cast<float>(mean - 2.0 * sigma);
+  const float hcut = static_cast<float>(mean + 2.0 * sigma);
+  mesh_sums(image, g.width, b, lcut, hcut, sum, sum2, n);
+  out[mesh] = {sum, sum2, n, good && n > 0 ? 1 : 0};
+}
+
+constexpr int kModeThreads = 256;
+constexpr int kModeItems = kQuantMaxLevels / kModeThreads;  // bins per thread in the scans
+
+// One block per mesh: its histogram (shared-memory atomics: counts do not depend on order), the
+// cumulative sums by block scans, then the clipping iteration on one thread.
+__global__ void __launch_bounds__(kModeThreads)
+    mesh_mode_kernel(const float* image, MeshGeometry g, const MeshClip* clip, float* back_out,
+                     float* sigma_out) {
+  extern __shared__ unsigned char smem[];
+  int* histo = reinterpret_cast<int*>(smem);  // kQuantMaxLevels
+  int64_t* c0 = reinterpret_cast<int64_t*>(histo + kQuantMaxLevels);
+  int64_t* c1 = c0 + kQuantMaxLevels + 1;
+  int64_t* c2 = c1 + kQuantMaxLevels + 1;
+  using Scan = cub::BlockScan<int64_t, kModeThreads>;
+  __shared__ typename Scan::TempStorage scan_tmp;
+
+  const int mesh = blockIdx.x;
+  const MeshClip c = clip[mesh];
+  if (!c.valid) {
+    if (threadIdx.x == 0) back_out[mesh] = sigma_out[mesh] = kBadMesh;
+    return;
+  }
+  const MeshBox b = mesh_box(g, mesh);
+  const int64_t npix = c.n;
+  const double mean = c.sum / npix;
+  const double var = c.sum2 / npix - mean * mean;
+  const double sigma = var > 0 ? sqrt(var) : 0.0;
+  const double step = sqrt(2.0 / kSexPi) * kQuantNSigma / kQuantAMin;
+  const int nlevels = min(static_cast<int>(step * npix + 1), kQuantMaxLevels);
+  const float qscale =
+      static_cast<float>(sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0);
+  const float qzero = static_cast<float>(mean - kQuantNSigma * sigma);
+  const float cste = static_cast<float>(0.499999 - qzero / qscale);
+
+  for (int i = threadIdx.x; i < kQuantMaxLevels; i += kModeThreads) histo[i] = 0;
+  __syncthreads();
+  const int npx = b.w * b.h;
+  for (int k = threadIdx.x; k < npx; k += kModeThreads) {
+    const float v = image[static_cast<size_t>(b.y0 + k / b.w) * g.width + b.x0 + k % b.w];
+    if (isnan(v)) continue;
+    const int bin = static_cast<int>(v / qscale + cste);
+    if (bin >= 0 && bin < nlevels) atomicAdd(&histo[bin], 1);
+  }
+  __syncthreads();
+  // c[i] = sum over bins < i of h, h * i, h * i^2 (exclusive scans of kModeItems bins a thread).
+  int64_t h0[kModeItems], h1[kModeItems], h2[kModeItems];
+  for (int k = 0; k < kModeItems; ++k) {
+    const int i = threadIdx.x * kModeItems + k;
+    const int64_t hv = i < nlevels ? histo[i] : 0;
+    h0[k] = hv;
+    h1[k] = hv * i;
+    h2[k] = hv * i * i;
+  }
+  int64_t total[3];
+  Scan(scan_tmp).ExclusiveSum(h0, h0, total[0]);
+  __syncthreads();
+  Scan(scan_tmp).ExclusiveSum(h1, h1, total[1]);
+  __syncthreads();
+  Scan(scan_tmp).ExclusiveSum(h2, h2, total[2]);
+  for (int k = 0; k < kModeItems; ++k) {
+    const int i = threadIdx.x * kModeItems + k;
+    c0[i] = h0[k];
+    c1[i] = h1[k];
+    c2[i] = h2[k];
+  }
+  if (threadIdx.x == 0) {
+    c0[kQuantMaxLevels] = total[0];
+    c1[kQuantMaxLevels] = total[1];
+    c2[kQuantMaxLevels] = total[2];
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  // Entries past nlevels equal c[nlevels]: the walk reads c[0 .. nlevels] only.
+  const mode::Mode m = mode::histogram_mode(histo, c0, c1, c2, nlevels, mean, qzero, qscale);
+  back_out[mesh] = m.back;
+  sigma_out[mesh] = m.sigma;
+}
+
+constexpr size_t kModeSharedBytes =
+    kQuantMaxLevels * sizeof(int) + 3 * (kQuantMaxLevels + 1) * sizeof(int64_t);
+
+// ---- Background map and subtraction ------------------------------------------------------------
+
+__global__ void row_nodes_kernel(const float* map, const float* d2map, MeshGeometry g, float* node,
+                                 float* dnode, float* u) {
+  const int y = blockIdx.x * blockDim.x + threadIdx.x;
+  if (y >= g.height) return;
+  const size_t o = static_cast<size_t>(y) * g.nx;
+  spline::row_nodes(map, d2map, g.nx, g.ny, g.mesh_h, y, node + o, dnode + o, u + o);
+}
+
+__global__ void subtract_kernel(const float* image, const float* node, const float* dnode,
+                                XWeights xw, MeshGeometry g, bool manual, float manual_value,
+                                float* value) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= g.width) return;
+  const size_t o = static_cast<size_t>(y) * g.nx;
+  float back;
+  if (manual)
+    back = manual_value;
+  else if (g.nx < 2)
+    back = node[o];
+  else if (g.mesh_w == 1)
+    back = node[o + x];
+  else
+    back = spline::at(node + o, dnode + o, xw.lo[x], xw.cdx[x], xw.cdx2m1[x], xw.dx[x],
+                      xw.dx2m1[x]);
+  const size_t p = static_cast<size_t>(y) * g.width + x;
+  value[p] = image[p] - back;
+}
+
+// ---- Filter ------------------------------------------------------------------------------------
+
+__global__ void filter_kernel(const float* value, const float* kernel, int kw, int kh, int width,
+                              int height, float* out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= width) return;
+  // Taps in kernel row-major order, outside the image skipped, as filter.cpp sums them.
+  float acc = 0.0f;
+  bool masked = false;
+  for (int j = 0; j < kh; ++j) {
+    const int sy = y + j - kh / 2;
+    if (sy < 0 || sy >= height) continue;
+    const float* row = value + static_cast<size_t>(sy) * width;
+    for (int i = 0; i < kw; ++i) {
+      const int sx = x + i - kw / 2;
+      if (sx < 0 || sx >= width) continue;
+      const float kv = kernel[j * kw + i];
+      const float v = row[sx];
+      const bool nan = isnan(v);
+      acc += kv * (nan ? 0.0f : v);
+      masked |= nan && kv != 0.0f;
+    }
+  }
+  out[static_cast<size_t>(y) * width + x] = masked ? -INFINITY : acc;
+}
+
+// ---- Labelling ---------------------------------------------------------------------------------
+
+__device__ int find_root(const int32_t* parent, int a) {
+  int p = parent[a];
+  while (p != a) {
+    a = p;
+    p = parent[a];
+  }
+  return a;
+}
+
+// Links the trees of a and b, the larger root under the smaller, so that a component's root
+// ends as its first pixel in raster order.
+__device__ void unite(int32_t* parent, int a, int b) {
+  a = find_root(parent, a);
+  b = find_root(parent, b);
+  while (a != b) {
+    if (a < b) {
+      const int t = a;
+      a = b;
+      b = t;
+    }
+    const int old = atomicCAS(&parent[a], a, b);
+    if (old == a) return;
+    a = find_root(parent, old);
+    b = find_root(parent, b);
+  }
+}
+
+__global__ void label_init_kernel(const float* value, const float* cvalue, float threshold,
+                                  int64_t n, int32_t* parent, int32_t* count, int32_t* last) {
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= n) return;
+  parent[p] = !isnan(value[p]) && cvalue[p] > threshold ? static_cast<int32_t>(p) : -1;
+  count[p] = 0;
+  last[p] = -1;
+}
+
+__global__ void label_merge_kernel(int width, int height, int32_t* parent) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= width) return;
+  const int p = y * width + x;
+  if (parent[p] < 0) return;
+  if (x > 0 && parent[p - 1] >= 0) unite(parent, p, p - 1);
+  if (y > 0) {
+    const int up = p - width;
+    if (x > 0 && parent[up - 1] >= 0) unite(parent, p, up - 1);
+    if (parent[up] >= 0) unite(parent, p, up);
+    if (x + 1 < width && parent[up + 1] >= 0) unite(parent, p, up + 1);
+  }
+}
+
+__global__ void label_finish_kernel(int64_t n, int32_t* parent, int32_t* count, int32_t* last) {
+  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (p >= n || parent[p] < 0) return;
+  const int r = find_root(parent, static_cast<int>(p));
+  parent[p] = r;
+  atomicAdd(&count[r], 1);
+  atomicMax(&last[r], static_cast<int32_t>(p));
+}
+
+// ---- Components --------------------------------------------------------------------------------
+
+struct KeepPixel {
+  const int32_t* parent;
+  const int32_t* count;
+  int minarea;
+  __device__ bool operator()(int32_t p) const {
+    const int32_t r = parent[p];
+    return r >= 0 && count[r] >= minarea;
+  }
+};
+
+__global__ void keys_kernel(const int32_t* pixels, int64_t n, const int32_t* parent,
+                            const int32_t* last, int32_t* keys) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) keys[i] = last[parent[pixels[i]]];
+}
+
+int key_bits(int64_t n) {
+  int bits = 1;
+  while ((int64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
+struct ComponentScratch {
+  size_t select_bytes = 0, sort_bytes = 0;
+};
+
+ComponentScratch component_scratch(int64_t n) {
+  ComponentScratch s;
+  thrust::counting_iterator<int32_t> it(0);
+  int32_t* p = nullptr;
+  int64_t* count = nullptr;
+  cub::DeviceSelect::If(nullptr, s.select_bytes, it, p, count, n,
+                        KeepPixel{nullptr, nullptr, 0});
+  cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, p, p, p, p, n, 0, key_bits(n));
+  return s;
+}
+
+size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
+dim3 row_grid(int width, int height, int threads) {
+  return dim3(static_cast<unsigned>((width + threads - 1) / threads), static_cast<unsigned>(height));
+}
+
+}  // namespace
+
+size_t mesh_scratch_bytes(const MeshGeometry& g) {
+  return static_cast<size_t>(g.nx) * g.ny * sizeof(MeshClip);
+}
+
+void mesh_statistics(const float* image, const MeshGeometry& g, void* scratch, float* back,
+                     float* sigma, cudaStream_t stream) {
+  const int meshes = g.nx * g.ny;
+  MeshClip* clip = static_cast<MeshClip*>(scratch);
+  mesh_clip_kernel<<<(meshes + 127) / 128, 128, 0, stream>>>(image, g, clip);
+  cuda::cuda_check_launch("mesh_clip_kernel");
+  static bool configured = false;
+  if (!configured) {
+    CELERIS_CUDA_CHECK(cudaFuncSetAttribute(mesh_mode_kernel,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(kModeSharedBytes)));
+    configured = true;
+  }
+  mesh_mode_kernel<<<meshes, kModeThreads, kModeSharedBytes, stream>>>(image, g, clip, back, sigma);
+  cuda::cuda_check_launch("mesh_mode_kernel");
+}
+
+void row_nodes(const float* map, const float* d2map, const MeshGeometry& g, float* node,
+               float* dnode, float* u, cudaStream_t stream) {
+  row_nodes_kernel<<<(g.height + 127) / 128, 128, 0, stream>>>(map, d2map, g, node, dnode, u);
+  cuda::cuda_check_launch("row_nodes_kernel");
+}
+
+void subtract_background(const float* image, const float* node, const float* dnode,
+                         const XWeights& xw, const MeshGeometry& g, bool manual,
+                         float manual_value, float* value, cudaStream_t stream) {
+  subtract_kernel<<<row_grid(g.width, g.height, 256), 256, 0, stream>>>(
+      image, node, dnode, xw, g, manual, manual_value, value);
+  cuda::cuda_check_launch("subtract_kernel");
+}
+
+void filter(const float* value, const float* kernel, int kw, int kh, int width, int height,
+            float* filtered, cudaStream_t stream) {
+  filter_kernel<<<row_grid(width, height, 256), 256, 0, stream>>>(value, kernel, kw, kh, width,
+                                                                   height, filtered);
+  cuda::cuda_check_launch("filter_kernel");
+}
+
+void label(const float* value, const float* cvalue, float threshold, int width, int height,
+           int32_t* parent, int32_t* count, int32_t* last, cudaStream_t stream) {
+  const int64_t n = static_cast<int64_t>(width) * height;
+  const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
+  label_init_kernel<<<blocks, 256, 0, stream>>>(value, cvalue, threshold, n, parent, count, last);
+  cuda::cuda_check_launch("label_init_kernel");
+  label_merge_kernel<<<row_grid(width, height, 256), 256, 0, stream>>>(width, height, parent);
+  cuda::cuda_check_launch("label_merge_kernel");
+  label_finish_kernel<<<blocks, 256, 0, stream>>>(n, parent, count, last);
+  cuda::cuda_check_launch("label_finish_kernel");
+}
+
+size_t component_scratch_bytes(int64_t n) {
+  const ComponentScratch s = component_scratch(n);
+  // selected pixels, their keys, the sorted copies, the count, CUB's temporaries
+  return 4 * align256(n * sizeof(int32_t)) + 256 + align256(s.select_bytes) +
+         align256(s.sort_bytes);
+}
+
+int64_t sorted_components(const int32_t* parent, const int32_t* count, const int32_t* last,
+                          int64_t n, int minarea, void* scratch, int32_t* pixels, int32_t* keys,
+                          cudaStream_t stream) {
+  const ComponentScratch s = component_scratch(n);
+  char* base = static_cast<char*>(scratch);
+  auto take = [&](size_t bytes) {
+    char* p = base;
+    base += align256(bytes);
+    return p;
+  };
+  int32_t* selected = reinterpret_cast<int32_t*>(take(n * sizeof(int32_t)));
+  int32_t* selected_keys = reinterpret_cast<int32_t*>(take(n * sizeof(int32_t)));
+  int64_t* kept = reinterpret_cast<int64_t*>(take(sizeof(int64_t)));
+  void* select_tmp = take(s.select_bytes);
+  void* sort_tmp = take(s.sort_bytes);
+  size_t bytes = s.select_bytes;
+  thrust::counting_iterator<int32_t> it(0);
+  CELERIS_CUDA_CHECK(cub::DeviceSelect::If(select_tmp, bytes, it, selected, kept, n,
+                                           KeepPixel{parent, count, minarea}, stream));
+  int64_t m = 0;
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(&m, kept, sizeof(m), cudaMemcpyDeviceToHost, stream));
+  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (m == 0) return 0;
+  keys_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(selected, m, parent, last,
+                                                                           selected_keys);
+  cuda::cuda_check_launch("keys_kernel");
+  // Radix sort is stable: pixels keep their raster order within a component.
+  bytes = s.sort_bytes;
+  CELERIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_tmp, bytes, selected_keys, keys,
+                                                     selected, pixels, m, 0, key_bits(n), stream));
+  return m;
+}
+
+}  // namespace celeris::extract::gpu
