@@ -3,6 +3,7 @@
 // the CPU path's own functions) and the detections' chain order on the host.
 #include "extract/gpu/front_end.hpp"
 
+#include <chrono>
 #include <cmath>
 
 #include "celeris/error.hpp"
@@ -33,13 +34,19 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   if (n >= (int64_t{1} << 31))
     throw Error("--device cuda: frames of 2^31 pixels or more are not supported yet");
   FrontEnd out;
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  const auto t_setup = Clock::now();
   cuda::Stream stream;
   const cudaStream_t s = stream.get();
   enum Mark { kStart, kUploaded, kMeshes, kSubtracted, kFiltered, kLabelled, kSorted, kMarks };
   cuda::EventTimer timer(kMarks);
-  timer.mark(kStart, s);
 
   cuda::DeviceBuffer<float> d_image(n), d_value(n);
+  const double setup = seconds_since(t_setup);
+  timer.mark(kStart, s);
   d_image.upload_async(image.data, n, s);
   timer.mark(kUploaded, s);
 
@@ -114,6 +121,8 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   timer.mark(kSorted, s);
 
   // 5. Back to the host: the two images and the sorted components.
+  stream.synchronize();
+  const auto t_download = Clock::now();
   out.value = Image<float>::uninitialized(w, h);
   d_value.download_async(out.value.data(), n, s);
   if (config.filter) {
@@ -124,7 +133,9 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   d_pixels.download_async(pixels.data(), kept, s);
   d_keys.download_async(keys.data(), kept, s);
   stream.synchronize();
-  out.stage_seconds = {{"gpu upload", timer.seconds(kStart, kUploaded)},
+  const double download = seconds_since(t_download);
+  out.stage_seconds = {{"gpu setup (alloc)", setup},
+                       {"gpu upload", timer.seconds(kStart, kUploaded)},
                        {"gpu background meshes", timer.seconds(kUploaded, kMeshes)},
                        {"gpu subtract", timer.seconds(kMeshes, kSubtracted)},
                        {"gpu filter", timer.seconds(kSubtracted, kFiltered)},
@@ -134,8 +145,11 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   for (int64_t i = 1; i <= kept; ++i)
     if (i == kept || keys[i] != keys[i - 1]) offset.push_back(i);
   const ImageView<const float> cvalue = config.filter ? out.filtered.view() : out.value.view();
+  const auto t_chains = Clock::now();
   out.detections =
       detections_from_components(out.value.view(), cvalue, pixels.data(), offset, host_threads);
+  out.stage_seconds.emplace_back("gpu download", download);
+  out.stage_seconds.emplace_back("host chains", seconds_since(t_chains));
   return out;
 }
 

@@ -186,7 +186,10 @@ __global__ void subtract_kernel(const float* image, const float* node, const flo
     back = spline::at(node + o, dnode + o, xw.lo[x], xw.cdx[x], xw.cdx2m1[x], xw.dx[x],
                       xw.dx2m1[x]);
   const size_t p = static_cast<size_t>(y) * g.width + x;
-  value[p] = image[p] - back;
+  // A masked pixel keeps its NaN's bits (quietened), as the CPU's subtraction does: the GPU's
+  // own arithmetic would return its canonical NaN, and -BACKGROUND would differ in those bits.
+  const float v = image[p];
+  value[p] = isnan(v) ? __uint_as_float(__float_as_uint(v) | 0x00400000u) : v - back;
 }
 
 // ---- Filter ------------------------------------------------------------------------------------

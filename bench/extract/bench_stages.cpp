@@ -1,0 +1,88 @@
+// Times the extraction of one frame stage by stage, on the CPU and with the GPU front end, in one
+// process: the first run of each device is a warm-up (the GPU's context is made there), then the
+// median of --repeat runs per stage and in total, host memory to catalog (Objects) in host
+// memory. The two catalogs are compared column by column.
+//   bench_extract_stages IMAGE.fits [--repeat N] [--threads N] [--devices cpu,cuda]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/fits.hpp"
+
+using namespace celeris;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+bool same(const extract::Objects& a, const extract::Objects& b) {
+  return a.x == b.x && a.y == b.y && a.flux_iso == b.flux_iso && a.flux_auto == b.flux_auto &&
+         a.flux_aper == b.flux_aper && a.flux_radius == b.flux_radius && a.flags == b.flags &&
+         a.a == b.a && a.fwhm == b.fwhm && a.background == b.background;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices cpu,cuda]\n",
+                 argv[0]);
+    return 2;
+  }
+  int repeat = 5, threads = 0;
+  std::string devices = "cpu,cuda";
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--repeat") repeat = std::stoi(argv[i + 1]);
+    else if (a == "--threads") threads = std::stoi(argv[i + 1]);
+    else if (a == "--devices") devices = argv[i + 1];
+  }
+  const FitsImage img = read_fits_image(argv[1]);
+  std::printf("%s: %lld x %lld, %d repeats, threads %d (0: all)\n", argv[1],
+              static_cast<long long>(img.pixels.width()),
+              static_cast<long long>(img.pixels.height()), repeat, threads);
+  extract::MeasureRequest req;
+  req.n_apertures = 1;
+  std::vector<extract::Objects> catalogs;
+  std::stringstream list(devices);
+  for (std::string d; std::getline(list, d, ',');) {
+    extract::Config config;
+    config.threads = threads;
+    config.device = resolve_backend(parse_backend(d));
+    std::map<std::string, std::vector<double>> stages;
+    std::vector<std::string> order;
+    std::vector<double> totals;
+    extract::Result r;
+    for (int k = 0; k <= repeat; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      r = extract::extract(img.pixels.view(), config, req);
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (k == 0) continue;  // warm-up
+      totals.push_back(t);
+      for (const auto& [name, s] : r.info.stage_seconds) {
+        if (!stages.count(name)) order.push_back(name);
+        stages[name].push_back(s);
+      }
+    }
+    std::printf("device %-5s objects %zu (detections %zu), total %.2f ms (median)\n", d.c_str(),
+                r.objects.size(), r.info.n_detections, 1e3 * median(totals));
+    for (const auto& name : order)
+      std::printf("  %-24s %9.3f ms\n", name.c_str(), 1e3 * median(stages[name]));
+    catalogs.push_back(std::move(r.objects));
+  }
+  for (size_t i = 1; i < catalogs.size(); ++i)
+    std::printf("catalog %zu %s catalog 0\n", i, same(catalogs[0], catalogs[i]) ? "==" : "DIFFERS FROM");
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_extract_stages: %s\n", e.what());
+  return 1;
+}
