@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 images=${1:-.data/images}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-source scripts/device-build.sh celeris_cli test_extract test_core_gpu 2>&1 | tail -3
+source scripts/device-build.sh celeris_cli test_extract test_core_gpu bench_extract_stages 2>&1 | tail -3
 bin=build-gpu/bin/celeris
 $bin version
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
