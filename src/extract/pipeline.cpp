@@ -44,6 +44,8 @@ class StageTimer {
 void validate(ImageView<const float> image, const Config& c) {
   if (image.width <= 0 || image.height <= 0) throw Error("empty image: no pixels to extract from");
   size_t valid = 0;
+  const int nt = worker_threads(c, image.size());
+#pragma omp parallel for reduction(+ : valid) schedule(static) num_threads(nt)
   for (int64_t i = 0; i < image.size(); ++i) valid += !std::isnan(image.data[i]);
   if (valid == 0) throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
@@ -176,7 +178,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
   const Blanking blanking(value.view(), cvalue, dthresh, objects, cleaned.removed,
-                          mp.buffer.blank_lag, local_back);
+                          mp.buffer.blank_lag, local_back, nt);
   const PhotometryField field{value.view(), &blanking, bkg.global_rms, config.gain,
                               config.mask_type};
   if (local_back) {

@@ -85,7 +85,7 @@ class Blanking {
   // `given_back_by`: also record which object's cleaning gave each pixel back (LOCAL needs it).
   Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
            const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
-           bool given_back_by);
+           bool given_back_by, int threads = 1);
 
   // Whether (x, y) is blanked for the object with owner id `id` measured at scan line `time`.
   bool blanked(int x, int y, int32_t id, int64_t time) const {
