@@ -22,6 +22,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
+#include "spp_backends.hpp"
 #include "spp_cuda_alpha.cuh"
 #include "spp_math.hpp"
 

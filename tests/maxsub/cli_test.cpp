@@ -25,6 +25,16 @@ namespace ms = celeris::maxsub;
 
 namespace {
 
+// A former --method spelling as options (algorithm + device), and with a precision.
+ms::Options M(const char* method) {
+  return ms::parse_method(method);
+}
+ms::Options with(ms::Options o, ms::Precision p, ms::GpuTimes* times = nullptr) {
+  o.precision = p;
+  o.gpu_times = times;
+  return o;
+}
+
 struct Result {
   int status = -1;
   std::string output;  // stdout and stderr
@@ -153,7 +163,7 @@ TEST_F(MaxsubCli, BolocamEqualsLibrary) {
   for (double& v : a) v = std::isfinite(v) ? v - offset : 0.0;
   const std::vector<ms::Rect> lib = ms::k_max_disjoint(a, w, h, 3);
   ASSERT_EQ(lib.size(), 3u);
-  EXPECT_EQ(lib[0], ms::max_subarray(a, w, h, {ms::Method::Alg8, ms::Precision::Double}));
+  EXPECT_EQ(lib[0], ms::max_subarray(a, w, h, with(M("alg8"), ms::Precision::Double)));
   const auto sums = json_numbers(j, "sum"), x0 = json_numbers(j, "x_min"),
              x1 = json_numbers(j, "x_max"), y0 = json_numbers(j, "y_min"),
              y1 = json_numbers(j, "y_max");
@@ -238,7 +248,7 @@ TEST_F(MaxsubCli, BackgroundOffsetIsTheExtractionsMap) {
   const celeris::Image<float> back = celeris::extract::background_image({px.data(), w, h}, c);
   std::vector<double> a(px.size());
   for (size_t i = 0; i < a.size(); ++i) a[i] = double(px[i]) - double(back.data()[i]);
-  const ms::Rect lib = ms::max_subarray(a, w, h, {ms::Method::Cpu, ms::Precision::Double});
+  const ms::Rect lib = ms::max_subarray(a, w, h, with(M("cpu"), ms::Precision::Double));
   EXPECT_DOUBLE_EQ(json_numbers(j, "sum").at(0), lib.sum);
   EXPECT_EQ(json_numbers(j, "x_min").at(0), lib.left + 1);
   EXPECT_EQ(json_numbers(j, "y_max").at(0), lib.bottom + 1);
@@ -267,4 +277,34 @@ TEST_F(MaxsubCli, PngOverlay) {
   };
   EXPECT_EQ(be32(16), 40u);  // IHDR width
   EXPECT_EQ(be32(20), 30u);  // IHDR height
+}
+
+// --algorithm and --device spell the same runs as the former --method, with byte-identical
+// output files; mixing the two spellings, or a pair no implementation runs, is refused.
+TEST_F(MaxsubCli, DeviceAndAlgorithmFlagsEqualTheFormerMethod) {
+  std::vector<float> px = kPaper;
+  celeris::write_fits_image(path("paper.fits"), {px.data(), 8, 4});
+  const struct {
+    const char* method;
+    const char* split;
+  } cases[] = {{"cpu", "--algorithm rowpairs --device cpu"},
+               {"alg8", "--algorithm alg8 --device cpu"},
+               {"alg9", "--algorithm alg9"},
+               {"brute", "--algorithm brute --device auto"}};
+  for (const auto& c : cases) {
+    const Result a =
+        run_cli(path("paper.fits") + " --k 2 --method " + c.method + " -o " + path("a.json"));
+    const Result b = run_cli(path("paper.fits") + " --k 2 " + c.split + " -o " + path("b.json"));
+    ASSERT_EQ(a.status, 0) << a.output;
+    ASSERT_EQ(b.status, 0) << b.output;
+    EXPECT_EQ(slurp(path("a.json")), slurp(path("b.json"))) << c.method;
+    EXPECT_NE(slurp(path("b.json")).find(std::string("\"method\": \"") + c.method + "\""),
+              std::string::npos);
+  }
+  EXPECT_NE(run_cli(path("paper.fits") + " --method cpu --device cpu").status, 0);
+  EXPECT_NE(run_cli(path("paper.fits") + " --method cpu --algorithm alg8").status, 0);
+  const Result bad = run_cli(path("paper.fits") + " --algorithm alg8 --device cuda");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("runs on the CPU only"), std::string::npos) << bad.output;
+  EXPECT_NE(run_cli(path("paper.fits") + " --algorithm alg38 --device cpu").status, 0);
 }
