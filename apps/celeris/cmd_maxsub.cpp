@@ -405,7 +405,15 @@ int run_maxsub(const Args& args) {
   const FitsImage img = read_fits_image(run.image);
   run.width = static_cast<int>(img.pixels.width());
   run.height = static_cast<int>(img.pixels.height());
-  const std::vector<double> raw(img.pixels.pixels().begin(), img.pixels.pixels().end());
+  // The search is in double: files whose values float32 cannot hold (BITPIX -64, 64, 32) are read
+  // again as float64, so that the offset, the search and the sums see the stored values.
+  std::vector<double> raw;
+  if (fits_bitpix_wider_than_float(img.bitpix)) {
+    const Image<double> px = read_fits_pixels_f64(img);
+    raw.assign(px.pixels().begin(), px.pixels().end());
+  } else {
+    raw.assign(img.pixels.pixels().begin(), img.pixels.pixels().end());
+  }
   std::vector<double> finite;
   finite.reserve(raw.size());
   int64_t first_nan = -1;
