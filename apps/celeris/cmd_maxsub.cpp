@@ -348,7 +348,7 @@ int run_maxsub(const Args& args) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--shape", run.shape,
-                 "rect or convex (W-N shape, Thaher & Takaoka; on the GPU with --method cuda or "
+                 "rect or convex (W-N shape, Thaher & Takaoka; on the GPU with --device cuda or "
                  "auto, else on one core; always double)")
       ->check(CLI::IsMember({"rect", "convex"}))
       ->capture_default_str();
@@ -363,13 +363,26 @@ int run_maxsub(const Args& args) {
   app.add_option("--precision", run.precision, "accumulation type of the search")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
+  std::string algorithm, device;
+  auto* algorithm_opt =
+      app.add_option("--algorithm", algorithm,
+                     "rowpairs (2-D Kadane over every row pair: all threads on the CPU, row-pair "
+                     "tiles in shared memory on the GPU; the default), alg8 (Bae's Algorithm 8: "
+                     "2-D prefix sums, 1 core), alg9 (Algorithm 9: 2-D Kadane, 1 core), "
+                     "alg38/alg39 (the paper's GPU mesh algorithms, one thread per pixel, w + h - "
+                     "1 steps: for comparison, slow), brute (every rectangle: tiny images only)")
+          ->check(CLI::IsMember({"rowpairs", "alg8", "alg9", "alg38", "alg39", "brute"}));
+  auto* device_opt = app.add_option("--device", device,
+                                    "cpu, cuda, or auto (cuda when a GPU exists and the "
+                                    "algorithm runs there, else cpu; the default)")
+                         ->check(CLI::IsMember({"cpu", "cuda", "gpu", "auto"}));
   app.add_option("--method", run.method,
-                 "alg8 (Bae's Algorithm 8: 2-D prefix sums, 1 core), alg9 (Algorithm 9: 2-D "
-                 "Kadane, 1 core), cpu (alg9 on all threads), cuda (fast GPU search: row-pair "
-                 "tiles in shared memory), alg38/alg39 (the paper's GPU mesh algorithms, one "
-                 "thread per pixel, w + h - 1 steps: for comparison, slow), auto (cuda when a "
-                 "GPU exists, else cpu), brute (every rectangle: tiny images only)")
+                 "former spelling of --algorithm and --device together: cpu (rowpairs on the "
+                 "CPU), cuda (rowpairs on the GPU), auto, alg8, alg9, brute (CPU), alg38, alg39 "
+                 "(GPU)")
       ->check(CLI::IsMember({"alg8", "alg9", "cpu", "cuda", "alg38", "alg39", "auto", "brute"}))
+      ->excludes(algorithm_opt)
+      ->excludes(device_opt)
       ->capture_default_str();
   app.add_option("--nan", run.nan_policy,
                  "masked (NaN) pixels: error, zero (0 after the offset) or min (the minimum)")
@@ -392,7 +405,15 @@ int run_maxsub(const Args& args) {
   const FitsImage img = read_fits_image(run.image);
   run.width = static_cast<int>(img.pixels.width());
   run.height = static_cast<int>(img.pixels.height());
-  const std::vector<double> raw(img.pixels.pixels().begin(), img.pixels.pixels().end());
+  // The search is in double: files whose values float32 cannot hold (BITPIX -64, 64, 32) are read
+  // again as float64, so that the offset, the search and the sums see the stored values.
+  std::vector<double> raw;
+  if (fits_bitpix_wider_than_float(img.bitpix)) {
+    const Image<double> px = read_fits_pixels_f64(img);
+    raw.assign(px.pixels().begin(), px.pixels().end());
+  } else {
+    raw.assign(img.pixels.pixels().begin(), img.pixels.pixels().end());
+  }
   std::vector<double> finite;
   finite.reserve(raw.size());
   int64_t first_nan = -1;
@@ -444,10 +465,12 @@ int run_maxsub(const Args& args) {
     std::fprintf(stderr, "maxsub: note: ignoring the WCS (%s)\n", e.what());
   }
 
-  const ms::Options opt{ms::parse_method(run.method),
-                        run.precision == "float" ? ms::Precision::Float : ms::Precision::Double};
-  run.method = ms::method_name(opt.method);  // auto resolved
-  if (opt.method == ms::Method::Brute &&
+  ms::Options opt = ms::parse_method(run.method);
+  if (!algorithm.empty()) opt.algorithm = ms::parse_algorithm(algorithm);
+  if (!device.empty()) opt.device = parse_device(device);
+  opt.precision = run.precision == "float" ? ms::Precision::Float : ms::Precision::Double;
+  run.method = ms::method_name(opt);  // the former spelling, auto resolved: recorded in outputs
+  if (opt.algorithm == ms::Algorithm::Brute &&
       double(run.width) * run.width * run.height * run.height > 1e10)
     throw Error("--method brute visits every rectangle (O(w^2 h^2)): use it on tiny images only");
   std::vector<Region> regions;
@@ -461,12 +484,15 @@ int run_maxsub(const Args& args) {
       rs = {ms::max_subarray(a, run.width, run.height, opt)};
     for (const ms::Rect& r : rs) regions.push_back(from_rect(r, raw, run.width));
   } else {
-    // The convex DP runs on the GPU with --method cuda (or auto with a GPU), else on one core.
-    const ms::Method convex_method = opt.method == ms::Method::Cuda ? opt.method : ms::Method::Cpu;
-    run.method = convex_method == ms::Method::Cuda ? "convex-dp-cuda" : "convex-dp";
+    // The convex DP runs on the GPU when the row-pair search would (device cuda, or auto with
+    // a GPU), else on one core.
+    const Device convex_device = opt.algorithm == ms::Algorithm::RowPairs && run.method == "cuda"
+                                     ? Device::Cuda
+                                     : Device::Cpu;
+    run.method = convex_device == Device::Cuda ? "convex-dp-cuda" : "convex-dp";
     run.precision = "double";
     for (const ms::ConvexRegion& c :
-         ms::k_max_convex_disjoint(a, run.width, run.height, run.k, convex_method))
+         ms::k_max_convex_disjoint(a, run.width, run.height, run.k, convex_device))
       regions.push_back(from_columns(c.left, c.top, c.bottom, c.sum, raw, run.width));
   }
   print_table(run, regions);

@@ -89,18 +89,21 @@ int run_spp(const Args& args) {
   ro.mat_variable = variable;
   hs::Cube cube = hs::read_cube(input, ro);
   const int lines = cube.lines, samples = cube.samples, nbands = cube.bands;
-  Backend backend = parse_backend(device);
-  if (backend == Backend::Auto)
-    backend = (hs::spp_cuda_compiled() && cuda_device_count() > 0) ? Backend::Cuda : Backend::Cpu;
-  const bool keep_alpha = !alpha_path.empty();
+  hs::SppOptions so;
+  so.window = window;
+  so.keep_alpha = !alpha_path.empty();
+  // Auto resolved here, so that the report below can say which device ran; --kernel is the
+  // CUDA kernel when the GPU runs it (the CPU has one).
+  so.device = parse_device(device);
+  if (so.device == Device::Cpu && app.count("--kernel"))
+    throw Error("--kernel picks the CUDA alpha kernel; --device cpu has one implementation");
+  if (so.device == Device::Auto)
+    so.device = (hs::spp_cuda_compiled() && cuda_device_count() > 0) ? Device::Cuda : Device::Cpu;
+  if (so.device == Device::Cuda) so.kernel = kernel;
+  const Device ran_on = so.device;
+  const bool keep_alpha = so.keep_alpha;
   const auto t0 = std::chrono::steady_clock::now();
-  hs::SppResult res;
-  if (backend == Backend::Cuda) {
-    resolve_backend(Backend::Cuda);
-    res = hs::spp_cuda(std::move(cube), window, keep_alpha, kernel);
-  } else {
-    res = hs::spp_cpu(std::move(cube), window, keep_alpha);
-  }
+  const hs::SppResult res = hs::spp(std::move(cube), so);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   hs::write_cube(output, res.cube, out_format);
   if (keep_alpha) {
@@ -108,10 +111,9 @@ int run_spp(const Args& args) {
     write_fits_image(alpha_path, view, {"COMMENT   SPP similarity factor alpha (radians)"});
   }
   std::printf("spp: %d lines x %d samples x %d bands, window %d, %s: %.3f s -> %s (%s)\n", lines,
-              samples, nbands, window,
-              backend == Backend::Cuda ? ("cuda " + kernel).c_str() : "cpu", secs, output.c_str(),
-              format_name(out_format));
-  if (backend == Backend::Cuda)
+              samples, nbands, window, ran_on == Device::Cuda ? ("cuda " + kernel).c_str() : "cpu",
+              secs, output.c_str(), format_name(out_format));
+  if (ran_on == Device::Cuda)
     std::printf("spp: on the GPU %.3f ms (alpha %.3f ms), host<->device copies %.3f ms\n",
                 res.device_seconds * 1e3, res.alpha_seconds * 1e3, res.transfer_seconds * 1e3);
   return 0;

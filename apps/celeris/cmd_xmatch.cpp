@@ -68,7 +68,8 @@ int run_xmatch(const Args& args) {
   app.add_option("--order", o.order, "HEALPix order of the index (default: from the radius)");
   app.add_option("--threads", o.threads, "CPU threads (default: all)");
   std::string backend = "auto";
-  app.add_option("--backend", backend, "cpu | cuda | auto (CUDA when a GPU is present)")
+  app.add_option("--device,--backend", backend,
+                 "cpu | cuda | auto (CUDA when a GPU is present); --backend is the former name")
       ->capture_default_str();
   std::string memory, gpu_memory;
   bool progress = false;
@@ -91,7 +92,7 @@ int run_xmatch(const Args& args) {
   o.find = xmatch::parse_find(find);
   o.join = xmatch::parse_join(join);
   o.search = xmatch::parse_search(search);
-  o.backend = parse_backend(backend);
+  o.backend = parse_device(backend);
   if (!gpu_memory.empty()) o.device_memory = xmatch::parse_memory_size(gpu_memory);
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -25,6 +25,7 @@
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "hyperspectral/spp_backends.hpp"
 #ifdef CELERIS_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif

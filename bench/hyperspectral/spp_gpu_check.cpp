@@ -14,6 +14,7 @@
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "hyperspectral/spp_backends.hpp"
 #ifdef SPP_STANDALONE
 #include "hyperspectral/internal.hpp"
 #endif

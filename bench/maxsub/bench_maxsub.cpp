@@ -209,10 +209,12 @@ int main(int argc, char** argv) {
   if (gpu) {
     // Context creation and lazy module loading stay out of the first size's numbers.
     const std::vector<double> warm = synthetic(64, 1u);
-    for (ms::Method m : {ms::Method::Cuda, ms::Method::Alg38, ms::Method::Alg39})
+    for (const char* method : {"cuda", "alg38", "alg39"})
       for (ms::Precision p : {ms::Precision::Double, ms::Precision::Float}) {
-        ms::max_subarray(warm, 64, 64, {m, p});
-        ms::k_max_disjoint(warm, 64, 64, 2, {m, p});
+        ms::Options o = ms::parse_method(method);
+        o.precision = p;
+        ms::max_subarray(warm, 64, 64, o);
+        ms::k_max_disjoint(warm, 64, 64, 2, o);
       }
   }
 
@@ -241,35 +243,35 @@ int main(int argc, char** argv) {
     struct M {
       const char* key;
       const char* name;
-      ms::Method m;
+      const char* m;  // the former method spelling: algorithm + device
       ms::Precision p;
       int max_n;
       bool on_gpu;
     };
     // Algorithm 9 first: the speed-ups of the others are against it.
     const M methods[] = {
-        {"alg9", "alg9 double (1 core)", ms::Method::Alg9, ms::Precision::Double, max_alg9, false},
-        {"alg8", "alg8 double (1 core)", ms::Method::Alg8, ms::Precision::Double, max_alg8, false},
-        {"cpu", "cpu double (threads)", ms::Method::Cpu, ms::Precision::Double, max_cpu, false},
-        {"cuda", "cuda double", ms::Method::Cuda, ms::Precision::Double, 1 << 30, true},
-        {"cuda-float", "cuda float", ms::Method::Cuda, ms::Precision::Float, 1 << 30, true},
-        {"alg38", "alg38 double (GPU mesh)", ms::Method::Alg38, ms::Precision::Double, max_mesh,
-         true},
-        {"alg39", "alg39 double (GPU mesh)", ms::Method::Alg39, ms::Precision::Double, max_mesh,
-         true}};
+        {"alg9", "alg9 double (1 core)", "alg9", ms::Precision::Double, max_alg9, false},
+        {"alg8", "alg8 double (1 core)", "alg8", ms::Precision::Double, max_alg8, false},
+        {"cpu", "cpu double (threads)", "cpu", ms::Precision::Double, max_cpu, false},
+        {"cuda", "cuda double", "cuda", ms::Precision::Double, 1 << 30, true},
+        {"cuda-float", "cuda float", "cuda", ms::Precision::Float, 1 << 30, true},
+        {"alg38", "alg38 double (GPU mesh)", "alg38", ms::Precision::Double, max_mesh, true},
+        {"alg39", "alg39 double (GPU mesh)", "alg39", ms::Precision::Double, max_mesh, true}};
     for (const M& m : methods) {
       if (!wants(m.key) || n > m.max_n || (m.on_gpu && !gpu)) continue;
       ms::Rect r;
       ms::GpuTimes gt;
-      const ms::Options opt{m.m, m.p, m.on_gpu ? &gt : nullptr};
+      ms::Options opt = ms::parse_method(m.m);
+      opt.precision = m.p;
+      opt.gpu_times = m.on_gpu ? &gt : nullptr;
       // A serial method on one thread even when it could use more (alg9/alg8 are serial anyway).
       const double s = timed(repeat, [&] { r = ms::max_subarray(a, n, n, opt); });
-      if (m.m == ms::Method::Alg9) alg9_s = s;
+      if (std::string(m.m) == "alg9") alg9_s = s;
       line(m.name, s, m.on_gpu ? &gt : nullptr, r, steps);
     }
     if (n <= 40 && wants("brute")) {
       ms::Rect r;
-      const double s = timed(1, [&] { r = ms::max_subarray(a, n, n, {ms::Method::Brute}); });
+      const double s = timed(1, [&] { r = ms::max_subarray(a, n, n, ms::parse_method("brute")); });
       line("brute (reference)", s, nullptr, r, steps, false);
     }
     if (n == threads_at && wants("cpu")) {
@@ -280,7 +282,8 @@ int main(int argc, char** argv) {
       for (int t : counts) {
         omp_set_num_threads(t);
         ms::Rect r;
-        const double s = timed(repeat, [&] { r = ms::max_subarray(a, n, n, {ms::Method::Cpu}); });
+        const double s =
+            timed(repeat, [&] { r = ms::max_subarray(a, n, n, ms::parse_method("cpu")); });
         char name[64];
         std::snprintf(name, sizeof name, "cpu double (%d thr)", t);
         line(name, s, nullptr, r, steps);
@@ -291,7 +294,8 @@ int main(int argc, char** argv) {
       char name[64];
       if (wants("kdisjoint") && gpu) {
         std::vector<ms::Rect> rs;
-        const double s = timed(1, [&] { rs = ms::k_max_disjoint(a, n, n, k, {ms::Method::Cuda}); });
+        const double s =
+            timed(1, [&] { rs = ms::k_max_disjoint(a, n, n, k, ms::parse_method("cuda")); });
         std::snprintf(name, sizeof name, "k=%d disjoint cuda", k);
         line(name, s, nullptr, rs.front(), steps * k, false);
         rep.emit("%6d %-22s %10s  k-th: %d %d %d %d %.6g\n", n, "", "", rs.back().left + 1,
@@ -299,7 +303,8 @@ int main(int argc, char** argv) {
       }
       if (wants("kdisjoint") && n <= max_cpu / 2) {
         std::vector<ms::Rect> rs;
-        const double s = timed(1, [&] { rs = ms::k_max_disjoint(a, n, n, k, {ms::Method::Cpu}); });
+        const double s =
+            timed(1, [&] { rs = ms::k_max_disjoint(a, n, n, k, ms::parse_method("cpu")); });
         std::snprintf(name, sizeof name, "k=%d disjoint cpu", k);
         line(name, s, nullptr, rs.front(), steps * k, false);
         rep.emit("%6d %-22s %10s  k-th: %d %d %d %d %.6g\n", n, "", "", rs.back().left + 1,
@@ -308,7 +313,7 @@ int main(int argc, char** argv) {
       if (wants("koverlap") && n <= max_cpu / 2) {
         std::vector<ms::Rect> rs;
         const double s =
-            timed(1, [&] { rs = ms::k_max_overlapping(a, n, n, k, {ms::Method::Cpu}); });
+            timed(1, [&] { rs = ms::k_max_overlapping(a, n, n, k, ms::parse_method("cpu")); });
         std::snprintf(name, sizeof name, "k=%d overlapping cpu", k);
         line(name, s, nullptr, rs.front(), steps * k, false);
         rep.emit("%6d %-22s %10s  k-th: %d %d %d %d %.6g\n", n, "", "", rs.back().left + 1,
@@ -332,7 +337,7 @@ int main(int argc, char** argv) {
       }
       if (gpu && n <= max_convex_gpu) {
         ms::ConvexRegion c;
-        const double s = timed(1, [&] { c = ms::max_convex(a, n, n, ms::Method::Cuda); });
+        const double s = timed(1, [&] { c = ms::max_convex(a, n, n, celeris::Device::Cuda); });
         convex_line("convex cuda", s, c);
       }
     }

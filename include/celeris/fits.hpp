@@ -48,6 +48,15 @@ struct FitsImage {
 // missing file, a non-FITS file, a table HDU, an empty or wrong-dimensional image.
 FitsImage read_fits_image(const std::string& path);
 
+// True when float32 cannot hold every value of a file of this BITPIX: -64, 64 and 32. The
+// consumers that compute in double (maxsub) read such images again with read_fits_pixels_f64.
+bool fits_bitpix_wider_than_float(int bitpix);
+// The pixels of `image` (returned by read_fits_image: the same file and HDU are opened again)
+// as float64: BITPIX -64 values as stored, integer types with BZERO/BSCALE applied in double;
+// BLANK, NaN and infinite pixels NaN, as in FitsImage::pixels. (Extraction keeps the float32
+// pixels: SExtractor's catalogs depend on its float rounding.)
+Image<double> read_fits_pixels_f64(const FitsImage& image);
+
 // Writes a 2-D image (primary HDU) from floats with optional extra header cards, stored with the
 // given BITPIX (-32 float; 32 for integer maps such as a segmentation); atomic (temp + rename).
 void write_fits_image(const std::string& path, ImageView<const float> image,

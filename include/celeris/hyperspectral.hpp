@@ -146,8 +146,18 @@ void write_fits_cube(const std::string& path, const Cube& cube);
 
 struct SppOptions {
   int window = 5;
-  Backend backend = Backend::Cpu;
+  // Cpu: float32 on every OpenMP thread. Cuda: every stage on the GPU (the cube uploaded, displaced
+  // there, downloaded). Auto: Cuda when compiled in and a device exists, else Cpu.
+  Device device = Device::Cpu;
   bool keep_alpha = false;  // fill SppResult::alpha
+  // The CUDA alpha kernel (eq. 1), one of spp_cuda_kernels():
+  //   "block" the paper's one pixel per block (Sec. 3.1);
+  //   "tile"  the paper's several pixels per block (Sec. 3.2): 32 x 8 pixels, one thread each;
+  //   "strip" (default) register-blocked: a thread holds a column strip of pixels and one column
+  //           offset of the window, so each value it loads serves up to `window` pairs; windows
+  //           up to 15 (larger windows run the tile kernel).
+  // The CPU has one implementation: any other kernel than "strip" there is refused.
+  std::string kernel = "strip";
 };
 
 struct SppResult {
@@ -161,15 +171,12 @@ struct SppResult {
   double transfer_seconds = 0;
 };
 
-// Throws celeris::Error for an even or < 3 window, an empty cube, or an unavailable backend.
+// Throws celeris::Error for an even or < 3 window, an empty cube, an unknown kernel, or an
+// unavailable device.
 // The overloads taking Cube&& displace the pixels in place in the cube's own memory (no copy of
 // the cube: for large cubes the copy costs more than the preprocessing).
 SppResult spp(const Cube& cube, const SppOptions& options);
 SppResult spp(Cube&& cube, const SppOptions& options);
-
-// Multi-threaded (OpenMP) float32 CPU implementation.
-SppResult spp_cpu(const Cube& cube, int window, bool keep_alpha = false);
-SppResult spp_cpu(Cube&& cube, int window, bool keep_alpha = false);
 
 // Float64 reference, straight from the equations, single-threaded: input BSQ
 // (bands x lines x samples), returns the preprocessed cube (BSQ) and optionally alpha.
@@ -181,36 +188,8 @@ void check_window(int window);
 
 // True when the CUDA kernels of spp were compiled in.
 bool spp_cuda_compiled();
-// CUDA implementations (throw when not compiled or no device): upload, spp_cuda_device, download.
-// `kernel` picks the alpha kernel (eq. 1):
-//   "block" the paper's one pixel per block (Sec. 3.1);
-//   "tile"  the paper's several pixels per block (Sec. 3.2): 32 x 8 pixels, one thread each;
-//   "strip" (default) register-blocked: a thread holds a column strip of pixels and one column
-//           offset of the window, so each value it loads serves up to `window` pairs; windows
-//           up to 15 (larger windows run the tile kernel).
-SppResult spp_cuda(const Cube& cube, int window, bool keep_alpha = false,
-                   const std::string& kernel = "strip");
-SppResult spp_cuda(Cube&& cube, int window, bool keep_alpha = false,
-                   const std::string& kernel = "strip");
-// The kernel names spp_cuda accepts.
+// The kernel names SppOptions::kernel accepts.
 std::vector<std::string> spp_cuda_kernels();
-
-// Device-resident SPP: `d_cube` is a device pointer to bands x lines x samples float32 (BSQ),
-// displaced in place (eqs. 1-5 all on the GPU: centroid, norms, alpha, rho, displacement).
-// `d_alpha` (device, lines * samples floats) receives alpha when not null; `centroid` (host)
-// the centroid when not null. Scratch (about 17 bytes per pixel, plus a unit-spectra copy of the
-// cube for the block and tile kernels) is allocated and freed inside the call.
-struct SppDeviceTimes {
-  double total = 0;     // seconds, CUDA events around all stages (scratch allocation excluded)
-  double centroid = 0;  // per stage, seconds
-  double normalise = 0;
-  double alpha = 0;
-  double displace = 0;
-  double wall = 0;  // host clock for the whole call, scratch allocation and free included
-};
-SppDeviceTimes spp_cuda_device(float* d_cube, int bands, int lines, int samples, int window,
-                               const std::string& kernel = "strip", float* d_alpha = nullptr,
-                               std::vector<double>* centroid = nullptr);
 
 // ---- simulation -----------------------------------------------------------------------------
 

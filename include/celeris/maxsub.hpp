@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "celeris/device.hpp"
+
 namespace celeris::maxsub {
 
 struct Rect {
@@ -50,23 +52,24 @@ struct Rect {
 // The tie order: true when a comes before b (larger sum; then smaller top, left, bottom, right).
 bool better(const Rect& a, const Rect& b);
 
-enum class Method {
-  Brute,  // reference: every rectangle, O(m^2 n^2) with a 2-D prefix table (tests, tiny images)
-  Alg8,   // serial 2-D prefix-sum method (Bae's Algorithm 8), O(m^2 n), O(mn) memory
-  Alg9,   // serial 2-D Kadane (Bae's Algorithm 9), O(m^2 n), O(n) extra memory
-  Cpu,    // Algorithm 9 over row pairs on every OpenMP thread, arg-max reduced with `better`
-  Cuda,   // the fast GPU search: every row pair one Kadane scan, tiles of 32 x 32 pairs per
-          // block streaming the vertical prefix rows through shared memory, block arg-max then
-          // host reduction with `better`. O(m^2 n) work in one launch, O(mn) device memory.
-  Alg38,  // the paper's parallel 2-D prefix-sum mesh (Algorithm 38) on the GPU: one thread per
-          // cell, m + n - 1 synchronous steps (one launch each), O(mn) state per step
-  Alg39,  // the paper's parallel mesh Kadane (Algorithm 39), the same mesh and steps
-  // The GPU methods throw celeris::Error when built without CUDA or no device is present.
+// The search algorithm, chosen apart from the device (Options::device). Every algorithm returns
+// the same rectangle (see "Ties" above).
+enum class Algorithm {
+  RowPairs,  // 2-D Kadane over every row pair. On the CPU: on every OpenMP thread, arg-max reduced
+             // with `better`. On the GPU: every row pair one Kadane scan, tiles of 32 x 32 pairs
+             // per block streaming the vertical prefix rows through shared memory, block arg-max
+             // then host reduction with `better`; O(m^2 n) work in one launch, O(mn) memory.
+  Brute,     // reference: every rectangle, O(m^2 n^2) with a 2-D prefix table (tests, tiny
+             // images). CPU only.
+  Alg8,      // serial 2-D prefix-sum method (Bae's Algorithm 8), O(m^2 n), O(mn) memory. CPU only.
+  Alg9,      // serial 2-D Kadane (Bae's Algorithm 9), O(m^2 n), O(n) extra memory. CPU only.
+  Alg38,     // the paper's parallel 2-D prefix-sum mesh (Algorithm 38): one GPU thread per cell,
+             // m + n - 1 synchronous steps (one launch each), O(mn) state per step. GPU only.
+  Alg39,     // the paper's parallel mesh Kadane (Algorithm 39), the same mesh and steps. GPU only.
 };
-// "brute" | "alg8" | "alg9" | "cpu" | "cuda" | "alg38" | "alg39" | "auto" (cuda when a device
-// exists, else cpu)
-Method parse_method(const std::string& name);
-const char* method_name(Method m);
+// "rowpairs" | "brute" | "alg8" (or "prefix") | "alg9" (or "kadane") | "alg38" | "alg39"
+Algorithm parse_algorithm(const std::string& name);
+const char* algorithm_name(Algorithm a);
 
 enum class Precision { Double, Float };  // accumulation type of the search
 
@@ -77,11 +80,24 @@ struct GpuTimes {
   double search_ms = 0;  // search kernel(s) and the final arg-max
 };
 
+// Device: Cpu, Cuda, or Auto (Cuda when a device exists). The CPU-only algorithms run on the CPU
+// under Auto and are refused (celeris::Error) under Cuda; the GPU-only ones are refused under
+// Cpu and under Auto without a device. GPU runs throw celeris::Error when built without CUDA or
+// no device is present.
 struct Options {
-  Method method = Method::Cpu;
+  Algorithm algorithm = Algorithm::RowPairs;
+  Device device = Device::Cpu;
   Precision precision = Precision::Double;
-  GpuTimes* gpu_times = nullptr;  // filled by max_subarray when the method runs on the GPU
+  GpuTimes* gpu_times = nullptr;  // filled by max_subarray when the search runs on the GPU
 };
+
+// The former `--method` spellings, each an (algorithm, device) pair: "cpu" = RowPairs on the
+// CPU, "cuda" (or "gpu") = RowPairs on CUDA, "auto" = RowPairs on Auto, "brute" | "alg8" |
+// "alg9" on the CPU, "alg38" | "alg39" on CUDA. Sets algorithm and device of the result.
+Options parse_method(const std::string& name);
+// The spelling above of a choice, Auto resolved ("cpu", "cuda", "alg8", ...): what the outputs
+// record as the method. Throws celeris::Error for a pair no algorithm runs (alg8 on cuda, ...).
+std::string method_name(const Options& opt);
 
 // The maximum-sum rectangle. pixels.size() must equal width * height (both >= 1).
 Rect max_subarray(std::span<const double> pixels, int width, int height, const Options& opt = {});
@@ -89,14 +105,15 @@ Rect max_subarray(std::span<const float> pixels, int width, int height, const Op
 
 // K maximum disjoint rectangles (the paper's K-maximum extension): find the maximum, exclude its
 // cells from every later rectangle, repeat. Greedy, O(K m^2 n). Returns fewer than k when every
-// cell is used. Results are in the order found (non-increasing sum). Brute, Alg8, Alg9, Cpu.
+// cell is used. Results are in the order found (non-increasing sum). Every algorithm and device.
 std::vector<Rect> k_max_disjoint(std::span<const double> pixels, int width, int height, int k,
                                  const Options& opt = {});
 
 // The k best distinct rectangles, overlaps allowed, in the tie order. For every row pair the
 // k smallest prefix sums seen so far give the k best rectangles ending at each column, merged
-// into one bounded heap: O(m^2 n k log k) time, O(n k) memory per thread. Methods: Brute
-// (every rectangle) or anything else (this one, OpenMP over row pairs when Cpu).
+// into one bounded heap: O(m^2 n k log k) time, O(n k) memory per thread, on the CPU whatever
+// the device. Algorithms: Brute (every rectangle), Alg8 or Alg9 (this one on one thread), or
+// anything else (this one, OpenMP over row pairs).
 std::vector<Rect> k_max_overlapping(std::span<const double> pixels, int width, int height, int k,
                                     const Options& opt = {});
 
@@ -116,15 +133,15 @@ struct ConvexRegion {
 // pass with two states per column interval (still growing, already shrinking), O(h^2 w) time.
 // The trace-back keeps every column's table: O(h^2 w) memory, refused (celeris::Error) above
 // 2 GiB on the CPU. Among equal sums the region returned is deterministic but not ordered like
-// `better`. method Cuda: the same programme on the GPU (trace-back bytes for t <= b on the
+// `better`. Device Cuda: the same programme on the GPU (trace-back bytes for t <= b on the
 // device, h(h+1)/2 * w, refused beyond its free memory), returning the CPU's region bit for bit;
-// any other method: the CPU.
+// Auto: Cuda when a device exists, else the CPU.
 ConvexRegion max_convex(std::span<const double> pixels, int width, int height,
-                        Method method = Method::Cpu);
+                        Device device = Device::Cpu);
 
 // K maximum disjoint convex regions: as k_max_disjoint, with max_convex. O(k h^2 w).
 std::vector<ConvexRegion> k_max_convex_disjoint(std::span<const double> pixels, int width,
-                                                int height, int k, Method method = Method::Cpu);
+                                                int height, int k, Device device = Device::Cpu);
 
 // Sum of a rectangle's pixels (long double, row-major order): the value reported in Rect::sum.
 double rect_sum(std::span<const double> pixels, int width, const Rect& r);

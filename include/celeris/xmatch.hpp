@@ -68,8 +68,10 @@ struct Options {
   Search search = Search::Auto;
   int order = -1;   // HEALPix order of the index; -1: automatic from the radius
   int threads = 0;  // OpenMP threads; 0: OpenMP's default
-  // Cuda: the GPU join of src/xmatch/join_cuda.cu (same pairs); Auto: CUDA when a device exists.
-  Backend backend = Backend::Cpu;
+  // The device (celeris/device.hpp): Cuda: the GPU join of src/xmatch/join_cuda.cu (same
+  // pairs); Auto: CUDA when a device exists. Keeps its former field name `backend` so that the
+  // callers in other modules' work in flight still compile; the CLI spells it --device.
+  Device backend = Device::Cpu;
   // Device bytes the CUDA join may use (0: 80% of the free memory). Catalogs that need more are
   // matched in HEALPix chunks (chunked_pairs), each on the GPU. At least 16 MiB.
   size_t device_memory = 0;

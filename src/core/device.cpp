@@ -9,11 +9,23 @@ int cuda_device_count_impl();
 std::string describe_devices_impl();
 #endif
 
-Backend parse_backend(const std::string& name) {
-  if (name == "cpu") return Backend::Cpu;
-  if (name == "gpu" || name == "cuda") return Backend::Cuda;
-  if (name == "auto") return Backend::Auto;
-  throw Error("unknown device '" + name + "': expected cpu, gpu or auto");
+Device parse_device(const std::string& name) {
+  if (name == "cpu") return Device::Cpu;
+  if (name == "gpu" || name == "cuda") return Device::Cuda;
+  if (name == "auto") return Device::Auto;
+  throw Error("unknown device '" + name + "': expected cpu, cuda (or gpu) or auto");
+}
+
+const char* device_name(Device d) {
+  switch (d) {
+    case Device::Cpu:
+      return "cpu";
+    case Device::Cuda:
+      return "cuda";
+    case Device::Auto:
+      return "auto";
+  }
+  return "?";
 }
 
 bool cuda_compiled() {
@@ -32,13 +44,13 @@ int cuda_device_count() {
 #endif
 }
 
-Backend resolve_backend(Backend requested) {
-  if (requested == Backend::Cpu) return Backend::Cpu;
+Device resolve_device(Device requested) {
+  if (requested == Device::Cpu) return Device::Cpu;
   const bool have = cuda_device_count() > 0;
-  if (requested == Backend::Auto) return have ? Backend::Cuda : Backend::Cpu;
+  if (requested == Device::Auto) return have ? Device::Cuda : Device::Cpu;
   if (!cuda_compiled()) throw Error("device gpu requested but celeris was built without CUDA");
   if (!have) throw Error("device gpu requested but no CUDA device is available");
-  return Backend::Cuda;
+  return Device::Cuda;
 }
 
 std::string describe_devices() {

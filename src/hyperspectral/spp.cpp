@@ -15,6 +15,7 @@
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
 #include "internal.hpp"
+#include "spp_backends.hpp"
 #include "spp_math.hpp"
 
 namespace celeris::hyperspectral {
@@ -231,12 +232,17 @@ SppResult spp(const Cube& cube, const SppOptions& options) {
 
 SppResult spp(Cube&& cube, const SppOptions& options) {
   check_window(options.window);
-  Backend backend = options.backend;
-  if (backend == Backend::Auto)
-    backend = (spp_cuda_compiled() && cuda_device_count() > 0) ? Backend::Cuda : Backend::Cpu;
-  if (backend == Backend::Cuda) {
-    resolve_backend(Backend::Cuda);  // throws when no device
-    return spp_cuda(std::move(cube), options.window, options.keep_alpha);
+  const std::vector<std::string> kernels = spp_cuda_kernels();
+  if (std::find(kernels.begin(), kernels.end(), options.kernel) == kernels.end())
+    throw Error("spp: unknown kernel '" + options.kernel + "' (block, tile or strip)");
+  if (options.device == Device::Cpu && options.kernel != "strip")
+    throw Error("spp: kernel " + options.kernel + " is a CUDA kernel; device cpu has one kernel");
+  Device device = options.device;
+  if (device == Device::Auto)
+    device = (spp_cuda_compiled() && cuda_device_count() > 0) ? Device::Cuda : Device::Cpu;
+  if (device == Device::Cuda) {
+    resolve_device(Device::Cuda);  // throws when no device
+    return spp_cuda(std::move(cube), options.window, options.keep_alpha, options.kernel);
   }
   return spp_cpu(std::move(cube), options.window, options.keep_alpha);
 }

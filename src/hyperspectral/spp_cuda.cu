@@ -19,6 +19,10 @@
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/event_timer.hpp"
+#include "spp_backends.hpp"
 #include "spp_cuda_alpha.cuh"
 #include "spp_math.hpp"
 
@@ -26,43 +30,10 @@ namespace celeris::hyperspectral {
 
 namespace {
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw Error(std::string("spp cuda: ") + what + ": " + cudaGetErrorString(e));
-}
-
-template <class T>
-struct DeviceBuffer {
-  T* ptr = nullptr;
-  explicit DeviceBuffer(size_t n) {
-    check_cuda(cudaMalloc(&ptr, n * sizeof(T) + 1), "cudaMalloc (cube too large for the GPU?)");
-  }
-  ~DeviceBuffer() { cudaFree(ptr); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
-// Events on the default stream between stages; destroyed with the object.
-class StageTimer {
- public:
-  explicit StageTimer(int marks) : events_(marks) {
-    for (auto& e : events_) check_cuda(cudaEventCreate(&e), "event");
-  }
-  ~StageTimer() {
-    for (auto& e : events_) cudaEventDestroy(e);
-  }
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-  void mark(int k) { check_cuda(cudaEventRecord(events_[k]), "event record"); }
-  double seconds(int from, int to) const {
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, events_[from], events_[to]), "event time");
-    return ms * 1e-3;
-  }
-
- private:
-  std::vector<cudaEvent_t> events_;
-};
+// The core CUDA layer (src/core/cuda/); "gpu" because this module's kernels live in its own
+// namespace hyperspectral::cuda (spp_cuda_alpha.cuh).
+namespace gpu = ::celeris::cuda;
+using gpu::DeviceBuffer;
 
 constexpr int kThreads = 256;
 
@@ -162,9 +133,8 @@ void launch_strip(const float* cube, const float2* inv_norm, const unsigned char
   constexpr int R = D <= 5 ? 8 : 4, K = 8;
   using Shape = cuda::StripShape<D, R, K>;
   constexpr size_t smem = Shape::smem_floats * sizeof(float);
-  check_cuda(cudaFuncSetAttribute(cuda::alpha_strip_kernel<D, R, K>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-             "strip kernel shared memory");
+  CELERIS_CUDA_CHECK(cudaFuncSetAttribute(cuda::alpha_strip_kernel<D, R, K>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const dim3 block(32, 2 * D + 1);
   const dim3 grid((samples + 31) / 32, (lines + R - 1) / R);
   cuda::alpha_strip_kernel<D, R, K>
@@ -212,65 +182,63 @@ SppDeviceTimes spp_cuda_device(float* d_cube, int bands, int lines, int samples,
   for (int a = -d; a <= d; ++a)
     for (int b = -d; b <= d; ++b) beta[(a + d) * window + (b + d)] = sppmath::beta_raw<float>(a, b);
   DeviceBuffer<float> dbeta(beta.size());
-  check_cuda(
-      cudaMemcpy(dbeta.ptr, beta.data(), beta.size() * sizeof(float), cudaMemcpyHostToDevice),
-      "copy beta");
-  float* alpha = d_alpha ? d_alpha : own_alpha.ptr;
+  dbeta.upload(beta.data(), beta.size());
+  float* alpha = d_alpha ? d_alpha : own_alpha.data();
 
-  StageTimer timer(5);
+  gpu::EventTimer timer(5);
   timer.mark(0);
-  centroid_partial_kernel<<<dim3(chunks, bands), kThreads>>>(d_cube, np, partial.ptr);
-  centroid_final_kernel<<<(bands + 127) / 128, 128>>>(partial.ptr, bands, chunks, np,
-                                                      dcentroid.ptr);
-  check_cuda(cudaGetLastError(), "centroid kernels");
+  centroid_partial_kernel<<<dim3(chunks, bands), kThreads>>>(d_cube, np, partial.data());
+  centroid_final_kernel<<<(bands + 127) / 128, 128>>>(partial.data(), bands, chunks, np,
+                                                      dcentroid.data());
+  gpu::cuda_check_launch("centroid kernels");
   timer.mark(1);
   normalise_kernel<<<blocks_for(np, kThreads, LLONG_MAX), kThreads>>>(
-      d_cube, bands, np, inv_norm.ptr, zero.ptr, needs_unit ? unit.ptr : nullptr);
-  check_cuda(cudaGetLastError(), "normalise kernel");
+      d_cube, bands, np, inv_norm.data(), zero.data(), needs_unit ? unit.data() : nullptr);
+  gpu::cuda_check_launch("normalise kernel");
   timer.mark(2);
   if (strip) {
     switch (d) {
       case 1:
-        launch_strip<1>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<1>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
         break;
       case 2:
-        launch_strip<2>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<2>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
         break;
       case 3:
-        launch_strip<3>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<3>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
         break;
       case 4:
-        launch_strip<4>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<4>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
         break;
       case 5:
-        launch_strip<5>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<5>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
         break;
       case 6:
-        launch_strip<6>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<6>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
         break;
       default:
-        launch_strip<7>(d_cube, inv_norm.ptr, zero.ptr, bands, lines, samples, alpha);
+        launch_strip<7>(d_cube, inv_norm.data(), zero.data(), bands, lines, samples, alpha);
     }
   } else if (kernel == "block") {
     const int threads = std::min(1024, (window * window + 31) / 32 * 32);
     cuda::alpha_block_kernel<<<dim3(samples, lines), threads>>>(
-        unit.ptr, zero.ptr, dbeta.ptr, bands, lines, samples, window, alpha);
+        unit.data(), zero.data(), dbeta.data(), bands, lines, samples, window, alpha);
   } else {  // tile, or strip with a window above 15
     const dim3 block(cuda::kTileX, cuda::kTileY);
     const dim3 grid((samples + cuda::kTileX - 1) / cuda::kTileX,
                     (lines + cuda::kTileY - 1) / cuda::kTileY);
-    cuda::alpha_tile_kernel<<<grid, block>>>(unit.ptr, zero.ptr, dbeta.ptr, bands, lines, samples,
-                                             window, alpha);
+    cuda::alpha_tile_kernel<<<grid, block>>>(unit.data(), zero.data(), dbeta.data(), bands, lines,
+                                             samples, window, alpha);
   }
-  check_cuda(cudaGetLastError(), "alpha kernel");
+  gpu::cuda_check_launch("alpha kernel");
   timer.mark(3);
 
-  inv_rho_kernel<<<blocks_for(np, kThreads, LLONG_MAX), kThreads>>>(alpha, np, inv_rho.ptr);
+  inv_rho_kernel<<<blocks_for(np, kThreads, LLONG_MAX), kThreads>>>(alpha, np, inv_rho.data());
   displace_kernel<<<dim3(blocks_for(np / 4 + 1, kThreads, 64), bands), kThreads>>>(
-      d_cube, inv_rho.ptr, dcentroid.ptr, np);
-  check_cuda(cudaGetLastError(), "displace kernel");
+      d_cube, inv_rho.data(), dcentroid.data(), np);
+  gpu::cuda_check_launch("displace kernel");
   timer.mark(4);
-  check_cuda(cudaDeviceSynchronize(), "spp kernels");
+  CELERIS_CUDA_CHECK(cudaDeviceSynchronize());
 
   SppDeviceTimes t;
   t.total = timer.seconds(0, 4);
@@ -280,9 +248,7 @@ SppDeviceTimes spp_cuda_device(float* d_cube, int bands, int lines, int samples,
   t.displace = timer.seconds(3, 4);
   if (centroid) {
     centroid->resize(bands);
-    check_cuda(
-        cudaMemcpy(centroid->data(), dcentroid.ptr, bands * sizeof(double), cudaMemcpyDeviceToHost),
-        "copy centroid");
+    dcentroid.download(centroid->data(), size_t(bands));
   }
   t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return t;
@@ -300,23 +266,17 @@ SppResult spp_cuda(Cube&& cube, int window, bool keep_alpha, const std::string& 
   if (cuda_device_count() == 0) throw Error("spp: no CUDA device");
   const auto t0 = std::chrono::steady_clock::now();
   DeviceBuffer<float> dcube(cube.size()), dalpha(keep_alpha ? cube.pixels() : 0);
-  check_cuda(
-      cudaMemcpy(dcube.ptr, cube.data.data(), cube.size() * sizeof(float), cudaMemcpyHostToDevice),
-      "copy cube");
+  dcube.upload(cube.data.data(), cube.size());
   const auto t1 = std::chrono::steady_clock::now();
   SppResult res;
   const SppDeviceTimes times =
-      spp_cuda_device(dcube.ptr, cube.bands, cube.lines, cube.samples, window, kernel,
-                      keep_alpha ? dalpha.ptr : nullptr, &res.centroid);
+      spp_cuda_device(dcube.data(), cube.bands, cube.lines, cube.samples, window, kernel,
+                      keep_alpha ? dalpha.data() : nullptr, &res.centroid);
   const auto t2 = std::chrono::steady_clock::now();
-  check_cuda(
-      cudaMemcpy(cube.data.data(), dcube.ptr, cube.size() * sizeof(float), cudaMemcpyDeviceToHost),
-      "copy cube back");
+  dcube.download(cube.data.data(), cube.size());
   if (keep_alpha) {
     res.alpha.resize(cube.pixels());
-    check_cuda(cudaMemcpy(res.alpha.data(), dalpha.ptr, cube.pixels() * sizeof(float),
-                          cudaMemcpyDeviceToHost),
-               "copy alpha");
+    dalpha.download(res.alpha.data(), cube.pixels());
   }
   const auto t3 = std::chrono::steady_clock::now();
   res.cube = std::move(cube);

@@ -1,6 +1,7 @@
 // Built when the CUDA backend is off: spp_cuda reports that it is unavailable.
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "spp_backends.hpp"
 
 namespace celeris::hyperspectral {
 

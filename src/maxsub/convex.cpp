@@ -150,8 +150,9 @@ ConvexRegion convex_search_gpu(std::span<const double> pixels, int width, int he
 }
 
 ConvexRegion convex_any(std::span<const double> pixels, int width, int height,
-                        const std::vector<uint8_t>& blocked, Method method) {
-  if (method == Method::Cuda) return convex_search_gpu(pixels, width, height, blocked);
+                        const std::vector<uint8_t>& blocked, Device device) {
+  if (resolve_device(device) == Device::Cuda)
+    return convex_search_gpu(pixels, width, height, blocked);
   return convex_search(pixels, width, height, blocked);
 }
 
@@ -168,20 +169,20 @@ bool ConvexRegion::contains(int x, int y) const {
   return y >= top[x - left] && y <= bottom[x - left];
 }
 
-ConvexRegion max_convex(std::span<const double> pixels, int width, int height, Method method) {
+ConvexRegion max_convex(std::span<const double> pixels, int width, int height, Device device) {
   check_input(pixels, width, height);
-  return convex_any(pixels, width, height, {}, method);
+  return convex_any(pixels, width, height, {}, device);
 }
 
 std::vector<ConvexRegion> k_max_convex_disjoint(std::span<const double> pixels, int width,
-                                                int height, int k, Method method) {
+                                                int height, int k, Device device) {
   if (k < 1) throw Error("maxsub: k must be >= 1 (got " + std::to_string(k) + ")");
   check_input(pixels, width, height);
   std::vector<uint8_t> blocked(pixels.size(), 0);
   std::vector<ConvexRegion> out;
   for (int i = 0; i < k; ++i) {
     ConvexRegion r =
-        convex_any(pixels, width, height, i == 0 ? std::vector<uint8_t>{} : blocked, method);
+        convex_any(pixels, width, height, i == 0 ? std::vector<uint8_t>{} : blocked, device);
     if (r.top.empty()) break;
     for (int x = r.left; x <= r.right; ++x)
       for (int y = r.top[x - r.left]; y <= r.bottom[x - r.left]; ++y)

@@ -40,11 +40,15 @@
 #include <utility>
 #include <vector>
 
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
 #include "maxsub/convex_cuda.hpp"
 #include "maxsub/convex_trace.hpp"
-#include "maxsub/cuda_util.cuh"
+#include "maxsub/to_grid.cuh"
 
 namespace celeris::maxsub::detail {
+
+using cuda::DeviceBuffer;
 
 namespace {
 
@@ -658,7 +662,7 @@ __global__ void trace_back_kernel(const uint8_t* __restrict__ trace, size_t tri_
 }  // namespace
 
 CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int width, int height) {
-  cuda_require_device("cuda (convex)");
+  cuda::cuda_require_device("maxsub: method cuda (convex)");
   const int w = width, h = height;
   // The tile kernels number candidates in an int (below 2 h^2); the trace alone would need
   // far more than any device's memory long before this.
@@ -669,7 +673,7 @@ CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int wid
   const size_t table_bytes = (4 * hh + 4 * aux + 4 * rowc + 4 * tiles) * sizeof(double) +
                              tiles * w * sizeof(Best) + (size_t(h) + 1) * w * 12;
   size_t free_bytes = 0, total_bytes = 0;
-  cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "memory info");
+  CELERIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const double need = double(tri_size) * w + double(table_bytes) + (256 << 20);
   if (need > double(free_bytes))
     throw Error("maxsub: convex search of a " + std::to_string(w) + " x " + std::to_string(h) +
@@ -677,18 +681,17 @@ CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int wid
                 std::to_string(double(free_bytes) / (1 << 30)) + " free); crop the image");
   DeviceBuffer<double> d_px(size_t(w) * h);
   DeviceBuffer<uint8_t> d_blk(blocked ? size_t(w) * h : 0);
-  cuda_check(cudaMemcpy(d_px.p, pixels, size_t(w) * h * sizeof(double), cudaMemcpyHostToDevice),
-             "copy");
-  if (blocked)
-    cuda_check(cudaMemcpy(d_blk.p, blocked, size_t(w) * h, cudaMemcpyHostToDevice), "copy");
+  d_px.upload(pixels, size_t(w) * h);
+  if (blocked) d_blk.upload(blocked, size_t(w) * h);
   DeviceBuffer<double> d_cs((size_t(h) + 1) * w);
   DeviceBuffer<int> d_cb((size_t(h) + 1) * w);
-  column_prefix_kernel<<<(w + 127) / 128, 128>>>(d_px.p, d_blk.p, w, h, d_cs.p, d_cb.p);
-  cuda_check(cudaGetLastError(), "launch");
+  column_prefix_kernel<<<(w + 127) / 128, 128>>>(d_px.data(), d_blk.data(), w, h, d_cs.data(),
+                                                 d_cb.data());
+  cuda::cuda_check_launch("column_prefix_kernel");
 
   DeviceBuffer<double> d_g0(hh), d_g1(hh), d_h0(hh), d_h1(hh);
   const unsigned fill_blocks = unsigned((hh + 255) / 256);
-  for (double* p : {d_g0.p, d_g1.p, d_h0.p, d_h1.p})
+  for (double* p : {d_g0.data(), d_g1.data(), d_h0.data(), d_h1.data()})
     fill_kernel<<<fill_blocks, 256>>>(p, hh, none());
   DeviceBuffer<uint8_t> d_trace(tri_size * w);
   // The row tables alternate between columns: the tile kernel reads this column's (scanned in
@@ -698,48 +701,49 @@ CudaConvex cuda_max_convex(const double* pixels, const uint8_t* blocked, int wid
   // Every column's tile bests, reduced once after the last column.
   constexpr int kBestBlocks = 512;
   DeviceBuffer<Best> d_block_best(tiles * w), d_partial(kBestBlocks), d_best(1);
-  cuda_check(cudaGetLastError(), "launch");
+  cuda::cuda_check_launch("fill_kernel");
 
-  double *gp = d_g0.p, *g = d_g1.p, *hp = d_h0.p, *hv = d_h1.p;
+  double *gp = d_g0.data(), *g = d_g1.data(), *hp = d_h0.data(), *hv = d_h1.data();
   const dim3 tile_grid(nblk, nseg);
   const int carry_blocks = 2 * ((h + 31) / 32) + (nseg + 31) / 32;
-  double *brg = d_brg0.p, *brv = d_brv0.p, *brg_next = d_brg1.p, *brv_next = d_brv1.p;
-  aggregate_kernel<<<tile_grid, kThreads>>>(d_cs.p, d_cb.p, gp, hp, h, d_mg.p, d_mv.p, brg, brv,
-                                            d_bmg.p, d_bmv.p);
+  double *brg = d_brg0.data(), *brv = d_brv0.data(), *brg_next = d_brg1.data(),
+         *brv_next = d_brv1.data();
+  aggregate_kernel<<<tile_grid, kThreads>>>(d_cs.data(), d_cb.data(), gp, hp, h, d_mg.data(),
+                                            d_mv.data(), brg, brv, d_bmg.data(), d_bmv.data());
   for (int x = 0; x < w; ++x) {
-    const double* cs_col = d_cs.p + size_t(x) * (h + 1);
-    const int* cb_col = d_cb.p + size_t(x) * (h + 1);
+    const double* cs_col = d_cs.data() + size_t(x) * (h + 1);
+    const int* cb_col = d_cb.data() + size_t(x) * (h + 1);
     const bool last = x + 1 == w;
     carry_kernel<<<carry_blocks, dim3(32, kScanWarps)>>>(
-        d_mg.p, d_mv.p, d_bmg.p, d_bmv.p, h, nseg, nblk, d_cg.p, d_cv.p, brg, brv, d_p.p, d_q.p);
+        d_mg.data(), d_mv.data(), d_bmg.data(), d_bmv.data(), h, nseg, nblk, d_cg.data(),
+        d_cv.data(), brg, brv, d_p.data(), d_q.data());
     tile_kernel<<<tile_grid, kThreads>>>(
-        cs_col, cb_col, gp, hp, d_cg.p, d_cv.p, brg, brv, d_p.p, d_q.p, h, nseg, nblk, x, g, hv,
-        d_trace.p + tri_size * x, d_block_best.p + tiles * x, last ? nullptr : cs_col + (h + 1),
-        last ? nullptr : cb_col + (h + 1), d_mg.p, d_mv.p, brg_next, brv_next, d_bmg.p, d_bmv.p);
+        cs_col, cb_col, gp, hp, d_cg.data(), d_cv.data(), brg, brv, d_p.data(), d_q.data(), h, nseg,
+        nblk, x, g, hv, d_trace.data() + tri_size * x, d_block_best.data() + tiles * x,
+        last ? nullptr : cs_col + (h + 1), last ? nullptr : cb_col + (h + 1), d_mg.data(),
+        d_mv.data(), brg_next, brv_next, d_bmg.data(), d_bmv.data());
     std::swap(g, gp);
     std::swap(hv, hp);
     std::swap(brg, brg_next);
     std::swap(brv, brv_next);
   }
-  best_kernel<<<kBestBlocks, kBestThreads>>>(d_block_best.p, tiles * w, d_partial.p);
-  best_kernel<<<1, kBestThreads>>>(d_partial.p, kBestBlocks, d_best.p);
-  cuda_check(cudaGetLastError(), "launch");
+  best_kernel<<<kBestBlocks, kBestThreads>>>(d_block_best.data(), tiles * w, d_partial.data());
+  best_kernel<<<1, kBestThreads>>>(d_partial.data(), kBestBlocks, d_best.data());
+  cuda::cuda_check_launch("best_kernel");
   Best best;
-  cuda_check(cudaMemcpy(&best, d_best.p, sizeof best, cudaMemcpyDeviceToHost), "copy back");
+  d_best.download(&best, 1);
   CudaConvex out;
   if (best.col < 0) return out;  // every cell blocked
 
   DeviceBuffer<int> d_tops(w), d_bottoms(w), d_out(2);
-  trace_back_kernel<<<1, 1>>>(d_trace.p, tri_size, h, d_best.p, d_tops.p, d_bottoms.p, d_out.p);
-  cuda_check(cudaGetLastError(), "launch");
+  trace_back_kernel<<<1, 1>>>(d_trace.data(), tri_size, h, d_best.data(), d_tops.data(),
+                              d_bottoms.data(), d_out.data());
+  cuda::cuda_check_launch("trace_back_kernel");
   int n_left[2];
-  cuda_check(cudaMemcpy(n_left, d_out.p, sizeof n_left, cudaMemcpyDeviceToHost), "copy back");
+  d_out.download(n_left, 2);
   std::vector<int> tops(n_left[0]), bottoms(n_left[0]);
-  cuda_check(cudaMemcpy(tops.data(), d_tops.p, n_left[0] * sizeof(int), cudaMemcpyDeviceToHost),
-             "copy back");
-  cuda_check(
-      cudaMemcpy(bottoms.data(), d_bottoms.p, n_left[0] * sizeof(int), cudaMemcpyDeviceToHost),
-      "copy back");
+  d_tops.download(tops.data(), size_t(n_left[0]));
+  d_bottoms.download(bottoms.data(), size_t(n_left[0]));
   out.found = true;
   out.left = n_left[1];
   out.top.assign(tops.rbegin(), tops.rend());

@@ -1,7 +1,7 @@
 // Internal to src/maxsub: the maximum convex sum's trace-back, written once for convex.cpp (host)
 // and convex_cuda.cu (a one-thread kernel): the bits recorded for every (column, t, b) and the
 // walk that follows them from the best interval back to the region's left column. Plain C++17
-// (the .cu file includes it); CELERIS_MAXSUB_HD from tie_order.hpp.
+// (the .cu file includes it); CELERIS_HD from tie_order.hpp.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +30,7 @@ enum : uint8_t {
 // returns their count; *left is the region's left column. Column c's bits start at
 // trace + stride * c; `at(t, b)` is the offset of (t, b) within a column.
 template <class Index>
-CELERIS_MAXSUB_HD inline int convex_trace_back(const uint8_t* trace, size_t stride, Index at, int x,
+CELERIS_HD inline int convex_trace_back(const uint8_t* trace, size_t stride, Index at, int x,
                                                int t, int b, bool growing, int* tops, int* bottoms,
                                                int* left) {
   int n = 0;

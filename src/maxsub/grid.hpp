@@ -67,13 +67,21 @@ inline Cand<T> make_cand(const Grid<T>& g, T sum, int t, int l, int b, int r) {
   return {sum, t, l, b, r};
 }
 
-// The best rectangle of the grid (blocked cells excluded) by one method; invalid when every
+// One (algorithm, device) pair as the implementations dispatch on it: the CPU's row pairs (Cpu)
+// and the GPU's (Cuda) are different code, the serial and mesh algorithms run on one side only.
+enum class Engine { Brute, Alg8, Alg9, Cpu, Cuda, Alg38, Alg39 };
+// Auto resolved (by the device count); a pair no implementation runs is a celeris::Error.
+Engine engine_for(const Options& opt);
+// The former method spelling of an engine ("cpu", "cuda", "alg8", ...).
+const char* engine_name(Engine e);
+
+// The best rectangle of the grid (blocked cells excluded) by one engine; invalid when every
 // cell is blocked.
 template <class T>
-Cand<T> search(const Grid<T>& g, Method method);
+Cand<T> search(const Grid<T>& g, Engine method);
 
 // The k best rectangles of the grid in the tie order (overlaps allowed), best first.
 template <class T>
-std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Method method);
+std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Engine method);
 
 }  // namespace celeris::maxsub::detail

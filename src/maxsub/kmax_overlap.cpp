@@ -114,11 +114,11 @@ std::vector<Cand<T>> overlap_brute(const Grid<T>& g, int k) {
 }  // namespace
 
 template <class T>
-std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Method method) {
-  if (method == Method::Brute) return overlap_brute(g, k);
+std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Engine method) {
+  if (method == Engine::Brute) return overlap_brute(g, k);
   BoundedHeap<T> best;
   const bool parallel =
-      method != Method::Alg8 && method != Method::Alg9 && double(g.m) * g.m * g.n * k > 2e6;
+      method != Engine::Alg8 && method != Engine::Alg9 && double(g.m) * g.m * g.n * k > 2e6;
 #pragma omp parallel if (parallel)
   {
     std::vector<T> c(g.n);
@@ -137,16 +137,18 @@ std::vector<Cand<T>> search_k_overlapping(const Grid<T>& g, int k, Method method
   return drain(best);
 }
 
-template std::vector<Cand<double>> search_k_overlapping<double>(const Grid<double>&, int, Method);
-template std::vector<Cand<float>> search_k_overlapping<float>(const Grid<float>&, int, Method);
+template std::vector<Cand<double>> search_k_overlapping<double>(const Grid<double>&, int, Engine);
+template std::vector<Cand<float>> search_k_overlapping<float>(const Grid<float>&, int, Engine);
 
 }  // namespace detail
+
+using detail::Engine;
 
 namespace {
 
 template <class T>
 std::vector<Rect> k_overlapping_as(std::span<const double> pixels, int width, int height, int k,
-                                   Method method) {
+                                   Engine method) {
   const detail::Grid<T> g = detail::make_grid<T>(pixels, width, height);
   std::vector<Rect> out;
   for (const detail::Cand<T>& c : detail::search_k_overlapping(g, k, method)) {
@@ -163,8 +165,8 @@ std::vector<Rect> k_max_overlapping(std::span<const double> pixels, int width, i
                                     const Options& opt) {
   if (k < 1) throw Error("maxsub: k must be >= 1 (got " + std::to_string(k) + ")");
   return opt.precision == Precision::Float
-             ? k_overlapping_as<float>(pixels, width, height, k, opt.method)
-             : k_overlapping_as<double>(pixels, width, height, k, opt.method);
+             ? k_overlapping_as<float>(pixels, width, height, k, detail::engine_for(opt))
+             : k_overlapping_as<double>(pixels, width, height, k, detail::engine_for(opt));
 }
 
 }  // namespace celeris::maxsub

@@ -34,7 +34,7 @@ struct MeshRect {
 };
 
 template <class T>
-CELERIS_MAXSUB_HD inline bool mesh_better(const MeshRect<T>& a, const MeshRect<T>& b) {
+CELERIS_HD inline bool mesh_better(const MeshRect<T>& a, const MeshRect<T>& b) {
   if (a.top < 0) return false;
   if (b.top < 0) return true;
   return tie_order_better(a, b);
@@ -55,7 +55,7 @@ struct MeshCell {
 };
 
 template <class T>
-CELERIS_MAXSUB_HD inline MeshCell<T> mesh_initial() {
+CELERIS_HD inline MeshCell<T> mesh_initial() {
   MeshCell<T> c;
   c.col = c.row = c.s = c.mn = c.mx = T(0);
   c.cur = T(-1);
@@ -71,7 +71,7 @@ CELERIS_MAXSUB_HD inline MeshCell<T> mesh_initial() {
 // `left` are the states after step k - 1 (up/left nullptr on the border); a is the pixel,
 // blocked its exclusion flag. transposed: grid row i is image column i (see grid.hpp).
 template <class T>
-CELERIS_MAXSUB_HD inline MeshCell<T> mesh_step(bool prefix, const MeshCell<T>& self,
+CELERIS_HD inline MeshCell<T> mesh_step(bool prefix, const MeshCell<T>& self,
                                                const MeshCell<T>* up, const MeshCell<T>* left, T a,
                                                bool blocked, int i, int j, int k, bool transposed) {
   MeshCell<T> c = self;

@@ -9,10 +9,15 @@
 #include <utility>
 #include <vector>
 
-#include "maxsub/cuda_util.cuh"
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/event_timer.hpp"
 #include "maxsub/rect_cuda.hpp"
+#include "maxsub/to_grid.cuh"
 
 namespace celeris::maxsub::detail {
+
+using cuda::DeviceBuffer;
 
 namespace {
 
@@ -48,48 +53,47 @@ __global__ void mesh_init_kernel(MeshCell<T>* s0, MeshCell<T>* s1, size_t cells)
 
 template <class T, class In>
 MeshRect<T> cuda_mesh_search(bool prefix, const CudaSource<In>& in, CudaStageTimes* times) {
-  cuda_require_device(prefix ? "alg38" : "alg39");
+  cuda::cuda_require_device(prefix ? "maxsub: method alg38" : "maxsub: method alg39");
   const int m = in.transpose_src ? in.src_width : in.src_height;
   const int n = in.transpose_src ? in.src_height : in.src_width;
   if (m > 65535) throw Error("maxsub: mesh methods: images wider and taller than 65535 pixels");
   const size_t cells = size_t(m) * n;
-  EventTimer timer;
+  cuda::EventTimer timer(4);  // marks: start, uploaded, prepared, searched
   CudaStageTimes t;
 
-  timer.start();
+  timer.mark(0);
   DeviceBuffer<In> d_src(cells);
   DeviceBuffer<uint8_t> d_bsrc(in.blocked ? cells : 0);
-  cuda_check(cudaMemcpy(d_src.p, in.src, cells * sizeof(In), cudaMemcpyHostToDevice), "copy");
-  if (in.blocked)
-    cuda_check(cudaMemcpy(d_bsrc.p, in.blocked, cells, cudaMemcpyHostToDevice), "copy");
-  t.upload_ms = timer.stop_ms();
+  d_src.upload(in.src, cells);
+  if (in.blocked) d_bsrc.upload(in.blocked, cells);
+  timer.mark(1);
 
-  timer.start();
   DeviceBuffer<T> d_a(cells);
   DeviceBuffer<uint8_t> d_blk(in.blocked ? cells : 0);
   DeviceBuffer<MeshCell<T>> d_s0(cells), d_s1(cells);
   const unsigned cell_blocks = unsigned((cells + kThreads - 1) / kThreads);
-  to_grid_kernel<T, In><<<cell_blocks, kThreads>>>(d_src.p, d_bsrc.p, in.src_width,
-                                                   in.transpose_src, m, n, d_a.p, d_blk.p);
-  mesh_init_kernel<T><<<cell_blocks, kThreads>>>(d_s0.p, d_s1.p, cells);
-  cuda_check(cudaGetLastError(), "launch");
-  t.prep_ms = timer.stop_ms();
+  to_grid_kernel<T, In><<<cell_blocks, kThreads>>>(
+      d_src.data(), d_bsrc.data(), in.src_width, in.transpose_src, m, n, d_a.data(), d_blk.data());
+  mesh_init_kernel<T><<<cell_blocks, kThreads>>>(d_s0.data(), d_s1.data(), cells);
+  cuda::cuda_check_launch("to_grid_kernel / mesh_init_kernel");
+  timer.mark(2);
 
-  timer.start();
-  MeshCell<T>* prev = d_s0.p;
-  MeshCell<T>* next = d_s1.p;
+  MeshCell<T>* prev = d_s0.data();
+  MeshCell<T>* next = d_s1.data();
   for (int k = 0; k < m + n - 1; ++k) {
     const int active = k + 1 < n ? k + 1 : n;
     const dim3 grid((active + kThreads - 1) / kThreads, m);
     mesh_step_kernel<T>
-        <<<grid, kThreads>>>(prefix, prev, next, d_a.p, d_blk.p, m, n, k, in.swap_out);
+        <<<grid, kThreads>>>(prefix, prev, next, d_a.data(), d_blk.data(), m, n, k, in.swap_out);
     std::swap(prev, next);
   }
-  cuda_check(cudaGetLastError(), "launch");
+  cuda::cuda_check_launch("mesh_step_kernel");
   MeshCell<T> last;
-  cuda_check(cudaMemcpy(&last, prev + (cells - 1), sizeof last, cudaMemcpyDeviceToHost),
-             "copy back");
-  t.search_ms = timer.stop_ms();
+  CELERIS_CUDA_CHECK(cudaMemcpy(&last, prev + (cells - 1), sizeof last, cudaMemcpyDeviceToHost));
+  timer.mark(3);
+  t.upload_ms = timer.ms(0, 1);
+  t.prep_ms = timer.ms(1, 2);
+  t.search_ms = timer.ms(2, 3);
   if (times) *times = t;
   return last.sol;
 }

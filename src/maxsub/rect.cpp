@@ -227,39 +227,92 @@ Cand<T> search_alg8(const Grid<T>& g) {
 
 }  // namespace
 
+Engine engine_for(const Options& opt) {
+  const bool cpu_only = opt.algorithm == Algorithm::Brute || opt.algorithm == Algorithm::Alg8 ||
+                        opt.algorithm == Algorithm::Alg9;
+  const bool gpu_only = opt.algorithm == Algorithm::Alg38 || opt.algorithm == Algorithm::Alg39;
+  Device d = opt.device;
+  if (d == Device::Auto)
+    d = cpu_only                  ? Device::Cpu
+        : gpu_only                ? Device::Cuda
+        : cuda_device_count() > 0 ? Device::Cuda
+                                  : Device::Cpu;
+  if (cpu_only && d == Device::Cuda)
+    throw Error(std::string("maxsub: algorithm ") + algorithm_name(opt.algorithm) +
+                " runs on the CPU only (device cpu or auto)");
+  if (gpu_only && d == Device::Cpu)
+    throw Error(std::string("maxsub: algorithm ") + algorithm_name(opt.algorithm) +
+                " runs on the GPU only (device cuda)");
+  switch (opt.algorithm) {
+    case Algorithm::RowPairs:
+      return d == Device::Cuda ? Engine::Cuda : Engine::Cpu;
+    case Algorithm::Brute:
+      return Engine::Brute;
+    case Algorithm::Alg8:
+      return Engine::Alg8;
+    case Algorithm::Alg9:
+      return Engine::Alg9;
+    case Algorithm::Alg38:
+      return Engine::Alg38;
+    case Algorithm::Alg39:
+      return Engine::Alg39;
+  }
+  throw Error("maxsub: unknown algorithm");
+}
+
+const char* engine_name(Engine e) {
+  switch (e) {
+    case Engine::Brute:
+      return "brute";
+    case Engine::Alg8:
+      return "alg8";
+    case Engine::Alg9:
+      return "alg9";
+    case Engine::Cpu:
+      return "cpu";
+    case Engine::Cuda:
+      return "cuda";
+    case Engine::Alg38:
+      return "alg38";
+    case Engine::Alg39:
+      return "alg39";
+  }
+  return "?";
+}
+
 // The GPU methods on a host grid (the K-disjoint search: the grid carries the blocked cells).
 template <class T>
-Cand<T> search_gpu(const Grid<T>& g, Method method) {
+Cand<T> search_gpu(const Grid<T>& g, Engine method) {
 #ifdef CELERIS_HAVE_CUDA
   const CudaSource<T> in{
       g.a.data(), g.n, g.m, g.blocked.empty() ? nullptr : g.blocked.data(), false, g.transposed};
-  const MeshRect<T> r = method == Method::Cuda
+  const MeshRect<T> r = method == Engine::Cuda
                             ? cuda_rect_search<T, T>(in, nullptr)
-                            : cuda_mesh_search<T, T>(method == Method::Alg38, in, nullptr);
+                            : cuda_mesh_search<T, T>(method == Engine::Alg38, in, nullptr);
   Cand<T> c;
   if (r.top >= 0) c = {r.sum, r.top, r.left, r.bottom, r.right};
   return c;
 #else
   (void)g;
-  throw Error(std::string("maxsub: method ") + method_name(method) +
+  throw Error(std::string("maxsub: method ") + engine_name(method) +
               ": celeris was built without CUDA");
 #endif
 }
 
 template <class T>
-Cand<T> search(const Grid<T>& g, Method method) {
+Cand<T> search(const Grid<T>& g, Engine method) {
   switch (method) {
-    case Method::Brute:
+    case Engine::Brute:
       return search_brute(g);
-    case Method::Alg8:
+    case Engine::Alg8:
       return search_alg8(g);
-    case Method::Alg9:
+    case Engine::Alg9:
       return search_alg9(g);
-    case Method::Cpu:
+    case Engine::Cpu:
       return search_cpu(g);
-    case Method::Cuda:
-    case Method::Alg38:
-    case Method::Alg39:
+    case Engine::Cuda:
+    case Engine::Alg38:
+    case Engine::Alg39:
       return search_gpu(g, method);
   }
   throw Error("maxsub: unknown method");
@@ -271,46 +324,69 @@ template Grid<double> make_grid<double, float>(std::span<const float>, int, int)
 template Grid<float> make_grid<float, float>(std::span<const float>, int, int);
 template void block<double>(Grid<double>&, const Rect&);
 template void block<float>(Grid<float>&, const Rect&);
-template Cand<double> search<double>(const Grid<double>&, Method);
-template Cand<float> search<float>(const Grid<float>&, Method);
+template Cand<double> search<double>(const Grid<double>&, Engine);
+template Cand<float> search<float>(const Grid<float>&, Engine);
 
 }  // namespace detail
+
+using detail::Engine;
 
 bool better(const Rect& a, const Rect& b) {
   return detail::tie_order_better(a, b);
 }
 
-Method parse_method(const std::string& name) {
-  if (name == "brute") return Method::Brute;
-  if (name == "alg8" || name == "prefix") return Method::Alg8;
-  if (name == "alg9" || name == "kadane") return Method::Alg9;
-  if (name == "cpu") return Method::Cpu;
-  if (name == "cuda" || name == "gpu") return Method::Cuda;
-  if (name == "alg38") return Method::Alg38;
-  if (name == "alg39") return Method::Alg39;
-  if (name == "auto") return cuda_device_count() > 0 ? Method::Cuda : Method::Cpu;
-  throw Error("maxsub: unknown method '" + name +
-              "' (brute, alg8, alg9, cpu, cuda, alg38, alg39, auto)");
+Algorithm parse_algorithm(const std::string& name) {
+  if (name == "rowpairs") return Algorithm::RowPairs;
+  if (name == "brute") return Algorithm::Brute;
+  if (name == "alg8" || name == "prefix") return Algorithm::Alg8;
+  if (name == "alg9" || name == "kadane") return Algorithm::Alg9;
+  if (name == "alg38") return Algorithm::Alg38;
+  if (name == "alg39") return Algorithm::Alg39;
+  throw Error("maxsub: unknown algorithm '" + name +
+              "' (rowpairs, brute, alg8, alg9, alg38, alg39)");
 }
 
-const char* method_name(Method m) {
-  switch (m) {
-    case Method::Brute:
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::RowPairs:
+      return "rowpairs";
+    case Algorithm::Brute:
       return "brute";
-    case Method::Alg8:
+    case Algorithm::Alg8:
       return "alg8";
-    case Method::Alg9:
+    case Algorithm::Alg9:
       return "alg9";
-    case Method::Cpu:
-      return "cpu";
-    case Method::Cuda:
-      return "cuda";
-    case Method::Alg38:
+    case Algorithm::Alg38:
       return "alg38";
-    case Method::Alg39:
+    case Algorithm::Alg39:
       return "alg39";
   }
   return "?";
+}
+
+Options parse_method(const std::string& name) {
+  Options o;
+  if (name == "cpu") {
+    o.device = Device::Cpu;
+  } else if (name == "cuda" || name == "gpu") {
+    o.device = Device::Cuda;
+  } else if (name == "auto") {
+    o.device = Device::Auto;
+  } else if (name == "brute" || name == "alg8" || name == "prefix" || name == "alg9" ||
+             name == "kadane") {
+    o.algorithm = parse_algorithm(name);
+  } else if (name == "alg38" || name == "alg39") {
+    o.algorithm = parse_algorithm(name);
+    o.device = Device::Cuda;
+  } else {
+    throw Error("maxsub: unknown method '" + name +
+                "' (brute, alg8, alg9, cpu, cuda, alg38, alg39, auto)");
+  }
+  return o;
+}
+
+std::string method_name(const Options& opt) {
+  return detail::engine_name(detail::engine_for(opt));
 }
 
 double rect_sum(std::span<const double> pixels, int width, const Rect& r) {
@@ -328,7 +404,7 @@ Rect to_rect(const detail::Cand<T>& c) {
 }
 
 template <class T, class In>
-Rect max_subarray_as(std::span<const In> pixels, int width, int height, Method method) {
+Rect max_subarray_as(std::span<const In> pixels, int width, int height, Engine method) {
   const detail::Grid<T> g = detail::make_grid<T>(pixels, width, height);
   return to_rect(detail::search(g, method));
 }
@@ -342,49 +418,49 @@ void resum(std::span<const In> pixels, int width, Rect& r) {
   r.sum = static_cast<double>(s);
 }
 
-bool on_gpu(Method m) {
-  return m == Method::Cuda || m == Method::Alg38 || m == Method::Alg39;
+bool on_gpu(Engine m) {
+  return m == Engine::Cuda || m == Engine::Alg38 || m == Engine::Alg39;
 }
 
 // The GPU methods straight from the caller's pixels: no host grid, the device converts,
 // transposes (taller than wide) and builds its prefix tables.
 template <class T, class In>
-Rect max_subarray_gpu(std::span<const In> pixels, int width, int height, const Options& opt) {
+Rect max_subarray_gpu(std::span<const In> pixels, int width, int height, Engine engine,
+                      const Options& opt) {
 #ifdef CELERIS_HAVE_CUDA
   detail::check_pixels(pixels, width, height);
   const bool transpose = height > width;
   const detail::CudaSource<In> in{pixels.data(), width, height, nullptr, transpose, transpose};
   detail::CudaStageTimes times;
   const detail::MeshRect<T> r =
-      opt.method == Method::Cuda
-          ? detail::cuda_rect_search<T, In>(in, &times)
-          : detail::cuda_mesh_search<T, In>(opt.method == Method::Alg38, in, &times);
+      engine == Engine::Cuda ? detail::cuda_rect_search<T, In>(in, &times)
+                             : detail::cuda_mesh_search<T, In>(engine == Engine::Alg38, in, &times);
   if (opt.gpu_times) *opt.gpu_times = {times.upload_ms, times.prep_ms, times.search_ms};
   return {static_cast<double>(r.sum), r.top, r.left, r.bottom, r.right};
 #else
-  (void)pixels, (void)width, (void)height;
-  throw Error(std::string("maxsub: method ") + method_name(opt.method) +
+  (void)pixels, (void)width, (void)height, (void)opt;
+  throw Error(std::string("maxsub: method ") + detail::engine_name(engine) +
               ": celeris was built without CUDA");
 #endif
 }
 
 template <class In>
 Rect max_subarray_any(std::span<const In> pixels, int width, int height, const Options& opt) {
+  const Engine e = detail::engine_for(opt);
   Rect r;
-  if (on_gpu(opt.method))
-    r = opt.precision == Precision::Float ? max_subarray_gpu<float>(pixels, width, height, opt)
-                                          : max_subarray_gpu<double>(pixels, width, height, opt);
+  if (on_gpu(e))
+    r = opt.precision == Precision::Float ? max_subarray_gpu<float>(pixels, width, height, e, opt)
+                                          : max_subarray_gpu<double>(pixels, width, height, e, opt);
   else
-    r = opt.precision == Precision::Float
-            ? max_subarray_as<float>(pixels, width, height, opt.method)
-            : max_subarray_as<double>(pixels, width, height, opt.method);
+    r = opt.precision == Precision::Float ? max_subarray_as<float>(pixels, width, height, e)
+                                          : max_subarray_as<double>(pixels, width, height, e);
   resum(pixels, width, r);
   return r;
 }
 
 template <class T>
 std::vector<Rect> k_disjoint_as(std::span<const double> pixels, int width, int height, int k,
-                                Method method) {
+                                Engine method) {
   detail::Grid<T> g = detail::make_grid<T>(pixels, width, height);
   std::vector<Rect> out;
   for (int i = 0; i < k; ++i) {
@@ -412,8 +488,8 @@ std::vector<Rect> k_max_disjoint(std::span<const double> pixels, int width, int 
                                  const Options& opt) {
   if (k < 1) throw Error("maxsub: k must be >= 1 (got " + std::to_string(k) + ")");
   return opt.precision == Precision::Float
-             ? k_disjoint_as<float>(pixels, width, height, k, opt.method)
-             : k_disjoint_as<double>(pixels, width, height, k, opt.method);
+             ? k_disjoint_as<float>(pixels, width, height, k, detail::engine_for(opt))
+             : k_disjoint_as<double>(pixels, width, height, k, detail::engine_for(opt));
 }
 
 }  // namespace celeris::maxsub

@@ -12,10 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "maxsub/cuda_util.cuh"
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/event_timer.hpp"
 #include "maxsub/rect_cuda.hpp"
+#include "maxsub/to_grid.cuh"
 
 namespace celeris::maxsub::detail {
+
+using cuda::DeviceBuffer;
 
 namespace {
 
@@ -171,14 +176,14 @@ MeshRect<T> launch_tiles(const T* d_v, const int* d_nb, int m, int n, bool swap_
   const size_t nblocks = size_t(grid.x) * grid.y;
   DeviceBuffer<MeshRect<T>> d_out(nblocks);
   if (d_nb)
-    pair_tile_kernel<T, kTopsPerWarp, true><<<grid, kThreads>>>(d_v, d_nb, m, n, swap_out, d_out.p);
+    pair_tile_kernel<T, kTopsPerWarp, true>
+        <<<grid, kThreads>>>(d_v, d_nb, m, n, swap_out, d_out.data());
   else
     pair_tile_kernel<T, kTopsPerWarp, false>
-        <<<grid, kThreads>>>(d_v, nullptr, m, n, swap_out, d_out.p);
-  cuda_check(cudaGetLastError(), "launch");
+        <<<grid, kThreads>>>(d_v, nullptr, m, n, swap_out, d_out.data());
+  cuda::cuda_check_launch("pair_tile_kernel");
   std::vector<MeshRect<T>> out(nblocks);
-  cuda_check(cudaMemcpy(out.data(), d_out.p, nblocks * sizeof(MeshRect<T>), cudaMemcpyDeviceToHost),
-             "copy back");
+  d_out.download(out.data(), nblocks);
   MeshRect<T> best{T(0), -1, 0, 0, 0};
   for (const MeshRect<T>& c : out)
     if (mesh_better(c, best)) best = c;
@@ -189,38 +194,38 @@ MeshRect<T> launch_tiles(const T* d_v, const int* d_nb, int m, int n, bool swap_
 
 template <class T, class In>
 MeshRect<T> cuda_rect_search(const CudaSource<In>& in, CudaStageTimes* times) {
-  cuda_require_device("cuda");
+  cuda::cuda_require_device("maxsub: method cuda");
   const int m = in.transpose_src ? in.src_width : in.src_height;
   const int n = in.transpose_src ? in.src_height : in.src_width;
   const size_t cells = size_t(m) * n, vcells = (size_t(m) + 1) * n;
-  EventTimer timer;
+  cuda::EventTimer timer(4);  // marks: start, uploaded, prepared, searched
   CudaStageTimes t;
 
-  timer.start();
+  timer.mark(0);
   DeviceBuffer<In> d_src(cells);
   DeviceBuffer<uint8_t> d_bsrc(in.blocked ? cells : 0);
-  cuda_check(cudaMemcpy(d_src.p, in.src, cells * sizeof(In), cudaMemcpyHostToDevice), "copy");
-  if (in.blocked)
-    cuda_check(cudaMemcpy(d_bsrc.p, in.blocked, cells, cudaMemcpyHostToDevice), "copy");
-  t.upload_ms = timer.stop_ms();
+  d_src.upload(in.src, cells);
+  if (in.blocked) d_bsrc.upload(in.blocked, cells);
+  timer.mark(1);
 
-  timer.start();
   DeviceBuffer<T> d_a(cells), d_v(vcells);
   DeviceBuffer<uint8_t> d_blk(in.blocked ? cells : 0);
   DeviceBuffer<int> d_nb(in.blocked ? vcells : 0);
   const unsigned grid_blocks = unsigned((cells + 255) / 256);
-  to_grid_kernel<T, In><<<grid_blocks, 256>>>(d_src.p, d_bsrc.p, in.src_width, in.transpose_src, m,
-                                              n, d_a.p, d_blk.p);
-  cuda_check(cudaGetLastError(), "launch");
-  prefix_kernel<T><<<(n + 31) / 32, 32>>>(d_a.p, d_blk.p, m, n, d_v.p, d_nb.p);
-  cuda_check(cudaGetLastError(), "launch");
-  t.prep_ms = timer.stop_ms();
+  to_grid_kernel<T, In><<<grid_blocks, 256>>>(d_src.data(), d_bsrc.data(), in.src_width,
+                                              in.transpose_src, m, n, d_a.data(), d_blk.data());
+  cuda::cuda_check_launch("to_grid_kernel");
+  prefix_kernel<T><<<(n + 31) / 32, 32>>>(d_a.data(), d_blk.data(), m, n, d_v.data(), d_nb.data());
+  cuda::cuda_check_launch("prefix_kernel");
+  timer.mark(2);
 
-  timer.start();
   // 4 tops per warp (tiles of 32 x 32 pairs): 8 (32 x 64, 124-150 registers) measured 10-15%
   // slower on the H100 at 4000^2 and 8192^2 (bench/results/maxsub-h100-2026-11-23-fig5.txt).
-  const MeshRect<T> best = launch_tiles<T, 4>(d_v.p, d_nb.p, m, n, in.swap_out);
-  t.search_ms = timer.stop_ms();
+  const MeshRect<T> best = launch_tiles<T, 4>(d_v.data(), d_nb.data(), m, n, in.swap_out);
+  timer.mark(3);
+  t.upload_ms = timer.ms(0, 1);
+  t.prep_ms = timer.ms(1, 2);
+  t.search_ms = timer.ms(2, 3);
   if (times) *times = t;
   return best;
 }

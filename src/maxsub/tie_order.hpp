@@ -4,16 +4,12 @@
 // identically. Plain C++17: the .cu files include this.
 #pragma once
 
-#ifdef __CUDACC__
-#define CELERIS_MAXSUB_HD __host__ __device__
-#else
-#define CELERIS_MAXSUB_HD
-#endif
+#include "celeris/host_device.hpp"
 
 namespace celeris::maxsub::detail {
 
 template <class R>
-CELERIS_MAXSUB_HD inline bool tie_order_better(const R& a, const R& b) {
+CELERIS_HD inline bool tie_order_better(const R& a, const R& b) {
   if (a.sum != b.sum) return a.sum > b.sum;
   if (a.top != b.top) return a.top < b.top;
   if (a.left != b.left) return a.left < b.left;

@@ -29,6 +29,11 @@
 #include <vector>
 
 #include "celeris/error.hpp"
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/event_timer.hpp"
+#include "core/cuda/scratch_pool.hpp"
+#include "core/cuda/stream.hpp"
 #include "join_cuda.hpp"
 
 namespace celeris::xmatch::detail {
@@ -40,30 +45,10 @@ namespace {
 constexpr double kArcsec = hp::pi / (180.0 * 3600.0);
 constexpr int kBlock = 256;
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw Error(std::string("CUDA xmatch: ") + what + ": " + cudaGetErrorString(e));
-}
-
-// Device memory, freed on scope exit. Contents undefined until written.
+using cuda::cuda_check;
+using cuda::cuda_check_launch;
 template <class T>
-class DeviceArray {
- public:
-  explicit DeviceArray(size_t n) : n_(n) {
-    if (n > 0) check(cudaMalloc(&p_, n * sizeof(T)), "cudaMalloc");
-  }
-  ~DeviceArray() {
-    if (p_) cudaFree(p_);
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  T* get() const { return p_; }
-  size_t size() const { return n_; }
-
- private:
-  T* p_ = nullptr;
-  size_t n_ = 0;
-};
+using DeviceArray = cuda::DeviceBuffer<T>;
 
 unsigned grid_for(size_t n) {
   return unsigned((n + kBlock - 1) / kBlock);
@@ -207,23 +192,25 @@ struct Sorted {
   explicit Sorted(size_t n) : pix(n), row(n), vec(n) {}
 };
 
-void sort_by_pixel(const hp::Vec3* d_v, size_t n, int order, Sorted& s) {
+// CUB's temporary storage comes from `scratch` (kept for the next sort or scan).
+void sort_by_pixel(const hp::Vec3* d_v, size_t n, int order, Sorted& s,
+                   cuda::ScratchPool& scratch) {
   DeviceArray<uint64_t> pix_in(n);
   DeviceArray<uint32_t> row_in(n);
-  pixel_kernel<<<grid_for(n), kBlock>>>(d_v, n, order, pix_in.get(), row_in.get());
-  check(cudaGetLastError(), "pixel kernel");
+  pixel_kernel<<<grid_for(n), kBlock>>>(d_v, n, order, pix_in.data(), row_in.data());
+  cuda_check_launch("pixel kernel");
   // Sort on the pixel's bits only: npix(order) - 1 < 2^(4 + 2 order).
   const int end_bit = 4 + 2 * order;
   size_t temp_bytes = 0;
-  check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, pix_in.get(), s.pix.get(),
-                                        row_in.get(), s.row.get(), n, 0, end_bit),
-        "radix sort size");
-  DeviceArray<unsigned char> temp(temp_bytes);
-  check(cub::DeviceRadixSort::SortPairs(temp.get(), temp_bytes, pix_in.get(), s.pix.get(),
-                                        row_in.get(), s.row.get(), n, 0, end_bit),
-        "radix sort");
-  gather_kernel<<<grid_for(n), kBlock>>>(d_v, s.row.get(), n, s.vec.get());
-  check(cudaGetLastError(), "gather kernel");
+  cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, pix_in.data(), s.pix.data(),
+                                             row_in.data(), s.row.data(), n, 0, end_bit),
+             "radix sort size");
+  cuda_check(
+      cub::DeviceRadixSort::SortPairs(scratch.acquire(temp_bytes), temp_bytes, pix_in.data(),
+                                      s.pix.data(), row_in.data(), s.row.data(), n, 0, end_bit),
+      "radix sort");
+  gather_kernel<<<grid_for(n), kBlock>>>(d_v, s.row.data(), n, s.vec.data());
+  cuda_check_launch("gather kernel");
 }
 
 // Directory order: the index order when its 12 * 4^order cells (4 B each) cost at most 16 B per
@@ -234,26 +221,6 @@ int directory_order(int order, size_t n) {
   while (c > 0 && uint64_t(hp::npix(c)) + 1 > budget) --c;
   return c;
 }
-
-class Events {
- public:
-  explicit Events(int n) : n_(n) {
-    for (int k = 0; k < n_; ++k) check(cudaEventCreate(&e_[k]), "event");
-  }
-  ~Events() {
-    for (int k = 0; k < n_; ++k) cudaEventDestroy(e_[k]);
-  }
-  void record(int k) { check(cudaEventRecord(e_[k]), "event record"); }
-  double ms(int a, int b) const {
-    float t = 0;
-    check(cudaEventElapsedTime(&t, e_[a], e_[b]), "event time");
-    return t;
-  }
-
- private:
-  cudaEvent_t e_[8];
-  int n_;
-};
 
 }  // namespace
 
@@ -287,8 +254,9 @@ void HostArray<T>::resize(size_t n, HostMemory kind) {
     kind_ = kind;
     if (n > 0) {
       if (kind == HostMemory::Pinned) {
-        check(cudaHostAlloc(reinterpret_cast<void**>(&p_), n * sizeof(T), cudaHostAllocDefault),
-              "cudaHostAlloc");
+        cuda_check(
+            cudaHostAlloc(reinterpret_cast<void**>(&p_), n * sizeof(T), cudaHostAllocDefault),
+            "cudaHostAlloc");
       } else {
         p_ = static_cast<T*>(touched_alloc(n * sizeof(T)));
         if (kind == HostMemory::Registered) {
@@ -296,7 +264,7 @@ void HostArray<T>::resize(size_t n, HostMemory kind) {
           if (e != cudaSuccess) {
             std::free(p_);
             p_ = nullptr;
-            check(e, "cudaHostRegister");
+            cuda_check(e, "cudaHostRegister");
           }
         }
       }
@@ -326,7 +294,7 @@ template class HostArray<double>;
 
 size_t cuda_free_bytes() {
   size_t free = 0, total = 0;
-  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  CELERIS_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   return free;
 }
 
@@ -334,10 +302,10 @@ size_t cuda_free_bytes() {
 void upload_vectors(const SkyPoints& p, DeviceArray<hp::Vec3>& v) {
   const size_t n = p.size();
   DeviceArray<double> ra(n), dec(n);
-  check(cudaMemcpy(ra.get(), p.ra.data(), n * sizeof(double), cudaMemcpyHostToDevice), "upload");
-  check(cudaMemcpy(dec.get(), p.dec.data(), n * sizeof(double), cudaMemcpyHostToDevice), "upload");
-  vector_kernel<<<grid_for(n), kBlock>>>(ra.get(), dec.get(), n, v.get());
-  check(cudaGetLastError(), "vector kernel");
+  ra.upload(p.ra.data(), n);
+  dec.upload(p.dec.data(), n);
+  vector_kernel<<<grid_for(n), kBlock>>>(ra.data(), dec.data(), n, v.data());
+  cuda_check_launch("vector kernel");
 }
 
 // The result's host arrays for nl left rows and `total` pairs (timed: out.times.host_alloc).
@@ -357,46 +325,44 @@ void allocate_host(CudaPairs& out, size_t nl, uint64_t total, HostMemory memory)
 // copies overlap it even into pageable host memory (where cudaMemcpyAsync returns only when done).
 void write_and_download_batched(const JoinArgs& a, const hp::DiscPlan& plan, size_t nl,
                                 const uint64_t* d_off, uint32_t* d_j, double* d_sep, uint64_t total,
-                                int batches, HostMemory memory, Events& ev, CudaPairs& out) {
-  cudaStream_t copy = nullptr;
-  check(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking), "stream");
+                                int batches, HostMemory memory, cuda::EventTimer& ev,
+                                CudaPairs& out) {
+  cuda::Stream copy;
   // batches written, then the offsets (made on the default stream) ready for the copy stream
-  std::vector<cudaEvent_t> written(size_t(batches) + 1, nullptr);
-  for (auto& e : written) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event");
-  cudaEvent_t& scanned = written.back();
-  check(cudaEventRecord(scanned, nullptr), "event");
+  std::vector<cuda::Event> written;
+  for (int b = 0; b <= batches; ++b) written.emplace_back(false);
+  cuda::Event& scanned = written.back();
+  scanned.record();
   std::vector<uint32_t> rows(size_t(batches) + 1);
   for (int b = 0; b <= batches; ++b) rows[b] = uint32_t(nl * size_t(b) / size_t(batches));
   auto launch = [&](int b) {
     join_kernel<true>
         <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off, d_j, d_sep, rows[b], rows[b + 1]);
-    check(cudaGetLastError(), "write kernel");
-    check(cudaEventRecord(written[b], nullptr), "event");
+    cuda_check_launch("write kernel");
+    written[b].record();
   };
   launch(0);
   allocate_host(out, nl, total, memory);
-  ev.record(5);
-  check(cudaStreamWaitEvent(copy, scanned, 0), "stream wait");
-  check(cudaMemcpyAsync(out.offsets.data(), d_off, (nl + 1) * sizeof(uint64_t),
-                        cudaMemcpyDeviceToHost, copy),
-        "offsets download");
-  check(cudaStreamSynchronize(copy), "offsets download");
-  ev.record(6);
+  ev.mark(5);
+  copy.wait(scanned);
+  cuda_check(cudaMemcpyAsync(out.offsets.data(), d_off, (nl + 1) * sizeof(uint64_t),
+                             cudaMemcpyDeviceToHost, copy),
+             "offsets download");
+  copy.synchronize();
+  ev.mark(6);
   for (int b = 0; b < batches; ++b) {
     if (b + 1 < batches) launch(b + 1);
-    check(cudaStreamWaitEvent(copy, written[b], 0), "stream wait");
+    copy.wait(written[b]);
     const uint64_t k0 = out.offsets[rows[b]], n = out.offsets[rows[b + 1]] - k0;
     if (n == 0) continue;
-    check(cudaMemcpyAsync(out.j.data() + k0, d_j + k0, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                          copy),
-          "pairs download");
-    check(cudaMemcpyAsync(out.sep_arcsec.data() + k0, d_sep + k0, n * sizeof(double),
-                          cudaMemcpyDeviceToHost, copy),
-          "pairs download");
+    cuda_check(cudaMemcpyAsync(out.j.data() + k0, d_j + k0, n * sizeof(uint32_t),
+                               cudaMemcpyDeviceToHost, copy),
+               "pairs download");
+    cuda_check(cudaMemcpyAsync(out.sep_arcsec.data() + k0, d_sep + k0, n * sizeof(double),
+                               cudaMemcpyDeviceToHost, copy),
+               "pairs download");
   }
-  check(cudaStreamSynchronize(copy), "pairs download");
-  for (auto& e : written) cudaEventDestroy(e);
-  cudaStreamDestroy(copy);
+  copy.synchronize();
 }
 
 void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order, bool neighbours,
@@ -413,41 +379,42 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
     out.sep_arcsec.resize(0, memory);
     return;
   }
-  Events ev(8);
-  ev.record(0);
+  cuda::EventTimer ev(8);
+  ev.mark(0);
   // Upload RA/Dec, unit vectors on the device. In a self-match the left side is the right side.
   DeviceArray<hp::Vec3> d_right(nr);
   upload_vectors(right, d_right);
   DeviceArray<hp::Vec3> d_left(self ? 0 : nl);
   if (!self) upload_vectors(left, d_left);
-  ev.record(1);
+  ev.mark(1);
 
-  // Phase 1: index the right side; sort the left side the same way for locality.
+  // Phase 1: index the right side; sort the left side the same way for locality. The sorts'
+  // and scans' temporary storage is one scratch block, given back before the pairs are allocated.
+  cuda::ScratchPool scratch;
   Sorted rs(nr);
-  sort_by_pixel(d_right.get(), nr, order, rs);
+  sort_by_pixel(d_right.data(), nr, order, rs, scratch);
   Sorted ls(self ? 0 : nl);
-  if (!self) sort_by_pixel(d_left.get(), nl, order, ls);
+  if (!self) sort_by_pixel(d_left.data(), nl, order, ls, scratch);
   const int dorder = directory_order(order, nr);
   const uint64_t ncells = uint64_t(hp::npix(dorder));
   DeviceArray<uint32_t> hist(ncells + 1), dir(ncells + 1);
-  check(cudaMemset(hist.get(), 0, (ncells + 1) * sizeof(uint32_t)), "memset");
+  cuda_check(cudaMemset(hist.data(), 0, (ncells + 1) * sizeof(uint32_t)), "memset");
   const int shift = 2 * (order - dorder);
-  histogram_kernel<<<grid_for(nr), kBlock>>>(rs.pix.get(), nr, shift, hist.get());
-  check(cudaGetLastError(), "histogram kernel");
+  histogram_kernel<<<grid_for(nr), kBlock>>>(rs.pix.data(), nr, shift, hist.data());
+  cuda_check_launch("histogram kernel");
   size_t temp_bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, hist.get(), dir.get(), ncells + 1),
-        "scan size");
-  {
-    DeviceArray<unsigned char> temp(temp_bytes);
-    check(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, hist.get(), dir.get(), ncells + 1),
-          "directory scan");
-  }
-  ev.record(2);
+  cuda_check(
+      cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, hist.data(), dir.data(), ncells + 1),
+      "scan size");
+  cuda_check(cub::DeviceScan::ExclusiveSum(scratch.acquire(temp_bytes), temp_bytes, hist.data(),
+                                           dir.data(), ncells + 1),
+             "directory scan");
+  ev.mark(2);
 
   // Phases 2+3: count, scan, write.
-  JoinArgs a{IndexView{rs.pix.get(), rs.row.get(), rs.vec.get(), nr, dir.get(), ncells, shift},
-             self ? rs.vec.get() : ls.vec.get(),
-             self ? rs.row.get() : ls.row.get(),
+  JoinArgs a{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), nr, dir.data(), ncells, shift},
+             self ? rs.vec.data() : ls.vec.data(),
+             self ? rs.row.data() : ls.row.data(),
              nl,
              order,
              neighbours,
@@ -455,46 +422,40 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
              hp::chord2_of_angle(radius_rad)};
   const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
   DeviceArray<uint64_t> d_count(nl + 1), d_off(nl + 1);
-  check(cudaMemset(d_count.get() + nl, 0, sizeof(uint64_t)), "memset");
-  join_kernel<false><<<grid_for(nl), kBlock>>>(a, plan, d_count.get(), nullptr, nullptr, nullptr);
-  check(cudaGetLastError(), "count kernel");
-  ev.record(3);
+  cuda_check(cudaMemset(d_count.data() + nl, 0, sizeof(uint64_t)), "memset");
+  join_kernel<false><<<grid_for(nl), kBlock>>>(a, plan, d_count.data(), nullptr, nullptr, nullptr);
+  cuda_check_launch("count kernel");
+  ev.mark(3);
   temp_bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_count.get(), d_off.get(), nl + 1),
-        "scan size");
-  {
-    DeviceArray<unsigned char> temp(temp_bytes);
-    check(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, d_count.get(), d_off.get(), nl + 1),
-          "count scan");
-  }
+  cuda_check(
+      cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_count.data(), d_off.data(), nl + 1),
+      "scan size");
+  cuda_check(cub::DeviceScan::ExclusiveSum(scratch.acquire(temp_bytes), temp_bytes, d_count.data(),
+                                           d_off.data(), nl + 1),
+             "count scan");
   uint64_t total = 0;
-  check(cudaMemcpy(&total, d_off.get() + nl, sizeof(uint64_t), cudaMemcpyDeviceToHost),
-        "total download");
-  ev.record(4);
+  d_off.download(&total, 1, nl);
+  scratch.release();
+  ev.mark(4);
   DeviceArray<uint32_t> d_j(total);
   DeviceArray<double> d_sep(total);
   if (batches > 1 && nl >= size_t(batches)) {
-    write_and_download_batched(a, plan, nl, d_off.get(), d_j.get(), d_sep.get(), total, batches,
+    write_and_download_batched(a, plan, nl, d_off.data(), d_j.data(), d_sep.data(), total, batches,
                                memory, ev, out);
   } else {
     join_kernel<true>
-        <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off.get(), d_j.get(), d_sep.get());
-    check(cudaGetLastError(), "write kernel");
-    ev.record(5);
+        <<<grid_for(nl), kBlock>>>(a, plan, nullptr, d_off.data(), d_j.data(), d_sep.data());
+    cuda_check_launch("write kernel");
+    ev.mark(5);
     // The host arrays are allocated while the write kernel runs.
     allocate_host(out, nl, total, memory);
-    ev.record(6);
-    check(cudaMemcpy(out.offsets.data(), d_off.get(), (nl + 1) * sizeof(uint64_t),
-                     cudaMemcpyDeviceToHost),
-          "offsets download");
-    check(cudaMemcpy(out.j.data(), d_j.get(), total * sizeof(uint32_t), cudaMemcpyDeviceToHost),
-          "pairs download");
-    check(cudaMemcpy(out.sep_arcsec.data(), d_sep.get(), total * sizeof(double),
-                     cudaMemcpyDeviceToHost),
-          "pairs download");
+    ev.mark(6);
+    d_off.download(out.offsets.data(), nl + 1);
+    d_j.download(out.j.data(), total);
+    d_sep.download(out.sep_arcsec.data(), total);
   }
-  ev.record(7);
-  check(cudaDeviceSynchronize(), "join");
+  ev.mark(7);
+  CELERIS_CUDA_CHECK(cudaDeviceSynchronize());
   out.times.upload = ev.ms(0, 1);
   out.times.index = ev.ms(1, 2);
   out.times.count = ev.ms(2, 3);

@@ -232,3 +232,46 @@ TEST(FitsTable, LdacImageHeaderHoldsEveryCard) {
   EXPECT_EQ(trimmed(got[6]), trimmed(opt.extra_cards[0]));
   EXPECT_EQ(trimmed(got[7]), "END");
 }
+
+// ---- float64 pixels (read_fits_pixels_f64) ---------------------------------------------------
+
+TEST(FitsImageF64, WideTypesComeBackExactly) {
+  const auto dir = tmpdir();
+  EXPECT_TRUE(celeris::fits_bitpix_wider_than_float(-64));
+  EXPECT_TRUE(celeris::fits_bitpix_wider_than_float(64));
+  EXPECT_TRUE(celeris::fits_bitpix_wider_than_float(32));
+  for (int b : {8, 16, -32}) EXPECT_FALSE(celeris::fits_bitpix_wider_than_float(b)) << b;
+
+  // BITPIX -64: values float32 would round, a NaN and an infinity (masked).
+  const std::vector<double> v = {14.02571706,         -1.0 / 3.0, 1e-300,
+                                 123456789.123456789, NAN,        -INFINITY};
+  const std::string p64 = (dir / "d.fits").string();
+  write_raw(p64, -64, 3, 2, v);
+  const celeris::FitsImage img = celeris::read_fits_image(p64);
+  const celeris::Image<double> d = celeris::read_fits_pixels_f64(img);
+  ASSERT_EQ(d.width(), 3);
+  ASSERT_EQ(d.height(), 2);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(d.data()[i], v[i]) << i;  // bit for bit
+    EXPECT_NE(double(img.pixels.data()[i]), v[i]) << "float32 would round value " << i;
+  }
+  EXPECT_TRUE(std::isnan(d(1, 1)));
+  EXPECT_TRUE(std::isnan(d(2, 1)));
+
+  // BITPIX 32 with BZERO/BSCALE: the physical value in double (raw * BSCALE + BZERO).
+  const std::vector<double> raw = {-2147483647.0, 16777217.0, 123456789.0, 0.0};
+  const std::string p32 = (dir / "i.fits").string();
+  write_raw(p32, 32, 2, 2, raw, 0.25, 1e-3);
+  const celeris::Image<double> s = celeris::read_fits_pixels_f64(celeris::read_fits_image(p32));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(s.data()[i], raw[i] * 1e-3 + 0.25) << i;
+
+  // The HDU read is the one read_fits_image chose (first image after an empty primary).
+  const std::string pe = (dir / "e.fits").string();
+  write_raw(pe, -64, 3, 2, v, 0, 1, nullptr, true, "SCI");
+  const celeris::FitsImage ext = celeris::read_fits_image(pe);
+  EXPECT_EQ(ext.hdu, 2);
+  EXPECT_EQ(celeris::read_fits_pixels_f64(ext).data()[0], v[0]);
+  EXPECT_EQ(celeris::read_fits_pixels_f64(celeris::read_fits_image(pe + "[SCI]")).data()[3], v[3]);
+  EXPECT_THROW(celeris::read_fits_pixels_f64(celeris::FitsImage{}), celeris::Error);
+  fs::remove_all(dir);
+}

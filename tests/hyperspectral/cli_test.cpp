@@ -54,14 +54,14 @@ TEST_F(Cli, SimulateIsDeterministicAndSppMatchesLibrary) {
   EXPECT_EQ(out.source.envi_interleave, "bip");  // layout carried over
   EXPECT_EQ(out.wavelengths, a.wavelengths);
   EXPECT_NE(slurp(dir / "a_spp.hdr").find("celeris simulate cube"), std::string::npos);
-  EXPECT_EQ(out.data, spp_cpu(a, 5).cube.data);
+  EXPECT_EQ(out.data, spp(a, {5, Device::Cpu, false}).cube.data);
 
   ASSERT_EQ(run("spp " + (dir / "a.hdr") + " -w 3 --bands 2-4,10 -o " + (dir / "sub.fits")), 0);
   const Cube sub = read_cube(dir / "sub.fits");
   EXPECT_EQ(sub.bands, 4);
   // --device cpu: the library call below is the CPU path (CUDA agreement is SppCuda's test).
   ASSERT_EQ(run("spp " + (dir / "a.hdr") + " -w 3 --device cpu -o " + (dir / "m.mat")), 0);
-  EXPECT_EQ(read_cube(dir / "m.mat").data, spp_cpu(a, 3).cube.data);
+  EXPECT_EQ(read_cube(dir / "m.mat").data, spp(a, {3, Device::Cpu, false}).cube.data);
 }
 
 TEST_F(Cli, ErrorsExitNonZeroWithoutOutput) {

@@ -192,10 +192,10 @@ TEST_P(RealScene, LoadsWithDocumentedShapeAndSmoothAxes) {
     EXPECT_LE(rel, 1e-5) << sc.file << " " << what;
     EXPECT_LE(alpha_err, 1e-5) << sc.file << " " << what;
   };
-  check(spp(c, {5, Backend::Cpu, true}), "cpu");
+  check(spp(c, {5, Device::Cpu, true}), "cpu");
   if (spp_cuda_compiled() && cuda_device_count() > 0)
     for (const std::string& kernel : spp_cuda_kernels())
-      check(spp_cuda(c, 5, true, kernel), "cuda " + kernel);
+      check(spp(c, {5, Device::Cuda, true, kernel}), "cuda " + kernel);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -33,7 +33,7 @@ double max_rel(const std::vector<float>& a, const std::vector<double>& b, double
 void expect_matches_reference(const Cube& c, int window, double tol = 1e-5) {
   std::vector<double> ref_alpha;
   const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, window, &ref_alpha);
-  const SppResult got = spp_cpu(c, window, true);
+  const SppResult got = spp(c, {window, Device::Cpu, true});
   ASSERT_EQ(got.cube.data.size(), ref.size());
   EXPECT_LE(max_rel(got.cube.data, ref), tol)
       << c.bands << "x" << c.lines << "x" << c.samples << " w=" << window;
@@ -103,14 +103,14 @@ TEST(Spp, SmoothSimulatedSceneMatchesReference) {
 
 TEST(Spp, SinglePixelIsUnchanged) {
   const Cube c = random_cube(6, 1, 1, 9);
-  const SppResult r = spp_cpu(c, 3, true);
+  const SppResult r = spp(c, {3, Device::Cpu, true});
   EXPECT_EQ(r.alpha[0], 0.0f);
   for (int b = 0; b < 6; ++b) EXPECT_FLOAT_EQ(r.cube.data[b], c.data[b]);
 }
 
 TEST(Spp, ConstantCubeIsUnchanged) {
   Cube c(4, 6, 5, 0.3f);
-  const SppResult r = spp_cpu(c, 5, true);
+  const SppResult r = spp(c, {5, Device::Cpu, true});
   for (float a : r.alpha) EXPECT_EQ(a, 0.0f);
   for (size_t i = 0; i < c.data.size(); ++i) EXPECT_FLOAT_EQ(r.cube.data[i], c.data[i]);
 }
@@ -122,13 +122,13 @@ TEST(Spp, ZeroNormPixels) {
   // Isolated zero pixel among non-zero ones: every neighbour at pi/2.
   Cube z = random_cube(3, 3, 3, 12, 0.5f, 1.0f);
   for (int b = 0; b < 3; ++b) z.at(b, 1, 1) = 0;
-  const SppResult r = spp_cpu(z, 3, true);
+  const SppResult r = spp(z, {3, Device::Cpu, true});
   EXPECT_NEAR(r.alpha[4], std::numbers::pi / 2, 1e-6);
 }
 
 TEST(Spp, AlphaIsWeightedMeanOfAngles) {
   const Cube c = random_cube(10, 12, 12, 13);
-  const SppResult r = spp_cpu(c, 7, true);
+  const SppResult r = spp(c, {7, Device::Cpu, true});
   for (float a : r.alpha) {
     EXPECT_GE(a, 0.0f);
     EXPECT_LE(a, std::numbers::pi_v<float> / 2);  // non-negative data: angles <= pi/2
@@ -140,7 +140,7 @@ TEST(Spp, OutputKeepsShapeAndMetadata) {
   c.wavelengths = {1, 2, 3};
   c.band_names = {"a", "b", "c"};
   c.source.envi_fields.emplace_back("sensor type", "AVIRIS");
-  const SppResult r = spp(c, {3, Backend::Cpu, false});
+  const SppResult r = spp(c, {3, Device::Cpu, false});
   EXPECT_EQ(r.cube.wavelengths, c.wavelengths);
   EXPECT_EQ(r.cube.band_names, c.band_names);
   EXPECT_EQ(r.cube.source.envi_fields, c.source.envi_fields);
@@ -168,22 +168,34 @@ TEST(Spp, DirectAndSymmetricAlphaAgree) {
 
 TEST(Spp, InPlaceOverloadsGiveTheSameCube) {
   const Cube c = random_cube(9, 13, 11, 16);
-  const SppResult copy = spp_cpu(c, 5, true);
+  const SppResult copy = spp(c, {5, Device::Cpu, true});
   Cube moved = c;
-  const SppResult in_place = spp_cpu(std::move(moved), 5, true);
+  const SppResult in_place = spp(std::move(moved), {5, Device::Cpu, true});
   EXPECT_EQ(in_place.cube.data, copy.cube.data);
   EXPECT_EQ(in_place.alpha, copy.alpha);
-  EXPECT_EQ(spp(Cube(c), {5, Backend::Auto, false}).cube.data.size(), c.data.size());
+  EXPECT_EQ(spp(Cube(c), {5, Device::Auto, false}).cube.data.size(), c.data.size());
 }
 
 TEST(Spp, BadWindowAndEmptyCube) {
   const Cube c = random_cube(3, 5, 4, 15);
   for (int w : {-1, 0, 1, 2, 4, 6, 16}) {
-    EXPECT_THROW(spp_cpu(c, w), Error) << w;
+    EXPECT_THROW(spp(c, {w, Device::Cpu, false}), Error) << w;
     EXPECT_THROW(spp_reference(to_double(c), 3, 5, 4, w), Error) << w;
   }
-  EXPECT_THROW(spp_cpu(Cube(), 3), Error);
-  EXPECT_THROW(spp_cpu(Cube(0, 3, 3), 3), Error);
+  EXPECT_THROW(spp(Cube(), {3, Device::Cpu, false}), Error);
+  EXPECT_THROW(spp(Cube(0, 3, 3), {3, Device::Cpu, false}), Error);
+}
+
+// One entry point, the device in the options: a kernel the device cannot run is refused, not
+// ignored; unknown kernels are refused whatever the device.
+TEST(Spp, KernelChoiceIsCheckedAgainstTheDevice) {
+  const Cube c = random_cube(3, 5, 4, 15);
+  EXPECT_THROW(spp(c, {3, Device::Cpu, false, "tile"}), Error);
+  EXPECT_THROW(spp(c, {3, Device::Cpu, false, "nope"}), Error);
+  EXPECT_THROW(spp(c, {3, Device::Auto, false, "nope"}), Error);
+  EXPECT_EQ(spp(c, {3, Device::Cpu, false, "strip"}).cube.data,
+            spp(c, {3, Device::Cpu, false}).cube.data);
+  if (cuda_device_count() == 0) EXPECT_THROW(spp(c, {3, Device::Cuda, false}), Error);
 }
 
 TEST(Spp, SimulationIsDeterministic) {
@@ -228,7 +240,7 @@ TEST(SppCuda, KernelsMatchReference) {
       std::vector<double> ref_alpha;
       const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, w, &ref_alpha);
       for (const std::string& kernel : spp_cuda_kernels()) {
-        const SppResult g = spp_cuda(c, w, true, kernel);
+        const SppResult g = spp(c, {w, Device::Cuda, true, kernel});
         const std::string what = kernel + " w=" + std::to_string(w) + " " +
                                  std::to_string(sh.bands) + "x" + std::to_string(sh.lines) + "x" +
                                  std::to_string(sh.samples);
@@ -250,7 +262,7 @@ TEST(SppCuda, SmoothSceneMatchesReference) {
     std::vector<double> ref_alpha;
     const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, w, &ref_alpha);
     for (const std::string& kernel : spp_cuda_kernels()) {
-      const SppResult g = spp_cuda(c, w, true, kernel);
+      const SppResult g = spp(c, {w, Device::Cuda, true, kernel});
       EXPECT_LE(max_rel(g.cube.data, ref), 2e-5) << kernel << " w=" << w;  // as the CPU test
       EXPECT_LE(max_abs(g.alpha, ref_alpha), 1e-5) << kernel << " w=" << w;
     }
@@ -262,7 +274,8 @@ TEST(SppCuda, RepeatedRunsAreIdentical) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   const Cube c = random_cube(50, 67, 45, 77);
   for (const std::string& kernel : spp_cuda_kernels()) {
-    const SppResult a = spp_cuda(c, 9, true, kernel), b = spp_cuda(c, 9, true, kernel);
+    const SppResult a = spp(c, {9, Device::Cuda, true, kernel}),
+                    b = spp(c, {9, Device::Cuda, true, kernel});
     EXPECT_EQ(a.cube.data, b.cube.data) << kernel;
     EXPECT_EQ(a.alpha, b.alpha) << kernel;
     EXPECT_GT(a.device_seconds, 0.0);
@@ -272,8 +285,8 @@ TEST(SppCuda, RepeatedRunsAreIdentical) {
 TEST(SppCuda, BadKernelAndWindow) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   const Cube c = random_cube(3, 5, 4, 15);
-  EXPECT_THROW(spp_cuda(c, 3, false, "nope"), Error);
-  EXPECT_THROW(spp_cuda(c, 4, false, "strip"), Error);
+  EXPECT_THROW(spp(c, {3, Device::Cuda, false, "nope"}), Error);
+  EXPECT_THROW(spp(c, {4, Device::Cuda, false, "strip"}), Error);
 }
 
 }  // namespace

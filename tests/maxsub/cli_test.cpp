@@ -1,15 +1,18 @@
 // `celeris maxsub` end to end: the CLI's JSON equals the library on the same pixels.
+#include <fitsio.h>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -24,6 +27,16 @@ namespace fs = std::filesystem;
 namespace ms = celeris::maxsub;
 
 namespace {
+
+// A former --method spelling as options (algorithm + device), and with a precision.
+ms::Options M(const char* method) {
+  return ms::parse_method(method);
+}
+ms::Options with(ms::Options o, ms::Precision p, ms::GpuTimes* times = nullptr) {
+  o.precision = p;
+  o.gpu_times = times;
+  return o;
+}
 
 struct Result {
   int status = -1;
@@ -153,7 +166,7 @@ TEST_F(MaxsubCli, BolocamEqualsLibrary) {
   for (double& v : a) v = std::isfinite(v) ? v - offset : 0.0;
   const std::vector<ms::Rect> lib = ms::k_max_disjoint(a, w, h, 3);
   ASSERT_EQ(lib.size(), 3u);
-  EXPECT_EQ(lib[0], ms::max_subarray(a, w, h, {ms::Method::Alg8, ms::Precision::Double}));
+  EXPECT_EQ(lib[0], ms::max_subarray(a, w, h, with(M("alg8"), ms::Precision::Double)));
   const auto sums = json_numbers(j, "sum"), x0 = json_numbers(j, "x_min"),
              x1 = json_numbers(j, "x_max"), y0 = json_numbers(j, "y_min"),
              y1 = json_numbers(j, "y_max");
@@ -238,7 +251,7 @@ TEST_F(MaxsubCli, BackgroundOffsetIsTheExtractionsMap) {
   const celeris::Image<float> back = celeris::extract::background_image({px.data(), w, h}, c);
   std::vector<double> a(px.size());
   for (size_t i = 0; i < a.size(); ++i) a[i] = double(px[i]) - double(back.data()[i]);
-  const ms::Rect lib = ms::max_subarray(a, w, h, {ms::Method::Cpu, ms::Precision::Double});
+  const ms::Rect lib = ms::max_subarray(a, w, h, with(M("cpu"), ms::Precision::Double));
   EXPECT_DOUBLE_EQ(json_numbers(j, "sum").at(0), lib.sum);
   EXPECT_EQ(json_numbers(j, "x_min").at(0), lib.left + 1);
   EXPECT_EQ(json_numbers(j, "y_max").at(0), lib.bottom + 1);
@@ -267,4 +280,88 @@ TEST_F(MaxsubCli, PngOverlay) {
   };
   EXPECT_EQ(be32(16), 40u);  // IHDR width
   EXPECT_EQ(be32(20), 30u);  // IHDR height
+}
+
+// --algorithm and --device spell the same runs as the former --method, with byte-identical
+// output files; mixing the two spellings, or a pair no implementation runs, is refused.
+TEST_F(MaxsubCli, DeviceAndAlgorithmFlagsEqualTheFormerMethod) {
+  std::vector<float> px = kPaper;
+  celeris::write_fits_image(path("paper.fits"), {px.data(), 8, 4});
+  const struct {
+    const char* method;
+    const char* split;
+  } cases[] = {{"cpu", "--algorithm rowpairs --device cpu"},
+               {"alg8", "--algorithm alg8 --device cpu"},
+               {"alg9", "--algorithm alg9"},
+               {"brute", "--algorithm brute --device auto"}};
+  for (const auto& c : cases) {
+    const Result a =
+        run_cli(path("paper.fits") + " --k 2 --method " + c.method + " -o " + path("a.json"));
+    const Result b = run_cli(path("paper.fits") + " --k 2 " + c.split + " -o " + path("b.json"));
+    ASSERT_EQ(a.status, 0) << a.output;
+    ASSERT_EQ(b.status, 0) << b.output;
+    EXPECT_EQ(slurp(path("a.json")), slurp(path("b.json"))) << c.method;
+    EXPECT_NE(slurp(path("b.json")).find(std::string("\"method\": \"") + c.method + "\""),
+              std::string::npos);
+  }
+  EXPECT_NE(run_cli(path("paper.fits") + " --method cpu --device cpu").status, 0);
+  EXPECT_NE(run_cli(path("paper.fits") + " --method cpu --algorithm alg8").status, 0);
+  const Result bad = run_cli(path("paper.fits") + " --algorithm alg8 --device cuda");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("runs on the CPU only"), std::string::npos) << bad.output;
+  EXPECT_NE(run_cli(path("paper.fits") + " --algorithm alg38 --device cpu").status, 0);
+}
+
+// Acceptance of issue 16: on a BITPIX -64 image the maximum equals a float64 brute force to 1e-12
+// relative. The pixels are chosen so that reading them as float32 (as before) misses by far more.
+TEST_F(MaxsubCli, Float64ImageKeepsItsPrecision) {
+  const int w = 23, h = 17;
+  std::mt19937_64 rng(16);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> px(size_t(w) * h);
+  for (double& v : px) v = u(rng) + 1e-9 * u(rng);  // digits below float32's resolution
+  const std::string img = path("d64.fits");
+  {
+    fitsfile* f = nullptr;
+    int status = 0;
+    long naxes[2] = {w, h};
+    fits_create_file(&f, ("!" + img).c_str(), &status);
+    fits_create_img(f, DOUBLE_IMG, 2, naxes, &status);
+    fits_write_img(f, TDOUBLE, 1, LONGLONG(px.size()), px.data(), &status);
+    fits_close_file(f, &status);
+    ASSERT_EQ(status, 0);
+  }
+  // float64 brute force: every rectangle summed directly in long double.
+  long double best = -1e300L;
+  long double best_f = -1e300L;  // the same search over the float32-rounded pixels
+  for (int t = 0; t < h; ++t)
+    for (int b = t; b < h; ++b)
+      for (int l = 0; l < w; ++l)
+        for (int r = l; r < w; ++r) {
+          long double s = 0, sf = 0;
+          for (int y = t; y <= b; ++y)
+            for (int x = l; x <= r; ++x) {
+              s += px[size_t(y) * w + x];
+              sf += static_cast<float>(px[size_t(y) * w + x]);
+            }
+          best = std::max(best, s);
+          best_f = std::max(best_f, sf);
+        }
+  const double exact = double(best);
+  ASSERT_GT(std::fabs(double(best_f) - exact), 1e-10 * std::fabs(exact))
+      << "the test must distinguish float32 from float64 input";
+  for (const char* device : {"cpu", "auto"}) {
+    const Result r = run_cli(img + " --device " + device + " -o " + path("d64.json"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::vector<double> sums = json_numbers(slurp(path("d64.json")), "sum");
+    ASSERT_EQ(sums.size(), 1u);
+    EXPECT_NEAR(sums[0], exact, 1e-12 * std::fabs(exact)) << device;
+  }
+  // The median offset too is taken from the float64 values.
+  const Result m = run_cli(img + " --offset median -o " + path("m.json"));
+  ASSERT_EQ(m.status, 0) << m.output;
+  std::vector<double> sorted = px;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_EQ(sorted.size() % 2, 1u);
+  EXPECT_EQ(json_numbers(slurp(path("m.json")), "offset_value").at(0), sorted[sorted.size() / 2]);
 }

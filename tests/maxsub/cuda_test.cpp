@@ -14,6 +14,16 @@ namespace ms = celeris::maxsub;
 
 namespace {
 
+// A former --method spelling as options (algorithm + device), and with a precision.
+ms::Options M(const char* method) {
+  return ms::parse_method(method);
+}
+ms::Options with(ms::Options o, ms::Precision p, ms::GpuTimes* times = nullptr) {
+  o.precision = p;
+  o.gpu_times = times;
+  return o;
+}
+
 std::vector<double> random_ints(std::mt19937& rng, size_t n, int lo, int hi) {
   std::uniform_int_distribution<int> d(lo, hi);
   std::vector<double> a(n);
@@ -21,18 +31,18 @@ std::vector<double> random_ints(std::mt19937& rng, size_t n, int lo, int hi) {
   return a;
 }
 
-const ms::Options kCuda{ms::Method::Cuda, ms::Precision::Double};
-const ms::Options kCudaFloat{ms::Method::Cuda, ms::Precision::Float};
-const ms::Options kBrute{ms::Method::Brute, ms::Precision::Double};
-const ms::Method kGpuMethods[] = {ms::Method::Cuda, ms::Method::Alg38, ms::Method::Alg39};
+const ms::Options kCuda = with(M("cuda"), ms::Precision::Double);
+const ms::Options kCudaFloat = with(M("cuda"), ms::Precision::Float);
+const ms::Options kBrute = with(M("brute"), ms::Precision::Double);
+const ms::Options kGpuMethods[] = {M("cuda"), M("alg38"), M("alg39")};
 
 }  // namespace
 
 TEST(MaxsubCuda, WithoutDeviceIsAnError) {
   if (celeris::cuda_device_count() > 0) GTEST_SKIP() << "a device is present";
   const std::vector<double> a = {1, -2, 3, 4};
-  for (ms::Method m : kGpuMethods)
-    EXPECT_THROW(ms::max_subarray(a, 2, 2, {m, ms::Precision::Double}), celeris::Error);
+  for (const ms::Options& m : kGpuMethods)
+    EXPECT_THROW(ms::max_subarray(a, 2, 2, with(m, ms::Precision::Double)), celeris::Error);
 }
 
 TEST(MaxsubCuda, MeshAlgorithmsEqualBruteForce) {
@@ -43,17 +53,17 @@ TEST(MaxsubCuda, MeshAlgorithmsEqualBruteForce) {
     const int lo = it % 3 == 0 ? -1 : -9;
     const std::vector<double> a = random_ints(rng, size_t(w) * h, lo, lo == -1 ? 1 : 9);
     const ms::Rect ref = ms::max_subarray(a, w, h, kBrute);
-    for (ms::Method m : {ms::Method::Alg38, ms::Method::Alg39})
+    for (const ms::Options& m : {M("alg38"), M("alg39")})
       for (ms::Precision p : {ms::Precision::Double, ms::Precision::Float})
-        EXPECT_EQ(ms::max_subarray(a, w, h, {m, p}), ref)
+        EXPECT_EQ(ms::max_subarray(a, w, h, with(m, p)), ref)
             << ms::method_name(m) << " " << w << " x " << h;
   }
   // A larger mesh (many blocks per step) against the CPU.
   const std::vector<double> a = random_ints(rng, 300 * 170, -20, 19);
   const ms::Rect cpu = ms::max_subarray(a, 300, 170);
-  EXPECT_EQ(ms::max_subarray(a, 300, 170, {ms::Method::Alg38, ms::Precision::Double}), cpu);
-  EXPECT_EQ(ms::max_subarray(a, 300, 170, {ms::Method::Alg39, ms::Precision::Double}), cpu);
-  EXPECT_EQ(ms::max_subarray(a, 170, 300, {ms::Method::Alg39, ms::Precision::Double}),
+  EXPECT_EQ(ms::max_subarray(a, 300, 170, with(M("alg38"), ms::Precision::Double)), cpu);
+  EXPECT_EQ(ms::max_subarray(a, 300, 170, with(M("alg39"), ms::Precision::Double)), cpu);
+  EXPECT_EQ(ms::max_subarray(a, 170, 300, with(M("alg39"), ms::Precision::Double)),
             ms::max_subarray(a, 170, 300));
 }
 
@@ -62,8 +72,8 @@ TEST(MaxsubCuda, MeshKDisjointEqualsBruteForce) {
   std::mt19937 rng(25);
   const std::vector<double> s = random_ints(rng, 9 * 6, -3, 3);
   const auto ref = ms::k_max_disjoint(s, 9, 6, 40, kBrute);
-  for (ms::Method m : {ms::Method::Alg38, ms::Method::Alg39})
-    EXPECT_EQ(ms::k_max_disjoint(s, 9, 6, 40, {m, ms::Precision::Double}), ref)
+  for (const ms::Options& m : {M("alg38"), M("alg39")})
+    EXPECT_EQ(ms::k_max_disjoint(s, 9, 6, 40, with(m, ms::Precision::Double)), ref)
         << ms::method_name(m);
 }
 
@@ -94,7 +104,7 @@ TEST(MaxsubCuda, FloatInputAndStageTimes) {
   const std::vector<float> f(a.begin(), a.end());
   ms::GpuTimes times{-1, -1, -1};
   const ms::Rect got = ms::max_subarray(std::span<const float>(f), 150, 210,
-                                        {ms::Method::Cuda, ms::Precision::Double, &times});
+                                        with(M("cuda"), ms::Precision::Double, &times));
   EXPECT_EQ(got, ms::max_subarray(a, 150, 210));
   EXPECT_GE(times.upload_ms, 0);
   EXPECT_GE(times.prep_ms, 0);
@@ -160,7 +170,7 @@ TEST(MaxsubCudaConvex, EqualsCpuOnSmallArrays) {
     const int lo = it % 3 == 0 ? -1 : (it % 3 == 1 ? -9 : -20);
     const int hi = lo == -20 ? -1 : -lo;  // ties; mixed; all negative
     const std::vector<double> a = random_ints(rng, size_t(w) * h, lo, hi);
-    expect_same_region(ms::max_convex(a, w, h, ms::Method::Cuda), ms::max_convex(a, w, h),
+    expect_same_region(ms::max_convex(a, w, h, celeris::Device::Cuda), ms::max_convex(a, w, h),
                        std::to_string(w) + " x " + std::to_string(h));
   }
 }
@@ -173,16 +183,16 @@ TEST(MaxsubCudaConvex, EqualsCpuOnRealValuesAndKDisjoint) {
        {std::pair{160, 130}, std::pair{90, 200}, std::pair{300, 7}, std::pair{30, 290}}) {
     std::vector<double> a(size_t(w) * h);
     for (double& v : a) v = d(rng);
-    expect_same_region(ms::max_convex(a, w, h, ms::Method::Cuda), ms::max_convex(a, w, h),
+    expect_same_region(ms::max_convex(a, w, h, celeris::Device::Cuda), ms::max_convex(a, w, h),
                        std::to_string(w) + " x " + std::to_string(h));
   }
   const std::vector<double> a = random_ints(rng, 40 * 30, -5, 5);
-  const auto gpu = ms::k_max_convex_disjoint(a, 40, 30, 6, ms::Method::Cuda);
+  const auto gpu = ms::k_max_convex_disjoint(a, 40, 30, 6, celeris::Device::Cuda);
   const auto cpu = ms::k_max_convex_disjoint(a, 40, 30, 6);
   ASSERT_EQ(gpu.size(), cpu.size());
   for (size_t i = 0; i < cpu.size(); ++i) expect_same_region(gpu[i], cpu[i], std::to_string(i));
   const std::vector<double> tiny = random_ints(rng, 5 * 4, -3, 3);
-  const auto gt = ms::k_max_convex_disjoint(tiny, 5, 4, 30, ms::Method::Cuda);
+  const auto gt = ms::k_max_convex_disjoint(tiny, 5, 4, 30, celeris::Device::Cuda);
   const auto ct = ms::k_max_convex_disjoint(tiny, 5, 4, 30);  // until every cell is used
   ASSERT_EQ(gt.size(), ct.size());
   for (size_t i = 0; i < ct.size(); ++i) expect_same_region(gt[i], ct[i], std::to_string(i));

@@ -15,6 +15,16 @@ namespace ms = celeris::maxsub;
 
 namespace {
 
+// A former --method spelling as options (algorithm + device), and with a precision.
+ms::Options M(const char* method) {
+  return ms::parse_method(method);
+}
+ms::Options with(ms::Options o, ms::Precision p, ms::GpuTimes* times = nullptr) {
+  o.precision = p;
+  o.gpu_times = times;
+  return o;
+}
+
 struct Array {
   int w, h;
   std::vector<double> a;
@@ -48,15 +58,14 @@ ms::Rect brute(const Array& x, const std::vector<char>& blocked = {}) {
   return best;
 }
 
-const ms::Method kMethods[] = {ms::Method::Brute, ms::Method::Alg8, ms::Method::Alg9,
-                               ms::Method::Cpu};
+const ms::Options kMethods[] = {M("brute"), M("alg8"), M("alg9"), M("cpu")};
 const ms::Precision kPrecisions[] = {ms::Precision::Double, ms::Precision::Float};
 
 void expect_all_methods(const Array& x) {
   const ms::Rect ref = brute(x);
-  for (ms::Method m : kMethods)
+  for (const ms::Options& m : kMethods)
     for (ms::Precision p : kPrecisions) {
-      const ms::Rect got = ms::max_subarray(x.a, x.w, x.h, {m, p});
+      const ms::Rect got = ms::max_subarray(x.a, x.w, x.h, with(m, p));
       EXPECT_EQ(got, ref) << ms::method_name(m) << (p == ms::Precision::Float ? " float" : "")
                           << " on " << x.w << " x " << x.h;
     }
@@ -70,8 +79,8 @@ TEST(MaxsubRect, PaperExample4x8) {
                        2,  -4, -6, -8, 2,  -5, 4,  1,   //
                        3,  -2, 9,  -9, 3,  6,  -5, 2,   //
                        1,  -3, 5,  -7, 8,  -2, 2,  -6}};
-  for (ms::Method m : kMethods) {
-    const ms::Rect r = ms::max_subarray(x.a, x.w, x.h, {m, ms::Precision::Double});
+  for (const ms::Options& m : kMethods) {
+    const ms::Rect r = ms::max_subarray(x.a, x.w, x.h, with(m, ms::Precision::Double));
     EXPECT_EQ(r, (ms::Rect{15, 2, 4, 3, 5})) << ms::method_name(m);
   }
   expect_all_methods(x);
@@ -135,10 +144,10 @@ TEST(MaxsubRect, RealValuesAgreeWithinRounding) {
     const int w = 5 + int(rng() % 30), h = 5 + int(rng() % 30);
     std::vector<double> a(size_t(w) * h);
     for (double& v : a) v = d(rng);
-    const ms::Rect ref = ms::max_subarray(a, w, h, {ms::Method::Brute, ms::Precision::Double});
-    const ms::Rect alg9 = ms::max_subarray(a, w, h, {ms::Method::Alg9, ms::Precision::Double});
-    const ms::Rect cpu = ms::max_subarray(a, w, h, {ms::Method::Cpu, ms::Precision::Double});
-    const ms::Rect alg8 = ms::max_subarray(a, w, h, {ms::Method::Alg8, ms::Precision::Double});
+    const ms::Rect ref = ms::max_subarray(a, w, h, with(M("brute"), ms::Precision::Double));
+    const ms::Rect alg9 = ms::max_subarray(a, w, h, with(M("alg9"), ms::Precision::Double));
+    const ms::Rect cpu = ms::max_subarray(a, w, h, with(M("cpu"), ms::Precision::Double));
+    const ms::Rect alg8 = ms::max_subarray(a, w, h, with(M("alg8"), ms::Precision::Double));
     EXPECT_EQ(alg9, cpu);  // same additions in the same order
     EXPECT_NEAR(alg8.sum, ref.sum, 1e-9);
     EXPECT_NEAR(alg9.sum, ref.sum, 1e-9);
@@ -151,10 +160,10 @@ TEST(MaxsubRect, RealValuesAgreeWithinRounding) {
 TEST(MaxsubRect, LargerImageMethodsAgree) {
   std::mt19937 rng(6);
   const Array x = random_ints(rng, 157, 203, -50, 49);
-  const ms::Rect a8 = ms::max_subarray(x.a, x.w, x.h, {ms::Method::Alg8, ms::Precision::Double});
-  EXPECT_EQ(ms::max_subarray(x.a, x.w, x.h, {ms::Method::Alg9, ms::Precision::Double}), a8);
-  EXPECT_EQ(ms::max_subarray(x.a, x.w, x.h, {ms::Method::Cpu, ms::Precision::Double}), a8);
-  EXPECT_EQ(ms::max_subarray(x.a, x.w, x.h, {ms::Method::Cpu, ms::Precision::Float}), a8);
+  const ms::Rect a8 = ms::max_subarray(x.a, x.w, x.h, with(M("alg8"), ms::Precision::Double));
+  EXPECT_EQ(ms::max_subarray(x.a, x.w, x.h, with(M("alg9"), ms::Precision::Double)), a8);
+  EXPECT_EQ(ms::max_subarray(x.a, x.w, x.h, with(M("cpu"), ms::Precision::Double)), a8);
+  EXPECT_EQ(ms::max_subarray(x.a, x.w, x.h, with(M("cpu"), ms::Precision::Float)), a8);
   std::vector<float> f(x.a.begin(), x.a.end());
   EXPECT_EQ(ms::max_subarray(std::span<const float>(f), x.w, x.h), a8);
 }
@@ -194,9 +203,9 @@ TEST(MaxsubKDisjoint, GreedyMatchesBruteForce) {
       for (int y = r.top; y <= r.bottom; ++y)
         for (int c = r.left; c <= r.right; ++c) blocked[size_t(y) * w + c] = 1;
     }
-    for (ms::Method m : kMethods) {
+    for (const ms::Options& m : kMethods) {
       for (ms::Precision p : kPrecisions) {
-        const std::vector<ms::Rect> got = ms::k_max_disjoint(x.a, w, h, k, {m, p});
+        const std::vector<ms::Rect> got = ms::k_max_disjoint(x.a, w, h, k, with(m, p));
         EXPECT_EQ(got, ref) << ms::method_name(m) << " k=" << k << " " << w << " x " << h;
       }
     }
@@ -221,10 +230,9 @@ TEST(MaxsubKDisjoint, DisjointAndExhaustive) {
   // The threaded search (this size) picks the same rectangles as the serial ones.
   const Array big = random_ints(rng, 130, 110, -10, 10);
   const auto cpu = ms::k_max_disjoint(big.a, big.w, big.h, 4);
-  EXPECT_EQ(ms::k_max_disjoint(big.a, big.w, big.h, 4, {ms::Method::Alg8, ms::Precision::Double}),
+  EXPECT_EQ(ms::k_max_disjoint(big.a, big.w, big.h, 4, with(M("alg8"), ms::Precision::Double)),
             cpu);
-  EXPECT_EQ(ms::k_max_disjoint(big.a, big.w, big.h, 4, {ms::Method::Alg9, ms::Precision::Float}),
-            cpu);
+  EXPECT_EQ(ms::k_max_disjoint(big.a, big.w, big.h, 4, with(M("alg9"), ms::Precision::Float)), cpu);
   // Asking for more than the cells: stops when every cell is used.
   const Array tiny = random_ints(rng, 3, 2, -5, 5);
   const auto all = ms::k_max_disjoint(tiny.a, 3, 2, 100);
@@ -253,9 +261,9 @@ TEST(MaxsubKOverlapping, MatchesSortedEnumeration) {
     std::sort(all.begin(), all.end(), ms::better);
     const int k = 1 + int(rng() % 20);
     all.resize(std::min<size_t>(all.size(), k));
-    for (ms::Method m : kMethods) {
+    for (const ms::Options& m : kMethods) {
       for (ms::Precision p : kPrecisions) {
-        EXPECT_EQ(ms::k_max_overlapping(x.a, w, h, k, {m, p}), all)
+        EXPECT_EQ(ms::k_max_overlapping(x.a, w, h, k, with(m, p)), all)
             << ms::method_name(m) << " k=" << k << " " << w << " x " << h;
       }
     }
@@ -269,8 +277,7 @@ TEST(MaxsubKOverlapping, FirstIsTheMaximum) {
   ASSERT_EQ(rs.size(), 25u);
   EXPECT_EQ(rs[0], ms::max_subarray(x.a, x.w, x.h));
   for (size_t i = 1; i < rs.size(); ++i) EXPECT_TRUE(ms::better(rs[i - 1], rs[i]));
-  EXPECT_EQ(ms::k_max_overlapping(x.a, x.w, x.h, 25, {ms::Method::Alg9, ms::Precision::Double}),
-            rs);
+  EXPECT_EQ(ms::k_max_overlapping(x.a, x.w, x.h, 25, with(M("alg9"), ms::Precision::Double)), rs);
 }
 
 // ---- Maximum convex sum ----------------------------------------------------------------------
@@ -364,4 +371,54 @@ TEST(MaxsubConvex, KDisjoint) {
       for (int c = 0; c < x.w; ++c)
         for (int y = 0; y < x.h; ++y) EXPECT_FALSE(rs[i].contains(c, y) && rs[j].contains(c, y));
   }
+}
+
+// ---- Device and algorithm chosen apart ----------------------------------------------------------
+
+TEST(MaxsubOptions, FormerMethodSpellingsAreAlgorithmDevicePairs) {
+  using celeris::Device;
+  const struct {
+    const char* name;
+    ms::Algorithm a;
+    Device d;
+  } cases[] = {{"cpu", ms::Algorithm::RowPairs, Device::Cpu},
+               {"cuda", ms::Algorithm::RowPairs, Device::Cuda},
+               {"gpu", ms::Algorithm::RowPairs, Device::Cuda},
+               {"auto", ms::Algorithm::RowPairs, Device::Auto},
+               {"brute", ms::Algorithm::Brute, Device::Cpu},
+               {"alg8", ms::Algorithm::Alg8, Device::Cpu},
+               {"prefix", ms::Algorithm::Alg8, Device::Cpu},
+               {"alg9", ms::Algorithm::Alg9, Device::Cpu},
+               {"kadane", ms::Algorithm::Alg9, Device::Cpu},
+               {"alg38", ms::Algorithm::Alg38, Device::Cuda},
+               {"alg39", ms::Algorithm::Alg39, Device::Cuda}};
+  for (const auto& c : cases) {
+    const ms::Options o = ms::parse_method(c.name);
+    EXPECT_EQ(o.algorithm, c.a) << c.name;
+    EXPECT_EQ(o.device, c.d) << c.name;
+  }
+  // The recorded spelling of each pair (auto resolved) is the former method name.
+  for (const char* name : {"cpu", "cuda", "brute", "alg8", "alg9", "alg38", "alg39"})
+    EXPECT_EQ(ms::method_name(ms::parse_method(name)), name);
+  EXPECT_EQ(ms::method_name(ms::parse_method("auto")),
+            celeris::cuda_device_count() > 0 ? "cuda" : "cpu");
+  for (ms::Algorithm a : {ms::Algorithm::RowPairs, ms::Algorithm::Brute, ms::Algorithm::Alg8,
+                          ms::Algorithm::Alg9, ms::Algorithm::Alg38, ms::Algorithm::Alg39})
+    EXPECT_EQ(ms::parse_algorithm(ms::algorithm_name(a)), a);
+  EXPECT_THROW(ms::parse_algorithm("cpu"), celeris::Error);
+}
+
+TEST(MaxsubOptions, PairsNoImplementationRunsAreRefused) {
+  using celeris::Device;
+  const std::vector<double> a = {1, -2, 3, 4};
+  for (ms::Algorithm cpu_only : {ms::Algorithm::Brute, ms::Algorithm::Alg8, ms::Algorithm::Alg9}) {
+    EXPECT_THROW(ms::max_subarray(a, 2, 2, {cpu_only, Device::Cuda}), celeris::Error);
+    // Auto runs them on the CPU, device or not.
+    EXPECT_EQ(ms::max_subarray(a, 2, 2, {cpu_only, Device::Auto}), ms::max_subarray(a, 2, 2));
+  }
+  for (ms::Algorithm gpu_only : {ms::Algorithm::Alg38, ms::Algorithm::Alg39})
+    EXPECT_THROW(ms::max_subarray(a, 2, 2, {gpu_only, Device::Cpu}), celeris::Error);
+  // RowPairs on Auto: the CPU without a device, the same rectangle either way.
+  EXPECT_EQ(ms::max_subarray(a, 2, 2, {ms::Algorithm::RowPairs, Device::Auto}),
+            ms::max_subarray(a, 2, 2));
 }
