@@ -13,9 +13,8 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A short, printable excerpt of input text for an error message: at most `max` characters of
-// `text` (then "..."), with control characters and bytes outside printable ASCII written as
-// \xNN, so that an error quoting a junk line stays one short line.
+// A short, printable excerpt of input text for an error message: about `max` characters (then
+// "..."), control characters and bytes outside printable ASCII written as \xNN, so that an error quoting a junk line stays one short line.
 std::string printable_excerpt(std::string_view text, size_t max = 60);
 
 }  // namespace celeris

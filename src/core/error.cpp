@@ -7,9 +7,8 @@ namespace celeris {
 
 std::string printable_excerpt(std::string_view text, size_t max) {
   std::string out;
-  size_t shown = 0;
   for (const char c : text) {
-    if (shown == max) {
+    if (out.size() >= max) {
       out.append(3, '.');
       break;
     }
@@ -21,7 +20,6 @@ std::string printable_excerpt(std::string_view text, size_t max) {
       std::snprintf(hex, sizeof hex, "\\x%02X", u);
       out.append(hex);
     }
-    ++shown;
   }
   return out;
 }
