@@ -11,8 +11,11 @@
 #include <filesystem>
 #include <random>
 
+#include "celeris/error.hpp"
+#include "celeris/extract_settings.hpp"
 #include "celeris/fits.hpp"
 #include "extract/background.hpp"
+#include "extract/parameters.hpp"
 
 namespace fs = std::filesystem;
 
@@ -81,4 +84,47 @@ TEST(ExtractRobust, HugePixelsDoNotCrashTheCommand) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_TRUE(fs::exists(dir / "huge.cat"));
   fs::remove_all(dir);
+}
+
+namespace {
+void expect_short_printable(const std::string& m) {
+  EXPECT_LT(m.size(), 200u) << m.substr(0, 300);
+  for (unsigned char c : m) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << m.substr(0, 300);
+}
+}  // namespace
+
+// A 2 MB junk line in a .param file became a 2 MB warning, control characters included.
+TEST(ExtractRobust, ParamJunkLineIsQuotedShortAndPrintable) {
+  std::string junk(2 << 20, 'x');
+  junk[10] = '\x1b';
+  std::vector<std::string> warnings;
+  const auto params = celeris::extract::parse_parameter_list("NUMBER\n" + junk + "\nFLUX_ISO\n",
+                                                             "my.param", warnings);
+  EXPECT_EQ(params.size(), 2u);
+  ASSERT_EQ(warnings.size(), 1u);
+  expect_short_printable(warnings[0]);
+  EXPECT_NE(warnings[0].find("my.param line 2"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("\\x1B"), std::string::npos) << warnings[0];
+  try {
+    celeris::extract::parse_parameter_list("FLUX_APER(0" + junk + ")\n", "my.param", warnings);
+    ADD_FAILURE() << "no error";
+  } catch (const celeris::Error& e) {
+    expect_short_printable(e.what());
+  }
+}
+
+TEST(ExtractRobust, ConvErrorsAreOneShortLine) {
+  celeris::extract::Config config;
+  const std::string junk = "1\x0b" + std::string(100000, '7') + "\x01";
+  for (const std::string& text : {"CONV NORM\n1 2 1\n2 " + junk + " 2\n",
+                                  std::string("CONV NORM\n1 2 1\n\x01\x02\x03\r\n")}) {
+    try {
+      celeris::extract::parse_filter(text, "my.conv", config);
+      ADD_FAILURE() << "no error";
+    } catch (const celeris::Error& e) {
+      const std::string m = e.what();
+      expect_short_printable(m);
+      EXPECT_NE(m.find("my.conv line 3"), std::string::npos) << m;
+    }
+  }
 }
