@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
-  libcfitsio-dev wcslib-dev libcli11-dev libgtest-dev
+  libcfitsio-dev wcslib-dev libcli11-dev libgtest-dev zlib1g-dev
   source-extractor libhealpix-cxx-dev libmatio-dev stilts libstb-dev
   python3 python3-venv
 )

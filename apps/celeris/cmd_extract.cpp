@@ -6,6 +6,7 @@
 #include <string>
 
 #include "celeris/error.hpp"
+#include "celeris/table.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/extract_settings.hpp"
 #include "commands.hpp"
@@ -116,25 +117,30 @@ int run_extract(const Args& args) {
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);
 
   const extract::FileRunResult r = extract::extract_file(image, settings);
+  // CATALOG_NAME STDOUT: the catalog owns standard output, the summary goes to stderr.
+  FILE* out = settings.catalog_type != extract::CatalogType::None &&
+                      is_stdout_name(settings.catalog_name)
+                  ? stderr
+                  : stdout;
   if (settings.verbose == extract::Verbose::Quiet) return 0;
   const auto& info = r.info;
-  std::printf("celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu, r.width,
+  std::fprintf(out, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu, r.width,
               r.height, r.has_wcs ? ", WCS" : "");
-  std::printf("  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n", info.global_back,
+  std::fprintf(out, "  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n", info.global_back,
               info.global_rms, settings.config.back_width, settings.config.back_height,
               settings.config.back_filter_width, settings.config.back_filter_height);
-  std::printf("  threshold   %.6g (detection)   %.6g (analysis) ADU above background\n",
+  std::fprintf(out, "  threshold   %.6g (detection)   %.6g (analysis) ADU above background\n",
               info.detect_thresh, info.analysis_thresh);
-  std::printf("  gain        %g e-/ADU   saturation %g ADU\n", r.gain, r.satur_level);
-  std::printf("  objects     %zu detected, %zu after deblending, %zu in catalog\n",
+  std::fprintf(out, "  gain        %g e-/ADU   saturation %g ADU\n", r.gain, r.satur_level);
+  std::fprintf(out, "  objects     %zu detected, %zu after deblending, %zu in catalog\n",
               info.n_detections, info.n_deblended, r.catalog.rows);
-  std::printf("  time       ");
-  for (const auto& [stage, s] : info.stage_seconds) std::printf(" %s %.3fs", stage.c_str(), s);
-  std::printf("\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
-              r.info.threads == 1 ? "" : "s",
-              settings.config.device == Backend::Cuda ? ", GPU front end" : "");
+  std::fprintf(out, "  time       ");
+  for (const auto& [stage, s] : info.stage_seconds) std::fprintf(out, " %s %.3fs", stage.c_str(), s);
+  std::fprintf(out, "\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
+               r.info.threads == 1 ? "" : "s",
+               settings.config.device == Backend::Cuda ? ", GPU front end" : "");
   if (settings.catalog_type != extract::CatalogType::None)
-    std::printf("  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
+    std::fprintf(out, "  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
                 type_name(settings.catalog_type), r.catalog.columns.size());
   return 0;
 }

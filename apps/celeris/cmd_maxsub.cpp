@@ -402,6 +402,8 @@ int run_maxsub(const Args& args) {
   if (!run.rect && run.overlap)
     throw Error("--overlap is for rectangles only (--shape convex gives disjoint regions)");
 
+  for (const std::string* o : {&mask_path, &png_path})
+    if (!o->empty()) refuse_output_over_input(*o, run.image, "output");
   const FitsImage img = read_fits_image(run.image);
   run.width = static_cast<int>(img.pixels.width());
   run.height = static_cast<int>(img.pixels.height());

@@ -10,6 +10,7 @@
 #include "celeris/error.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "celeris/table.hpp"
 #include "cli_parse.hpp"
 #include "commands.hpp"
 
@@ -84,6 +85,8 @@ int run_spp(const Args& args) {
       output.empty() ? hs::format_from_path(input) : hs::format_from_path(output);
   if (output.empty()) output = default_output(input);
 
+  for (const std::string* o : {&output, &alpha_path})
+    if (!o->empty()) refuse_output_over_input(*o, input, "output");
   hs::ReadOptions ro;
   ro.bands = bands;
   ro.mat_variable = variable;

@@ -88,6 +88,7 @@ int run_xmatch(const Args& args) {
   if (const auto code = parse_args(app, args)) return *code;
   if (self && inputs.size() != 1) throw Error("--self takes one input catalog");
   if (!self && inputs.size() != 2) throw Error("give two input catalogs (or one with --self)");
+  for (const std::string& in : inputs) refuse_output_over_input(out, in, "--output");
   o.radius_arcsec = xmatch::parse_radius_arcsec(radius);
   o.find = xmatch::parse_find(find);
   o.join = xmatch::parse_join(join);

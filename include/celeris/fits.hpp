@@ -1,8 +1,9 @@
 // FITS input and output through CFITSIO.
 //
-// Images: any BITPIX (8, 16, 32, 64, -32, -64), BZERO/BSCALE applied, BLANK and NaN pixels
-// returned as NaN (the "masked" marker used throughout celeris). A path may carry CFITSIO's
-// extended syntax: "img.fits[1]", "img.fits[SCI]", "img.fits.gz", "img.fits.fz".
+// Images: any BITPIX (8, 16, 32, 64, -32, -64), BZERO/BSCALE applied, BLANK, NaN, infinite and
+// larger than kMaxPixelValue pixels returned as NaN (the "masked" marker used throughout celeris).
+// A path may carry CFITSIO's extended syntax: "img.fits[1]", "img.fits[SCI]", "img.fits.gz",
+// "img.fits.fz".
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,9 @@ struct FitsImage {
   std::string path;  // as given by the user
   int hdu = 0;       // 1-based HDU number actually read
 };
+
+// Pixels whose magnitude exceeds this (and infinities) are read as NaN, i.e. masked.
+inline constexpr float kMaxPixelValue = 1e30f;
 
 // Reads a 2-D image. Axes beyond the second must have length 1. Throws celeris::Error on a
 // missing file, a non-FITS file, a table HDU, an empty or wrong-dimensional image.

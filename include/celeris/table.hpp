@@ -95,11 +95,39 @@ class FitsTableWriter {
 
 // Writes `path` atomically: `write` receives a temporary path in the same directory; on success
 // it is renamed over `path`, on exception it is removed and the exception rethrown.
+//  - Temporaries are removed if the process gets SIGINT, SIGTERM or SIGHUP (a handler is
+//    installed on first use where the program left the default), with the spill files the
+//    cross-match derives from their names.
+//  - An existing output that is not a regular file (/dev/null, a FIFO) is written in place
+//    (the temporary, in the system's temporary directory, copied into it), never replaced.
+//  - The output name STDOUT (SExtractor's CATALOG_NAME STDOUT) writes to standard output.
 template <class F>
 void write_atomically(const std::string& path, F&& write);
 std::string temporary_sibling(const std::string& path);
 void commit_temporary(const std::string& tmp, const std::string& path);
 void discard_temporary(const std::string& tmp);
+bool is_stdout_name(const std::string& path);
+
+// Throws celeris::Error when `output` is the same file as `input` (CFITSIO's [..] suffix
+// allowed), naming `what` ("catalog", "check image", ...): writing it would destroy the input.
+void refuse_output_over_input(const std::string& output, const std::string& input,
+                              const std::string& what);
+
+// The outputs of one run: files committed (commit_temporary) while an OutputRun lives are
+// removed when it is destroyed without keep(), so that a run failing at its third output leaves
+// neither the first nor the second behind.
+class OutputRun {
+ public:
+  OutputRun();
+  ~OutputRun();
+  OutputRun(const OutputRun&) = delete;
+  OutputRun& operator=(const OutputRun&) = delete;
+  void keep();  // the run succeeded
+
+ private:
+  std::vector<std::string> committed_;
+  bool kept_ = false;
+};
 
 template <class F>
 void write_atomically(const std::string& path, F&& write) {

@@ -231,9 +231,12 @@ FitsImage read_fits_image(const std::string& path) {
   out.header = FitsHeader(read_header_cards(f.get()));
   out.pixels = Image<float>::uninitialized(naxes[0], naxes[1]);  // read_pixels writes all
   read_pixels(f.get(), bitpix, out.pixels, path);
-  // Infinities are not measurable either: mask them like NaN.
+  // Infinities are not measurable either: mask them like NaN. So are values beyond 1e30
+  // (SExtractor's BIG, its own marker of unusable pixels): measuring them overflows single
+  // precision (a 3.4e38 pixel times a coordinate is infinite), and the non-finite centroids that
+  // follow index outside the background mesh.
   for (auto& v : out.pixels.pixels())
-    if (std::isinf(v)) v = std::numeric_limits<float>::quiet_NaN();
+    if (!(std::fabs(v) <= kMaxPixelValue)) v = std::numeric_limits<float>::quiet_NaN();
   return out;
 }
 

@@ -1,4 +1,4 @@
-// FITS binary tables through CFITSIO, and atomic file replacement.
+// FITS binary tables through CFITSIO.
 #include <fitsio.h>
 #include <unistd.h>
 
@@ -24,24 +24,6 @@ const Column* Table::find(const std::string& name) const {
   for (const auto& c : columns)
     if (lower(c.name) == want) return &c;
   return nullptr;
-}
-
-std::string temporary_sibling(const std::string& path) {
-  return path + ".tmp" + std::to_string(::getpid());
-}
-
-void commit_temporary(const std::string& tmp, const std::string& path) {
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error(path + ": cannot write (" + ec.message() + ")");
-  }
-}
-
-void discard_temporary(const std::string& tmp) {
-  std::error_code ec;
-  std::filesystem::remove(tmp, ec);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "celeris/error.hpp"
+#include "fits_guard.hpp"
 
 namespace celeris {
 
@@ -23,27 +24,34 @@ std::string file_part(const std::string& path) {
 }
 }  // namespace
 
-FitsFile FitsFile::open_read(const std::string& path) {
+void check_fits_input(const std::string& path) {
   const std::string file = file_part(path);
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) throw Error(file + ": no such file");
   if (S_ISDIR(st.st_mode)) throw Error(file + ": is a directory, not a FITS file");
   if (st.st_size == 0) throw Error(file + ": empty file, not a FITS file");
-  {
-    // A FITS file starts with "SIMPLE  ="; gzip, bzip2 and Unix-compress files by their magic.
-    char head[9] = {0};
-    if (FILE* fp = std::fopen(file.c_str(), "rb")) {
-      const size_t n = std::fread(head, 1, 9, fp);
-      std::fclose(fp);
-      const auto* u = reinterpret_cast<const unsigned char*>(head);
-      const bool compressed = n >= 2 && ((u[0] == 0x1f && (u[1] == 0x8b || u[1] == 0x9d)) ||
-                                         (u[0] == 'B' && u[1] == 'Z'));
-      if (!compressed && (n < 9 || std::string(head, 9) != "SIMPLE  ="))
-        throw Error(file + ": not a FITS file (no SIMPLE card at the start)");
-    } else {
-      throw Error(file + ": cannot read (permission denied?)");
-    }
-  }
+  // A FITS file starts with "SIMPLE  ="; gzip, bzip2 and Unix-compress files by their magic.
+  char head[9] = {0};
+  FILE* fp = std::fopen(file.c_str(), "rb");
+  if (!fp) throw Error(file + ": cannot read (permission denied?)");
+  const size_t n = std::fread(head, 1, 9, fp);
+  std::fclose(fp);
+  const auto* u = reinterpret_cast<const unsigned char*>(head);
+  const bool gzip = n >= 2 && u[0] == 0x1f && u[1] == 0x8b;
+  // The header check (check_fits_headers) reads gzip through zlib; the other compressions
+  // would reach CFITSIO's parser unchecked, so they are refused.
+  if (n >= 2 && ((u[0] == 0x1f && u[1] == 0x9d) || (u[0] == 'B' && u[1] == 'Z')))
+    throw Error(file +
+                ": compressed with bzip2 or Unix compress; celeris reads plain and gzip "
+                "FITS files (decompress it first)");
+  if (!gzip && (n < 9 || std::string(head, 9) != "SIMPLE  ="))
+    throw Error(file + ": not a FITS file (no SIMPLE card at the start)");
+  check_fits_headers(file);
+}
+
+FitsFile FitsFile::open_read(const std::string& path) {
+  check_fits_input(path);
+  const std::string file = file_part(path);
   fitsfile* f = nullptr;
   int status = 0;
   fits_open_file(&f, path.c_str(), READONLY, &status);

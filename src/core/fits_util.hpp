@@ -10,6 +10,10 @@ namespace celeris {
 // Throws celeris::Error with CFITSIO's message (first line) when status != 0.
 void check_fits(int status, const std::string& context);
 
+// Checks, before CFITSIO opens it, that `path` (CFITSIO's [..] suffix allowed) names a readable,
+// plain or gzip FITS file whose headers pass check_fits_headers; throws celeris::Error.
+void check_fits_input(const std::string& path);
+
 class FitsFile {
  public:
   static FitsFile open_read(const std::string& path);

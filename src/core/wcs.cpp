@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <vector>
 #include <cstring>
 #include <mutex>
 #include <numbers>
+#include <vector>
 
 #include "celeris/error.hpp"
 
@@ -24,10 +24,9 @@ std::mutex wcslib_mutex;  // wcspih's parser is not re-entrant
 constexpr double kDeg = std::numbers::pi / 180.0;
 
 // Rotation from galactic to equatorial J2000 (transpose of the IAU equatorial->galactic matrix).
-constexpr double kGalToEq[3][3] = {
-    {-0.0548755604162154, 0.4941094278755837, -0.8676661490190047},
-    {-0.8734370902348850, -0.4448296299600112, -0.1980763734312015},
-    {-0.4838350155487132, 0.7469822444972189, 0.4559837761750669}};
+constexpr double kGalToEq[3][3] = {{-0.0548755604162154, 0.4941094278755837, -0.8676661490190047},
+                                   {-0.8734370902348850, -0.4448296299600112, -0.1980763734312015},
+                                   {-0.4838350155487132, 0.7469822444972189, 0.4559837761750669}};
 
 std::pair<double, double> rotate(const double m[3][3], double lon, double lat) {
   const double v[3] = {std::cos(lat * kDeg) * std::cos(lon * kDeg),
@@ -39,9 +38,26 @@ std::pair<double, double> rotate(const double m[3][3], double lon, double lat) {
   return {a, std::asin(std::clamp(r[2], -1.0, 1.0)) / kDeg};
 }
 
+// wcslib's header lexer (flex) loops forever or crashes on bytes outside printable ASCII (a
+// 0x80 in place of a closing quote): headers read by read_fits_image were checked already, but a
+// FitsHeader may come from anywhere, so the text handed to wcspih is checked here too.
+void check_wcs_text(const FitsHeader& header) {
+  const auto& cards = header.cards();
+  for (size_t i = 0; i < cards.size(); ++i)
+    for (size_t c = 0; c < cards[i].size() && c < 80; ++c) {
+      const auto u = static_cast<unsigned char>(cards[i][c]);
+      if (u < 0x20 || u > 0x7e)
+        throw Error("header card " + std::to_string(i + 1) + " (" +
+                    printable_excerpt(cards[i].substr(0, 8), 8) + "): byte " +
+                    printable_excerpt(cards[i].substr(c, 1)) + " at column " +
+                    std::to_string(c + 1) + " is not printable ASCII; WCS not read");
+    }
+}
+
 }  // namespace
 
 std::optional<Wcs> Wcs::from_header(const FitsHeader& header) {
+  check_wcs_text(header);
   std::string text = header.concatenated();
   const int ncards = static_cast<int>(text.size() / 80);
   int nreject = 0, nwcs = 0;
@@ -73,10 +89,14 @@ std::optional<Wcs> Wcs::from_header(const FitsHeader& header) {
   out.lng_ = w->lng;
   out.lat_ = w->lat;
   const std::string ctype(w->ctype[w->lng], 4);
-  if (ctype == "RA--" || ctype == "RA-") out.system_ = System::Equatorial;
-  else if (ctype == "GLON") out.system_ = System::Galactic;
-  else if (ctype == "ELON") out.system_ = System::Ecliptic;
-  else out.system_ = std::strncmp(w->ctype[w->lng], "RA", 2) == 0 ? System::Equatorial : System::Other;
+  if (ctype == "RA--" || ctype == "RA-")
+    out.system_ = System::Equatorial;
+  else if (ctype == "GLON")
+    out.system_ = System::Galactic;
+  else if (ctype == "ELON")
+    out.system_ = System::Ecliptic;
+  else
+    out.system_ = std::strncmp(w->ctype[w->lng], "RA", 2) == 0 ? System::Equatorial : System::Other;
   return out;
 }
 
@@ -98,7 +118,8 @@ std::pair<double, double> Wcs::pixel_to_j2000(double x, double y) const {
   if (system_ == System::Ecliptic) {
     // Mean obliquity of the ecliptic at J2000.
     const double e = 23.4392911 * kDeg;
-    const double m[3][3] = {{1, 0, 0}, {0, std::cos(e), -std::sin(e)}, {0, std::sin(e), std::cos(e)}};
+    const double m[3][3] = {
+        {1, 0, 0}, {0, std::cos(e), -std::sin(e)}, {0, std::sin(e), std::cos(e)}};
     return rotate(m, lon, lat);
   }
   return {lon, lat};

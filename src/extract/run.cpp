@@ -5,6 +5,7 @@
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
+#include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/wcs_draws.hpp"
@@ -61,6 +62,10 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
                 " name(s) for " + std::to_string(settings.check_types.size()) +
                 " CHECKIMAGE_TYPE(s)");
   req.check_images = settings.check_types;
+  if (settings.catalog_type != CatalogType::None)
+    refuse_output_over_input(settings.catalog_name, image_path, "CATALOG_NAME");
+  for (const std::string& name : settings.check_names)
+    refuse_output_over_input(name, image_path, "CHECKIMAGE_NAME");
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
   Result r = extract(std::move(img.pixels), config, req);
@@ -81,9 +86,11 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   run.n_objects = out.catalog.rows;
   run.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::vector<std::string> cards = summary_cards(settings, config, r.info, run);
+  OutputRun outputs;  // a failing check image takes the catalog with it
   if (settings.catalog_type != CatalogType::None)
     write_catalog(settings.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
   write_check_images(settings, r.check_images, img.header);
+  outputs.keep();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -178,7 +178,7 @@ EnviHeader parse_header(const std::string& path) {
     const size_t eq = line.find('=');
     if (eq == std::string::npos)
       throw Error("ENVI header '" + path + "' line " + std::to_string(lineno) + ": no '=' in '" +
-                  trim(line) + "'");
+                  printable_excerpt(trim(line)) + "'");
     std::string key = lower(trim(line.substr(0, eq)));
     // Collapse internal runs of blanks ("header   offset").
     std::string k2;
@@ -189,7 +189,8 @@ EnviHeader parse_header(const std::string& path) {
       while (value.find('}') == std::string::npos) {
         std::string more;
         if (!std::getline(lines, more))
-          throw Error("ENVI header '" + path + "': unterminated '{' for key '" + k2 + "'");
+          throw Error("ENVI header '" + path + "': unterminated '{' for key '" +
+                      printable_excerpt(k2) + "'");
         ++lineno;
         value += "\n" + trim(more);
       }
@@ -212,7 +213,8 @@ long long header_int(const EnviHeader& h, const std::string& key, const std::str
     if (trim(v->substr(used)).empty()) return x;
   } catch (const std::exception&) {
   }
-  throw Error("ENVI header '" + path + "': '" + key + "' is not an integer ('" + *v + "')");
+  throw Error("ENVI header '" + path + "': '" + key + "' is not an integer ('" +
+              printable_excerpt(*v) + "')");
 }
 
 size_t type_size(int data_type) {
@@ -347,7 +349,7 @@ int parse_interleave(const std::string& value, const std::string& where) {
   if (v == "bsq") return 0;
   if (v == "bil") return 1;
   if (v == "bip") return 2;
-  throw Error(where + ": unknown interleave '" + value + "' (bsq, bil or bip)");
+  throw Error(where + ": unknown interleave '" + printable_excerpt(value) + "' (bsq, bil or bip)");
 }
 
 const bool kHostBigEndian = std::endian::native == std::endian::big;
@@ -381,12 +383,20 @@ Cube read_envi(const std::string& path) {
     throw Error(where + ": byte order must be 0 or 1, got " + std::to_string(byte_order));
   const bool swap = (byte_order == 1) != kHostBigEndian;
 
-  const size_t n = static_cast<size_t>(S) * L * B;
   const size_t esize = type_size(data_type);
+  if (offset < 0) throw Error(where + ": negative header offset " + std::to_string(offset));
+  // Sizes from the header are checked against the data file before anything is allocated; a
+  // product that overflows 64 bits could otherwise wrap round to the file's length.
+  size_t n = 0, bytes = 0, expected = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(S), static_cast<size_t>(L), &n) ||
+      __builtin_mul_overflow(n, static_cast<size_t>(B), &n) ||
+      __builtin_mul_overflow(n, esize, &bytes) ||
+      __builtin_add_overflow(bytes, static_cast<size_t>(offset), &expected))
+    throw Error(where + ": samples x lines x bands = " + std::to_string(S) + " x " +
+                std::to_string(L) + " x " + std::to_string(B) + " is too large to be real");
   std::error_code ec;
   const uintmax_t fsize = fs::file_size(data_path, ec);
   if (ec) throw Error("cannot read ENVI data file '" + data_path + "': " + ec.message());
-  const uintmax_t expected = static_cast<uintmax_t>(offset) + n * esize;
   if (fsize != expected)
     throw Error("ENVI data file '" + data_path + "' has " + std::to_string(fsize) +
                 " bytes, header says " + std::to_string(expected) + " (" + std::to_string(S) +
@@ -414,7 +424,7 @@ Cube read_envi(const std::string& path) {
       try {
         cube.wavelengths.push_back(std::stod(item));
       } catch (const std::exception&) {
-        throw Error(where + ": bad wavelength '" + item + "'");
+        throw Error(where + ": bad wavelength '" + printable_excerpt(item) + "'");
       }
     }
     if (cube.wavelengths.size() != static_cast<size_t>(B))

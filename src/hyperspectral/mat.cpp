@@ -3,6 +3,8 @@
 // transposed. The "Zhu" layout (hyperspectral unmixing data sets of F. Zhu) stores Y as
 // bands x pixels with pixel p = r + c * nRow.
 
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -91,6 +93,50 @@ MatPtr open_mat(const std::string& path) {
   return m;
 }
 
+size_t element_bytes(matio_classes c) {
+  switch (c) {
+    case MAT_C_DOUBLE:
+    case MAT_C_INT64:
+    case MAT_C_UINT64:
+      return 8;
+    case MAT_C_SINGLE:
+    case MAT_C_INT32:
+    case MAT_C_UINT32:
+      return 4;
+    case MAT_C_INT16:
+    case MAT_C_UINT16:
+      return 2;
+    default:
+      return 1;  // cells, structs, chars: at least a byte an element
+  }
+}
+
+// matio allocates a variable's data from the dimensions its header states, and a few bytes of
+// file can state terabytes. Deflate expands at most 1032:1, so no real variable, compressed or
+// not, holds more than that many times the file's length: larger claims are refused before any
+// variable is read.
+void check_declared_sizes(mat_t* m, const std::string& path) {
+  std::error_code ec;
+  const uintmax_t fsize = std::filesystem::file_size(path, ec);
+  const uintmax_t limit = (ec ? 0 : fsize) * 1032 + (uintmax_t(1) << 20);
+  while (matvar_t* raw = matio().var_read_next_info(m)) {
+    VarPtr info(raw);
+    size_t n = 1, bytes = 0;
+    bool overflow = info->rank < 0 || (info->rank > 0 && !info->dims);
+    for (int i = 0; i < info->rank && !overflow; ++i)
+      overflow = __builtin_mul_overflow(n, info->dims[i], &n);
+    overflow = overflow || __builtin_mul_overflow(n, element_bytes(info->class_type), &bytes);
+    if (overflow || bytes > limit)
+      throw Error(
+          "MATLAB file '" + path + "': variable '" +
+          printable_excerpt(info->name ? info->name : "") +
+          "' declares more data than the file can hold (" +
+          (overflow ? std::string("dimensions overflow") : std::to_string(bytes) + " bytes") +
+          ", file " + std::to_string(fsize) + " bytes)");
+  }
+  matio().rewind(m);
+}
+
 VarPtr read_var(mat_t* m, const std::string& name, const std::string& path) {
   VarPtr v(matio().var_read(m, name.c_str()));
   if (!v) throw Error("MATLAB file '" + path + "' has no variable '" + name + "'");
@@ -104,8 +150,20 @@ double scalar(mat_t* m, const std::string& name, const std::string& path) {
   return to_float(v.get(), path)[0];
 }
 
+// A dimension (nRow, nCol) given as a scalar: a positive int, or an error (casting a larger
+// double to int is undefined).
+int int_scalar(mat_t* m, const std::string& name, const std::string& path) {
+  const double v = scalar(m, name, path);
+  if (!(v >= 1 && v <= INT32_MAX) || v != std::floor(v))
+    throw Error("MATLAB file '" + path + "': '" + name + "' = " + std::to_string(v) +
+                " is not a positive integer");
+  return static_cast<int>(v);
+}
+
 Cube from_3d(const matvar_t* v, const std::string& path) {
   const size_t L = v->dims[0], S = v->dims[1], B = v->rank == 3 ? v->dims[2] : 1;
+  if (L > INT32_MAX || S > INT32_MAX || B > INT32_MAX)
+    throw Error("MATLAB file '" + path + "': '" + v->name + "' has a dimension beyond 2^31");
   const std::vector<float> col = to_float(v, "MATLAB file '" + path + "'");
   Cube cube(static_cast<int>(B), static_cast<int>(L), static_cast<int>(S));
   for (size_t b = 0; b < B; ++b)
@@ -119,6 +177,7 @@ Cube from_3d(const matvar_t* v, const std::string& path) {
 
 Cube from_zhu(const matvar_t* y, int nrow, int ncol, const std::string& path) {
   const size_t B = y->dims[0], N = y->dims[1];
+  if (B > INT32_MAX) throw Error("MATLAB file '" + path + "': more than 2^31 bands");
   if (nrow <= 0 || ncol <= 0 || static_cast<size_t>(nrow) * ncol != N)
     throw Error("MATLAB file '" + path + "': nRow x nCol = " + std::to_string(nrow) + " x " +
                 std::to_string(ncol) + " does not match the " + std::to_string(N) +
@@ -138,6 +197,7 @@ Cube from_zhu(const matvar_t* y, int nrow, int ncol, const std::string& path) {
 
 Cube read_mat_cube(const std::string& path, const std::string& variable) {
   MatPtr m = open_mat(path);
+  check_declared_sizes(m.get(), path);
   std::string chosen = variable;
   std::vector<std::string> names;
   bool has_y = false, has_nrow = false, has_ncol = false;
@@ -180,8 +240,8 @@ Cube read_mat_cube(const std::string& path, const std::string& variable) {
     VarPtr nrow(matio().var_read(m.get(), "nRow"));
     VarPtr ncol(matio().var_read(m.get(), "nCol"));
     if (nrow && ncol)
-      return tagged(from_zhu(v.get(), static_cast<int>(scalar(m.get(), "nRow", path)),
-                             static_cast<int>(scalar(m.get(), "nCol", path)), path));
+      return tagged(from_zhu(v.get(), int_scalar(m.get(), "nRow", path),
+                             int_scalar(m.get(), "nCol", path), path));
     return tagged(from_3d(v.get(), path));
   }
   throw Error("MATLAB file '" + path + "': '" + chosen + "' has " + std::to_string(v->rank) +

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "celeris/error.hpp"
+#include "core/fits_util.hpp"
 #include "celeris/xmatch.hpp"
 
 namespace celeris::xmatch {
@@ -25,6 +26,7 @@ std::string fits_error(const std::string& what, int status) {
 class TableFile {
  public:
   explicit TableFile(const std::string& path) : path_(path) {
+    check_fits_input(path);  // what CFITSIO would overflow on is refused before it parses
     int status = 0;
     fits_open_file(&f_, path.c_str(), READONLY, &status);
     if (status) {

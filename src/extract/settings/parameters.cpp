@@ -112,7 +112,9 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
   std::vector<RequestedParam> out;
   std::istringstream in(text);
   std::string line;
+  int lineno = 0;
   while (std::getline(in, line)) {
+    ++lineno;
     const size_t start = line.find_first_not_of(" \t\r");
     if (start == std::string::npos || line[start] == '#') continue;
     const size_t end = line.find_first_of(" \t{[(\r", start);
@@ -121,11 +123,15 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
     int size = 1;
     if (end != std::string::npos && (line[end] == '(' || line[end] == '[' || line[end] == '{')) {
       size = std::atoi(line.c_str() + end + 1);
-      if (size < 1) throw Error(origin + ": bad vector size in '" + line + "'");
+      if (size < 1)
+        throw Error(origin + " line " + std::to_string(lineno) + ": bad vector size in '" +
+                    printable_excerpt(line) + "'");
     }
     const ParamSpec* spec = find_parameter(name);
     if (!spec) {
-      warnings.push_back(origin + ": parameter " + name + " is unknown or not supported (ignored)");
+      // Quoted short and printable: a junk line may be megabytes of anything.
+      warnings.push_back(origin + " line " + std::to_string(lineno) + ": parameter " +
+                         printable_excerpt(name) + " is unknown or not supported (ignored)");
       continue;
     }
     if (std::any_of(out.begin(), out.end(),

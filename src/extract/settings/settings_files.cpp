@@ -42,7 +42,9 @@ void parse_filter(const std::string& text, const std::string& origin, Config& co
   std::string line;
   bool normalise = true, header_seen = false;
   std::vector<std::vector<float>> rows;
+  int lineno = 0;
   while (std::getline(in, line)) {
+    ++lineno;
     if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     std::istringstream ls(line);
     std::string first;
@@ -66,11 +68,13 @@ void parse_filter(const std::string& text, const std::string& origin, Config& co
       char* end = nullptr;
       const double v = std::strtod(tok.c_str(), &end);
       if (end == tok.c_str() || *end != '\0' || !std::isfinite(v))
-        throw Error(origin + ": bad filter coefficient '" + tok + "'");
+        throw Error(origin + " line " + std::to_string(lineno) + ": bad filter coefficient '" +
+                    printable_excerpt(tok) + "'");
       row.push_back(static_cast<float>(v));
     }
     if (!rows.empty() && row.size() != rows.front().size())
-      throw Error(origin + ": filter rows have different lengths");
+      throw Error(origin + " line " + std::to_string(lineno) +
+                  ": filter rows have different lengths");
     rows.push_back(std::move(row));
   }
   if (rows.empty()) throw Error(origin + ": filter file holds no coefficients");

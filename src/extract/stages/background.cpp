@@ -454,6 +454,11 @@ void BackgroundMap::rms_line(int y, float* out) const {
 }
 
 float BackgroundMap::back_bilinear(int x, int y) const {
+  // Beyond half a mesh left of or below the image (a centroid made non-finite by overflowing
+  // pixel sums lands at INT_MIN) the index below would fall before the mesh; nearer positions
+  // extrapolate from the first mesh as before.
+  x = std::max(x, -((mesh_w - 1) / 2));
+  y = std::max(y, -((mesh_h - 1) / 2));
   double dx = static_cast<double>(x) / mesh_w - 0.5, dy = static_cast<double>(y) / mesh_h - 0.5;
   int xl = static_cast<int>(dx), yl = static_cast<int>(dy);
   dx -= xl;

@@ -1,0 +1,98 @@
+// Cube headers whose sizes are not real (issue 18): refused with one line before anything is
+// allocated, the files generated here byte by byte.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "celeris/error.hpp"
+#include "celeris/hyperspectral.hpp"
+#include "test_util.hpp"
+
+using celeris::Error;
+using celeris::hyperspectral::testing::ScratchDir;
+
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A MATLAB v5 file (little endian, uncompressed) with one single-precision variable "cube" whose
+// dimension element says `dims` while `payload_floats` values follow.
+std::string mat_v5(const std::vector<int32_t>& dims, size_t payload_floats) {
+  std::string out(128, ' ');
+  const char* text = "MATLAB 5.0 MAT-file, written by the celeris tests";
+  std::memcpy(out.data(), text, std::strlen(text));
+  std::memset(out.data() + 116, 0, 8);
+  out[124] = 0x00;
+  out[125] = 0x01;
+  out[126] = 'I';
+  out[127] = 'M';
+  auto u32 = [](std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); };
+  auto pad8 = [](std::string& s) { s.resize((s.size() + 7) / 8 * 8, '\0'); };
+  std::string body;
+  u32(body, 6);  // miUINT32: array flags
+  u32(body, 8);
+  u32(body, 7);  // mxSINGLE_CLASS
+  u32(body, 0);
+  u32(body, 5);  // miINT32: dimensions
+  u32(body, static_cast<uint32_t>(4 * dims.size()));
+  for (int32_t d : dims) u32(body, static_cast<uint32_t>(d));
+  pad8(body);
+  u32(body, 1);  // miINT8: name
+  u32(body, 4);
+  body += "cube";
+  pad8(body);
+  u32(body, 7);  // miSINGLE: real part
+  u32(body, static_cast<uint32_t>(4 * payload_floats));
+  body.append(4 * payload_floats, '\0');
+  pad8(body);
+  u32(out, 14);  // miMATRIX
+  u32(out, static_cast<uint32_t>(body.size()));
+  return out + body;
+}
+
+}  // namespace
+
+// samples x lines x bands x 4 bytes = 2^65 wrapped round to 0 and matched an empty data file.
+TEST(HyperspectralRobust, EnviSizesThatOverflowAreRefused) {
+  ScratchDir dir;
+  write_text(dir / "c.hdr",
+             "ENVI\nsamples = 2097152\nlines = 2097152\nbands = 2097152\ndata type = 4\n"
+             "interleave = bsq\nheader offset = 0\nbyte order = 0\n");
+  write_text(dir / "c.img", "");
+  const std::string m = error_of([&] { celeris::hyperspectral::read_envi(dir / "c.img"); });
+  EXPECT_NE(m.find("too large to be real"), std::string::npos) << m;
+}
+
+TEST(HyperspectralRobust, EnviJunkLineIsQuotedShortAndPrintable) {
+  ScratchDir dir;
+  write_text(dir / "c.hdr", "ENVI\nsamples = 2\n" + std::string(100000, '\x01') + "\n");
+  write_text(dir / "c.img", std::string(16, '\0'));
+  const std::string m = error_of([&] { celeris::hyperspectral::read_envi(dir / "c.img"); });
+  EXPECT_NE(m.find("line 3"), std::string::npos) << m;
+  EXPECT_LT(m.size(), 200u) << m;
+  EXPECT_NE(m.find("\\x01"), std::string::npos) << m;
+}
+
+TEST(HyperspectralRobust, MatDimensionsBeyondTheFileAreRefused) {
+  ScratchDir dir;
+  write_text(dir / "ok.mat", mat_v5({2, 3, 4}, 24));
+  EXPECT_EQ(celeris::hyperspectral::read_mat_cube(dir / "ok.mat").bands, 4);
+  write_text(dir / "big.mat", mat_v5({100000, 100000, 1000}, 24));
+  const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "big.mat"); });
+  EXPECT_NE(m.find("more data than the file can hold"), std::string::npos) << m;
+}
