@@ -141,7 +141,55 @@ struct ChunkStats {
   size_t chunks = 0;     // number of chunks matched
   int coarse_order = 0;  // HEALPix order of the partition
   size_t peak_rows = 0;  // largest chunk: left rows + right rows (own and border)
+  double gather_seconds = 0, join_seconds = 0;  // match_chunk_range: scans, match_pairs (summed)
 };
+
+// ---- the HEALPix chunk plan (shared by --memory chunks and MPI partitions) ----------------------
+
+// A position in the order of left rows by (coarse pixel, rank of the row among that pixel's left
+// rows, in row order): chunks are half-open intervals of it, so a crowded pixel's left rows can be
+// split over several chunks (its right rows and its neighbours' then go to each of them).
+struct ChunkCut {
+  int64_t pix;
+  uint64_t rank;
+  bool operator<=(const ChunkCut& o) const {
+    return pix < o.pix || (pix == o.pix && rank <= o.rank);
+  }
+};
+// One chunk: the left rows in [begin, end), and the right rows of their pixels and those pixels'
+// 8 neighbours (right_rows of them: the chunk's margin of one radius included).
+struct ChunkRange {
+  ChunkCut begin, end;
+  uint64_t left_rows = 0, right_rows = 0;
+};
+struct ChunkPlan {
+  int order = 0;      // coarse HEALPix order (NESTED), pixels at least one radius wide
+  bool self = false;  // a self-match: the right side is the left one
+  std::vector<uint64_t> left_counts, right_counts;  // rows per coarse pixel
+  std::vector<ChunkRange> chunks;  // in (pixel, rank) order, covering every left row
+};
+// The coarse order for the radius: pixels at least one radius wide, at most order 7.
+int chunk_order(const Options& options);
+// Rows per coarse pixel of a source, every position validated on the way (errors name `side`).
+std::vector<uint64_t> pixel_counts(const PositionSource& src, int order, const std::string& side);
+// Greedy chunks in (pixel, rank) order whose left rows plus right rows (chunk_bytes_per_*_row)
+// cost at most `memory_bytes`. Throws when the right rows around one pixel alone exceed it.
+ChunkPlan plan_chunks(int order, std::vector<uint64_t> left_counts,
+                      std::vector<uint64_t> right_counts, bool self, size_t memory_bytes);
+// The smallest bound plan_chunks accepts for these counts.
+size_t min_chunk_bytes(int order, const std::vector<uint64_t>& left_counts,
+                       const std::vector<uint64_t>& right_counts);
+// The chunks cut into `parts` contiguous runs of nearly equal cost (left and right rows, as the
+// plan counts them): part k holds chunks [bounds[k], bounds[k + 1]). A part may be empty when
+// there are fewer chunks than parts.
+std::vector<size_t> split_chunks(const ChunkPlan& plan, int parts);
+// The pairs (sorted by (i, j), global rows) whose left row lies in chunks [first, last) of the
+// plan: one scan of each source gathers those left rows and the right rows of their margin, then
+// match_pairs (options.backend) joins them. In a self-match only pairs i < j are kept (`right` is
+// ignored), so every pair is found in exactly one chunk.
+std::vector<Pair> match_chunk_range(const PositionSource& left, const PositionSource& right,
+                                    const Options& options, const ChunkPlan& plan, size_t first,
+                                    size_t last, ChunkStats* stats = nullptr);
 
 // The pairs of match_pairs (or self_pairs when `self`; `right` is then ignored), computed in
 // HEALPix chunks: both sides are binned by a coarse NESTED pixel (pixels at least one radius
@@ -184,6 +232,22 @@ struct StreamedCounts {
 StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& options,
                                    size_t memory_bytes,
                                    const std::function<void(size_t, size_t)>& progress = {});
+
+// `--count`: the number of pairs and a histogram of their separations, for matches whose pairs
+// would not fit on disk. bins equal-width bins over [0, radius]; a pair at exactly the radius
+// goes to the last bin. Counts are integers, so partial counts (chunks, MPI ranks) add up exactly.
+struct PairCount {
+  double radius_arcsec = 0;
+  uint64_t pairs = 0;
+  std::vector<uint64_t> histogram;
+  PairCount() = default;
+  PairCount(double radius, int bins);
+  void add(const Pair& p);
+  void add(const std::vector<Pair>& pairs);
+  void merge(const PairCount& other);  // same radius and bins
+};
+// The count as text: "pairs N", then one line per bin: lower and upper edge (arcsec), pairs.
+std::string format_count(const PairCount& count);
 
 // "2G", "500M", "64k", "1000000" (bytes; k/M/G/T are powers of 1024, case-insensitive).
 size_t parse_memory_size(const std::string& s);
