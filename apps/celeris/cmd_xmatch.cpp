@@ -96,7 +96,7 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
       pairs = xmatch::match_pairs(p1, xmatch::table_positions(right, r2, d2, inputs[1]), o);
       n2 = right.rows;
     }
-    c.add(xmatch::select_pairs(std::move(pairs), o.find, self));
+    c.add(xmatch::select_pairs(std::move(pairs), o.find, self, n1, n2));
   }
   std::fputs(xmatch::format_count(c).c_str(), stdout);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -165,7 +165,8 @@ int run_xmatch(const Args& args) {
   app.add_option("-o,--output", out, "output catalog (.csv: CSV, else FITS)");
   app.add_option("-r,--radius", radius, "match radius with unit: 2arcsec, 1.5arcmin, 0.01deg")
       ->capture_default_str();
-  app.add_option("--find", find, "all | best | best1 | best2")->capture_default_str();
+  app.add_option("--find", find, "all | best | greedy | best1 | best2 (best: as STILTS)")
+      ->capture_default_str();
   app.add_option("--join", join, "1and2 | 1or2 | all1 | all2 | 1not2 | 2not1")
       ->capture_default_str();
   app.add_option("--ra1", ra1, "RA column of LEFT (default: auto-detect)");

@@ -37,9 +37,17 @@ struct Pair {
 
 // Which pairs to keep among all those within the radius (STILTS tmatch2 words).
 enum class Find {
-  All,    // every pair
-  Best,   // each row of either side in at most one pair: pairs taken greedily by increasing
-          // separation (ties: smaller i, then smaller j)
+  All,  // every pair
+  // STILTS tmatch2 find=best ("best match, symmetric"), as STILTS computes it: every row of the
+  // side with more rows (the left when equal) takes its nearest partner; of those pairs, every
+  // row of the other side keeps its nearest (ties: smaller i, then smaller j). Each row of
+  // either side is in at most one pair. In a self-match: the mutually nearest pairs.
+  Best,
+  // celeris's own symmetric mode (`--find greedy`; it was `best` until 2026-11): pairs taken
+  // greedily by increasing separation, skipping pairs with a row already taken (ties: smaller i,
+  // then smaller j). Keeps more pairs than Best in crowded fields: a row whose nearest partner
+  // went to another row still gets its next nearest free one.
+  Greedy,
   Best1,  // for each left row, its nearest right row
   Best2,  // for each right row, its nearest left row
 };
@@ -81,7 +89,7 @@ struct Options {
   int cuda_batches = 1;
 };
 
-Find parse_find(const std::string& s);      // all | best | best1 | best2
+Find parse_find(const std::string& s);      // all | best | greedy | best1 | best2
 Join parse_join(const std::string& s);      // 1and2 | 1or2 | all1 | all2 | 1not2 | 2not1
 Search parse_search(const std::string& s);  // auto | neighbours | disc
 // "2arcsec", "2 arcsec", "1.5arcmin", "0.1deg", "2\"", "1'"; a bare number is arcsec.
@@ -103,10 +111,13 @@ std::vector<Pair> self_pairs(const SkyPoints& points, const Options& options);
 std::vector<Pair> brute_force_pairs(const SkyPoints& left, const SkyPoints& right,
                                     double radius_arcsec, bool self);
 
-// Applies `find` to all pairs (sorted by (i, j)); the result is sorted by (i, j). In a self-match
-// (`self`), Best counts a row's use on either side, and Best1/Best2 give for every row r its
-// nearest other row as (r, other); both orientations of a pair can then appear.
-std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self);
+// Applies `find` to all pairs (sorted by (i, j)); the result is sorted by (i, j). n_left and
+// n_right are the catalogs' row counts (Best starts from the side with more rows). In a
+// self-match (`self`), Greedy counts a row's use on either side, Best keeps mutually nearest
+// pairs, and Best1/Best2 give for every row r its nearest other row as (r, other); both
+// orientations of a pair can then appear.
+std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self, size_t n_left,
+                               size_t n_right);
 
 // Applies `join`: adds (i, -1) / (-1, j) rows for unmatched rows, or keeps only those. Left
 // unmatched rows are interleaved in i order; right unmatched rows follow, in j order. In a

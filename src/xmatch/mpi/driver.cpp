@@ -158,7 +158,8 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
     pairs = match_chunk_range(lsrc, rsrc, o, plan, first, last, &stats);
     t.gather += stats.gather_seconds;
     t.join += stats.join_seconds;
-    if (local_find && o.find != Find::All) pairs = select_pairs(std::move(pairs), o.find, self);
+    if (local_find && o.find != Find::All)
+      pairs = select_pairs(std::move(pairs), o.find, self, res.left_rows, res.right_rows);
     if (m.count) count = PairCount(o.radius_arcsec, m.bins);
     if (m.count && local_find) {
       count.add(pairs);
@@ -183,7 +184,8 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   collectively(s, where, [&] {
     if (s.rank() != 0) return;
     auto t1 = Clock::now();
-    if (!local_find) pairs = select_pairs(std::move(pairs), o.find, self);
+    if (!local_find)
+      pairs = select_pairs(std::move(pairs), o.find, self, res.left_rows, res.right_rows);
     if (m.count) {
       if (!local_find) count.add(pairs);
       res.count = count;
