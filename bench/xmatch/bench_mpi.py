@@ -12,12 +12,12 @@ written; the separation histogram is summed over the ranks): `celeris xmatch --s
 `celeris simulate catalog --table3 NAME` (d1 1M, d5 5M, d25 25M rows). `--big ROWS` adds a
 simulated catalog of ROWS rows in the d25 band with the d25 density of matches per row scaled by
 row count (the issue's 1.23 B-row run: `--big 1230000000`; its FITS file takes about 36 B per
-row of disk, 44 GB for 1.23 B rows, and every rank scans its RA/Dec columns: see docs/xmatch.md).
+row of disk, 44 GB for 1.23 B rows; each rank reads 1/K of its RA/Dec columns).
 
 Columns: wall = mpirun to exit (process start, MPI start and file reading included); the phase
-times are those the ranks report (slowest rank per phase): read (scanning RA/Dec and counting
-rows per pixel; rank 0 also reads whole tables when it writes one), partition (chunk plan and
-split), gather (each rank's rows and margin from the inputs), join (match_pairs on the
+times are those the ranks report (slowest rank per phase): read (the rank's slice of RA/Dec;
+rank 0 also reads whole tables when it writes one), partition (pixel counts summed, chunk plan,
+split), gather (rows to their partitions and margins, MPI_Alltoallv), join (match_pairs on the
 partition), exchange (counts or pairs to rank 0), select (find on rank 0). pairs/s = pairs / join
 time, per rank = that divided by K; rows/s = rows / wall.
 """

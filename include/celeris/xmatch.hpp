@@ -136,6 +136,9 @@ class PositionSource {
   virtual size_t rows() const = 0;
   // Calls visit for consecutive blocks of rows covering the catalog, in row order.
   virtual void scan(const Visit& visit) const = 0;
+  // The same for rows [first, first + count) only (an MPI rank's slice). The default scans the
+  // whole catalog and clips; sources that can seek override it.
+  virtual void scan_rows(size_t first, size_t count, const Visit& visit) const;
 };
 // Positions already in memory (referenced, not copied).
 std::unique_ptr<PositionSource> memory_positions(const SkyPoints& points);
@@ -179,6 +182,9 @@ struct ChunkPlan {
   std::vector<uint64_t> left_counts, right_counts;  // rows per coarse pixel
   std::vector<ChunkRange> chunks;  // in (pixel, rank) order, covering every left row
 };
+// NESTED pixel p and its neighbours (7 or 8) at `order`, without repeats: the pixels whose rows
+// a row of p can match when pixels are at least one radius wide. Returns how many were written.
+int pixel_and_neighbours(int order, int64_t p, int64_t out[9]);
 // The coarse order for the radius: pixels at least one radius wide, at most order 7.
 int chunk_order(const Options& options);
 // Rows per coarse pixel of a source, every position validated on the way (errors name `side`).

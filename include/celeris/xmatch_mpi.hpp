@@ -56,9 +56,9 @@ class JobFailed : public Error {
 
 // Wall seconds of each phase on this rank (the slowest rank's are reported by the CLI).
 struct PhaseTimes {
-  double read = 0;       // scanning RA/Dec to count rows per pixel, reading tables for output
-  double partition = 0;  // the chunk plan and its split over the ranks
-  double gather = 0;     // gathering this partition's rows and margin from the inputs
+  double read = 0;       // this rank's slice of RA/Dec (and, rank 0, whole tables for output)
+  double partition = 0;  // pixel counts summed over the ranks, the chunk plan, its split
+  double gather = 0;     // rows sent to their partitions and margins (MPI_Alltoallv)
   double join = 0;       // match_pairs on the partition
   double exchange = 0;   // pairs or counts to rank 0
   double select = 0;     // find and join on rank 0

@@ -31,10 +31,12 @@ class MemoryPositions final : public PositionSource {
  public:
   explicit MemoryPositions(const SkyPoints& p) : p_(p) {}
   size_t rows() const override { return p_.size(); }
-  void scan(const Visit& visit) const override {
+  void scan(const Visit& visit) const override { scan_rows(0, p_.size(), visit); }
+  void scan_rows(size_t first, size_t count, const Visit& visit) const override {
     constexpr size_t kBlock = 1 << 16;
-    for (size_t b = 0; b < p_.size(); b += kBlock)
-      visit(b, p_.ra.data() + b, p_.dec.data() + b, std::min(kBlock, p_.size() - b));
+    const size_t end = std::min(p_.size(), first + count);
+    for (size_t b = first; b < end; b += kBlock)
+      visit(b, p_.ra.data() + b, p_.dec.data() + b, std::min(kBlock, end - b));
   }
 
  private:
@@ -46,18 +48,6 @@ void check_position(double ra, double dec, size_t row, const char* side) {
     throw Error(std::string(side) + ": row " + std::to_string(row + 1) +
                 ": RA/Dec out of range or not finite (" + std::to_string(ra) + ", " +
                 std::to_string(dec) + ")");
-}
-
-// `p` and its neighbours (7 or 8), without repeats: the coarse pixels whose right rows a left row
-// in `p` can match. Returns how many were written to `out`.
-int pixel_and_neighbours(int order, int64_t p, int64_t out[9]) {
-  int64_t nb[9];
-  nb[0] = p;
-  hp::neighbours_nest(order, p, nb + 1);
-  int n = 0;
-  for (int64_t q : nb)
-    if (q >= 0 && std::find(out, out + n, q) == out + n) out[n++] = q;
-  return n;
 }
 
 // Bytes of the right rows a left row of pixel p brings into a chunk (its pixel and neighbours).
@@ -93,6 +83,24 @@ void gather(const PositionSource& src, int order, Keep keep, SkyPoints& pts,
 }
 
 }  // namespace
+
+void PositionSource::scan_rows(size_t first, size_t count, const Visit& visit) const {
+  const size_t end = first + count;
+  scan([&](size_t b, const double* ra, const double* dec, size_t n) {
+    const size_t lo = std::max(b, first), hi = std::min(b + n, end);
+    if (lo < hi) visit(lo, ra + (lo - b), dec + (lo - b), hi - lo);
+  });
+}
+
+int pixel_and_neighbours(int order, int64_t p, int64_t out[9]) {
+  int64_t nb[9];
+  nb[0] = p;
+  hp::neighbours_nest(order, p, nb + 1);
+  int n = 0;
+  for (int64_t q : nb)
+    if (q >= 0 && std::find(out, out + n, q) == out + n) out[n++] = q;
+  return n;
+}
 
 std::unique_ptr<PositionSource> memory_positions(const SkyPoints& points) {
   if (points.ra.size() != points.dec.size()) throw Error("RA and Dec have different lengths");

@@ -268,6 +268,35 @@ TEST(XMatchChunked, FitsReadBlockByBlock) {
                     "fits");
   EXPECT_GE(stats.chunks, 4u);
   EXPECT_THROW(fits_positions(fa, "RA", "DEC", 10), celeris::Error);
+  // Row slices (an MPI rank's share): FITS, memory and the default (scan and clip) give the
+  // rows asked for, in order, once.
+  struct ScanOnly final : PositionSource {
+    const SkyPoints& p;
+    explicit ScanOnly(const SkyPoints& q) : p(q) {}
+    size_t rows() const override { return p.size(); }
+    void scan(const Visit& visit) const override {
+      for (size_t b = 0; b < p.size(); b += 100)
+        visit(b, p.ra.data() + b, p.dec.data() + b, std::min<size_t>(100, p.size() - b));
+    }
+  } scan_only(a);
+  const auto ma = memory_positions(a);
+  for (const PositionSource* src :
+       {static_cast<const PositionSource*>(sa.get()), static_cast<const PositionSource*>(ma.get()),
+        static_cast<const PositionSource*>(&scan_only)})
+    for (auto [first, count] :
+         {std::pair<size_t, size_t>{0, 3000}, {5, 150}, {2999, 1}, {1234, 0}, {2900, 500}}) {
+      std::vector<size_t> got;
+      src->scan_rows(first, count, [&](size_t f, const double* ra, const double* dec, size_t n) {
+        for (size_t k = 0; k < n; ++k) {
+          got.push_back(f + k);
+          ASSERT_EQ(ra[k], a.ra[f + k]);
+          ASSERT_EQ(dec[k], a.dec[f + k]);
+        }
+      });
+      const size_t end = std::min<size_t>(first + count, a.size());
+      ASSERT_EQ(got.size(), end - first) << first << "+" << count;
+      for (size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], first + k);
+    }
   fs::remove_all(dir);
 }
 

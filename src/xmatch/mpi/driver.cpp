@@ -14,6 +14,7 @@
 #include "celeris/xmatch_mpi.hpp"
 #include "collective.hpp"
 #include "csv.hpp"
+#include "distribute.hpp"
 #include "exchange.hpp"
 
 #ifdef CELERIS_HAVE_CUDA
@@ -119,45 +120,82 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   res.left_rows = left.rows;
   res.right_rows = self ? left.rows : right.rows;
 
-  // Partition: rows per coarse pixel, the chunk plan, its split into one run per rank.
+  // Read this rank's slice of the rows (RA/Dec only); partition: rows per coarse pixel summed
+  // over the ranks, the same chunk plan on every rank, cut into one run per rank.
   ChunkPlan plan;
   std::vector<size_t> bounds;
-  where = "counting rows per HEALPix pixel";
+  Slice lslice, rslice;
+  std::vector<uint64_t> left_before;
+  where = "reading rows " + std::to_string(s.rank() + 1) + "/" + std::to_string(s.size()) +
+          " of the inputs";
   set_crash_context(s.rank(), where);
+  const int order = chunk_order(o);
+  std::vector<uint64_t> lmine, rmine;
   collectively(s, where, [&] {
-    const int order = chunk_order(o);
-    std::vector<uint64_t> lc = pixel_counts(lsrc, order, m.left_path);
-    std::vector<uint64_t> rc = self ? lc : pixel_counts(rsrc, order, m.right_path);
-    t.read += since(t0);
-    t0 = Clock::now();
+    lslice = read_slice(lsrc, s.rank(), s.size());
+    lmine = slice_counts(lslice, order);
+    if (!self) {
+      rslice = read_slice(rsrc, s.rank(), s.size());
+      rmine = slice_counts(rslice, order);
+    }
+  });
+  t.read += since(t0);
+  t0 = Clock::now();
+  PixelCounts lc = sum_counts(lmine), rc;
+  if (!self) rc = sum_counts(rmine);
+  left_before = std::move(lc.before);
+  where = "planning the partitions";
+  collectively(s, where, [&] {
     // Chunks of about 1/16 of a rank's share, so that the split can balance the ranks within a
     // few percent; at least 5/4 of what the densest pixel's margin needs, so that a crowded
     // pixel's left rows are cut into chunks of about a quarter of its right rows each (and may
     // go to several ranks).
     const uint64_t total =
         res.left_rows * chunk_bytes_per_left_row + res.right_rows * chunk_bytes_per_right_row;
-    const size_t least = min_chunk_bytes(order, lc, rc);
+    const std::vector<uint64_t>& rtotal = self ? lc.total : rc.total;
+    const size_t least = min_chunk_bytes(order, lc.total, rtotal);
     const size_t bound =
         std::max<size_t>(least + least / 4, size_t(total / (16 * uint64_t(s.size()))));
-    plan = plan_chunks(order, std::move(lc), std::move(rc), self, bound);
+    plan = plan_chunks(order, lc.total, rtotal, self, bound);
     bounds = split_chunks(plan, s.size());
-    t.partition += since(t0);
   });
+  t.partition += since(t0);
   res.chunks = plan.chunks.size();
   res.coarse_order = plan.order;
   const size_t first = bounds[size_t(s.rank())], last = bounds[size_t(s.rank()) + 1];
 
-  // Join: this rank's partition and its margin, on its cores or its GPU.
+  // Exchange the rows: each partition receives its left rows and its margin's right rows.
   where = describe_part(plan, s.rank(), s.size(), first, last);
   set_crash_context(s.rank(), where);
+  t0 = Clock::now();
+  PartitionRows rows;
+  collectively(s, where, [&] {
+    rows = exchange_rows(s, plan, bounds, lslice, left_before, self ? nullptr : &rslice);
+    lslice = Slice{};
+    rslice = Slice{};
+  });
+  t.gather += since(t0);
+
+  // Join: this rank's partition and its margin, on its cores or its GPU.
   std::vector<Pair> pairs;
   PairCount count;
   collectively(s, where, [&] {
     maybe_inject_fault(s.rank());
-    ChunkStats stats;
-    pairs = match_chunk_range(lsrc, rsrc, o, plan, first, last, &stats);
-    t.gather += stats.gather_seconds;
-    t.join += stats.join_seconds;
+    const auto tj = Clock::now();
+    Options chunk_options = o;
+    chunk_options.find = Find::All;
+    chunk_options.join = Join::And;
+    pairs = match_pairs(rows.left, rows.right, chunk_options);
+    // Local rows are in global row order, so the mapped pairs stay sorted by (i, j); in a
+    // self-match each pair i < j is kept once (in the partition of row i).
+    size_t kept = 0;
+    for (const Pair& q : pairs) {
+      const int64_t i = rows.left_rows[size_t(q.i)], j = rows.right_rows[size_t(q.j)];
+      if (!self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
+    }
+    pairs.resize(kept);
+    rows = PartitionRows{};
+    t.join += since(tj);
     if (local_find && o.find != Find::All)
       pairs = select_pairs(std::move(pairs), o.find, self, res.left_rows, res.right_rows);
     if (m.count) count = PairCount(o.radius_arcsec, m.bins);
