@@ -6,6 +6,7 @@ pkgs=(
   build-essential cmake pkg-config
   libcfitsio-dev wcslib-dev libcli11-dev libgtest-dev zlib1g-dev
   source-extractor libhealpix-cxx-dev libmatio-dev stilts libstb-dev
+  libopenmpi-dev openmpi-bin
   python3 python3-venv
 )
 missing=()

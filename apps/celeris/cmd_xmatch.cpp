@@ -7,11 +7,15 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#ifdef CELERIS_HAVE_MPI
+#include "celeris/xmatch_mpi.hpp"
+#endif
 #include "cli_parse.hpp"
 #include "commands.hpp"
 
@@ -37,6 +41,112 @@ void draw_progress(size_t done, size_t total) {
   std::fflush(stderr);
 }
 
+// --count on one process: the pairs (after --find) counted, in memory or, with --memory and
+// --find all, chunk by chunk from the FITS columns.
+int count_pairs_single(const std::vector<std::string>& inputs, bool self, const std::string& ra1,
+                       const std::string& dec1, const std::string& ra2, const std::string& dec2,
+                       const std::string& memory, const xmatch::Options& o, int bins, bool quiet) {
+  const auto t0 = std::chrono::steady_clock::now();
+  xmatch::PairCount c(o.radius_arcsec, bins);
+  size_t n1 = 0, n2 = 0;
+  if (!memory.empty()) {
+    if (o.find != xmatch::Find::All)
+      throw Error("--count with --memory counts --find all only (other modes need every pair)");
+    // Positions: FITS columns scanned in blocks; a CSV catalog read whole.
+    struct Side {
+      Table table;
+      xmatch::SkyPoints points;
+      std::unique_ptr<xmatch::PositionSource> src;
+    };
+    auto open = [](const std::string& path, const std::string& ra, const std::string& dec) {
+      auto s = std::make_unique<Side>();
+      std::string lower = path;
+      for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      if (lower.size() >= 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0) {
+        s->table = read_nonempty(path);
+        const auto [r, d] = xmatch::find_radec_columns(s->table, ra, dec, path);
+        s->points = xmatch::table_positions(s->table, r, d, path);
+        s->src = xmatch::memory_positions(s->points);
+      } else {
+        const FitsTableReader reader(path);
+        if (reader.schema().rows == 0) throw Error(path + ": empty table (no rows)");
+        const auto [r, d] = xmatch::find_radec_columns(reader.schema(), ra, dec, path);
+        s->src = xmatch::fits_positions(path, r, d, size_t(1) << 16);
+      }
+      return s;
+    };
+    const auto left = open(inputs[0], ra1, dec1);
+    const auto right = self ? nullptr : open(inputs[1], ra2, dec2);
+    const xmatch::PositionSource& rsrc = self ? *left->src : *right->src;
+    n1 = left->src->rows();
+    n2 = rsrc.rows();
+    xmatch::chunked_pairs_each(*left->src, rsrc, self, o, xmatch::parse_memory_size(memory),
+                               [&](std::vector<xmatch::Pair>& p) { c.add(p); });
+  } else {
+    const Table left = read_nonempty(inputs[0]);
+    const auto [r1, d1] = xmatch::find_radec_columns(left, ra1, dec1, inputs[0]);
+    const xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);
+    std::vector<xmatch::Pair> pairs;
+    n1 = n2 = left.rows;
+    if (self) {
+      pairs = xmatch::self_pairs(p1, o);
+    } else {
+      const Table right = read_nonempty(inputs[1]);
+      const auto [r2, d2] = xmatch::find_radec_columns(right, ra2, dec2, inputs[1]);
+      pairs = xmatch::match_pairs(p1, xmatch::table_positions(right, r2, d2, inputs[1]), o);
+      n2 = right.rows;
+    }
+    c.add(xmatch::select_pairs(std::move(pairs), o.find, self, n1, n2));
+  }
+  std::fputs(xmatch::format_count(c).c_str(), stdout);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!quiet)
+    std::printf("xmatch: %zu x %zu rows, radius %g arcsec: %llu pairs counted (%.3f s)\n", n1, n2,
+                o.radius_arcsec, (unsigned long long)c.pairs, secs);
+  return 0;
+}
+
+#ifdef CELERIS_HAVE_MPI
+void print_times(const xmatch::mpi::PhaseTimes& t) {
+  std::printf(
+      "times (s, slowest rank): read %.3f partition %.3f gather %.3f join %.3f exchange %.3f "
+      "select %.3f write %.3f\n",
+      t.read, t.partition, t.gather, t.join, t.exchange, t.select, t.write);
+}
+
+// Under mpirun: the job split over the ranks (src/xmatch/mpi); rank 0 prints and writes.
+int run_xmatch_mpi(const xmatch::mpi::Match& match, const xmatch::Options& o, bool quiet,
+                   bool timings) {
+  xmatch::mpi::Session session;
+  const auto t0 = std::chrono::steady_clock::now();
+  xmatch::mpi::Result r;
+  try {
+    r = xmatch::mpi::crossmatch(session, match, o);
+  } catch (const xmatch::mpi::JobFailed& e) {
+    // Rank 0 prints the message naming every failed rank, and the others wait for it: mpirun
+    // ends the whole job at the first non-zero exit, which could cut rank 0 short.
+    if (session.rank() == 0) {
+      std::fprintf(stderr, "celeris xmatch: error: %s\n", e.what());
+      std::fflush(stderr);
+    }
+    session.barrier();
+    return 1;
+  }
+  if (session.rank() != 0) return 0;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (match.count) std::fputs(xmatch::format_count(r.count).c_str(), stdout);
+  if (!quiet)
+    std::printf(
+        "xmatch: %zu x %zu rows, radius %g arcsec, %d ranks, %zu chunks at order %d: %zu %s "
+        "(%.3f s, MPI)\n",
+        r.left_rows, r.right_rows, o.radius_arcsec, r.ranks, r.chunks, r.coarse_order,
+        match.count ? size_t(r.count.pairs) : r.output_rows,
+        match.count ? "pairs counted" : ("output rows -> " + match.output).c_str(), secs);
+  if (timings) print_times(r.times);
+  return 0;
+}
+#endif
+
 }  // namespace
 
 int run_xmatch(const Args& args) {
@@ -52,10 +162,11 @@ int run_xmatch(const Args& args) {
   app.add_option("inputs", inputs, "LEFT RIGHT catalogs (one with --self)")
       ->required()
       ->expected(1, 2);
-  app.add_option("-o,--output", out, "output catalog (.csv: CSV, else FITS)")->required();
+  app.add_option("-o,--output", out, "output catalog (.csv: CSV, else FITS)");
   app.add_option("-r,--radius", radius, "match radius with unit: 2arcsec, 1.5arcmin, 0.01deg")
       ->capture_default_str();
-  app.add_option("--find", find, "all | best | best1 | best2")->capture_default_str();
+  app.add_option("--find", find, "all | best | greedy | best1 | best2 (best: as STILTS)")
+      ->capture_default_str();
   app.add_option("--join", join, "1and2 | 1or2 | all1 | all2 | 1not2 | 2not1")
       ->capture_default_str();
   app.add_option("--ra1", ra1, "RA column of LEFT (default: auto-detect)");
@@ -85,7 +196,18 @@ int run_xmatch(const Args& args) {
   app.add_flag("--progress", progress,
                "progress bar on stderr with --memory (default: only when stderr is a terminal)");
   app.add_flag("-q,--quiet", quiet, "no summary line");
+  bool count = false, timings = false;
+  int bins = 20;
+  app.add_flag("--count", count,
+               "write no table: print the number of pairs (after --find) and a histogram of "
+               "their separations on stdout");
+  app.add_option("--bins", bins, "histogram bins of --count over [0, radius]")
+      ->capture_default_str();
+  app.add_flag("--timings", timings, "under mpirun: print the time of each phase");
   if (const auto code = parse_args(app, args)) return *code;
+  if (count && !out.empty()) throw Error("--count writes no table: drop -o");
+  if (!count && out.empty()) throw Error("give the output catalog with -o (or use --count)");
+  if (count && join != "1and2") throw Error("--count counts pairs: use --join 1and2");
   if (self && inputs.size() != 1) throw Error("--self takes one input catalog");
   if (!self && inputs.size() != 2) throw Error("give two input catalogs (or one with --self)");
   for (const std::string& in : inputs) refuse_output_over_input(out, in, "--output");
@@ -96,7 +218,26 @@ int run_xmatch(const Args& args) {
   o.backend = parse_device(backend);
   if (!gpu_memory.empty()) o.device_memory = xmatch::parse_memory_size(gpu_memory);
 
+#ifdef CELERIS_HAVE_MPI
+  if (xmatch::mpi::launched_by_mpirun()) {
+    if (!memory.empty()) throw Error("--memory is not supported under mpirun yet");
+    xmatch::mpi::Match match;
+    match.left_path = inputs[0];
+    match.right_path = self ? inputs[0] : inputs[1];
+    match.output = out;
+    match.ra1 = ra1;
+    match.dec1 = dec1;
+    match.ra2 = ra2;
+    match.dec2 = dec2;
+    match.self = self;
+    match.count = count;
+    match.bins = bins;
+    return run_xmatch_mpi(match, o, quiet, timings);
+  }
+#endif
+  if (timings) throw Error("--timings is only available under mpirun");
   const auto t0 = std::chrono::steady_clock::now();
+  if (count) return count_pairs_single(inputs, self, ra1, dec1, ra2, dec2, memory, o, bins, quiet);
   if (!memory.empty()) {
     const bool bar = progress || isatty(STDERR_FILENO);
     xmatch::StreamedMatch files;

@@ -37,9 +37,17 @@ struct Pair {
 
 // Which pairs to keep among all those within the radius (STILTS tmatch2 words).
 enum class Find {
-  All,    // every pair
-  Best,   // each row of either side in at most one pair: pairs taken greedily by increasing
-          // separation (ties: smaller i, then smaller j)
+  All,  // every pair
+  // STILTS tmatch2 find=best ("best match, symmetric"), as STILTS computes it: every row of the
+  // side with more rows (the left when equal) takes its nearest partner; of those pairs, every
+  // row of the other side keeps its nearest (ties: smaller i, then smaller j). Each row of
+  // either side is in at most one pair. In a self-match: the mutually nearest pairs.
+  Best,
+  // celeris's own symmetric mode (`--find greedy`; it was `best` until 2026-11): pairs taken
+  // greedily by increasing separation, skipping pairs with a row already taken (ties: smaller i,
+  // then smaller j). Keeps more pairs than Best in crowded fields: a row whose nearest partner
+  // went to another row still gets its next nearest free one.
+  Greedy,
   Best1,  // for each left row, its nearest right row
   Best2,  // for each right row, its nearest left row
 };
@@ -83,7 +91,7 @@ struct Options {
   int cuda_batches = 1;
 };
 
-Find parse_find(const std::string& s);      // all | best | best1 | best2
+Find parse_find(const std::string& s);      // all | best | greedy | best1 | best2
 Join parse_join(const std::string& s);      // 1and2 | 1or2 | all1 | all2 | 1not2 | 2not1
 Search parse_search(const std::string& s);  // auto | neighbours | disc
 // "2arcsec", "2 arcsec", "1.5arcmin", "0.1deg", "2\"", "1'"; a bare number is arcsec.
@@ -105,10 +113,13 @@ std::vector<Pair> self_pairs(const SkyPoints& points, const Options& options);
 std::vector<Pair> brute_force_pairs(const SkyPoints& left, const SkyPoints& right,
                                     double radius_arcsec, bool self);
 
-// Applies `find` to all pairs (sorted by (i, j)); the result is sorted by (i, j). In a self-match
-// (`self`), Best counts a row's use on either side, and Best1/Best2 give for every row r its
-// nearest other row as (r, other); both orientations of a pair can then appear.
-std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self);
+// Applies `find` to all pairs (sorted by (i, j)); the result is sorted by (i, j). n_left and
+// n_right are the catalogs' row counts (Best starts from the side with more rows). In a
+// self-match (`self`), Greedy counts a row's use on either side, Best keeps mutually nearest
+// pairs, and Best1/Best2 give for every row r its nearest other row as (r, other); both
+// orientations of a pair can then appear.
+std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self, size_t n_left,
+                               size_t n_right);
 
 // Applies `join`: adds (i, -1) / (-1, j) rows for unmatched rows, or keeps only those. Left
 // unmatched rows are interleaved in i order; right unmatched rows follow, in j order. In a
@@ -127,6 +138,9 @@ class PositionSource {
   virtual size_t rows() const = 0;
   // Calls visit for consecutive blocks of rows covering the catalog, in row order.
   virtual void scan(const Visit& visit) const = 0;
+  // The same for rows [first, first + count) only (an MPI rank's slice). The default scans the
+  // whole catalog and clips; sources that can seek override it.
+  virtual void scan_rows(size_t first, size_t count, const Visit& visit) const;
 };
 // Positions already in memory (referenced, not copied).
 std::unique_ptr<PositionSource> memory_positions(const SkyPoints& points);
@@ -143,7 +157,58 @@ struct ChunkStats {
   size_t chunks = 0;     // number of chunks matched
   int coarse_order = 0;  // HEALPix order of the partition
   size_t peak_rows = 0;  // largest chunk: left rows + right rows (own and border)
+  double gather_seconds = 0, join_seconds = 0;  // match_chunk_range: scans, match_pairs (summed)
 };
+
+// ---- the HEALPix chunk plan (shared by --memory chunks and MPI partitions) ----------------------
+
+// A position in the order of left rows by (coarse pixel, rank of the row among that pixel's left
+// rows, in row order): chunks are half-open intervals of it, so a crowded pixel's left rows can be
+// split over several chunks (its right rows and its neighbours' then go to each of them).
+struct ChunkCut {
+  int64_t pix;
+  uint64_t rank;
+  bool operator<=(const ChunkCut& o) const {
+    return pix < o.pix || (pix == o.pix && rank <= o.rank);
+  }
+};
+// One chunk: the left rows in [begin, end), and the right rows of their pixels and those pixels'
+// 8 neighbours (right_rows of them: the chunk's margin of one radius included).
+struct ChunkRange {
+  ChunkCut begin, end;
+  uint64_t left_rows = 0, right_rows = 0;
+};
+struct ChunkPlan {
+  int order = 0;      // coarse HEALPix order (NESTED), pixels at least one radius wide
+  bool self = false;  // a self-match: the right side is the left one
+  std::vector<uint64_t> left_counts, right_counts;  // rows per coarse pixel
+  std::vector<ChunkRange> chunks;  // in (pixel, rank) order, covering every left row
+};
+// NESTED pixel p and its neighbours (7 or 8) at `order`, without repeats: the pixels whose rows
+// a row of p can match when pixels are at least one radius wide. Returns how many were written.
+int pixel_and_neighbours(int order, int64_t p, int64_t out[9]);
+// The coarse order for the radius: pixels at least one radius wide, at most order 7.
+int chunk_order(const Options& options);
+// Rows per coarse pixel of a source, every position validated on the way (errors name `side`).
+std::vector<uint64_t> pixel_counts(const PositionSource& src, int order, const std::string& side);
+// Greedy chunks in (pixel, rank) order whose left rows plus right rows (chunk_bytes_per_*_row)
+// cost at most `memory_bytes`. Throws when the right rows around one pixel alone exceed it.
+ChunkPlan plan_chunks(int order, std::vector<uint64_t> left_counts,
+                      std::vector<uint64_t> right_counts, bool self, size_t memory_bytes);
+// The smallest bound plan_chunks accepts for these counts.
+size_t min_chunk_bytes(int order, const std::vector<uint64_t>& left_counts,
+                       const std::vector<uint64_t>& right_counts);
+// The chunks cut into `parts` contiguous runs of nearly equal cost (left and right rows, as the
+// plan counts them): part k holds chunks [bounds[k], bounds[k + 1]). A part may be empty when
+// there are fewer chunks than parts.
+std::vector<size_t> split_chunks(const ChunkPlan& plan, int parts);
+// The pairs (sorted by (i, j), global rows) whose left row lies in chunks [first, last) of the
+// plan: one scan of each source gathers those left rows and the right rows of their margin, then
+// match_pairs (options.backend) joins them. In a self-match only pairs i < j are kept (`right` is
+// ignored), so every pair is found in exactly one chunk.
+std::vector<Pair> match_chunk_range(const PositionSource& left, const PositionSource& right,
+                                    const Options& options, const ChunkPlan& plan, size_t first,
+                                    size_t last, ChunkStats* stats = nullptr);
 
 // The pairs of match_pairs (or self_pairs when `self`; `right` is then ignored), computed in
 // HEALPix chunks: both sides are binned by a coarse NESTED pixel (pixels at least one radius
@@ -186,6 +251,22 @@ struct StreamedCounts {
 StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& options,
                                    size_t memory_bytes,
                                    const std::function<void(size_t, size_t)>& progress = {});
+
+// `--count`: the number of pairs and a histogram of their separations, for matches whose pairs
+// would not fit on disk. bins equal-width bins over [0, radius]; a pair at exactly the radius
+// goes to the last bin. Counts are integers, so partial counts (chunks, MPI ranks) add up exactly.
+struct PairCount {
+  double radius_arcsec = 0;
+  uint64_t pairs = 0;
+  std::vector<uint64_t> histogram;
+  PairCount() = default;
+  PairCount(double radius, int bins);
+  void add(const Pair& p);
+  void add(const std::vector<Pair>& pairs);
+  void merge(const PairCount& other);  // same radius and bins
+};
+// The count as text: "pairs N", then one line per bin: lower and upper edge (arcsec), pairs.
+std::string format_count(const PairCount& count);
 
 // "2G", "500M", "64k", "1000000" (bytes; k/M/G/T are powers of 1024, case-insensitive).
 size_t parse_memory_size(const std::string& s);

@@ -7,6 +7,7 @@
 // global rows. Every pair is found exactly once: in the chunk of its left row.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <parallel/algorithm>
 #include <string>
@@ -30,10 +31,12 @@ class MemoryPositions final : public PositionSource {
  public:
   explicit MemoryPositions(const SkyPoints& p) : p_(p) {}
   size_t rows() const override { return p_.size(); }
-  void scan(const Visit& visit) const override {
+  void scan(const Visit& visit) const override { scan_rows(0, p_.size(), visit); }
+  void scan_rows(size_t first, size_t count, const Visit& visit) const override {
     constexpr size_t kBlock = 1 << 16;
-    for (size_t b = 0; b < p_.size(); b += kBlock)
-      visit(b, p_.ra.data() + b, p_.dec.data() + b, std::min(kBlock, p_.size() - b));
+    const size_t end = std::min(p_.size(), first + count);
+    for (size_t b = first; b < end; b += kBlock)
+      visit(b, p_.ra.data() + b, p_.dec.data() + b, std::min(kBlock, end - b));
   }
 
  private:
@@ -47,93 +50,13 @@ void check_position(double ra, double dec, size_t row, const char* side) {
                 std::to_string(dec) + ")");
 }
 
-// Rows per coarse pixel of a source (validating every position on the way).
-std::vector<uint64_t> count_pixels(const PositionSource& src, int order, const char* side) {
-  std::vector<uint64_t> n(size_t(hp::npix(order)), 0);
-  src.scan([&](size_t first, const double* ra, const double* dec, size_t count) {
-    for (size_t k = 0; k < count; ++k) {
-      check_position(ra[k], dec[k], first + k, side);
-      ++n[size_t(hp::radec2pix_nest(order, ra[k], dec[k]))];
-    }
-  });
-  return n;
-}
-
-// `p` and its neighbours (7 or 8), without repeats: the coarse pixels whose right rows a left row
-// in `p` can match. Returns how many were written to `out`.
-int pixel_and_neighbours(int order, int64_t p, int64_t out[9]) {
+// Bytes of the right rows a left row of pixel p brings into a chunk (its pixel and neighbours).
+uint64_t right_bytes_around(int order, int64_t p, const std::vector<uint64_t>& rc) {
   int64_t nb[9];
-  nb[0] = p;
-  hp::neighbours_nest(order, p, nb + 1);
-  int n = 0;
-  for (int64_t q : nb)
-    if (q >= 0 && std::find(out, out + n, q) == out + n) out[n++] = q;
-  return n;
-}
-
-// A position in the order of left rows by (coarse pixel, rank of the row among that pixel's left
-// rows): chunks are half-open intervals of it, so a crowded pixel's left rows can be split over
-// several chunks (its right rows and its neighbours' go to each of them).
-struct Cut {
-  int64_t pix;
-  uint64_t rank;
-  bool operator<=(const Cut& o) const { return pix < o.pix || (pix == o.pix && rank <= o.rank); }
-};
-
-struct Chunk {
-  Cut begin, end;  // left rows in [begin, end)
-  uint64_t left_rows;
-};
-
-// Greedy chunks in (pixel, rank) order within the bound.
-std::vector<Chunk> plan_chunks(int order, const std::vector<uint64_t>& lc,
-                               const std::vector<uint64_t>& rc, size_t memory_bytes) {
-  const int64_t npix = hp::npix(order);
-  std::vector<uint32_t> in(size_t(npix), 0);  // right pixels covered: stamp of the chunk
-  std::vector<Chunk> chunks;
-  uint32_t stamp = 1;
-  Chunk cur{{0, 0}, {0, 0}, 0};
-  uint64_t right = 0;
-  auto close = [&](Cut at) {
-    cur.end = at;
-    chunks.push_back(cur);
-    cur = Chunk{at, at, 0};
-    right = 0;
-    ++stamp;
-  };
-  for (int64_t p = 0; p < npix; ++p) {
-    if (lc[size_t(p)] == 0) continue;  // no left rows: nothing to match here
-    int64_t nb[9];
-    const int nnb = pixel_and_neighbours(order, p, nb);
-    for (uint64_t taken = 0; taken < lc[size_t(p)];) {
-      // Right rows this pixel adds to the chunk (pixels already covered cost nothing).
-      uint64_t new_right = 0;
-      for (int a = 0; a < nnb; ++a)
-        if (in[size_t(nb[a])] != stamp) new_right += rc[size_t(nb[a])];
-      const uint64_t used = cur.left_rows * chunk_bytes_per_left_row +
-                            (right + new_right) * chunk_bytes_per_right_row;
-      const uint64_t room =
-          used < memory_bytes ? (memory_bytes - used) / chunk_bytes_per_left_row : 0;
-      if (room == 0) {
-        if (cur.left_rows == 0)
-          throw Error("--memory " + std::to_string(memory_bytes) +
-                      " bytes is too small: the rows around HEALPix order-" +
-                      std::to_string(order) + " pixel " + std::to_string(p) + " need " +
-                      std::to_string(used + chunk_bytes_per_left_row) + " bytes");
-        close(Cut{p, taken});
-        continue;
-      }
-      if (cur.left_rows == 0) cur.begin = Cut{p, taken};
-      for (int a = 0; a < nnb; ++a) in[size_t(nb[a])] = stamp;
-      right += new_right;
-      const uint64_t n = std::min(room, lc[size_t(p)] - taken);
-      cur.left_rows += n;
-      taken += n;
-      if (taken < lc[size_t(p)]) close(Cut{p, taken});
-    }
-  }
-  if (cur.left_rows > 0) close(Cut{npix, 0});
-  return chunks;
+  const int nnb = pixel_and_neighbours(order, p, nb);
+  uint64_t n = 0;
+  for (int a = 0; a < nnb; ++a) n += rc[size_t(nb[a])];
+  return n * chunk_bytes_per_right_row;
 }
 
 // Rows of `src` for which keep(coarse pixel) holds, called in row order, with their global row
@@ -160,6 +83,24 @@ void gather(const PositionSource& src, int order, Keep keep, SkyPoints& pts,
 }
 
 }  // namespace
+
+void PositionSource::scan_rows(size_t first, size_t count, const Visit& visit) const {
+  const size_t end = first + count;
+  scan([&](size_t b, const double* ra, const double* dec, size_t n) {
+    const size_t lo = std::max(b, first), hi = std::min(b + n, end);
+    if (lo < hi) visit(lo, ra + (lo - b), dec + (lo - b), hi - lo);
+  });
+}
+
+int pixel_and_neighbours(int order, int64_t p, int64_t out[9]) {
+  int64_t nb[9];
+  nb[0] = p;
+  hp::neighbours_nest(order, p, nb + 1);
+  int n = 0;
+  for (int64_t q : nb)
+    if (q >= 0 && std::find(out, out + n, q) == out + n) out[n++] = q;
+  return n;
+}
 
 std::unique_ptr<PositionSource> memory_positions(const SkyPoints& points) {
   if (points.ra.size() != points.dec.size()) throw Error("RA and Dec have different lengths");
@@ -191,59 +132,175 @@ size_t parse_memory_size(const std::string& s) {
   return size_t(v * mult);
 }
 
+int chunk_order(const Options& o) {
+  const int k = hp::order_for_radius(o.radius_arcsec * kArcsec);
+  if (k < 0) throw Error("chunked matching needs a radius below 0.6 rad");
+  return std::min(k, kMaxCoarseOrder);
+}
+
+std::vector<uint64_t> pixel_counts(const PositionSource& src, int order, const std::string& side) {
+  std::vector<uint64_t> n(size_t(hp::npix(order)), 0);
+  src.scan([&](size_t first, const double* ra, const double* dec, size_t count) {
+    for (size_t k = 0; k < count; ++k) {
+      check_position(ra[k], dec[k], first + k, side.c_str());
+      ++n[size_t(hp::radec2pix_nest(order, ra[k], dec[k]))];
+    }
+  });
+  return n;
+}
+
+ChunkPlan plan_chunks(int order, std::vector<uint64_t> lc, std::vector<uint64_t> rc, bool self,
+                      size_t memory_bytes) {
+  const int64_t npix = hp::npix(order);
+  if (lc.size() != size_t(npix) || rc.size() != size_t(npix))
+    throw Error("plan_chunks: pixel counts do not match the order");
+  ChunkPlan plan;
+  plan.order = order;
+  plan.self = self;
+  std::vector<uint32_t> in(size_t(npix), 0);  // right pixels covered: stamp of the chunk
+  uint32_t stamp = 1;
+  ChunkRange cur{{0, 0}, {0, 0}, 0, 0};
+  auto close = [&](ChunkCut at) {
+    cur.end = at;
+    plan.chunks.push_back(cur);
+    cur = ChunkRange{at, at, 0, 0};
+    ++stamp;
+  };
+  for (int64_t p = 0; p < npix; ++p) {
+    if (lc[size_t(p)] == 0) continue;  // no left rows: nothing to match here
+    int64_t nb[9];
+    const int nnb = pixel_and_neighbours(order, p, nb);
+    for (uint64_t taken = 0; taken < lc[size_t(p)];) {
+      // Right rows this pixel adds to the chunk (pixels already covered cost nothing).
+      uint64_t new_right = 0;
+      for (int a = 0; a < nnb; ++a)
+        if (in[size_t(nb[a])] != stamp) new_right += rc[size_t(nb[a])];
+      const uint64_t used = cur.left_rows * chunk_bytes_per_left_row +
+                            (cur.right_rows + new_right) * chunk_bytes_per_right_row;
+      const uint64_t room =
+          used < memory_bytes ? (memory_bytes - used) / chunk_bytes_per_left_row : 0;
+      if (room == 0) {
+        if (cur.left_rows == 0)
+          throw Error("--memory " + std::to_string(memory_bytes) +
+                      " bytes is too small: the rows around HEALPix order-" +
+                      std::to_string(order) + " pixel " + std::to_string(p) + " need " +
+                      std::to_string(used + chunk_bytes_per_left_row) + " bytes");
+        close(ChunkCut{p, taken});
+        continue;
+      }
+      if (cur.left_rows == 0) cur.begin = ChunkCut{p, taken};
+      for (int a = 0; a < nnb; ++a) in[size_t(nb[a])] = stamp;
+      cur.right_rows += new_right;
+      const uint64_t n = std::min(room, lc[size_t(p)] - taken);
+      cur.left_rows += n;
+      taken += n;
+      if (taken < lc[size_t(p)]) close(ChunkCut{p, taken});
+    }
+  }
+  if (cur.left_rows > 0) close(ChunkCut{npix, 0});
+  plan.left_counts = std::move(lc);
+  plan.right_counts = std::move(rc);
+  return plan;
+}
+
+size_t min_chunk_bytes(int order, const std::vector<uint64_t>& lc,
+                       const std::vector<uint64_t>& rc) {
+  uint64_t most = 0;
+  for (int64_t p = 0; p < int64_t(lc.size()); ++p)
+    if (lc[size_t(p)] > 0) most = std::max(most, right_bytes_around(order, p, rc));
+  return size_t(most + chunk_bytes_per_left_row);
+}
+
+std::vector<size_t> split_chunks(const ChunkPlan& plan, int parts) {
+  if (parts < 1) throw Error("split_chunks: parts must be >= 1");
+  auto cost = [](const ChunkRange& c) {
+    return c.left_rows * chunk_bytes_per_left_row + c.right_rows * chunk_bytes_per_right_row;
+  };
+  uint64_t total = 0;
+  for (const ChunkRange& c : plan.chunks) total += cost(c);
+  // Part k ends at the first chunk boundary where the running cost reaches (k + 1) / parts of the
+  // total (rounded to the nearer boundary), so parts are contiguous runs of nearly equal cost.
+  std::vector<size_t> bounds(size_t(parts) + 1, plan.chunks.size());
+  bounds[0] = 0;
+  uint64_t run = 0;
+  size_t c = 0;
+  for (int k = 1; k < parts; ++k) {
+    const long double target = (long double)total * k / parts;
+    while (c < plan.chunks.size() && (long double)run + cost(plan.chunks[c]) / 2.0L <= target)
+      run += cost(plan.chunks[c++]);
+    bounds[size_t(k)] = c;
+  }
+  return bounds;
+}
+
+std::vector<Pair> match_chunk_range(const PositionSource& left, const PositionSource& right,
+                                    const Options& o, const ChunkPlan& plan, size_t first,
+                                    size_t last, ChunkStats* stats) {
+  std::vector<Pair> pairs;
+  if (first >= last) return pairs;
+  if (last > plan.chunks.size()) throw Error("match_chunk_range: chunk index out of range");
+  const PositionSource& rsrc = plan.self ? left : right;
+  const int order = plan.order;
+  const ChunkCut begin = plan.chunks[first].begin, end = plan.chunks[last - 1].end;
+  // Right pixels of these chunks: the pixels of their left rows and those pixels' neighbours (the
+  // margin of one radius, as every right row within the radius lies there).
+  std::vector<uint8_t> in_right(size_t(hp::npix(order)), 0);
+  const int64_t last_pix = end.rank > 0 ? end.pix : end.pix - 1;
+  for (int64_t p = begin.pix; p <= last_pix; ++p) {
+    if (plan.left_counts[size_t(p)] == 0) continue;
+    int64_t nb[9];
+    const int nnb = pixel_and_neighbours(order, p, nb);
+    for (int a = 0; a < nnb; ++a) in_right[size_t(nb[a])] = 1;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint64_t> rank(size_t(hp::npix(order)), 0);
+  SkyPoints lp, rp;
+  std::vector<int64_t> lrow, rrow;
+  gather(
+      left, order,
+      [&](int64_t p) {
+        const ChunkCut at{p, rank[size_t(p)]++};
+        return begin <= at && !(end <= at);
+      },
+      lp, lrow);
+  gather(
+      rsrc, order, [&](int64_t p) { return in_right[size_t(p)] != 0; }, rp, rrow);
+  const auto t1 = std::chrono::steady_clock::now();
+  Options chunk_options = o;
+  chunk_options.find = Find::All;
+  chunk_options.join = Join::And;
+  // Local rows were gathered in global row order, so the mapped pairs stay sorted by (i, j).
+  pairs = match_pairs(lp, rp, chunk_options);
+  size_t kept = 0;
+  for (const Pair& q : pairs) {
+    const int64_t i = lrow[size_t(q.i)], j = rrow[size_t(q.j)];
+    if (!plan.self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
+  }
+  pairs.resize(kept);
+  pairs.shrink_to_fit();
+  if (stats) {
+    const auto t2 = std::chrono::steady_clock::now();
+    stats->peak_rows = std::max(stats->peak_rows, lp.size() + rp.size());
+    stats->gather_seconds += std::chrono::duration<double>(t1 - t0).count();
+    stats->join_seconds += std::chrono::duration<double>(t2 - t1).count();
+  }
+  return pairs;
+}
+
 void chunked_pairs_each(const PositionSource& left, const PositionSource& right, bool self,
                         const Options& o, size_t memory_bytes,
                         const std::function<void(std::vector<Pair>&)>& each_chunk,
                         const std::function<void(size_t, size_t)>& progress, ChunkStats* stats) {
-  const PositionSource& rsrc = self ? left : right;
-  const double r = o.radius_arcsec * kArcsec;
-  const int k = hp::order_for_radius(r);
-  if (k < 0) throw Error("chunked matching needs a radius below 0.6 rad");
-  const int order = std::min(k, kMaxCoarseOrder);
-  const std::vector<uint64_t> lc = count_pixels(left, order, self ? "catalog" : "left catalog");
-  const std::vector<uint64_t> rc = self ? lc : count_pixels(rsrc, order, "right catalog");
-  const std::vector<Chunk> chunks = plan_chunks(order, lc, rc, memory_bytes);
-  if (stats) *stats = ChunkStats{chunks.size(), order, 0};
-
-  Options chunk_options = o;
-  chunk_options.find = Find::All;
-  chunk_options.join = Join::And;
-  std::vector<uint8_t> in_right(size_t(hp::npix(order)), 0);
-  std::vector<uint64_t> rank(size_t(hp::npix(order)));
-  SkyPoints lp, rp;
-  std::vector<int64_t> lrow, rrow;
+  const int order = chunk_order(o);
+  std::vector<uint64_t> lc = pixel_counts(left, order, self ? "catalog" : "left catalog");
+  std::vector<uint64_t> rc = self ? lc : pixel_counts(right, order, "right catalog");
+  const ChunkPlan plan = plan_chunks(order, std::move(lc), std::move(rc), self, memory_bytes);
+  if (stats) *stats = ChunkStats{plan.chunks.size(), order, 0, 0, 0};
   size_t done = 0;
-  for (const Chunk& c : chunks) {
-    // Right pixels of this chunk: the pixels of its left rows and their neighbours.
-    std::fill(in_right.begin(), in_right.end(), 0);
-    const int64_t last = c.end.rank > 0 ? c.end.pix : c.end.pix - 1;
-    for (int64_t p = c.begin.pix; p <= last; ++p) {
-      if (lc[size_t(p)] == 0) continue;
-      int64_t nb[9];
-      const int nnb = pixel_and_neighbours(order, p, nb);
-      for (int a = 0; a < nnb; ++a) in_right[size_t(nb[a])] = 1;
-    }
-    std::fill(rank.begin(), rank.end(), 0);
-    gather(
-        left, order,
-        [&](int64_t p) {
-          const Cut at{p, rank[size_t(p)]++};
-          return c.begin <= at && !(c.end <= at);
-        },
-        lp, lrow);
-    gather(
-        rsrc, order, [&](int64_t p) { return in_right[size_t(p)] != 0; }, rp, rrow);
-    if (stats) stats->peak_rows = std::max(stats->peak_rows, lp.size() + rp.size());
-    // Local rows were gathered in global row order, so the mapped pairs stay sorted by (i, j).
-    std::vector<Pair> pairs = match_pairs(lp, rp, chunk_options);
-    size_t kept = 0;
-    for (const Pair& q : pairs) {
-      const int64_t i = lrow[size_t(q.i)], j = rrow[size_t(q.j)];
-      if (!self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
-    }
-    pairs.resize(kept);
+  for (size_t c = 0; c < plan.chunks.size(); ++c) {
+    std::vector<Pair> pairs = match_chunk_range(left, right, o, plan, c, c + 1, stats);
     each_chunk(pairs);
-    done += lp.size();
+    done += plan.chunks[c].left_rows;
     if (progress) progress(done, left.rows());
   }
 }

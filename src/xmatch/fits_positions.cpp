@@ -97,13 +97,15 @@ class FitsPositions final : public PositionSource {
     f.column(dec_);
   }
   size_t rows() const override { return rows_; }
-  void scan(const Visit& visit) const override {
+  void scan(const Visit& visit) const override { scan_rows(0, rows_, visit); }
+  void scan_rows(size_t begin, size_t count, const Visit& visit) const override {
     TableFile f(path_);
     const int cra = f.column(ra_), cdec = f.column(dec_);
     std::vector<double> ra, dec;
     double nan = std::numeric_limits<double>::quiet_NaN();
-    for (size_t first = 0; first < rows_; first += block_) {
-      const size_t n = std::min(block_, rows_ - first);
+    const size_t end = std::min(rows_, begin + count);
+    for (size_t first = begin; first < end; first += block_) {
+      const size_t n = std::min(block_, end - first);
       ra.resize(n);
       dec.resize(n);
       int status = 0, anynul = 0;

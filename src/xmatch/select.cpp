@@ -39,15 +39,28 @@ int64_t right_key(const Pair& p) {
   return p.j;
 }
 
+// A self-match's nearest other row of every row, as (row, other): every pair counts in both
+// orientations.
+std::vector<Pair> nearest_of_every_row(const std::vector<Pair>& pairs) {
+  std::vector<Pair> both;
+  both.reserve(2 * pairs.size());
+  for (const Pair& p : pairs) {
+    both.push_back(p);
+    both.push_back(Pair{p.j, p.i, p.sep_arcsec});
+  }
+  return nearest_per(std::move(both), left_key, order::by_i_then_closer);
+}
+
 }  // namespace
 
 Find parse_find(const std::string& s) {
   const std::string v = lower(s);
   if (v == "all") return Find::All;
   if (v == "best") return Find::Best;
+  if (v == "greedy") return Find::Greedy;
   if (v == "best1") return Find::Best1;
   if (v == "best2") return Find::Best2;
-  throw Error("unknown --find '" + s + "' (all|best|best1|best2)");
+  throw Error("unknown --find '" + s + "' (all|best|greedy|best1|best2)");
 }
 
 Join parse_join(const std::string& s) {
@@ -96,26 +109,38 @@ double parse_radius_arcsec(const std::string& s) {
   return v * scale;
 }
 
-std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self) {
+std::vector<Pair> select_pairs(std::vector<Pair> pairs, Find find, bool self, size_t n_left,
+                               size_t n_right) {
   switch (find) {
     case Find::All:
       return pairs;
     case Find::Best1:
     case Find::Best2:
-      if (self) {
-        // Every row's nearest other row, as (row, other).
-        std::vector<Pair> both;
-        both.reserve(2 * pairs.size());
-        for (const Pair& p : pairs) {
-          both.push_back(p);
-          both.push_back(Pair{p.j, p.i, p.sep_arcsec});
-        }
-        return nearest_per(std::move(both), left_key, order::by_i_then_closer);
-      }
+      if (self) return nearest_of_every_row(pairs);
       if (find == Find::Best1)
         return nearest_per(std::move(pairs), left_key, order::by_i_then_closer);
       return nearest_per(std::move(pairs), right_key, order::by_j_then_closer);
     case Find::Best: {
+      if (self) {
+        // Mutually nearest: (r, o) and (o, r) both among the rows' nearest pairs.
+        std::vector<Pair> nearest = nearest_of_every_row(pairs), kept;
+        for (Pair& p : nearest)
+          if (p.i > p.j) std::swap(p.i, p.j);
+        std::sort(nearest.begin(), nearest.end(), order::by_ij);
+        for (size_t k = 1; k < nearest.size(); ++k)
+          if (nearest[k].i == nearest[k - 1].i && nearest[k].j == nearest[k - 1].j)
+            kept.push_back(nearest[k]);
+        return kept;
+      }
+      // STILTS (RowMatcher.eliminateMultipleRowEntries on the pairs of its scan of the larger
+      // table, each row's nearest): nearest per row of the larger side, then per row of the other.
+      if (n_left >= n_right)
+        return nearest_per(nearest_per(std::move(pairs), left_key, order::by_i_then_closer),
+                           right_key, order::by_j_then_closer);
+      return nearest_per(nearest_per(std::move(pairs), right_key, order::by_j_then_closer),
+                         left_key, order::by_i_then_closer);
+    }
+    case Find::Greedy: {
       std::sort(pairs.begin(), pairs.end(), order::closer);
       int64_t ni = 0, nj = 0;
       for (const Pair& p : pairs) {
@@ -161,14 +186,16 @@ std::vector<Pair> join_rows(const std::vector<Pair>& pairs, size_t n_left, size_
 }
 
 std::vector<Pair> crossmatch(const SkyPoints& left, const SkyPoints& right, const Options& o) {
-  std::vector<Pair> pairs = select_pairs(match_pairs(left, right, o), o.find, false);
+  std::vector<Pair> pairs =
+      select_pairs(match_pairs(left, right, o), o.find, false, left.size(), right.size());
   return join_rows(pairs, left.size(), right.size(), o.join, false);
 }
 
 std::vector<Pair> self_crossmatch(const SkyPoints& points, const Options& o) {
   if (o.join != Join::And && o.join != Join::All1 && o.join != Join::Not2)
     throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
-  std::vector<Pair> pairs = select_pairs(self_pairs(points, o), o.find, true);
+  std::vector<Pair> pairs =
+      select_pairs(self_pairs(points, o), o.find, true, points.size(), points.size());
   return join_rows(pairs, points.size(), points.size(), o.join, true);
 }
 

@@ -6,6 +6,7 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/csv.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/simulate.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/chunked.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp)
 if(CELERIS_HAVE_CUDA)
@@ -14,4 +15,16 @@ if(CELERIS_HAVE_CUDA)
   target_sources(celeris PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/join_cuda.cu)
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/xmatch/join_cuda.cu
     PROPERTIES COMPILE_OPTIONS "-fmad=false")
+endif()
+if(CELERIS_HAVE_MPI)
+  # The distributed cross-match (mpirun -n N celeris xmatch): only built with MPI, so that the
+  # library builds without it.
+  target_sources(celeris PRIVATE
+    ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/session.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/exchange.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/distribute.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/driver.cpp)
+  target_include_directories(celeris PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/xmatch)
+  target_link_libraries(celeris PUBLIC MPI::MPI_CXX)
+  target_compile_definitions(celeris PUBLIC CELERIS_HAVE_MPI=1)
 endif()

@@ -365,7 +365,7 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   std::unique_ptr<SortedSpill> selected;
   if (!streamable) {
     selected = std::make_unique<SortedSpill>(tmp + ".selected", run_bytes, by_ij);
-    if (o.find == Find::Best) {
+    if (o.find == Find::Greedy) {
       // Greedy by increasing separation; a row used on either side (both, in a self-match) is
       // skipped afterwards.
       SortedSpill by_sep(tmp + ".bysep", run_bytes, closer);
@@ -377,10 +377,40 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
       auto s = by_sep.stream(merge_bytes);
       for (Pair p; s->next(p);)
         if (greedy.take(p)) selected->add(p);
+    } else if (o.find == Find::Best && !self) {
+      // STILTS best: the nearest pair of every row of the larger side (left when equal), then of
+      // those the nearest of every row of the other side (as select_pairs).
+      const bool left_first = n1 >= n2;
+      SortedSpill by_first(tmp + ".bykey", run_bytes,
+                           left_first ? by_i_then_closer : by_j_then_closer);
+      {
+        MergeStream all(spill, merge_bytes);
+        for (Pair p; all.next(p);) by_first.add(p);
+      }
+      SortedSpill by_second(tmp + ".bykey2", run_bytes,
+                            left_first ? by_j_then_closer : by_i_then_closer);
+      {
+        auto s = by_first.stream(merge_bytes);
+        Pair prev{-1, -1, 0};
+        for (Pair p; s->next(p);) {
+          if ((left_first ? p.i : p.j) == (left_first ? prev.i : prev.j)) continue;
+          prev = p;
+          by_second.add(p);
+        }
+      }
+      auto s = by_second.stream(merge_bytes);
+      Pair prev{-1, -1, 0};
+      for (Pair p; s->next(p);) {
+        if ((left_first ? p.j : p.i) == (left_first ? prev.j : prev.i)) continue;
+        prev = p;
+        selected->add(p);
+      }
     } else {
       // Nearest per row: per right row (best2), or per row of either side in a self-match, where
-      // every pair counts in both orientations, as (row, other).
+      // every pair counts in both orientations, as (row, other). A self-match's best keeps the
+      // mutually nearest pairs: (r, o) whose (o, r) is also a row's nearest, once, as i < j.
       const bool per_j = !self;
+      const bool mutual = self && o.find == Find::Best;
       SortedSpill by_key(tmp + ".bykey", run_bytes, per_j ? by_j_then_closer : by_i_then_closer);
       {
         MergeStream all(spill, merge_bytes);
@@ -389,12 +419,27 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
           if (self) by_key.add(Pair{p.j, p.i, p.sep_arcsec});
         }
       }
+      std::unique_ptr<SortedSpill> nearest;
+      if (mutual) nearest = std::make_unique<SortedSpill>(tmp + ".bykey2", run_bytes, by_ij);
       auto s = by_key.stream(merge_bytes);
       Pair prev{-1, -1, 0};
       for (Pair p; s->next(p);) {
         if ((per_j ? p.j : p.i) == (per_j ? prev.j : prev.i)) continue;
         prev = p;
-        selected->add(p);
+        if (!mutual) {
+          selected->add(p);
+        } else {
+          if (p.i > p.j) std::swap(p.i, p.j);
+          nearest->add(p);
+        }
+      }
+      if (mutual) {
+        auto m = nearest->stream(merge_bytes);
+        Pair last{-1, -1, 0};
+        for (Pair p; m->next(p);) {
+          if (p.i == last.i && p.j == last.j) selected->add(p);
+          last = p;
+        }
       }
     }
   }

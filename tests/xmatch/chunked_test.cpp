@@ -136,6 +136,93 @@ TEST(XMatchChunked, CrowdedPixelIsSplit) {
   expect_same_pairs(self_got, brute_force_pairs(a, a, 5, true), "crowded self");
 }
 
+// What each MPI rank runs: the plan split into parts (split_chunks), each part's pairs from
+// match_chunk_range; their union is the brute force, each pair once, for 1 to 7 parts, with a
+// crowded pixel (the RA 0 patch) split over several chunks and parts.
+TEST(XMatchChunked, PartsOfThePlanCoverEveryPairOnce) {
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints a = mixed(rng, 3000, 5.0), b = mixed(rng, 1500, 5.0);
+  for (int k = 0; k < 2000; ++k) {  // crowded: a 0.01 deg patch across RA 0 (left side only)
+    a.ra.push_back(std::fmod(359.995 + 0.01 * u(rng), 360.0));
+    a.dec.push_back(-20 + 0.01 * u(rng));
+  }
+  Options o;
+  o.radius_arcsec = 5;
+  const auto la = memory_positions(a), lb = memory_positions(b);
+  for (bool self : {false, true}) {
+    const PositionSource& right = self ? *la : *lb;
+    const int order = chunk_order(o);
+    auto lc = pixel_counts(*la, order, "left");
+    auto rc = self ? lc : pixel_counts(right, order, "right");
+    const size_t least = min_chunk_bytes(order, lc, rc);
+    EXPECT_THROW(plan_chunks(order, lc, rc, self, least - 1), celeris::Error);
+    const ChunkPlan plan = plan_chunks(order, lc, rc, self, least + least / 4);
+    size_t split_pixels = 0;
+    for (const ChunkRange& c : plan.chunks) split_pixels += c.begin.rank > 0;
+    EXPECT_GE(split_pixels, 2u) << "the crowded pixel is cut into several chunks";
+    const auto want = brute_force_pairs(a, self ? a : b, 5.0, self);
+    ASSERT_FALSE(want.empty());
+    for (int parts = 1; parts <= 7; ++parts) {
+      const std::vector<size_t> bounds = split_chunks(plan, parts);
+      ASSERT_EQ(bounds.size(), size_t(parts) + 1);
+      ASSERT_EQ(bounds.front(), 0u);
+      ASSERT_EQ(bounds.back(), plan.chunks.size());
+      std::vector<Pair> all;
+      for (int k = 0; k < parts; ++k) {
+        ASSERT_LE(bounds[size_t(k)], bounds[size_t(k) + 1]);
+        const auto part =
+            match_chunk_range(*la, right, o, plan, bounds[size_t(k)], bounds[size_t(k) + 1]);
+        all.insert(all.end(), part.begin(), part.end());
+      }
+      std::sort(all.begin(), all.end(),
+                [](const Pair& x, const Pair& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
+      expect_same_pairs(all, want, (self ? "self, " : "") + std::to_string(parts) + " parts");
+    }
+  }
+}
+
+// Parts of nearly equal cost: no part more than one chunk above an equal share.
+TEST(XMatchChunked, SplitBalancesCost) {
+  ChunkPlan plan;
+  for (uint64_t k = 0; k < 100; ++k)
+    plan.chunks.push_back(ChunkRange{{int64_t(k), 0}, {int64_t(k + 1), 0}, 10 + k % 7, 5});
+  uint64_t total = 0, largest = 0;
+  auto cost = [](const ChunkRange& c) {
+    return c.left_rows * chunk_bytes_per_left_row + c.right_rows * chunk_bytes_per_right_row;
+  };
+  for (const auto& c : plan.chunks) {
+    total += cost(c);
+    largest = std::max(largest, cost(c));
+  }
+  for (int parts : {1, 2, 3, 4, 8, 100, 150}) {
+    const auto bounds = split_chunks(plan, parts);
+    for (int k = 0; k < parts; ++k) {
+      uint64_t sum = 0;
+      for (size_t c = bounds[size_t(k)]; c < bounds[size_t(k) + 1]; ++c)
+        sum += cost(plan.chunks[c]);
+      EXPECT_LE(double(sum), double(total) / parts + largest) << parts << " parts, part " << k;
+    }
+  }
+  EXPECT_THROW(split_chunks(plan, 0), celeris::Error);
+}
+
+// --count: integer bins over [0, radius], partial counts add up.
+TEST(XMatchCount, HistogramBinsAndMerge) {
+  PairCount c(10.0, 5), d(10.0, 5);
+  c.add(Pair{0, 1, 0.0});
+  c.add(Pair{0, 2, 1.999});
+  c.add(Pair{0, 3, 2.0});
+  d.add(Pair{1, 3, 10.0});  // at the radius: the last bin
+  d.add(Pair{1, 4, 9.99});
+  c.merge(d);
+  EXPECT_EQ(c.pairs, 5u);
+  EXPECT_EQ(c.histogram, (std::vector<uint64_t>{2, 1, 0, 0, 2}));
+  EXPECT_EQ(format_count(c).substr(0, 8), "pairs 5\n");
+  EXPECT_THROW(c.merge(PairCount(10.0, 4)), celeris::Error);
+  EXPECT_THROW(PairCount(10.0, 0), celeris::Error);
+}
+
 TEST(XMatchChunked, ProgressCountsEveryLeftRow) {
   std::mt19937_64 rng(6);
   const SkyPoints a = mixed(rng, 3000, 30.0);
@@ -181,6 +268,35 @@ TEST(XMatchChunked, FitsReadBlockByBlock) {
                     "fits");
   EXPECT_GE(stats.chunks, 4u);
   EXPECT_THROW(fits_positions(fa, "RA", "DEC", 10), celeris::Error);
+  // Row slices (an MPI rank's share): FITS, memory and the default (scan and clip) give the
+  // rows asked for, in order, once.
+  struct ScanOnly final : PositionSource {
+    const SkyPoints& p;
+    explicit ScanOnly(const SkyPoints& q) : p(q) {}
+    size_t rows() const override { return p.size(); }
+    void scan(const Visit& visit) const override {
+      for (size_t b = 0; b < p.size(); b += 100)
+        visit(b, p.ra.data() + b, p.dec.data() + b, std::min<size_t>(100, p.size() - b));
+    }
+  } scan_only(a);
+  const auto ma = memory_positions(a);
+  for (const PositionSource* src :
+       {static_cast<const PositionSource*>(sa.get()), static_cast<const PositionSource*>(ma.get()),
+        static_cast<const PositionSource*>(&scan_only)})
+    for (auto [first, count] :
+         {std::pair<size_t, size_t>{0, 3000}, {5, 150}, {2999, 1}, {1234, 0}, {2900, 500}}) {
+      std::vector<size_t> got;
+      src->scan_rows(first, count, [&](size_t f, const double* ra, const double* dec, size_t n) {
+        for (size_t k = 0; k < n; ++k) {
+          got.push_back(f + k);
+          ASSERT_EQ(ra[k], a.ra[f + k]);
+          ASSERT_EQ(dec[k], a.dec[f + k]);
+        }
+      });
+      const size_t end = std::min<size_t>(first + count, a.size());
+      ASSERT_EQ(got.size(), end - first) << first << "+" << count;
+      for (size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], first + k);
+    }
   fs::remove_all(dir);
 }
 

@@ -164,9 +164,9 @@ TEST_F(Cli, MemoryBoundGivesSameOutput) {
 
 // --memory on FITS inputs streams them (positions by blocks, output in blocks, pairs spilled to a
 // temporary file): the output files are byte-identical to the in-memory run's, FITS and CSV, for
-// every find mode (best, best2 and a self-match's best1 re-sort the pairs on disk; --memory 6M
-// keeps about 65,000 pairs per sorted run, so the larger cases spill several runs), from FITS and
-// from CSV inputs.
+// every find mode (best, greedy, best2 and a self-match's best1 re-sort the pairs on disk; --memory
+// 6M keeps about 65,000 pairs per sorted run, so the larger cases spill several runs), from FITS
+// and from CSV inputs.
 TEST_F(Cli, StreamedOutputIsByteIdentical) {
   ASSERT_EQ(run("simulate catalog --rows 120000 --seed 4 --dec-min -5 --dec-max 5 --repeats 2 -o " +
                 p("a.fits")),
@@ -189,6 +189,10 @@ TEST_F(Cli, StreamedOutputIsByteIdentical) {
       {p("a.fits") + " " + p("b.fits") + " --radius 3arcsec --find best1 --join 1or2", "fits"},
       {p("a.fits") + " " + p("b.fits") + " --radius 3arcsec --find best --join all2", "csv"},
       {p("b.fits") + " " + p("a.fits") + " --radius 3arcsec --find best2 --join 2not1", "fits"},
+      // STILTS best from the larger right side; greedy, on two catalogs and on one.
+      {p("b.fits") + " " + p("a.fits") + " --radius 3arcsec --find best --join 1or2", "fits"},
+      {p("a.fits") + " " + p("b.fits") + " --radius 3arcsec --find greedy --join all1", "fits"},
+      {"--self " + p("a.fits") + " --radius 5arcsec --find greedy", "csv"},
       // CSV inputs: converted to temporary FITS tables block by block, then streamed.
       {"--self " + p("a.csv") + " --radius 3arcsec --find best --join all1", "fits"},
       {p("a.csv") + " " + p("b.fits") + " --radius 3arcsec --join 1or2", "csv"}};

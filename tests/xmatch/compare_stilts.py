@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""celeris xmatch against STILTS tmatch2 (matcher=sky find=all join=1and2): identical pair sets.
+"""celeris xmatch against STILTS tmatch2 (matcher=sky find=all|best join=1and2): identical pair sets.
 
 usage: compare_stilts.py CELERIS_BIN WORKDIR. Exit 77 (ctest SKIP) when `stilts` is not on PATH
 (Debian package stilts).
@@ -43,32 +43,32 @@ def read_pairs(path):
     return pairs
 
 
-def stilts_pairs(work, name, left, right, radius):
+def stilts_pairs(work, name, left, right, radius, find="all"):
     out = os.path.join(work, name + ".stilts.csv")
     # Quick JVM start (C1 compiler only, serial GC): these matches take well under a second.
     cmd = [STILTS, "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "tmatch2", "in1=" + left, "ifmt1=csv", "in2=" + right, "ifmt2=csv",
            "matcher=sky", "values1=ra dec", "values2=ra dec", f"params={radius!r}",
-           "find=all", "join=1and2", "out=" + out, "ofmt=csv"]
+           "find=" + find, "join=1and2", "out=" + out, "ofmt=csv"]
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         sys.exit(f"stilts failed: {' '.join(cmd)}\n{done.stderr}")
     return read_pairs(out)
 
 
-def celeris_pairs(celeris, work, name, left, right, radius, self_match):
+def celeris_pairs(celeris, work, name, left, right, radius, self_match, find="all"):
     out = os.path.join(work, name + ".celeris.csv")
     inputs = ["--self", left] if self_match else [left, right]
-    cmd = [celeris, "xmatch"] + inputs + ["--radius", f"{radius!r}arcsec", "--find", "all",
+    cmd = [celeris, "xmatch"] + inputs + ["--radius", f"{radius!r}arcsec", "--find", find,
                                           "-o", out, "-q"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return read_pairs(out)
 
 
-def compare(celeris, work, name, left, right, radius, self_match=False):
-    ref = stilts_pairs(work, name, left, right if not self_match else left, radius)
+def compare(celeris, work, name, left, right, radius, self_match=False, find="all"):
+    ref = stilts_pairs(work, name, left, right if not self_match else left, radius, find)
     if self_match:
         ref = {p: s for p, s in ref.items() if p[0] < p[1]}
-    mine = celeris_pairs(celeris, work, name, left, right, radius, self_match)
+    mine = celeris_pairs(celeris, work, name, left, right, radius, self_match, find)
     cmp = compare_pair_sets(ref, mine, radius)
     only_ref, only_mine, boundary = cmp.only_ref, cmp.only_mine, cmp.boundary
     real, maxdiff = cmp.real, cmp.maxdiff
@@ -130,6 +130,11 @@ def main():
     right = random_side(rng, work, "wrap-poles_2", 15000, boxes)
     ok &= compare(celeris, work, "ra-wrap+poles", left, right, 10.0)
     ok &= compare(celeris, work, "ra-wrap+poles self", left, None, 30.0, self_match=True)
+    # find=best ("best match, symmetric"): STILTS starts from the nearest partner of every row
+    # of the larger table (table 1 when equal), so both cases: equal sides, larger right side.
+    ok &= compare(celeris, work, "ra-wrap+poles best", left, right, 10.0, find="best")
+    small = random_side(rng, work, "wrap-poles_3", 9000, boxes)
+    ok &= compare(celeris, work, "small x large best", small, right, 10.0, find="best")
     return 0 if ok else 1
 
 

@@ -27,3 +27,21 @@ add_test(NAME xmatch.stilts
                  $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_stilts)
 set_tests_properties(xmatch.stilts PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
                      TIMEOUT 300)
+
+# mpirun -n 1, 2, 4 on CPU cores (oversubscribed on the 2-core CI machine): byte-identical outputs
+# to the single-process run for every find mode, self-matches, --count; a failing rank fails the
+# job naming its partition. Only with CELERIS_MPI; skipped when mpirun is absent.
+if(CELERIS_HAVE_MPI)
+  add_test(NAME xmatch.mpi
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi_identical.py
+                   $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_mpi)
+  set_tests_properties(xmatch.mpi PROPERTIES LABELS "integration;xmatch;mpi"
+                       SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)
+  # The same with every rank on the GPU (ranks sharing the device's one GPU); skipped without one.
+  add_test(NAME xmatch.mpi_gpu
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi_identical.py
+                   $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_mpi_gpu
+                   --backend cuda --ranks 1,2,4)
+  set_tests_properties(xmatch.mpi_gpu PROPERTIES LABELS "gpu;mpi" SKIP_RETURN_CODE 77
+                       TIMEOUT 600 RUN_SERIAL TRUE)
+endif()

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 #include <vector>
@@ -184,13 +185,17 @@ TEST_F(Small, FindModes) {
   EXPECT_EQ(ij(crossmatch(a, b, o)), (S{{0, 1}, {1, 1}}));
   o.find = Find::Best2;
   EXPECT_EQ(ij(crossmatch(a, b, o)), (S{{0, 0}, {0, 1}, {1, 2}}));
-  o.find = Find::Best;  // (0,1) 0.5 first, then (1,1) is taken, (0,0) is taken, (1,2) 1.5
+  o.find = Find::Greedy;  // (0,1) 0.5 first, then (1,1) is taken, (0,0) is taken, (1,2) 1.5
+  EXPECT_EQ(ij(crossmatch(a, b, o)), (S{{0, 1}, {1, 2}}));
+  // STILTS best: the right side (4 rows) is the larger: each right row's nearest left row
+  // (0,0), (0,1), (1,2) [best2]; then each left row's nearest of those: (0,1), (1,2).
+  o.find = Find::Best;
   EXPECT_EQ(ij(crossmatch(a, b, o)), (S{{0, 1}, {1, 2}}));
 }
 
 TEST_F(Small, JoinModes) {
   using S = std::set<std::pair<int64_t, int64_t>>;
-  o.find = Find::Best;
+  o.find = Find::Greedy;
   o.join = Join::And;
   EXPECT_EQ(ij(crossmatch(a, b, o)), (S{{0, 1}, {1, 2}}));
   o.join = Join::All1;
@@ -220,10 +225,15 @@ TEST(XMatch, SelfFindAndJoin) {
   ASSERT_EQ(rows.size(), 3u);  // 0->1, 1->0, 2->1
   EXPECT_EQ(rows[1].i, 1);
   EXPECT_EQ(rows[1].j, 0);
-  o.find = Find::Best;
+  o.find = Find::Greedy;
   rows = self_crossmatch(p, o);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].i, 0);
+  o.find = Find::Best;  // 0 and 1 are each other's nearest; 2's nearest (1) is not mutual
+  rows = self_crossmatch(p, o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].i, 0);
+  EXPECT_EQ(rows[0].j, 1);
   o.find = Find::All;
   o.join = Join::Not2;
   rows = self_crossmatch(p, o);
@@ -239,7 +249,7 @@ TEST(XMatch, BestModesAgainstDefinition) {
   Options o;
   o.radius_arcsec = 2.0;
   const auto all = match_pairs(a, b, o);
-  const auto best1 = select_pairs(all, Find::Best1, false);
+  const auto best1 = select_pairs(all, Find::Best1, false, a.size(), b.size());
   std::vector<double> min1(a.size(), 1e300);
   for (const Pair& p : all) min1[p.i] = std::min(min1[p.i], p.sep_arcsec);
   std::set<int64_t> seen;
@@ -247,7 +257,7 @@ TEST(XMatch, BestModesAgainstDefinition) {
     EXPECT_TRUE(seen.insert(p.i).second);
     EXPECT_EQ(p.sep_arcsec, min1[p.i]);
   }
-  const auto best = select_pairs(all, Find::Best, false);
+  const auto best = select_pairs(all, Find::Greedy, false, a.size(), b.size());
   std::set<int64_t> si, sj;
   for (const Pair& p : best) {
     EXPECT_TRUE(si.insert(p.i).second);
@@ -262,6 +272,54 @@ TEST(XMatch, BestModesAgainstDefinition) {
     for (const Pair& q : best)
       if ((q.i == p.i || q.j == p.j) && q.sep_arcsec <= p.sep_arcsec) blocked = true;
     EXPECT_TRUE(blocked);
+  }
+}
+
+// find best as STILTS defines it (RowMatcher.eliminateMultipleRowEntries over the nearest pair
+// of every row of the larger table), written out plainly, on both orders of the sides (so each
+// side is once the larger); and against greedy: in a crowded field greedy keeps more pairs.
+TEST(XMatch, StiltsBestAgainstDefinition) {
+  std::mt19937_64 rng(21);
+  const SkyPoints a = clustered(rng, 900, 3.0), b = clustered(rng, 700, 3.0);
+  Options o;
+  o.radius_arcsec = 3.0;
+  for (bool swap : {false, true}) {
+    const SkyPoints& l = swap ? b : a;
+    const SkyPoints& r = swap ? a : b;
+    const auto all = match_pairs(l, r, o);
+    const bool left_larger = l.size() >= r.size();
+    // Nearest of every row of the larger side (ties: smaller partner row).
+    std::map<int64_t, Pair> first;
+    for (const Pair& p : all) {
+      const int64_t key = left_larger ? p.i : p.j, other = left_larger ? p.j : p.i;
+      auto it = first.find(key);
+      if (it == first.end() || p.sep_arcsec < it->second.sep_arcsec ||
+          (p.sep_arcsec == it->second.sep_arcsec &&
+           other < (left_larger ? it->second.j : it->second.i)))
+        first[key] = p;
+    }
+    // STILTS: in (separation, i, j) order, keep a pair when neither row was seen before.
+    std::vector<Pair> cand;
+    for (const auto& kv : first) cand.push_back(kv.second);
+    std::sort(cand.begin(), cand.end(), [](const Pair& x, const Pair& y) {
+      return x.sep_arcsec != y.sep_arcsec ? x.sep_arcsec < y.sep_arcsec
+                                          : (x.i != y.i ? x.i < y.i : x.j < y.j);
+    });
+    std::set<int64_t> seen_i, seen_j;
+    std::set<std::pair<int64_t, int64_t>> want;
+    for (const Pair& p : cand) {
+      const bool fresh_i = seen_i.insert(p.i).second, fresh_j = seen_j.insert(p.j).second;
+      if (fresh_i && fresh_j) want.insert({p.i, p.j});
+    }
+    const auto got = select_pairs(all, Find::Best, false, l.size(), r.size());
+    std::set<std::pair<int64_t, int64_t>> got_set;
+    for (const Pair& p : got) got_set.insert({p.i, p.j});
+    EXPECT_EQ(got_set, want) << (swap ? "swapped" : "");
+    EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), [](const Pair& x, const Pair& y) {
+      return x.i != y.i ? x.i < y.i : x.j < y.j;
+    }));
+    const auto greedy = select_pairs(all, Find::Greedy, false, l.size(), r.size());
+    EXPECT_GT(greedy.size(), got.size()) << "a crowded field: greedy finds more partners";
   }
 }
 

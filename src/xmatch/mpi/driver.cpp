@@ -1,0 +1,246 @@
+// The MPI job (mpi::crossmatch): read, partition, join, exchange, select, write; every phase
+// closed by an agreement among the ranks (collectively), so one rank's error fails them all.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "celeris/device.hpp"
+#include "celeris/table.hpp"
+#include "celeris/xmatch.hpp"
+#include "celeris/xmatch_mpi.hpp"
+#include "collective.hpp"
+#include "csv.hpp"
+#include "distribute.hpp"
+#include "exchange.hpp"
+
+#ifdef CELERIS_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace celeris::xmatch::mpi {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// One input catalog on one rank: its positions, and (rank 0, writing a table) its whole table.
+struct Side {
+  std::string path;
+  size_t rows = 0;
+  Table table;  // columns and values: rank 0 when it writes the output; else empty
+  std::unique_ptr<SkyPoints> points;
+  std::unique_ptr<PositionSource> positions;
+};
+
+// CSV, or a FITS table wanted whole, is read into memory (as the single-process command does);
+// otherwise only the FITS schema is read and the RA/Dec columns are scanned block by block.
+Side open_side(const std::string& path, const std::string& ra, const std::string& dec, bool whole) {
+  Side s;
+  s.path = path;
+  if (whole || csv::is_csv_path(path)) {
+    s.table = read_catalog(path);
+    if (s.table.rows == 0) throw Error(path + ": empty table (no rows)");
+    const auto [r, d] = find_radec_columns(s.table, ra, dec, path);
+    s.points = std::make_unique<SkyPoints>(table_positions(s.table, r, d, path));
+    s.positions = memory_positions(*s.points);
+  } else {
+    const FitsTableReader reader(path);
+    if (reader.schema().rows == 0) throw Error(path + ": empty table (no rows)");
+    const auto [r, d] = find_radec_columns(reader.schema(), ra, dec, path);
+    s.positions = fits_positions(path, r, d, size_t(1) << 16);
+  }
+  s.rows = s.positions->rows();
+  return s;
+}
+
+// Find modes decided by one left row's pairs alone can run on each rank before the exchange.
+bool find_is_local(Find find, bool self) {
+  return find == Find::All || (find == Find::Best1 && !self);
+}
+
+std::string describe_part(const ChunkPlan& plan, int rank, int size, size_t first, size_t last) {
+  std::string s = "partition " + std::to_string(rank + 1) + "/" + std::to_string(size) + ": ";
+  if (first >= last) return s + "no rows";
+  const ChunkCut b = plan.chunks[first].begin, e = plan.chunks[last - 1].end;
+  const int64_t last_pix = e.rank > 0 ? e.pix : e.pix - 1;
+  return s + "chunks " + std::to_string(first) + "-" + std::to_string(last - 1) +
+         ", HEALPix order-" + std::to_string(plan.order) + " pixels " + std::to_string(b.pix) +
+         "-" + std::to_string(last_pix);
+}
+
+// Each rank's OpenMP threads and GPU.
+void place_rank(const Session& s, Options& o) {
+  if (o.threads <= 0) o.threads = std::max(1, omp_get_num_procs() / std::max(1, s.local_size()));
+  omp_set_num_threads(o.threads);
+  if (o.backend == Backend::Cpu) return;
+  o.backend = resolve_backend(o.backend);
+#ifdef CELERIS_HAVE_CUDA
+  if (o.backend == Backend::Cuda) {
+    const int n = cuda_device_count();
+    const cudaError_t e = cudaSetDevice(s.local_rank() % n);
+    if (e != cudaSuccess)
+      throw Error(std::string("cannot select GPU ") + std::to_string(s.local_rank() % n) + ": " +
+                  cudaGetErrorString(e));
+  }
+#endif
+}
+
+}  // namespace
+
+Result crossmatch(const Session& s, const Match& m, const Options& options) {
+  Options o = options;
+  Result res;
+  res.ranks = s.size();
+  PhaseTimes t;
+  const bool self = m.self;
+  if (m.count && o.join != Join::And) throw Error("--count counts pairs: use --join 1and2");
+  const bool rank0_table = s.rank() == 0 && !m.count;
+  const bool local_find = find_is_local(o.find, self);
+
+  // Read: every rank opens the inputs; rank 0 reads the whole tables when it writes the output.
+  std::string where = "reading the inputs";
+  set_crash_context(s.rank(), where);
+  auto t0 = Clock::now();
+  Side left, right;
+  collectively(s, where, [&] {
+    place_rank(s, o);
+    left = open_side(m.left_path, m.ra1, m.dec1, rank0_table);
+    if (!self) right = open_side(m.right_path, m.ra2, m.dec2, rank0_table);
+  });
+  const PositionSource& lsrc = *left.positions;
+  const PositionSource& rsrc = self ? lsrc : *right.positions;
+  res.left_rows = left.rows;
+  res.right_rows = self ? left.rows : right.rows;
+
+  // Read this rank's slice of the rows (RA/Dec only); partition: rows per coarse pixel summed
+  // over the ranks, the same chunk plan on every rank, cut into one run per rank.
+  ChunkPlan plan;
+  std::vector<size_t> bounds;
+  Slice lslice, rslice;
+  std::vector<uint64_t> left_before;
+  where = "reading rows " + std::to_string(s.rank() + 1) + "/" + std::to_string(s.size()) +
+          " of the inputs";
+  set_crash_context(s.rank(), where);
+  const int order = chunk_order(o);
+  std::vector<uint64_t> lmine, rmine;
+  collectively(s, where, [&] {
+    lslice = read_slice(lsrc, s.rank(), s.size());
+    lmine = slice_counts(lslice, order);
+    if (!self) {
+      rslice = read_slice(rsrc, s.rank(), s.size());
+      rmine = slice_counts(rslice, order);
+    }
+  });
+  t.read += since(t0);
+  t0 = Clock::now();
+  PixelCounts lc = sum_counts(lmine), rc;
+  if (!self) rc = sum_counts(rmine);
+  left_before = std::move(lc.before);
+  where = "planning the partitions";
+  collectively(s, where, [&] {
+    // Chunks of about 1/16 of a rank's share, so that the split can balance the ranks within a
+    // few percent; at least 5/4 of what the densest pixel's margin needs, so that a crowded
+    // pixel's left rows are cut into chunks of about a quarter of its right rows each (and may
+    // go to several ranks).
+    const uint64_t total =
+        res.left_rows * chunk_bytes_per_left_row + res.right_rows * chunk_bytes_per_right_row;
+    const std::vector<uint64_t>& rtotal = self ? lc.total : rc.total;
+    const size_t least = min_chunk_bytes(order, lc.total, rtotal);
+    const size_t bound =
+        std::max<size_t>(least + least / 4, size_t(total / (16 * uint64_t(s.size()))));
+    plan = plan_chunks(order, lc.total, rtotal, self, bound);
+    bounds = split_chunks(plan, s.size());
+  });
+  t.partition += since(t0);
+  res.chunks = plan.chunks.size();
+  res.coarse_order = plan.order;
+  const size_t first = bounds[size_t(s.rank())], last = bounds[size_t(s.rank()) + 1];
+
+  // Exchange the rows: each partition receives its left rows and its margin's right rows.
+  where = describe_part(plan, s.rank(), s.size(), first, last);
+  set_crash_context(s.rank(), where);
+  t0 = Clock::now();
+  PartitionRows rows;
+  collectively(s, where, [&] {
+    rows = exchange_rows(s, plan, bounds, lslice, left_before, self ? nullptr : &rslice);
+    lslice = Slice{};
+    rslice = Slice{};
+  });
+  t.gather += since(t0);
+
+  // Join: this rank's partition and its margin, on its cores or its GPU.
+  std::vector<Pair> pairs;
+  PairCount count;
+  collectively(s, where, [&] {
+    maybe_inject_fault(s.rank());
+    const auto tj = Clock::now();
+    Options chunk_options = o;
+    chunk_options.find = Find::All;
+    chunk_options.join = Join::And;
+    pairs = match_pairs(rows.left, rows.right, chunk_options);
+    // Local rows are in global row order, so the mapped pairs stay sorted by (i, j); in a
+    // self-match each pair i < j is kept once (in the partition of row i).
+    size_t kept = 0;
+    for (const Pair& q : pairs) {
+      const int64_t i = rows.left_rows[size_t(q.i)], j = rows.right_rows[size_t(q.j)];
+      if (!self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
+    }
+    pairs.resize(kept);
+    rows = PartitionRows{};
+    t.join += since(tj);
+    if (local_find && o.find != Find::All)
+      pairs = select_pairs(std::move(pairs), o.find, self, res.left_rows, res.right_rows);
+    if (m.count) count = PairCount(o.radius_arcsec, m.bins);
+    if (m.count && local_find) {
+      count.add(pairs);
+      pairs = {};
+    }
+  });
+
+  // Exchange: counts reduced, or pairs gathered on rank 0.
+  where = "exchanging results";
+  set_crash_context(s.rank(), where);
+  t0 = Clock::now();
+  if (m.count && local_find) {
+    count = reduce_count(s, count);
+  } else {
+    pairs = gather_pairs(s, std::move(pairs));
+  }
+  t.exchange += since(t0);
+
+  // Select and write, on rank 0 only (the others wait in the agreement).
+  where = "writing " + (m.count ? std::string("the count") : m.output);
+  set_crash_context(s.rank(), where);
+  collectively(s, where, [&] {
+    if (s.rank() != 0) return;
+    auto t1 = Clock::now();
+    if (!local_find)
+      pairs = select_pairs(std::move(pairs), o.find, self, res.left_rows, res.right_rows);
+    if (m.count) {
+      if (!local_find) count.add(pairs);
+      res.count = count;
+      t.select += since(t1);
+      return;
+    }
+    const std::vector<Pair> rows = join_rows(pairs, res.left_rows, res.right_rows, o.join, self);
+    pairs = {};
+    t.select += since(t1);
+    t1 = Clock::now();
+    const Table joined = joined_table(left.table, self ? left.table : right.table, rows, o.join);
+    write_catalog(m.output, joined);
+    res.output_rows = joined.rows;
+    t.write += since(t1);
+  });
+  res.times = slowest(t);
+  return res;
+}
+
+}  // namespace celeris::xmatch::mpi

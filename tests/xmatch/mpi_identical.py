@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""`mpirun -n K celeris xmatch` against the single-process run: byte-identical outputs.
+
+usage: mpi_identical.py CELERIS_BIN WORKDIR [--backend cpu|cuda] [--ranks 1,2,4]
+
+Catalogs (standard library only): random rows over the sphere plus dense spots across RA 0/360,
+at both poles and elsewhere, the left side 5x denser in the RA 0 spot so that its crowded
+HEALPix pixel is split over several chunks and ranks; the right side holds perturbed copies of
+left rows, so that every find mode has choices to make. Checked for K ranks: FITS and CSV
+outputs identical to the single-process files for --find all|best|best1|best2 (joins 1and2,
+1or2, all2), self-matches, a CSV input, --count; a rank that fails (test hook
+CELERIS_XMATCH_MPI_FAULT) or bad input makes the job exit non-zero with a message naming the
+rank and its partition, and leaves no output file.
+
+Exit 77 (ctest SKIP) when mpirun is absent, or with --backend cuda when no GPU can be used.
+"""
+import filecmp
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+
+def die(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def spot(rng, n, ra0, dec0, radius_arcsec):
+    """n positions uniform in a small disc (radians of offset in a local tangent frame)."""
+    out = []
+    r = radius_arcsec / 3600.0
+    for _ in range(n):
+        rho = r * math.sqrt(rng.random())
+        phi = 2 * math.pi * rng.random()
+        dec = dec0 + rho * math.sin(phi)
+        if dec > 90:
+            dec = 180 - dec
+            ra0 += 180
+        if dec < -90:
+            dec = -180 - dec
+            ra0 += 180
+        cosd = max(math.cos(math.radians(dec)), 1e-6)
+        ra = (ra0 + rho * math.cos(phi) / cosd) % 360.0
+        out.append((ra, dec))
+    return out
+
+
+def pole_cap(rng, n, north, width_deg):
+    out = []
+    for _ in range(n):
+        d = 90 - width_deg * rng.random()
+        out.append((360 * rng.random(), d if north else -d))
+    return out
+
+
+def uniform(rng, n):
+    return [(360 * rng.random(), math.degrees(math.asin(2 * rng.random() - 1))) for _ in range(n)]
+
+
+def write_csv(path, rows):
+    with open(path, "w") as f:
+        f.write("id,ra,dec,mag\n")
+        for k, (a, d) in enumerate(rows):
+            f.write(f"{k},{a:.10f},{d:.10f},{15 + (k % 97) / 10:.2f}\n")
+
+
+def catalogs(work):
+    rng = random.Random(20)
+    left = (uniform(rng, 1500) + spot(rng, 2500, 0.0, 0.3, 40) + pole_cap(rng, 700, True, 0.02)
+            + pole_cap(rng, 700, False, 0.02) + spot(rng, 400, 123.4, -45.6, 20))
+    rng.shuffle(left)
+    right = uniform(rng, 800) + spot(rng, 500, 359.999, 0.3, 40) + pole_cap(rng, 300, True, 0.02)
+    # Perturbed copies of a third of the left rows (1.5 arcsec scatter): real matches.
+    for a, d in left[::3]:
+        right += spot(rng, 1, a, d, 1.5)
+    rng.shuffle(right)
+    lcsv, rcsv = os.path.join(work, "left.csv"), os.path.join(work, "right.csv")
+    write_csv(lcsv, left)
+    write_csv(rcsv, right)
+    return lcsv, rcsv
+
+
+def run(cmd, env=None):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def main():
+    celeris, work = sys.argv[1], sys.argv[2]
+    backend, ranks = "cpu", [1, 2, 4]
+    args = sys.argv[3:]
+    while args:
+        if args[0] == "--backend":
+            backend, args = args[1], args[2:]
+        elif args[0] == "--ranks":
+            ranks, args = [int(x) for x in args[1].split(",")], args[2:]
+        else:
+            die("unknown argument " + args[0])
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        print("mpirun not installed: skipped")
+        sys.exit(77)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    lcsv, rcsv = catalogs(work)
+    # FITS copies of the catalogs (celeris converts: xmatch writes FITS; use a 1not2 join of
+    # each catalog with an empty-ish far away one is awkward, so convert through a self-match
+    # `all1` join: every row once, its columns first).
+    lfits, rfits = os.path.join(work, "left.fits"), os.path.join(work, "right.fits")
+    for src, dst in ((lcsv, lfits), (rcsv, rfits)):
+        done = run([celeris, "xmatch", "--self", src, "-r", "0.001arcsec", "--join", "1not2",
+                    "-o", dst, "-q"])
+        if done.returncode != 0:
+            die("making FITS inputs: " + done.stderr)
+    mpi = [mpirun, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+    common = ["--backend", backend, "-q"]
+    if backend == "cuda":
+        probe = run([celeris, "xmatch", "--self", lcsv, "-r", "5arcsec", "--count"] + common)
+        if probe.returncode != 0:
+            print("no usable GPU: skipped (" + probe.stderr.strip() + ")")
+            sys.exit(77)
+
+    cases = []  # (name, inputs + options, output suffix)
+    for find in ["all", "best", "best1", "best2"]:
+        for join, suffix in [("1and2", ".fits"), ("1or2", ".csv")]:
+            cases.append((f"{find}_{join}", [lfits, rfits, "--find", find, "--join", join],
+                          suffix))
+    cases.append(("best2_all2_csvin", [lcsv, rcsv, "--find", "best2", "--join", "all2"], ".fits"))
+    for find in ["all", "best", "best1"]:
+        cases.append((f"self_{find}", ["--self", lfits, "--find", find], ".fits"))
+    cases.append(("self_all1_csv", ["--self", lcsv, "--find", "best1", "--join", "all1"], ".csv"))
+
+    # Every case on the most ranks; the first four on each rank count too (CI time: each mpirun
+    # costs about a second on the 2-core machine).
+    checked = 0
+    for c, (name, opts, suffix) in enumerate(cases):
+        ref = os.path.join(work, name + ".single" + suffix)
+        done = run([celeris, "xmatch"] + opts + ["-r", "5arcsec", "-o", ref] + common)
+        if done.returncode != 0:
+            die(f"{name}: single process failed: {done.stderr}")
+        for k in (ranks if c < 4 else ranks[-1:]):
+            out = os.path.join(work, f"{name}.mpi{k}{suffix}")
+            done = run(mpi + ["-n", str(k), celeris, "xmatch"] + opts +
+                       ["-r", "5arcsec", "-o", out] + common)
+            if done.returncode != 0:
+                die(f"{name}: {k} ranks failed: {done.stderr}")
+            if not filecmp.cmp(ref, out, shallow=False):
+                die(f"{name}: {k} ranks wrote a different file than one process ({out} vs {ref})")
+            checked += 1
+    print(f"{checked} MPI outputs byte-identical to the single-process ones")
+
+    # The plan has more chunks than ranks (the crowded pixel of the RA 0 spot is split: the
+    # split itself is checked by test_xmatch's ChunkPlan tests).
+    done = run(mpi + ["-n", str(max(ranks)), celeris, "xmatch", lfits, rfits, "-r", "5arcsec",
+                      "--count", "--backend", backend])
+    summary = done.stdout.splitlines()[-1]
+    chunks = int(summary.split(" chunks")[0].split()[-1])
+    if done.returncode != 0 or chunks <= max(ranks):
+        die("expected more chunks than ranks: " + summary + done.stderr)
+
+    # --count: the same text (pairs and histogram) as one process, reduced or gathered.
+    for find in ["all", "best1", "best"]:
+        opts = [lfits, rfits, "-r", "5arcsec", "--find", find, "--count", "--bins", "7"] + common
+        ref = run([celeris, "xmatch"] + opts)
+        if ref.returncode != 0 or not ref.stdout.startswith("pairs "):
+            die(f"count {find}: single process: {ref.stderr}")
+        for k in ranks[-2:]:
+            got = run(mpi + ["-n", str(k), celeris, "xmatch"] + opts)
+            if got.returncode != 0 or got.stdout != ref.stdout:
+                die(f"count {find}, {k} ranks: {got.stdout!r} {got.stderr} vs {ref.stdout!r}")
+    print("--count identical: " + ref.stdout.splitlines()[0])
+
+    # A failing rank: non-zero exit, a message naming it and its partition, no output left.
+    k = max(ranks)
+    if k >= 2:
+        out = os.path.join(work, "failed.fits")
+        env = dict(os.environ, CELERIS_XMATCH_MPI_FAULT="1:throw")
+        done = run(mpi + ["-n", str(k), celeris, "xmatch", lfits, rfits, "-r", "5arcsec", "-o",
+                          out] + common, env=env)
+        if done.returncode == 0:
+            die("a failing rank did not fail the job")
+        if "rank 1 (partition 2/" not in done.stderr or "injected failure" not in done.stderr:
+            die("the failure message does not name rank 1 and its partition: " + done.stderr)
+        env["CELERIS_XMATCH_MPI_FAULT"] = "1:abort"
+        done = run(mpi + ["-n", str(k), celeris, "xmatch", lfits, rfits, "-r", "5arcsec", "-o",
+                          out] + common, env=env)
+        if done.returncode == 0:
+            die("an aborting rank did not fail the job")
+        if "rank 1 (partition 2/" not in done.stderr or "died on signal 6" not in done.stderr:
+            die("the abort message does not name rank 1 and its partition: " + done.stderr)
+        left_over = [f for f in os.listdir(work) if f.startswith("failed")]
+        if left_over:
+            die(f"a failed job left {left_over}")
+        print("failing ranks: job failed, rank and partition named, no output")
+
+    # Bad input (a row's Dec out of range) fails every rank before any output.
+    bad = os.path.join(work, "bad.csv")
+    with open(lcsv) as f, open(bad, "w") as g:
+        lines = f.read().splitlines()
+        lines[50] = "49,10.0,95.0,15.0"
+        g.write("\n".join(lines) + "\n")
+    out = os.path.join(work, "bad_out.fits")
+    done = run(mpi + ["-n", "2", celeris, "xmatch", bad, rfits, "-r", "5arcsec", "-o", out]
+               + common)
+    if done.returncode == 0 or "rank 0 (reading the inputs)" not in done.stderr \
+            or "row 50" not in done.stderr or os.path.exists(out):
+        die("bad input: " + done.stderr)
+    print("bad input: job failed, rank and row named, no output")
+
+
+if __name__ == "__main__":
+    main()
