@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
+#include <set>
 #include <unordered_map>
+#include <utility>
 
 namespace celeris::extract {
 
@@ -70,6 +73,8 @@ class CleanList {
   CleanList(const std::vector<Shape>& shapes) : shapes_(shapes), pos_(shapes.size(), -1) {}
 
   const std::vector<size_t>& entries() const { return list_; }
+  // The list position of object o, -1 when it is not in the list.
+  int64_t position(size_t o) const { return pos_[o]; }
   std::vector<size_t>& entries() { return list_; }
 
   void push(size_t o) {
@@ -148,20 +153,50 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   std::vector<size_t> victims, near;
   std::vector<YLimits> ylim(shapes.size(), YLimits{0, 0});
   std::vector<size_t>& list = clean.entries();
+  // Indexes of the list for the two write-out rules, which SExtractor applies by scanning the
+  // whole list: the entries by (ycmax, position) and a lazy min-heap of (ycmin, object).
+  std::set<std::pair<int, size_t>> by_ycmax;
+  std::priority_queue<std::pair<int, size_t>, std::vector<std::pair<int, size_t>>,
+                      std::greater<>>
+      by_ycmin;
+  auto add = [&](size_t o) {  // after ylim[o] is set
+    clean.push(o);
+    by_ycmax.emplace(ylim[o].ycmax, list.size() - 1);
+    by_ycmin.emplace(ylim[o].ycmin, o);
+  };
+  // SExtractor's subcleanobj: the last entry takes the freed slot.
+  auto remove_at = [&](size_t li) {
+    const size_t last = list.size() - 1;
+    by_ycmax.erase({ylim[list[li]].ycmax, li});
+    if (li != last) {
+      by_ycmax.erase({ylim[list[last]].ycmax, last});
+      by_ycmax.emplace(ylim[list[last]].ycmax, li);
+    }
+    clean.remove_at(li);
+  };
   int64_t now = 0;  // the scan line of the write-outs below
   auto write_out = [&](size_t li) {
     result.order.push_back(list[li]);
     result.written_at.push_back(now);
-    clean.remove_at(li);
+    remove_at(li);
   };
   // At each of the buffer's write-out events, the objects whose apertures no longer reach the
-  // buffer leave, scanning the list from its end.
+  // buffer leave. SExtractor scans the list from its end, each removal moving the last entry
+  // (already scanned, and staying) into the freed slot: the same as removing the qualifying
+  // entries in decreasing list position.
   WriteOutSchedule schedule(params.buffer);
+  std::vector<size_t> leaving;
   auto events_before = [&](int64_t line) {
     schedule.events_before(line, [&](int64_t at, int64_t ymin) {
       now = at;
-      for (size_t li = list.size(); li--;)
-        if (ylim[list[li]].ycmin <= ymin) write_out(li);
+      leaving.clear();
+      while (!by_ycmin.empty() && by_ycmin.top().first <= ymin) {
+        const int64_t li = clean.position(by_ycmin.top().second);
+        if (li >= 0) leaving.push_back(static_cast<size_t>(li));
+        by_ycmin.pop();  // objects never return to the list
+      }
+      std::sort(leaving.begin(), leaving.end(), std::greater<>());
+      for (size_t li : leaving) write_out(li);
     });
   };
   const double beta = params.clean_param;
@@ -170,14 +205,11 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
       now = done_line[in];
-      size_t victim = 0;
-      for (size_t li = 1; li < list.size(); ++li)
-        if (ylim[list[li]].ycmax < ylim[list[victim]].ycmax) victim = li;
-      write_out(victim);
+      write_out(by_ycmax.begin()->second);
     }
     if (!params.enabled) {
-      clean.push(in);
       ylim[in] = ylimits(shapes[in], params.clean_margin);
+      add(in);
       continue;
     }
     const Shape& sin = shapes[in];
@@ -210,12 +242,12 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       const size_t li = victims[v];
       merge(clean.entries()[li], in, flags, shapes, isos);
       result.removed.push_back({clean.entries()[li], done_line[in], in, in});
-      clean.remove_at(li);
+      remove_at(li);
     }
-    clean.push(in);
     // SExtractor fixes the limits when the object joins the clean list (after it has eaten its
     // victims); objects it absorbs later widen its box but not these limits.
     ylim[in] = ylimits(shapes[in], params.clean_margin);
+    add(in);
   }
   events_before(std::numeric_limits<int64_t>::max());
   // Then the rest, always taking the first entry and moving the last one into its place.
