@@ -1,0 +1,123 @@
+// The GPU front end (--device cuda) against the CPU path on awkward frames: every column of the
+// catalog, every check image, bit for bit. Skipped without a CUDA device (label "gpu" via the
+// test names' GpuFrontEnd prefix; scripts/device-extract-gpu.sh covers the real frames).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "celeris/device.hpp"
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/simulate.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+bool same_image(const Image<float>& a, const Image<float>& b) {
+  return a.width() == b.width() && a.height() == b.height() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+void expect_same_on_both(const Image<float>& image, Config config, const char* what) {
+  MeasureRequest req;
+  req.check_images = {CheckImage::Background,    CheckImage::BackgroundRms,
+                      CheckImage::MinusBackground, CheckImage::Filtered,
+                      CheckImage::Segmentation,  CheckImage::Objects,
+                      CheckImage::MinusObjects,  CheckImage::Apertures};
+  config.device = Backend::Cpu;
+  const Result cpu = extract::extract(image.view(), config, req);
+  config.device = Backend::Cuda;
+  const Result gpu = extract::extract(image.view(), config, req);
+  ASSERT_EQ(cpu.objects.size(), gpu.objects.size()) << what;
+  EXPECT_EQ(cpu.info.n_detections, gpu.info.n_detections) << what;
+  EXPECT_EQ(cpu.info.global_rms, gpu.info.global_rms) << what;
+  EXPECT_TRUE(same_bits(cpu.objects.x, gpu.objects.x)) << what;
+  EXPECT_TRUE(same_bits(cpu.objects.y, gpu.objects.y)) << what;
+  EXPECT_TRUE(same_bits(cpu.objects.flux_iso, gpu.objects.flux_iso)) << what;
+  EXPECT_TRUE(same_bits(cpu.objects.flux_auto, gpu.objects.flux_auto)) << what;
+  EXPECT_TRUE(same_bits(cpu.objects.flux_aper, gpu.objects.flux_aper)) << what;
+  EXPECT_TRUE(same_bits(cpu.objects.background, gpu.objects.background)) << what;
+  EXPECT_EQ(cpu.objects.flags, gpu.objects.flags) << what;
+  ASSERT_EQ(cpu.check_images.size(), gpu.check_images.size());
+  for (size_t i = 0; i < cpu.check_images.size(); ++i)
+    EXPECT_TRUE(same_image(cpu.check_images[i], gpu.check_images[i])) << what << ", check " << i;
+}
+
+Image<float> simulated(int w, int h, uint64_t seed, int nan_patches = 0) {
+  sim::ImageParams p;
+  p.width = w;
+  p.height = h;
+  p.seed = seed;
+  p.n_nan_patches = nan_patches;
+  p.n_stars = std::max(1, w * h / 2000);
+  return sim::simulate_image(p).pixels;
+}
+
+}  // namespace
+
+class GpuFrontEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+TEST_F(GpuFrontEnd, SameAsCpuOnSmallAndOddFrames) {
+  for (auto [w, h] : {std::pair{1, 1}, {1, 300}, {300, 1}, {7, 5}, {63, 65}, {64, 64}, {65, 129},
+                      {300, 200}, {1000, 37}}) {
+    std::mt19937 rng(w * 1000 + h);
+    std::normal_distribution<float> noise(100.0f, 5.0f);
+    Image<float> img(w, h);
+    for (auto& v : img.pixels()) v = noise(rng);
+    img(w / 2, h / 2) += 500.0f;  // one object
+    Config c;
+    c.detect_minarea = 1;
+    expect_same_on_both(img, c, "noise frame");
+  }
+}
+
+TEST_F(GpuFrontEnd, SameAsCpuOnSimulationsAndConfigurations) {
+  const Image<float> img = simulated(700, 500, 5, 4);
+  Config c;
+  expect_same_on_both(img, c, "defaults");
+  c.back_width = c.back_height = 16;
+  c.back_filter_width = c.back_filter_height = 5;
+  expect_same_on_both(img, c, "small meshes");
+  c = Config{};
+  c.back_width = c.back_height = 1000;  // one mesh
+  expect_same_on_both(img, c, "one mesh");
+  c = Config{};
+  c.back_manual = true;
+  c.back_value = 1000.0;
+  expect_same_on_both(img, c, "BACK_TYPE MANUAL");
+  c = Config{};
+  c.filter = false;
+  c.thresh_type = ThreshType::Absolute;
+  c.detect_thresh = c.analysis_thresh = 40;
+  expect_same_on_both(img, c, "no filter, absolute threshold");
+  c = Config{};
+  c.filter_kernel = {0, 1, 0, 1, 4, 1, 0, 1, 0, 1, 2, 1, 0, 1, 0};  // 5 x 3, zero taps
+  c.filter_width = 5;
+  c.filter_height = 3;
+  expect_same_on_both(img, c, "5x3 kernel with zero taps");
+}
+
+TEST_F(GpuFrontEnd, SameErrorsAsCpu) {
+  Image<float> nan_image(40, 30, NAN);
+  Config c;
+  c.device = Backend::Cuda;
+  EXPECT_THROW(extract::extract(nan_image.view(), c), Error);
+  c.device = Backend::Cpu;
+  EXPECT_THROW(extract::extract(nan_image.view(), c), Error);
+  Image<float> flat(40, 30, 5.0f);  // zero RMS everywhere: no object on either device
+  expect_same_on_both(flat, Config{}, "flat frame");
+}
