@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "sextractor_parameter_names.hpp"
 
 namespace celeris::extract {
 
@@ -110,6 +111,7 @@ const ParamSpec* find_parameter(const std::string& name) {
 std::vector<RequestedParam> parse_parameter_list(const std::string& text, const std::string& origin,
                                                  std::vector<std::string>& warnings) {
   std::vector<RequestedParam> out;
+  std::vector<std::string> missing;  // SExtractor parameters celeris does not compute
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -125,13 +127,28 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
     }
     const ParamSpec* spec = find_parameter(name);
     if (!spec) {
-      warnings.push_back(origin + ": parameter " + name + " is unknown or not supported (ignored)");
+      // SExtractor's own parameters that celeris does not compute are refused (a catalog
+      // silently lacking them would go unnoticed); names SExtractor does not know either only
+      // warn, as in SExtractor.
+      if (is_sextractor_parameter(name)) {
+        if (std::find(missing.begin(), missing.end(), name) == missing.end())
+          missing.push_back(name);
+      } else {
+        warnings.push_back(origin + ": catalog parameter " + name + " unknown (ignored)");
+      }
       continue;
     }
     if (std::any_of(out.begin(), out.end(),
                     [&](const RequestedParam& r) { return r.spec == spec; }))
       continue;
     out.push_back({spec, spec->is_vector ? size : 1});
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    throw Error(origin + ": catalog parameter" + (missing.size() > 1 ? "s " : " ") + list +
+                (missing.size() > 1 ? " are" : " is") +
+                " not computed by celeris yet (celeris extract -dp lists those it computes)");
   }
   if (out.empty()) throw Error(origin + ": no catalog parameter requested");
   return out;

@@ -6,6 +6,7 @@
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
+#include "input_checks.hpp"
 #include "parameters.hpp"
 #include "sextractor_wcs_draws.hpp"
 #include "summary_cards.hpp"
@@ -28,11 +29,15 @@ void write_check_images(const Settings& settings, const std::vector<Image<float>
 
 }  // namespace
 
-FileRunResult extract_file(const std::string& image_path, const Settings& settings) {
+FileRunResult extract_file(const std::string& image_path, const Settings& settings,
+                           const WarningSink& warn) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> warnings;
   const std::vector<RequestedParam> params =
       read_parameter_list(settings.parameters_name, warnings);
+  if (warn)
+    for (const auto& w : warnings) warn(w);
+  refuse_unsupported_inputs(image_path, settings);
   FitsImage img = read_fits_image(image_path);
 
   Config config = settings.config;
@@ -65,6 +70,7 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
             height = static_cast<int>(img.pixels.height());
   Result r = extract(std::move(img.pixels), config, req);
   FileRunResult out;
+  out.warnings = std::move(warnings);
   out.catalog = make_catalog(r.objects, params, config, wcs);
   out.info = r.info;
   out.width = width;
