@@ -103,6 +103,13 @@ struct Objects {
   std::vector<double> flux_radius;              // n_fluxfrac per object, row-major
   std::vector<double> fwhm;
   std::vector<uint16_t> flags;
+  // --- Windowed measurements (SExtractor winpos.c), filled only when MeasureRequest::windowed
+  // (empty otherwise): centroid (0-based), its error ellipse, second moments, ellipse, flux.
+  std::vector<double> xwin, ywin, errx2win, erry2win, errxywin, x2win, y2win, xywin;
+  std::vector<float> errawin, errbwin, errthetawin, awin, bwin, thetawin;  // theta: deg
+  std::vector<float> cxxwin, cyywin, cxywin, flux_win, fluxerr_win;
+  std::vector<int16_t> flags_win, niter_win;  // FLAGS_WIN, NITER_WIN
+  // --- end of windowed measurements
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -130,6 +137,7 @@ struct MeasureRequest {
   int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
+  bool windowed = false;  // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
   std::vector<CheckImage> check_images;  // made in this order into Result::check_images
 };
 

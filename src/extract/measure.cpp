@@ -1,4 +1,5 @@
 #include "measure.hpp"
+#include "measure_windowed.hpp"
 #include "sextractor_pi.hpp"
 #include "threads.hpp"
 
@@ -158,6 +159,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
   const int nfrac = static_cast<int>(ctx.config.phot_fluxfrac.size());
   Objects o;
   o.resize(n, naper, nfrac);
+  if (ctx.compute_win) resize_windowed(o, n);
   const int nt = worker_threads(ctx.config, ctx.field.value.width * ctx.field.value.height);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
   for (size_t i = 0; i < n; ++i) {
@@ -229,11 +231,21 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
     o.flux_auto[i] = static_cast<float>(au.flux);
     o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
     o.kron_radius[i] = au.kron_radius;
-    if (ctx.n_fluxfrac > 0) {
+    float hl_radius = 0.5f;
+    if (ctx.n_fluxfrac > 0 || ctx.compute_win) {  // SExtractor's growth_flag
       float radii[32];
       flux_radius(ctx.field, ap, static_cast<float>(au.flux), ctx.config.phot_fluxfrac,
-                  ctx.n_fluxfrac, ctx.config.autoaper_search, radii, flags);
+                  ctx.n_fluxfrac, ctx.config.autoaper_search, radii, flags,
+                  ctx.compute_win ? &hl_radius : nullptr);
       for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+    }
+    // --- hook: windowed measurements, after the growth curve as in SExtractor's analyse.c
+    if (ctx.compute_win) {
+      const WindowedStart start{s.mx,         s.my,         s.x2,         s.y2,
+                                s.xy,         float(s.a),   float(s.b),   float(o.theta[i]),
+                                float(s.cxx), float(s.cyy), float(s.cxy), iso.errx2,
+                                iso.erry2,    iso.errxy,    s.singular,   hl_radius};
+      store_windowed(o, i, windowed(ctx.field, ap, start, flags));
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
     o.flags[i] = flags;

@@ -20,6 +20,7 @@ struct MeasureContext {
   float analysis_thresh = 0;  // ADU above background
   double satur_level = 50000.0;
   bool compute_auto = true;  // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
+  bool compute_win = false;  // windowed measurements requested (measure_windowed.hpp)
   int n_apertures = 0;
   int n_fluxfrac = 0;
   // SExtractor's line buffer: `strip_rows` lines (0: the whole image), `strip_margin` of them

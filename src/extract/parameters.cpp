@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "measure_windowed.hpp"
 #include "sextractor_parameter_names.hpp"
 
 namespace celeris::extract {
@@ -97,6 +98,69 @@ const std::vector<ParamSpec>& parameter_table() {
       {"ALPHA_J2000", "deg", "Right ascension of barycenter (J2000)", CT::Float64, "%11.7f", false,
        true},
       {"DELTA_J2000", "deg", "Declination of barycenter (J2000)", CT::Float64, "%+11.7f", false,
+       true},
+      // --- position error ellipse (from ERRX2/ERRY2/ERRXY_IMAGE)
+      {"ERRA_IMAGE", "pixel", "RMS position error along major axis", CT::Float32, "%9.5f", false,
+       false},
+      {"ERRB_IMAGE", "pixel", "RMS position error along minor axis", CT::Float32, "%9.5f", false,
+       false},
+      {"ERRTHETA_IMAGE", "deg", "Error ellipse position angle (CCW/x)", CT::Float32, "%6.2f", false,
+       false},
+      {"ERRCXX_IMAGE", "pixel**(-2)", "Cxx error ellipse parameter", CT::Float32, "%12.7g", false,
+       false},
+      {"ERRCYY_IMAGE", "pixel**(-2)", "Cyy error ellipse parameter", CT::Float32, "%12.7g", false,
+       false},
+      {"ERRCXY_IMAGE", "pixel**(-2)", "Cxy error ellipse parameter", CT::Float32, "%12.7g", false,
+       false},
+      // --- windowed measurements (measure_windowed.hpp)
+      {"XWIN_IMAGE", "pixel", "Windowed position estimate along x", CT::Float64, "%11.4f", false,
+       false},
+      {"YWIN_IMAGE", "pixel", "Windowed position estimate along y", CT::Float64, "%11.4f", false,
+       false},
+      {"ERRX2WIN_IMAGE", "pixel**2", "Variance of windowed pos along x", CT::Float64, "%18.10e",
+       false, false},
+      {"ERRY2WIN_IMAGE", "pixel**2", "Variance of windowed pos along y", CT::Float64, "%18.10e",
+       false, false},
+      {"ERRXYWIN_IMAGE", "pixel**2", "Covariance of windowed pos between x and y", CT::Float64,
+       "%18.10e", false, false},
+      {"ERRAWIN_IMAGE", "pixel", "RMS windowed pos error along major axis", CT::Float32, "%9.5f",
+       false, false},
+      {"ERRBWIN_IMAGE", "pixel", "RMS windowed pos error along minor axis", CT::Float32, "%9.5f",
+       false, false},
+      {"ERRTHETAWIN_IMAGE", "deg", "Windowed error ellipse pos angle (CCW/x)", CT::Float32, "%6.2f",
+       false, false},
+      {"X2WIN_IMAGE", "pixel**2", "Windowed variance along x", CT::Float64, "%18.10e", false,
+       false},
+      {"Y2WIN_IMAGE", "pixel**2", "Windowed variance along y", CT::Float64, "%18.10e", false,
+       false},
+      {"XYWIN_IMAGE", "pixel**2", "Windowed covariance between x and y", CT::Float64, "%18.10e",
+       false, false},
+      {"CXXWIN_IMAGE", "pixel**(-2)", "Windowed Cxx object ellipse parameter", CT::Float32,
+       "%15.7e", false, false},
+      {"CYYWIN_IMAGE", "pixel**(-2)", "Windowed Cyy object ellipse parameter", CT::Float32,
+       "%15.7e", false, false},
+      {"CXYWIN_IMAGE", "pixel**(-2)", "Windowed Cxy object ellipse parameter", CT::Float32,
+       "%15.7e", false, false},
+      {"AWIN_IMAGE", "pixel", "Windowed profile RMS along major axis", CT::Float32, "%9.3f", false,
+       false},
+      {"BWIN_IMAGE", "pixel", "Windowed profile RMS along minor axis", CT::Float32, "%9.3f", false,
+       false},
+      {"THETAWIN_IMAGE", "deg", "Windowed position angle (CCW/x)", CT::Float32, "%6.2f", false,
+       false},
+      {"FLUX_WIN", "count", "Gaussian-weighted flux", CT::Float32, "%12.7g", false, false},
+      {"FLUXERR_WIN", "count", "RMS error for WIN flux", CT::Float32, "%12.7g", false, false},
+      {"MAG_WIN", "mag", "Gaussian-weighted magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_WIN", "mag", "RMS error for MAG_WIN", CT::Float32, "%8.4f", false, false},
+      {"SNR_WIN", "", "Gaussian-weighted SNR", CT::Float32, "%10.4g", false, false},
+      {"FLAGS_WIN", "", "Flags for WINdowed parameters", CT::Int16, "%3d", false, false},
+      {"NITER_WIN", "", "Number of iterations for WIN centering", CT::Int16, "%3d", false, false},
+      {"XWIN_WORLD", "deg", "Windowed position along world x axis", CT::Float64, "%18.10e", false,
+       true},
+      {"YWIN_WORLD", "deg", "Windowed position along world y axis", CT::Float64, "%18.10e", false,
+       true},
+      {"ALPHAWIN_J2000", "deg", "Windowed right ascension (J2000)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTAWIN_J2000", "deg", "windowed declination (J2000)", CT::Float64, "%+11.7f", false,
        true},
   };
   return table;
@@ -218,6 +282,31 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       std::tie(ra[i], dec[i]) = wcs->pixel_to_j2000(o.x[i] + 1, o.y[i] + 1);
     }
   }
+  // Windowed world coordinates, when asked for.
+  std::vector<double> xww, yww, raw, decw;
+  if (wcs && !o.xwin.empty()) {
+    xww.resize(n);
+    yww.resize(n);
+    raw.resize(n);
+    decw.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::tie(xww[i], yww[i]) = wcs->pixel_to_world(o.xwin[i] + 1, o.ywin[i] + 1);
+      std::tie(raw[i], decw[i]) = wcs->pixel_to_j2000(o.xwin[i] + 1, o.ywin[i] + 1);
+    }
+  }
+  // SExtractor's position error ellipse (analyse.c), per object.
+  auto err_ellipse = [&](size_t i, int which) {
+    float a, b, theta;
+    error_ellipse(o.errx2[i], o.erry2[i], o.errxy[i], a, b, theta);
+    return double(which == 0 ? a : which == 1 ? b : theta);
+  };
+  auto err_c = [&](size_t i, int which) {
+    const double xm2 = o.errx2[i], ym2 = o.erry2[i], xym = o.errxy[i];
+    const double det = xm2 * ym2 - xym * xym;
+    return double(static_cast<float>(which == 0   ? ym2 / det
+                                     : which == 1 ? xm2 / det
+                                                  : -2 * xym / det));
+  };
   using Getter = std::function<double(size_t, int)>;
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
   const std::map<std::string, Getter> getters = {
@@ -276,6 +365,45 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"Y_WORLD", [&](size_t i, int) { return yw[i]; }},
       {"ALPHA_J2000", [&](size_t i, int) { return ra[i]; }},
       {"DELTA_J2000", [&](size_t i, int) { return dec[i]; }},
+      {"ERRA_IMAGE", [&](size_t i, int) { return err_ellipse(i, 0); }},
+      {"ERRB_IMAGE", [&](size_t i, int) { return err_ellipse(i, 1); }},
+      {"ERRTHETA_IMAGE", [&](size_t i, int) { return err_ellipse(i, 2); }},
+      {"ERRCXX_IMAGE", [&](size_t i, int) { return err_c(i, 0); }},
+      {"ERRCYY_IMAGE", [&](size_t i, int) { return err_c(i, 1); }},
+      {"ERRCXY_IMAGE", [&](size_t i, int) { return err_c(i, 2); }},
+      {"XWIN_IMAGE", [&](size_t i, int) { return o.xwin[i] + 1; }},
+      {"YWIN_IMAGE", [&](size_t i, int) { return o.ywin[i] + 1; }},
+      {"ERRX2WIN_IMAGE", scalar(o.errx2win)},
+      {"ERRY2WIN_IMAGE", scalar(o.erry2win)},
+      {"ERRXYWIN_IMAGE", scalar(o.errxywin)},
+      {"ERRAWIN_IMAGE", scalar(o.errawin)},
+      {"ERRBWIN_IMAGE", scalar(o.errbwin)},
+      {"ERRTHETAWIN_IMAGE", scalar(o.errthetawin)},
+      {"X2WIN_IMAGE", scalar(o.x2win)},
+      {"Y2WIN_IMAGE", scalar(o.y2win)},
+      {"XYWIN_IMAGE", scalar(o.xywin)},
+      {"CXXWIN_IMAGE", scalar(o.cxxwin)},
+      {"CYYWIN_IMAGE", scalar(o.cyywin)},
+      {"CXYWIN_IMAGE", scalar(o.cxywin)},
+      {"AWIN_IMAGE", scalar(o.awin)},
+      {"BWIN_IMAGE", scalar(o.bwin)},
+      {"THETAWIN_IMAGE", scalar(o.thetawin)},
+      {"FLUX_WIN", scalar(o.flux_win)},
+      {"FLUXERR_WIN", scalar(o.fluxerr_win)},
+      {"MAG_WIN", [&](size_t i, int) { return mag(o.flux_win[i], zp); }},
+      {"MAGERR_WIN", [&](size_t i, int) { return magerr(o.flux_win[i], o.fluxerr_win[i]); }},
+      {"SNR_WIN",
+       [&](size_t i, int) {
+         // SExtractor: BIG (1e30) when the variance is not above 1/BIG.
+         const double e = o.fluxerr_win[i];
+         return e * e > 1e-30 ? double(o.flux_win[i] / o.fluxerr_win[i]) : 1e30;
+       }},
+      {"FLAGS_WIN", scalar(o.flags_win)},
+      {"NITER_WIN", scalar(o.niter_win)},
+      {"XWIN_WORLD", [&](size_t i, int) { return xww[i]; }},
+      {"YWIN_WORLD", [&](size_t i, int) { return yww[i]; }},
+      {"ALPHAWIN_J2000", [&](size_t i, int) { return raw[i]; }},
+      {"DELTAWIN_J2000", [&](size_t i, int) { return decw[i]; }},
   };
 
   Table t;

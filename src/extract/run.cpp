@@ -59,6 +59,7 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   for (const auto& p : params) {
     const std::string n = p.spec->name;
     if (n.find("_AUTO") != std::string::npos || n == "KRON_RADIUS") req.auto_flux = true;
+    if (n.find("WIN") != std::string::npos) req.windowed = true;  // XWIN_IMAGE, FLAGS_WIN, ...
   }
 
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())

@@ -3,7 +3,10 @@
 compare the catalogs object by object (compare_catalogs.py, the extraction issue's acceptance).
 
 usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--set-cards K=V,K=V]
-                 [--rows-frac F] [-- extra -KEY VALUE ...]
+                 [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
+                 [-- extra -KEY VALUE ...]
+--params adds catalog parameters to the compared list; --col-tol NAME=TOL also requires the
+median relative difference of column NAME <= TOL (compare_catalogs.py).
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
 border, strips). --drop-cards / --set-cards run both tools on a copy of the image without those
 header cards / with those set (numbers where they parse as numbers; needs astropy). Exit code 77
@@ -69,6 +72,16 @@ def main():
         k = argv.index("--rows-frac")
         rows_frac = ["--rows-frac", argv[k + 1]]
         del argv[k:k + 2]
+    params = PARAMS
+    if "--params" in argv:
+        k = argv.index("--params")
+        params += "".join(p + "\n" for p in argv[k + 1].split(","))
+        del argv[k:k + 2]
+    col_tols = []
+    while "--col-tol" in argv:
+        k = argv.index("--col-tol")
+        col_tols += ["--col-tol", argv[k + 1]]
+        del argv[k:k + 2]
     celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sex = shutil.which("source-extractor") or shutil.which("sex")
     if not sex:
@@ -108,7 +121,7 @@ def main():
             image = os.path.join(work, stem + ".fits")
             hdus.writeto(image, overwrite=True)
     with open(os.path.join(work, "parity.param"), "w") as f:
-        f.write(PARAMS)
+        f.write(params)
     conv = os.path.join(work, "default.conv")
     with open(conv, "w") as f:
         f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
@@ -121,7 +134,7 @@ def main():
                    check=True, cwd=work)
     return subprocess.run([sys.executable, os.path.join(HERE, "compare_catalogs.py"),
                            base + ".sex.cat", base + ".cel.cat", "--label", label] +
-                          rows_frac).returncode
+                          rows_frac + col_tols).returncode
 
 
 if __name__ == "__main__":
