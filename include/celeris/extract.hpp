@@ -32,6 +32,8 @@ enum Flag : uint16_t {
 };
 
 enum class ThreshType { Relative, Absolute };
+// FLAG_TYPE: how an object's flag-map values combine (SExtractor's OR, AND, MIN, MAX, MOST).
+enum class FlagType { Or, And, Min, Max, Most };
 enum class MaskType { None, Blank, Correct };
 enum class BackPhotoType { Global, Local };
 
@@ -110,6 +112,10 @@ struct Objects {
   std::vector<float> cxxwin, cyywin, cxywin, flux_win, fluxerr_win;
   std::vector<int16_t> flags_win, niter_win;  // FLAGS_WIN, NITER_WIN
   // --- end of windowed measurements
+  // --- Flag maps (measure_flag_maps.hpp): MeasureRequest::flag_maps.size() per object,
+  // row-major; empty without flag maps.
+  std::vector<uint32_t> imaflags;  // IMAFLAGS_ISO
+  std::vector<int32_t> nimaflags;  // NIMAFLAGS_ISO
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -138,6 +144,10 @@ struct MeasureRequest {
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
   bool windowed = false;  // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
+  // they fill Objects::imaflags / nimaflags.
+  std::vector<ImageView<const uint32_t>> flag_maps;
+  std::vector<FlagType> flag_types;
   std::vector<CheckImage> check_images;  // made in this order into Result::check_images
 };
 

@@ -26,6 +26,10 @@ struct Settings {
   // HEADER_SUFFIX: SExtractor reads IMAGE<suffix> (img.head) beside the image when it exists;
   // celeris refuses to run then (it does not read external headers yet).
   std::string header_suffix = ".head";
+  // FLAG_IMAGE (at most 4, read only when IMAFLAGS_ISO / NIMAFLAGS_ISO is asked for) and
+  // FLAG_TYPE (one per map; OR where not given, as SExtractor).
+  std::vector<std::string> flag_images = {"flag.fits"};
+  std::vector<FlagType> flag_types;
   Verbose verbose = Verbose::Normal;
   bool satur_level_given = false;  // set explicitly (file or command line)
   bool gain_given = false;

@@ -112,6 +112,11 @@ const std::vector<ParamSpec>& parameter_table() {
        false},
       {"ERRCXY_IMAGE", "pixel**(-2)", "Cxy error ellipse parameter", CT::Float32, "%12.7g", false,
        false},
+      // --- flag maps (measure_flag_maps.hpp)
+      {"IMAFLAGS_ISO", "", "FLAG-image flags OR'ed over the iso. profile", CT::Int32, "%9u", true,
+       false},
+      {"NIMAFLAGS_ISO", "", "Number of flagged pixels entering IMAFLAGS_ISO", CT::Int32, "%9d",
+       true, false},
       // --- windowed measurements (measure_windowed.hpp)
       {"XWIN_IMAGE", "pixel", "Windowed position estimate along x", CT::Float64, "%11.4f", false,
        false},
@@ -282,6 +287,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       std::tie(ra[i], dec[i]) = wcs->pixel_to_j2000(o.x[i] + 1, o.y[i] + 1);
     }
   }
+  const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
   // Windowed world coordinates, when asked for.
   std::vector<double> xww, yww, raw, decw;
   if (wcs && !o.xwin.empty()) {
@@ -371,6 +377,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ERRCXX_IMAGE", [&](size_t i, int) { return err_c(i, 0); }},
       {"ERRCYY_IMAGE", [&](size_t i, int) { return err_c(i, 1); }},
       {"ERRCXY_IMAGE", [&](size_t i, int) { return err_c(i, 2); }},
+      {"IMAFLAGS_ISO", [&](size_t i, int k) { return double(o.imaflags[i * nmap + k]); }},
+      {"NIMAFLAGS_ISO", [&](size_t i, int k) { return double(o.nimaflags[i * nmap + k]); }},
       {"XWIN_IMAGE", [&](size_t i, int) { return o.xwin[i] + 1; }},
       {"YWIN_IMAGE", [&](size_t i, int) { return o.ywin[i] + 1; }},
       {"ERRX2WIN_IMAGE", scalar(o.errx2win)},

@@ -18,6 +18,7 @@
 #include "glibc_rand.hpp"
 #include "local_background.hpp"
 #include "measure.hpp"
+#include "measure_flag_maps.hpp"
 #include "moments.hpp"
 #include "threads.hpp"
 
@@ -309,6 +310,14 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
     for (const CleanVictim& v : cleaned.removed) merge_iso(isos[v.master], isos[v.object]);
   }
   result.objects = measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, ctx);
+  // --- hook: flag maps (IMAFLAGS_ISO), on the objects as detected, merged as cleaning merged them
+  if (!request.flag_maps.empty()) {
+    std::vector<size_t> victims, masters;
+    for (const CleanVictim& v : cleaned.removed)
+      victims.push_back(v.object), masters.push_back(v.master);
+    image_flags(objects, victims, masters, cleaned.order, request.flag_maps, request.flag_types,
+                result.objects);
+  }
   make_checks([&](CheckImage c) -> std::optional<Image<float>> {
     switch (c) {
       case CheckImage::Segmentation:

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
 #include "input_checks.hpp"
+#include "measure_flag_maps.hpp"
 #include "parameters.hpp"
 #include "sextractor_wcs_draws.hpp"
 #include "summary_cards.hpp"
@@ -69,6 +71,26 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   req.check_images = settings.check_types;
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
+  // --- hook: flag maps (FLAG_IMAGE), read only when IMAFLAGS_ISO / NIMAFLAGS_ISO asks, as in
+  // SExtractor; one map per element of the longer of the two vectors.
+  size_t nflag = 0;
+  for (const auto& p : params)
+    if (std::string(p.spec->name) == "IMAFLAGS_ISO" || std::string(p.spec->name) == "NIMAFLAGS_ISO")
+      nflag = std::max(nflag, static_cast<size_t>(p.size));
+  if (nflag > settings.flag_images.size())
+    throw Error("IMAFLAGS_ISO/NIMAFLAGS_ISO(" + std::to_string(nflag) + ") needs " +
+                std::to_string(nflag) + " flag maps; FLAG_IMAGE names " +
+                std::to_string(settings.flag_images.size()));
+  std::vector<Image<uint32_t>> flag_maps;
+  for (size_t k = 0; k < nflag; ++k) {
+    const FitsImage f = read_fits_image(settings.flag_images[k]);
+    flag_maps.push_back(
+        flag_map_from_pixels(f.pixels.view(), width, height, settings.flag_images[k]));
+    req.flag_types.push_back(k < settings.flag_types.size() ? settings.flag_types[k]
+                                                            : FlagType::Or);
+  }
+  for (const auto& m : flag_maps) req.flag_maps.push_back(m.view());
+  // --- end of flag maps
   Result r = extract(std::move(img.pixels), config, req);
   FileRunResult out;
   out.warnings = std::move(warnings);

@@ -264,6 +264,24 @@ const std::map<std::string, Setter>& setters() {
          s.gain_given = true;
        }},
       {"GAIN_KEY", [](Settings& s, auto& k, auto& v) { s.gain_key = to_string_value(k, v); }},
+      {"FLAG_IMAGE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 4) bad_value(k, v, "expected 1 to 4 file names");
+         s.flag_images.assign(v.begin(), v.end());
+       }},
+      {"FLAG_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 4) bad_value(k, v, "expected 1 to 4 types");
+         s.flag_types.clear();
+         for (const auto& one : v) {
+           const std::string t = to_choice(k, {one}, {"OR", "AND", "MIN", "MAX", "MOST"});
+           s.flag_types.push_back(t == "OR"    ? FlagType::Or
+                                  : t == "AND" ? FlagType::And
+                                  : t == "MIN" ? FlagType::Min
+                                  : t == "MAX" ? FlagType::Max
+                                               : FlagType::Most);
+         }
+       }},
       {"HEADER_SUFFIX",
        [](Settings& s, auto& k, auto& v) { s.header_suffix = to_string_value(k, v); }},
       {"PIXEL_SCALE",
@@ -320,18 +338,19 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
 // parameter it does not compute, WEIGHT_TYPE other than NONE, DETECT_TYPE PHOTO, WRITE_XML Y,
 // DGEO_TYPE PIXEL): with those refused, SExtractor does nothing with them either, so any value is
-// accepted. For example FLAG_IMAGE is read only for IMAFLAGS_ISO / NIMAFLAGS_ISO, ASSOC_NAME only
-// for VECTOR_ASSOC / NUMBER_ASSOC, STARNNW_NAME only for CLASS_STAR, PHOT_PETROPARAMS only for
-// the FLUX_PETRO family. MEMORY_PIXSTACK sizes SExtractor's pixel stack; celeris has none, so
-// it cannot overflow where SExtractor would (SExtractor then says so itself).
+// accepted. For example ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, STARNNW_NAME only
+// for CLASS_STAR, PHOT_PETROPARAMS only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes
+// SExtractor's pixel stack; celeris has none, so it cannot overflow where SExtractor would
+// (SExtractor then says so itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE",  "ASSOC_DATA",      "ASSOC_NAME",  "ASSOC_PARAMS",
-      "ASSOC_RADIUS",    "ASSOC_TYPE",       "DGEO_IMAGE",      "FLAG_IMAGE",  "FLAG_TYPE",
-      "INTERP_MAXXLAG",  "INTERP_MAXYLAG",   "INTERP_TYPE",     "MAG_GAMMA",   "MEMORY_PIXSTACK",
-      "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE", "PSF_NAME",    "PSF_NMAX",
-      "RESCALE_WEIGHTS", "SOM_NAME",         "STARNNW_NAME",    "WEIGHT_GAIN", "WEIGHT_IMAGE",
-      "WEIGHT_THRESH",   "XML_NAME",         "XSL_URL",
+      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE", "ASSOC_DATA",       "ASSOC_NAME",
+      "ASSOC_PARAMS",    "ASSOC_RADIUS",    "ASSOC_TYPE",       "DGEO_IMAGE",
+      "INTERP_MAXXLAG",  "INTERP_MAXYLAG",  "INTERP_TYPE",      "MAG_GAMMA",
+      "MEMORY_PIXSTACK", "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
+      "PSF_NAME",        "PSF_NMAX",        "RESCALE_WEIGHTS",  "SOM_NAME",
+      "STARNNW_NAME",    "WEIGHT_GAIN",     "WEIGHT_IMAGE",     "WEIGHT_THRESH",
+      "XML_NAME",        "XSL_URL",
   };
   return keys;
 }

@@ -97,6 +97,15 @@ fi
 cp good.fits head.fits
 printf 'GAIN    =                  4.0\nEND\n' > head.head
 expect_error external-header "head.head" "$bin" extract head.fits
+# Flag maps: the size must match, values must be small integers, one map per vector element.
+printf 'NUMBER\nIMAFLAGS_ISO\n' > flags.param
+printf 'NUMBER\nIMAFLAGS_ISO(2)\n' > flags2.param
+"$bin" simulate image --size 32 --stars 1 -o small.fits >/dev/null
+expect_error flag-size "small.fits" "$bin" extract good.fits -PARAMETERS_NAME flags.param -FLAG_IMAGE small.fits
+expect_error flag-values "not an integer" "$bin" extract good.fits -PARAMETERS_NAME flags.param -FLAG_IMAGE good.fits
+expect_error flag-count "FLAG_IMAGE names 1" "$bin" extract good.fits -PARAMETERS_NAME flags2.param -FLAG_IMAGE good.fits
+expect_error flag-missing "flag.fits" "$bin" extract good.fits -PARAMETERS_NAME flags.param
+expect_error flag-type "FLAG_TYPE" "$bin" extract good.fits -FLAG_TYPE XOR
 # Keys that act only with a refused feature are accepted (SExtractor ignores them too then).
 "$bin" extract good.fits -FLAG_IMAGE none.fits -STARNNW_NAME none.nnw -WEIGHT_IMAGE none.fits \
   -ASSOC_NAME none.list -FILTER_NAME ok.conv -VERBOSE_TYPE QUIET -CATALOG_NAME inert.cat \

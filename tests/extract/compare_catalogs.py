@@ -32,7 +32,14 @@ def read_ascii_head(path):
         arr = np.zeros((0, max(cols) + 1 if cols else 0))
     else:
         arr = np.loadtxt(data_lines, ndmin=2)
-    return {n: arr[:, c] for n, c in zip(names, cols)}
+    # Vector columns: ASCII_HEAD names only their first element; later ones are NAME#2, ...
+    out = {}
+    ends = cols[1:] + [arr.shape[1]]
+    for n, c, e in zip(names, cols, ends):
+        out[n] = arr[:, c]
+        for k in range(c + 1, e):
+            out[f"{n}#{k - c + 1}"] = arr[:, k]
+    return out
 
 
 def pair(ref, test, radius):

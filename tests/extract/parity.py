@@ -6,7 +6,9 @@ usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--se
                  [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
                  [-- extra -KEY VALUE ...]
 --params adds catalog parameters to the compared list; --col-tol NAME=TOL also requires the
-median relative difference of column NAME <= TOL (compare_catalogs.py).
+median relative difference of column NAME <= TOL (compare_catalogs.py). --flag-maps N writes N
+flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
+and sky; seeded) and passes them as FLAG_IMAGE to both tools (needs astropy).
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
 border, strips). --drop-cards / --set-cards run both tools on a copy of the image without those
 header cards / with those set (numbers where they parse as numbers; needs astropy). Exit code 77
@@ -82,6 +84,11 @@ def main():
         k = argv.index("--col-tol")
         col_tols += ["--col-tol", argv[k + 1]]
         del argv[k:k + 2]
+    n_flag_maps = 0
+    if "--flag-maps" in argv:
+        k = argv.index("--flag-maps")
+        n_flag_maps = int(argv[k + 1])
+        del argv[k:k + 2]
     celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sex = shutil.which("source-extractor") or shutil.which("sex")
     if not sex:
@@ -120,6 +127,32 @@ def main():
                 stem += "-with-" + "-".join(cards)
             image = os.path.join(work, stem + ".fits")
             hdus.writeto(image, overwrite=True)
+    if n_flag_maps:
+        try:
+            import numpy as np
+            from astropy.io import fits
+        except ImportError:
+            print("astropy not installed: skipped")
+            return 77
+        with fits.open(image) as hdus:
+            shape = next(h.data.shape for h in hdus if h.data is not None)
+        rng = np.random.default_rng(19)
+        names = []
+        for k in range(n_flag_maps):
+            m = np.zeros(shape, np.int32)
+            # Rectangles of single bits, combinations and larger values; half OR'ed onto what is
+            # there, half overwriting it, so that objects see several distinct values.
+            for r in range(1500):
+                h, w = rng.integers(3, 40, size=2)
+                y0, x0 = rng.integers(0, shape[0]), rng.integers(0, shape[1])
+                v = int(rng.choice([1, 2, 4, 8, 16, 3, 5, 12, 64, 1000, 65536]))
+                if r % 2:
+                    m[y0:y0 + h, x0:x0 + w] |= v
+                else:
+                    m[y0:y0 + h, x0:x0 + w] = v
+            names.append(os.path.join(work, f"flag{k}.fits"))
+            fits.writeto(names[-1], m, overwrite=True)
+        extra = ["-FLAG_IMAGE", ",".join(names)] + extra
     with open(os.path.join(work, "parity.param"), "w") as f:
         f.write(params)
     conv = os.path.join(work, "default.conv")

@@ -105,3 +105,19 @@ foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_
   set_tests_properties(extract.parity.${name}_windowed PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# Flag maps (FLAG_IMAGE, FLAG_TYPE, IMAFLAGS_ISO, NIMAFLAGS_ISO; measure_flag_maps.cpp): two
+# generated maps of overlapping flag rectangles over objects and sky, every row identical to
+# SExtractor's, for each FLAG_TYPE (AND reproduces SExtractor's always-0 result).
+foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;MIN,MAX"
+                "sim_nan;sim:nan;AND,MOST" "sim_strips;sim:strips;OR,MOST")
+  list(GET variant 0 name)
+  list(GET variant 1 case)
+  list(GET variant 2 types)
+  add_test(NAME extract.parity.${name}_flag_maps
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_flag_maps --rows-frac 1.0
+                   --flag-maps 2 --params "IMAFLAGS_ISO(2),NIMAFLAGS_ISO(2)" -- -FLAG_TYPE ${types})
+  set_tests_properties(extract.parity.${name}_flag_maps PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
