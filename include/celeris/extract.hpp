@@ -112,6 +112,12 @@ struct Objects {
   std::vector<float> cxxwin, cyywin, cxywin, flux_win, fluxerr_win;
   std::vector<int16_t> flags_win, niter_win;  // FLAGS_WIN, NITER_WIN
   // --- end of windowed measurements
+  // --- Isophotal areas ISO0..ISO7 (measure_class_star.hpp), 8 per object, row-major, and the
+  // object's analysis threshold less its local background (MU_THRESHOLD); filled only when
+  // MeasureRequest::iso_areas.
+  std::vector<int32_t> iso;
+  std::vector<float> iso_thresh;
+  std::vector<float> class_star;  // CLASS_STAR (filled by the catalog stage, extract_file)
   // --- Flag maps (measure_flag_maps.hpp): MeasureRequest::flag_maps.size() per object,
   // row-major; empty without flag maps.
   std::vector<uint32_t> imaflags;  // IMAFLAGS_ISO
@@ -143,7 +149,8 @@ struct MeasureRequest {
   int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
-  bool windowed = false;  // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  bool windowed = false;   // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  bool iso_areas = false;  // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.
   std::vector<ImageView<const uint32_t>> flag_maps;

@@ -30,6 +30,9 @@ struct Settings {
   // FLAG_TYPE (one per map; OR where not given, as SExtractor).
   std::vector<std::string> flag_images = {"flag.fits"};
   std::vector<FlagType> flag_types;
+  // STARNNW_NAME: CLASS_STAR's network weights (read only when CLASS_STAR is asked for; a bare
+  // name is also looked for in /usr/share/source-extractor, where Debian puts default.nnw).
+  std::string starnnw_name = "default.nnw";
   Verbose verbose = Verbose::Normal;
   bool satur_level_given = false;  // set explicitly (file or command line)
   bool gain_given = false;

@@ -1,4 +1,5 @@
 #include "measure.hpp"
+#include "measure_class_star.hpp"
 #include "measure_windowed.hpp"
 #include "sextractor_pi.hpp"
 #include "threads.hpp"
@@ -160,6 +161,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
   Objects o;
   o.resize(n, naper, nfrac);
   if (ctx.compute_win) resize_windowed(o, n);
+  if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
   const int nt = worker_threads(ctx.config, ctx.field.value.width * ctx.field.value.height);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
   for (size_t i = 0; i < n; ++i) {
@@ -238,6 +240,15 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
                   ctx.n_fluxfrac, ctx.config.autoaper_search, radii, flags,
                   ctx.compute_win ? &hl_radius : nullptr);
       for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+    }
+    // --- hook: ISO0..ISO7, on the object's own pixels with its own (unmerged) peak, as
+    // SExtractor's examineiso computes them before cleaning
+    if (ctx.compute_iso) {
+      float own_peak = -std::numeric_limits<float>::max();
+      for (const Pixel& p : objects[src].pixels) own_peak = std::max(own_peak, p.value);
+      const float thresh = ctx.analysis_thresh - iso.dbkg;
+      iso_areas(objects[src].pixels, thresh, own_peak - iso.dbkg, &o.iso[i * kNIso]);
+      o.iso_thresh[i] = thresh;
     }
     // --- hook: windowed measurements, after the growth curve as in SExtractor's analyse.c
     if (ctx.compute_win) {

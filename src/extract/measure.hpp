@@ -21,6 +21,7 @@ struct MeasureContext {
   double satur_level = 50000.0;
   bool compute_auto = true;  // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
   bool compute_win = false;  // windowed measurements requested (measure_windowed.hpp)
+  bool compute_iso = false;  // ISO0..ISO7 requested (measure_class_star.hpp)
   int n_apertures = 0;
   int n_fluxfrac = 0;
   // SExtractor's line buffer: `strip_rows` lines (0: the whole image), `strip_margin` of them

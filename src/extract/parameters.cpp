@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "measure_class_star.hpp"
 #include "measure_windowed.hpp"
 #include "sextractor_parameter_names.hpp"
 
@@ -112,6 +113,27 @@ const std::vector<ParamSpec>& parameter_table() {
        false},
       {"ERRCXY_IMAGE", "pixel**(-2)", "Cxy error ellipse parameter", CT::Float32, "%12.7g", false,
        false},
+      // --- isophotal areas, CLASS_STAR (measure_class_star.hpp), surface brightnesses
+      {"ISO0", "pixel**2", "Isophotal area at level 0", CT::Int32, "%8d", false, false},
+      {"ISO1", "pixel**2", "Isophotal area at level 1", CT::Int32, "%8d", false, false},
+      {"ISO2", "pixel**2", "Isophotal area at level 2", CT::Int32, "%8d", false, false},
+      {"ISO3", "pixel**2", "Isophotal area at level 3", CT::Int32, "%8d", false, false},
+      {"ISO4", "pixel**2", "Isophotal area at level 4", CT::Int32, "%8d", false, false},
+      {"ISO5", "pixel**2", "Isophotal area at level 5", CT::Int32, "%8d", false, false},
+      {"ISO6", "pixel**2", "Isophotal area at level 6", CT::Int32, "%8d", false, false},
+      {"ISO7", "pixel**2", "Isophotal area at level 7", CT::Int32, "%8d", false, false},
+      {"CLASS_STAR", "", "S/G classifier output", CT::Float32, "%6.3f", false, false},
+      {"THRESHOLDMAX", "count", "Maximum threshold possible for detection", CT::Float32, "%12.7g",
+       false, false},
+      {"MU_THRESHOLD", "mag * arcsec**(-2)", "Analysis threshold above background", CT::Float32,
+       "%8.4f", false, false},
+      {"MU_MAX", "mag * arcsec**(-2)", "Peak surface brightness above background", CT::Float32,
+       "%8.4f", false, false},
+      {"FWHM_WORLD", "deg", "FWHM assuming a gaussian core", CT::Float32, "%12.7g", false, false},
+      {"ISOAREA_WORLD", "deg**2", "Isophotal area above Analysis threshold", CT::Float32, "%12.7g",
+       false, false},
+      {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
+       CT::Float32, "%12.7g", false, false},
       // --- flag maps (measure_flag_maps.hpp)
       {"IMAFLAGS_ISO", "", "FLAG-image flags OR'ed over the iso. profile", CT::Int32, "%9u", true,
        false},
@@ -288,6 +310,13 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     }
   }
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
+  // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
+  // the last digit only with PIXEL_SCALE rounded to float (HorseHead with 0.6 and 0.37: 177 of
+  // 579 ISOAREA_WORLD differ in the 7th digit in double).
+  const double pixscale = static_cast<float>(config.pixel_scale);
+  auto mu = [&](float adu) {  // SExtractor's surface brightness (photom.c), float value
+    return adu > 0.0f ? -2.5 * std::log10(adu / (pixscale * pixscale)) + zp : 99.0;
+  };
   // Windowed world coordinates, when asked for.
   std::vector<double> xww, yww, raw, decw;
   if (wcs && !o.xwin.empty()) {
@@ -377,6 +406,25 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ERRCXX_IMAGE", [&](size_t i, int) { return err_c(i, 0); }},
       {"ERRCYY_IMAGE", [&](size_t i, int) { return err_c(i, 1); }},
       {"ERRCXY_IMAGE", [&](size_t i, int) { return err_c(i, 2); }},
+      {"ISO0", [&](size_t i, int) { return double(o.iso[i * kNIso + 0]); }},
+      {"ISO1", [&](size_t i, int) { return double(o.iso[i * kNIso + 1]); }},
+      {"ISO2", [&](size_t i, int) { return double(o.iso[i * kNIso + 2]); }},
+      {"ISO3", [&](size_t i, int) { return double(o.iso[i * kNIso + 3]); }},
+      {"ISO4", [&](size_t i, int) { return double(o.iso[i * kNIso + 4]); }},
+      {"ISO5", [&](size_t i, int) { return double(o.iso[i * kNIso + 5]); }},
+      {"ISO6", [&](size_t i, int) { return double(o.iso[i * kNIso + 6]); }},
+      {"ISO7", [&](size_t i, int) { return double(o.iso[i * kNIso + 7]); }},
+      {"CLASS_STAR", scalar(o.class_star)},
+      {"THRESHOLDMAX", scalar(o.threshold)},  // SExtractor's obj->dthresh: the detection threshold
+      // Surface brightness of a value in ADU per pixel (PIXEL_SCALE != 0; run.cpp refuses 0).
+      {"MU_THRESHOLD", [&](size_t i, int) { return mu(o.iso_thresh[i]); }},
+      {"MU_MAX", [&](size_t i, int) { return mu(static_cast<float>(o.flux_max[i])); }},
+      {"FWHM_WORLD",
+       [&](size_t i, int) { return static_cast<float>(o.fwhm[i]) * (pixscale / 3600.0); }},
+      {"ISOAREA_WORLD",
+       [&](size_t i, int) { return o.isoarea[i] * (pixscale / 3600.0 * pixscale / 3600.0); }},
+      {"ISOAREAF_WORLD",
+       [&](size_t i, int) { return o.isoareaf[i] * (pixscale / 3600.0 * pixscale / 3600.0); }},
       {"IMAFLAGS_ISO", [&](size_t i, int k) { return double(o.imaflags[i * nmap + k]); }},
       {"NIMAFLAGS_ISO", [&](size_t i, int k) { return double(o.nimaflags[i * nmap + k]); }},
       {"XWIN_IMAGE", [&](size_t i, int) { return o.xwin[i] + 1; }},

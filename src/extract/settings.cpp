@@ -282,6 +282,8 @@ const std::map<std::string, Setter>& setters() {
                                                : FlagType::Most);
          }
        }},
+      {"STARNNW_NAME",
+       [](Settings& s, auto& k, auto& v) { s.starnnw_name = to_string_value(k, v); }},
       {"HEADER_SUFFIX",
        [](Settings& s, auto& k, auto& v) { s.header_suffix = to_string_value(k, v); }},
       {"PIXEL_SCALE",
@@ -338,10 +340,9 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
 // parameter it does not compute, WEIGHT_TYPE other than NONE, DETECT_TYPE PHOTO, WRITE_XML Y,
 // DGEO_TYPE PIXEL): with those refused, SExtractor does nothing with them either, so any value is
-// accepted. For example ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, STARNNW_NAME only
-// for CLASS_STAR, PHOT_PETROPARAMS only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes
-// SExtractor's pixel stack; celeris has none, so it cannot overflow where SExtractor would
-// (SExtractor then says so itself).
+// accepted. For example ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, PHOT_PETROPARAMS
+// only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes SExtractor's pixel stack; celeris has none,
+// so it cannot overflow where SExtractor would (SExtractor then says so itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
       "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE", "ASSOC_DATA",       "ASSOC_NAME",
@@ -349,8 +350,8 @@ const std::vector<std::string>& inert_keys() {
       "INTERP_MAXXLAG",  "INTERP_MAXYLAG",  "INTERP_TYPE",      "MAG_GAMMA",
       "MEMORY_PIXSTACK", "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
       "PSF_NAME",        "PSF_NMAX",        "RESCALE_WEIGHTS",  "SOM_NAME",
-      "STARNNW_NAME",    "WEIGHT_GAIN",     "WEIGHT_IMAGE",     "WEIGHT_THRESH",
-      "XML_NAME",        "XSL_URL",
+      "WEIGHT_GAIN",     "WEIGHT_IMAGE",    "WEIGHT_THRESH",    "XML_NAME",
+      "XSL_URL",
   };
   return keys;
 }

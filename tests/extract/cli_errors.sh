@@ -59,8 +59,8 @@ expect_error all-nan "masked" "$bin" extract allnan.fits
 expect_error empty "no image data\|empty" "$bin" extract empty.fits
 # Nothing silently ignored (issue 19): what SExtractor would do and celeris cannot is an error
 # naming it.
-printf 'NUMBER\nX_IMAGE\nCLASS_STAR\nVECTOR_ASSOC(2)\n' > missing.param
-expect_error sextractor-param "CLASS_STAR, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
+printf 'NUMBER\nX_IMAGE\nFLUX_PETRO\nVECTOR_ASSOC(2)\n' > missing.param
+expect_error sextractor-param "FLUX_PETRO, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
 expect_error weight-type "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
 expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE
@@ -106,6 +106,11 @@ expect_error flag-values "not an integer" "$bin" extract good.fits -PARAMETERS_N
 expect_error flag-count "FLAG_IMAGE names 1" "$bin" extract good.fits -PARAMETERS_NAME flags2.param -FLAG_IMAGE good.fits
 expect_error flag-missing "flag.fits" "$bin" extract good.fits -PARAMETERS_NAME flags.param
 expect_error flag-type "FLAG_TYPE" "$bin" extract good.fits -FLAG_TYPE XOR
+# CLASS_STAR: the network file must be one; PIXEL_SCALE 0 (from the WCS) is not supported yet.
+printf 'NUMBER\nCLASS_STAR\n' > cs.param
+expect_error nnw-missing "STARNNW_NAME" "$bin" extract good.fits -PARAMETERS_NAME cs.param -STARNNW_NAME none.nnw
+expect_error nnw-bad "not a neural-network" "$bin" extract good.fits -PARAMETERS_NAME cs.param -STARNNW_NAME ok.conv
+expect_error pixel-scale-0 "PIXEL_SCALE" "$bin" extract good.fits -PARAMETERS_NAME cs.param -PIXEL_SCALE 0
 # Keys that act only with a refused feature are accepted (SExtractor ignores them too then).
 "$bin" extract good.fits -FLAG_IMAGE none.fits -STARNNW_NAME none.nnw -WEIGHT_IMAGE none.fits \
   -ASSOC_NAME none.list -FILTER_NAME ok.conv -VERBOSE_TYPE QUIET -CATALOG_NAME inert.cat \

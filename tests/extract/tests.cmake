@@ -121,3 +121,22 @@ foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;MIN,MAX"
   set_tests_properties(extract.parity.${name}_flag_maps PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# ISO0..ISO7, CLASS_STAR (SExtractor's default.nnw, read at run time), THRESHOLDMAX, MU_MAX,
+# MU_THRESHOLD, FWHM_WORLD, ISOAREA(F)_WORLD (measure_class_star.cpp): every row identical, and
+# the issue's median |dCLASS_STAR| <= 1e-2; HorseHead with a local background, another pixel
+# scale, seeing and zero point.
+set(CELERIS_NNW /usr/share/source-extractor/default.nnw)
+set(CELERIS_CS_PARAMS
+  ISO0,ISO1,ISO2,ISO3,ISO4,ISO5,ISO6,ISO7,CLASS_STAR,THRESHOLDMAX,MU_THRESHOLD,MU_MAX,FWHM_WORLD,ISOAREA_WORLD,ISOAREAF_WORLD,ISOAREAF_IMAGE,FLUX_MAX)
+foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits"
+                "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits;-BACKPHOTO_TYPE;LOCAL;-PIXEL_SCALE;0.37;-SEEING_FWHM;2.5;-MAG_ZEROPOINT;25")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.${name}_class_star
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_class_star --rows-frac 1.0
+                   --params ${CELERIS_CS_PARAMS} --col-tol CLASS_STAR=1e-2
+                   -- -STARNNW_NAME ${CELERIS_NNW} ${variant})
+  set_tests_properties(extract.parity.${name}_class_star PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
