@@ -118,6 +118,8 @@ struct Objects {
   std::vector<int32_t> iso;
   std::vector<float> iso_thresh;
   std::vector<float> class_star;  // CLASS_STAR (filled by the catalog stage, extract_file)
+  // FLUX_ISOCOR and its error (measure_best.hpp), filled only when MeasureRequest::isocor.
+  std::vector<float> flux_isocor, fluxerr_isocor;
   // --- Flag maps (measure_flag_maps.hpp): MeasureRequest::flag_maps.size() per object,
   // row-major; empty without flag maps.
   std::vector<uint32_t> imaflags;  // IMAFLAGS_ISO
@@ -150,6 +152,7 @@ struct MeasureRequest {
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
   bool windowed = false;   // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  bool isocor = false;     // FLUX_ISOCOR (and FLUX_BEST)
   bool iso_areas = false;  // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.

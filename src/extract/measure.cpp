@@ -1,4 +1,5 @@
 #include "measure.hpp"
+#include "measure_best.hpp"
 #include "measure_class_star.hpp"
 #include "measure_windowed.hpp"
 #include "sextractor_pi.hpp"
@@ -162,6 +163,7 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
   o.resize(n, naper, nfrac);
   if (ctx.compute_win) resize_windowed(o, n);
   if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
+  if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
   const int nt = worker_threads(ctx.config, ctx.field.value.width * ctx.field.value.height);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
   for (size_t i = 0; i < n; ++i) {
@@ -240,6 +242,11 @@ Objects measure_objects(const std::vector<Detection>& objects, const std::vector
                   ctx.n_fluxfrac, ctx.config.autoaper_search, radii, flags,
                   ctx.compute_win ? &hl_radius : nullptr);
       for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+    }
+    if (ctx.compute_isocor) {  // --- hook: FLUX_ISOCOR
+      const IsocorResult c = isocor_flux(iso.flux, iso.fluxvar, s.npix, ctx.detect_thresh);
+      o.flux_isocor[i] = c.flux;
+      o.fluxerr_isocor[i] = c.fluxerr;
     }
     // --- hook: ISO0..ISO7, on the object's own pixels with its own (unmerged) peak, as
     // SExtractor's examineiso computes them before cleaning

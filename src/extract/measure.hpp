@@ -19,9 +19,10 @@ struct MeasureContext {
   float detect_thresh = 0;    // ADU above background
   float analysis_thresh = 0;  // ADU above background
   double satur_level = 50000.0;
-  bool compute_auto = true;  // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
-  bool compute_win = false;  // windowed measurements requested (measure_windowed.hpp)
-  bool compute_iso = false;  // ISO0..ISO7 requested (measure_class_star.hpp)
+  bool compute_auto = true;     // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
+  bool compute_win = false;     // windowed measurements requested (measure_windowed.hpp)
+  bool compute_iso = false;     // ISO0..ISO7 requested (measure_class_star.hpp)
+  bool compute_isocor = false;  // FLUX_ISOCOR requested (measure_best.hpp)
   int n_apertures = 0;
   int n_fluxfrac = 0;
   // SExtractor's line buffer: `strip_rows` lines (0: the whole image), `strip_margin` of them

@@ -134,6 +134,18 @@ const std::vector<ParamSpec>& parameter_table() {
        false, false},
       {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
        CT::Float32, "%12.7g", false, false},
+      // --- corrected isophotal and best fluxes (measure_best.hpp)
+      {"FLUX_ISOCOR", "count", "Corrected isophotal flux", CT::Float32, "%12.7g", false, false},
+      {"FLUXERR_ISOCOR", "count", "RMS error for corrected isophotal flux", CT::Float32, "%12.7g",
+       false, false},
+      {"MAG_ISOCOR", "mag", "Corrected isophotal magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_ISOCOR", "mag", "RMS error for corrected isophotal magnitude", CT::Float32, "%8.4f",
+       false, false},
+      {"FLUX_BEST", "count", "Best of FLUX_AUTO and FLUX_ISOCOR", CT::Float32, "%12.7g", false,
+       false},
+      {"FLUXERR_BEST", "count", "RMS error for BEST flux", CT::Float32, "%12.7g", false, false},
+      {"MAG_BEST", "mag", "Best of MAG_AUTO and MAG_ISOCOR", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_BEST", "mag", "RMS error for MAG_BEST", CT::Float32, "%8.4f", false, false},
       // --- flag maps (measure_flag_maps.hpp)
       {"IMAFLAGS_ISO", "", "FLAG-image flags OR'ed over the iso. profile", CT::Int32, "%9u", true,
        false},
@@ -314,6 +326,10 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   // the last digit only with PIXEL_SCALE rounded to float (HorseHead with 0.6 and 0.37: 177 of
   // 579 ISOAREA_WORLD differ in the 7th digit in double).
   const double pixscale = static_cast<float>(config.pixel_scale);
+  auto best = [&](size_t i, bool err) -> double {
+    if (o.flags[i] & kFlagNeighbours) return err ? o.fluxerr_isocor[i] : o.flux_isocor[i];
+    return static_cast<float>(err ? o.fluxerr_auto[i] : o.flux_auto[i]);
+  };
   auto mu = [&](float adu) {  // SExtractor's surface brightness (photom.c), float value
     return adu > 0.0f ? -2.5 * std::log10(adu / (pixscale * pixscale)) + zp : 99.0;
   };
@@ -415,6 +431,17 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ISO6", [&](size_t i, int) { return double(o.iso[i * kNIso + 6]); }},
       {"ISO7", [&](size_t i, int) { return double(o.iso[i * kNIso + 7]); }},
       {"CLASS_STAR", scalar(o.class_star)},
+      {"FLUX_ISOCOR", scalar(o.flux_isocor)},
+      {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},
+      {"MAG_ISOCOR", [&](size_t i, int) { return mag(o.flux_isocor[i], zp); }},
+      {"MAGERR_ISOCOR",
+       [&](size_t i, int) { return magerr(o.flux_isocor[i], o.fluxerr_isocor[i]); }},
+      // SExtractor's computemags: FLUX_ISOCOR for crowded objects (FLAGS bit 1), else FLUX_AUTO.
+      {"FLUX_BEST", [&](size_t i, int) { return best(i, false); }},
+      {"FLUXERR_BEST", [&](size_t i, int) { return best(i, true); }},
+      {"MAG_BEST", [&](size_t i, int) { return mag(float(best(i, false)), zp); }},
+      {"MAGERR_BEST",
+       [&](size_t i, int) { return magerr(float(best(i, false)), float(best(i, true))); }},
       {"THRESHOLDMAX", scalar(o.threshold)},  // SExtractor's obj->dthresh: the detection threshold
       // Surface brightness of a value in ADU per pixel (PIXEL_SCALE != 0; run.cpp refuses 0).
       {"MU_THRESHOLD", [&](size_t i, int) { return mu(o.iso_thresh[i]); }},

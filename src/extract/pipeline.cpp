@@ -232,6 +232,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   ctx.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
   ctx.compute_win = request.windowed;
   ctx.compute_iso = request.iso_areas;
+  ctx.compute_isocor = request.isocor;
   ctx.compute_auto = request.auto_flux || ctx.n_fluxfrac > 0 || ctx.compute_win;
   // SExtractor's line buffer: MEMORY_BUFSIZE lines, strip_margin of them read ahead of the scan;
   // BACKPHOTO_TYPE LOCAL adds BACKPHOTO_THICK + MEMORY_BUFSIZE / 4 to both (field.c), so that

@@ -63,6 +63,8 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   for (const auto& p : params) {
     const std::string n = p.spec->name;
     if (n.find("_AUTO") != std::string::npos || n == "KRON_RADIUS") req.auto_flux = true;
+    if (n.find("ISOCOR") != std::string::npos) req.isocor = true;
+    if (n.find("_BEST") != std::string::npos) req.isocor = req.auto_flux = true;
     if (n.find("WIN") != std::string::npos) req.windowed = true;  // XWIN_IMAGE, FLAGS_WIN, ...
     if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
       req.iso_areas = true;

@@ -122,14 +122,15 @@ foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;MIN,MAX"
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
 # ISO0..ISO7, CLASS_STAR (SExtractor's default.nnw, read at run time), THRESHOLDMAX, MU_MAX,
-# MU_THRESHOLD, FWHM_WORLD, ISOAREA(F)_WORLD (measure_class_star.cpp): every row identical, and
+# MU_THRESHOLD, FWHM_WORLD, ISOAREA(F)_WORLD (measure_class_star.cpp), FLUX_ISOCOR and FLUX_BEST
+# families (measure_best.cpp): every row identical, and
 # the issue's median |dCLASS_STAR| <= 1e-2; HorseHead with a local background, another pixel
 # scale, seeing and zero point.
 set(CELERIS_NNW /usr/share/source-extractor/default.nnw)
 set(CELERIS_CS_PARAMS
-  ISO0,ISO1,ISO2,ISO3,ISO4,ISO5,ISO6,ISO7,CLASS_STAR,THRESHOLDMAX,MU_THRESHOLD,MU_MAX,FWHM_WORLD,ISOAREA_WORLD,ISOAREAF_WORLD,ISOAREAF_IMAGE,FLUX_MAX)
+  ISO0,ISO1,ISO2,ISO3,ISO4,ISO5,ISO6,ISO7,CLASS_STAR,THRESHOLDMAX,MU_THRESHOLD,MU_MAX,FWHM_WORLD,ISOAREA_WORLD,ISOAREAF_WORLD,ISOAREAF_IMAGE,FLUX_MAX,FLUX_ISOCOR,FLUXERR_ISOCOR,MAG_ISOCOR,MAGERR_ISOCOR,FLUX_BEST,FLUXERR_BEST,MAG_BEST,MAGERR_BEST)
 foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits"
-                "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits;-BACKPHOTO_TYPE;LOCAL;-PIXEL_SCALE;0.37;-SEEING_FWHM;2.5;-MAG_ZEROPOINT;25")
+                "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits;-BACKPHOTO_TYPE;LOCAL;-PIXEL_SCALE;0.37;-SEEING_FWHM;2.5;-MAG_ZEROPOINT;25;-GAIN;3")
   list(POP_FRONT variant name case)
   add_test(NAME extract.parity.${name}_class_star
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
