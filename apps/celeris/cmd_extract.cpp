@@ -25,7 +25,10 @@ SExtractor-compatible source extraction. IMAGE is a FITS file; CFITSIO syntax se
 Configuration: the file given with -c (SExtractor .sex syntax; without -c, a default.sex in
 the current directory if present, else built-in defaults), then each -KEY VALUE on the command
 line (e.g. -CATALOG_NAME out.cat -DETECT_THRESH 3 -PARAMETERS_NAME my.param).
-Unknown keys give a warning; an invalid value is an error naming the key.
+Unknown keys and catalog parameters give a warning (as in SExtractor); an invalid value, a
+SExtractor parameter celeris does not compute yet, or a SExtractor key set to a value whose effect
+celeris does not reproduce yet (WEIGHT_TYPE other than NONE, several image extensions, ...) is
+an error naming it. Warnings and the run's summary go to stderr.
 
 Main keys (see -d for all): CATALOG_NAME, CATALOG_TYPE (ASCII_HEAD, ASCII, FITS_1.0, FITS_LDAC,
 NONE), PARAMETERS_NAME, DETECT_MINAREA, DETECT_THRESH, ANALYSIS_THRESH, THRESH_TYPE, FILTER,
@@ -116,32 +119,32 @@ int run_extract(const Args& args) {
     std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);
 
-  const extract::FileRunResult r = extract::extract_file(image, settings);
-  // CATALOG_NAME STDOUT: the catalog owns standard output, the summary goes to stderr.
-  FILE* out = settings.catalog_type != extract::CatalogType::None &&
-                      is_stdout_name(settings.catalog_name)
-                  ? stderr
-                  : stdout;
+  const extract::FileRunResult r = extract::extract_file(image, settings, [](const std::string& w) {
+    std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
+  });
   if (settings.verbose == extract::Verbose::Quiet) return 0;
+  // The run's summary goes to stderr, as SExtractor's, so that stdout can carry a catalog.
   const auto& info = r.info;
-  std::fprintf(out, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu, r.width,
-              r.height, r.has_wcs ? ", WCS" : "");
-  std::fprintf(out, "  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n", info.global_back,
-              info.global_rms, settings.config.back_width, settings.config.back_height,
-              settings.config.back_filter_width, settings.config.back_filter_height);
-  std::fprintf(out, "  threshold   %.6g (detection)   %.6g (analysis) ADU above background\n",
-              info.detect_thresh, info.analysis_thresh);
-  std::fprintf(out, "  gain        %g e-/ADU   saturation %g ADU\n", r.gain, r.satur_level);
-  std::fprintf(out, "  objects     %zu detected, %zu after deblending, %zu in catalog\n",
-              info.n_detections, info.n_deblended, r.catalog.rows);
-  std::fprintf(out, "  time       ");
-  for (const auto& [stage, s] : info.stage_seconds) std::fprintf(out, " %s %.3fs", stage.c_str(), s);
-  std::fprintf(out, "\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
+  std::fprintf(stderr, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu,
+               r.width, r.height, r.has_wcs ? ", WCS" : "");
+  std::fprintf(stderr, "  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n",
+               info.global_back, info.global_rms, settings.config.back_width,
+               settings.config.back_height, settings.config.back_filter_width,
+               settings.config.back_filter_height);
+  std::fprintf(stderr, "  threshold   %.6g (detection)   %.6g (analysis) ADU above background\n",
+               info.detect_thresh, info.analysis_thresh);
+  std::fprintf(stderr, "  gain        %g e-/ADU   saturation %g ADU\n", r.gain, r.satur_level);
+  std::fprintf(stderr, "  objects     %zu detected, %zu after deblending, %zu in catalog\n",
+               info.n_detections, info.n_deblended, r.catalog.rows);
+  std::fprintf(stderr, "  time       ");
+  for (const auto& [stage, s] : info.stage_seconds)
+    std::fprintf(stderr, " %s %.3fs", stage.c_str(), s);
+  std::fprintf(stderr, "\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
                r.info.threads == 1 ? "" : "s",
                settings.config.device == Backend::Cuda ? ", GPU front end" : "");
   if (settings.catalog_type != extract::CatalogType::None)
-    std::fprintf(out, "  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
-                type_name(settings.catalog_type), r.catalog.columns.size());
+    std::fprintf(stderr, "  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
+                 type_name(settings.catalog_type), r.catalog.columns.size());
   return 0;
 }
 

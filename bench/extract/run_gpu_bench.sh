@@ -23,6 +23,6 @@ for f in sparse2k sparse4k crowded4k crowded8k; do
 done
 # The labelling baseline on crowded4k's mask.
 $bin/celeris extract $work/crowded4k.fits -CATALOG_TYPE NONE -CHECKIMAGE_TYPE -BACKGROUND,FILTERED \
-  -CHECKIMAGE_NAME $work/value.fits,$work/filtered.fits > $work/summary.txt
+  -CHECKIMAGE_NAME $work/value.fits,$work/filtered.fits > $work/summary.txt 2>&1
 thresh=$(awk '/threshold/ {print $2}' $work/summary.txt)
 python3 bench/extract/label_cupy.py $work/value.fits $work/filtered.fits "$thresh" --repeat 20

@@ -33,6 +33,8 @@ enum Flag : uint16_t {
 };
 
 enum class ThreshType { Relative, Absolute };
+// FLAG_TYPE: how an object's flag-map values combine (SExtractor's OR, AND, MIN, MAX, MOST).
+enum class FlagType { Or, And, Min, Max, Most };
 enum class MaskType { None, Blank, Correct };
 enum class BackPhotoType { Global, Local };
 
@@ -107,6 +109,25 @@ struct Objects {
   std::vector<double> flux_radius;              // n_fluxfrac per object, row-major
   std::vector<double> fwhm;
   std::vector<uint16_t> flags;
+  // --- Windowed measurements (SExtractor winpos.c), filled only when MeasureRequest::windowed
+  // (empty otherwise): centroid (0-based), its error ellipse, second moments, ellipse, flux.
+  std::vector<double> xwin, ywin, errx2win, erry2win, errxywin, x2win, y2win, xywin;
+  std::vector<float> errawin, errbwin, errthetawin, awin, bwin, thetawin;  // theta: deg
+  std::vector<float> cxxwin, cyywin, cxywin, flux_win, fluxerr_win;
+  std::vector<int16_t> flags_win, niter_win;  // FLAGS_WIN, NITER_WIN
+  // --- end of windowed measurements
+  // --- Isophotal areas ISO0..ISO7 (measure_class_star.hpp), 8 per object, row-major, and the
+  // object's analysis threshold less its local background (MU_THRESHOLD); filled only when
+  // MeasureRequest::iso_areas.
+  std::vector<int32_t> iso;
+  std::vector<float> iso_thresh;
+  std::vector<float> class_star;  // CLASS_STAR (filled by the catalog stage, extract_file)
+  // FLUX_ISOCOR and its error (measure_best.hpp), filled only when MeasureRequest::isocor.
+  std::vector<float> flux_isocor, fluxerr_isocor;
+  // --- Flag maps (measure_flag_maps.hpp): MeasureRequest::flag_maps.size() per object,
+  // row-major; empty without flag maps.
+  std::vector<uint32_t> imaflags;  // IMAFLAGS_ISO
+  std::vector<int32_t> nimaflags;  // NIMAFLAGS_ISO
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -134,6 +155,13 @@ struct MeasureRequest {
   int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
+  bool windowed = false;   // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  bool isocor = false;     // FLUX_ISOCOR (and FLUX_BEST)
+  bool iso_areas = false;  // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
+  // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
+  // they fill Objects::imaflags / nimaflags.
+  std::vector<ImageView<const uint32_t>> flag_maps;
+  std::vector<FlagType> flag_types;
   std::vector<CheckImage> check_images;  // made in this order into Result::check_images
 };
 

@@ -23,6 +23,16 @@ struct Settings {
   std::string satur_key = "SATURATE";
   std::string gain_key = "GAIN";
   std::string detect_type = "CCD";
+  // HEADER_SUFFIX: SExtractor reads IMAGE<suffix> (img.head) beside the image when it exists;
+  // celeris refuses to run then (it does not read external headers yet).
+  std::string header_suffix = ".head";
+  // FLAG_IMAGE (at most 4, read only when IMAFLAGS_ISO / NIMAFLAGS_ISO is asked for) and
+  // FLAG_TYPE (one per map; OR where not given, as SExtractor).
+  std::vector<std::string> flag_images = {"flag.fits"};
+  std::vector<FlagType> flag_types;
+  // STARNNW_NAME: CLASS_STAR's network weights (read only when CLASS_STAR is asked for; a bare
+  // name is also looked for in /usr/share/source-extractor, where Debian puts default.nnw).
+  std::string starnnw_name = "default.nnw";
   Verbose verbose = Verbose::Normal;
   bool satur_level_given = false;  // set explicitly (file or command line)
   bool gain_given = false;
@@ -34,7 +44,9 @@ struct Settings {
 using Overrides = std::vector<std::pair<std::string, std::string>>;  // KEY, VALUE
 
 // Applies a configuration text (contents of a .sex file) then the overrides. Unknown keys add a
-// warning; an invalid value throws celeris::Error naming the key. Does not read filter or
+// warning (as in SExtractor); an invalid value, or a value of a SExtractor key whose effect
+// celeris does not reproduce (WEIGHT_TYPE other than NONE, ...), throws celeris::Error naming
+// the key. Does not read filter or
 // parameter files (see load_filter / read_parameter_list).
 Settings parse_settings(const std::string& config_text, const Overrides& overrides,
                         const std::string& config_origin = "configuration");

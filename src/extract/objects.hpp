@@ -92,6 +92,13 @@ struct ObjectList {
     value.reserve(n);
     cvalue.reserve(n);
   }
+  // A list of one object holding `pixels` (tests, small tools).
+  static ObjectList of(const std::vector<Pixel>& pixels, uint16_t object_flags = 0) {
+    ObjectList l;
+    for (const Pixel& p : pixels) l.push_pixel(p);
+    l.end_object(object_flags);
+    return l;
+  }
   // Concatenates lists made in parallel, in order.
   static ObjectList concatenate(std::vector<ObjectList>& parts);
 };

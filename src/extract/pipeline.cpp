@@ -21,6 +21,7 @@
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/local_background.hpp"
 #include "extract/stages/measure.hpp"
+#include "extract/stages/measure_flag_maps.hpp"
 #include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
@@ -159,12 +160,16 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
   MeasureParams mp;
   mp.detect_thresh = dthresh;
+  mp.analysis_thresh = athresh;
   mp.satur_level = config.satur_level;
   mp.apertures = config.phot_apertures;
   mp.fluxfrac = config.phot_fluxfrac;
   mp.n_apertures = request.n_apertures < 0 ? naper : std::min(request.n_apertures, naper);
   mp.n_fluxfrac = request.n_fluxfrac < 0 ? nfrac : std::min(request.n_fluxfrac, nfrac);
-  mp.compute_auto = request.auto_flux || mp.n_fluxfrac > 0;
+  mp.compute_win = request.windowed;
+  mp.compute_iso = request.iso_areas;
+  mp.compute_isocor = request.isocor;
+  mp.compute_auto = request.auto_flux || mp.n_fluxfrac > 0 || mp.compute_win;
   mp.autoparams = {config.kron_fact, config.kron_minradius, config.autoaper_search,
                    config.autoaper_flux};
   mp.buffer = LineBuffer::of(config, h);
@@ -201,6 +206,14 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   }
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
+  // Flag maps (IMAFLAGS_ISO): on the objects as detected, merged as cleaning merged them.
+  if (!request.flag_maps.empty()) {
+    std::vector<size_t> victims, masters;
+    for (const CleanVictim& v : cleaned.removed)
+      victims.push_back(v.object), masters.push_back(v.master);
+    image_flags(objects, victims, masters, cleaned.order, request.flag_maps, request.flag_types,
+                result.objects);
+  }
   timer.lap("measure");
 
   // 7. Check images, from the stages' products.

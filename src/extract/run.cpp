@@ -1,15 +1,20 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/settings/input_checks.hpp"
 #include "extract/settings/parameters.hpp"
-#include "extract/sextractor/wcs_draws.hpp"
 #include "extract/sextractor/summary_cards.hpp"
+#include "extract/sextractor/wcs_draws.hpp"
+#include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_flag_maps.hpp"
 
 namespace celeris::extract {
 
@@ -29,11 +34,15 @@ void write_check_images(const Settings& settings, const std::vector<Image<float>
 
 }  // namespace
 
-FileRunResult extract_file(const std::string& image_path, const Settings& settings) {
+FileRunResult extract_file(const std::string& image_path, const Settings& settings,
+                           const WarningSink& warn) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> warnings;
   const std::vector<RequestedParam> params =
       read_parameter_list(settings.parameters_name, warnings);
+  if (warn)
+    for (const auto& w : warnings) warn(w);
+  refuse_unsupported_inputs(image_path, settings);
   FitsImage img = read_fits_image(image_path);
 
   Config config = settings.config;
@@ -55,6 +64,11 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   for (const auto& p : params) {
     const std::string n = p.spec->name;
     if (n.find("_AUTO") != std::string::npos || n == "KRON_RADIUS") req.auto_flux = true;
+    if (n.find("ISOCOR") != std::string::npos) req.isocor = true;
+    if (n.find("_BEST") != std::string::npos) req.isocor = req.auto_flux = true;
+    if (n.find("WIN") != std::string::npos) req.windowed = true;  // XWIN_IMAGE, FLAGS_WIN, ...
+    if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
+      req.iso_areas = true;
   }
 
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
@@ -68,8 +82,58 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     refuse_output_over_input(name, image_path, "CHECKIMAGE_NAME");
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
+  // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
+  std::optional<StarNetwork> star_network;
+  for (const auto& p : params)
+    if (std::string(p.spec->name) == "CLASS_STAR") {
+      star_network = StarNetwork::load(settings.starnnw_name);
+      if (star_network->inputs() != kNIso + 2)
+        throw Error("STARNNW_NAME " + settings.starnnw_name + ": " +
+                    std::to_string(star_network->inputs()) +
+                    " inputs; CLASS_STAR feeds SExtractor's 10");
+    }
+  // Pixel-scale-dependent columns: PIXEL_SCALE 0 means SExtractor's local WCS pixel area, which
+  // celeris does not compute yet.
+  if (config.pixel_scale == 0.0)
+    for (const auto& p : params) {
+      const std::string n = p.spec->name;
+      if (n == "CLASS_STAR" || n == "MU_MAX" || n == "MU_THRESHOLD" || n == "FWHM_WORLD" ||
+          n == "ISOAREA_WORLD" || n == "ISOAREAF_WORLD")
+        throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
+                    "; give PIXEL_SCALE in arcsec");
+    }
+  // --- hook: flag maps (FLAG_IMAGE), read only when IMAFLAGS_ISO / NIMAFLAGS_ISO asks, as in
+  // SExtractor; one map per element of the longer of the two vectors.
+  size_t nflag = 0;
+  for (const auto& p : params)
+    if (std::string(p.spec->name) == "IMAFLAGS_ISO" || std::string(p.spec->name) == "NIMAFLAGS_ISO")
+      nflag = std::max(nflag, static_cast<size_t>(p.size));
+  if (nflag > settings.flag_images.size())
+    throw Error("IMAFLAGS_ISO/NIMAFLAGS_ISO(" + std::to_string(nflag) + ") needs " +
+                std::to_string(nflag) + " flag maps; FLAG_IMAGE names " +
+                std::to_string(settings.flag_images.size()));
+  std::vector<Image<uint32_t>> flag_maps;
+  for (size_t k = 0; k < nflag; ++k) {
+    const FitsImage f = read_fits_image(settings.flag_images[k]);
+    flag_maps.push_back(
+        flag_map_from_pixels(f.pixels.view(), width, height, settings.flag_images[k]));
+    req.flag_types.push_back(k < settings.flag_types.size() ? settings.flag_types[k]
+                                                            : FlagType::Or);
+  }
+  for (const auto& m : flag_maps) req.flag_maps.push_back(m.view());
+  // --- end of flag maps
   Result r = extract(std::move(img.pixels), config, req);
+  if (star_network) {  // --- hook: CLASS_STAR (measure_class_star.hpp)
+    Objects& o = r.objects;
+    o.class_star.resize(o.size());
+    for (size_t i = 0; i < o.size(); ++i)
+      o.class_star[i] =
+          class_star(*star_network, &o.iso[i * kNIso], static_cast<float>(o.flux_max[i]),
+                     static_cast<float>(r.info.analysis_thresh), config.seeing_fwhm,
+                     static_cast<float>(config.pixel_scale));  // as parameters.cpp does
+  }
   FileRunResult out;
+  out.warnings = std::move(warnings);
   out.catalog = make_catalog(r.objects, params, config, wcs);
   out.info = r.info;
   out.width = width;

@@ -57,6 +57,81 @@ expect_error one-d "2-D" "$bin" extract oned.fits
 expect_error cube "cube" "$bin" extract cube.fits
 expect_error all-nan "masked" "$bin" extract allnan.fits
 expect_error empty "no image data\|empty" "$bin" extract empty.fits
+# Nothing silently ignored (issue 19): what SExtractor would do and celeris cannot is an error
+# naming it.
+printf 'NUMBER\nX_IMAGE\nFLUX_PETRO\nVECTOR_ASSOC(2)\n' > missing.param
+expect_error sextractor-param "FLUX_PETRO, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
+expect_error weight-type "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits
+expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
+expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE
+expect_error maxarea "DETECT_MAXAREA" "$bin" extract good.fits -DETECT_MAXAREA 100
+expect_error write-xml "WRITE_XML" "$bin" extract good.fits -WRITE_XML Y
+expect_error fits-unsigned "FITS_UNSIGNED" "$bin" extract good.fits -FITS_UNSIGNED Y
+expect_error dual-image "dual-image" "$bin" extract good.fits,good.fits
+python3 - <<'PY'
+# good.fits followed by a second image HDU: a multi-extension file of two images.
+data = open("good.fits", "rb").read()
+cards, pos = [], 0
+while True:
+    card = data[pos:pos + 80].decode()
+    pos += 80
+    if card.startswith("END "):
+        break
+    cards.append(card)
+body = data[(pos + 2879) // 2880 * 2880:]
+naxis = int(next(c for c in cards if c.startswith("NAXIS ")).split("=")[1].split("/")[0])
+ext = ["XTENSION= 'IMAGE   '".ljust(80)] + cards[1:3 + naxis]
+ext += ["PCOUNT  =                    0".ljust(80), "GCOUNT  =                    1".ljust(80)]
+ext += [c for c in cards[3 + naxis:] if not c.startswith("EXTEND")] + ["END".ljust(80)]
+head = "".join(ext).encode()
+head += b" " * (-len(head) % 2880)
+open("mef.fits", "wb").write(data + head + body)
+PY
+expect_error mef "image extensions" "$bin" extract mef.fits
+"$bin" extract "mef.fits[1]" -FILTER_NAME ok.conv -CATALOG_NAME mef1.cat >/dev/null 2>err.txt
+if [ $? -ne 0 ] || [ ! -s mef1.cat ]; then
+  echo "FAIL mef with a named HDU: should succeed"; cat err.txt; fail=1
+else
+  echo "ok   mef-named-hdu: runs"
+fi
+cp good.fits head.fits
+printf 'GAIN    =                  4.0\nEND\n' > head.head
+expect_error external-header "head.head" "$bin" extract head.fits
+# Flag maps: the size must match, values must be small integers, one map per vector element.
+printf 'NUMBER\nIMAFLAGS_ISO\n' > flags.param
+printf 'NUMBER\nIMAFLAGS_ISO(2)\n' > flags2.param
+"$bin" simulate image --size 32 --stars 1 -o small.fits >/dev/null
+expect_error flag-size "small.fits" "$bin" extract good.fits -PARAMETERS_NAME flags.param -FLAG_IMAGE small.fits
+expect_error flag-values "not an integer" "$bin" extract good.fits -PARAMETERS_NAME flags.param -FLAG_IMAGE good.fits
+expect_error flag-count "FLAG_IMAGE names 1" "$bin" extract good.fits -PARAMETERS_NAME flags2.param -FLAG_IMAGE good.fits
+expect_error flag-missing "flag.fits" "$bin" extract good.fits -PARAMETERS_NAME flags.param
+expect_error flag-type "FLAG_TYPE" "$bin" extract good.fits -FLAG_TYPE XOR
+# CLASS_STAR: the network file must be one; PIXEL_SCALE 0 (from the WCS) is not supported yet.
+printf 'NUMBER\nCLASS_STAR\n' > cs.param
+expect_error nnw-missing "STARNNW_NAME" "$bin" extract good.fits -PARAMETERS_NAME cs.param -STARNNW_NAME none.nnw
+expect_error nnw-bad "not a neural-network" "$bin" extract good.fits -PARAMETERS_NAME cs.param -STARNNW_NAME ok.conv
+expect_error pixel-scale-0 "PIXEL_SCALE" "$bin" extract good.fits -PARAMETERS_NAME cs.param -PIXEL_SCALE 0
+# Keys that act only with a refused feature are accepted (SExtractor ignores them too then).
+"$bin" extract good.fits -FLAG_IMAGE none.fits -STARNNW_NAME none.nnw -WEIGHT_IMAGE none.fits \
+  -ASSOC_NAME none.list -FILTER_NAME ok.conv -VERBOSE_TYPE QUIET -CATALOG_NAME inert.cat \
+  >/dev/null 2>err.txt
+if [ $? -ne 0 ] || [ -s err.txt ] || [ ! -s inert.cat ]; then
+  echo "FAIL inert keys: should succeed silently"; cat err.txt; fail=1
+else
+  echo "ok   inert-keys: accepted"
+fi
+# Unknown catalog parameters warn on stderr (as SExtractor); the summary goes to stderr too, so
+# stdout stays empty.
+printf 'NUMBER\nX_IMAGE\nNOT_A_PARAM\n' > unknown.param
+"$bin" extract good.fits -PARAMETERS_NAME unknown.param -FILTER_NAME ok.conv \
+  -CATALOG_NAME unknown.cat >out.txt 2>err.txt
+if [ $? -ne 0 ] || ! grep -q "warning: .*NOT_A_PARAM" err.txt || [ -s out.txt ] ||
+   ! grep -q "objects" err.txt || [ ! -s unknown.cat ]; then
+  echo "FAIL unknown parameter: should warn on stderr, summary on stderr, stdout empty"
+  cat out.txt err.txt; fail=1
+else
+  echo "ok   unknown-param: warning and summary on stderr"
+fi
 # Unknown keys only warn; the run succeeds and writes the catalog.
 "$bin" extract good.fits -NOT_A_KEY 1 -FILTER_NAME ok.conv -CATALOG_NAME warn.cat >/dev/null 2>err.txt
 if [ $? -ne 0 ] || ! grep -q "NOT_A_KEY" err.txt || [ ! -s warn.cat ]; then

@@ -32,7 +32,14 @@ def read_ascii_head(path):
         arr = np.zeros((0, max(cols) + 1 if cols else 0))
     else:
         arr = np.loadtxt(data_lines, ndmin=2)
-    return {n: arr[:, c] for n, c in zip(names, cols)}
+    # Vector columns: ASCII_HEAD names only their first element; later ones are NAME#2, ...
+    out = {}
+    ends = cols[1:] + [arr.shape[1]]
+    for n, c, e in zip(names, cols, ends):
+        out[n] = arr[:, c]
+        for k in range(c + 1, e):
+            out[f"{n}#{k - c + 1}"] = arr[:, k]
+    return out
 
 
 def pair(ref, test, radius):
@@ -88,6 +95,8 @@ def main():
     ap.add_argument("--flags-frac", type=float, default=0.99)
     ap.add_argument("--number-frac", type=float, default=0.99)
     ap.add_argument("--rows-frac", type=float, default=0.99)
+    ap.add_argument("--col-tol", action="append", default=[], metavar="NAME=TOL",
+                    help="also require median |d NAME| / |NAME| <= TOL over the pairs")
     ap.add_argument("--label", default="")
     a = ap.parse_args()
     ref = read_ascii_head(a.sextractor_catalog)
@@ -102,17 +111,33 @@ def main():
     number = float(np.mean(ref["NUMBER"][i] == test["NUMBER"][j])) if len(i) else 1.0
     common = [c for c in ref if c in test]
     same = np.ones(len(i), dtype=bool)
+    differing = []
     for c in common:
         r, t = ref[c][i], test[c][j]
-        same &= (r == t) | (np.isnan(r) & np.isnan(t))
+        eq = (r == t) | (np.isnan(r) & np.isnan(t))
+        same &= eq
+        if len(i) and not eq.all():
+            differing.append(f"{c} ({int((~eq).sum())})")
     rows = float(np.mean(same)) if len(i) else 1.0
-    ok = (recall >= a.min_match and precision >= a.min_match and iso <= a.iso_tol
+    col_report, cols_ok = "", True
+    for item in a.col_tol:
+        name, tol = item.split("=")
+        if name not in ref or name not in test:
+            print(f"column {name} missing from a catalog")
+            return 1
+        m = median_rel(ref[name][i], test[name][j]) if len(i) else 0.0
+        col_report += f" med|d{name}| {m:.2e}"
+        cols_ok &= m <= float(tol)
+    ok = (cols_ok and recall >= a.min_match and precision >= a.min_match and iso <= a.iso_tol
           and auto <= a.auto_tol and flags >= a.flags_frac and number >= a.number_frac
           and rows >= a.rows_frac)
     print(f"{a.label:24s} sex {nref:6d} celeris {ntest:6d} paired {len(i):6d} "
           f"recall {recall:.4f} precision {precision:.4f} med|dISO| {iso:.2e} "
-          f"med|dAUTO| {auto:.2e} flags= {flags:.4f} number= {number:.4f} rows= {rows:.4f} "
+          f"med|dAUTO| {auto:.2e}{col_report} flags= {flags:.4f} number= {number:.4f} "
+          f"rows= {rows:.4f} "
           f"{'PASS' if ok else 'FAIL'}")
+    if differing:
+        print("  columns differing (pairs):", ", ".join(differing))
     return 0 if ok else 1
 
 

@@ -3,7 +3,12 @@
 compare the catalogs object by object (compare_catalogs.py, the extraction issue's acceptance).
 
 usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--set-cards K=V,K=V]
-                 [--rows-frac F] [-- extra -KEY VALUE ...]
+                 [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
+                 [-- extra -KEY VALUE ...]
+--params adds catalog parameters to the compared list; --col-tol NAME=TOL also requires the
+median relative difference of column NAME <= TOL (compare_catalogs.py). --flag-maps N writes N
+flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
+and sky; seeded) and passes them as FLAG_IMAGE to both tools (needs astropy).
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
 border, strips). --drop-cards / --set-cards run both tools on a copy of the image without those
 header cards / with those set (numbers where they parse as numbers; needs astropy). Exit code 77
@@ -69,6 +74,21 @@ def main():
         k = argv.index("--rows-frac")
         rows_frac = ["--rows-frac", argv[k + 1]]
         del argv[k:k + 2]
+    params = PARAMS
+    if "--params" in argv:
+        k = argv.index("--params")
+        params += "".join(p + "\n" for p in argv[k + 1].split(","))
+        del argv[k:k + 2]
+    col_tols = []
+    while "--col-tol" in argv:
+        k = argv.index("--col-tol")
+        col_tols += ["--col-tol", argv[k + 1]]
+        del argv[k:k + 2]
+    n_flag_maps = 0
+    if "--flag-maps" in argv:
+        k = argv.index("--flag-maps")
+        n_flag_maps = int(argv[k + 1])
+        del argv[k:k + 2]
     celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sex = shutil.which("source-extractor") or shutil.which("sex")
     if not sex:
@@ -107,8 +127,34 @@ def main():
                 stem += "-with-" + "-".join(cards)
             image = os.path.join(work, stem + ".fits")
             hdus.writeto(image, overwrite=True)
+    if n_flag_maps:
+        try:
+            import numpy as np
+            from astropy.io import fits
+        except ImportError:
+            print("astropy not installed: skipped")
+            return 77
+        with fits.open(image) as hdus:
+            shape = next(h.data.shape for h in hdus if h.data is not None)
+        rng = np.random.default_rng(19)
+        names = []
+        for k in range(n_flag_maps):
+            m = np.zeros(shape, np.int32)
+            # Rectangles of single bits, combinations and larger values; half OR'ed onto what is
+            # there, half overwriting it, so that objects see several distinct values.
+            for r in range(1500):
+                h, w = rng.integers(3, 40, size=2)
+                y0, x0 = rng.integers(0, shape[0]), rng.integers(0, shape[1])
+                v = int(rng.choice([1, 2, 4, 8, 16, 3, 5, 12, 64, 1000, 65536]))
+                if r % 2:
+                    m[y0:y0 + h, x0:x0 + w] |= v
+                else:
+                    m[y0:y0 + h, x0:x0 + w] = v
+            names.append(os.path.join(work, f"flag{k}.fits"))
+            fits.writeto(names[-1], m, overwrite=True)
+        extra = ["-FLAG_IMAGE", ",".join(names)] + extra
     with open(os.path.join(work, "parity.param"), "w") as f:
-        f.write(PARAMS)
+        f.write(params)
     conv = os.path.join(work, "default.conv")
     with open(conv, "w") as f:
         f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
@@ -121,7 +167,7 @@ def main():
                    check=True, cwd=work)
     return subprocess.run([sys.executable, os.path.join(HERE, "compare_catalogs.py"),
                            base + ".sex.cat", base + ".cel.cat", "--label", label] +
-                          rows_frac).returncode
+                          rows_frac + col_tols).returncode
 
 
 if __name__ == "__main__":

@@ -83,3 +83,61 @@ foreach(variant "lonpole180;CRVAL2=0.0003,LONPOLE=180" "pole_undetermined;CRVAL2
   set_tests_properties(extract.parity.sim_border_car_${name} PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# Windowed measurements (XWIN_IMAGE ... FLAGS_WIN, src/extract/measure_windowed.cpp): every column
+# of every row identical to SExtractor's, and the issue's median |dXWIN|, |dYWIN| <= 1e-4. On NaN
+# patches (masked pixels mirrored), on the 3000-row frame (windows clipped by the line buffer),
+# and on a real frame taller than the buffer; the simulation also checks the windowed world
+# coordinates (celeris's sky coordinates of HorseHead-like plate solutions differ, see docs).
+set(CELERIS_WIN_PARAMS
+  XWIN_IMAGE,YWIN_IMAGE,ERRX2WIN_IMAGE,ERRY2WIN_IMAGE,ERRXYWIN_IMAGE,AWIN_IMAGE,BWIN_IMAGE,THETAWIN_IMAGE,ERRAWIN_IMAGE,ERRBWIN_IMAGE,ERRTHETAWIN_IMAGE,X2WIN_IMAGE,Y2WIN_IMAGE,XYWIN_IMAGE,CXXWIN_IMAGE,CYYWIN_IMAGE,CXYWIN_IMAGE,FLAGS_WIN,NITER_WIN,FLUX_WIN,FLUXERR_WIN,MAG_WIN,SNR_WIN,ERRX2_IMAGE,ERRY2_IMAGE,ERRXY_IMAGE,ERRA_IMAGE,ERRB_IMAGE,ERRTHETA_IMAGE,ERRCXX_IMAGE,ERRCYY_IMAGE,ERRCXY_IMAGE)
+foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_J2000"
+                "sim_strips;sim:strips;"
+                "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;")
+  list(GET variant 0 name)
+  list(GET variant 1 case)
+  list(GET variant 2 world)
+  add_test(NAME extract.parity.${name}_windowed
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_windowed --rows-frac 1.0
+                   --params ${CELERIS_WIN_PARAMS}${world}
+                   --col-tol XWIN_IMAGE=1e-4 --col-tol YWIN_IMAGE=1e-4)
+  set_tests_properties(extract.parity.${name}_windowed PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+# Flag maps (FLAG_IMAGE, FLAG_TYPE, IMAFLAGS_ISO, NIMAFLAGS_ISO; measure_flag_maps.cpp): two
+# generated maps of overlapping flag rectangles over objects and sky, every row identical to
+# SExtractor's, for each FLAG_TYPE (AND reproduces SExtractor's always-0 result).
+foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;MIN,MAX"
+                "sim_nan;sim:nan;AND,MOST" "sim_strips;sim:strips;OR,MOST")
+  list(GET variant 0 name)
+  list(GET variant 1 case)
+  list(GET variant 2 types)
+  add_test(NAME extract.parity.${name}_flag_maps
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_flag_maps --rows-frac 1.0
+                   --flag-maps 2 --params "IMAFLAGS_ISO(2),NIMAFLAGS_ISO(2)" -- -FLAG_TYPE ${types})
+  set_tests_properties(extract.parity.${name}_flag_maps PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+# ISO0..ISO7, CLASS_STAR (SExtractor's default.nnw, read at run time), THRESHOLDMAX, MU_MAX,
+# MU_THRESHOLD, FWHM_WORLD, ISOAREA(F)_WORLD (measure_class_star.cpp), FLUX_ISOCOR and FLUX_BEST
+# families (measure_best.cpp): every row identical, and
+# the issue's median |dCLASS_STAR| <= 1e-2; HorseHead with a local background, another pixel
+# scale, seeing and zero point.
+set(CELERIS_NNW /usr/share/source-extractor/default.nnw)
+set(CELERIS_CS_PARAMS
+  ISO0,ISO1,ISO2,ISO3,ISO4,ISO5,ISO6,ISO7,CLASS_STAR,THRESHOLDMAX,MU_THRESHOLD,MU_MAX,FWHM_WORLD,ISOAREA_WORLD,ISOAREAF_WORLD,ISOAREAF_IMAGE,FLUX_MAX,FLUX_ISOCOR,FLUXERR_ISOCOR,MAG_ISOCOR,MAGERR_ISOCOR,FLUX_BEST,FLUXERR_BEST,MAG_BEST,MAGERR_BEST)
+foreach(variant "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits"
+                "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits;-BACKPHOTO_TYPE;LOCAL;-PIXEL_SCALE;0.37;-SEEING_FWHM;2.5;-MAG_ZEROPOINT;25;-GAIN;3")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.${name}_class_star
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_class_star --rows-frac 1.0
+                   --params ${CELERIS_CS_PARAMS} --col-tol CLASS_STAR=1e-2
+                   -- -STARNNW_NAME ${CELERIS_NNW} ${variant})
+  set_tests_properties(extract.parity.${name}_class_star PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()

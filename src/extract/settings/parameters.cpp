@@ -10,6 +10,9 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_windowed.hpp"
+#include "extract/sextractor/parameter_names.hpp"
 
 namespace celeris::extract {
 
@@ -97,6 +100,107 @@ const std::vector<ParamSpec>& parameter_table() {
        true},
       {"DELTA_J2000", "deg", "Declination of barycenter (J2000)", CT::Float64, "%+11.7f", false,
        true},
+      // --- position error ellipse (from ERRX2/ERRY2/ERRXY_IMAGE)
+      {"ERRA_IMAGE", "pixel", "RMS position error along major axis", CT::Float32, "%9.5f", false,
+       false},
+      {"ERRB_IMAGE", "pixel", "RMS position error along minor axis", CT::Float32, "%9.5f", false,
+       false},
+      {"ERRTHETA_IMAGE", "deg", "Error ellipse position angle (CCW/x)", CT::Float32, "%6.2f", false,
+       false},
+      {"ERRCXX_IMAGE", "pixel**(-2)", "Cxx error ellipse parameter", CT::Float32, "%12.7g", false,
+       false},
+      {"ERRCYY_IMAGE", "pixel**(-2)", "Cyy error ellipse parameter", CT::Float32, "%12.7g", false,
+       false},
+      {"ERRCXY_IMAGE", "pixel**(-2)", "Cxy error ellipse parameter", CT::Float32, "%12.7g", false,
+       false},
+      // --- isophotal areas, CLASS_STAR (measure_class_star.hpp), surface brightnesses
+      {"ISO0", "pixel**2", "Isophotal area at level 0", CT::Int32, "%8d", false, false},
+      {"ISO1", "pixel**2", "Isophotal area at level 1", CT::Int32, "%8d", false, false},
+      {"ISO2", "pixel**2", "Isophotal area at level 2", CT::Int32, "%8d", false, false},
+      {"ISO3", "pixel**2", "Isophotal area at level 3", CT::Int32, "%8d", false, false},
+      {"ISO4", "pixel**2", "Isophotal area at level 4", CT::Int32, "%8d", false, false},
+      {"ISO5", "pixel**2", "Isophotal area at level 5", CT::Int32, "%8d", false, false},
+      {"ISO6", "pixel**2", "Isophotal area at level 6", CT::Int32, "%8d", false, false},
+      {"ISO7", "pixel**2", "Isophotal area at level 7", CT::Int32, "%8d", false, false},
+      {"CLASS_STAR", "", "S/G classifier output", CT::Float32, "%6.3f", false, false},
+      {"THRESHOLDMAX", "count", "Maximum threshold possible for detection", CT::Float32, "%12.7g",
+       false, false},
+      {"MU_THRESHOLD", "mag * arcsec**(-2)", "Analysis threshold above background", CT::Float32,
+       "%8.4f", false, false},
+      {"MU_MAX", "mag * arcsec**(-2)", "Peak surface brightness above background", CT::Float32,
+       "%8.4f", false, false},
+      {"FWHM_WORLD", "deg", "FWHM assuming a gaussian core", CT::Float32, "%12.7g", false, false},
+      {"ISOAREA_WORLD", "deg**2", "Isophotal area above Analysis threshold", CT::Float32, "%12.7g",
+       false, false},
+      {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
+       CT::Float32, "%12.7g", false, false},
+      // --- corrected isophotal and best fluxes (measure_best.hpp)
+      {"FLUX_ISOCOR", "count", "Corrected isophotal flux", CT::Float32, "%12.7g", false, false},
+      {"FLUXERR_ISOCOR", "count", "RMS error for corrected isophotal flux", CT::Float32, "%12.7g",
+       false, false},
+      {"MAG_ISOCOR", "mag", "Corrected isophotal magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_ISOCOR", "mag", "RMS error for corrected isophotal magnitude", CT::Float32, "%8.4f",
+       false, false},
+      {"FLUX_BEST", "count", "Best of FLUX_AUTO and FLUX_ISOCOR", CT::Float32, "%12.7g", false,
+       false},
+      {"FLUXERR_BEST", "count", "RMS error for BEST flux", CT::Float32, "%12.7g", false, false},
+      {"MAG_BEST", "mag", "Best of MAG_AUTO and MAG_ISOCOR", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_BEST", "mag", "RMS error for MAG_BEST", CT::Float32, "%8.4f", false, false},
+      // --- flag maps (measure_flag_maps.hpp)
+      {"IMAFLAGS_ISO", "", "FLAG-image flags OR'ed over the iso. profile", CT::Int32, "%9u", true,
+       false},
+      {"NIMAFLAGS_ISO", "", "Number of flagged pixels entering IMAFLAGS_ISO", CT::Int32, "%9d",
+       true, false},
+      // --- windowed measurements (measure_windowed.hpp)
+      {"XWIN_IMAGE", "pixel", "Windowed position estimate along x", CT::Float64, "%11.4f", false,
+       false},
+      {"YWIN_IMAGE", "pixel", "Windowed position estimate along y", CT::Float64, "%11.4f", false,
+       false},
+      {"ERRX2WIN_IMAGE", "pixel**2", "Variance of windowed pos along x", CT::Float64, "%18.10e",
+       false, false},
+      {"ERRY2WIN_IMAGE", "pixel**2", "Variance of windowed pos along y", CT::Float64, "%18.10e",
+       false, false},
+      {"ERRXYWIN_IMAGE", "pixel**2", "Covariance of windowed pos between x and y", CT::Float64,
+       "%18.10e", false, false},
+      {"ERRAWIN_IMAGE", "pixel", "RMS windowed pos error along major axis", CT::Float32, "%9.5f",
+       false, false},
+      {"ERRBWIN_IMAGE", "pixel", "RMS windowed pos error along minor axis", CT::Float32, "%9.5f",
+       false, false},
+      {"ERRTHETAWIN_IMAGE", "deg", "Windowed error ellipse pos angle (CCW/x)", CT::Float32, "%6.2f",
+       false, false},
+      {"X2WIN_IMAGE", "pixel**2", "Windowed variance along x", CT::Float64, "%18.10e", false,
+       false},
+      {"Y2WIN_IMAGE", "pixel**2", "Windowed variance along y", CT::Float64, "%18.10e", false,
+       false},
+      {"XYWIN_IMAGE", "pixel**2", "Windowed covariance between x and y", CT::Float64, "%18.10e",
+       false, false},
+      {"CXXWIN_IMAGE", "pixel**(-2)", "Windowed Cxx object ellipse parameter", CT::Float32,
+       "%15.7e", false, false},
+      {"CYYWIN_IMAGE", "pixel**(-2)", "Windowed Cyy object ellipse parameter", CT::Float32,
+       "%15.7e", false, false},
+      {"CXYWIN_IMAGE", "pixel**(-2)", "Windowed Cxy object ellipse parameter", CT::Float32,
+       "%15.7e", false, false},
+      {"AWIN_IMAGE", "pixel", "Windowed profile RMS along major axis", CT::Float32, "%9.3f", false,
+       false},
+      {"BWIN_IMAGE", "pixel", "Windowed profile RMS along minor axis", CT::Float32, "%9.3f", false,
+       false},
+      {"THETAWIN_IMAGE", "deg", "Windowed position angle (CCW/x)", CT::Float32, "%6.2f", false,
+       false},
+      {"FLUX_WIN", "count", "Gaussian-weighted flux", CT::Float32, "%12.7g", false, false},
+      {"FLUXERR_WIN", "count", "RMS error for WIN flux", CT::Float32, "%12.7g", false, false},
+      {"MAG_WIN", "mag", "Gaussian-weighted magnitude", CT::Float32, "%8.4f", false, false},
+      {"MAGERR_WIN", "mag", "RMS error for MAG_WIN", CT::Float32, "%8.4f", false, false},
+      {"SNR_WIN", "", "Gaussian-weighted SNR", CT::Float32, "%10.4g", false, false},
+      {"FLAGS_WIN", "", "Flags for WINdowed parameters", CT::Int16, "%3d", false, false},
+      {"NITER_WIN", "", "Number of iterations for WIN centering", CT::Int16, "%3d", false, false},
+      {"XWIN_WORLD", "deg", "Windowed position along world x axis", CT::Float64, "%18.10e", false,
+       true},
+      {"YWIN_WORLD", "deg", "Windowed position along world y axis", CT::Float64, "%18.10e", false,
+       true},
+      {"ALPHAWIN_J2000", "deg", "Windowed right ascension (J2000)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTAWIN_J2000", "deg", "windowed declination (J2000)", CT::Float64, "%+11.7f", false,
+       true},
   };
   return table;
 }
@@ -110,6 +214,7 @@ const ParamSpec* find_parameter(const std::string& name) {
 std::vector<RequestedParam> parse_parameter_list(const std::string& text, const std::string& origin,
                                                  std::vector<std::string>& warnings) {
   std::vector<RequestedParam> out;
+  std::vector<std::string> missing;  // SExtractor parameters celeris does not compute
   std::istringstream in(text);
   std::string line;
   int lineno = 0;
@@ -129,15 +234,29 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
     }
     const ParamSpec* spec = find_parameter(name);
     if (!spec) {
-      // Quoted short and printable: a junk line may be megabytes of anything.
-      warnings.push_back(origin + " line " + std::to_string(lineno) + ": parameter " +
-                         printable_excerpt(name) + " is unknown or not supported (ignored)");
+      // SExtractor's own parameters that celeris does not compute are refused (a catalog
+      // silently lacking them would go unnoticed); names SExtractor does not know either only
+      // warn, as in SExtractor.
+      if (is_sextractor_parameter(name)) {
+        if (std::find(missing.begin(), missing.end(), name) == missing.end())
+          missing.push_back(name);
+      } else {
+        warnings.push_back(origin + " line " + std::to_string(lineno) + ": catalog parameter " +
+                           printable_excerpt(name) + " unknown (ignored)");
+      }
       continue;
     }
     if (std::any_of(out.begin(), out.end(),
                     [&](const RequestedParam& r) { return r.spec == spec; }))
       continue;
     out.push_back({spec, spec->is_vector ? size : 1});
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    throw Error(origin + ": catalog parameter" + (missing.size() > 1 ? "s " : " ") + list +
+                (missing.size() > 1 ? " are" : " is") +
+                " not computed by celeris yet (celeris extract -dp lists those it computes)");
   }
   if (out.empty()) throw Error(origin + ": no catalog parameter requested");
   return out;
@@ -207,6 +326,43 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       std::tie(ra[i], dec[i]) = wcs->pixel_to_j2000(o.x[i] + 1, o.y[i] + 1);
     }
   }
+  const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
+  // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
+  // the last digit only with PIXEL_SCALE rounded to float (HorseHead with 0.6 and 0.37: 177 of
+  // 579 ISOAREA_WORLD differ in the 7th digit in double).
+  const double pixscale = static_cast<float>(config.pixel_scale);
+  auto best = [&](size_t i, bool err) -> double {
+    if (o.flags[i] & kFlagNeighbours) return err ? o.fluxerr_isocor[i] : o.flux_isocor[i];
+    return static_cast<float>(err ? o.fluxerr_auto[i] : o.flux_auto[i]);
+  };
+  auto mu = [&](float adu) {  // SExtractor's surface brightness (photom.c), float value
+    return adu > 0.0f ? -2.5 * std::log10(adu / (pixscale * pixscale)) + zp : 99.0;
+  };
+  // Windowed world coordinates, when asked for.
+  std::vector<double> xww, yww, raw, decw;
+  if (wcs && !o.xwin.empty()) {
+    xww.resize(n);
+    yww.resize(n);
+    raw.resize(n);
+    decw.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::tie(xww[i], yww[i]) = wcs->pixel_to_world(o.xwin[i] + 1, o.ywin[i] + 1);
+      std::tie(raw[i], decw[i]) = wcs->pixel_to_j2000(o.xwin[i] + 1, o.ywin[i] + 1);
+    }
+  }
+  // SExtractor's position error ellipse (analyse.c), per object.
+  auto err_ellipse = [&](size_t i, int which) {
+    float a, b, theta;
+    error_ellipse(o.errx2[i], o.erry2[i], o.errxy[i], a, b, theta);
+    return double(which == 0 ? a : which == 1 ? b : theta);
+  };
+  auto err_c = [&](size_t i, int which) {
+    const double xm2 = o.errx2[i], ym2 = o.erry2[i], xym = o.errxy[i];
+    const double det = xm2 * ym2 - xym * xym;
+    return double(static_cast<float>(which == 0   ? ym2 / det
+                                     : which == 1 ? xm2 / det
+                                                  : -2 * xym / det));
+  };
   using Getter = std::function<double(size_t, int)>;
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
   const std::map<std::string, Getter> getters = {
@@ -265,6 +421,77 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"Y_WORLD", [&](size_t i, int) { return yw[i]; }},
       {"ALPHA_J2000", [&](size_t i, int) { return ra[i]; }},
       {"DELTA_J2000", [&](size_t i, int) { return dec[i]; }},
+      {"ERRA_IMAGE", [&](size_t i, int) { return err_ellipse(i, 0); }},
+      {"ERRB_IMAGE", [&](size_t i, int) { return err_ellipse(i, 1); }},
+      {"ERRTHETA_IMAGE", [&](size_t i, int) { return err_ellipse(i, 2); }},
+      {"ERRCXX_IMAGE", [&](size_t i, int) { return err_c(i, 0); }},
+      {"ERRCYY_IMAGE", [&](size_t i, int) { return err_c(i, 1); }},
+      {"ERRCXY_IMAGE", [&](size_t i, int) { return err_c(i, 2); }},
+      {"ISO0", [&](size_t i, int) { return double(o.iso[i * kNIso + 0]); }},
+      {"ISO1", [&](size_t i, int) { return double(o.iso[i * kNIso + 1]); }},
+      {"ISO2", [&](size_t i, int) { return double(o.iso[i * kNIso + 2]); }},
+      {"ISO3", [&](size_t i, int) { return double(o.iso[i * kNIso + 3]); }},
+      {"ISO4", [&](size_t i, int) { return double(o.iso[i * kNIso + 4]); }},
+      {"ISO5", [&](size_t i, int) { return double(o.iso[i * kNIso + 5]); }},
+      {"ISO6", [&](size_t i, int) { return double(o.iso[i * kNIso + 6]); }},
+      {"ISO7", [&](size_t i, int) { return double(o.iso[i * kNIso + 7]); }},
+      {"CLASS_STAR", scalar(o.class_star)},
+      {"FLUX_ISOCOR", scalar(o.flux_isocor)},
+      {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},
+      {"MAG_ISOCOR", [&](size_t i, int) { return mag(o.flux_isocor[i], zp); }},
+      {"MAGERR_ISOCOR",
+       [&](size_t i, int) { return magerr(o.flux_isocor[i], o.fluxerr_isocor[i]); }},
+      // SExtractor's computemags: FLUX_ISOCOR for crowded objects (FLAGS bit 1), else FLUX_AUTO.
+      {"FLUX_BEST", [&](size_t i, int) { return best(i, false); }},
+      {"FLUXERR_BEST", [&](size_t i, int) { return best(i, true); }},
+      {"MAG_BEST", [&](size_t i, int) { return mag(float(best(i, false)), zp); }},
+      {"MAGERR_BEST",
+       [&](size_t i, int) { return magerr(float(best(i, false)), float(best(i, true))); }},
+      {"THRESHOLDMAX", scalar(o.threshold)},  // SExtractor's obj->dthresh: the detection threshold
+      // Surface brightness of a value in ADU per pixel (PIXEL_SCALE != 0; run.cpp refuses 0).
+      {"MU_THRESHOLD", [&](size_t i, int) { return mu(o.iso_thresh[i]); }},
+      {"MU_MAX", [&](size_t i, int) { return mu(static_cast<float>(o.flux_max[i])); }},
+      {"FWHM_WORLD",
+       [&](size_t i, int) { return static_cast<float>(o.fwhm[i]) * (pixscale / 3600.0); }},
+      {"ISOAREA_WORLD",
+       [&](size_t i, int) { return o.isoarea[i] * (pixscale / 3600.0 * pixscale / 3600.0); }},
+      {"ISOAREAF_WORLD",
+       [&](size_t i, int) { return o.isoareaf[i] * (pixscale / 3600.0 * pixscale / 3600.0); }},
+      {"IMAFLAGS_ISO", [&](size_t i, int k) { return double(o.imaflags[i * nmap + k]); }},
+      {"NIMAFLAGS_ISO", [&](size_t i, int k) { return double(o.nimaflags[i * nmap + k]); }},
+      {"XWIN_IMAGE", [&](size_t i, int) { return o.xwin[i] + 1; }},
+      {"YWIN_IMAGE", [&](size_t i, int) { return o.ywin[i] + 1; }},
+      {"ERRX2WIN_IMAGE", scalar(o.errx2win)},
+      {"ERRY2WIN_IMAGE", scalar(o.erry2win)},
+      {"ERRXYWIN_IMAGE", scalar(o.errxywin)},
+      {"ERRAWIN_IMAGE", scalar(o.errawin)},
+      {"ERRBWIN_IMAGE", scalar(o.errbwin)},
+      {"ERRTHETAWIN_IMAGE", scalar(o.errthetawin)},
+      {"X2WIN_IMAGE", scalar(o.x2win)},
+      {"Y2WIN_IMAGE", scalar(o.y2win)},
+      {"XYWIN_IMAGE", scalar(o.xywin)},
+      {"CXXWIN_IMAGE", scalar(o.cxxwin)},
+      {"CYYWIN_IMAGE", scalar(o.cyywin)},
+      {"CXYWIN_IMAGE", scalar(o.cxywin)},
+      {"AWIN_IMAGE", scalar(o.awin)},
+      {"BWIN_IMAGE", scalar(o.bwin)},
+      {"THETAWIN_IMAGE", scalar(o.thetawin)},
+      {"FLUX_WIN", scalar(o.flux_win)},
+      {"FLUXERR_WIN", scalar(o.fluxerr_win)},
+      {"MAG_WIN", [&](size_t i, int) { return mag(o.flux_win[i], zp); }},
+      {"MAGERR_WIN", [&](size_t i, int) { return magerr(o.flux_win[i], o.fluxerr_win[i]); }},
+      {"SNR_WIN",
+       [&](size_t i, int) {
+         // SExtractor: BIG (1e30) when the variance is not above 1/BIG.
+         const double e = o.fluxerr_win[i];
+         return e * e > 1e-30 ? double(o.flux_win[i] / o.fluxerr_win[i]) : 1e30;
+       }},
+      {"FLAGS_WIN", scalar(o.flags_win)},
+      {"NITER_WIN", scalar(o.niter_win)},
+      {"XWIN_WORLD", [&](size_t i, int) { return xww[i]; }},
+      {"YWIN_WORLD", [&](size_t i, int) { return yww[i]; }},
+      {"ALPHAWIN_J2000", [&](size_t i, int) { return raw[i]; }},
+      {"DELTAWIN_J2000", [&](size_t i, int) { return decw[i]; }},
   };
 
   Table t;

@@ -138,11 +138,12 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"THRESH_TYPE",
        [](Settings& s, auto& k, auto& v) {
-         if (v.size() > 2) bad_value(k, v, "expected RELATIVE or ABSOLUTE");
-         for (const auto& one : v) {
-           const std::string t = to_choice(k, {one}, {"RELATIVE", "ABSOLUTE"});
-           s.config.thresh_type = t == "RELATIVE" ? ThreshType::Relative : ThreshType::Absolute;
-         }
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected RELATIVE or ABSOLUTE");
+         // <detection>,<analysis>: celeris applies one type to both thresholds.
+         const std::string t = to_choice(k, {v[0]}, {"RELATIVE", "ABSOLUTE"});
+         if (v.size() == 2 && to_choice(k, {v[1]}, {"RELATIVE", "ABSOLUTE"}) != t)
+           bad_value(k, v, "different detection and analysis types are not supported yet");
+         s.config.thresh_type = t == "RELATIVE" ? ThreshType::Relative : ThreshType::Absolute;
        }},
       {"FILTER", [](Settings& s, auto& k, auto& v) { s.config.filter = to_bool(k, v); }},
       {"FILTER_NAME", [](Settings& s, auto& k, auto& v) { s.filter_name = to_string_value(k, v); }},
@@ -263,6 +264,28 @@ const std::map<std::string, Setter>& setters() {
          s.gain_given = true;
        }},
       {"GAIN_KEY", [](Settings& s, auto& k, auto& v) { s.gain_key = to_string_value(k, v); }},
+      {"FLAG_IMAGE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 4) bad_value(k, v, "expected 1 to 4 file names");
+         s.flag_images.assign(v.begin(), v.end());
+       }},
+      {"FLAG_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 4) bad_value(k, v, "expected 1 to 4 types");
+         s.flag_types.clear();
+         for (const auto& one : v) {
+           const std::string t = to_choice(k, {one}, {"OR", "AND", "MIN", "MAX", "MOST"});
+           s.flag_types.push_back(t == "OR"    ? FlagType::Or
+                                  : t == "AND" ? FlagType::And
+                                  : t == "MIN" ? FlagType::Min
+                                  : t == "MAX" ? FlagType::Max
+                                               : FlagType::Most);
+         }
+       }},
+      {"STARNNW_NAME",
+       [](Settings& s, auto& k, auto& v) { s.starnnw_name = to_string_value(k, v); }},
+      {"HEADER_SUFFIX",
+       [](Settings& s, auto& k, auto& v) { s.header_suffix = to_string_value(k, v); }},
       {"PIXEL_SCALE",
        [](Settings& s, auto& k, auto& v) { s.config.pixel_scale = to_double(k, v, 0, 0.0, 1e10); }},
       {"SEEING_FWHM", [](Settings& s, auto& k,
@@ -278,18 +301,57 @@ const std::map<std::string, Setter>& setters() {
   return table;
 }
 
-// Keys SExtractor knows that celeris reads but does not act on: accepted with a warning when
-// set to something other than their neutral value, never an error.
-const std::vector<std::string>& known_ignored() {
+// SExtractor keys whose effect celeris does not reproduce yet. Each is accepted only at a value
+// with which SExtractor does nothing either (its default); any other value is an error naming
+// the key, so that no run silently differs from SExtractor's (issue 19, item 7).
+struct Unsupported {
+  std::function<bool(const Values&)> neutral;  // the value SExtractor ignores too
+  const char* what;                            // what celeris lacks
+};
+
+bool all_equal(const Values& v, const char* neutral) {
+  return std::all_of(v.begin(), v.end(), [&](const std::string& x) { return upper(x) == neutral; });
+}
+
+const std::map<std::string, Unsupported>& unsupported_keys() {
+  static const std::map<std::string, Unsupported> table = {
+      {"WEIGHT_TYPE",
+       {[](const Values& v) { return all_equal(v, "NONE"); },
+        "weight maps are not supported yet (only NONE)"}},
+      {"DETECT_MAXAREA",
+       {[](const Values& v) { return v.size() == 1 && v[0] == "0"; },
+        "a maximum object area is not supported yet (only 0)"}},
+      {"FITS_UNSIGNED",
+       {[](const Values& v) { return all_equal(v, "N"); },
+        "reading signed integers as unsigned is not supported (only N)"}},
+      {"WRITE_XML",
+       {[](const Values& v) { return all_equal(v, "N"); },
+        "the XML run summary is not written (only N)"}},
+      {"DGEO_TYPE",
+       {[](const Values& v) { return all_equal(v, "NONE"); },
+        "differential geometry maps are not supported (only NONE)"}},
+      {"FILTER_THRESH",
+       {[](const Values& v) { return v.empty(); },
+        "filter thresholds are not supported (leave it empty)"}},
+  };
+  return table;
+}
+
+// SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
+// parameter it does not compute, WEIGHT_TYPE other than NONE, DETECT_TYPE PHOTO, WRITE_XML Y,
+// DGEO_TYPE PIXEL): with those refused, SExtractor does nothing with them either, so any value is
+// accepted. For example ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, PHOT_PETROPARAMS
+// only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes SExtractor's pixel stack; celeris has none,
+// so it cannot overflow where SExtractor would (SExtractor then says so itself).
+const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "ASSOCSELEC_TYPE", "ASSOC_DATA",     "ASSOC_NAME",       "ASSOC_PARAMS",
-      "ASSOC_RADIUS",    "ASSOC_TYPE",     "CATALOG_UNSIGNED", "DETECT_MAXAREA",
-      "FITS_UNSIGNED",   "FLAG_IMAGE",     "FLAG_TYPE",        "HEADER_SUFFIX",
-      "INTERP_MAXXLAG",  "INTERP_MAXYLAG", "INTERP_TYPE",      "MAG_GAMMA",
-      "MEMORY_PIXSTACK", "PATTERN_TYPE",   "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
-      "PSF_NAME",        "PSF_NMAX",       "RESCALE_WEIGHTS",  "SOM_NAME",
-      "STARNNW_NAME",    "WEIGHT_GAIN",    "WEIGHT_IMAGE",     "WEIGHT_THRESH",
-      "WEIGHT_TYPE",     "WRITE_XML",      "XML_NAME",         "XSL_URL",
+      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE", "ASSOC_DATA",       "ASSOC_NAME",
+      "ASSOC_PARAMS",    "ASSOC_RADIUS",    "ASSOC_TYPE",       "DGEO_IMAGE",
+      "INTERP_MAXXLAG",  "INTERP_MAXYLAG",  "INTERP_TYPE",      "MAG_GAMMA",
+      "MEMORY_PIXSTACK", "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
+      "PSF_NAME",        "PSF_NMAX",        "RESCALE_WEIGHTS",  "SOM_NAME",
+      "WEIGHT_GAIN",     "WEIGHT_IMAGE",    "WEIGHT_THRESH",    "XML_NAME",
+      "XSL_URL",
   };
   return keys;
 }
@@ -302,10 +364,12 @@ void apply(Settings& s, const std::string& raw_key, const Values& values,
     it->second(s, key, values);
     return;
   }
-  const auto& ign = known_ignored();
-  if (std::find(ign.begin(), ign.end(), key) != ign.end()) {
+  if (auto it = unsupported_keys().find(key); it != unsupported_keys().end()) {
+    if (!it->second.neutral(values)) bad_value(key, values, it->second.what);
     return;
   }
+  const auto& inert = inert_keys();
+  if (std::find(inert.begin(), inert.end(), key) != inert.end()) return;
   s.warnings.push_back("unknown configuration key " + key + " in " + origin + " (ignored)");
 }
 

@@ -64,7 +64,9 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
     emy2 += err * y * y;
     emxy += err * x * y;
   }
-  const double flux2 = s.flux * s.flux;
+  // SExtractor's fdflux is a float, squared in float.
+  const float fdflux = static_cast<float>(s.flux);
+  const double flux2 = fdflux * fdflux;
   emx2 /= flux2;
   emy2 /= flux2;
   emxy /= flux2;

@@ -1,5 +1,8 @@
 #include "extract/stages/measure.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/measure_best.hpp"
+#include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_windowed.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +40,9 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   const int nfrac = static_cast<int>(ctx.fluxfrac.size());
   Objects o;
   o.resize(n, naper, nfrac);
+  if (ctx.compute_win) resize_windowed(o, n);
+  if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
+  if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
@@ -99,11 +105,35 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.flux_auto[i] = static_cast<float>(au.flux);
     o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
     o.kron_radius[i] = au.kron_radius;
-    if (ctx.n_fluxfrac > 0) {
+    float hl_radius = 0.5f;
+    if (ctx.n_fluxfrac > 0 || ctx.compute_win) {  // SExtractor's growth_flag
       float radii[32];
       flux_radius(field, ap, static_cast<float>(au.flux), ctx.fluxfrac, ctx.n_fluxfrac,
-                  ctx.autoparams.min_search, radii, flags);
+                  ctx.autoparams.min_search, radii, flags, ctx.compute_win ? &hl_radius : nullptr);
       for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+    }
+    if (ctx.compute_isocor) {
+      const IsocorResult c = isocor_flux(iso.flux, iso.fluxvar, s.npix, ctx.detect_thresh);
+      o.flux_isocor[i] = c.flux;
+      o.fluxerr_isocor[i] = c.fluxerr;
+    }
+    // ISO0..ISO7, on the object's own pixels with its own (unmerged) peak, as SExtractor's
+    // examineiso computes them before cleaning.
+    if (ctx.compute_iso) {
+      const ObjectView own = objects[src];
+      float own_peak = -std::numeric_limits<float>::max();
+      for (const Pixel p : own) own_peak = std::max(own_peak, p.value);
+      const float thresh = ctx.analysis_thresh - iso.dbkg;
+      iso_areas(own, thresh, own_peak - iso.dbkg, &o.iso[i * kNIso]);
+      o.iso_thresh[i] = thresh;
+    }
+    // Windowed measurements, after the growth curve as in SExtractor's analyse.c.
+    if (ctx.compute_win) {
+      const WindowedStart start{s.mx,         s.my,         s.x2,         s.y2,
+                                s.xy,         float(s.a),   float(s.b),   float(o.theta[i]),
+                                float(s.cxx), float(s.cyy), float(s.cxy), iso.errx2,
+                                iso.erry2,    iso.errxy,    s.singular,   hl_radius};
+      store_windowed(o, i, windowed(field, ap, start, flags));
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
     o.flags[i] = flags;

@@ -207,7 +207,7 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
 
 void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
                  const std::vector<double>& fractions, int count, double min_rlim, float* out,
-                 uint16_t& flags) {
+                 uint16_t& flags, float* hl_radius) {
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
   const PixelReader rd{f, s, w, h, s.dmx, s.dmy};  // SExtractor's growth: double centre
   const double mx = s.dmx, my = s.dmy;
@@ -271,22 +271,29 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
     acc = g;
   }
   const int n = kGrowthNStep - 1;
-  for (int j = 0; j < count; ++j) {
-    const double tv = fractions[j] * flux_auto;
+  // The radius where the growth curve reaches tv.
+  auto radius_at = [&](double tv) {
     // First bin reaching tv; when none does, SExtractor interpolates between bins n-2 and n-1.
     int i = 0;
     while (i < n && growth[i] < tv) ++i;
     const int cur = i < n ? i : n - 1;
-    double r;
     if (i) {
       const double dg = growth[cur] - growth[cur - 1];
-      r = step * (dg != 0.0 ? i + (tv - growth[cur - 1]) / dg : i);
-    } else {
-      r = step * (growth[0] != 0.0 ? tv / growth[0] : 0.0);
+      return step * (dg != 0.0 ? i + (tv - growth[cur - 1]) / dg : i);
     }
-    float fr = static_cast<float>(r);
+    return step * (growth[0] != 0.0 ? tv / growth[0] : 0.0);
+  };
+  for (int j = 0; j < count; ++j) {
+    float fr = static_cast<float>(radius_at(fractions[j] * flux_auto));
     if (fr > rlim) fr = static_cast<float>(rlim);
     out[j] = fr;
+  }
+  // --- hook: half-light radius for the windowed measurements (growth.c hl_radius) ---
+  if (hl_radius) {
+    float hl = static_cast<float>(std::fabs(radius_at(0.5 * flux_auto)));
+    if (hl > rlim) hl = static_cast<float>(rlim);
+    if (hl < 0.5f) hl = 0.5f;  // GROWTH_MINHLRAD
+    *hl_radius = hl;
   }
 }
 

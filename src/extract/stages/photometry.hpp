@@ -59,8 +59,10 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
 
 // FLUX_RADIUS for each fraction of `flux_auto`. The growth curve reaches 6 A_IMAGE, or
 // `min_rlim` when larger (SExtractor compares that radius with the PHOT_AUTOAPERS diameter).
+// `hl_radius`, when given, receives SExtractor's internal half-light radius (at least 0.5 px),
+// which sizes the windowed measurements' window (measure_windowed.hpp).
 void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_auto,
                  const std::vector<double>& fractions, int count, double min_rlim, float* out,
-                 uint16_t& flags);
+                 uint16_t& flags, float* hl_radius = nullptr);
 
 }  // namespace celeris::extract
