@@ -8,6 +8,7 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/chunked.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/frames.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/sexagesimal.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/text_catalogs.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp)

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 #include <cmath>
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#include "xmatch/sexagesimal.hpp"
 
 using namespace celeris::xmatch;
 namespace fs = std::filesystem;
@@ -183,4 +185,65 @@ TEST(XMatchFormats, GalacticToIcrs) {
   EXPECT_FALSE(galactic_by_name("RA", "DEC"));
   EXPECT_EQ(parse_frame("Galactic"), Frame::Galactic);
   EXPECT_THROW(parse_frame("ecliptic"), celeris::Error);
+}
+
+// Sexagesimal text: colons, blanks and h/d m s marks, signs (also "-00"), hours for RA.
+TEST(XMatchFormats, SexagesimalCells) {
+  double v = 0;
+  ASSERT_TRUE(parse_sexagesimal("12:30:00", true, v));
+  EXPECT_DOUBLE_EQ(v, 187.5);
+  ASSERT_TRUE(parse_sexagesimal("-00:30:36", false, v));
+  EXPECT_DOUBLE_EQ(v, -(30 + 36 / 60.0) / 60.0);
+  ASSERT_TRUE(parse_sexagesimal(" +45 06 07.25 ", false, v));
+  EXPECT_DOUBLE_EQ(v, 45 + 6 / 60.0 + 7.25 / 3600.0);
+  ASSERT_TRUE(parse_sexagesimal("01h02m03.5s", false, v));  // 'h' implies hours
+  EXPECT_DOUBLE_EQ(v, 15 * (1 + 2 / 60.0 + 3.5 / 3600.0));
+  ASSERT_TRUE(parse_sexagesimal("-5d06m07s", false, v));
+  EXPECT_DOUBLE_EQ(v, -(5 + 6 / 60.0 + 7 / 3600.0));
+  for (const char* bad : {"", "12:30", "12:60:00", "12:30:61", "1.5:30:00", "12:30:00x", "abc",
+                          "12:30:00:00", "-5d06m07s extra"})
+    EXPECT_FALSE(parse_sexagesimal(bad, false, v)) << bad;
+  EXPECT_FALSE(parse_sexagesimal("5d06m07s", true, v));  // degrees marked where hours are due
+}
+
+// A CSV catalog with sexagesimal RA/Dec matches as its decimal-degree twin: same pairs.
+TEST_F(XMatchFormatsFiles, SexagesimalCsvMatchesDecimalTwin) {
+  std::string sexa = "id,name,RA,DEC\n", deci = "id,RA,DEC\n";
+  const double ras[] = {0.0005, 359.9995, 187.5, 187.5004, 10.0};
+  const double decs[] = {-0.25, -0.2501, 89.99, 89.9901, -45.5};
+  for (int k = 0; k < 5; ++k) {
+    const double h = ras[k] / 15;
+    const int hh = int(h), mm = int((h - hh) * 60);
+    const double ss = ((h - hh) * 60 - mm) * 60;
+    const double a = std::fabs(decs[k]);
+    const int dd = int(a), dm = int((a - dd) * 60);
+    const double ds = ((a - dd) * 60 - dm) * 60;
+    char line[256];
+    std::snprintf(line, sizeof line, "%d,star%d,%02d:%02d:%09.6f,%s%02d:%02d:%08.5f\n", k, k, hh,
+                  mm, ss, decs[k] < 0 ? "-" : "+", dd, dm, ds);
+    sexa += line;
+    std::snprintf(line, sizeof line, "%d,%.12f,%.12f\n", k, ras[k], decs[k]);
+    deci += line;
+  }
+  const celeris::Table ts = read_catalog(write("sexa.csv", sexa));
+  const celeris::Table td = read_catalog(write("deci.csv", deci));
+  ASSERT_EQ(ts.columns.size(), 3u);  // id, RA, DEC (the name column is text)
+  EXPECT_EQ(ts.columns[1].name, "RA");
+  EXPECT_EQ(ts.columns[1].unit, "deg");
+  const SkyPoints ps = table_positions(ts, "RA", "DEC", "sexa");
+  const SkyPoints pd = table_positions(td, "RA", "DEC", "deci");
+  for (size_t k = 0; k < 5; ++k) {
+    EXPECT_NEAR(ps.ra[k], pd.ra[k], 1e-8);
+    EXPECT_NEAR(ps.dec[k], pd.dec[k], 1e-8);
+  }
+  Options o;
+  o.radius_arcsec = 5;
+  const auto a = self_pairs(ps, o), b = self_pairs(pd, o);
+  ASSERT_EQ(a.size(), 2u);  // across RA 0/360 and at the pole
+  ASSERT_EQ(b.size(), 2u);
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].i, b[k].i);
+    EXPECT_EQ(a[k].j, b[k].j);
+    EXPECT_NEAR(a[k].sep_arcsec, b[k].sep_arcsec, 1e-4);
+  }
 }
