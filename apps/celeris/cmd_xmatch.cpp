@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -256,6 +257,13 @@ int run_xmatch(const Args& args) {
     match.bins = bins;
     return run_xmatch_mpi(match, o, quiet, timings);
   }
+#else
+  // Started by mpirun with several ranks but built without MPI: every rank would run the whole
+  // match and write the same output; refuse instead.
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* n = std::getenv(v); n && std::atoi(n) > 1)
+      throw Error("started by mpirun with " + std::string(n) +
+                  " ranks, but this celeris was built without MPI (CELERIS_MPI)");
 #endif
   if (timings) throw Error("--timings is only available under mpirun");
   const auto t0 = std::chrono::steady_clock::now();
