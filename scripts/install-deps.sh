@@ -6,7 +6,7 @@ pkgs=(
   build-essential cmake pkg-config
   libcfitsio-dev wcslib-dev libcli11-dev libgtest-dev zlib1g-dev
   source-extractor libhealpix-cxx-dev libmatio-dev stilts libstb-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin libexpat1-dev
   python3 python3-venv
 )
 missing=()

@@ -7,7 +7,9 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
@@ -45,7 +47,9 @@ void draw_progress(size_t done, size_t total) {
 // --find all, chunk by chunk from the FITS columns.
 int count_pairs_single(const std::vector<std::string>& inputs, bool self, const std::string& ra1,
                        const std::string& dec1, const std::string& ra2, const std::string& dec2,
-                       const std::string& memory, const xmatch::Options& o, int bins, bool quiet) {
+                       const std::optional<xmatch::Frame>& f1,
+                       const std::optional<xmatch::Frame>& f2, const std::string& memory,
+                       const xmatch::Options& o, int bins, bool quiet) {
   const auto t0 = std::chrono::steady_clock::now();
   xmatch::PairCount c(o.radius_arcsec, bins);
   size_t n1 = 0, n2 = 0;
@@ -58,7 +62,8 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
       xmatch::SkyPoints points;
       std::unique_ptr<xmatch::PositionSource> src;
     };
-    auto open = [](const std::string& path, const std::string& ra, const std::string& dec) {
+    auto open = [](const std::string& path, const std::string& ra, const std::string& dec,
+                   const std::optional<xmatch::Frame>& frame) {
       auto s = std::make_unique<Side>();
       std::string lower = path;
       for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
@@ -66,17 +71,19 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
         s->table = read_nonempty(path);
         const auto [r, d] = xmatch::find_radec_columns(s->table, ra, dec, path);
         s->points = xmatch::table_positions(s->table, r, d, path);
+        if (xmatch::is_galactic(frame, r, d)) xmatch::galactic_to_icrs(s->points);
         s->src = xmatch::memory_positions(s->points);
       } else {
         const FitsTableReader reader(path);
         if (reader.schema().rows == 0) throw Error(path + ": empty table (no rows)");
         const auto [r, d] = xmatch::find_radec_columns(reader.schema(), ra, dec, path);
         s->src = xmatch::fits_positions(path, r, d, size_t(1) << 16);
+        if (xmatch::is_galactic(frame, r, d)) s->src = xmatch::galactic_to_icrs(std::move(s->src));
       }
       return s;
     };
-    const auto left = open(inputs[0], ra1, dec1);
-    const auto right = self ? nullptr : open(inputs[1], ra2, dec2);
+    const auto left = open(inputs[0], ra1, dec1, f1);
+    const auto right = self ? nullptr : open(inputs[1], ra2, dec2, f2);
     const xmatch::PositionSource& rsrc = self ? *left->src : *right->src;
     n1 = left->src->rows();
     n2 = rsrc.rows();
@@ -85,7 +92,8 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
   } else {
     const Table left = read_nonempty(inputs[0]);
     const auto [r1, d1] = xmatch::find_radec_columns(left, ra1, dec1, inputs[0]);
-    const xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);
+    xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);
+    if (xmatch::is_galactic(f1, r1, d1)) xmatch::galactic_to_icrs(p1);
     std::vector<xmatch::Pair> pairs;
     n1 = n2 = left.rows;
     if (self) {
@@ -93,7 +101,9 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
     } else {
       const Table right = read_nonempty(inputs[1]);
       const auto [r2, d2] = xmatch::find_radec_columns(right, ra2, dec2, inputs[1]);
-      pairs = xmatch::match_pairs(p1, xmatch::table_positions(right, r2, d2, inputs[1]), o);
+      xmatch::SkyPoints p2 = xmatch::table_positions(right, r2, d2, inputs[1]);
+      if (xmatch::is_galactic(f2, r2, d2)) xmatch::galactic_to_icrs(p2);
+      pairs = xmatch::match_pairs(p1, p2, o);
       n2 = right.rows;
     }
     c.add(xmatch::select_pairs(std::move(pairs), o.find, self, n1, n2));
@@ -173,6 +183,12 @@ int run_xmatch(const Args& args) {
   app.add_option("--dec1", dec1, "Dec column of LEFT");
   app.add_option("--ra2", ra2, "RA column of RIGHT");
   app.add_option("--dec2", dec2, "Dec column of RIGHT");
+  std::string frame, frame1, frame2;
+  app.add_option("--frame", frame,
+                 "frame of both inputs' position columns: icrs | galactic (default: by column "
+                 "name: GLON/GLAT, L/B, LII/BII are Galactic)");
+  app.add_option("--frame1", frame1, "frame of LEFT's position columns (icrs | galactic)");
+  app.add_option("--frame2", frame2, "frame of RIGHT's position columns (icrs | galactic)");
   app.add_flag("--self", self, "self-match one catalog: pairs of distinct rows, each pair once");
   app.add_option("--search", search, "search intervals: auto | neighbours | disc")
       ->capture_default_str();
@@ -205,6 +221,13 @@ int run_xmatch(const Args& args) {
       ->capture_default_str();
   app.add_flag("--timings", timings, "under mpirun: print the time of each phase");
   if (const auto code = parse_args(app, args)) return *code;
+  if (!frame.empty() && (!frame1.empty() || !frame2.empty()))
+    throw Error("give --frame, or --frame1 / --frame2, not both");
+  std::optional<xmatch::Frame> f1, f2;
+  if (!frame.empty()) f1 = f2 = xmatch::parse_frame(frame);
+  if (!frame1.empty()) f1 = xmatch::parse_frame(frame1);
+  if (!frame2.empty()) f2 = xmatch::parse_frame(frame2);
+  if (self && !frame2.empty()) throw Error("--self takes --frame or --frame1, not --frame2");
   if (count && !out.empty()) throw Error("--count writes no table: drop -o");
   if (!count && out.empty()) throw Error("give the output catalog with -o (or use --count)");
   if (count && join != "1and2") throw Error("--count counts pairs: use --join 1and2");
@@ -230,14 +253,25 @@ int run_xmatch(const Args& args) {
     match.ra2 = ra2;
     match.dec2 = dec2;
     match.self = self;
+    match.frame1 = f1;
+    match.frame2 = self ? f1 : f2;
     match.count = count;
     match.bins = bins;
     return run_xmatch_mpi(match, o, quiet, timings);
   }
+#else
+  // Started by mpirun with several ranks but built without MPI: every rank would run the whole
+  // match and write the same output; refuse instead.
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* n = std::getenv(v); n && std::atoi(n) > 1)
+      throw Error("started by mpirun with " + std::string(n) +
+                  " ranks, but this celeris was built without MPI (CELERIS_MPI)");
 #endif
   if (timings) throw Error("--timings is only available under mpirun");
   const auto t0 = std::chrono::steady_clock::now();
-  if (count) return count_pairs_single(inputs, self, ra1, dec1, ra2, dec2, memory, o, bins, quiet);
+  if (count)
+    return count_pairs_single(inputs, self, ra1, dec1, ra2, dec2, f1, self ? f1 : f2, memory, o,
+                              bins, quiet);
   if (!memory.empty()) {
     const bool bar = progress || isatty(STDERR_FILENO);
     xmatch::StreamedMatch files;
@@ -249,6 +283,8 @@ int run_xmatch(const Args& args) {
     files.ra2 = ra2;
     files.dec2 = dec2;
     files.self = self;
+    files.frame1 = f1;
+    files.frame2 = self ? f1 : f2;
     const xmatch::StreamedCounts n =
         xmatch::streamed_crossmatch(files, o, xmatch::parse_memory_size(memory),
                                     bar ? std::function<void(size_t, size_t)>(draw_progress)
@@ -265,7 +301,8 @@ int run_xmatch(const Args& args) {
   }
   const Table left = read_nonempty(inputs[0]);
   const auto [r1, d1] = xmatch::find_radec_columns(left, ra1, dec1, inputs[0]);
-  const xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);
+  xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);
+  if (xmatch::is_galactic(f1, r1, d1)) xmatch::galactic_to_icrs(p1);
   std::vector<xmatch::Pair> rows;
   Table right_storage;
   const Table* right = &left;
@@ -275,6 +312,7 @@ int run_xmatch(const Args& args) {
     right = &right_storage;
     const auto [r2, d2] = xmatch::find_radec_columns(*right, ra2, dec2, inputs[1]);
     p2 = xmatch::table_positions(*right, r2, d2, inputs[1]);
+    if (xmatch::is_galactic(f2, r2, d2)) xmatch::galactic_to_icrs(p2);
   }
   rows = self ? xmatch::self_crossmatch(p1, o) : xmatch::crossmatch(p1, p2, o);
   const Table joined = xmatch::joined_table(left, *right, rows, o.join);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -240,10 +241,14 @@ void chunked_pairs_each(const PositionSource& left, const PositionSource& right,
 // reading only the input rows each block needs. Peak memory is about `memory_bytes`, of which 2 B
 // per input row go to matched-row flags. Returns the row counts. `right_path` is ignored when
 // `self`.
+// The frame of a catalog's position columns. Galactic (l, b) positions are rotated to ICRS
+// (the Hipparcos A_G matrix) before matching; the output keeps the input columns.
+enum class Frame { Icrs, Galactic };
 struct StreamedMatch {
   std::string left_path, right_path, output;
   std::string ra1, dec1, ra2, dec2;  // empty: found as find_radec_columns does
   bool self = false;
+  std::optional<Frame> frame1, frame2;  // empty: by column name (galactic_by_name)
 };
 struct StreamedCounts {
   size_t left_rows = 0, right_rows = 0, output_rows = 0;
@@ -287,7 +292,8 @@ Table read_csv(const std::string& path);
 
 // RA/Dec column names: the given ones, or the first pair present among RA/DEC,
 // ALPHA_J2000/DELTA_J2000, ALPHAWIN_J2000/DELTAWIN_J2000, RAJ2000/DEJ2000, RA_ICRS/DE_ICRS,
-// X_WORLD/Y_WORLD (case-insensitive). Throws naming `what` (e.g. the file) when absent.
+// X_WORLD/Y_WORLD, then the Galactic GLON/GLAT, L/B, LII/BII (case-insensitive; see
+// galactic_by_name). Throws naming `what` (e.g. the file) when absent.
 std::pair<std::string, std::string> find_radec_columns(const Table& table, const std::string& ra,
                                                        const std::string& dec,
                                                        const std::string& what);
@@ -298,6 +304,19 @@ SkyPoints table_positions(const Table& table, const std::string& ra, const std::
 // The same check for one position (row 0-based; the message names it 1-based).
 void check_sky_position(double ra, double dec, size_t row, const std::string& what,
                         const std::string& ra_name, const std::string& dec_name);
+
+// ---- coordinate frames ----------------------------------------------------------------------
+
+// Frames: see Frame (above).
+Frame parse_frame(const std::string& s);  // icrs | galactic
+// Whether column names say Galactic: GLON/GLAT, L/B or LII/BII (any case).
+bool galactic_by_name(const std::string& lon, const std::string& lat);
+// A side's positions are Galactic: its frame when given, else by its column names.
+bool is_galactic(const std::optional<Frame>& frame, const std::string& lon, const std::string& lat);
+// Galactic (l, b) in degrees to ICRS (RA, Dec) in degrees, RA in [0, 360).
+void galactic_to_icrs(double l, double b, double& ra, double& dec);
+void galactic_to_icrs(SkyPoints& points);
+std::unique_ptr<PositionSource> galactic_to_icrs(std::unique_ptr<PositionSource> src);
 
 // The output table: for every row of `rows`, the columns of the left row then those of the right
 // row (names clashing between the sides get _1 / _2), then Separation (arcsec). Blank sides are

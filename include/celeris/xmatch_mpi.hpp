@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "celeris/error.hpp"
@@ -69,6 +70,7 @@ struct Match {
   std::string left_path, right_path, output;  // output unused when count
   std::string ra1, dec1, ra2, dec2;           // empty: found as find_radec_columns does
   bool self = false;
+  std::optional<Frame> frame1, frame2;  // empty: by column name (galactic_by_name)
   bool count = false;  // no table: the number of pairs and a histogram of separations
   int bins = 20;
 };

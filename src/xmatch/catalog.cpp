@@ -14,6 +14,8 @@
 #include "celeris/error.hpp"
 #include "celeris/xmatch.hpp"
 #include "csv.hpp"
+#include "sexagesimal.hpp"
+#include "text_catalogs.hpp"
 
 namespace celeris::xmatch {
 
@@ -130,7 +132,17 @@ void CatalogWriter::finish() {
 }
 
 Table read_catalog(const std::string& path) {
-  return csv::is_csv_path(path) ? read_csv(path) : read_fits_table(path);
+  if (csv::is_csv_path(path)) {
+    Table t = read_csv(path);
+    add_sexagesimal_columns(path, t);  // "12:34:56.7" RA/Dec text columns, as degrees
+    return t;
+  }
+  // Text formats recognised by their first bytes (src/xmatch/text_catalogs.cpp).
+  if (path.find('[') == std::string::npos) {
+    if (is_votable(path)) return read_votable(path);
+    if (is_ascii_head(path)) return read_ascii_head(path);
+  }
+  return read_fits_table(path);
 }
 
 void write_catalog(const std::string& path, const Table& table) {
@@ -156,14 +168,23 @@ std::pair<std::string, std::string> find_radec_columns(const Table& table, const
     return {ra, dec};
   }
   static const char* const known[][2] = {
-      {"RA", "DEC"},          {"ALPHA_J2000", "DELTA_J2000"}, {"ALPHAWIN_J2000", "DELTAWIN_J2000"},
-      {"RAJ2000", "DEJ2000"}, {"RA_ICRS", "DE_ICRS"},         {"X_WORLD", "Y_WORLD"}};
+      {"RA", "DEC"},
+      {"ALPHA_J2000", "DELTA_J2000"},
+      {"ALPHAWIN_J2000", "DELTAWIN_J2000"},
+      {"RAJ2000", "DEJ2000"},
+      {"RA_ICRS", "DE_ICRS"},
+      {"X_WORLD", "Y_WORLD"},
+      // Galactic longitude/latitude, rotated to ICRS by the caller (galactic_by_name).
+      {"GLON", "GLAT"},
+      {"L", "B"},
+      {"LII", "BII"}};
   for (const auto& k : known)
     if (table.find(k[0]) && table.find(k[1]))
       return {table.find(k[0])->name, table.find(k[1])->name};
   throw Error(what +
               ": no RA/Dec columns found (tried RA/DEC, ALPHA_J2000/DELTA_J2000, "
-              "ALPHAWIN_J2000/DELTAWIN_J2000, RAJ2000/DEJ2000, RA_ICRS/DE_ICRS, X_WORLD/Y_WORLD); "
+              "ALPHAWIN_J2000/DELTAWIN_J2000, RAJ2000/DEJ2000, RA_ICRS/DE_ICRS, X_WORLD/Y_WORLD, "
+              "GLON/GLAT, L/B, LII/BII); "
               "name them with --ra1/--dec1 or --ra2/--dec2");
 }
 

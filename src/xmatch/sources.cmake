@@ -7,8 +7,14 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/simulate.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/chunked.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/frames.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/sexagesimal.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/text_catalogs.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp)
+# VOTable inputs are parsed with expat (Debian libexpat1-dev).
+find_package(EXPAT REQUIRED)
+target_link_libraries(celeris PRIVATE EXPAT::EXPAT)
 if(CELERIS_HAVE_CUDA)
   # The GPU join (Thrust sort + count/write kernels over the same healpix.hpp functions). No fused
   # multiply-add, so that chords, pixels and hence the pairs are bit-identical to the CPU join's.

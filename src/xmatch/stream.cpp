@@ -19,6 +19,7 @@
 #include "celeris/xmatch.hpp"
 #include "csv.hpp"
 #include "pair_order.hpp"
+#include "text_catalogs.hpp"
 
 namespace celeris::xmatch {
 
@@ -309,6 +310,11 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
     throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
   // CSV inputs are first converted, block by block, to temporary FITS tables next to the output
   // (their positions validated on the way, errors naming the CSV file).
+  for (const std::string& in : {files.left_path, files.right_path})
+    if (!in.empty() && in.find('[') == std::string::npos && (is_votable(in) || is_ascii_head(in)))
+      throw Error(in + ": --memory streams FITS and CSV inputs only (this is a " +
+                  (is_votable(in) ? "VOTable" : "SExtractor ASCII_HEAD catalog") +
+                  "; drop --memory, or convert it to FITS)");
   const std::string tmp = temporary_sibling(files.output);
   TemporaryFile left_fits, right_fits;
   std::string left_path = files.left_path, right_path = self ? files.left_path : files.right_path;
@@ -350,8 +356,11 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   // Pass 1: match in chunks, spill each chunk's sorted pairs.
   PairSpill spill(tmp + ".pairs");
   {
-    const auto src1 = fits_positions(left_path, ra1, dec1, 1 << 16);
-    const auto src2 = fits_positions(right_path, ra2, dec2, 1 << 16);
+    auto src1 = fits_positions(left_path, ra1, dec1, 1 << 16);
+    auto src2 = fits_positions(right_path, ra2, dec2, 1 << 16);
+    if (is_galactic(files.frame1, ra1, dec1)) src1 = galactic_to_icrs(std::move(src1));
+    if (is_galactic(self ? files.frame1 : files.frame2, ra2, dec2))
+      src2 = galactic_to_icrs(std::move(src2));
     chunked_pairs_each(
         *src1, *src2, self, o, chunk_bytes, [&](std::vector<Pair>& c) { spill.add_run(c); },
         progress);

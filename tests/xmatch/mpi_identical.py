@@ -84,6 +84,10 @@ def catalogs(work):
 
 
 def run(cmd, env=None):
+    # Containers often forbid the cross-memory attach of OpenMPI's shared-memory transport,
+    # which then warns on every message; plain copies work everywhere.
+    env = dict(env if env is not None else os.environ)
+    env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 

@@ -16,6 +16,7 @@
 #include "csv.hpp"
 #include "distribute.hpp"
 #include "exchange.hpp"
+#include "text_catalogs.hpp"
 
 #ifdef CELERIS_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -40,22 +41,26 @@ struct Side {
   std::unique_ptr<PositionSource> positions;
 };
 
-// CSV, or a FITS table wanted whole, is read into memory (as the single-process command does);
-// otherwise only the FITS schema is read and the RA/Dec columns are scanned block by block.
-Side open_side(const std::string& path, const std::string& ra, const std::string& dec, bool whole) {
+// CSV, VOTable, ASCII_HEAD, or a FITS table wanted whole, is read into memory (as the
+// single-process command does); otherwise only the FITS schema is read and the RA/Dec columns
+// are read block by block. Galactic positions are rotated to ICRS.
+Side open_side(const std::string& path, const std::string& ra, const std::string& dec,
+               const std::optional<Frame>& frame, bool whole) {
   Side s;
   s.path = path;
-  if (whole || csv::is_csv_path(path)) {
+  if (whole || csv::is_csv_path(path) || is_votable(path) || is_ascii_head(path)) {
     s.table = read_catalog(path);
     if (s.table.rows == 0) throw Error(path + ": empty table (no rows)");
     const auto [r, d] = find_radec_columns(s.table, ra, dec, path);
     s.points = std::make_unique<SkyPoints>(table_positions(s.table, r, d, path));
+    if (is_galactic(frame, r, d)) galactic_to_icrs(*s.points);
     s.positions = memory_positions(*s.points);
   } else {
     const FitsTableReader reader(path);
     if (reader.schema().rows == 0) throw Error(path + ": empty table (no rows)");
     const auto [r, d] = find_radec_columns(reader.schema(), ra, dec, path);
     s.positions = fits_positions(path, r, d, size_t(1) << 16);
+    if (is_galactic(frame, r, d)) s.positions = galactic_to_icrs(std::move(s.positions));
   }
   s.rows = s.positions->rows();
   return s;
@@ -112,8 +117,8 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   Side left, right;
   collectively(s, where, [&] {
     place_rank(s, o);
-    left = open_side(m.left_path, m.ra1, m.dec1, rank0_table);
-    if (!self) right = open_side(m.right_path, m.ra2, m.dec2, rank0_table);
+    left = open_side(m.left_path, m.ra1, m.dec1, m.frame1, rank0_table);
+    if (!self) right = open_side(m.right_path, m.ra2, m.dec2, m.frame2, rank0_table);
   });
   const PositionSource& lsrc = *left.positions;
   const PositionSource& rsrc = self ? lsrc : *right.positions;
