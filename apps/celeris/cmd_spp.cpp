@@ -1,4 +1,4 @@
-// `celeris spp`: spatial preprocessing of a hyperspectral cube, and `celeris simulate cube`.
+// `celeris spp`: spatial preprocessing of a hyperspectral cube.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -119,48 +119,6 @@ int run_spp(const Args& args) {
   if (ran_on == Device::Cuda)
     std::printf("spp: on the GPU %.3f ms (alpha %.3f ms), host<->device copies %.3f ms\n",
                 res.device_seconds * 1e3, res.alpha_seconds * 1e3, res.transfer_seconds * 1e3);
-  return 0;
-}
-
-int run_simulate_cube(const Args& args) {
-  CLI::App app{
-      "celeris simulate cube: a hyperspectral cube by linear mixing of smooth endmember "
-      "spectra with spatially smooth abundances (sum to one), plus Gaussian noise",
-      "celeris simulate cube"};
-  hs::CubeSimParams p;
-  std::string out = "sim_cube.hdr", truth, interleave = "bsq";
-  int data_type = 4;
-  app.add_option("-o,--output", out, "output cube (ENVI unless .mat or .fits)")
-      ->capture_default_str();
-  app.add_option("--lines", p.lines, "lines (rows)")->capture_default_str();
-  app.add_option("--samples", p.samples, "samples (columns)")->capture_default_str();
-  app.add_option("--bands", p.bands, "spectral bands")->capture_default_str();
-  app.add_option("--endmembers", p.endmembers, "number of endmembers")->capture_default_str();
-  app.add_option("--seed", p.seed, "random seed (same seed, same cube)")->capture_default_str();
-  app.add_option("--noise", p.noise, "Gaussian noise sigma, reflectance")->capture_default_str();
-  app.add_option("--smoothness", p.smoothness, "abundance correlation length, pixels")
-      ->capture_default_str();
-  app.add_option("--truth", truth, "also write the abundances (endmembers x lines x samples)");
-  app.add_option("--interleave", interleave, "ENVI interleave")
-      ->check(CLI::IsMember({"bsq", "bil", "bip"}))
-      ->capture_default_str();
-  app.add_option("--data-type", data_type, "ENVI data type (4 float32, 5 float64, ...)")
-      ->capture_default_str();
-  if (const auto code = parse_args(app, args)) return *code;
-  const hs::SimulatedCube sim = hs::simulate_cube(p);
-  const hs::CubeFormat fmt = hs::format_from_path(out);
-  if (fmt == hs::CubeFormat::Envi) {
-    hs::EnviWriteOptions opt;
-    opt.interleave = interleave;
-    opt.data_type = data_type;
-    hs::write_envi(out, sim.cube, opt);
-  } else {
-    hs::write_cube(out, sim.cube, fmt);
-  }
-  if (!truth.empty()) hs::write_cube(truth, sim.abundances, hs::format_from_path(truth));
-  std::printf("simulated cube %d lines x %d samples x %d bands, %d endmembers, seed %llu -> %s\n",
-              p.lines, p.samples, p.bands, p.endmembers, static_cast<unsigned long long>(p.seed),
-              out.c_str());
   return 0;
 }
 

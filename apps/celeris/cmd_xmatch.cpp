@@ -1,5 +1,4 @@
-// `celeris xmatch`: cross-match two catalogs (or one with itself) by position, and
-// `celeris simulate catalog`: a random catalog with repeat detections to match.
+// `celeris xmatch`: cross-match two catalogs (or one with itself) by position.
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
@@ -323,56 +322,6 @@ int run_xmatch(const Args& args) {
         "xmatch: %zu x %zu rows, radius %g arcsec, order %d: %zu output rows -> %s (%.3f s)\n",
         left.rows, right->rows, o.radius_arcsec, xmatch::index_order(o), joined.rows, out.c_str(),
         secs);
-  return 0;
-}
-
-int run_simulate_catalog(const Args& args) {
-  CLI::App app{
-      "celeris simulate catalog: random sky positions in a declination band, with "
-      "repeat detections (clusters within a few arcsec) for cross-match tests",
-      "celeris simulate catalog"};
-  xmatch::CatalogParams p;
-  std::string out = "catalog.fits";
-  app.add_option("-o,--output", out, "output catalog (.csv: CSV, else FITS)")
-      ->capture_default_str();
-  std::string table3, match_radius = "0.0056deg";
-  double matches = 0;
-  auto* o_rows =
-      app.add_option("--rows", p.rows, "number of rows (detections)")->capture_default_str();
-  app.add_option("--seed", p.seed, "random seed (same seed, same catalog)")->capture_default_str();
-  auto* o_dmin = app.add_option("--dec-min", p.dec_min, "southern edge of the band, deg")
-                     ->capture_default_str();
-  auto* o_dmax = app.add_option("--dec-max", p.dec_max, "northern edge of the band, deg")
-                     ->capture_default_str();
-  auto* o_rep = app.add_option("--repeats", p.repeats, "mean detections per source (>= 1)")
-                    ->capture_default_str();
-  app.add_option("--scatter", p.scatter_arcsec, "position scatter per axis, arcsec")
-      ->capture_default_str();
-  auto* o_match = app.add_option("--matches-per-row", matches,
-                                 "set --repeats so that a self-match at --match-radius gives this "
-                                 "many matches per row on average (the row itself included)")
-                      ->excludes(o_rep);
-  app.add_option("--match-radius", match_radius, "radius for --matches-per-row")
-      ->capture_default_str();
-  app.add_option("--table3", table3,
-                 "the paper's Table III set: d1, d5 or d25 (rows, declination band and "
-                 "4.65 / 5.45 / 15.8 matches per row at 0.0056 deg)")
-      ->excludes(o_rows, o_dmin, o_dmax, o_rep, o_match);
-  if (const auto code = parse_args(app, args)) return *code;
-  if (!table3.empty()) {
-    const uint64_t seed = p.seed;
-    const double scatter = p.scatter_arcsec;
-    p = xmatch::table3_params(table3);
-    p.seed = seed;
-    p.scatter_arcsec = scatter;
-  } else if (matches > 0) {
-    p.repeats = xmatch::repeats_for_matches(p.rows, p.dec_min, p.dec_max,
-                                            xmatch::parse_radius_arcsec(match_radius), matches);
-  }
-  const Table t = xmatch::simulate_catalog(p);
-  xmatch::write_catalog(out, t);
-  std::printf("simulated catalog: %zu rows, dec [%g, %g], %.4g detections per source -> %s\n",
-              t.rows, p.dec_min, p.dec_max, p.repeats, out.c_str());
   return 0;
 }
 

@@ -17,11 +17,9 @@ struct Command {
 
 int run_extract(const Args& args);
 int run_simulate(const Args& args);
-int run_xmatch(const Args& args);   // cmd_xmatch.cpp, when present
-int run_maxsub(const Args& args);   // cmd_maxsub.cpp, when present
-int run_spp(const Args& args);      // cmd_spp.cpp, when present
-int run_simulate_catalog(const Args& args);  // `simulate catalog`, in cmd_xmatch.cpp
-int run_simulate_cube(const Args& args);     // `simulate cube`, in cmd_spp.cpp
+int run_xmatch(const Args& args);  // cmd_xmatch.cpp, when present
+int run_maxsub(const Args& args);  // cmd_maxsub.cpp, when present
+int run_spp(const Args& args);     // cmd_spp.cpp, when present
 
 const std::vector<Command>& commands();
 

@@ -25,6 +25,7 @@
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "celeris/simulate.hpp"
 #include "hyperspectral/spp_backends.hpp"
 #ifdef CELERIS_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -215,10 +216,10 @@ void bench_cube(const hs::Cube& cube, const std::string& name, const Settings& s
 // A 1024 x 1024 (or smaller) simulation repeated to lines x samples: simulate_cube is serial and
 // would take minutes at full size; the repetition only adds seams, which SPP treats as edges.
 hs::Cube large_scene(int lines, int samples, int bands) {
-  hs::CubeSimParams p;
+  celeris::sim::CubeSimParams p;
   p.lines = std::min(lines, 1024), p.samples = std::min(samples, 1024), p.bands = bands;
   p.endmembers = 6, p.seed = 7, p.smoothness = 24;
-  const hs::Cube base = hs::simulate_cube(p).cube;
+  const hs::Cube base = celeris::sim::simulate_cube(p).cube;
   hs::Cube c(bands, lines, samples);
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < bands; ++b)
@@ -270,9 +271,9 @@ int main(int argc, char** argv) {
   hs::Cube cube;
   std::string name = input;
   if (input.empty()) {
-    hs::CubeSimParams p;
+    celeris::sim::CubeSimParams p;
     p.lines = lines, p.samples = samples, p.bands = bands, p.endmembers = 5, p.seed = 1;
-    cube = hs::simulate_cube(p).cube;
+    cube = celeris::sim::simulate_cube(p).cube;
     for (float& v : cube.data) v = std::round(std::clamp(v * 10000.0f, -32768.0f, 32767.0f));
     name = "simulated " + std::to_string(lines) + "x" + std::to_string(samples) + "x" +
            std::to_string(bands) + " (int16 values, the paper's Cuprite shape)";

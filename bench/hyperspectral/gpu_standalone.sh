@@ -5,7 +5,7 @@ set -euo pipefail
 out=${1:-/tmp/spp_gpu}
 mkdir -p "$out"
 flags="-O3 -std=c++20 -Iinclude -Isrc -DCELERIS_HAVE_CUDA=1"
-for f in src/hyperspectral/{cube,spp,spp_reference,simulate_cube}.cpp src/core/device.cpp \
+for f in src/hyperspectral/{cube,spp,spp_reference}.cpp src/sim/cube_sim.cpp src/core/device.cpp \
          bench/hyperspectral/spp_gpu_check.cpp; do
   g++ $flags -fopenmp -DSPP_STANDALONE -c "$f" -o "$out/$(basename "$f").o" &
 done

@@ -14,6 +14,7 @@
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "celeris/simulate.hpp"
 #include "hyperspectral/spp_backends.hpp"
 #ifdef SPP_STANDALONE
 #include "hyperspectral/internal.hpp"
@@ -103,9 +104,9 @@ int main() {
                   alpha_err, ok ? "OK" : "FAIL");
     }
   }
-  hs::CubeSimParams p;
+  celeris::sim::CubeSimParams p;
   p.lines = 350, p.samples = 350, p.bands = 188, p.endmembers = 5;
-  const hs::Cube cube = hs::simulate_cube(p).cube;
+  const hs::Cube cube = celeris::sim::simulate_cube(p).cube;
   std::printf("timing 350x350x188, best of 3, seconds (CPU: %d threads)\n", omp_get_max_threads());
   std::printf("%-7s %9s %9s %9s %8s\n", "window", "cpu", "block", "tile", "cpu/tile");
   hs::spp_cuda(cube, 3, false, "tile");  // context warm-up

@@ -191,28 +191,6 @@ bool spp_cuda_compiled();
 // The kernel names SppOptions::kernel accepts.
 std::vector<std::string> spp_cuda_kernels();
 
-// ---- simulation -----------------------------------------------------------------------------
-
-struct CubeSimParams {
-  int lines = 64;
-  int samples = 64;
-  int bands = 100;
-  int endmembers = 4;
-  uint64_t seed = 1;
-  double noise = 0.01;           // Gaussian noise sigma, reflectance units
-  double smoothness = 8.0;       // abundance blob size, pixels
-  double wavelength_min = 400;   // nm
-  double wavelength_max = 2500;  // nm
-};
-
-struct SimulatedCube {
-  Cube cube;                       // reflectance, ENVI source metadata, wavelengths in nm
-  std::vector<double> endmembers;  // bands x endmembers, column e = spectrum of endmember e
-  Cube abundances;                 // endmembers x lines x samples, sum to one per pixel
-};
-
-// Linear mixing model y = M a + n with spatially smooth abundances (softmax of sums of Gaussian
-// blobs) and smooth positive endmember spectra. Same parameters, same cube, on every platform.
-SimulatedCube simulate_cube(const CubeSimParams& params);
+// The cube simulator (simulate_cube) is in celeris/simulate.hpp (celeris::sim).
 
 }  // namespace celeris::hyperspectral

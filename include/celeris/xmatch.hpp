@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "celeris/simulate.hpp"
 #include "celeris/table.hpp"
 
 namespace celeris::xmatch {
@@ -345,35 +346,12 @@ class CatalogWriter {
 };
 
 // ---- simulation -----------------------------------------------------------------------------
-
-// Random sky catalog: sources uniform on the sphere within the declination band, each detected
-// 1 + Poisson(repeats - 1) times with a Gaussian scatter of `scatter_arcsec` per axis, until
-// `rows` detections. Columns ID, SOURCE_ID, RA, DEC (deg), MAG.
-struct CatalogParams {
-  size_t rows = 100000;
-  uint64_t seed = 1;
-  double dec_min = -90, dec_max = 90;
-  double repeats = 3.0;  // mean detections per source, >= 1
-  double scatter_arcsec = 0.5;
-};
-Table simulate_catalog(const CatalogParams& params);
-
-// Mean detections per source (CatalogParams::repeats) for which a self-match of the simulated
-// catalog at `radius_arcsec` gives on average `matches` matches per row, counting the row itself
-// (the paper's Table III convention: a self-match of every row against the whole catalog), i.e.
-// 1 + 2 P / N for P pairs of distinct rows. Model: a row's repeat group (size-biased mean of
-// 1 + Poisson(repeats - 1), all within the radius when the scatter is much smaller) plus the
-// other rows of uniform density in the disc. Throws when the density alone exceeds `matches`.
-double repeats_for_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec,
-                           double matches);
-// The expected matches per row (counting the row itself) of that model; the inverse of the above.
-double expected_matches(size_t rows, double dec_min, double dec_max, double radius_arcsec,
-                        double repeats);
-
-// The paper's Table III data sets d1, d5, d25 (1M, 5M, 25M rows; RA 0-360 in its declination
-// bands; 4.65, 5.45, 15.8 matches per row in a self-match at 0.0056 deg), as simulation
-// parameters; throws for other names.
-CatalogParams table3_params(const std::string& name);
-inline constexpr double table3_radius_arcsec = 0.0056 * 3600.0;
+// The catalog simulator lives in celeris/simulate.hpp (celeris::sim); its former names here:
+using sim::CatalogParams;
+using sim::expected_matches;
+using sim::repeats_for_matches;
+using sim::simulate_catalog;
+using sim::table3_params;
+using sim::table3_radius_arcsec;
 
 }  // namespace celeris::xmatch

@@ -10,7 +10,7 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/hyperspectral/fits_cube.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/hyperspectral/spp.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/hyperspectral/spp_reference.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/hyperspectral/simulate_cube.cpp)
+)
 # libmatio is opened with dlopen on first use (matio_runtime.cpp): only its header is needed
 # here, and its soname (libmatio.so.N) is taken from the library pkg-config found.
 find_library(CELERIS_MATIO_LIBRARY NAMES matio HINTS ${MATIO_LIBRARY_DIRS} REQUIRED)

@@ -4,7 +4,6 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/select.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/catalog.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/csv.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/simulate.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/chunked.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/frames.cpp

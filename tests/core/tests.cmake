@@ -23,3 +23,9 @@ if(CELERIS_HAVE_CUDA)
   set_tests_properties(${celeris_core_gpu_tests} PROPERTIES LABELS "core;gpu"
                        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endif()
+
+# `celeris simulate image|catalog|cube` outputs pinned by their hashes (the one simulation module).
+add_test(NAME SimulateOutputsKeepTheirBytes
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/core/simulate_bytes.sh
+                 ${PROJECT_BINARY_DIR}/bin/celeris)
+set_tests_properties(SimulateOutputsKeepTheirBytes PROPERTIES LABELS core)

@@ -9,6 +9,7 @@
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
+#include "celeris/simulate.hpp"
 #include "hyperspectral/internal.hpp"
 #include "hyperspectral/spp_math.hpp"
 #include "test_util.hpp"
@@ -94,9 +95,9 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple(4, 25, 1, 9)));  // single column
 
 TEST(Spp, SmoothSimulatedSceneMatchesReference) {
-  CubeSimParams p;
+  sim::CubeSimParams p;
   p.lines = 24, p.samples = 31, p.bands = 60, p.noise = 0.001;
-  const Cube c = simulate_cube(p).cube;
+  const Cube c = sim::simulate_cube(p).cube;
   // Nearly parallel neighbours: sqrt(alpha) amplifies tiny angle errors, so a looser bound.
   expect_matches_reference(c, 5, 2e-5);
 }
@@ -199,12 +200,12 @@ TEST(Spp, KernelChoiceIsCheckedAgainstTheDevice) {
 }
 
 TEST(Spp, SimulationIsDeterministic) {
-  CubeSimParams p;
+  sim::CubeSimParams p;
   p.lines = 10, p.samples = 12, p.bands = 7, p.seed = 42;
-  const SimulatedCube a = simulate_cube(p), b = simulate_cube(p);
+  const sim::SimulatedCube a = sim::simulate_cube(p), b = sim::simulate_cube(p);
   EXPECT_EQ(a.cube.data, b.cube.data);
   p.seed = 43;
-  EXPECT_NE(simulate_cube(p).cube.data, a.cube.data);
+  EXPECT_NE(sim::simulate_cube(p).cube.data, a.cube.data);
   for (int q = 0; q < 120; ++q) {
     double sum = 0;
     for (int e = 0; e < p.endmembers; ++e) sum += a.abundances.band(e)[q];
@@ -255,9 +256,9 @@ TEST(SppCuda, KernelsMatchReference) {
 // A smooth scene (nearly parallel neighbours) at the paper's band count, larger than one tile.
 TEST(SppCuda, SmoothSceneMatchesReference) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  CubeSimParams p;
+  sim::CubeSimParams p;
   p.lines = 45, p.samples = 70, p.bands = 188, p.noise = 0.001;
-  const Cube c = simulate_cube(p).cube;
+  const Cube c = sim::simulate_cube(p).cube;
   for (int w : {3, 11}) {
     std::vector<double> ref_alpha;
     const auto ref = spp_reference(to_double(c), c.bands, c.lines, c.samples, w, &ref_alpha);

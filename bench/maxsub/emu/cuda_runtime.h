@@ -108,6 +108,19 @@ inline cudaError_t cudaGetLastError() {
 inline const char* cudaGetErrorString(cudaError_t) {
   return "emu";
 }
+inline const char* cudaGetErrorName(cudaError_t) {
+  return "emu";
+}
+// Streams are one queue here: every "asynchronous" call runs at once.
+typedef void* cudaStream_t;
+inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t) {
+  std::memcpy(d, s, n);
+  return 0;
+}
+inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t) {
+  std::memset(d, v, n);
+  return 0;
+}
 inline cudaError_t cudaGetDeviceCount(int* n) {
   *n = 1;
   return 0;

@@ -1,7 +1,11 @@
 // Link stubs for the emulated convex check (run.sh): the other GPU searches are not emulated.
 #include <stdexcept>
 #include "maxsub/rect_cuda.hpp"
-namespace celeris { int cuda_device_count() { return 1; } }
+#include "celeris/device.hpp"
+namespace celeris {
+int cuda_device_count() { return 1; }
+Device resolve_device(Device d) { return d == Device::Auto ? Device::Cuda : d; }
+}
 namespace celeris::maxsub::detail {
 template <class T, class In> MeshRect<T> cuda_rect_search(const CudaSource<In>&, CudaStageTimes*) { throw std::runtime_error("stub"); }
 template <class T, class In> MeshRect<T> cuda_mesh_search(bool, const CudaSource<In>&, CudaStageTimes*) { throw std::runtime_error("stub"); }

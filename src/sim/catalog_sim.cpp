@@ -8,9 +8,9 @@
 
 #include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
-#include "celeris/xmatch.hpp"
+#include "celeris/simulate.hpp"
 
-namespace celeris::xmatch {
+namespace celeris::sim {
 
 Table simulate_catalog(const CatalogParams& p) {
   namespace hp = celeris::healpix;
@@ -129,4 +129,4 @@ CatalogParams table3_params(const std::string& name) {
   throw Error("unknown Table III data set '" + name + "' (d1, d5 or d25)");
 }
 
-}  // namespace celeris::xmatch
+}  // namespace celeris::sim

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "celeris/error.hpp"
-#include "celeris/hyperspectral.hpp"
+#include "celeris/simulate.hpp"
 
-namespace celeris::hyperspectral {
+namespace celeris::sim {
+
+using hyperspectral::Cube;
+using hyperspectral::CubeFormat;
 
 namespace {
 
@@ -145,4 +148,4 @@ SimulatedCube simulate_cube(const CubeSimParams& p) {
   return sim;
 }
 
-}  // namespace celeris::hyperspectral
+}  // namespace celeris::sim
