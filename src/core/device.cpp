@@ -48,8 +48,8 @@ Device resolve_device(Device requested) {
   if (requested == Device::Cpu) return Device::Cpu;
   const bool have = cuda_device_count() > 0;
   if (requested == Device::Auto) return have ? Device::Cuda : Device::Cpu;
-  if (!cuda_compiled()) throw Error("device gpu requested but celeris was built without CUDA");
-  if (!have) throw Error("device gpu requested but no CUDA device is available");
+  if (!cuda_compiled()) throw Error("device cuda requested but celeris was built without CUDA");
+  if (!have) throw Error("device cuda requested but no CUDA device is available");
   return Device::Cuda;
 }
 
