@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -82,6 +83,16 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     refuse_output_over_input(name, image_path, "CHECKIMAGE_NAME");
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
+  // Pixel-scale-dependent columns: PIXEL_SCALE 0 means SExtractor's local WCS pixel area, which
+  // celeris does not compute yet.
+  if (config.pixel_scale == 0.0)
+    for (const auto& p : params) {
+      const std::string n = p.spec->name;
+      if (n == "CLASS_STAR" || n == "MU_MAX" || n == "MU_THRESHOLD" || n == "FWHM_WORLD" ||
+          n == "ISOAREA_WORLD" || n == "ISOAREAF_WORLD")
+        throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
+                    "; give PIXEL_SCALE in arcsec");
+    }
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
   std::optional<StarNetwork> star_network;
   for (const auto& p : params)
@@ -92,15 +103,29 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
                     std::to_string(star_network->inputs()) +
                     " inputs; CLASS_STAR feeds SExtractor's 10");
     }
-  // Pixel-scale-dependent columns: PIXEL_SCALE 0 means SExtractor's local WCS pixel area, which
-  // celeris does not compute yet.
-  if (config.pixel_scale == 0.0)
+  // --- hook: world shapes (measure_world_shape.hpp). Their Jacobian takes longitude along the
+  // first pixel axis; THETA_J2000 needs an equatorial J2000 frame (SExtractor's rotation to
+  // J2000 is then 0).
+  if (wcs)
     for (const auto& p : params) {
-      const std::string n = p.spec->name;
-      if (n == "CLASS_STAR" || n == "MU_MAX" || n == "MU_THRESHOLD" || n == "FWHM_WORLD" ||
-          n == "ISOAREA_WORLD" || n == "ISOAREAF_WORLD")
-        throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
-                    "; give PIXEL_SCALE in arcsec");
+      const std::string n = p.spec->name, ctype1 = img.header.value_string("CTYPE1").value_or("");
+      const bool shape = p.spec->needs_wcs && n.find("WIN") == std::string::npos &&
+                         n.find("WORLD") != std::string::npos && n != "X_WORLD" && n != "Y_WORLD";
+      const bool j2000 = n == "THETA_J2000" || n == "ERRTHETA_J2000";
+      if ((shape || j2000) &&
+          (ctype1.rfind("DEC", 0) == 0 || ctype1.find("LAT") != std::string::npos))
+        throw Error(n + ": images whose first axis is the latitude (CTYPE1 " + ctype1 +
+                    ") are not supported yet");
+      if (j2000) {
+        const double equinox = img.header.value_double("EQUINOX").value_or(
+            img.header.value_double("EPOCH").value_or(2000.0));
+        const std::string radesys = img.header.value_string("RADESYS").value_or("");
+        if (wcs->system() != Wcs::System::Equatorial || std::fabs(equinox - 2000.0) > 0.003 ||
+            radesys.rfind("FK4", 0) == 0)
+          throw Error(n +
+                      ": only equatorial J2000 frames are supported yet (the rotation from other "
+                      "frames is not computed)");
+      }
     }
   // --- hook: flag maps (FLAG_IMAGE), read only when IMAFLAGS_ISO / NIMAFLAGS_ISO asks, as in
   // SExtractor; one map per element of the longer of the two vectors.

@@ -13,6 +13,7 @@
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_windowed.hpp"
 #include "extract/sextractor/parameter_names.hpp"
+#include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {
 
@@ -134,6 +135,44 @@ const std::vector<ParamSpec>& parameter_table() {
        false, false},
       {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
        CT::Float32, "%12.7g", false, false},
+      // --- shapes and position errors in world coordinates (measure_world_shape.hpp)
+      {"X2_WORLD", "deg**2", "Variance along X-WORLD (alpha)", CT::Float64, "%18.10e", false, true},
+      {"Y2_WORLD", "deg**2", "Variance along Y-WORLD (delta)", CT::Float64, "%18.10e", false, true},
+      {"XY_WORLD", "deg**2", "Covariance between X-WORLD and Y-WORLD", CT::Float64, "%18.10e",
+       false, true},
+      {"CXX_WORLD", "deg**(-2)", "Cxx object ellipse parameter (WORLD units)", CT::Float32,
+       "%15.7e", false, true},
+      {"CYY_WORLD", "deg**(-2)", "Cyy object ellipse parameter (WORLD units)", CT::Float32,
+       "%15.7e", false, true},
+      {"CXY_WORLD", "deg**(-2)", "Cxy object ellipse parameter (WORLD units)", CT::Float32,
+       "%15.7e", false, true},
+      {"A_WORLD", "deg", "Profile RMS along major axis (world units)", CT::Float32, "%12.7g", false,
+       true},
+      {"B_WORLD", "deg", "Profile RMS along minor axis (world units)", CT::Float32, "%12.7g", false,
+       true},
+      {"THETA_WORLD", "deg", "Position angle (CCW/world-x)", CT::Float32, "%6.2f", false, true},
+      {"THETA_J2000", "deg", "Position angle (east of north) (J2000)", CT::Float32, "%+6.2f", false,
+       true},
+      {"ERRX2_WORLD", "deg**2", "Variance of position along X-WORLD (alpha)", CT::Float64,
+       "%18.10e", false, true},
+      {"ERRY2_WORLD", "deg**2", "Variance of position along Y-WORLD (delta)", CT::Float64,
+       "%18.10e", false, true},
+      {"ERRXY_WORLD", "deg**2", "Covariance of position X-WORLD/Y-WORLD", CT::Float64, "%18.10e",
+       false, true},
+      {"ERRCXX_WORLD", "deg**(-2)", "Cxx error ellipse parameter (WORLD units)", CT::Float32,
+       "%12.7g", false, true},
+      {"ERRCYY_WORLD", "deg**(-2)", "Cyy error ellipse parameter (WORLD units)", CT::Float32,
+       "%12.7g", false, true},
+      {"ERRCXY_WORLD", "deg**(-2)", "Cxy error ellipse parameter (WORLD units)", CT::Float32,
+       "%12.7g", false, true},
+      {"ERRA_WORLD", "deg", "World RMS position error along major axis", CT::Float32, "%12.7g",
+       false, true},
+      {"ERRB_WORLD", "deg", "World RMS position error along minor axis", CT::Float32, "%12.7g",
+       false, true},
+      {"ERRTHETA_WORLD", "deg", "Error ellipse pos. angle (CCW/world-x)", CT::Float32, "%6.2f",
+       false, true},
+      {"ERRTHETA_J2000", "deg", "J2000 error ellipse pos. angle (east of north)", CT::Float32,
+       "%6.2f", false, true},
       // --- corrected isophotal and best fluxes (measure_best.hpp)
       {"FLUX_ISOCOR", "count", "Corrected isophotal flux", CT::Float32, "%12.7g", false, false},
       {"FLUXERR_ISOCOR", "count", "RMS error for corrected isophotal flux", CT::Float32, "%12.7g",
@@ -327,6 +366,25 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     }
   }
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
+  // World shapes through the local Jacobian at the barycentre, when asked for.
+  std::vector<WorldShape> ws, we;
+  bool want_world_shape = false;
+  for (const auto& p : params) {
+    const std::string nm = p.spec->name;
+    want_world_shape |= p.spec->needs_wcs && nm.find("WORLD") != std::string::npos &&
+                        nm.find("WIN") == std::string::npos && nm != "X_WORLD" && nm != "Y_WORLD";
+    want_world_shape |= nm == "THETA_J2000" || nm == "ERRTHETA_J2000";
+  }
+  if (wcs && want_world_shape) {
+    ws.resize(n);
+    we.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Jacobian j = local_jacobian(*wcs, o.x[i] + 1, o.y[i] + 1);
+      if (!j.ok) continue;
+      ws[i] = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
+      we[i] = world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]);
+    }
+  }
   // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
   // the last digit only with PIXEL_SCALE rounded to float (HorseHead with 0.6 and 0.37: 177 of
   // 579 ISOAREA_WORLD differ in the 7th digit in double).
@@ -435,6 +493,27 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ISO5", [&](size_t i, int) { return double(o.iso[i * kNIso + 5]); }},
       {"ISO6", [&](size_t i, int) { return double(o.iso[i * kNIso + 6]); }},
       {"ISO7", [&](size_t i, int) { return double(o.iso[i * kNIso + 7]); }},
+      {"X2_WORLD", [&](size_t i, int) { return ws[i].x2; }},
+      {"Y2_WORLD", [&](size_t i, int) { return ws[i].y2; }},
+      {"XY_WORLD", [&](size_t i, int) { return ws[i].xy; }},
+      {"CXX_WORLD", [&](size_t i, int) { return double(ws[i].cxx); }},
+      {"CYY_WORLD", [&](size_t i, int) { return double(ws[i].cyy); }},
+      {"CXY_WORLD", [&](size_t i, int) { return double(ws[i].cxy); }},
+      {"A_WORLD", [&](size_t i, int) { return double(ws[i].a); }},
+      {"B_WORLD", [&](size_t i, int) { return double(ws[i].b); }},
+      {"THETA_WORLD", [&](size_t i, int) { return double(ws[i].theta); }},
+      // J2000 equatorial frames only (run.cpp refuses others): SExtractor's dtheta2000 is 0.
+      {"THETA_J2000", [&](size_t i, int) { return fmod_m90_p90(ws[i].theta_sky); }},
+      {"ERRX2_WORLD", [&](size_t i, int) { return we[i].x2; }},
+      {"ERRY2_WORLD", [&](size_t i, int) { return we[i].y2; }},
+      {"ERRXY_WORLD", [&](size_t i, int) { return we[i].xy; }},
+      {"ERRCXX_WORLD", [&](size_t i, int) { return double(we[i].cxx); }},
+      {"ERRCYY_WORLD", [&](size_t i, int) { return double(we[i].cyy); }},
+      {"ERRCXY_WORLD", [&](size_t i, int) { return double(we[i].cxy); }},
+      {"ERRA_WORLD", [&](size_t i, int) { return double(we[i].a); }},
+      {"ERRB_WORLD", [&](size_t i, int) { return double(we[i].b); }},
+      {"ERRTHETA_WORLD", [&](size_t i, int) { return double(we[i].theta); }},
+      {"ERRTHETA_J2000", [&](size_t i, int) { return fmod_m90_p90(we[i].theta_sky); }},
       {"CLASS_STAR", scalar(o.class_star)},
       {"FLUX_ISOCOR", scalar(o.flux_isocor)},
       {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -319,7 +320,11 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
        {[](const Values& v) { return all_equal(v, "NONE"); },
         "weight maps are not supported yet (only NONE)"}},
       {"DETECT_MAXAREA",
-       {[](const Values& v) { return v.size() == 1 && v[0] == "0"; },
+       {[](const Values& v) {
+          char* end = nullptr;
+          return v.size() == 1 && std::strtod(v[0].c_str(), &end) == 0.0 && end != v[0].c_str() &&
+                 *end == '\0';
+        },
         "a maximum object area is not supported yet (only 0)"}},
       {"FITS_UNSIGNED",
        {[](const Values& v) { return all_equal(v, "N"); },

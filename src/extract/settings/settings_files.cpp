@@ -153,6 +153,9 @@ CLEAN_PARAM      1.0            # Cleaning efficiency
 MASK_TYPE        CORRECT        # type of detection MASKing: can be one of
                                 # NONE, BLANK or CORRECT
 
+FLAG_IMAGE       flag.fits      # filename(s) for input FLAG-image(s) (IMAFLAGS_ISO)
+FLAG_TYPE        OR             # flag pixel combination: OR, AND, MIN, MAX or MOST
+
 #------------------------------ Photometry -----------------------------------
 
 PHOT_APERTURES   5              # MAG_APER aperture diameter(s) in pixels
@@ -172,6 +175,7 @@ PIXEL_SCALE      1.0            # size of pixel in arcsec (0=use FITS WCS info)
 #------------------------- Star/Galaxy Separation ----------------------------
 
 SEEING_FWHM      1.2            # stellar FWHM in arcsec
+STARNNW_NAME     default.nnw    # Neural-Network_Weight table filename (CLASS_STAR)
 
 #------------------------------ Background -----------------------------------
 
