@@ -7,6 +7,7 @@ pkgs=(
   libcfitsio-dev wcslib-dev libcli11-dev libgtest-dev zlib1g-dev
   source-extractor libhealpix-cxx-dev libmatio-dev stilts libstb-dev
   python3 python3-venv
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -68,6 +68,9 @@ TEST(OutputsRobust, SignalRemovesTemporaries) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
+      // A shell starts background jobs with SIGINT ignored, and celeris leaves an ignored signal
+      // alone: give the child the default disposition of an interactive command.
+      std::signal(sig, SIG_DFL);
       const std::string tmp = celeris::temporary_sibling(s / "out.cat");
       std::ofstream(tmp) << "partial";
       std::ofstream(tmp + ".pairs") << "spill";
@@ -108,6 +111,8 @@ TEST(OutputsRobust, ExtractFailingCheckImageLeavesNoCatalog) {
                     " >/dev/null 2>" + s / "err.txt");
   EXPECT_EQ(rc, 1);
   EXPECT_FALSE(fs::exists(s / "out.cat"));
+  const std::string err = slurp(s / "err.txt");
+  EXPECT_NE(err.find("no/such/dir/b.fits: cannot create"), std::string::npos) << err;
   EXPECT_EQ(files_in(s.dir), inputs + 1);  // and err.txt
 }
 

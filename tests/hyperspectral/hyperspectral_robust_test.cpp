@@ -96,3 +96,18 @@ TEST(HyperspectralRobust, MatDimensionsBeyondTheFileAreRefused) {
   const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "big.mat"); });
   EXPECT_NE(m.find("more data than the file can hold"), std::string::npos) << m;
 }
+
+// Found by tests/fuzz/mat_fuzz.cpp: a dimensions element whose tag claims 2.8 GB, in a file of
+// 230 bytes, made matio allocate it before reading.
+TEST(HyperspectralRobust, MatElementTagBeyondItsVariableIsRefused) {
+  ScratchDir dir;
+  std::string bytes = mat_v5({2, 3, 2}, 12);
+  const size_t dims_tag = 128 + 8 + 16;  // file header, miMATRIX tag, array flags element
+  ASSERT_EQ(bytes[dims_tag], 5);         // miINT32
+  const uint32_t huge = 0xa5a5000c;
+  std::memcpy(bytes.data() + dims_tag + 4, &huge, 4);
+  write_text(dir / "tag.mat", bytes);
+  const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "tag.mat"); });
+  EXPECT_NE(m.find("beyond its enclosing data"), std::string::npos) << m;
+  EXPECT_NE(m.find("byte 152"), std::string::npos) << m;
+}
