@@ -17,6 +17,7 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCELERIS_FUZZ=ON -DCELERIS_CUDA=O
   -DCELERIS_STATIC_CFITSIO=OFF -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j "$jobs" --target "${targets[@]/#/fuzz_}"
 
+export ASAN_OPTIONS=fast_unwind_on_malloc=0  # library frames for the suppressions
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p build-fuzz/artifacts build-fuzz/work

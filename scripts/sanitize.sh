@@ -14,7 +14,8 @@ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DCELERIS_CUDA=OFF -DCEL
   -DCELERIS_SANITIZE=address,undefined "${launcher[@]}" >/dev/null
 cmake --build build-sanitize -j "$jobs" --target celeris_cli test_core test_extract test_xmatch \
   test_maxsub test_hyperspectral
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+# Full unwinding at malloc: the library frames the suppressions name are otherwise lost.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd build-sanitize
