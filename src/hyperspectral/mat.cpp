@@ -177,10 +177,33 @@ class V5Checker {
       const uint64_t n = u32(at + 4);
       if (n > bound - std::min(bound, at + 8 - begin))
         fail(at, "claims " + std::to_string(n) + " bytes, beyond its enclosing data");
-      if (type == 14) elements(at + 8, std::min(end, at + 8 + n), n, depth + 1);
+      if (type == 14) {
+        matrix_dims(at, std::min(end, at + 8 + n), n);
+        elements(at + 8, std::min(end, at + 8 + n), n, depth + 1);
+      }
       if (type == 15 && in_) compressed(at, n);
       at += 8 + (type == 15 ? n : (n + 7) / 8 * 8);
     }
+  }
+
+  // A matrix's dimensions (its second sub-element, after the array flags), which matio
+  // multiplies and allocates from before reading any data: none negative, and (but for sparse
+  // arrays, whose data holds only the non-zeros) no more elements than the matrix has bytes.
+  void matrix_dims(uint64_t at, uint64_t end, uint64_t bytes) const {
+    const uint64_t flags = at + 8, dims = flags + 16;
+    if (dims + 8 > end || u32(flags) != 6 || u32(dims) != 5) return;  // elements() judges it
+    const bool sparse = (u32(flags + 8) & 0xff) == 5;
+    const uint64_t n = u32(dims + 4);
+    uint64_t count = 1;
+    for (uint64_t k = 0; k + 4 <= n && dims + 8 + k + 4 <= end; k += 4) {
+      const auto d = static_cast<int32_t>(u32(dims + 8 + k));
+      if (d < 0) fail(dims, "holds a negative dimension " + std::to_string(d));
+      if (!sparse && __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count))
+        fail(dims, "holds dimensions whose product overflows");
+    }
+    if (!sparse && count > bytes)
+      fail(dims, "declares " + std::to_string(count) + " elements in a matrix of " +
+                     std::to_string(bytes) + " bytes");
   }
 
  private:
@@ -222,10 +245,17 @@ void check_v5_structure(const std::string& path) {
   const uint64_t size = std::filesystem::file_size(path, ec);
   std::ifstream in(path, std::ios::binary);
   char head[128] = {0};
-  if (ec || size < 128 || !in.read(head, 128)) return;  // matio's to report
-  if (std::memcmp(head, "MATLAB 7.3", 10) == 0) return;
+  if (ec) return;  // open_mat reports it
+  // Anything else matio would try as MATLAB v4, whose header sizes it allocates unchecked (a
+  // 23-byte file asked for 2 GB); celeris reads v5 and v7.3 only (docs/spp.md).
+  if (size < 128 || !in.read(head, 128) ||
+      (!(head[126] == 'I' && head[127] == 'M') && !(head[126] == 'M' && head[127] == 'I')))
+    throw Error("'" + path + "' is not a MATLAB v5 or v7.3 .mat file");
   const bool little = head[126] == 'I' && head[127] == 'M';
-  if (!little && !(head[126] == 'M' && head[127] == 'I')) return;
+  // matio takes the version field, not the header text, for the format: 0x0200 is v7.3 (HDF5).
+  const auto* u = reinterpret_cast<const unsigned char*>(head);
+  const unsigned version = little ? u[124] | u[125] << 8 : u[125] | u[124] << 8;
+  if (version == 0x0200) return;
   V5Checker(path, &in, nullptr, little == kHostBigEndianMat).elements(128, size, size - 128, 0);
 }
 
