@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/error.hpp"
 #include "celeris/fits.hpp"
 
 namespace celeris {
@@ -107,6 +108,8 @@ std::string temporary_sibling(const std::string& path);
 void commit_temporary(const std::string& tmp, const std::string& path);
 void discard_temporary(const std::string& tmp);
 bool is_stdout_name(const std::string& path);
+// `message` with every occurrence of the temporary's name replaced by the output's.
+std::string with_output_name(std::string message, const std::string& tmp, const std::string& path);
 
 // Throws celeris::Error when `output` is the same file as `input` (CFITSIO's [..] suffix
 // allowed), naming `what` ("catalog", "check image", ...): writing it would destroy the input.
@@ -134,6 +137,9 @@ void write_atomically(const std::string& path, F&& write) {
   const std::string tmp = temporary_sibling(path);
   try {
     write(tmp);
+  } catch (const Error& e) {
+    discard_temporary(tmp);
+    throw Error(with_output_name(e.what(), tmp, path));  // the user named `path`, not `tmp`
   } catch (...) {
     discard_temporary(tmp);
     throw;

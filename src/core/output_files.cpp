@@ -130,6 +130,13 @@ void copy_into(const std::string& tmp, int fd, const std::string& path) {
 
 }  // namespace
 
+std::string with_output_name(std::string message, const std::string& tmp, const std::string& path) {
+  for (size_t at = message.find(tmp); at != std::string::npos;
+       at = message.find(tmp, at + path.size()))
+    message.replace(at, tmp.size(), path);
+  return message;
+}
+
 bool is_stdout_name(const std::string& path) {
   return path == "STDOUT";
 }

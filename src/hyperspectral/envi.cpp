@@ -77,7 +77,9 @@ void subset_envi_band_fields(CubeSource& source, const std::vector<int>& bands, 
                                    "data reflectance gain values",
                                    "data reflectance offset values"};
   std::vector<std::pair<std::string, std::string>> kept;
-  for (auto& [key, value] : source.envi_fields) {
+  for (auto& field : source.envi_fields) {
+    const std::string& key = field.first;  // named for the lambda below (clang 14)
+    std::string& value = field.second;
     if (key == "default bands") continue;
     const bool listed = std::find_if(std::begin(per_band), std::end(per_band),
                                      [&](const char* k) { return key == k; }) != std::end(per_band);
@@ -464,7 +466,10 @@ void write_envi(const std::string& path, const Cube& cube, const EnviWriteOption
     throw Error(where + ": wavelength count differs from band count");
   if (!cube.band_names.empty() && cube.band_names.size() != static_cast<size_t>(cube.bands))
     throw Error(where + ": band name count differs from band count");
-  const auto [hdr_path, data_path] = envi_paths_for_write(path);
+  // Named copies, not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot
+  // capture bindings in the lambdas below.
+  const auto paths = envi_paths_for_write(path);
+  const std::string hdr_path = paths.first, data_path = paths.second;
   const bool swap = (options.byte_order == 1) != kHostBigEndian;
   const size_t esize = type_size(options.data_type);
   const size_t B = cube.bands, L = cube.lines, S = cube.samples;

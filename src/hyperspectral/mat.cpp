@@ -3,10 +3,14 @@
 // transposed. The "Zhu" layout (hyperspectral unmixing data sets of F. Zhu) stores Y as
 // bands x pixels with pixel p = r + c * nRow.
 
+#include <zlib.h>
 #include <climits>
 #include <cmath>
+
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +23,8 @@
 namespace celeris::hyperspectral {
 
 namespace {
+
+constexpr bool kHostBigEndianMat = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
 struct MatCloser {
   void operator()(mat_t* m) const { matio().close(m); }
@@ -137,6 +143,122 @@ void check_declared_sizes(mat_t* m, const std::string& path) {
   matio().rewind(m);
 }
 
+// ---- MATLAB v5 structure, checked before matio reads it --------------------------------------
+// matio allocates what a v5 data element's tag claims (a dimensions element of 2.8 GB in a file
+// of 230 bytes) before reading it. Every tag is checked here against its enclosing element and
+// the file; compressed variables against the 1032:1 bound of deflate on what zlib inflates of
+// their first 64 KB. v7.3 files are HDF5, whose library checks its own structure.
+class V5Checker {
+ public:
+  // Over the file (read through `in` by offset) or over inflated bytes held in `mem`.
+  V5Checker(const std::string& path, std::ifstream* in, const std::string* mem, bool swap)
+      : path_(path), in_(in), mem_(mem), swap_(swap) {}
+
+  uint32_t u32(uint64_t at) const {
+    uint32_t v = 0;
+    read(at, reinterpret_cast<char*>(&v), 4);
+    return swap_ ? __builtin_bswap32(v) : v;
+  }
+  [[noreturn]] void fail(uint64_t at, const std::string& what) const {
+    throw Error("MATLAB file '" + path_ + "': data element at byte " + std::to_string(at) + " " +
+                what);
+  }
+  // The elements in [begin, end); `bound` limits the sizes claimed (past `end` when only a
+  // prefix of inflated data is at hand).
+  void elements(uint64_t begin, uint64_t end, uint64_t bound, int depth) const {
+    if (depth > 16) fail(begin, "nests more than 16 levels");
+    for (uint64_t at = begin; at + 8 <= end;) {
+      const uint32_t type = u32(at);
+      if (type >> 16) {  // small element: size in the upper half, data in the tag
+        if ((type >> 16) > 4) fail(at, "is a small element of more than 4 bytes");
+        at += 8;
+        continue;
+      }
+      const uint64_t n = u32(at + 4);
+      if (n > bound - std::min(bound, at + 8 - begin))
+        fail(at, "claims " + std::to_string(n) + " bytes, beyond its enclosing data");
+      if (type == 14) {
+        matrix_dims(at, std::min(end, at + 8 + n), n);
+        elements(at + 8, std::min(end, at + 8 + n), n, depth + 1);
+      }
+      if (type == 15 && in_) compressed(at, n);
+      at += 8 + (type == 15 ? n : (n + 7) / 8 * 8);
+    }
+  }
+
+  // A matrix's dimensions (its second sub-element, after the array flags), which matio
+  // multiplies and allocates from before reading any data: none negative, and (but for sparse
+  // arrays, whose data holds only the non-zeros) no more elements than the matrix has bytes.
+  void matrix_dims(uint64_t at, uint64_t end, uint64_t bytes) const {
+    const uint64_t flags = at + 8, dims = flags + 16;
+    if (dims + 8 > end || u32(flags) != 6 || u32(dims) != 5) return;  // elements() judges it
+    const bool sparse = (u32(flags + 8) & 0xff) == 5;
+    const uint64_t n = u32(dims + 4);
+    uint64_t count = 1;
+    for (uint64_t k = 0; k + 4 <= n && dims + 8 + k + 4 <= end; k += 4) {
+      const auto d = static_cast<int32_t>(u32(dims + 8 + k));
+      if (d < 0) fail(dims, "holds a negative dimension " + std::to_string(d));
+      if (!sparse && __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count))
+        fail(dims, "holds dimensions whose product overflows");
+    }
+    if (!sparse && count > bytes)
+      fail(dims, "declares " + std::to_string(count) + " elements in a matrix of " +
+                     std::to_string(bytes) + " bytes");
+  }
+
+ private:
+  void read(uint64_t at, char* out, size_t n) const {
+    if (mem_) {
+      if (at + n <= mem_->size()) std::memcpy(out, mem_->data() + at, n);
+      return;
+    }
+    in_->clear();
+    in_->seekg(static_cast<std::streamoff>(at));
+    in_->read(out, static_cast<std::streamsize>(n));
+  }
+  // A compressed variable: the tags of what zlib inflates of its first 64 KB.
+  void compressed(uint64_t at, uint64_t n) const {
+    std::string zin(static_cast<size_t>(std::min<uint64_t>(n, 1 << 20)), '\0');
+    read(at + 8, zin.data(), zin.size());
+    std::string out(64 << 10, '\0');
+    z_stream z{};
+    if (inflateInit(&z) != Z_OK) return;
+    z.next_in = reinterpret_cast<Bytef*>(zin.data());
+    z.avail_in = static_cast<uInt>(zin.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    inflate(&z, Z_SYNC_FLUSH);
+    const size_t got = out.size() - z.avail_out;
+    inflateEnd(&z);
+    out.resize(got);
+    V5Checker(path_, nullptr, &out, swap_).elements(0, got, n * 1032 + 1024, 1);
+  }
+
+  const std::string& path_;
+  std::ifstream* in_;
+  const std::string* mem_;
+  bool swap_;
+};
+
+void check_v5_structure(const std::string& path) {
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  char head[128] = {0};
+  if (ec) return;  // open_mat reports it
+  // Anything else matio would try as MATLAB v4, whose header sizes it allocates unchecked (a
+  // 23-byte file asked for 2 GB); celeris reads v5 and v7.3 only (docs/spp.md).
+  if (size < 128 || !in.read(head, 128) ||
+      (!(head[126] == 'I' && head[127] == 'M') && !(head[126] == 'M' && head[127] == 'I')))
+    throw Error("'" + path + "' is not a MATLAB v5 or v7.3 .mat file");
+  const bool little = head[126] == 'I' && head[127] == 'M';
+  // matio takes the version field, not the header text, for the format: 0x0200 is v7.3 (HDF5).
+  const auto* u = reinterpret_cast<const unsigned char*>(head);
+  const unsigned version = little ? u[124] | u[125] << 8 : u[125] | u[124] << 8;
+  if (version == 0x0200) return;
+  V5Checker(path, &in, nullptr, little == kHostBigEndianMat).elements(128, size, size - 128, 0);
+}
+
 VarPtr read_var(mat_t* m, const std::string& name, const std::string& path) {
   VarPtr v(matio().var_read(m, name.c_str()));
   if (!v) throw Error("MATLAB file '" + path + "' has no variable '" + name + "'");
@@ -196,6 +318,7 @@ Cube from_zhu(const matvar_t* y, int nrow, int ncol, const std::string& path) {
 }  // namespace
 
 Cube read_mat_cube(const std::string& path, const std::string& variable) {
+  check_v5_structure(path);
   MatPtr m = open_mat(path);
   check_declared_sizes(m.get(), path);
   std::string chosen = variable;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "celeris/error.hpp"
-#include "core/fits_util.hpp"
 #include "celeris/xmatch.hpp"
+#include "core/fits_util.hpp"
 
 namespace celeris::xmatch {
 
@@ -30,9 +30,23 @@ class TableFile {
     int status = 0;
     fits_open_file(&f_, path.c_str(), READONLY, &status);
     if (status) {
-      f_ = nullptr;
+      close();  // CFITSIO may hand back a half-open file
       throw Error(fits_error(path + ": cannot open as FITS", status));
     }
+    try {
+      move_to_table(path);
+    } catch (...) {
+      close();  // the destructor does not run when the constructor throws
+      throw;
+    }
+  }
+  void close() {
+    int status = 0;
+    if (f_) fits_close_file(f_, &status);
+    f_ = nullptr;
+  }
+  void move_to_table(const std::string& path) {
+    int status = 0;
     int type = 0;
     fits_get_hdu_type(f_, &type, &status);
     if (type == IMAGE_HDU && path.find('[') == std::string::npos) {
@@ -54,10 +68,7 @@ class TableFile {
     }
     if (status) throw Error(fits_error(path, status));
   }
-  ~TableFile() {
-    int status = 0;
-    if (f_) fits_close_file(f_, &status);
-  }
+  ~TableFile() { close(); }
   TableFile(const TableFile&) = delete;
   TableFile& operator=(const TableFile&) = delete;
   fitsfile* get() const { return f_; }

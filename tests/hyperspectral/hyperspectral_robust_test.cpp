@@ -94,5 +94,49 @@ TEST(HyperspectralRobust, MatDimensionsBeyondTheFileAreRefused) {
   EXPECT_EQ(celeris::hyperspectral::read_mat_cube(dir / "ok.mat").bands, 4);
   write_text(dir / "big.mat", mat_v5({100000, 100000, 1000}, 24));
   const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "big.mat"); });
-  EXPECT_NE(m.find("more data than the file can hold"), std::string::npos) << m;
+  // Caught by the v5 structure check (dimensions against the matrix's bytes) before matio's
+  // own listing of the variables, whose sizes check_declared_sizes bounds for v7.3 files.
+  EXPECT_NE(m.find("declares 10000000000000 elements"), std::string::npos) << m;
+}
+
+// Found by tests/fuzz/mat_fuzz.cpp: a dimensions element whose tag claims 2.8 GB, in a file of
+// 230 bytes, made matio allocate it before reading.
+TEST(HyperspectralRobust, MatElementTagBeyondItsVariableIsRefused) {
+  ScratchDir dir;
+  std::string bytes = mat_v5({2, 3, 2}, 12);
+  const size_t dims_tag = 128 + 8 + 16;  // file header, miMATRIX tag, array flags element
+  ASSERT_EQ(bytes[dims_tag], 5);         // miINT32
+  const uint32_t huge = 0xa5a5000c;
+  std::memcpy(bytes.data() + dims_tag + 4, &huge, 4);
+  write_text(dir / "tag.mat", bytes);
+  const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "tag.mat"); });
+  EXPECT_NE(m.find("beyond its enclosing data"), std::string::npos) << m;
+  EXPECT_NE(m.find("byte 152"), std::string::npos) << m;
+  // The same v5 file whose header text claims v7.3 (matio goes by the version field).
+  bytes.replace(0, 10, "MATLAB 7.3");
+  write_text(dir / "tag73.mat", bytes);
+  const std::string m73 =
+      error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "tag73.mat"); });
+  EXPECT_NE(m73.find("beyond its enclosing data"), std::string::npos) << m73;
+}
+
+// Found by tests/fuzz/mat_fuzz.cpp: dimensions (-2, 16711676, 2) that matio multiplied into a
+// calloc of 2^60 bytes while listing the variables.
+TEST(HyperspectralRobust, MatNegativeOrOversizedDimensionsAreRefused) {
+  ScratchDir dir;
+  write_text(dir / "neg.mat", mat_v5({-2, 16711676, 2}, 12));
+  std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "neg.mat"); });
+  EXPECT_NE(m.find("negative dimension -2"), std::string::npos) << m;
+  write_text(dir / "big.mat", mat_v5({1000, 1000, 2}, 12));
+  m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "big.mat"); });
+  EXPECT_NE(m.find("declares 2000000 elements"), std::string::npos) << m;
+}
+
+// Found by tests/fuzz/mat_fuzz.cpp: 23 bytes that matio read as a MATLAB v4 header and
+// allocated 2 GB for. celeris reads v5 and v7.3 only.
+TEST(HyperspectralRobust, MatOtherThanV5OrV73IsRefused) {
+  ScratchDir dir;
+  write_text(dir / "v4.mat", std::string("2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0d~  \0", 23));
+  const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "v4.mat"); });
+  EXPECT_NE(m.find("not a MATLAB v5 or v7.3"), std::string::npos) << m;
 }
