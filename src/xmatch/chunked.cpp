@@ -84,14 +84,6 @@ void gather(const PositionSource& src, int order, Keep keep, SkyPoints& pts,
 
 }  // namespace
 
-void PositionSource::scan_rows(size_t first, size_t count, const Visit& visit) const {
-  const size_t end = first + count;
-  scan([&](size_t b, const double* ra, const double* dec, size_t n) {
-    const size_t lo = std::max(b, first), hi = std::min(b + n, end);
-    if (lo < hi) visit(lo, ra + (lo - b), dec + (lo - b), hi - lo);
-  });
-}
-
 int pixel_and_neighbours(int order, int64_t p, int64_t out[9]) {
   int64_t nb[9];
   nb[0] = p;

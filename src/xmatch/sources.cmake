@@ -10,6 +10,7 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/sexagesimal.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/text_catalogs.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/position_source.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp)
 # VOTable inputs are parsed with expat (Debian libexpat1-dev).
 find_package(EXPAT REQUIRED)

@@ -12,7 +12,7 @@ namespace celeris::extract {
 namespace {
 
 // Sorted, for a binary search.
-constexpr std::array kNames = {
+constexpr const char* kNames[] = {
     "ALPHAMODEL_B1950",
     "ALPHAMODEL_J2000",
     "ALPHAMODEL_SKY",
@@ -446,7 +446,7 @@ constexpr std::array kNames = {
 }  // namespace
 
 bool is_sextractor_parameter(const std::string& name) {
-  return std::binary_search(kNames.begin(), kNames.end(), std::string_view(name),
+  return std::binary_search(std::begin(kNames), std::end(kNames), std::string_view(name),
                             [](std::string_view a, std::string_view b) { return a < b; });
 }
 
