@@ -128,3 +128,20 @@ TEST(ExtractRobust, ConvErrorsAreOneShortLine) {
     }
   }
 }
+
+// A configuration value or key of megabytes of junk is quoted short and printable.
+TEST(ExtractRobust, JunkSettingValuesAreQuotedShortAndPrintable) {
+  const std::string junk = std::string(1 << 20, 'x') + "\x01\x7f";
+  try {
+    celeris::extract::load_settings("", {{"DETECT_THRESH", junk}});
+    FAIL() << "junk DETECT_THRESH accepted";
+  } catch (const celeris::Error& e) {
+    const std::string m = e.what();
+    EXPECT_LT(m.size(), 200u) << m.substr(0, 200);
+    EXPECT_NE(m.find("DETECT_THRESH"), std::string::npos);
+    for (char c : m) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << static_cast<int>(c);
+  }
+  const celeris::extract::Settings s = celeris::extract::load_settings("", {{junk, "1"}});
+  ASSERT_FALSE(s.warnings.empty());
+  EXPECT_LT(s.warnings.back().size(), 200u);
+}

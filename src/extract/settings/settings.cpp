@@ -41,7 +41,8 @@ using Values = std::vector<std::string>;
 [[noreturn]] void bad_value(const std::string& key, const Values& v, const std::string& why) {
   std::string joined;
   for (size_t i = 0; i < v.size(); ++i) joined += (i ? "," : "") + v[i];
-  throw Error("invalid value '" + joined + "' for " + key + ": " + why);
+  // Quoted short and printable: a value may be megabytes of anything.
+  throw Error("invalid value '" + printable_excerpt(joined) + "' for " + key + ": " + why);
 }
 
 double to_double(const std::string& key, const Values& v, size_t i, double lo, double hi) {
@@ -375,7 +376,8 @@ void apply(Settings& s, const std::string& raw_key, const Values& values,
   }
   const auto& inert = inert_keys();
   if (std::find(inert.begin(), inert.end(), key) != inert.end()) return;
-  s.warnings.push_back("unknown configuration key " + key + " in " + origin + " (ignored)");
+  s.warnings.push_back("unknown configuration key " + printable_excerpt(key) + " in " + origin +
+                       " (ignored)");
 }
 
 }  // namespace
