@@ -42,9 +42,12 @@ int main(int argc, char** argv) try {
   std::string devices = "cpu,cuda";
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--repeat") repeat = std::stoi(argv[i + 1]);
-    else if (a == "--threads") threads = std::stoi(argv[i + 1]);
-    else if (a == "--devices") devices = argv[i + 1];
+    if (a == "--repeat")
+      repeat = std::stoi(argv[i + 1]);
+    else if (a == "--threads")
+      threads = std::stoi(argv[i + 1]);
+    else if (a == "--devices")
+      devices = argv[i + 1];
   }
   const FitsImage img = read_fits_image(argv[1]);
   std::printf("%s: %lld x %lld, %d repeats, threads %d (0: all)\n", argv[1],
@@ -80,7 +83,8 @@ int main(int argc, char** argv) try {
     catalogs.push_back(std::move(r.objects));
   }
   for (size_t i = 1; i < catalogs.size(); ++i)
-    std::printf("catalog %zu %s catalog 0\n", i, same(catalogs[0], catalogs[i]) ? "==" : "DIFFERS FROM");
+    std::printf("catalog %zu %s catalog 0\n", i,
+                same(catalogs[0], catalogs[i]) ? "==" : "DIFFERS FROM");
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_extract_stages: %s\n", e.what());

@@ -65,8 +65,9 @@ struct ObjectList {
 
   ObjectView operator[](size_t k) const {
     const int64_t b = offset[k];
-    return {x.data() + b, y.data() + b, value.data() + b, cvalue.data() + b, count(k),
-            flags[k],     fixed_centre[k] != 0, cx[k], cy[k]};
+    return {x.data() + b,         y.data() + b, value.data() + b,
+            cvalue.data() + b,    count(k),     flags[k],
+            fixed_centre[k] != 0, cx[k],        cy[k]};
   }
 
   // Building: push_pixel() the pixels of an object, then end_object() closes it.

@@ -11,8 +11,8 @@
 #include "celeris/extract.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/output/check_images.hpp"
-#include "extract/sextractor/scan_order.hpp"
 #include "extract/settings/threads.hpp"
+#include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/background.hpp"
 #include "extract/stages/clean.hpp"
 #include "extract/stages/deblend.hpp"
@@ -177,8 +177,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   const CleanParams clean_params{config.clean, config.clean_param,
                                  dthresh,      clean_margin(mp.apertures, mp.n_apertures),
                                  mp.buffer,    config.memory_objstack};
-  const CleanResult cleaned =
-      clean_objects(objects.flags, shapes, isos, done_line, clean_params);
+  const CleanResult cleaned = clean_objects(objects.flags, shapes, isos, done_line, clean_params);
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.

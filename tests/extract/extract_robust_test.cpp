@@ -14,8 +14,8 @@
 #include "celeris/error.hpp"
 #include "celeris/extract_settings.hpp"
 #include "celeris/fits.hpp"
-#include "extract/stages/background.hpp"
 #include "extract/settings/parameters.hpp"
+#include "extract/stages/background.hpp"
 
 namespace fs = std::filesystem;
 

@@ -29,10 +29,10 @@ bool same_image(const Image<float>& a, const Image<float>& b) {
 
 void expect_same_on_both(const Image<float>& image, Config config, const char* what) {
   MeasureRequest req;
-  req.check_images = {CheckImage::Background,    CheckImage::BackgroundRms,
+  req.check_images = {CheckImage::Background,      CheckImage::BackgroundRms,
                       CheckImage::MinusBackground, CheckImage::Filtered,
-                      CheckImage::Segmentation,  CheckImage::Objects,
-                      CheckImage::MinusObjects,  CheckImage::Apertures};
+                      CheckImage::Segmentation,    CheckImage::Objects,
+                      CheckImage::MinusObjects,    CheckImage::Apertures};
   config.device = Backend::Cpu;
   const Result cpu = extract::extract(image.view(), config, req);
   config.device = Backend::Cuda;
@@ -72,8 +72,15 @@ class GpuFrontEnd : public ::testing::Test {
 };
 
 TEST_F(GpuFrontEnd, SameAsCpuOnSmallAndOddFrames) {
-  for (auto [w, h] : {std::pair{1, 1}, {1, 300}, {300, 1}, {7, 5}, {63, 65}, {64, 64}, {65, 129},
-                      {300, 200}, {1000, 37}}) {
+  for (auto [w, h] : {std::pair{1, 1},
+                      {1, 300},
+                      {300, 1},
+                      {7, 5},
+                      {63, 65},
+                      {64, 64},
+                      {65, 129},
+                      {300, 200},
+                      {1000, 37}}) {
     std::mt19937 rng(w * 1000 + h);
     std::normal_distribution<float> noise(100.0f, 5.0f);
     Image<float> img(w, h);

@@ -13,10 +13,10 @@
 #include "celeris/extract.hpp"
 #include "celeris/extract_settings.hpp"
 #include "celeris/simulate.hpp"
+#include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/background.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
-#include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/photometry.hpp"
 
 using namespace celeris;

@@ -16,7 +16,6 @@
 
 namespace celeris::extract::gpu {
 
-
 bool available() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -81,8 +80,8 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
     d_xw.upload_async(map.xweights.dx2m1.data(), w, s, 3 * static_cast<size_t>(w));
     xw = {d_lo.data(), d_xw.data(), d_xw.data() + w, d_xw.data() + 2 * w, d_xw.data() + 3 * w};
   }
-  if (!map.manual) row_nodes(d_back.data(), d_dback.data(), g, d_node.data(), d_dnode.data(),
-                             d_u.data(), s);
+  if (!map.manual)
+    row_nodes(d_back.data(), d_dback.data(), g, d_node.data(), d_dnode.data(), d_u.data(), s);
   subtract_background(d_image.data(), d_node.data(), d_dnode.data(), xw, g, map.manual,
                       map.manual_value, d_value.data(), s);
   timer.mark(kSubtracted, s);
@@ -115,9 +114,9 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   cuda::DeviceBuffer<unsigned char> d_comp_scratch(component_scratch_bytes(n));
   // d_count's and d_last's roles end in sorted_components; d_parent is read there too.
   cuda::DeviceBuffer<int32_t> d_pixels(n), d_keys(n);
-  const int64_t kept = sorted_components(d_parent.data(), d_count.data(), d_last.data(), n,
-                                         config.detect_minarea, d_comp_scratch.data(),
-                                         d_pixels.data(), d_keys.data(), s);
+  const int64_t kept =
+      sorted_components(d_parent.data(), d_count.data(), d_last.data(), n, config.detect_minarea,
+                        d_comp_scratch.data(), d_pixels.data(), d_keys.data(), s);
   timer.mark(kSorted, s);
 
   // 5. Back to the host: the two images and the sorted components.

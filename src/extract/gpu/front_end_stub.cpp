@@ -4,8 +4,9 @@
 
 namespace celeris::extract::gpu {
 
-
-bool available() { return false; }
+bool available() {
+  return false;
+}
 
 FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int) {
   throw Error("--device cuda: this celeris was built without CUDA");

@@ -1,7 +1,7 @@
 // Kernels of the GPU front end (kernels.hpp). Compiled with --fmad=false: every float and
 // double operation rounds as the CPU path's does, so the maps and images are its bit for bit.
-#include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <cub/cub.cuh>
 
 #include <cmath>
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace celeris::extract::gpu {
 namespace {
 
 constexpr float kBadMesh = -3.40282347e+38f;  // background.hpp kBadMesh (-FLT_MAX)
-constexpr double kMinGoodFrac = 0.5;           // background.cpp
+constexpr double kMinGoodFrac = 0.5;          // background.cpp
 constexpr double kQuantNSigma = 5.0;
 constexpr int kQuantMaxLevels = 4096;
 constexpr double kQuantAMin = 4.0;
@@ -107,8 +107,7 @@ __global__ void __launch_bounds__(kModeThreads)
   const double sigma = var > 0 ? sqrt(var) : 0.0;
   const double step = sqrt(2.0 / kSexPi) * kQuantNSigma / kQuantAMin;
   const int nlevels = min(static_cast<int>(step * npix + 1), kQuantMaxLevels);
-  const float qscale =
-      static_cast<float>(sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0);
+  const float qscale = static_cast<float>(sigma > 0.0 ? 2.0 * kQuantNSigma * sigma / nlevels : 1.0);
   const float qzero = static_cast<float>(mean - kQuantNSigma * sigma);
   const float cste = static_cast<float>(0.499999 - qzero / qscale);
 
@@ -183,8 +182,8 @@ __global__ void subtract_kernel(const float* image, const float* node, const flo
   else if (g.mesh_w == 1)
     back = node[o + x];
   else
-    back = spline::at(node + o, dnode + o, xw.lo[x], xw.cdx[x], xw.cdx2m1[x], xw.dx[x],
-                      xw.dx2m1[x]);
+    back =
+        spline::at(node + o, dnode + o, xw.lo[x], xw.cdx[x], xw.cdx2m1[x], xw.dx[x], xw.dx2m1[x]);
   const size_t p = static_cast<size_t>(y) * g.width + x;
   // A masked pixel keeps its NaN's bits (quietened), as the CPU's subtraction does: the GPU's
   // own arithmetic would return its canonical NaN, and -BACKGROUND would differ in those bits.
@@ -312,16 +311,18 @@ ComponentScratch component_scratch(int64_t n) {
   thrust::counting_iterator<int32_t> it(0);
   int32_t* p = nullptr;
   int64_t* count = nullptr;
-  cub::DeviceSelect::If(nullptr, s.select_bytes, it, p, count, n,
-                        KeepPixel{nullptr, nullptr, 0});
+  cub::DeviceSelect::If(nullptr, s.select_bytes, it, p, count, n, KeepPixel{nullptr, nullptr, 0});
   cub::DeviceRadixSort::SortPairs(nullptr, s.sort_bytes, p, p, p, p, n, 0, key_bits(n));
   return s;
 }
 
-size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+size_t align256(size_t b) {
+  return (b + 255) / 256 * 256;
+}
 
 dim3 row_grid(int width, int height, int threads) {
-  return dim3(static_cast<unsigned>((width + threads - 1) / threads), static_cast<unsigned>(height));
+  return dim3(static_cast<unsigned>((width + threads - 1) / threads),
+              static_cast<unsigned>(height));
 }
 
 }  // namespace
@@ -354,8 +355,8 @@ void row_nodes(const float* map, const float* d2map, const MeshGeometry& g, floa
 }
 
 void subtract_background(const float* image, const float* node, const float* dnode,
-                         const XWeights& xw, const MeshGeometry& g, bool manual,
-                         float manual_value, float* value, cudaStream_t stream) {
+                         const XWeights& xw, const MeshGeometry& g, bool manual, float manual_value,
+                         float* value, cudaStream_t stream) {
   subtract_kernel<<<row_grid(g.width, g.height, 256), 256, 0, stream>>>(
       image, node, dnode, xw, g, manual, manual_value, value);
   cuda::cuda_check_launch("subtract_kernel");
@@ -364,7 +365,7 @@ void subtract_background(const float* image, const float* node, const float* dno
 void filter(const float* value, const float* kernel, int kw, int kh, int width, int height,
             float* filtered, cudaStream_t stream) {
   filter_kernel<<<row_grid(width, height, 256), 256, 0, stream>>>(value, kernel, kw, kh, width,
-                                                                   height, filtered);
+                                                                  height, filtered);
   cuda::cuda_check_launch("filter_kernel");
 }
 
@@ -411,12 +412,12 @@ int64_t sorted_components(const int32_t* parent, const int32_t* count, const int
   CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (m == 0) return 0;
   keys_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(selected, m, parent, last,
-                                                                           selected_keys);
+                                                                          selected_keys);
   cuda::cuda_check_launch("keys_kernel");
   // Radix sort is stable: pixels keep their raster order within a component.
   bytes = s.sort_bytes;
-  CELERIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_tmp, bytes, selected_keys, keys,
-                                                     selected, pixels, m, 0, key_bits(n), stream));
+  CELERIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_tmp, bytes, selected_keys, keys, selected,
+                                                     pixels, m, 0, key_bits(n), stream));
   return m;
 }
 

@@ -31,8 +31,8 @@ struct XWeights {
   const float *cdx, *cdx2m1, *dx, *dx2m1;
 };
 void subtract_background(const float* image, const float* node, const float* dnode,
-                         const XWeights& xw, const MeshGeometry& g, bool manual,
-                         float manual_value, float* value, cudaStream_t stream);
+                         const XWeights& xw, const MeshGeometry& g, bool manual, float manual_value,
+                         float* value, cudaStream_t stream);
 
 // The detection image (filter.cpp detection_image); `kernel` on the device, kw x kh.
 void filter(const float* value, const float* kernel, int kw, int kh, int width, int height,

@@ -1,11 +1,11 @@
 #include "extract/output/check_images.hpp"
-#include "extract/sextractor/pi.hpp"
 #include "extract/settings/threads.hpp"
+#include "extract/sextractor/pi.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace celeris::extract {
 
@@ -195,7 +195,7 @@ Image<float> minus_objects_image(const PhotometryField& f) {
 }
 
 std::vector<Image<float>> make_check_images(const std::vector<CheckImage>& types,
-                                           const CheckImageSources& src) {
+                                            const CheckImageSources& src) {
   const ImageView<const float> value = src.value;
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
   std::vector<Image<float>> out;
@@ -224,14 +224,15 @@ std::vector<Image<float>> make_check_images(const std::vector<CheckImage>& types
         // Pixels whose filter support touches a masked pixel (-inf there) are written as NaN.
         Image<float> copy = Image<float>::uninitialized(w, h);
         for (int64_t i = 0; i < src.filtered.size(); ++i)
-          copy.data()[i] = std::isinf(src.filtered.data[i]) ? std::numeric_limits<float>::quiet_NaN()
-                                                            : src.filtered.data[i];
+          copy.data()[i] = std::isinf(src.filtered.data[i])
+                               ? std::numeric_limits<float>::quiet_NaN()
+                               : src.filtered.data[i];
         out.push_back(std::move(copy));
         break;
       }
       case CheckImage::Segmentation:
-        out.push_back(segmentation_image(w, h, *src.objects, src.cleaned->order,
-                                         src.cleaned->removed));
+        out.push_back(
+            segmentation_image(w, h, *src.objects, src.cleaned->order, src.cleaned->removed));
         break;
       case CheckImage::Objects:
         out.push_back(objects_image(value, *src.objects));
@@ -240,8 +241,8 @@ std::vector<Image<float>> make_check_images(const std::vector<CheckImage>& types
         out.push_back(minus_objects_image(*src.field));
         break;
       case CheckImage::Apertures:
-        out.push_back(apertures_image(value, *src.catalog, src.aperture_diameters, src.kron,
-                                      src.overlay));
+        out.push_back(
+            apertures_image(value, *src.catalog, src.aperture_diameters, src.kron, src.overlay));
         break;
     }
   }

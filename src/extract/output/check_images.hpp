@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "extract/stages/background.hpp"
 #include "celeris/extract.hpp"
-#include "extract/stages/clean.hpp"
 #include "extract/objects.hpp"
+#include "extract/stages/background.hpp"
+#include "extract/stages/clean.hpp"
 #include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {

@@ -10,9 +10,9 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_windowed.hpp"
-#include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {

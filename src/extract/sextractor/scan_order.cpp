@@ -23,7 +23,8 @@ LineBuffer::Rows LineBuffer::rows_at_write_out(int64_t written_at) const {
   if (holds_whole_image()) return {};
   // The buffer holds rows [E - (rows - margin), E + margin) at scan line E; an object written
   // after the scan sees the buffer's last state, E = height - margin.
-  const int64_t e = written_at != std::numeric_limits<int64_t>::max() ? written_at : height - margin;
+  const int64_t e =
+      written_at != std::numeric_limits<int64_t>::max() ? written_at : height - margin;
   return {static_cast<int>(std::max<int64_t>(0, e - (rows - margin))),
           static_cast<int>(std::min<int64_t>(std::numeric_limits<int>::max(), e + margin))};
 }

@@ -7,10 +7,10 @@
 #include <limits>
 
 #include "celeris/error.hpp"
+#include "extract/settings/threads.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/background_mode.hpp"
 #include "extract/stages/background_spline.hpp"
-#include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
 
@@ -148,8 +148,8 @@ MeshStats histogram_mode(ImageView<const float> img, int x0, int y0, int w, int 
     c1[i + 1] = c1[i] + hv * i;
     c2[i + 1] = c2[i] + hv * i * i;
   }
-  const mode::Mode m = mode::histogram_mode(histo.data(), c0.data(), c1.data(), c2.data(),
-                                            nlevels, mean, qzero, qscale);
+  const mode::Mode m = mode::histogram_mode(histo.data(), c0.data(), c1.data(), c2.data(), nlevels,
+                                            mean, qzero, qscale);
   out.back = m.back;
   out.sigma = m.sigma;
   return out;
@@ -250,7 +250,8 @@ void spline_columns(const std::vector<float>& map, int nx, int ny, std::vector<f
   d2.assign(map.size(), 0.0f);
   if (ny < 2) return;
   std::vector<float> u(ny);
-  for (int x = 0; x < nx; ++x) spline::second_derivatives(map.data() + x, ny, nx, d2.data() + x, u.data());
+  for (int x = 0; x < nx; ++x)
+    spline::second_derivatives(map.data() + x, ny, nx, d2.data() + x, u.data());
 }
 
 // The x walk of SExtractor's subbackline: the offset dx is accumulated in float pixel by pixel
@@ -314,8 +315,8 @@ void interpolate_line(const std::vector<float>& map, const std::vector<float>& d
   const XSplineWeights& xw = *xweights;
   for (int j = 0; j < width; ++j) {
     const int lo = xw.lo[j];
-    out[j] = spline::at(node.data(), dnode.data(), lo, xw.cdx[j], xw.cdx2m1[j], xw.dx[j],
-                        xw.dx2m1[j]);
+    out[j] =
+        spline::at(node.data(), dnode.data(), lo, xw.cdx[j], xw.cdx2m1[j], xw.dx[j], xw.dx2m1[j]);
   }
 }
 

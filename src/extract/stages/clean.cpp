@@ -156,8 +156,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   // Indexes of the list for the two write-out rules, which SExtractor applies by scanning the
   // whole list: the entries by (ycmax, position) and a lazy min-heap of (ycmin, object).
   std::set<std::pair<int, size_t>> by_ycmax;
-  std::priority_queue<std::pair<int, size_t>, std::vector<std::pair<int, size_t>>,
-                      std::greater<>>
+  std::priority_queue<std::pair<int, size_t>, std::vector<std::pair<int, size_t>>, std::greater<>>
       by_ycmin;
   auto add = [&](size_t o) {  // after ylim[o] is set
     clean.push(o);

@@ -7,10 +7,10 @@
 
 #include <vector>
 
-#include "extract/stages/isophotal.hpp"
-#include "extract/stages/moments.hpp"
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/isophotal.hpp"
+#include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
-#include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
 

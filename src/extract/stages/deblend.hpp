@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "celeris/extract.hpp"
+#include "extract/objects.hpp"
 #include "extract/sextractor/lutz.hpp"
 #include "extract/stages/moments.hpp"
-#include "extract/objects.hpp"
 
 namespace celeris::extract {
 

@@ -38,8 +38,7 @@ float clean_threshold(const ObjectView& d, float dthresh, int minarea) {
 
 // Isophotal flux and area, peak, position errors (examineiso) and the FWHM of a Gaussian
 // core fitted to ln(pixel) against r^2.
-Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, float bkg,
-                float dbkg) {
+Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, float bkg, float dbkg) {
   Iso r;
   // backsig^2 in float, as SExtractor (field->backsig * field->backsig, both float).
   const double var = ctx.backsig * ctx.backsig, gain = ctx.gain;

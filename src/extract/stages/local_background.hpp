@@ -8,9 +8,9 @@
 
 #include <vector>
 
+#include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/background.hpp"
 #include "extract/stages/moments.hpp"
-#include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {

@@ -100,8 +100,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       o.fluxerr_aper[i * naper + k] = f.fluxerr;
     }
     AutoResult au;
-    if (ctx.compute_auto)
-      au = auto_flux(field, ap, ctx.autoparams, flags);
+    if (ctx.compute_auto) au = auto_flux(field, ap, ctx.autoparams, flags);
     o.flux_auto[i] = static_cast<float>(au.flux);
     o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
     o.kron_radius[i] = au.kron_radius;

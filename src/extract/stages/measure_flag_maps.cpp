@@ -7,8 +7,7 @@
 
 namespace celeris::extract {
 
-ImageFlags combine_flags(const ObjectView& pixels, ImageView<const uint32_t> map,
-                         FlagType type) {
+ImageFlags combine_flags(const ObjectView& pixels, ImageView<const uint32_t> map, FlagType type) {
   ImageFlags r;
   switch (type) {
     case FlagType::Or:

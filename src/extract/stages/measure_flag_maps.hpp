@@ -22,8 +22,7 @@ struct ImageFlags {
 // depends on it, choosing the first value met among equally frequent ones). Pixels with value
 // 0 are skipped. As in SExtractor, AND starts from 0 (so IMAFLAGS_ISO is always 0), and MIN/MAX
 // count the pixels holding the extreme value.
-ImageFlags combine_flags(const ObjectView& pixels, ImageView<const uint32_t> map,
-                         FlagType type);
+ImageFlags combine_flags(const ObjectView& pixels, ImageView<const uint32_t> map, FlagType type);
 
 // mergeflags: `slave` merged into `master` by cleaning.
 void merge_flags(ImageFlags& master, const ImageFlags& slave, FlagType type);
