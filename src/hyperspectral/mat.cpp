@@ -194,6 +194,15 @@ class V5Checker {
     if (dims + 8 > end || u32(flags) != 6 || u32(dims) != 5) return;  // elements() judges it
     const bool sparse = (u32(flags + 8) & 0xff) == 5;
     const uint64_t n = u32(dims + 4);
+    // matio reads the array flags as 8 bytes whatever their tag says, then allocates what the
+    // dimensions and name tags claim: both must fit in the matrix as matio lays it out.
+    const uint64_t matrix_end = at + 8 + bytes;
+    if (n > matrix_end - std::min(matrix_end, dims + 8))
+      fail(dims, "claims " + std::to_string(n) + " bytes, beyond its enclosing data");
+    const uint64_t name = dims + 8 + (n + 7) / 8 * 8;
+    if (name + 8 <= end && (u32(name) >> 16) == 0 &&
+        u32(name + 4) > matrix_end - std::min(matrix_end, name + 8))
+      fail(name, "claims " + std::to_string(u32(name + 4)) + " bytes, beyond its enclosing data");
     uint64_t count = 1;
     for (uint64_t k = 0; k + 4 <= n && dims + 8 + k + 4 <= end; k += 4) {
       const auto d = static_cast<int32_t>(u32(dims + 8 + k));
