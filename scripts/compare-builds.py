@@ -16,15 +16,11 @@ import shlex
 import subprocess
 import sys
 
-SIMS = {  # the parity simulations (tests/extract/parity.py) and a crowded 4096^2 field
-    "sparse": ["--size", "2048", "--seed", "11"],
-    "crowded": ["--size", "2048", "--seed", "12", "--density", "crowded"],
-    "nan": ["--size", "1024", "--seed", "13", "--nan-patches", "12"],
-    "saturated": ["--size", "1024", "--seed", "14", "--saturated", "6"],
-    "border": ["--size", "512", "--seed", "15", "--stars", "400"],
-    "strips": ["--size", "3000", "--seed", "9", "--saturated", "40", "--nan-patches", "6"],
-    "crowded4k": ["--size", "4096", "--seed", "21", "--density", "crowded"],
-}
+# The parity simulations (tests/extract/parity.py's, one definition) and a crowded 4096^2 field.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tests/extract"))
+from parity import SIMS as PARITY_SIMS  # noqa: E402
+
+SIMS = dict(PARITY_SIMS, crowded4k=["--size", "4096", "--seed", "21", "--density", "crowded"])
 # Configurations run on every frame (beyond the defaults).
 VARIANTS = {
     "default": [],

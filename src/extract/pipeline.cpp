@@ -75,15 +75,9 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
   timer.lap("background");
   out.value = subtract_background(image, out.background, reuse, threads);
   timer.lap("subtract");
-  const bool relative = config.thresh_type == ThreshType::Relative;
-  const double rms = out.background.global_rms;
-  out.detect_thresh =
-      static_cast<float>(relative ? config.detect_thresh * rms : config.detect_thresh);
-  out.analysis_thresh =
-      static_cast<float>(relative ? config.analysis_thresh * rms : config.analysis_thresh);
-  if (!(out.detect_thresh > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
-  if (!(out.analysis_thresh > 0))
-    throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
+  const Thresholds t = detection_thresholds(config, out.background.global_rms);
+  out.detect_thresh = t.detect;
+  out.analysis_thresh = t.analysis;
   FilterParams filter_params = filter;
   filter_params.threads = threads;
   if (config.filter) out.filtered = detection_image(out.value.view(), filter_params);

@@ -86,14 +86,9 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
                       map.manual_value, d_value.data(), s);
   timer.mark(kSubtracted, s);
 
-  const bool relative = config.thresh_type == ThreshType::Relative;
-  out.detect_thresh =
-      static_cast<float>(relative ? config.detect_thresh * map.global_rms : config.detect_thresh);
-  out.analysis_thresh = static_cast<float>(relative ? config.analysis_thresh * map.global_rms
-                                                    : config.analysis_thresh);
-  if (!(out.detect_thresh > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
-  if (!(out.analysis_thresh > 0))
-    throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
+  const Thresholds t = detection_thresholds(config, map.global_rms);
+  out.detect_thresh = t.detect;
+  out.analysis_thresh = t.analysis;
 
   // 3. Filter (the subtracted image's buffer d_image is free now: it receives the filtered one).
   const float* d_cvalue = d_value.data();

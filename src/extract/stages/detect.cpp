@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "extract/sextractor/lutz.hpp"
 
@@ -70,6 +71,16 @@ std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int widt
   for (auto& v : labels)
     if (v) v = dense[find_root(parent, v)];
   return labels;
+}
+
+Thresholds detection_thresholds(const Config& config, double rms) {
+  const bool relative = config.thresh_type == ThreshType::Relative;
+  Thresholds t;
+  t.detect = static_cast<float>(relative ? config.detect_thresh * rms : config.detect_thresh);
+  t.analysis = static_cast<float>(relative ? config.analysis_thresh * rms : config.analysis_thresh);
+  if (!(t.detect > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
+  if (!(t.analysis > 0)) throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
+  return t;
 }
 
 ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,

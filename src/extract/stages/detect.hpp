@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "celeris/extract.hpp"
 #include "celeris/image.hpp"
 #include "extract/objects.hpp"
 
@@ -13,6 +14,13 @@ namespace celeris::extract {
 // same view when not filtering). Objects come out in SExtractor's completion order (by last row,
 // then by the column where their last run ends). Objects touching the image border carry
 // kFlagTruncated.
+// The detection and analysis thresholds in ADU above the background (THRESH_TYPE RELATIVE:
+// times the global RMS). Throws celeris::Error when one is not positive.
+struct Thresholds {
+  float detect = 0, analysis = 0;
+};
+Thresholds detection_thresholds(const Config& config, double global_rms);
+
 struct DetectParams {
   float threshold = 0;  // ADU above the background, on the filtered image
   int minarea = 5;      // DETECT_MINAREA

@@ -70,10 +70,7 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   emy2 /= flux2;
   emxy /= flux2;
   esum *= 0.08333 / flux2;
-  if (s.singular && (emx2 * emy2 - emxy * emxy) < esum * esum) {
-    emx2 += esum;
-    emy2 += esum;
-  }
+  guard_singular_errors(s.singular, esum, emx2, emy2, emxy);
   r.errx2 = emx2;
   r.erry2 = emy2;
   r.errxy = emxy;

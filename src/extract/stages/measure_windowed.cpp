@@ -2,6 +2,7 @@
 // the loop variables float or double as SExtractor declares them, so that catalogs agree to the
 // last printed digit.
 #include "extract/stages/measure_windowed.hpp"
+#include "extract/stages/moments.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -164,10 +165,7 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
   emxy *= norm;
   // Fully correlated profiles (a singularity): as for the isophotal errors.
   esum *= 0.08333 * norm;
-  if (start.singular && (emx2 * emy2 - emxy * emxy) < esum * esum) {
-    emx2 += esum;
-    emy2 += esum;
-  }
+  guard_singular_errors(start.singular, esum, emx2, emy2, emxy);
   r.errx2 = emx2;
   r.erry2 = emy2;
   r.errxy = emxy;

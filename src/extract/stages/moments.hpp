@@ -27,4 +27,15 @@ struct Shape {
 // deblended objects).
 Shape compute_shape(const ObjectView& object, float thresh);
 
+// SExtractor's guard on position-error moments of a singular (fully correlated) profile: when
+// their determinant is below esum^2, esum (a twelfth of a pixel, scaled as the moments) is added
+// to both variances. Shared by the isophotal and the windowed errors.
+inline void guard_singular_errors(bool singular, double esum, double& emx2, double& emy2,
+                                  double emxy) {
+  if (singular && (emx2 * emy2 - emxy * emxy) < esum * esum) {
+    emx2 += esum;
+    emy2 += esum;
+  }
+}
+
 }  // namespace celeris::extract
