@@ -2,13 +2,18 @@
 // program name: IMAGE [-c config.sex] [-KEY VALUE ...].
 #include <omp.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "celeris/error.hpp"
-#include "celeris/table.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/extract_settings.hpp"
+#include "celeris/table.hpp"
 #include "commands.hpp"
 
 namespace celeris::cli {
@@ -16,7 +21,7 @@ namespace celeris::cli {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: celeris extract IMAGE [-c CONFIG] [-KEY VALUE ...] [--threads N]
+    R"(usage: celeris extract IMAGE [IMAGE ... | @LIST] [-c CONFIG] [-KEY VALUE ...] [--threads N]
        celeris extract -d        print a default configuration file
        celeris extract -dp       print the catalog parameters celeris can compute
 
@@ -29,6 +34,13 @@ Unknown keys and catalog parameters give a warning (as in SExtractor); an invali
 SExtractor parameter celeris does not compute yet, or a SExtractor key set to a value whose effect
 celeris does not reproduce yet (WEIGHT_TYPE other than NONE, several image extensions, ...) is
 an error naming it. Warnings and the run's summary go to stderr.
+
+Several images (or @LIST, a file naming one image per line) are extracted as a stream: reading,
+the first stages (on the GPU with --device cuda) and the rest of successive frames overlap, one
+catalog per frame. CATALOG_NAME and CHECKIMAGE_NAME then name each frame's outputs with {stem}
+(the image's file name without directory and .fits/.fz/.gz) or {index} (1, 2, ...), e.g.
+-CATALOG_NAME out/{stem}.cat. A frame that fails is reported and the others go on; the exit
+status is then 1. Progress goes to stderr (a bar on a terminal, a line per frame otherwise).
 
 Main keys (see -d for all): CATALOG_NAME, CATALOG_TYPE (ASCII_HEAD, ASCII, FITS_1.0, FITS_LDAC,
 NONE), PARAMETERS_NAME, DETECT_MINAREA, DETECT_THRESH, ANALYSIS_THRESH, THRESH_TYPE, FILTER,
@@ -44,6 +56,8 @@ Options:
   --device D     cpu (default), cuda or auto (cuda when a GPU is present): with cuda the
                  background, filter, thresholding and labelling run on the GPU, the rest on
                  the CPU; the catalog is the same
+  --progress P   auto (default: a bar when stderr is a terminal), bar, lines or none, for
+                 several images
   -h, --help     this help
 )";
 
@@ -63,10 +77,68 @@ const char* type_name(extract::CatalogType t) {
   return "?";
 }
 
+void print_summary(const std::string& image, const extract::Settings& settings,
+                   const extract::FileRunResult& r) {
+  const auto& info = r.info;
+  std::fprintf(stderr, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu,
+               r.width, r.height, r.has_wcs ? ", WCS" : "");
+  std::fprintf(stderr, "  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n",
+               info.global_back, info.global_rms, settings.config.back_width,
+               settings.config.back_height, settings.config.back_filter_width,
+               settings.config.back_filter_height);
+  std::fprintf(stderr, "  threshold   %.6g (detection)   %.6g (analysis) ADU above background\n",
+               info.detect_thresh, info.analysis_thresh);
+  std::fprintf(stderr, "  gain        %g e-/ADU   saturation %g ADU\n", r.gain, r.satur_level);
+  std::fprintf(stderr, "  objects     %zu detected, %zu after deblending, %zu in catalog\n",
+               info.n_detections, info.n_deblended, r.catalog.rows);
+  std::fprintf(stderr, "  time       ");
+  for (const auto& [stage, s] : info.stage_seconds)
+    std::fprintf(stderr, " %s %.3fs", stage.c_str(), s);
+  std::fprintf(stderr, "\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
+               r.info.threads == 1 ? "" : "s",
+               settings.config.device == Backend::Cuda ? ", GPU front end" : "");
+}
+
+// Progress of a stream of frames on stderr: a bar redrawn in place on a terminal, or a line per
+// frame (for logs).
+class Progress {
+ public:
+  enum class Mode { None, Lines, Bar };
+  Progress(Mode mode, size_t total) : mode_(mode), total_(total) {}
+  void frame(const extract::FrameReport& r, double elapsed) {
+    ++done_;
+    objects_ += r.error.empty() ? r.result.catalog.rows : 0;
+    const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
+    if (!r.error.empty()) {
+      if (mode_ == Mode::Bar) std::fputs("\r\033[K", stderr);
+      std::fprintf(stderr, "celeris extract: error: frame %zu/%zu %s: %s\n", r.index + 1, total_,
+                   r.path.c_str(), r.error.c_str());
+    } else if (mode_ == Mode::Lines) {
+      std::fprintf(stderr, "[%zu/%zu] %s: %zu objects -> %s (%.3f s)\n", r.index + 1, total_,
+                   r.path.c_str(), r.result.catalog.rows, r.catalog_name.c_str(), r.result.seconds);
+    }
+    if (mode_ == Mode::Bar) {
+      constexpr int kWidth = 30;
+      const int filled = static_cast<int>(kWidth * done_ / std::max<size_t>(total_, 1));
+      const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0;
+      std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu frames  %.1f frames/s  %zu objects  eta %.0f s",
+                   filled, "##############################", kWidth - filled, "", done_, total_,
+                   rate, objects_, eta);
+      if (done_ == total_) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    }
+  }
+
+ private:
+  Mode mode_;
+  size_t total_, done_ = 0, objects_ = 0;
+};
+
 }  // namespace
 
 int run_extract(const Args& args) {
-  std::string image, config_path;
+  std::vector<std::string> images;
+  std::string config_path, progress = "auto";
   bool config_given = false;
   extract::Overrides overrides;
   Backend device = Backend::Cpu;
@@ -95,18 +167,21 @@ int run_extract(const Args& args) {
       overrides.emplace_back("NTHREADS", value());
     } else if (a == "--device") {
       device = parse_backend(value());
+    } else if (a == "--progress") {
+      progress = value();
+      if (progress != "auto" && progress != "bar" && progress != "lines" && progress != "none")
+        throw Error("--progress " + progress + ": expected auto, bar, lines or none");
     } else if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
       overrides.emplace_back(a.substr(1), value());
-    } else if (image.empty()) {
-      image = a;
     } else {
-      throw Error("more than one image given ('" + image + "', '" + a +
-                  "'); dual-image mode is not supported");
+      images.push_back(a);
     }
   }
-  if (image.empty()) throw Error("no image given (celeris extract --help)");
-  if (image.find(',') != std::string::npos && image.find('[') == std::string::npos)
-    throw Error("dual-image mode (" + image + ") is not supported");
+  images = extract::expand_image_list(images);
+  if (images.empty()) throw Error("no image given (celeris extract --help)");
+  for (const std::string& image : images)
+    if (image.find(',') != std::string::npos && image.find('[') == std::string::npos)
+      throw Error("dual-image mode (" + image + ") is not supported");
   if (!config_given) {
     if (FILE* f = std::fopen("default.sex", "r")) {
       std::fclose(f);
@@ -119,33 +194,43 @@ int run_extract(const Args& args) {
     std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);
 
-  const extract::FileRunResult r = extract::extract_file(image, settings, [](const std::string& w) {
+  auto warn = [](const std::string& w) {
     std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
-  });
-  if (settings.verbose == extract::Verbose::Quiet) return 0;
-  // The run's summary goes to stderr, as SExtractor's, so that stdout can carry a catalog.
-  const auto& info = r.info;
-  std::fprintf(stderr, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu,
-               r.width, r.height, r.has_wcs ? ", WCS" : "");
-  std::fprintf(stderr, "  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n",
-               info.global_back, info.global_rms, settings.config.back_width,
-               settings.config.back_height, settings.config.back_filter_width,
-               settings.config.back_filter_height);
-  std::fprintf(stderr, "  threshold   %.6g (detection)   %.6g (analysis) ADU above background\n",
-               info.detect_thresh, info.analysis_thresh);
-  std::fprintf(stderr, "  gain        %g e-/ADU   saturation %g ADU\n", r.gain, r.satur_level);
-  std::fprintf(stderr, "  objects     %zu detected, %zu after deblending, %zu in catalog\n",
-               info.n_detections, info.n_deblended, r.catalog.rows);
-  std::fprintf(stderr, "  time       ");
-  for (const auto& [stage, s] : info.stage_seconds)
-    std::fprintf(stderr, " %s %.3fs", stage.c_str(), s);
-  std::fprintf(stderr, "\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
-               r.info.threads == 1 ? "" : "s",
-               settings.config.device == Backend::Cuda ? ", GPU front end" : "");
-  if (settings.catalog_type != extract::CatalogType::None)
-    std::fprintf(stderr, "  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
-                 type_name(settings.catalog_type), r.catalog.columns.size());
-  return 0;
+  };
+  const bool quiet = settings.verbose == extract::Verbose::Quiet;
+  if (images.size() == 1) {
+    const std::string& image = images[0];
+    settings.catalog_name = extract::frame_output_name(settings.catalog_name, image, 0, 1);
+    for (std::string& name : settings.check_names)
+      name = extract::frame_output_name(name, image, 0, 1);
+    const extract::FileRunResult r = extract::extract_file(image, settings, warn);
+    if (quiet) return 0;
+    // The run's summary goes to stderr, as SExtractor's, so that stdout can carry a catalog.
+    print_summary(image, settings, r);
+    if (settings.catalog_type != extract::CatalogType::None)
+      std::fprintf(stderr, "  catalog     %s (%s, %zu columns)\n", settings.catalog_name.c_str(),
+                   type_name(settings.catalog_type), r.catalog.columns.size());
+    return 0;
+  }
+  Progress::Mode mode = Progress::Mode::Lines;
+  if (quiet || progress == "none")
+    mode = Progress::Mode::None;
+  else if (progress == "bar" || (progress == "auto" && isatty(STDERR_FILENO)))
+    mode = Progress::Mode::Bar;
+  Progress bar(mode, images.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  const extract::FramesSummary summary =
+      extract::extract_files(images, settings, warn, [&](const extract::FrameReport& r) {
+        bar.frame(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      });
+  if (!quiet || summary.failed)
+    std::fprintf(stderr,
+                 "celeris extract: %zu frames (%zu failed), %zu objects in %.2f s (%.2f frames/s"
+                 "%s)\n",
+                 summary.frames, summary.failed, summary.objects, summary.seconds,
+                 summary.seconds > 0 ? static_cast<double>(summary.frames) / summary.seconds : 0.0,
+                 settings.config.device == Backend::Cuda ? ", GPU front end" : "");
+  return summary.failed ? 1 : 0;
 }
 
 }  // namespace celeris::cli

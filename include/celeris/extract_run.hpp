@@ -33,6 +33,42 @@ using WarningSink = std::function<void(const std::string&)>;
 FileRunResult extract_file(const std::string& image_path, const Settings& settings,
                            const WarningSink& warn = {});
 
+// ---- A stream of frames ----------------------------------------------------------------------
+
+// What became of one frame of extract_files.
+struct FrameReport {
+  size_t index = 0, total = 0;  // index: 0-based, in the order given
+  std::string path, catalog_name;
+  std::string error;     // empty when the frame succeeded
+  FileRunResult result;  // when it succeeded
+};
+using FrameSink = std::function<void(const FrameReport&)>;
+
+struct FramesSummary {
+  size_t frames = 0, failed = 0, objects = 0;
+  double seconds = 0;  // wall time of the whole stream
+};
+
+// Extracts every image of `paths` with `settings`, one catalog (and set of check images) per
+// frame, named by frame_output_name from CATALOG_NAME and CHECKIMAGE_NAME (with several frames
+// each must hold {stem} or {index}; names must not collide). Reading, the front stages (the GPU's
+// with device cuda) and the back stages with the writing of successive frames overlap; `done`
+// receives each frame's report in the order given, on the calling thread. A frame that fails
+// (unreadable, bad header, ...) is reported with its error and the stream goes on. Throws for
+// what fails the whole run (names, settings, the parameter file).
+FramesSummary extract_files(const std::vector<std::string>& paths, const Settings& settings,
+                            const WarningSink& warn, const FrameSink& done);
+
+// `pattern` with {stem} replaced by the image's file name less its directory, CFITSIO selector
+// and .fits/.fit/.fts/.fz/.gz suffixes, and {index} by index + 1, zero-padded to the width of
+// `total`.
+std::string frame_output_name(const std::string& pattern, const std::string& image_path,
+                              size_t index, size_t total);
+
+// Command-line image arguments with each "@FILE" replaced by the paths FILE lists (one per line;
+// blank lines and lines starting with # skipped).
+std::vector<std::string> expand_image_list(const std::vector<std::string>& args);
+
 // Writes a catalog table in a SExtractor catalog format.
 void write_catalog(const std::string& path, CatalogType type, const Table& table,
                    const class celeris::FitsHeader& image_header,

@@ -11,6 +11,7 @@
 #include "celeris/extract.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/output/check_images.hpp"
+#include "extract/pipeline.hpp"
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/background.hpp"
@@ -70,60 +71,81 @@ int clean_margin(const std::vector<double>& apertures, int n_apertures) {
 // detections.
 FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const Config& config,
                        const FilterParams& filter, int threads, StageTimer& timer) {
+  struct HostImages {
+    Image<float> value, filtered;
+  };
+  auto images = std::make_shared<HostImages>();
   FrontEnd out;
   out.background = background_map(image, config);
   timer.lap("background");
-  out.value = subtract_background(image, out.background, reuse, threads);
+  images->value = subtract_background(image, out.background, reuse, threads);
+  out.value = images->value.view();
   timer.lap("subtract");
   const Thresholds t = detection_thresholds(config, out.background.global_rms);
   out.detect_thresh = t.detect;
   out.analysis_thresh = t.analysis;
   FilterParams filter_params = filter;
   filter_params.threads = threads;
-  if (config.filter) out.filtered = detection_image(out.value.view(), filter_params);
+  if (config.filter) {
+    images->filtered = detection_image(out.value, filter_params);
+    out.filtered = images->filtered.view();
+  }
   timer.lap("filter");
-  const ImageView<const float> cvalue = config.filter ? out.filtered.view() : out.value.view();
-  out.detections = detect(out.value.view(), cvalue, {out.detect_thresh, config.detect_minarea});
+  out.detections =
+      detect(out.value, out.detection_image(), {out.detect_thresh, config.detect_minarea});
   timer.lap("detect");
+  out.storage = std::move(images);
   return out;
 }
 
 }  // namespace
 
-// `reuse`, when given, holds the image's own pixels: the background is subtracted in place.
-Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const Config& user_config,
-                      const MeasureRequest& request) {
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse,
+                         const Config& user_config) {
   validate(image, user_config);
-  Config config = user_config;
+  FrontStage stage;
+  Config& config = stage.config;
+  config = user_config;
   const FilterParams filter = FilterParams::of(config, 1);
   if (config.filter) {
     config.filter_kernel = filter.kernel;
     config.filter_width = filter.width;
     config.filter_height = filter.height;
   }
-  Result result;
-  RunInfo& info = result.info;
+  RunInfo& info = stage.info;
   StageTimer timer(info);
-  const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
-  const int nt = worker_threads(config, image.width * image.height);
-  info.threads = nt;
+  stage.width = static_cast<int>(image.width);
+  stage.height = static_cast<int>(image.height);
+  info.threads = worker_threads(config, image.width * image.height);
 
   // 1-3. Background, filter and detection, on the CPU or the GPU.
-  FrontEnd front = config.device == Backend::Cuda
-                       ? gpu::front_end(image, config, filter, nt)
-                       : cpu_front_end(image, reuse, config, filter, nt, timer);
-  for (auto& stage : front.stage_seconds) info.stage_seconds.push_back(stage);
+  stage.front = config.device == Backend::Cuda
+                    ? gpu::front_end(image, config, filter, info.threads)
+                    : cpu_front_end(image, reuse, config, filter, info.threads, timer);
+  for (auto& st : stage.front.stage_seconds) info.stage_seconds.push_back(st);
   if (config.device == Backend::Cuda) timer.lap("gpu stages, total");
+  const FrontEnd& front = stage.front;
+  info.global_back = config.back_manual ? config.back_value : front.background.global_back;
+  info.global_rms = front.background.global_rms;
+  info.detect_thresh = front.detect_thresh;
+  info.analysis_thresh = front.analysis_thresh;
+  info.n_detections = front.detections.size();
+  return stage;
+}
+
+Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
+  Result result;
+  result.info = std::move(stage.info);
+  RunInfo& info = result.info;
+  StageTimer timer(info);
+  const Config& config = stage.config;
+  const FrontEnd& front = stage.front;
+  const int w = stage.width, h = stage.height, nt = info.threads;
   const BackgroundMap& bkg = front.background;
-  const Image<float>& value = front.value;
-  const ImageView<const float> cvalue = config.filter ? front.filtered.view() : value.view();
+  const ImageView<const float> value = front.value;
+  const ImageView<const float> cvalue = front.detection_image();
   const ObjectList& detections = front.detections;
   const float dthresh = front.detect_thresh, athresh = front.analysis_thresh;
-  info.global_back = config.back_manual ? config.back_value : bkg.global_back;
-  info.global_rms = bkg.global_rms;
-  info.detect_thresh = dthresh;
-  info.analysis_thresh = athresh;
-  info.n_detections = detections.size();
 
   // 4. Deblending.
   const DeblendParams dp{
@@ -175,10 +197,9 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
-  const Blanking blanking(value.view(), cvalue, dthresh, objects, cleaned.removed,
-                          mp.buffer.blank_lag, local_back, nt);
-  const PhotometryField field{value.view(), &blanking, bkg.global_rms, config.gain,
-                              config.mask_type};
+  const Blanking blanking(value, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
+                          local_back, nt);
+  const PhotometryField field{value, &blanking, bkg.global_rms, config.gain, config.mask_type};
   if (local_back) {
     // SExtractor measures the local background when each object is detected, before cleaning;
     // FLUX_ISO, FLUX_MAX, the FWHM and BACKGROUND take it in there, and cleaning merges those
@@ -213,7 +234,7 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   CheckImageSources checks;
   checks.background = &bkg;
   checks.threads = config.threads;
-  checks.value = value.view();
+  checks.value = value;
   checks.filtered = cvalue;
   checks.objects = &objects;
   checks.cleaned = &cleaned;
@@ -224,6 +245,12 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
   checks.overlay = static_cast<float>(30 * static_cast<float>(bkg.global_rms));
   result.check_images = make_check_images(request.check_images, checks);
   return result;
+}
+
+// `reuse`, when given, holds the image's own pixels: the background is subtracted in place.
+Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                      const MeasureRequest& request) {
+  return extract_back(extract_front(image, reuse, config), request);
 }
 
 Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request) {

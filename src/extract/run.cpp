@@ -10,6 +10,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/run_steps.hpp"
 #include "extract/settings/input_checks.hpp"
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/summary_cards.hpp"
@@ -21,46 +22,29 @@ namespace celeris::extract {
 
 namespace {
 
-void write_check_images(const Settings& settings, const std::vector<Image<float>>& images,
-                        const FitsHeader& header) {
+void write_check_images(const std::vector<CheckImage>& types, const std::vector<std::string>& names,
+                        const std::vector<Image<float>>& images, const FitsHeader& header) {
   const std::vector<std::string> wcs = wcs_cards(header);
   for (size_t i = 0; i < images.size(); ++i) {
-    const CheckImage t = settings.check_types[i];
+    const CheckImage t = types[i];
     const bool mini = t == CheckImage::MiniBackground || t == CheckImage::MiniBackRms;
-    write_fits_image(settings.check_names[i], images[i].view(),
-                     mini ? std::vector<std::string>{} : wcs,
+    write_fits_image(names[i], images[i].view(), mini ? std::vector<std::string>{} : wcs,
                      t == CheckImage::Segmentation ? 32 : -32);
   }
 }
 
 }  // namespace
 
-FileRunResult extract_file(const std::string& image_path, const Settings& settings,
-                           const WarningSink& warn) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::string> warnings;
-  const std::vector<RequestedParam> params =
-      read_parameter_list(settings.parameters_name, warnings);
-  if (warn)
-    for (const auto& w : warnings) warn(w);
-  refuse_unsupported_inputs(image_path, settings);
-  FitsImage img = read_fits_image(image_path);
-
-  Config config = settings.config;
-  // SExtractor: header keywords GAIN_KEY / SATUR_KEY override the configuration values.
-  if (auto g = img.header.value_double(settings.gain_key)) config.gain = *g;
-  if (auto s = img.header.value_double(settings.satur_key)) config.satur_level = *s;
-  if (config.gain < 0) throw Error(image_path + ": negative " + settings.gain_key + " in header");
-  config.deblend_rand_offset = sextractor_wcs_rand_draws(img.header);
-
-  bool want_wcs = false;
-  for (const auto& p : params) want_wcs |= p.spec->needs_wcs;
-  std::optional<Wcs> wcs;
-  if (want_wcs) wcs = Wcs::from_header(img.header);
-
-  MeasureRequest req;
-  req.n_apertures = requested_apertures(params, static_cast<int>(config.phot_apertures.size()));
-  req.n_fluxfrac = requested_fluxfracs(params, static_cast<int>(config.phot_fluxfrac.size()));
+RunPlan plan_run(const Settings& settings) {
+  RunPlan plan;
+  plan.params = read_parameter_list(settings.parameters_name, plan.warnings);
+  const std::vector<RequestedParam>& params = plan.params;
+  for (const auto& p : params) plan.want_wcs |= p.spec->needs_wcs;
+  MeasureRequest& req = plan.request;
+  req.n_apertures =
+      requested_apertures(params, static_cast<int>(settings.config.phot_apertures.size()));
+  req.n_fluxfrac =
+      requested_fluxfracs(params, static_cast<int>(settings.config.phot_fluxfrac.size()));
   req.auto_flux = false;
   for (const auto& p : params) {
     const std::string n = p.spec->name;
@@ -71,21 +55,14 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
       req.iso_areas = true;
   }
-
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +
                 " name(s) for " + std::to_string(settings.check_types.size()) +
                 " CHECKIMAGE_TYPE(s)");
   req.check_images = settings.check_types;
-  if (settings.catalog_type != CatalogType::None)
-    refuse_output_over_input(settings.catalog_name, image_path, "CATALOG_NAME");
-  for (const std::string& name : settings.check_names)
-    refuse_output_over_input(name, image_path, "CHECKIMAGE_NAME");
-  const int width = static_cast<int>(img.pixels.width()),
-            height = static_cast<int>(img.pixels.height());
   // Pixel-scale-dependent columns: PIXEL_SCALE 0 means SExtractor's local WCS pixel area, which
   // celeris does not compute yet.
-  if (config.pixel_scale == 0.0)
+  if (settings.config.pixel_scale == 0.0)
     for (const auto& p : params) {
       const std::string n = p.spec->name;
       if (n == "CLASS_STAR" || n == "MU_MAX" || n == "MU_THRESHOLD" || n == "FWHM_WORLD" ||
@@ -94,20 +71,61 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
                     "; give PIXEL_SCALE in arcsec");
     }
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
-  std::optional<StarNetwork> star_network;
   for (const auto& p : params)
     if (std::string(p.spec->name) == "CLASS_STAR") {
-      star_network = StarNetwork::load(settings.starnnw_name);
-      if (star_network->inputs() != kNIso + 2)
+      plan.star_network = StarNetwork::load(settings.starnnw_name);
+      if (plan.star_network->inputs() != kNIso + 2)
         throw Error("STARNNW_NAME " + settings.starnnw_name + ": " +
-                    std::to_string(star_network->inputs()) +
+                    std::to_string(plan.star_network->inputs()) +
                     " inputs; CLASS_STAR feeds SExtractor's 10");
     }
+  // --- hook: flag maps (FLAG_IMAGE), read only when IMAFLAGS_ISO / NIMAFLAGS_ISO asks, as in
+  // SExtractor; one map per element of the longer of the two vectors.
+  for (const auto& p : params)
+    if (std::string(p.spec->name) == "IMAFLAGS_ISO" || std::string(p.spec->name) == "NIMAFLAGS_ISO")
+      plan.n_flag_maps = std::max(plan.n_flag_maps, static_cast<size_t>(p.size));
+  if (plan.n_flag_maps > settings.flag_images.size())
+    throw Error("IMAFLAGS_ISO/NIMAFLAGS_ISO(" + std::to_string(plan.n_flag_maps) + ") needs " +
+                std::to_string(plan.n_flag_maps) + " flag maps; FLAG_IMAGE names " +
+                std::to_string(settings.flag_images.size()));
+  return plan;
+}
+
+Frame read_frame(const std::string& image_path, const std::string& catalog_name,
+                 const std::vector<std::string>& check_names, const Settings& settings,
+                 const RunPlan& plan) {
+  Frame frame;
+  frame.started = std::chrono::steady_clock::now();
+  frame.path = image_path;
+  frame.catalog_name = catalog_name;
+  frame.check_names = check_names;
+  refuse_unsupported_inputs(image_path, settings);
+  if (settings.catalog_type != CatalogType::None)
+    refuse_output_over_input(catalog_name, image_path, "CATALOG_NAME");
+  for (const std::string& name : check_names)
+    refuse_output_over_input(name, image_path, "CHECKIMAGE_NAME");
+  frame.image = read_fits_image(image_path);
+  FitsImage& img = frame.image;
+
+  Config& config = frame.config;
+  config = settings.config;
+  // SExtractor: header keywords GAIN_KEY / SATUR_KEY override the configuration values.
+  if (auto g = img.header.value_double(settings.gain_key)) config.gain = *g;
+  if (auto s = img.header.value_double(settings.satur_key)) config.satur_level = *s;
+  if (config.gain < 0) throw Error(image_path + ": negative " + settings.gain_key + " in header");
+  config.deblend_rand_offset = sextractor_wcs_rand_draws(img.header);
+  if (plan.want_wcs) frame.wcs = Wcs::from_header(img.header);
+  const std::optional<Wcs>& wcs = frame.wcs;
+  frame.request = plan.request;
+  MeasureRequest& req = frame.request;
+
+  const int width = static_cast<int>(img.pixels.width()),
+            height = static_cast<int>(img.pixels.height());
   // --- hook: world shapes (measure_world_shape.hpp). Their Jacobian takes longitude along the
   // first pixel axis; THETA_J2000 needs an equatorial J2000 frame (SExtractor's rotation to
   // J2000 is then 0).
   if (wcs)
-    for (const auto& p : params) {
+    for (const auto& p : plan.params) {
       const std::string n = p.spec->name, ctype1 = img.header.value_string("CTYPE1").value_or("");
       const bool shape = p.spec->needs_wcs && n.find("WIN") == std::string::npos &&
                          n.find("WORLD") != std::string::npos && n != "X_WORLD" && n != "Y_WORLD";
@@ -127,61 +145,67 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
                       "frames is not computed)");
       }
     }
-  // --- hook: flag maps (FLAG_IMAGE), read only when IMAFLAGS_ISO / NIMAFLAGS_ISO asks, as in
-  // SExtractor; one map per element of the longer of the two vectors.
-  size_t nflag = 0;
-  for (const auto& p : params)
-    if (std::string(p.spec->name) == "IMAFLAGS_ISO" || std::string(p.spec->name) == "NIMAFLAGS_ISO")
-      nflag = std::max(nflag, static_cast<size_t>(p.size));
-  if (nflag > settings.flag_images.size())
-    throw Error("IMAFLAGS_ISO/NIMAFLAGS_ISO(" + std::to_string(nflag) + ") needs " +
-                std::to_string(nflag) + " flag maps; FLAG_IMAGE names " +
-                std::to_string(settings.flag_images.size()));
-  std::vector<Image<uint32_t>> flag_maps;
-  for (size_t k = 0; k < nflag; ++k) {
+  for (size_t k = 0; k < plan.n_flag_maps; ++k) {
     const FitsImage f = read_fits_image(settings.flag_images[k]);
-    flag_maps.push_back(
+    frame.flag_maps.push_back(
         flag_map_from_pixels(f.pixels.view(), width, height, settings.flag_images[k]));
     req.flag_types.push_back(k < settings.flag_types.size() ? settings.flag_types[k]
                                                             : FlagType::Or);
   }
-  for (const auto& m : flag_maps) req.flag_maps.push_back(m.view());
-  // --- end of flag maps
-  Result r = extract(std::move(img.pixels), config, req);
-  if (star_network) {  // --- hook: CLASS_STAR (measure_class_star.hpp)
+  for (const auto& m : frame.flag_maps) req.flag_maps.push_back(m.view());
+  return frame;
+}
+
+FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
+                           const RunPlan& plan) {
+  const Config& config = frame.config;
+  const FitsImage& img = frame.image;
+  if (plan.star_network) {  // --- hook: CLASS_STAR (measure_class_star.hpp)
     Objects& o = r.objects;
     o.class_star.resize(o.size());
     for (size_t i = 0; i < o.size(); ++i)
       o.class_star[i] =
-          class_star(*star_network, &o.iso[i * kNIso], static_cast<float>(o.flux_max[i]),
+          class_star(*plan.star_network, &o.iso[i * kNIso], static_cast<float>(o.flux_max[i]),
                      static_cast<float>(r.info.analysis_thresh), config.seeing_fwhm,
                      static_cast<float>(config.pixel_scale));  // as parameters.cpp does
   }
   FileRunResult out;
-  out.warnings = std::move(warnings);
-  out.catalog = make_catalog(r.objects, params, config, wcs);
+  out.warnings = plan.warnings;
+  out.catalog = make_catalog(r.objects, plan.params, config, frame.wcs);
   out.info = r.info;
-  out.width = width;
-  out.height = height;
+  out.width = static_cast<int>(img.pixels.width());
+  out.height = static_cast<int>(img.pixels.height());
   out.hdu = img.hdu;
   out.gain = config.gain;
   out.satur_level = config.satur_level;
-  out.has_wcs = wcs.has_value();
+  out.has_wcs = frame.wcs.has_value();
   RunSummary run;
-  run.image_name = std::filesystem::path(image_path).filename().string();
-  run.width = width;
-  run.height = height;
-  run.n_params = params.size();
+  run.image_name = std::filesystem::path(frame.path).filename().string();
+  run.width = out.width;
+  run.height = out.height;
+  run.n_params = plan.params.size();
   run.n_objects = out.catalog.rows;
-  run.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - frame.started).count();
   const std::vector<std::string> cards = summary_cards(settings, config, r.info, run);
   OutputRun outputs;  // a failing check image takes the catalog with it
   if (settings.catalog_type != CatalogType::None)
-    write_catalog(settings.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
-  write_check_images(settings, r.check_images, img.header);
+    write_catalog(frame.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
+  write_check_images(settings.check_types, frame.check_names, r.check_images, img.header);
   outputs.keep();
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - frame.started).count();
   return out;
+}
+
+FileRunResult extract_file(const std::string& image_path, const Settings& settings,
+                           const WarningSink& warn) {
+  const RunPlan plan = plan_run(settings);
+  if (warn)
+    for (const auto& w : plan.warnings) warn(w);
+  Frame frame = read_frame(image_path, settings.catalog_name, settings.check_names, settings, plan);
+  Result r = extract(std::move(frame.image.pixels), frame.config, frame.request);
+  return finish_frame(frame, std::move(r), settings, plan);
 }
 
 }  // namespace celeris::extract

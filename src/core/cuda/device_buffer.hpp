@@ -52,6 +52,13 @@ class DeviceBuffer {
     allocate(n);
   }
 
+  // At least n elements, reallocating (contents lost) only when the buffer is smaller: for
+  // work buffers reused over a sequence of frames.
+  T* grow(size_t n) {
+    if (n > n_) reset(n);
+    return p_;
+  }
+
   // host[0, n) -> this[offset, offset + n).
   void upload(const T* host, size_t n, size_t offset = 0) {
     if (n) CELERIS_CUDA_CHECK(cudaMemcpy(p_ + offset, host, n * sizeof(T), cudaMemcpyHostToDevice));

@@ -1,20 +1,94 @@
-// The GPU front end's driver (front_end.hpp): buffers, the order of the kernels on one stream,
-// the small CPU steps between them (the mesh grid's filling, filtering and splines, which are
-// the CPU path's own functions) and the detections' chain order on the host.
+// The GPU front end's driver (front_end.hpp): the process-wide context (buffers reused from
+// frame to frame), the order of the kernels on its stream, the small CPU steps between them
+// (the mesh grid's filling, filtering and splines, which are the CPU path's own functions) and
+// the detections' chain order on the host.
 #include "extract/gpu/front_end.hpp"
 
 #include <chrono>
 #include <cmath>
+#include <mutex>
 
 #include "celeris/error.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
+#include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/kernels.hpp"
 #include "extract/stages/detect.hpp"
 
 namespace celeris::extract::gpu {
+
+namespace {
+
+enum Mark { kStart, kUploaded, kMeshes, kSubtracted, kFiltered, kLabelled, kSorted, kMarks };
+
+// Page-locked buffers for the two images that come back. Allocating them costs more than one
+// download from pageable memory, so they are pooled: a FrontEnd holds one pair and gives it
+// back when its last copy goes (possibly on another thread, after the CPU stages).
+struct ReturnImages {
+  cuda::PinnedBuffer<float> value, filtered;
+};
+
+class ReturnPool {
+ public:
+  std::shared_ptr<ReturnImages> take(size_t n, bool filtered) {
+    std::unique_ptr<ReturnImages> got;
+    {
+      std::lock_guard<std::mutex> lock(state_->m);
+      auto& free = state_->free;
+      for (size_t k = 0; k < free.size(); ++k)
+        if (free[k]->value.size() >= n && (!filtered || free[k]->filtered.size() >= n)) {
+          got = std::move(free[k]);
+          free.erase(free.begin() + static_cast<std::ptrdiff_t>(k));
+          break;
+        }
+    }
+    if (!got) {
+      got = std::make_unique<ReturnImages>();
+      got->value.reset(n);
+      if (filtered) got->filtered.reset(n);
+    }
+    std::shared_ptr<State> state = state_;
+    return {got.release(), [state](ReturnImages* r) {
+              std::lock_guard<std::mutex> lock(state->m);
+              if (state->free.size() < kKept)
+                state->free.emplace_back(r);
+              else
+                delete r;
+            }};
+  }
+
+ private:
+  static constexpr size_t kKept = 4;  // frames in flight in a stream of frames, and one spare
+  struct State {
+    std::mutex m;
+    std::vector<std::unique_ptr<ReturnImages>> free;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+// Everything one frame after another reuses. One per process, never destroyed (its CUDA
+// resources would outlive the runtime's teardown at exit); front_end() holds `busy`.
+struct Context {
+  std::mutex busy;
+  cuda::Stream stream;
+  cuda::Stream copies;  // the images' download, beside the labelling
+  cuda::Event filtered{false};
+  cuda::EventTimer timer{kMarks};
+  cuda::DeviceBuffer<float> image, value, back, sigma, dback, node, dnode, u, xw, kernel;
+  cuda::DeviceBuffer<int> lo;
+  cuda::DeviceBuffer<unsigned char> mesh_scratch, comp_scratch;
+  cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys;
+  ReturnPool returns;
+};
+
+Context& context() {
+  static Context* c = new Context;
+  return *c;
+}
+
+}  // namespace
 
 bool available() {
   int n = 0;
@@ -23,6 +97,16 @@ bool available() {
     return false;
   }
   return n > 0;
+}
+
+std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes) {
+  if (!data || bytes == 0 || !available()) return {};
+  void* p = const_cast<void*>(data);
+  if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    cudaGetLastError();  // not fatal: the upload runs from pageable memory
+    return {};
+  }
+  return {p, [](void* q) { cudaHostUnregister(q); }};
 }
 
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
@@ -38,15 +122,16 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const auto t_setup = Clock::now();
-  cuda::Stream stream;
-  const cudaStream_t s = stream.get();
-  enum Mark { kStart, kUploaded, kMeshes, kSubtracted, kFiltered, kLabelled, kSorted, kMarks };
-  cuda::EventTimer timer(kMarks);
-
-  cuda::DeviceBuffer<float> d_image(n), d_value(n);
+  Context& c = context();
+  std::lock_guard<std::mutex> lock(c.busy);
+  const cudaStream_t s = c.stream.get();
+  cuda::EventTimer& timer = c.timer;
+  float* d_image = c.image.grow(n);
+  float* d_value = c.value.grow(n);
+  std::shared_ptr<ReturnImages> back_home = c.returns.take(n, config.filter);
   const double setup = seconds_since(t_setup);
   timer.mark(kStart, s);
-  d_image.upload_async(image.data, n, s);
+  c.image.upload_async(image.data, n, s);
   timer.mark(kUploaded, s);
 
   // 1. Mesh statistics on the GPU; the grid's filling, filtering and splines on the CPU.
@@ -54,36 +139,39 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   map = mesh_layout(w, h, config);
   const MeshGeometry g{w, h, map.mesh_w, map.mesh_h, map.nx, map.ny};
   const size_t meshes = map.back.size();
-  cuda::DeviceBuffer<unsigned char> d_mesh_scratch(mesh_scratch_bytes(g));
-  cuda::DeviceBuffer<float> d_back(meshes), d_sigma(meshes), d_dback(meshes);
-  mesh_statistics(d_image.data(), g, d_mesh_scratch.data(), d_back.data(), d_sigma.data(), s);
-  d_back.download_async(map.back.data(), meshes, s);
-  d_sigma.download_async(map.sigma.data(), meshes, s);
-  stream.synchronize();
+  c.mesh_scratch.grow(mesh_scratch_bytes(g));
+  mesh_statistics(d_image, g, c.mesh_scratch.data(), c.back.grow(meshes), c.sigma.grow(meshes), s);
+  c.back.download_async(map.back.data(), meshes, s);
+  c.sigma.download_async(map.sigma.data(), meshes, s);
+  c.stream.synchronize();
   timer.mark(kMeshes, s);
   finish_background(map, config);
 
   // 2. The map's rows and the subtraction.
-  d_back.upload_async(map.back.data(), meshes, s);
-  d_dback.upload_async(map.dback.data(), meshes, s);
+  c.back.upload_async(map.back.data(), meshes, s);
+  c.dback.grow(meshes);
+  c.dback.upload_async(map.dback.data(), meshes, s);
   const size_t nodes = static_cast<size_t>(h) * map.nx;
-  cuda::DeviceBuffer<float> d_node(nodes), d_dnode(nodes), d_u(nodes);
+  c.node.grow(nodes);
+  c.dnode.grow(nodes);
+  c.u.grow(nodes);
   const bool spline_x = map.nx >= 2 && map.mesh_w > 1;
-  cuda::DeviceBuffer<int> d_lo(spline_x ? w : 0);
-  cuda::DeviceBuffer<float> d_xw(spline_x ? 4 * static_cast<size_t>(w) : 0);
   XWeights xw{};
   if (spline_x) {
-    d_lo.upload_async(map.xweights.lo.data(), w, s);
-    d_xw.upload_async(map.xweights.cdx.data(), w, s, 0);
-    d_xw.upload_async(map.xweights.cdx2m1.data(), w, s, w);
-    d_xw.upload_async(map.xweights.dx.data(), w, s, 2 * static_cast<size_t>(w));
-    d_xw.upload_async(map.xweights.dx2m1.data(), w, s, 3 * static_cast<size_t>(w));
-    xw = {d_lo.data(), d_xw.data(), d_xw.data() + w, d_xw.data() + 2 * w, d_xw.data() + 3 * w};
+    const size_t wz = static_cast<size_t>(w);
+    int* lo = c.lo.grow(wz);
+    float* x = c.xw.grow(4 * wz);
+    c.lo.upload_async(map.xweights.lo.data(), wz, s);
+    c.xw.upload_async(map.xweights.cdx.data(), wz, s, 0);
+    c.xw.upload_async(map.xweights.cdx2m1.data(), wz, s, wz);
+    c.xw.upload_async(map.xweights.dx.data(), wz, s, 2 * wz);
+    c.xw.upload_async(map.xweights.dx2m1.data(), wz, s, 3 * wz);
+    xw = {lo, x, x + wz, x + 2 * wz, x + 3 * wz};
   }
   if (!map.manual)
-    row_nodes(d_back.data(), d_dback.data(), g, d_node.data(), d_dnode.data(), d_u.data(), s);
-  subtract_background(d_image.data(), d_node.data(), d_dnode.data(), xw, g, map.manual,
-                      map.manual_value, d_value.data(), s);
+    row_nodes(c.back.data(), c.dback.data(), g, c.node.data(), c.dnode.data(), c.u.data(), s);
+  subtract_background(d_image, c.node.data(), c.dnode.data(), xw, g, map.manual, map.manual_value,
+                      d_value, s);
   timer.mark(kSubtracted, s);
 
   const Thresholds t = detection_thresholds(config, map.global_rms);
@@ -91,44 +179,43 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   out.analysis_thresh = t.analysis;
 
   // 3. Filter (the subtracted image's buffer d_image is free now: it receives the filtered one).
-  const float* d_cvalue = d_value.data();
-  cuda::DeviceBuffer<float> d_kernel(config.filter ? filter.kernel.size() : 0);
+  const float* d_cvalue = d_value;
   if (config.filter) {
-    d_kernel.upload_async(filter.kernel.data(), filter.kernel.size(), s);
-    gpu::filter(d_value.data(), d_kernel.data(), filter.width, filter.height, w, h, d_image.data(),
-                s);
-    d_cvalue = d_image.data();
+    c.kernel.grow(filter.kernel.size());
+    c.kernel.upload_async(filter.kernel.data(), filter.kernel.size(), s);
+    gpu::filter(d_value, c.kernel.data(), filter.width, filter.height, w, h, d_image, s);
+    d_cvalue = d_image;
   }
   timer.mark(kFiltered, s);
+  // The images go back on the copy stream while the labelling runs (neither writes them).
+  c.filtered.record(s);
+  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(c.copies.get(), c.filtered.get(), 0));
+  c.value.download_async(back_home->value.data(), n, c.copies.get());
+  if (config.filter) c.image.download_async(back_home->filtered.data(), n, c.copies.get());
 
   // 4. Labelling and the components in completion order.
-  cuda::DeviceBuffer<int32_t> d_parent(n), d_count(n), d_last(n);
-  label(d_value.data(), d_cvalue, out.detect_thresh, w, h, d_parent.data(), d_count.data(),
-        d_last.data(), s);
+  label(d_value, d_cvalue, out.detect_thresh, w, h, c.parent.grow(n), c.count.grow(n),
+        c.last.grow(n), s);
   timer.mark(kLabelled, s);
-  cuda::DeviceBuffer<unsigned char> d_comp_scratch(component_scratch_bytes(n));
-  // d_count's and d_last's roles end in sorted_components; d_parent is read there too.
-  cuda::DeviceBuffer<int32_t> d_pixels(n), d_keys(n);
+  c.comp_scratch.grow(component_scratch_bytes(n));
+  // count's and last's roles end in sorted_components; parent is read there too.
   const int64_t kept =
-      sorted_components(d_parent.data(), d_count.data(), d_last.data(), n, config.detect_minarea,
-                        d_comp_scratch.data(), d_pixels.data(), d_keys.data(), s);
+      sorted_components(c.parent.data(), c.count.data(), c.last.data(), n, config.detect_minarea,
+                        c.comp_scratch.data(), c.pixels.grow(n), c.keys.grow(n), s);
   timer.mark(kSorted, s);
 
-  // 5. Back to the host: the two images and the sorted components.
-  stream.synchronize();
+  // 5. Back to the host: the sorted components (the images are on their way).
   const auto t_download = Clock::now();
-  out.value = Image<float>::uninitialized(w, h);
-  d_value.download_async(out.value.data(), n, s);
-  if (config.filter) {
-    out.filtered = Image<float>::uninitialized(w, h);
-    d_image.download_async(out.filtered.data(), n, s);
-  }
   std::vector<int32_t> pixels(kept), keys(kept);
-  d_pixels.download_async(pixels.data(), kept, s);
-  d_keys.download_async(keys.data(), kept, s);
-  stream.synchronize();
+  c.pixels.download_async(pixels.data(), kept, s);
+  c.keys.download_async(keys.data(), kept, s);
+  c.stream.synchronize();
+  c.copies.synchronize();
   const double download = seconds_since(t_download);
-  out.stage_seconds = {{"gpu setup (alloc)", setup},
+  out.value = {back_home->value.data(), w, h};
+  if (config.filter) out.filtered = {back_home->filtered.data(), w, h};
+  out.storage = back_home;
+  out.stage_seconds = {{"gpu setup", setup},
                        {"gpu upload", timer.seconds(kStart, kUploaded)},
                        {"gpu background meshes", timer.seconds(kUploaded, kMeshes)},
                        {"gpu subtract", timer.seconds(kMeshes, kSubtracted)},
@@ -138,11 +225,10 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   std::vector<int64_t> offset = {0};
   for (int64_t i = 1; i <= kept; ++i)
     if (i == kept || keys[i] != keys[i - 1]) offset.push_back(i);
-  const ImageView<const float> cvalue = config.filter ? out.filtered.view() : out.value.view();
   const auto t_chains = Clock::now();
-  out.detections =
-      detections_from_components(out.value.view(), cvalue, pixels.data(), offset, host_threads);
-  out.stage_seconds.emplace_back("gpu download", download);
+  out.detections = detections_from_components(out.value, out.detection_image(), pixels.data(),
+                                              offset, host_threads);
+  out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host chains", seconds_since(t_chains));
   return out;
 }

@@ -7,6 +7,7 @@
 // in the CPU's order, and the CUDA code is compiled without FMA contraction.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,15 +21,21 @@
 namespace celeris::extract {
 
 // What the first stages (background, filter, detection) hand to those after them, from either
-// device.
+// device. The two images are views of `storage`: host images on the CPU path, page-locked
+// buffers on the GPU path (returned to the GPU context's pool when the last copy of `storage`
+// goes), so that the download runs at the bus's speed.
 struct FrontEnd {
   BackgroundMap background;
-  Image<float> value;     // background-subtracted image
-  Image<float> filtered;  // detection image (-inf where the filter support is masked); empty
-                          // with FILTER N
-  ObjectList detections;  // exactly detect()'s
+  ImageView<const float> value;     // background-subtracted image
+  ImageView<const float> filtered;  // detection image (-inf where the filter support is
+                                    // masked); data == nullptr with FILTER N
+  ObjectList detections;            // exactly detect()'s
   float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   std::vector<std::pair<std::string, double>> stage_seconds;
+  std::shared_ptr<void> storage;
+
+  // The image thresholds were applied to: the filtered one, or the image itself with FILTER N.
+  ImageView<const float> detection_image() const { return filtered.data ? filtered : value; }
 };
 
 namespace gpu {
@@ -37,8 +44,15 @@ namespace gpu {
 bool available();
 
 // Throws celeris::Error when no GPU can run it, or when the frame has 2^31 pixels or more.
+// Calls are serialised on one process-wide context (stream, device work buffers grown as frames
+// need, page-locked return buffers): a sequence of frames allocates once.
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
                    int host_threads);
+
+// Page-locks host memory that will be uploaded (a frame read ahead of its extraction), so that
+// the upload runs at the bus's speed; the memory is unlocked when the handle goes, which must be
+// before the memory is freed. Empty handle (nothing done) without a GPU.
+std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes);
 
 }  // namespace gpu
 }  // namespace celeris::extract

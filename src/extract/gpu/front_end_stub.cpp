@@ -12,4 +12,8 @@ FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, i
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+std::shared_ptr<void> lock_host_memory(const void*, size_t) {
+  return {};
+}
+
 }  // namespace celeris::extract::gpu

@@ -1,0 +1,26 @@
+// The extraction in two halves, for callers that overlap frames (run_frames.cpp): the front
+// (background, filter, detection; CPU or GPU) and the back (deblending, cleaning, measurement,
+// check images; CPU). extract() is extract_back(extract_front(...)).
+#pragma once
+
+#include "celeris/extract.hpp"
+#include "celeris/image.hpp"
+#include "extract/gpu/front_end.hpp"
+
+namespace celeris::extract {
+
+// The front's product: what the back needs, with nothing pointing into the input image (its
+// pixels may be freed or reused once extract_front returns, unless `reuse` was given).
+struct FrontStage {
+  FrontEnd front;
+  Config config;  // the caller's, with the filter kernel resolved
+  RunInfo info;   // filled so far (thresholds, detections, the front's stage times)
+  int width = 0, height = 0;
+};
+
+// `reuse`, when given, holds the image's own pixels: the CPU path subtracts the background in
+// place (the result then lives in *reuse's memory, moved into the FrontStage).
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config);
+Result extract_back(FrontStage&& stage, const MeasureRequest& request);
+
+}  // namespace celeris::extract

@@ -1,0 +1,57 @@
+// One extraction run in its steps, so that a stream of frames (run_frames.cpp) can overlap them:
+// what is decided once for the whole run (RunPlan), each frame's reading (read_frame), and its
+// catalog and outputs (finish_frame). extract_file (run.cpp) is the three in sequence.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "celeris/extract_run.hpp"
+#include "celeris/fits.hpp"
+#include "celeris/wcs.hpp"
+#include "extract/settings/parameters.hpp"
+#include "extract/stages/measure_class_star.hpp"
+
+namespace celeris::extract {
+
+// Decided once from the settings: the catalog's parameters, what they ask the measurement for,
+// CLASS_STAR's network.
+struct RunPlan {
+  std::vector<RequestedParam> params;
+  std::vector<std::string> warnings;
+  MeasureRequest request;  // without the flag maps, which are per frame
+  bool want_wcs = false;
+  size_t n_flag_maps = 0;
+  std::optional<StarNetwork> star_network;
+};
+RunPlan plan_run(const Settings& settings);
+
+// One frame read and checked, with what its header sets. `catalog_name` and `check_names` are
+// the frame's own output names.
+struct Frame {
+  std::string path, catalog_name;
+  std::vector<std::string> check_names;
+  FitsImage image;
+  Config config;
+  std::optional<Wcs> wcs;
+  std::vector<Image<uint32_t>> flag_maps;
+  MeasureRequest request;
+  std::chrono::steady_clock::time_point started;
+  // Page-locked image memory (GPU runs). Declared last, so destroyed first: unlocked before the
+  // image's memory is freed.
+  std::shared_ptr<void> locked;
+};
+Frame read_frame(const std::string& path, const std::string& catalog_name,
+                 const std::vector<std::string>& check_names, const Settings& settings,
+                 const RunPlan& plan);
+
+// CLASS_STAR, the catalog's columns, the summary cards; writes the catalog and check images
+// (all or none).
+FileRunResult finish_frame(Frame& frame, Result&& result, const Settings& settings,
+                           const RunPlan& plan);
+
+}  // namespace celeris::extract
