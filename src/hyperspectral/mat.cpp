@@ -190,22 +190,27 @@ class V5Checker {
   // multiplies and allocates from before reading any data: none negative, and (but for sparse
   // arrays, whose data holds only the non-zeros) no more elements than the matrix has bytes.
   void matrix_dims(uint64_t at, uint64_t end, uint64_t bytes) const {
+    // matio takes the array flags as 16 bytes and the dimensions' tag right after them, whatever
+    // either tag says (a flags tag of another type or size is not skipped by its size), so the
+    // dimensions are checked where matio will read them, not where the tags would put them.
     const uint64_t flags = at + 8, dims = flags + 16;
-    if (dims + 8 > end || u32(flags) != 6 || u32(dims) != 5) return;  // elements() judges it
+    if (dims + 8 > end) return;  // elements() judges it
     const bool sparse = (u32(flags + 8) & 0xff) == 5;
-    const uint64_t n = u32(dims + 4);
-    // matio reads the array flags as 8 bytes whatever their tag says, then allocates what the
-    // dimensions and name tags claim: both must fit in the matrix as matio lays it out.
+    const uint32_t dims_tag = u32(dims);
+    const bool small = (dims_tag >> 16) != 0;  // small element: size in the tag's upper half
+    const uint64_t n = small ? dims_tag >> 16 : u32(dims + 4);
+    const uint64_t data = small ? dims + 4 : dims + 8;
+    // matio allocates what the dimensions and name tags claim: both must fit in the matrix.
     const uint64_t matrix_end = at + 8 + bytes;
-    if (n > matrix_end - std::min(matrix_end, dims + 8))
+    if (n > matrix_end - std::min(matrix_end, data))
       fail(dims, "claims " + std::to_string(n) + " bytes, beyond its enclosing data");
-    const uint64_t name = dims + 8 + (n + 7) / 8 * 8;
+    const uint64_t name = small ? dims + 8 : dims + 8 + (n + 7) / 8 * 8;
     if (name + 8 <= end && (u32(name) >> 16) == 0 &&
         u32(name + 4) > matrix_end - std::min(matrix_end, name + 8))
       fail(name, "claims " + std::to_string(u32(name + 4)) + " bytes, beyond its enclosing data");
     uint64_t count = 1;
-    for (uint64_t k = 0; k + 4 <= n && dims + 8 + k + 4 <= end; k += 4) {
-      const auto d = static_cast<int32_t>(u32(dims + 8 + k));
+    for (uint64_t k = 0; k + 4 <= n && data + k + 4 <= end; k += 4) {
+      const auto d = static_cast<int32_t>(u32(data + k));
       if (d < 0) fail(dims, "holds a negative dimension " + std::to_string(d));
       if (!sparse && __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count))
         fail(dims, "holds dimensions whose product overflows");

@@ -120,6 +120,22 @@ TEST(HyperspectralRobust, MatElementTagBeyondItsVariableIsRefused) {
   EXPECT_NE(m73.find("beyond its enclosing data"), std::string::npos) << m73;
 }
 
+// Found by the CI's fuzz step: an array-flags tag of another type and size (0xf9fa, 12 bytes),
+// which matio does not skip by its size: it reads the dimensions' tag 16 bytes after the flags'
+// whatever they say, and allocated 8.3 GB for the rank its 4.2 GB claim implied.
+TEST(HyperspectralRobust, MatDimensionsAreCheckedWhereMatioReadsThem) {
+  ScratchDir dir;
+  std::string bytes = mat_v5({2, 3, 2}, 12);
+  const size_t flags_tag = 128 + 8, dims_tag = flags_tag + 16;
+  const uint32_t odd_flags[2] = {0xf9fa, 12};
+  std::memcpy(bytes.data() + flags_tag, odd_flags, 8);
+  const uint32_t huge = 0xf7ffff0b;
+  std::memcpy(bytes.data() + dims_tag + 4, &huge, 4);
+  write_text(dir / "flags.mat", bytes);
+  const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "flags.mat"); });
+  EXPECT_NE(m.find("byte 152 claims 4160749323 bytes"), std::string::npos) << m;
+}
+
 // Found by tests/fuzz/mat_fuzz.cpp: dimensions (-2, 16711676, 2) that matio multiplied into a
 // calloc of 2^60 bytes while listing the variables.
 TEST(HyperspectralRobust, MatNegativeOrOversizedDimensionsAreRefused) {
