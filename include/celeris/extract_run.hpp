@@ -55,9 +55,11 @@ struct FramesSummary {
 // with device cuda) and the back stages with the writing of successive frames overlap; `done`
 // receives each frame's report in the order given, on the calling thread. A frame that fails
 // (unreadable, bad header, ...) is reported with its error and the stream goes on. Throws for
-// what fails the whole run (names, settings, the parameter file).
+// what fails the whole run (names, settings, the parameter file). `back_workers`: frames in the
+// back stages at once (0: one per 8 host cores, 1 to 3).
 FramesSummary extract_files(const std::vector<std::string>& paths, const Settings& settings,
-                            const WarningSink& warn, const FrameSink& done);
+                            const WarningSink& warn, const FrameSink& done,
+                            size_t back_workers = 0);
 
 // `pattern` with {stem} replaced by the image's file name less its directory, CFITSIO selector
 // and .fits/.fit/.fts/.fz/.gz suffixes, and {index} by index + 1, zero-padded to the width of

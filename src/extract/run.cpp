@@ -156,7 +156,7 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   return frame;
 }
 
-FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
+FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
                            const RunPlan& plan) {
   const Config& config = frame.config;
   const FitsImage& img = frame.image;
@@ -169,7 +169,8 @@ FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
                      static_cast<float>(r.info.analysis_thresh), config.seeing_fwhm,
                      static_cast<float>(config.pixel_scale));  // as parameters.cpp does
   }
-  FileRunResult out;
+  FrameOutputs outputs;
+  FileRunResult& out = outputs.result;
   out.warnings = plan.warnings;
   out.catalog = make_catalog(r.objects, plan.params, config, frame.wcs);
   out.info = r.info;
@@ -187,15 +188,29 @@ FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
   run.n_objects = out.catalog.rows;
   run.elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - frame.started).count();
-  const std::vector<std::string> cards = summary_cards(settings, config, r.info, run);
-  OutputRun outputs;  // a failing check image takes the catalog with it
+  outputs.cards = summary_cards(settings, config, r.info, run);
+  outputs.check_images = std::move(r.check_images);
+  return outputs;
+}
+
+void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs,
+                         const Settings& settings) {
+  OutputRun run;  // a failing check image takes the catalog with it
   if (settings.catalog_type != CatalogType::None)
-    write_catalog(frame.catalog_name, settings.catalog_type, out.catalog, img.header, cards);
-  write_check_images(settings.check_types, frame.check_names, r.check_images, img.header);
-  outputs.keep();
-  out.seconds =
+    write_catalog(frame.catalog_name, settings.catalog_type, outputs.result.catalog,
+                  frame.image.header, outputs.cards);
+  write_check_images(settings.check_types, frame.check_names, outputs.check_images,
+                     frame.image.header);
+  run.keep();
+}
+
+FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
+                           const RunPlan& plan) {
+  FrameOutputs outputs = frame_outputs(frame, std::move(r), settings, plan);
+  write_frame_outputs(frame, outputs, settings);
+  outputs.result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - frame.started).count();
-  return out;
+  return std::move(outputs.result);
 }
 
 FileRunResult extract_file(const std::string& image_path, const Settings& settings,

@@ -1,12 +1,16 @@
-// A stream of frames through one extraction (extract_run.hpp extract_files): three threads
-// joined by bounded queues, so that reading frame k+1 (and page-locking it for the GPU), the
-// front stages of frame k (background, filter, detection; the GPU's with --device cuda) and the
-// back stages, catalog and outputs of frame k-1 run at the same time. Every output is written
-// from the last thread, in frame order. A frame that fails is reported and skipped; the others
-// go on.
+// A stream of frames through one extraction (extract_run.hpp extract_files): threads joined by
+// bounded queues, so that reading frame k+1 (and page-locking it for the GPU), the front stages
+// of frame k (background, filter, detection; the GPU's with --device cuda) and the back stages
+// (deblending, cleaning, measurement, the catalog's columns) of earlier frames run at the same
+// time. The back stages are the slowest and partly serial (cleaning follows SExtractor's order),
+// so on larger hosts two or three frames are in them at once. Outputs are written by the calling
+// thread, in frame order. A frame that fails is reported and skipped; the others go on.
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -49,7 +53,14 @@ struct Job {
   std::string error;  // set when the frame failed in an earlier step
   Frame frame;
   FrontStage front;
+  FrameOutputs outputs;
 };
+
+// Frames in the back stages at once: one per 8 host cores, 1 to 3.
+size_t back_workers() {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp<size_t>(cores / 8, 1, 3);
+}
 
 }  // namespace
 
@@ -87,7 +98,7 @@ std::vector<std::string> expand_image_list(const std::vector<std::string>& args)
 }
 
 FramesSummary extract_files(const std::vector<std::string>& paths, const Settings& settings,
-                            const WarningSink& warn, const FrameSink& done) {
+                            const WarningSink& warn, const FrameSink& done, size_t workers) {
   const auto t0 = std::chrono::steady_clock::now();
   if (paths.empty()) throw Error("no image given");
   const size_t total = paths.size();
@@ -124,8 +135,15 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     for (const auto& w : plan.warnings) warn(w);
   const bool gpu = settings.config.device == Backend::Cuda;
 
-  // Two frames read ahead, one between the front and the back: at most four in memory.
+  // Two frames read ahead, one between the front and the back, `workers` in the back stages and
+  // at most one more waiting to be written: a bounded number of frames in memory.
+  if (workers == 0) workers = back_workers();
+  const size_t window = workers + 1;
   BoundedQueue<Job> read(2), fronted(1);
+  std::mutex m;
+  std::condition_variable changed;
+  size_t written = 0;           // frames written (or reported failed) so far
+  std::map<size_t, Job> ready;  // back stages done, waiting for their turn to be written
   std::thread reader([&] {
     for (size_t i = 0; i < total; ++i) {
       Job job;
@@ -143,9 +161,13 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   });
   std::thread front([&] {
     while (std::optional<Job> job = read.pop()) {
+      {
+        std::unique_lock<std::mutex> lock(m);
+        changed.wait(lock, [&] { return job->index < written + window; });
+      }
       if (job->error.empty()) try {
-          Image<float>& px = job->frame.image.pixels;
           // The CPU path subtracts the background in the frame's own memory.
+          Image<float>& px = job->frame.image.pixels;
           job->front = extract_front(px.view(), gpu ? nullptr : &px, job->frame.config);
         } catch (const std::exception& e) {
           job->error = e.what();
@@ -154,28 +176,59 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     }
     fronted.close();
   });
+  std::vector<std::thread> back;
+  for (size_t w = 0; w < workers; ++w)
+    back.emplace_back([&] {
+      while (std::optional<Job> job = fronted.pop()) {
+        if (job->error.empty()) try {
+            Result r = extract_back(std::move(job->front), job->frame.request);
+            job->outputs = frame_outputs(job->frame, std::move(r), settings, plan);
+          } catch (const std::exception& e) {
+            job->error = e.what();
+          }
+        std::lock_guard<std::mutex> lock(m);
+        ready.emplace(job->index, std::move(*job));
+        changed.notify_all();
+      }
+    });
   FramesSummary summary;
   summary.frames = total;
-  while (std::optional<Job> job = fronted.pop()) {
+  for (size_t next = 0; next < total; ++next) {
+    std::optional<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(m);
+      changed.wait(lock, [&] { return ready.count(next) > 0; });
+      job = std::move(ready.at(next));
+      ready.erase(next);
+    }
     FrameReport report;
-    report.index = job->index;
+    report.index = next;
     report.total = total;
-    report.path = paths[job->index];
-    report.catalog_name = catalog_names[job->index];
+    report.path = paths[next];
+    report.catalog_name = catalog_names[next];
     report.error = job->error;
     if (report.error.empty()) try {
-        Result r = extract_back(std::move(job->front), job->frame.request);
-        report.result = finish_frame(job->frame, std::move(r), settings, plan);
+        write_frame_outputs(job->frame, job->outputs, settings);
+        report.result = std::move(job->outputs.result);
+        report.result.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - job->frame.started)
+                .count();
         summary.objects += report.result.catalog.rows;
       } catch (const std::exception& e) {
         report.error = e.what();
       }
     summary.failed += !report.error.empty();
     job.reset();  // the frame's memory goes before the report is handled
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ++written;
+      changed.notify_all();
+    }
     if (done) done(report);
   }
   reader.join();
   front.join();
+  for (std::thread& t : back) t.join();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;
 }

@@ -49,8 +49,18 @@ Frame read_frame(const std::string& path, const std::string& catalog_name,
                  const std::vector<std::string>& check_names, const Settings& settings,
                  const RunPlan& plan);
 
-// CLASS_STAR, the catalog's columns, the summary cards; writes the catalog and check images
-// (all or none).
+// A frame's outputs made but not written: CLASS_STAR, the catalog's columns, the summary
+// cards, the check images (frame_outputs; any thread), then written (write_frame_outputs: all or
+// none, from one thread at a time, since OutputRun tracks one run per thread of writing).
+// finish_frame is the two in sequence.
+struct FrameOutputs {
+  FileRunResult result;
+  std::vector<std::string> cards;
+  std::vector<Image<float>> check_images;
+};
+FrameOutputs frame_outputs(Frame& frame, Result&& result, const Settings& settings,
+                           const RunPlan& plan);
+void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs, const Settings& settings);
 FileRunResult finish_frame(Frame& frame, Result&& result, const Settings& settings,
                            const RunPlan& plan);
 

@@ -81,14 +81,17 @@ class Frames : public ::testing::Test {
   }
 
   // The stream, then each of its outputs against the reference.
-  void expect_stream_matches(Backend device) {
+  void expect_stream_matches(Backend device, size_t back_workers = 0) {
     const std::vector<std::string> refs = reference_outputs(true);
     const Settings s = settings((dir_ / "{stem}.cat").string(), true, device);
     std::vector<size_t> order;
-    const FramesSummary sum = extract_files(images_, s, {}, [&](const FrameReport& r) {
-      EXPECT_EQ(r.error, "") << r.path;
-      order.push_back(r.index);
-    });
+    const FramesSummary sum = extract_files(
+        images_, s, {},
+        [&](const FrameReport& r) {
+          EXPECT_EQ(r.error, "") << r.path;
+          order.push_back(r.index);
+        },
+        back_workers);
     EXPECT_EQ(sum.frames, 3u);
     EXPECT_EQ(sum.failed, 0u);
     EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2}));
@@ -128,6 +131,11 @@ TEST_F(Frames, StreamOnCpuEqualsOneFrameRuns) {
   expect_stream_matches(Backend::Cpu);
 }
 
+// Three frames in the back stages at once: still written in order, each its own.
+TEST_F(Frames, StreamWithSeveralBackWorkersEqualsOneFrameRuns) {
+  expect_stream_matches(Backend::Cpu, 3);
+}
+
 TEST_F(Frames, FailingFrameIsReportedAndTheOthersGoOn) {
   std::vector<std::string> paths = {images_[0], (dir_ / "missing.fits").string(), images_[2]};
   std::vector<FrameReport> reports;
@@ -158,4 +166,5 @@ TEST_F(Frames, NamesMustBePerFrameAndDistinct) {
 TEST_F(Frames, GpuFrontEndStreamEqualsCpuOneFrameRuns) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   expect_stream_matches(Backend::Cuda);
+  expect_stream_matches(Backend::Cuda, 3);
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# On the GPU machine, after build-gpu/ is built (scripts/device-build.sh celeris_cli
+# bench_extract_stages): a stream of frames through `celeris extract` (run_frames.cpp) with the
+# GPU front end and with the CPU path, against the same frames extracted one process each, all in
+# one call; every stream catalog compared with its one-frame catalog (cmp). Prints everything.
+#   bash bench/extract/run_stream_bench.sh [N_CROWDED] [N_SPARSE]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=build-gpu/bin/celeris
+work=/tmp/streambench
+rm -rf "$work" && mkdir -p "$work/crowded" "$work/sparse"
+ncrowded=${1:-6}
+nsparse=${2:-16}
+for i in $(seq 1 "$ncrowded"); do
+  $bin simulate image --size 4096 --density crowded --seed $((100 + i)) -o "$work/crowded/c$i.fits" >/dev/null &
+done
+for i in $(seq 1 "$nsparse"); do
+  $bin simulate image --size 4096 --seed $((200 + i)) -o "$work/sparse/s$i.fits" >/dev/null &
+done
+wait
+rm -f "$work"/*/*.truth.fits
+for set in sparse crowded; do
+  n=$(ls "$work/$set"/*.fits | wc -l)
+  for dev in cuda cpu; do
+    mkdir -p "$work/$set/$dev" "$work/$set/one_$dev"
+    # Page cache warm for every run.
+    cat "$work/$set"/*.fits >/dev/null
+    s=$(date +%s.%N)
+    $bin extract "$work/$set"/*.fits -CATALOG_NAME "$work/$set/$dev/{stem}.cat" --device $dev \
+      --progress none -VERBOSE_TYPE QUIET
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" -v n="$n" -v what="$set 4096^2 x $n, stream, --device $dev" \
+      'BEGIN { printf "%s: %.2f s (%.2f frames/s)\n", what, e - s, n / (e - s) }'
+    s=$(date +%s.%N)
+    for f in "$work/$set"/*.fits; do
+      b=$(basename "$f" .fits)
+      $bin extract "$f" -CATALOG_NAME "$work/$set/one_$dev/$b.cat" --device $dev -VERBOSE_TYPE QUIET
+    done
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" -v n="$n" -v what="$set 4096^2 x $n, one process per frame, --device $dev" \
+      'BEGIN { printf "%s: %.2f s (%.2f frames/s)\n", what, e - s, n / (e - s) }'
+    same=0
+    for f in "$work/$set/one_$dev"/*.cat; do
+      cmp -s "$f" "$work/$set/$dev/$(basename "$f")" && same=$((same + 1))
+    done
+    echo "  stream catalogs identical to one-frame catalogs: $same of $n"
+  done
+  same=0
+  for f in "$work/$set/cpu"/*.cat; do cmp -s "$f" "$work/$set/cuda/$(basename "$f")" && same=$((same + 1)); done
+  echo "  cuda stream catalogs identical to cpu stream catalogs: $same of $n"
+  if command -v source-extractor >/dev/null; then
+    mkdir -p "$work/$set/se"
+    s=$(date +%s.%N)
+    for f in "$work/$set"/*.fits; do
+      source-extractor "$f" -CATALOG_NAME "$work/$set/se/$(basename "$f" .fits).cat" \
+        -VERBOSE_TYPE QUIET -NTHREADS 0
+    done
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" -v n="$n" -v what="$set 4096^2 x $n, source-extractor one process per frame" \
+      'BEGIN { printf "%s: %.2f s (%.2f frames/s)\n", what, e - s, n / (e - s) }'
+  else
+    echo "  (source-extractor not found)"
+  fi
+done
