@@ -49,15 +49,23 @@ for set in sparse crowded; do
   for f in "$work/$set/cpu"/*.cat; do cmp -s "$f" "$work/$set/cuda/$(basename "$f")" && same=$((same + 1)); done
   echo "  cuda stream catalogs identical to cpu stream catalogs: $same of $n"
   if command -v source-extractor >/dev/null; then
+    # The files celeris builds in: the same catalog columns and filter (run from $work/se).
     mkdir -p "$work/$set/se"
+    printf '%s\n' NUMBER X_IMAGE Y_IMAGE ALPHA_J2000 DELTA_J2000 FLUX_ISO FLUXERR_ISO FLUX_AUTO \
+      FLUXERR_AUTO MAG_AUTO MAGERR_AUTO 'FLUX_APER(1)' 'FLUXERR_APER(1)' KRON_RADIUS A_IMAGE \
+      B_IMAGE THETA_IMAGE FWHM_IMAGE FLUX_RADIUS BACKGROUND FLAGS >"$work/$set/se/default.param"
+    printf 'CONV NORM\n1 2 1\n2 4 2\n1 2 1\n' >"$work/$set/se/default.conv"
     s=$(date +%s.%N)
     for f in "$work/$set"/*.fits; do
-      source-extractor "$f" -CATALOG_NAME "$work/$set/se/$(basename "$f" .fits).cat" \
-        -VERBOSE_TYPE QUIET -NTHREADS 0
+      (cd "$work/$set/se" && source-extractor "$f" -CATALOG_NAME "$(basename "$f" .fits).cat" \
+        -VERBOSE_TYPE QUIET)
     done
     e=$(date +%s.%N)
     awk -v s="$s" -v e="$e" -v n="$n" -v what="$set 4096^2 x $n, source-extractor one process per frame" \
       'BEGIN { printf "%s: %.2f s (%.2f frames/s)\n", what, e - s, n / (e - s) }'
+    same=0
+    for f in "$work/$set/se"/*.cat; do cmp -s "$f" "$work/$set/cpu/$(basename "$f")" && same=$((same + 1)); done
+    echo "  source-extractor catalogs identical to celeris's: $same of $n"
   else
     echo "  (source-extractor not found)"
   fi
