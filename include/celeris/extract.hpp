@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "celeris/device_image.hpp"
 #include "celeris/image.hpp"
 
 namespace celeris::extract {
@@ -187,6 +188,9 @@ Result extract(ImageView<const float> image, const Config& config,
                const MeasureRequest& request = {});
 // The same, subtracting the background in the image's own memory (saves a full-size buffer).
 Result extract(Image<float>&& image, const Config& config, const MeasureRequest& request = {});
+// The same from a frame in GPU memory (device_image.hpp): with config.device cuda the GPU stages
+// read it where it is (no upload); with cpu it is copied to the host first. Same catalog.
+Result extract(const DeviceImage& image, const Config& config, const MeasureRequest& request = {});
 
 // The background map alone, as the extraction estimates it (BACK_TYPE, BACK_SIZE,
 // BACK_FILTERSIZE and BACK_FILTTHRESH of `config`): SExtractor's BACKGROUND check image, one

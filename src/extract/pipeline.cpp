@@ -43,6 +43,15 @@ class StageTimer {
   std::chrono::steady_clock::time_point t0_;
 };
 
+void validate_config(const Config& c) {
+  if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
+  if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
+  if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
+  if (c.filter && !c.filter_kernel.empty() &&
+      static_cast<int>(c.filter_kernel.size()) != c.filter_width * c.filter_height)
+    throw Error("filter kernel size does not match filter_width x filter_height");
+}
+
 void validate(ImageView<const float> image, const Config& c) {
   if (image.width <= 0 || image.height <= 0) throw Error("empty image: no pixels to extract from");
   size_t valid = 0;
@@ -50,12 +59,7 @@ void validate(ImageView<const float> image, const Config& c) {
 #pragma omp parallel for reduction(+ : valid) schedule(static) num_threads(nt)
   for (int64_t i = 0; i < image.size(); ++i) valid += !std::isnan(image.data[i]);
   if (valid == 0) throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
-  if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
-  if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
-  if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
-  if (c.filter && !c.filter_kernel.empty() &&
-      static_cast<int>(c.filter_kernel.size()) != c.filter_width * c.filter_height)
-    throw Error("filter kernel size does not match filter_width x filter_height");
+  validate_config(c);
 }
 
 // SExtractor's cleanmargin: from the apertures the catalog actually asks for (none when no
@@ -98,11 +102,9 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
   return out;
 }
 
-}  // namespace
-
-FrontStage extract_front(ImageView<const float> image, Image<float>* reuse,
-                         const Config& user_config) {
-  validate(image, user_config);
+// Stages 1-3 on either device; `run` makes the FrontEnd from the resolved configuration.
+template <class Run>
+FrontStage front_stage(const Config& user_config, int64_t width, int64_t height, Run&& run) {
   FrontStage stage;
   Config& config = stage.config;
   config = user_config;
@@ -114,14 +116,10 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse,
   }
   RunInfo& info = stage.info;
   StageTimer timer(info);
-  stage.width = static_cast<int>(image.width);
-  stage.height = static_cast<int>(image.height);
-  info.threads = worker_threads(config, image.width * image.height);
-
-  // 1-3. Background, filter and detection, on the CPU or the GPU.
-  stage.front = config.device == Backend::Cuda
-                    ? gpu::front_end(image, config, filter, info.threads)
-                    : cpu_front_end(image, reuse, config, filter, info.threads, timer);
+  stage.width = static_cast<int>(width);
+  stage.height = static_cast<int>(height);
+  info.threads = worker_threads(config, width * height);
+  stage.front = run(config, filter, info.threads, timer);
   for (auto& st : stage.front.stage_seconds) info.stage_seconds.push_back(st);
   if (config.device == Backend::Cuda) timer.lap("gpu stages, total");
   const FrontEnd& front = stage.front;
@@ -131,6 +129,32 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse,
   info.analysis_thresh = front.analysis_thresh;
   info.n_detections = front.detections.size();
   return stage;
+}
+
+}  // namespace
+
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config) {
+  validate(image, config);
+  return front_stage(config, image.width, image.height,
+                     [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer) {
+                       return c.device == Backend::Cuda
+                                  ? gpu::front_end(image, c, f, nt)
+                                  : cpu_front_end(image, reuse, c, f, nt, timer);
+                     });
+}
+
+FrontStage extract_front(const DeviceImage& image, const Config& config) {
+  if (image.empty()) throw Error("empty image: no pixels to extract from");
+  if (config.device != Backend::Cuda) {
+    // The CPU path on a host copy (whose memory becomes the subtracted image).
+    Image<float> host = image.download();
+    return extract_front(host.view(), &host, config);
+  }
+  validate_config(config);
+  return front_stage(config, image.width(), image.height(),
+                     [&](const Config& c, const FilterParams& f, int nt, StageTimer&) {
+                       return gpu::front_end(image, c, f, nt);
+                     });
 }
 
 Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
@@ -255,6 +279,10 @@ Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const C
 
 Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request) {
   return extract_pixels(image, nullptr, config, request);
+}
+
+Result extract(const DeviceImage& image, const Config& config, const MeasureRequest& request) {
+  return extract_back(extract_front(image, config), request);
 }
 
 Result extract(Image<float>&& image, const Config& config, const MeasureRequest& request) {

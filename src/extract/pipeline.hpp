@@ -21,6 +21,9 @@ struct FrontStage {
 // `reuse`, when given, holds the image's own pixels: the CPU path subtracts the background in
 // place (the result then lives in *reuse's memory, moved into the FrontStage).
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config);
+// From a frame in device memory: the GPU front end without an upload (with config.device cuda),
+// or the CPU path on a host copy.
+FrontStage extract_front(const DeviceImage& image, const Config& config);
 Result extract_back(FrontStage&& stage, const MeasureRequest& request);
 
 }  // namespace celeris::extract

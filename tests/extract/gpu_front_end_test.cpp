@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
@@ -127,4 +128,38 @@ TEST_F(GpuFrontEnd, SameErrorsAsCpu) {
   EXPECT_THROW(extract::extract(nan_image.view(), c), Error);
   Image<float> flat(40, 30, 5.0f);  // zero RMS everywhere: no object on either device
   expect_same_on_both(flat, Config{}, "flat frame");
+}
+
+// A frame already in device memory (DeviceImage, owned or borrowed): the same catalog as from
+// host memory, on either device, and the same errors.
+TEST_F(GpuFrontEnd, DeviceResidentFrameGivesTheSameCatalog) {
+  const Image<float> img = simulated(700, 500, 9, 3);
+  Config c;
+  c.device = Backend::Cpu;
+  const Result host = extract::extract(img.view(), c);
+  const DeviceImage owned = DeviceImage::upload(img.view());
+  const DeviceImage borrowed = DeviceImage::borrow(owned.address(), owned.width(), owned.height());
+  for (const DeviceImage* d : {&owned, &borrowed})
+    for (Backend device : {Backend::Cuda, Backend::Cpu}) {
+      c.device = device;
+      const Result r = extract::extract(*d, c);
+      ASSERT_EQ(r.objects.size(), host.objects.size());
+      EXPECT_TRUE(same_bits(r.objects.x, host.objects.x));
+      EXPECT_TRUE(same_bits(r.objects.flux_auto, host.objects.flux_auto));
+      EXPECT_TRUE(same_bits(r.objects.flux_aper, host.objects.flux_aper));
+      EXPECT_EQ(r.objects.flags, host.objects.flags);
+    }
+  EXPECT_TRUE(same_image(owned.download(), img));
+  Image<float> nan_image(40, 30, NAN);
+  c.device = Backend::Cuda;
+  EXPECT_THROW(extract::extract(DeviceImage::upload(nan_image.view()), c), Error);
+  int on_host = 0;
+  EXPECT_THROW(DeviceImage::borrow(reinterpret_cast<std::uintptr_t>(&on_host), 1, 1), Error);
+  EXPECT_THROW(DeviceImage::borrow(owned.address(), 0, 5), Error);
+}
+
+TEST(DeviceImageWithoutGpu, IsRefusedWithAMessage) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  Image<float> img(4, 4, 1.0f);
+  EXPECT_THROW(DeviceImage::upload(img.view()), Error);
 }

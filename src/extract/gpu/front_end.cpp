@@ -80,6 +80,7 @@ struct Context {
   cuda::DeviceBuffer<int> lo;
   cuda::DeviceBuffer<unsigned char> mesh_scratch, comp_scratch;
   cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys;
+  cuda::DeviceBuffer<unsigned long long> counter;
   ReturnPool returns;
 };
 
@@ -109,11 +110,20 @@ std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes) {
   return {p, [](void* q) { cudaHostUnregister(q); }};
 }
 
-FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
-                   int host_threads) {
+namespace {
+
+// The frame's pixels: in host memory (`host`) or already on the device (`device`).
+struct Pixels {
+  const float* host = nullptr;
+  const float* device = nullptr;
+  int64_t width = 0, height = 0;
+};
+
+FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filter,
+             int host_threads) {
   cuda::cuda_require_device("--device cuda");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
-  const int64_t n = image.size();
+  const int64_t n = image.width * image.height;
   if (n >= (int64_t{1} << 31))
     throw Error("--device cuda: frames of 2^31 pixels or more are not supported yet");
   FrontEnd out;
@@ -131,7 +141,16 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   std::shared_ptr<ReturnImages> back_home = c.returns.take(n, config.filter);
   const double setup = seconds_since(t_setup);
   timer.mark(kStart, s);
-  c.image.upload_async(image.data, n, s);
+  if (image.device) {
+    // A device-resident frame: copied, since the filter's output reuses this buffer.
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(d_image, image.device,
+                                       static_cast<size_t>(n) * sizeof(float),
+                                       cudaMemcpyDeviceToDevice, s));
+    if (count_valid(d_image, n, c.counter.grow(1), s) == 0)
+      throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
+  } else {
+    c.image.upload_async(image.host, n, s);
+  }
   timer.mark(kUploaded, s);
 
   // 1. Mesh statistics on the GPU; the grid's filling, filtering and splines on the CPU.
@@ -216,7 +235,8 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   if (config.filter) out.filtered = {back_home->filtered.data(), w, h};
   out.storage = back_home;
   out.stage_seconds = {{"gpu setup", setup},
-                       {"gpu upload", timer.seconds(kStart, kUploaded)},
+                       {image.device ? "gpu copy (device-resident frame)" : "gpu upload",
+                        timer.seconds(kStart, kUploaded)},
                        {"gpu background meshes", timer.seconds(kUploaded, kMeshes)},
                        {"gpu subtract", timer.seconds(kMeshes, kSubtracted)},
                        {"gpu filter", timer.seconds(kSubtracted, kFiltered)},
@@ -231,6 +251,20 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host chains", seconds_since(t_chains));
   return out;
+}
+
+}  // namespace
+
+FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
+                   int host_threads) {
+  return run({image.data, nullptr, image.width, image.height}, config, filter, host_threads);
+}
+
+FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
+                   int host_threads) {
+  return run(
+      {nullptr, reinterpret_cast<const float*>(image.address()), image.width(), image.height()},
+      config, filter, host_threads);
 }
 
 }  // namespace celeris::extract::gpu

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "celeris/device_image.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
 #include "extract/objects.hpp"
@@ -47,6 +48,10 @@ bool available();
 // Calls are serialised on one process-wide context (stream, device work buffers grown as frames
 // need, page-locked return buffers): a sequence of frames allocates once.
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
+                   int host_threads);
+// The same from a frame already in device memory (no upload; its valid pixels are counted on
+// the device, as the CPU path counts them).
+FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
                    int host_threads);
 
 // Page-locks host memory that will be uploaded (a frame read ahead of its extraction), so that

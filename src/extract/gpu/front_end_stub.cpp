@@ -12,6 +12,10 @@ FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, i
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+FrontEnd front_end(const DeviceImage&, const Config&, const FilterParams&, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
 std::shared_ptr<void> lock_host_memory(const void*, size_t) {
   return {};
 }

@@ -3,6 +3,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -419,6 +420,35 @@ int64_t sorted_components(const int32_t* parent, const int32_t* count, const int
   CELERIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_tmp, bytes, selected_keys, keys, selected,
                                                      pixels, m, 0, key_bits(n), stream));
   return m;
+}
+
+// ---- valid pixels of a device-resident frame --------------------------------------------------
+
+namespace {
+
+__global__ void count_valid_kernel(const float* image, int64_t n, unsigned long long* count) {
+  unsigned long long c = 0;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    c += !isnan(image[i]);
+  for (int offset = 16; offset > 0; offset >>= 1) c += __shfl_down_sync(0xffffffffu, c, offset);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
+
+}  // namespace
+
+int64_t count_valid(const float* image, int64_t n, unsigned long long* counter,
+                    cudaStream_t stream) {
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(*counter), stream));
+  const int64_t blocks = std::min<int64_t>((n + 255) / 256, 1024);
+  if (blocks > 0) {
+    count_valid_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(image, n, counter);
+    cuda::cuda_check_launch("count_valid_kernel");
+  }
+  unsigned long long host = 0;
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, stream));
+  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return static_cast<int64_t>(host);
 }
 
 }  // namespace celeris::extract::gpu

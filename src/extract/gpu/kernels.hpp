@@ -53,4 +53,8 @@ int64_t sorted_components(const int32_t* parent, const int32_t* count, const int
                           int64_t n, int minarea, void* scratch, int32_t* pixels, int32_t* keys,
                           cudaStream_t stream);
 
+// The pixels of `image` that are not NaN (`counter`: one device word of scratch); waits.
+int64_t count_valid(const float* image, int64_t n, unsigned long long* counter,
+                    cudaStream_t stream);
+
 }  // namespace celeris::extract::gpu
