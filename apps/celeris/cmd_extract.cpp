@@ -80,8 +80,12 @@ const char* type_name(extract::CatalogType t) {
 void print_summary(const std::string& image, const extract::Settings& settings,
                    const extract::FileRunResult& r) {
   const auto& info = r.info;
-  std::fprintf(stderr, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu,
-               r.width, r.height, r.has_wcs ? ", WCS" : "");
+  if (r.extensions > 1)
+    std::fprintf(stderr, "celeris extract  %s  (%d image extensions; the first %d x %d pixels%s)\n",
+                 image.c_str(), r.extensions, r.width, r.height, r.has_wcs ? ", WCS" : "");
+  else
+    std::fprintf(stderr, "celeris extract  %s  (HDU %d, %d x %d pixels%s)\n", image.c_str(), r.hdu,
+                 r.width, r.height, r.has_wcs ? ", WCS" : "");
   std::fprintf(stderr, "  background  %.6g   RMS %.6g   (mesh %d x %d, filter %d x %d)\n",
                info.global_back, info.global_rms, settings.config.back_width,
                settings.config.back_height, settings.config.back_filter_width,

@@ -14,7 +14,8 @@ class Error : public std::runtime_error {
 };
 
 // A short, printable excerpt of input text for an error message: about `max` characters (then
-// "..."), control characters and bytes outside printable ASCII written as \xNN, so that an error quoting a junk line stays one short line.
+// "..."), control characters and bytes outside printable ASCII written as \xNN, so that an error
+// quoting a junk line stays one short line.
 std::string printable_excerpt(std::string_view text, size_t max = 60);
 
 }  // namespace celeris

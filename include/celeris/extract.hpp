@@ -56,8 +56,11 @@ struct Config {
   double deblend_mincont = 0.005;
   // rand() numbers drawn before the deblender's first: SExtractor draws some while reading
   // certain WCS headers (extract_file sets this from the header), and its deblender's pixel
-  // assignments continue the same stream.
-  int deblend_rand_offset = 0;
+  // assignments continue the same stream (from one extension of a multi-extension file to the
+  // next too).
+  int64_t deblend_rand_offset = 0;
+  // EXT_NUMBER: the frame's number among its file's image extensions (1-based).
+  int ext_number = 1;
   bool clean = true;
   double clean_param = 1.0;
   MaskType mask_type = MaskType::Correct;
@@ -172,7 +175,8 @@ struct RunInfo {
   double detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   size_t n_detections = 0;                        // connected components before deblending
   size_t n_deblended = 0;                         // objects after deblending, before cleaning
-  int threads = 0;  // OpenMP threads used (Config::threads, or chosen by the frame's size)
+  int64_t rand_draws = 0;  // rand() numbers the deblender took (after deblend_rand_offset)
+  int threads = 0;         // OpenMP threads used (Config::threads, or chosen by the frame's size)
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 

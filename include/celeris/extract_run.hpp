@@ -19,6 +19,7 @@ struct FileRunResult {
   int width = 0, height = 0, hdu = 0;
   double gain = 0, satur_level = 0;
   bool has_wcs = false;
+  int extensions = 1;                 // image extensions extracted (a multi-extension file: all)
   double seconds = 0;                 // wall time of the whole run, reading and writing included
   std::vector<std::string> warnings;  // every warning of the run (also given to the sink)
 };

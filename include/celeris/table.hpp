@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -43,6 +44,11 @@ struct FitsTableOptions {
 };
 void write_fits_table(const std::string& path, const Table& table,
                       const FitsTableOptions& options = {});
+// Several tables in one file (the catalog of a multi-extension image, one table per extension),
+// each with its own options (ldac: its LDAC_IMHEAD first); written to a temporary name and
+// renamed when complete.
+void write_fits_tables(const std::string& path,
+                       const std::vector<std::pair<const Table*, FitsTableOptions>>& tables);
 
 // ASCII output: SExtractor's ASCII_HEAD layout ("#   1 NAME  description  [unit]" per
 // column, numbered by element) when `header`, then one row per line, values in each column's

@@ -178,6 +178,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const std::vector<int64_t> done_line = done_lines(detections, deblended.parent);
   ObjectList& objects = deblended.objects;
   info.n_deblended = objects.size();
+  info.rand_draws = deblended.draws;
   timer.lap("deblend");
 
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as

@@ -181,7 +181,9 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   out.satur_level = config.satur_level;
   out.has_wcs = frame.wcs.has_value();
   RunSummary run;
-  run.image_name = std::filesystem::path(frame.path).filename().string();
+  // The file's name, without an extension selector (SExtractor's FITSFILE).
+  run.image_name =
+      std::filesystem::path(frame.path.substr(0, frame.path.find('['))).filename().string();
   run.width = out.width;
   run.height = out.height;
   run.n_params = plan.params.size();
@@ -213,11 +215,112 @@ FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
   return std::move(outputs.result);
 }
 
+namespace {
+
+// A catalog whose rows are those of `parts` in order (same columns in each).
+Table concatenate(const std::vector<Table>& parts) {
+  Table out;
+  if (parts.empty()) return out;
+  out.columns = parts[0].columns;
+  for (Column& c : out.columns) c.values.clear();
+  for (const Table& t : parts) {
+    for (size_t k = 0; k < out.columns.size(); ++k)
+      out.columns[k].values.insert(out.columns[k].values.end(), t.columns[k].values.begin(),
+                                   t.columns[k].values.end());
+    out.rows += t.rows;
+  }
+  return out;
+}
+
+// A multi-extension file, as SExtractor extracts it: every image extension in turn, NUMBER
+// starting again at 1 in each, EXT_NUMBER its place among the image extensions, the deblender's
+// rand() stream going on from one extension to the next; one catalog holding them all (FITS_LDAC:
+// an LDAC_IMHEAD / LDAC_OBJECTS pair per extension, as SCAMP and PSFEx read; FITS_1.0: an
+// OBJECTS table per extension; ASCII: the rows one after the other).
+FileRunResult extract_extensions(const std::string& path, const std::vector<int>& hdus,
+                                 const Settings& settings, const RunPlan& plan) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string what =
+      path + ": a multi-extension file (" + std::to_string(hdus.size()) + " image extensions)";
+  if (!settings.check_types.empty())
+    throw Error(what +
+                " with CHECKIMAGE_TYPE is not supported yet (SExtractor writes one check "
+                "image extension per image extension): name one extension, e.g. " +
+                path + "[" + std::to_string(hdus[0] - 1) + "]");
+  if (plan.n_flag_maps > 0)
+    throw Error(what + " with FLAG_IMAGE maps is not supported yet: name one extension, e.g. " +
+                path + "[" + std::to_string(hdus[0] - 1) + "]");
+  std::vector<Frame> frames;
+  std::vector<FrameOutputs> outputs;
+  int64_t draws = 0;  // rand() numbers SExtractor has drawn before the current extension
+  for (size_t k = 0; k < hdus.size(); ++k) {
+    const std::string ext = path + "[" + std::to_string(hdus[k] - 1) + "]";
+    Frame frame = read_frame(ext, settings.catalog_name, {}, settings, plan);
+    frame.config.ext_number = static_cast<int>(k + 1);
+    const int64_t wcs_draws = frame.config.deblend_rand_offset;
+    frame.config.deblend_rand_offset = draws + wcs_draws;
+    Result r = extract(std::move(frame.image.pixels), frame.config, frame.request);
+    draws += wcs_draws + r.info.rand_draws;
+    outputs.push_back(frame_outputs(frame, std::move(r), settings, plan));
+    frames.push_back(std::move(frame));
+  }
+  OutputRun run;
+  switch (settings.catalog_type) {
+    case CatalogType::None:
+      break;
+    case CatalogType::Ascii:
+    case CatalogType::AsciiHead: {
+      std::vector<Table> parts;
+      for (const FrameOutputs& o : outputs) parts.push_back(o.result.catalog);
+      write_ascii_table(settings.catalog_name, concatenate(parts),
+                        settings.catalog_type == CatalogType::AsciiHead);
+      break;
+    }
+    case CatalogType::Fits10:
+    case CatalogType::FitsLdac: {
+      std::vector<std::pair<const Table*, FitsTableOptions>> tables;
+      for (size_t k = 0; k < frames.size(); ++k) {
+        FitsTableOptions opt;
+        opt.ldac = settings.catalog_type == CatalogType::FitsLdac;
+        opt.extname = "OBJECTS";
+        opt.image_header = frames[k].image.header;
+        opt.extra_cards = outputs[k].cards;
+        tables.emplace_back(&outputs[k].result.catalog, std::move(opt));
+      }
+      write_fits_tables(settings.catalog_name, tables);
+      break;
+    }
+  }
+  run.keep();
+  // The run's result: every extension's rows; the counts summed; the rest from the first.
+  FileRunResult out = outputs[0].result;
+  std::vector<Table> parts;
+  for (const FrameOutputs& o : outputs) parts.push_back(o.result.catalog);
+  out.catalog = concatenate(parts);
+  for (size_t k = 1; k < outputs.size(); ++k) {
+    out.info.n_detections += outputs[k].result.info.n_detections;
+    out.info.n_deblended += outputs[k].result.info.n_deblended;
+  }
+  out.extensions = static_cast<int>(hdus.size());
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace
+
 FileRunResult extract_file(const std::string& image_path, const Settings& settings,
                            const WarningSink& warn) {
   const RunPlan plan = plan_run(settings);
   if (warn)
     for (const auto& w : plan.warnings) warn(w);
+  if (image_path.find('[') == std::string::npos) {
+    const std::vector<int> hdus = image_hdus(image_path);
+    if (hdus.size() > 1) {
+      if (settings.catalog_type != CatalogType::None)
+        refuse_output_over_input(settings.catalog_name, image_path, "CATALOG_NAME");
+      return extract_extensions(image_path, hdus, settings, plan);
+    }
+  }
   Frame frame = read_frame(image_path, settings.catalog_name, settings.check_names, settings, plan);
   Result r = extract(std::move(frame.image.pixels), frame.config, frame.request);
   return finish_frame(frame, std::move(r), settings, plan);

@@ -161,3 +161,11 @@ foreach(name nan saturated)
   set_tests_properties(extract.parity.sim_${name}_world_shape PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+
+# A multi-extension file (every image extension into one catalog, as SExtractor): source-extractor's
+# catalogs byte for byte (ASCII_HEAD) and table by table (FITS_LDAC pairs, FITS_1.0 tables).
+add_test(NAME extract.parity.mef
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/mef_parity.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/parity/mef ${CELERIS_TEST_DATA})
+set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;parity"
+                     SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -13,23 +13,28 @@ namespace {
 // Image HDUs holding pixels (NAXIS > 0, tile-compressed ones included); 0 when CFITSIO cannot
 // open the file (reading it later gives the error then).
 int count_image_hdus(const std::string& path) {
+  return static_cast<int>(image_hdus(path).size());
+}
+
+}  // namespace
+
+std::vector<int> image_hdus(const std::string& path) {
+  std::vector<int> out;
   fitsfile* f = nullptr;
   int status = 0;
-  if (fits_open_file(&f, path.c_str(), READONLY, &status)) return 0;
-  int nhdu = 0, images = 0;
+  if (fits_open_file(&f, path.c_str(), READONLY, &status)) return out;
+  int nhdu = 0;
   fits_get_num_hdus(f, &nhdu, &status);
   for (int h = 1; h <= nhdu && !status; ++h) {
     int type = 0, naxis = 0;
     if (fits_movabs_hdu(f, h, &type, &status)) break;
     fits_get_img_dim(f, &naxis, &status);
-    if (!status && type == IMAGE_HDU && naxis > 0) ++images;
+    if (!status && type == IMAGE_HDU && naxis > 0) out.push_back(h);
   }
   status = 0;
   fits_close_file(f, &status);
-  return images;
+  return out;
 }
-
-}  // namespace
 
 std::string external_header_path(const std::string& image_path, const std::string& suffix) {
   std::string file = image_path.substr(0, image_path.find('['));
@@ -44,8 +49,8 @@ void refuse_unsupported_inputs(const std::string& image_path, const Settings& se
     const int n = count_image_hdus(image_path);
     if (n > 1)
       throw Error(image_path + ": " + std::to_string(n) +
-                  " image extensions; SExtractor extracts them all into one catalog, celeris "
-                  "does not yet: name one, e.g. " +
+                  " image extensions; a multi-extension file is extracted whole only when it is "
+                  "the only image given: name one extension in a stream of frames, e.g. " +
                   image_path + "[1]");
   }
   const std::string head = external_header_path(image_path, settings.header_suffix);

@@ -3,15 +3,20 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "celeris/extract_settings.hpp"
 
 namespace celeris::extract {
 
 // Throws celeris::Error when `image_path`, named without an HDU, holds more than one image HDU
-// (SExtractor extracts every extension of a multi-extension file into one catalog; celeris only
-// one), or when the external header SExtractor would read beside it (HEADER_SUFFIX) exists.
+// (extract_file extracts those as SExtractor does; a single frame of a stream cannot), or when
+// the external header SExtractor would read beside it (HEADER_SUFFIX) exists.
 void refuse_unsupported_inputs(const std::string& image_path, const Settings& settings);
+
+// The 1-based numbers of the HDUs of `path` holding an image (NAXIS > 0); empty when it cannot
+// be opened (the reading reports why).
+std::vector<int> image_hdus(const std::string& path);
 
 // The external header file SExtractor reads for `image_path`: the file name (CFITSIO brackets
 // removed) with its extension replaced by `suffix` (img.fits -> img.head).

@@ -24,6 +24,7 @@ using CT = ColumnType;
 const std::vector<ParamSpec>& parameter_table() {
   static const std::vector<ParamSpec> table = {
       {"NUMBER", "", "Running object number", CT::Int32, "%10d", false, false},
+      {"EXT_NUMBER", "", "FITS extension number", CT::Int16, "%3d", false, false},
       {"X_IMAGE", "pixel", "Object position along x", CT::Float32, "%11.4f", false, false},
       {"Y_IMAGE", "pixel", "Object position along y", CT::Float32, "%11.4f", false, false},
       {"X_IMAGE_DBL", "pixel", "Object position along x (double precision)", CT::Float64, "%11.4f",
@@ -425,6 +426,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
   const std::map<std::string, Getter> getters = {
       {"NUMBER", [](size_t i, int) { return double(i + 1); }},
+      {"EXT_NUMBER", [&](size_t, int) { return double(config.ext_number); }},
       {"X_IMAGE", [&](size_t i, int) { return o.x[i] + 1; }},
       {"Y_IMAGE", [&](size_t i, int) { return o.y[i] + 1; }},
       {"X_IMAGE_DBL", [&](size_t i, int) { return o.x[i] + 1; }},

@@ -240,7 +240,7 @@ void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int
   }
 }
 
-Deblended deblend(const ObjectList& detections, const DeblendParams& params, int rand_offset,
+Deblended deblend(const ObjectList& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads) {
   const size_t n = detections.size();
   std::vector<DeblendPlan> plans(n);
@@ -254,7 +254,7 @@ Deblended deblend(const ObjectList& detections, const DeblendParams& params, int
   for (size_t i = 0; i < n; ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
   std::vector<int32_t> stream(first_draw.back());
   GlibcRand rng;
-  for (int i = 0; i < rand_offset; ++i) rng();
+  for (int64_t i = 0; i < rand_offset; ++i) rng();
   for (auto& v : stream) v = rng();
   // Detections in blocks, each block's objects in a list of its own, concatenated in order.
   constexpr size_t kBlock = 64;
@@ -269,6 +269,7 @@ Deblended deblend(const ObjectList& detections, const DeblendParams& params, int
       parents[b].resize(parts[b].size(), static_cast<int64_t>(i));
     }
   Deblended out;
+  out.draws = static_cast<int64_t>(first_draw.back());
   for (const auto& p : parents) out.parent.insert(out.parent.end(), p.begin(), p.end());
   out.objects = ObjectList::concatenate(parts);
   return out;

@@ -61,8 +61,9 @@ void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int
 struct Deblended {
   ObjectList objects;
   std::vector<int64_t> parent;
+  int64_t draws = 0;  // rand() numbers taken (after the skipped rand_offset)
 };
-Deblended deblend(const ObjectList& detections, const DeblendParams& params, int rand_offset,
+Deblended deblend(const ObjectList& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads);
 
 }  // namespace celeris::extract
