@@ -283,8 +283,9 @@ std::vector<Pair> self_crossmatch(const SkyPoints& points, const Options& option
 
 // ---- tables ---------------------------------------------------------------------------------
 
-// Reads a catalog: CSV when the name ends in .csv (header line of names; numeric columns kept,
-// text columns skipped; '#' lines ignored), else a FITS table (read_fits_table).
+// Reads a catalog: a HATS catalog directory (celeris/xmatch_hats.hpp, read_hats_table); CSV when
+// the name ends in .csv (header line of names; numeric columns kept, text columns skipped; '#'
+// lines ignored), else a FITS table (read_fits_table).
 Table read_catalog(const std::string& path);
 // Writes a catalog atomically: CSV when the name ends in .csv, else a FITS binary table.
 void write_catalog(const std::string& path, const Table& table);

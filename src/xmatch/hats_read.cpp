@@ -1,0 +1,128 @@
+// Rows of a HATS catalog (include/celeris/xmatch_hats.hpp): the whole table for the output, or
+// the RA/Dec columns a partition at a time for the join, through parquet_file.
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/xmatch_hats.hpp"
+#include "parquet_file.hpp"
+
+namespace celeris::xmatch {
+
+namespace {
+
+bool same_name(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The schema's column named `name` (any case), exactly as the file spells it.
+std::string file_column(const Table& schema, const std::string& name, const std::string& file) {
+  for (const Column& c : schema.columns)
+    if (same_name(c.name, name)) return c.name;
+  throw Error(file + ": no numeric column " + name);
+}
+
+std::vector<std::string> all_files(const HatsCatalog& cat) {
+  std::vector<std::string> files;
+  for (const HatsPartition& p : cat.partitions)
+    files.insert(files.end(), p.files.begin(), p.files.end());
+  return files;
+}
+
+// The positions of a HATS catalog, file by file. File row counts come from the footers, so a
+// slice of the rows opens only the files that hold it.
+class HatsPositions final : public PositionSource {
+ public:
+  HatsPositions(const HatsCatalog& cat, const std::string& ra, const std::string& dec)
+      : files_(all_files(cat)) {
+    first_.push_back(0);
+    for (const std::string& f : files_) first_.push_back(first_.back() + parquet_file::rows(f));
+    const Table schema = parquet_file::schema(files_.front());
+    ra_ = file_column(schema, ra, files_.front());
+    dec_ = file_column(schema, dec, files_.front());
+  }
+  size_t rows() const override { return size_t(first_.back()); }
+  void scan(const Visit& visit) const override { scan_rows(0, rows(), visit); }
+  void scan_rows(size_t begin, size_t count, const Visit& visit) const override {
+    const uint64_t end = std::min<uint64_t>(first_.back(), uint64_t(begin) + count);
+    Table t;
+    for (size_t k = 0; k < files_.size(); ++k) {
+      const uint64_t lo = std::max<uint64_t>(first_[k], begin), hi = std::min(first_[k + 1], end);
+      if (lo >= hi) continue;  // not opened
+      parquet_file::read(files_[k], {ra_, dec_}, t);
+      if (uint64_t(t.rows) != first_[k + 1] - first_[k])
+        throw Error(files_[k] + ": row count differs from its footer");
+      const double* ra = t.columns[0].values.data() + (lo - first_[k]);
+      const double* dec = t.columns[1].values.data() + (lo - first_[k]);
+      for (uint64_t r = lo; r < hi; ++r)
+        check_sky_position(ra[r - lo], dec[r - lo], size_t(r - first_[k]), files_[k], ra_, dec_);
+      visit(size_t(lo), ra, dec, size_t(hi - lo));
+    }
+  }
+
+ private:
+  std::vector<std::string> files_;
+  std::vector<uint64_t> first_;  // first_[k]: the catalog row of file k's first row
+  std::string ra_, dec_;
+};
+
+}  // namespace
+
+bool parquet_available() {
+  return parquet_file::available();
+}
+
+Table hats_schema(const std::string& path) {
+  const HatsCatalog cat = open_hats(path);
+  const std::vector<std::string> files = all_files(cat);
+  Table schema = parquet_file::schema(files.front());
+  schema.rows = 0;
+  for (const std::string& f : files) schema.rows += size_t(parquet_file::rows(f));
+  return schema;
+}
+
+Table read_hats_table(const std::string& path, const std::vector<std::string>& columns) {
+  const HatsCatalog cat = open_hats(path);
+  const std::vector<std::string> files = all_files(cat);
+  const Table first = parquet_file::schema(files.front());
+  std::vector<std::string> all, names;
+  for (const Column& c : first.columns) all.push_back(c.name);
+  for (const std::string& c : columns) names.push_back(file_column(first, c, files.front()));
+  if (columns.empty()) names = all;
+  Table out;
+  for (const std::string& n : names)
+    for (const Column& c : first.columns)
+      if (c.name == n) out.columns.push_back(c);
+  Table part;
+  for (const std::string& f : files) {
+    const Table schema = parquet_file::schema(f);
+    std::vector<std::string> these;
+    for (const Column& c : schema.columns) these.push_back(c.name);
+    if (these != all)
+      throw Error(f + ": numeric columns differ from those of " + files.front() +
+                  " (partitions of one catalog must have the same columns)");
+    parquet_file::read(f, names, part);
+    for (size_t k = 0; k < names.size(); ++k) {
+      Column& c = out.columns[k];
+      const Column& p = part.columns[k];
+      c.values.insert(c.values.end(), p.values.begin(), p.values.end());
+      // A partition holding nulls (or a wider type) makes the whole column Float64.
+      if (p.type != c.type) c.type = ColumnType::Float64;
+    }
+    out.rows += part.rows;
+  }
+  return out;
+}
+
+std::unique_ptr<PositionSource> hats_positions(const std::string& path, const std::string& ra,
+                                               const std::string& dec) {
+  return std::make_unique<HatsPositions>(open_hats(path), ra, dec);
+}
+
+}  // namespace celeris::xmatch
