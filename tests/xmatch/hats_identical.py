@@ -45,9 +45,12 @@ def die(msg):
 
 
 def ang2pix_nest29(ra_deg, dec_deg):
-    """NESTED HEALPix pixel at order 29 (the HEALPix paper's z/phi projection; near a pixel edge
-    float rounding may pick the neighbour, which only moves a row to the adjacent partition)."""
-    order = 29
+    return ang2pix_nest(29, ra_deg, dec_deg)
+
+
+def ang2pix_nest(order, ra_deg, dec_deg):
+    """NESTED HEALPix pixel (the HEALPix paper's z/phi projection; near a pixel edge float
+    rounding may pick the neighbour, which only moves a row to the adjacent partition)."""
     nside = 1 << order
     z = math.sin(math.radians(dec_deg))
     za = abs(z)

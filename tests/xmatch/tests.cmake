@@ -45,6 +45,17 @@ add_test(NAME xmatch.hats_lsdb
 set_tests_properties(xmatch.hats_lsdb PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
                      TIMEOUT 300 RUN_SERIAL TRUE)
 
+# The partition-wise HATS generator of the 1.23 B-row benchmark (bench/xmatch): a valid catalog,
+# every row in its partition, independent of the thread count, the same count by three paths.
+if(CELERIS_HAVE_PARQUET AND CELERIS_BENCH)
+  add_test(NAME xmatch.hats_simulate
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/hats_simulate.py
+                   $<TARGET_FILE:bench_simulate_hats> $<TARGET_FILE:celeris_cli>
+                   ${CMAKE_CURRENT_BINARY_DIR}/xmatch_hats_simulate)
+  set_tests_properties(xmatch.hats_simulate PROPERTIES LABELS "integration;xmatch"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
+endif()
+
 # mpirun -n 1, 2, 4 on CPU cores (oversubscribed on the 2-core CI machine): byte-identical outputs
 # to the single-process run for every find mode, self-matches, --count; a failing rank fails the
 # job naming its partition. Only with CELERIS_MPI; skipped when mpirun is absent.
