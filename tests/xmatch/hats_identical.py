@@ -22,6 +22,7 @@ refusal is checked (one line naming CELERIS_PARQUET, non-zero exit, no output) a
 """
 import csv
 import filecmp
+import glob
 import math
 import os
 import random
@@ -227,6 +228,21 @@ def bad_catalogs(celeris, good, work, rcsv):
     with open(os.path.join(d, "partition_info.csv"), "a") as f:
         f.write("%d,%d\n" % (order + 1, 4 * pix))  # a child of a listed partition
     expect_error(celeris, [d, rcsv, "-r", "5arcsec", "-o", out] + COLS2, "overlap", out)
+    # A partition file that is not Parquet (truncated), and a properties column the files lack.
+    d = os.path.join(work, "bad_truncated")
+    shutil.copytree(good, d)
+    victim = sorted(glob.glob(os.path.join(d, "dataset", "*", "*", "*.parquet")))[0]
+    with open(victim, "r+b") as f:
+        f.truncate(100)
+    expect_error(celeris, [d, rcsv, "-r", "5arcsec", "-o", out] + COLS2, "not a Parquet file",
+                 out)
+    d = os.path.join(work, "bad_property")
+    shutil.copytree(good, d)
+    with open(os.path.join(d, "hats.properties")) as f:
+        text = f.read().replace("hats_col_ra=ra_obj", "hats_col_ra=ra_missing")
+    with open(os.path.join(d, "hats.properties"), "w") as f:
+        f.write(text)
+    expect_error(celeris, [d, rcsv, "-r", "5arcsec", "-o", out] + COLS2, "ra_missing", out)
     # A margin cache is not a catalog.
     d = os.path.join(work, "bad_margin")
     shutil.copytree(good, d)
