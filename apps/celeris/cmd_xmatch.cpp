@@ -84,10 +84,9 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
       std::string lower = path;
       for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
       if (xmatch::is_hats_catalog(path)) {
-        const Table schema = xmatch::hats_schema(path);
-        if (schema.rows == 0) throw Error(path + ": empty table (no rows)");
-        const auto [r, d] = xmatch::find_radec_columns(schema, ra, dec, path);
+        const auto [r, d] = xmatch::find_radec_columns(xmatch::hats_schema(path), ra, dec, path);
         s->src = xmatch::hats_positions(path, r, d);
+        if (s->src->rows() == 0) throw Error(path + ": empty table (no rows)");
         if (xmatch::is_galactic(frame, r, d)) s->src = xmatch::galactic_to_icrs(std::move(s->src));
       } else if (lower.size() >= 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0) {
         s->table = read_nonempty(path);

@@ -61,8 +61,8 @@ std::pair<std::string, std::string> hats_radec_columns(const std::string& path);
 // must have the same numeric columns.
 Table read_hats_table(const std::string& path, const std::vector<std::string>& columns = {});
 
-// The numeric columns of the catalog without values; rows: the catalog's row count (from the
-// Parquet footers).
+// The numeric columns of the catalog without values, from its first file (rows: 0, not counted;
+// hats_positions(...)->rows() counts them from every file's footer).
 Table hats_schema(const std::string& path);
 
 // The RA/Dec columns (names case-insensitive, as for FITS), one partition at a time. Each

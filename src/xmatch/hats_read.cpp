@@ -42,8 +42,10 @@ class HatsPositions final : public PositionSource {
   HatsPositions(const HatsCatalog& cat, const std::string& ra, const std::string& dec)
       : files_(all_files(cat)) {
     first_.push_back(0);
-    for (const std::string& f : files_) first_.push_back(first_.back() + parquet_file::rows(f));
-    const Table schema = parquet_file::schema(files_.front());
+    // One footer per file for the row counts: a slice of the rows then opens only its files.
+    for (const std::string& f : files_)
+      first_.push_back(first_.back() + parquet_file::File(f).rows());
+    const Table schema = parquet_file::File(files_.front()).schema();
     ra_ = file_column(schema, ra, files_.front());
     dec_ = file_column(schema, dec, files_.front());
   }
@@ -55,7 +57,7 @@ class HatsPositions final : public PositionSource {
     for (size_t k = 0; k < files_.size(); ++k) {
       const uint64_t lo = std::max<uint64_t>(first_[k], begin), hi = std::min(first_[k + 1], end);
       if (lo >= hi) continue;  // not opened
-      parquet_file::read(files_[k], {ra_, dec_}, t);
+      parquet_file::File(files_[k]).read({ra_, dec_}, t);
       if (uint64_t(t.rows) != first_[k + 1] - first_[k])
         throw Error(files_[k] + ": row count differs from its footer");
       const double* ra = t.columns[0].values.data() + (lo - first_[k]);
@@ -81,16 +83,15 @@ bool parquet_available() {
 Table hats_schema(const std::string& path) {
   const HatsCatalog cat = open_hats(path);
   const std::vector<std::string> files = all_files(cat);
-  Table schema = parquet_file::schema(files.front());
-  schema.rows = 0;
-  for (const std::string& f : files) schema.rows += size_t(parquet_file::rows(f));
+  Table schema = parquet_file::File(files.front()).schema();
+  schema.rows = 0;  // not counted: that would open every file
   return schema;
 }
 
 Table read_hats_table(const std::string& path, const std::vector<std::string>& columns) {
   const HatsCatalog cat = open_hats(path);
   const std::vector<std::string> files = all_files(cat);
-  const Table first = parquet_file::schema(files.front());
+  const Table first = parquet_file::File(files.front()).schema();
   std::vector<std::string> all, names;
   for (const Column& c : first.columns) all.push_back(c.name);
   for (const std::string& c : columns) names.push_back(file_column(first, c, files.front()));
@@ -101,13 +102,14 @@ Table read_hats_table(const std::string& path, const std::vector<std::string>& c
       if (c.name == n) out.columns.push_back(c);
   Table part;
   for (const std::string& f : files) {
-    const Table schema = parquet_file::schema(f);
+    const parquet_file::File file(f);
+    const Table schema = file.schema();
     std::vector<std::string> these;
     for (const Column& c : schema.columns) these.push_back(c.name);
     if (these != all)
       throw Error(f + ": numeric columns differ from those of " + files.front() +
                   " (partitions of one catalog must have the same columns)");
-    parquet_file::read(f, names, part);
+    file.read(names, part);
     for (size_t k = 0; k < names.size(); ++k) {
       Column& c = out.columns[k];
       const Column& p = part.columns[k];

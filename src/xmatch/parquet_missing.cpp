@@ -16,14 +16,18 @@ namespace {
 bool available() {
   return false;
 }
-Table schema(const std::string& path) {
+
+struct File::Impl {};
+File::File(const std::string& path) {
   refuse(path);
 }
-void read(const std::string& path, const std::vector<std::string>&, Table&) {
-  refuse(path);
+File::~File() = default;
+uint64_t File::rows() const {
+  return 0;
 }
-uint64_t rows(const std::string& path) {
-  refuse(path);
+Table File::schema() const {
+  return {};
 }
+void File::read(const std::vector<std::string>&, Table&) const {}
 
 }  // namespace celeris::xmatch::parquet_file

@@ -52,10 +52,9 @@ Side open_side(const std::string& path, const std::string& ra, const std::string
   s.path = path;
   if (!whole && is_hats_catalog(path)) {
     // HATS: each rank's share of the rows is read from the partitions that hold it only.
-    const Table schema = hats_schema(path);
-    if (schema.rows == 0) throw Error(path + ": empty table (no rows)");
-    const auto [r, d] = find_radec_columns(schema, ra, dec, path);
+    const auto [r, d] = find_radec_columns(hats_schema(path), ra, dec, path);
     s.positions = hats_positions(path, r, d);
+    if (s.positions->rows() == 0) throw Error(path + ": empty table (no rows)");
     if (is_galactic(frame, r, d)) s.positions = galactic_to_icrs(std::move(s.positions));
   } else if (whole || csv::is_csv_path(path) || is_votable(path) || is_ascii_head(path)) {
     s.table = read_catalog(path);
