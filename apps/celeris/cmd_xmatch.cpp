@@ -182,7 +182,8 @@ int run_xmatch_mpi(const xmatch::mpi::Match& match, const xmatch::Options& o, bo
 
 int run_xmatch(const Args& args) {
   CLI::App app{
-      "celeris xmatch: HEALPix cross-match of two catalogs (FITS tables or CSV): all "
+      "celeris xmatch: HEALPix cross-match of two catalogs (FITS tables, CSV, VOTable, or HATS "
+      "catalog directories): all "
       "pairs within a radius, or the best ones; or a self-match of one catalog (--self)",
       "celeris xmatch"};
   std::vector<std::string> inputs;
