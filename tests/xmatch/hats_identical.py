@@ -332,6 +332,28 @@ def main():
         if got != want:
             die("--count %s: %r != %r" % (" ".join(extra), got, want))
         n += 1
+    # --count --memory skips the partitions outside each chunk's pixels, once a full read found
+    # every row of a file inside its partition's pixel. A row moved from the densest partition
+    # into a far one (now holding a row outside its pixel) must still meet its neighbours: the
+    # far partition is never skipped, and the count equals the in-memory one.
+    moved = os.path.join(work, "left_moved")
+    shutil.copytree(lhats, moved)
+    files = sorted(glob.glob(os.path.join(moved, "dataset", "*", "*", "*.parquet")),
+                   key=lambda f: -pq.ParquetFile(f).metadata.num_rows)
+    dense, far = files[0], [f for f in files if "Norder=0" in f][0]
+    dense_t, far_t = pq.read_table(dense), pq.read_table(far)
+    pq.write_table(pa.concat_tables([far_t, dense_t.slice(0, 1)]), far)
+    pq.write_table(dense_t.slice(1), dense)
+    for extra in (["--memory", "1M"], ["--memory", "512k"]):
+        full = xmatch(celeris, [moved, rhats, "-r", "5arcsec", "--count"])
+        got = xmatch(celeris, [moved, rhats, "-r", "5arcsec", "--count"] + extra)
+        if got.split("xmatch:")[0] != full.split("xmatch:")[0]:
+            die("--count %s with a row outside its partition: %r != %r" % (extra, got, full))
+        got = xmatch(celeris, ["--self", moved, "-r", "5arcsec", "--count"] + extra)
+        full = xmatch(celeris, ["--self", moved, "-r", "5arcsec", "--count"])
+        if got.split("xmatch:")[0] != full.split("xmatch:")[0]:
+            die("--self --count %s with a row outside its partition differs" % extra)
+        n += 2
     # A collection directory stands for its primary catalog.
     coll = os.path.join(work, "collection")
     os.makedirs(coll)
