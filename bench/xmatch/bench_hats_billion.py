@@ -1,32 +1,34 @@
 #!/usr/bin/env python3
 """The issue's 1.23 B-row self-match from a HATS catalog: simulate it partition by partition, then
-count its pairs at 0.0056 deg under `mpirun -n K` (and, optionally, in one streamed process).
+count its pairs at 0.0056 deg in one process streamed in HEALPix chunks (and, optionally, under
+`mpirun -n K` for smaller row counts).
 
-usage: bench_hats_billion.py BIN_DIR WORKDIR [--rows 1230000000] [--order 5] [--ranks 4,8]
-                             [--device cuda|cpu] [--gpu-memory 12G] [--single-memory SIZE]
-                             [--keep]
+usage: bench_hats_billion.py BIN_DIR WORKDIR [--rows 1230000000] [--order 5]
+                             [--single-memory 12G] [--ranks K1,K2] [--device cuda|cpu]
+                             [--gpu-memory G] [--keep]
 
-BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET and CELERIS_MPI).
+BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET; CELERIS_MPI for
+--ranks).
 1. `bench_simulate_hats --rows N --order K --matches-per-row 15.8 --match-radius 20.16
    -o WORKDIR/hatsN` unless that catalog exists: 12 * 4^K partitions of N / npix rows each
    (order 5: 12,288 partitions of 100k rows for 1.23 B), written by every core of the host, each
    holding one partition at a time; 24.5 B a row on disk (30 GB for 1.23 B rows; refused when
    WORKDIR's file system has less free).
-2. For each K in --ranks: `mpirun -n K --bind-to none celeris xmatch --self WORKDIR/hatsN
-   --radius 0.0056deg --count --timings --device D [--gpu-memory G]`: each rank reads the
-   partitions holding its 1/K of the rows (RA/Dec columns only), the rows go to their HEALPix
-   partitions and margins (MPI_Alltoallv), each rank joins its partition on its GPU share or its
-   cores, the counts are summed. With several ranks on one GPU give --gpu-memory so that
-   K x G fits the device (each rank otherwise plans for 80% of the free memory).
-3. With --single-memory SIZE: also one process, `celeris xmatch --self ... --count --memory SIZE
-   --device D` (HEALPix chunks within SIZE; every chunk scans the catalog's RA/Dec once).
-
-Host memory under mpirun: about 72 B per row summed over the ranks at the row exchange (a rank's
-slice, its pixels, the send and receive buffers: 89 GB for 1.23 B rows, whatever K), then the
-partition's rows and their margins; the host must hold that (the H100 host: 128 GiB).
-Prints machine, date, every command and a table: wall s (mpirun to exit), rows/s (rows / wall),
-join pairs/s (pairs / slowest rank's join), per rank, and the phases the ranks report (slowest
-rank per phase). Delete WORKDIR afterwards unless --keep.
+2. One process (unless --single-memory 0): `celeris xmatch --self WORKDIR/hatsN --radius
+   0.0056deg --count --memory SIZE --device D`: rows per coarse pixel from one read of every
+   partition's RA/Dec, then HEALPix chunks within SIZE, each reading only the partitions of its
+   pixels and their neighbours, joined on the GPU (or the cores), counted and dropped. Peak
+   host memory is several times SIZE (the chunk's pairs, 24 B each, and the join's scratch come
+   on top of it: 5.6x at 64M on the 2M-row dry run), so 12G keeps a 1.23 B-row run near 70 GB;
+   the peak resident size is printed when /usr/bin/time exists.
+3. For each K in --ranks: `mpirun -n K --bind-to none celeris xmatch --self ... --count
+   --timings --device D [--gpu-memory G]`. Not for 1.23 B rows on one 128 GiB host yet: each
+   rank holds all the pairs of its partition before counting them (24 B a pair: about 220 GB for
+   the 9.1 B pairs of the full set, whatever K), and the row exchange needs about 72-120 B a row.
+   With several ranks on one GPU give --gpu-memory so that K x G fits the device.
+Prints machine, date, every command and a table: wall s, rows/s (rows / wall), and for mpirun
+the join pairs/s (pairs / slowest rank's join), per rank, and the phases the ranks report
+(slowest rank per phase). Deletes the catalog afterwards unless --keep.
 """
 import datetime
 import os
@@ -45,8 +47,8 @@ BYTES_PER_ROW_ON_DISK = 24.5
 
 
 def parse_args(argv):
-    o = {"rows": 1230000000, "order": 5, "ranks": [4, 8], "device": "cuda", "gpu_memory": "",
-         "single_memory": "", "keep": False}
+    o = {"rows": 1230000000, "order": 5, "ranks": [], "device": "cuda", "gpu_memory": "",
+         "single_memory": "12G", "keep": False}
     args = argv[3:]
     while args:
         key = args.pop(0)
@@ -67,7 +69,7 @@ def parse_args(argv):
         elif key == "--gpu-memory":
             o["gpu_memory"] = val
         elif key == "--single-memory":
-            o["single_memory"] = val
+            o["single_memory"] = "" if val == "0" else val
         else:
             sys.exit("unknown option " + key)
     return o
@@ -82,7 +84,9 @@ def timed(cmd):
     wall = time.perf_counter() - t
     if done.returncode != 0:
         sys.exit("failed (%.1f s): %s\n%s\n%s" % (wall, " ".join(cmd), done.stdout, done.stderr))
-    return wall, done.stdout
+    # /usr/bin/time's line (stderr) goes last.
+    peak = [line for line in done.stderr.splitlines() if line.startswith("peak resident")]
+    return wall, done.stdout + "".join(line + "\n" for line in peak)
 
 
 def main():
@@ -133,8 +137,11 @@ def main():
                            t.get("exchange", 0)))
         print(out.strip().splitlines()[-2], flush=True)
     if o["single_memory"]:
-        wall, out = timed(base + ["--memory", o["single_memory"]])
+        gnu_time = ["/usr/bin/time", "-f", "peak resident %M kB"] if os.access(
+            "/usr/bin/time", os.X_OK) else []
+        wall, out = timed(gnu_time + base + ["--memory", o["single_memory"]])
         pairs, _ = parse(out)
+        print(out.strip().splitlines()[-1], flush=True)
         rows_out.append("| 1 process, --memory %s | %d | %d | %.1f | %.3g | | | | | | | |"
                         % (o["single_memory"], o["rows"], pairs, wall, o["rows"] / wall))
     print(head)
