@@ -68,7 +68,9 @@ Table hats_schema(const std::string& path);
 // The RA/Dec columns (names case-insensitive, as for FITS), one partition at a time. Each
 // partition's row count comes from its Parquet footer; scan_rows opens only the partitions
 // holding the rows asked for, so an MPI rank reading its share of the rows reads only a
-// contiguous run of partitions (a region of the sky). Positions validated as fits_positions does.
+// contiguous run of partitions (a region of the sky); scan_pixels (the chunks of --memory) skips
+// the partitions outside the region once a full scan found all their rows inside their pixel.
+// Positions validated as fits_positions does.
 std::unique_ptr<PositionSource> hats_positions(const std::string& path, const std::string& ra,
                                                const std::string& dec);
 

@@ -13,7 +13,8 @@ two files (Npix=N/, read together in name order), an int column with nulls and a
 the same rows as CSV in the HATS row order (partitions in sky order, rows in file order):
 outputs byte-identical for --find all|best|best1|best2, joins, a self-match, --count (also with
 --memory), a collection directory, and mpirun -n 1 and 2 (byte-identical to one process); the
-pair sets identical, by id, to a run on the rows shuffled. Bad catalogs (a missing partition, a
+pair sets identical, by id, to a run on the rows shuffled; --count --memory (partitions skipped
+per chunk) equal to the in-memory count when a row was moved into a far partition. Bad catalogs (a missing partition, a
 bad partition_info.csv line, overlapping partitions, a margin cache given as the catalog,
 --memory with a table output) exit non-zero with one line and leave no output.
 
