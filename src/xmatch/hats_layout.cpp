@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,11 +52,21 @@ std::map<std::string, std::string> read_properties(const fs::path& p) {
   return kv;
 }
 
-// The string value of a top-level key of hipscat's catalog_info.json (flat, string values).
+// The string value of a key of hipscat's catalog_info.json (a flat object of strings and
+// numbers): the text between the quotes after `"key"` and a colon; empty when absent.
 std::string json_string(const std::string& text, const std::string& key) {
-  const std::regex re("\"" + key + "\"\\s*:\\s*\"([^\"]*)\"");
-  std::smatch m;
-  return std::regex_search(text, m, re) ? m[1].str() : std::string();
+  const std::string quoted = "\"" + key + "\"";
+  for (size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
+    size_t k = at + quoted.size();
+    while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+    if (k >= text.size() || text[k] != ':') continue;  // a value equal to the key, not the key
+    ++k;
+    while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+    if (k >= text.size() || text[k] != '"') return {};
+    const size_t end = text.find('"', k + 1);
+    return end == std::string::npos ? std::string() : text.substr(k + 1, end - k - 1);
+  }
+  return {};
 }
 
 // The catalog's properties as key=value, from hats.properties, properties or catalog_info.json.
