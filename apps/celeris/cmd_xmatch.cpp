@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#include "celeris/xmatch_hats.hpp"
 #ifdef CELERIS_HAVE_MPI
 #include "celeris/xmatch_mpi.hpp"
 #endif
@@ -28,6 +30,21 @@ Table read_nonempty(const std::string& path) {
   Table t = xmatch::read_catalog(path);
   if (t.rows == 0) throw Error(path + ": empty table (no rows)");
   return t;
+}
+
+Table read_nonempty_columns(const std::string& path, const std::string& ra,
+                            const std::string& dec) {
+  Table t = xmatch::read_hats_table(path, {ra, dec});
+  if (t.rows == 0) throw Error(path + ": empty table (no rows)");
+  return t;
+}
+
+// A catalog for --count: a HATS catalog's RA/Dec columns only (Parquet is columnar), else the
+// whole table.
+Table read_for_count(const std::string& path, const std::string& ra, const std::string& dec) {
+  if (!xmatch::is_hats_catalog(path)) return read_nonempty(path);
+  const auto [r, d] = xmatch::find_radec_columns(xmatch::hats_schema(path), ra, dec, path);
+  return read_nonempty_columns(path, r, d);
 }
 
 // A one-line progress bar on stderr, redrawn in place.
@@ -66,7 +83,12 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
       auto s = std::make_unique<Side>();
       std::string lower = path;
       for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-      if (lower.size() >= 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0) {
+      if (xmatch::is_hats_catalog(path)) {
+        const auto [r, d] = xmatch::find_radec_columns(xmatch::hats_schema(path), ra, dec, path);
+        s->src = xmatch::hats_positions(path, r, d);
+        if (s->src->rows() == 0) throw Error(path + ": empty table (no rows)");
+        if (xmatch::is_galactic(frame, r, d)) s->src = xmatch::galactic_to_icrs(std::move(s->src));
+      } else if (lower.size() >= 4 && lower.compare(lower.size() - 4, 4, ".csv") == 0) {
         s->table = read_nonempty(path);
         const auto [r, d] = xmatch::find_radec_columns(s->table, ra, dec, path);
         s->points = xmatch::table_positions(s->table, r, d, path);
@@ -89,7 +111,7 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
     xmatch::chunked_pairs_each(*left->src, rsrc, self, o, xmatch::parse_memory_size(memory),
                                [&](std::vector<xmatch::Pair>& p) { c.add(p); });
   } else {
-    const Table left = read_nonempty(inputs[0]);
+    const Table left = read_for_count(inputs[0], ra1, dec1);
     const auto [r1, d1] = xmatch::find_radec_columns(left, ra1, dec1, inputs[0]);
     xmatch::SkyPoints p1 = xmatch::table_positions(left, r1, d1, inputs[0]);
     if (xmatch::is_galactic(f1, r1, d1)) xmatch::galactic_to_icrs(p1);
@@ -98,7 +120,7 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
     if (self) {
       pairs = xmatch::self_pairs(p1, o);
     } else {
-      const Table right = read_nonempty(inputs[1]);
+      const Table right = read_for_count(inputs[1], ra2, dec2);
       const auto [r2, d2] = xmatch::find_radec_columns(right, ra2, dec2, inputs[1]);
       xmatch::SkyPoints p2 = xmatch::table_positions(right, r2, d2, inputs[1]);
       if (xmatch::is_galactic(f2, r2, d2)) xmatch::galactic_to_icrs(p2);
@@ -160,7 +182,8 @@ int run_xmatch_mpi(const xmatch::mpi::Match& match, const xmatch::Options& o, bo
 
 int run_xmatch(const Args& args) {
   CLI::App app{
-      "celeris xmatch: HEALPix cross-match of two catalogs (FITS tables or CSV): all "
+      "celeris xmatch: HEALPix cross-match of two catalogs (FITS tables, CSV, VOTable, or HATS "
+      "catalog directories): all "
       "pairs within a radius, or the best ones; or a self-match of one catalog (--self)",
       "celeris xmatch"};
   std::vector<std::string> inputs;
@@ -227,6 +250,13 @@ int run_xmatch(const Args& args) {
   if (!frame1.empty()) f1 = xmatch::parse_frame(frame1);
   if (!frame2.empty()) f2 = xmatch::parse_frame(frame2);
   if (self && !frame2.empty()) throw Error("--self takes --frame or --frame1, not --frame2");
+  // A HATS catalog names its position columns (hats_col_ra / hats_col_dec): the default there.
+  auto hats_default = [&](size_t k, std::string& ra, std::string& dec) {
+    if (k < inputs.size() && ra.empty() && dec.empty() && xmatch::is_hats_catalog(inputs[k]))
+      std::tie(ra, dec) = xmatch::hats_radec_columns(inputs[k]);
+  };
+  hats_default(0, ra1, dec1);
+  if (!self) hats_default(1, ra2, dec2);
   if (count && !out.empty()) throw Error("--count writes no table: drop -o");
   if (!count && out.empty()) throw Error("give the output catalog with -o (or use --count)");
   if (count && join != "1and2") throw Error("--count counts pairs: use --join 1and2");

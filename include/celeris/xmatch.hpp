@@ -143,6 +143,10 @@ class PositionSource {
   // The same for rows [first, first + count) only (an MPI rank's slice). The default scans the
   // whole catalog and clips; sources that can seek override it.
   virtual void scan_rows(size_t first, size_t count, const Visit& visit) const;
+  // The same for a region of the sky: blocks covering at least every row whose NESTED pixel at
+  // `order` has wanted[pixel] != 0 (other rows may come too), in row order. The default scans the
+  // whole catalog; a source partitioned by sky pixel (HATS) skips partitions outside the region.
+  virtual void scan_pixels(int order, const std::vector<uint8_t>& wanted, const Visit& visit) const;
 };
 // Positions already in memory (referenced, not copied).
 std::unique_ptr<PositionSource> memory_positions(const SkyPoints& points);
@@ -283,8 +287,9 @@ std::vector<Pair> self_crossmatch(const SkyPoints& points, const Options& option
 
 // ---- tables ---------------------------------------------------------------------------------
 
-// Reads a catalog: CSV when the name ends in .csv (header line of names; numeric columns kept,
-// text columns skipped; '#' lines ignored), else a FITS table (read_fits_table).
+// Reads a catalog: a HATS catalog directory (celeris/xmatch_hats.hpp, read_hats_table); CSV when
+// the name ends in .csv (header line of names; numeric columns kept, text columns skipped; '#'
+// lines ignored), else a FITS table (read_fits_table).
 Table read_catalog(const std::string& path);
 // Writes a catalog atomically: CSV when the name ends in .csv, else a FITS binary table.
 void write_catalog(const std::string& path, const Table& table);

@@ -13,6 +13,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/xmatch.hpp"
+#include "celeris/xmatch_hats.hpp"
 #include "csv.hpp"
 #include "sexagesimal.hpp"
 #include "text_catalogs.hpp"
@@ -132,6 +133,7 @@ void CatalogWriter::finish() {
 }
 
 Table read_catalog(const std::string& path) {
+  if (is_hats_catalog(path)) return read_hats_table(path);  // a directory of Parquet partitions
   if (csv::is_csv_path(path)) {
     Table t = read_csv(path);
     add_sexagesimal_columns(path, t);  // "12:34:56.7" RA/Dec text columns, as degrees

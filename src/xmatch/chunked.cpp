@@ -60,15 +60,16 @@ uint64_t right_bytes_around(int order, int64_t p, const std::vector<uint64_t>& r
 }
 
 // Rows of `src` for which keep(coarse pixel) holds, called in row order, with their global row
-// numbers.
+// numbers. Only the region `wanted` (pixels keep can accept) is scanned; keep still sees every
+// row of the blocks the source returns, in row order.
 template <class Keep>
-void gather(const PositionSource& src, int order, Keep keep, SkyPoints& pts,
-            std::vector<int64_t>& rows) {
+void gather(const PositionSource& src, int order, const std::vector<uint8_t>& wanted, Keep keep,
+            SkyPoints& pts, std::vector<int64_t>& rows) {
   pts.ra.clear();
   pts.dec.clear();
   rows.clear();
   std::vector<int64_t> pix;
-  src.scan([&](size_t first, const double* ra, const double* dec, size_t count) {
+  const auto take = [&](size_t first, const double* ra, const double* dec, size_t count) {
     pix.resize(count);
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < int64_t(count); ++k)
@@ -79,7 +80,8 @@ void gather(const PositionSource& src, int order, Keep keep, SkyPoints& pts,
         pts.dec.push_back(dec[k]);
         rows.push_back(int64_t(first + k));
       }
-  });
+  };
+  src.scan_pixels(order, wanted, take);
 }
 
 }  // namespace
@@ -248,15 +250,19 @@ std::vector<Pair> match_chunk_range(const PositionSource& left, const PositionSo
   std::vector<uint64_t> rank(size_t(hp::npix(order)), 0);
   SkyPoints lp, rp;
   std::vector<int64_t> lrow, rrow;
+  // The left rows of pixel p are ranked in row order among all of p's rows: every row of p is
+  // in the region scanned, so the ranks are those of the plan.
+  std::vector<uint8_t> in_left(size_t(hp::npix(order)), 0);
+  for (int64_t p = begin.pix; p <= last_pix; ++p) in_left[size_t(p)] = 1;
   gather(
-      left, order,
+      left, order, in_left,
       [&](int64_t p) {
         const ChunkCut at{p, rank[size_t(p)]++};
         return begin <= at && !(end <= at);
       },
       lp, lrow);
   gather(
-      rsrc, order, [&](int64_t p) { return in_right[size_t(p)] != 0; }, rp, rrow);
+      rsrc, order, in_right, [&](int64_t p) { return in_right[size_t(p)] != 0; }, rp, rrow);
   const auto t1 = std::chrono::steady_clock::now();
   Options chunk_options = o;
   chunk_options.find = Find::All;

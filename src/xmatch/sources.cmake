@@ -11,7 +11,17 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/text_catalogs.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/fits_positions.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/position_source.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp)
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/stream.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/hats_layout.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/hats_read.cpp)
+# HATS catalogs are Parquet: read through pyarrow's Arrow C++ libraries when CELERIS_PARQUET
+# found them (cmake/parquet.cmake), else every Parquet read is refused with one line.
+if(CELERIS_HAVE_PARQUET)
+  target_sources(celeris PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/parquet_file.cpp)
+  target_link_libraries(celeris PRIVATE celeris_parquet)
+else()
+  target_sources(celeris PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/parquet_missing.cpp)
+endif()
 # VOTable inputs are parsed with expat (Debian libexpat1-dev).
 find_package(EXPAT REQUIRED)
 target_link_libraries(celeris PRIVATE EXPAT::EXPAT)

@@ -17,6 +17,7 @@
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#include "celeris/xmatch_hats.hpp"
 #include "csv.hpp"
 #include "pair_order.hpp"
 #include "text_catalogs.hpp"
@@ -310,6 +311,11 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
     throw Error("a self-match supports --join 1and2, all1 or 1not2 only");
   // CSV inputs are first converted, block by block, to temporary FITS tables next to the output
   // (their positions validated on the way, errors naming the CSV file).
+  for (const std::string& in : {files.left_path, files.right_path})
+    if (is_hats_catalog(in))
+      throw Error(in +
+                  ": --memory streams FITS and CSV inputs only (this is a HATS catalog; drop "
+                  "--memory, or count the pairs with --count --memory)");
   for (const std::string& in : {files.left_path, files.right_path})
     if (!in.empty() && in.find('[') == std::string::npos && (is_votable(in) || is_ascii_head(in)))
       throw Error(in + ": --memory streams FITS and CSV inputs only (this is a " +

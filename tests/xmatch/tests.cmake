@@ -28,6 +28,34 @@ add_test(NAME xmatch.stilts
 set_tests_properties(xmatch.stilts PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
                      TIMEOUT 300)
 
+# HATS catalogs (written with pyarrow in the test) against the same rows as CSV: byte-identical
+# outputs in one process and under mpirun -n 1 and 2 (when built with MPI); bad catalogs refused.
+# Skipped without pyarrow; without CELERIS_PARQUET it checks the one-line refusal, then skips.
+add_test(NAME xmatch.hats
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/hats_identical.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_hats)
+set_tests_properties(xmatch.hats PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
+                     TIMEOUT 300 RUN_SERIAL TRUE)
+
+# HATS collections written by LSDB, matched by celeris and by LSDB's crossmatch: the same pairs.
+# Skipped unless CELERIS_PYTHON imports lsdb (not in the CI venv; hats_lsdb.py says how to run it).
+add_test(NAME xmatch.hats_lsdb
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/hats_lsdb.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/xmatch_hats_lsdb)
+set_tests_properties(xmatch.hats_lsdb PROPERTIES LABELS "integration;xmatch" SKIP_RETURN_CODE 77
+                     TIMEOUT 300 RUN_SERIAL TRUE)
+
+# The partition-wise HATS generator of the 1.23 B-row benchmark (bench/xmatch): a valid catalog,
+# every row in its partition, independent of the thread count, the same count by three paths.
+if(CELERIS_HAVE_PARQUET AND CELERIS_BENCH)
+  add_test(NAME xmatch.hats_simulate
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/hats_simulate.py
+                   $<TARGET_FILE:bench_simulate_hats> $<TARGET_FILE:celeris_cli>
+                   ${CMAKE_CURRENT_BINARY_DIR}/xmatch_hats_simulate)
+  set_tests_properties(xmatch.hats_simulate PROPERTIES LABELS "integration;xmatch"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
+endif()
+
 # mpirun -n 1, 2, 4 on CPU cores (oversubscribed on the 2-core CI machine): byte-identical outputs
 # to the single-process run for every find mode, self-matches, --count; a failing rank fails the
 # job naming its partition. Only with CELERIS_MPI; skipped when mpirun is absent.

@@ -11,6 +11,7 @@
 #include "celeris/device.hpp"
 #include "celeris/table.hpp"
 #include "celeris/xmatch.hpp"
+#include "celeris/xmatch_hats.hpp"
 #include "celeris/xmatch_mpi.hpp"
 #include "collective.hpp"
 #include "csv.hpp"
@@ -41,14 +42,21 @@ struct Side {
   std::unique_ptr<PositionSource> positions;
 };
 
-// CSV, VOTable, ASCII_HEAD, or a FITS table wanted whole, is read into memory (as the
-// single-process command does); otherwise only the FITS schema is read and the RA/Dec columns
-// are read block by block. Galactic positions are rotated to ICRS.
+// CSV, VOTable, ASCII_HEAD, or a FITS or HATS table wanted whole, is read into memory (as the
+// single-process command does); otherwise only the FITS or HATS schema is read and the RA/Dec
+// columns are read block by block (HATS: partition by partition). Galactic positions are rotated to
+// ICRS.
 Side open_side(const std::string& path, const std::string& ra, const std::string& dec,
                const std::optional<Frame>& frame, bool whole) {
   Side s;
   s.path = path;
-  if (whole || csv::is_csv_path(path) || is_votable(path) || is_ascii_head(path)) {
+  if (!whole && is_hats_catalog(path)) {
+    // HATS: each rank's share of the rows is read from the partitions that hold it only.
+    const auto [r, d] = find_radec_columns(hats_schema(path), ra, dec, path);
+    s.positions = hats_positions(path, r, d);
+    if (s.positions->rows() == 0) throw Error(path + ": empty table (no rows)");
+    if (is_galactic(frame, r, d)) s.positions = galactic_to_icrs(std::move(s.positions));
+  } else if (whole || csv::is_csv_path(path) || is_votable(path) || is_ascii_head(path)) {
     s.table = read_catalog(path);
     if (s.table.rows == 0) throw Error(path + ": empty table (no rows)");
     const auto [r, d] = find_radec_columns(s.table, ra, dec, path);
