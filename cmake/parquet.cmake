@@ -38,6 +38,12 @@ if(NOT CELERIS_PARQUET STREQUAL "OFF")
     set(_celeris_why "no libarrow.so.N / libparquet.so.N in ${_celeris_pa_lib}")
     list(LENGTH _celeris_arrow _celeris_na)
     list(LENGTH _celeris_parquet _celeris_np)
+    # The Arrow C++ API changes between major versions: only the one scripts/build.sh pins.
+    string(REGEX MATCH "^[0-9]+" _celeris_pa_major "${_celeris_pa_version}")
+    if(NOT _celeris_pa_major STREQUAL "26")
+      set(_celeris_why "pyarrow ${_celeris_pa_version} is not the 26.x whose C++ API celeris uses")
+      set(_celeris_na 0)
+    endif()
     if(_celeris_na EQUAL 1 AND _celeris_np EQUAL 1 AND EXISTS "${_celeris_pa_inc}/parquet/arrow/reader.h")
       add_library(celeris_arrow SHARED IMPORTED)
       set_target_properties(celeris_arrow PROPERTIES IMPORTED_LOCATION "${_celeris_arrow}"
