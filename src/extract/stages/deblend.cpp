@@ -6,7 +6,6 @@
 
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
-#include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
 
 namespace celeris::extract {
@@ -14,61 +13,6 @@ namespace celeris::extract {
 namespace {
 
 constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
-constexpr int kMaxSons = 1024;      // SExtractor's NSONMAX: more nodes on a level = overflow
-
-struct Node {
-  std::vector<int32_t> pix;  // indices into the parent's pixel list, in raster order
-  float thresh = 0;          // level threshold
-  float fdflux = 0;          // sum of filtered values
-  uint16_t flags = 0;        // kFlagTruncated from its own pixels
-  std::vector<int> sons;     // indices in the next level
-  bool ok = true;
-};
-
-// Connected components above `t` of the pixels of one node (8-connected), kept when they have
-// at least `minarea` pixels, in SExtractor's completion order and pixel chain order. A component
-// above t lies entirely inside one node of the level below, so scanning the node's bounding box
-// with only its own pixels gives the same components, orders and chains as SExtractor's scan of
-// that box.
-std::vector<Node> components_above(const ObjectView& parent, const Node& node, float t, int minarea,
-                                   int img_w, int img_h, DeblendScratch& scratch) {
-  int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = 0, y1 = 0;
-  for (int32_t pi : node.pix) {
-    const Pixel p = parent[pi];
-    x0 = std::min(x0, p.x);
-    y0 = std::min(y0, p.y);
-    x1 = std::max(x1, p.x);
-    y1 = std::max(y1, p.y);
-  }
-  const int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
-  std::vector<int32_t>& local = scratch.local;
-  local.assign(static_cast<size_t>(bw) * bh, -1);
-  for (int32_t pi : node.pix) {
-    const Pixel p = parent[pi];
-    if (p.cvalue > t) local[static_cast<size_t>(p.y - y0) * bw + (p.x - x0)] = pi;
-  }
-  std::vector<Node> out;
-  lutz_scan(
-      bw, bh, [&](int x, int y) { return local[static_cast<size_t>(y) * bw + x] >= 0; }, minarea,
-      [&](LutzComponent&& comp) {
-        Node c;
-        c.thresh = t;
-        c.pix.reserve(comp.pixels.size());
-        double rv = 0;
-        for (int64_t q : comp.pixels) {
-          const int32_t pi = local[static_cast<size_t>(q)];
-          c.pix.push_back(pi);
-          const Pixel p = parent[pi];
-          rv += p.cvalue;
-          if (p.x == 0 || p.y == 0 || p.x == img_w - 1 || p.y == img_h - 1)
-            c.flags |= kFlagTruncated;
-        }
-        c.fdflux = static_cast<float>(rv);
-        out.push_back(std::move(c));
-      },
-      scratch.lutz);
-  return out;
-}
 
 // Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
 // the nearest child in the moment metric.
@@ -117,68 +61,61 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
   const double value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
   const int minarea = std::min(params.minarea, kMaxDeblendArea);
 
-  std::vector<std::vector<Node>> levels(nthresh);
-  levels[0].resize(1);
-  levels[0][0].pix.resize(parent.size());
-  for (size_t i = 0; i < parent.size(); ++i) levels[0][0].pix[i] = static_cast<int32_t>(i);
+  std::vector<float>& thresh = scratch.thresh;
+  thresh.assign(nthresh, t0);
   for (int k = 1; k < nthresh; ++k) {
-    if (static_cast<int>(levels[k - 1].size()) >= kMaxSons) {
-      plan.parent_flags |= kFlagDeblendOverflow;
-      return plan;
-    }
-    const float t =
-        peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
-                 : t0;
-    for (size_t i = 0; i < levels[k - 1].size(); ++i) {
-      std::vector<Node> sons = components_above(parent, levels[k - 1][i], t, minarea, params.width,
-                                                params.height, scratch);
-      for (Node& son : sons) {
-        const int m = static_cast<int>(levels[k].size());
-        if (m >= kMaxSons) {
-          plan.parent_flags |= kFlagDeblendOverflow;
-          return plan;
-        }
-        levels[k - 1][i].sons.push_back(m);
-        levels[k].push_back(std::move(son));
-      }
-    }
+    thresh[k] = peak > 0
+                    ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
+                    : t0;
+    if (std::isnan(thresh[k])) return plan;  // no pixel above any level: nothing splits
+  }
+  DeblendTree& tree = scratch.tree;
+  build_deblend_tree(parent, thresh, minarea, params.width, params.height, scratch.tree_scratch,
+                     tree);
+  if (tree.overflow) {
+    plan.parent_flags |= kFlagDeblendOverflow;
+    return plan;
   }
 
   // Prune from the top: a node with >= 2 significant branches splits into them.
-  auto significant = [&](const Node& s) {
-    return static_cast<float>(s.fdflux - s.thresh * static_cast<float>(s.pix.size())) > value0;
+  auto significant = [&](const DeblendNode& s) {
+    return static_cast<float>(s.fdflux - s.thresh * static_cast<float>(s.npix)) > value0;
   };
-  std::vector<const Node*> kept;
+  std::vector<uint8_t>& ok = scratch.ok;
+  ok.assign(tree.nodes.size(), 1);
+  std::vector<std::pair<int, int32_t>>& kept = scratch.kept;  // (level, node)
+  kept.clear();
   for (int k = nthresh - 2; k >= 0; --k)
-    for (Node& node : levels[k]) {
+    for (int32_t j = tree.level[k]; j < tree.level[k + 1]; ++j) {
+      const DeblendNode& node = tree.nodes[j];
       int m = 0;
-      for (int j : node.sons) {
-        const Node& son = levels[k + 1][j];
-        if (significant(son)) ++m;
-        node.ok = node.ok && son.ok;
+      for (int32_t son = node.first_son; son < node.first_son + node.sons; ++son) {
+        if (significant(tree.nodes[son])) ++m;
+        ok[j] = ok[j] && ok[son];
       }
       if (m > 1) {
-        for (int j : node.sons) {
-          const Node& son = levels[k + 1][j];
-          if (son.ok && significant(son)) kept.push_back(&son);
-        }
-        node.ok = false;
+        for (int32_t son = node.first_son; son < node.first_son + node.sons; ++son)
+          if (ok[son] && significant(tree.nodes[son])) kept.emplace_back(k + 1, son);
+        ok[j] = 0;
       }
     }
-  if (levels[0][0].ok) return plan;  // no split: the detection is unchanged
+  if (ok[0]) return plan;  // no split: the detection is unchanged
 
   plan.split = true;
   plan.in_core.assign(parent.size(), 0);
   const uint16_t inherited =
       parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
-  for (const Node* node : kept) {
-    for (int32_t pi : node->pix) {
+  std::vector<int32_t>& chain = scratch.chain;
+  for (const auto& [k, j] : kept) {
+    const DeblendNode& node = tree.nodes[j];
+    deblend_node_chain(parent, tree, k, j, scratch.tree_scratch, chain);
+    for (int32_t pi : chain) {
       plan.cores.push_pixel(parent[pi]);
       plan.in_core[pi] = 1;
     }
-    plan.cores.end_object(node->flags | kFlagBlended | inherited);
+    plan.cores.end_object(node.flags | kFlagBlended | inherited);
     const size_t c = plan.cores.size() - 1;
-    const Shape s = compute_shape(plan.cores[c], node->thresh);
+    const Shape s = compute_shape(plan.cores[c], node.thresh);
     plan.cores.fixed_centre[c] = 1;
     plan.cores.cx[c] = s.mx;
     plan.cores.cy[c] = s.my;

@@ -12,11 +12,12 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "celeris/extract.hpp"
 #include "extract/objects.hpp"
-#include "extract/sextractor/lutz.hpp"
+#include "extract/stages/deblend_tree.hpp"
 #include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
@@ -42,8 +43,12 @@ struct DeblendPlan {
 
 // Buffers plan_deblend reuses from one detection to the next (one per thread).
 struct DeblendScratch {
-  LutzScratch lutz;
-  std::vector<int32_t> local;  // node bounding box: parent pixel index, or -1
+  DeblendTreeScratch tree_scratch;
+  DeblendTree tree;
+  std::vector<float> thresh;                  // the levels' thresholds
+  std::vector<uint8_t> ok;                    // per tree node: no split below it
+  std::vector<std::pair<int, int32_t>> kept;  // (level, node) of the cores
+  std::vector<int32_t> chain;
 };
 
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,

@@ -1,0 +1,229 @@
+#include "extract/stages/deblend_tree.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "celeris/extract.hpp"
+
+namespace celeris::extract {
+
+namespace {
+
+constexpr int kMaxSons = 1024;  // SExtractor's NSONMAX: more nodes on a level = overflow
+
+int32_t find_root(std::vector<int32_t>& uf, int32_t i) {
+  while (uf[i] != i) {
+    uf[i] = uf[uf[i]];  // path halving
+    i = uf[i];
+  }
+  return i;
+}
+
+void unite(DeblendTreeScratch& s, int32_t a, int32_t b) {
+  a = find_root(s.uf, a);
+  b = find_root(s.uf, b);
+  if (a == b) return;
+  if (s.npix[a] < s.npix[b]) std::swap(a, b);
+  s.uf[b] = a;
+  s.npix[a] += s.npix[b];
+  s.flux[a] += s.flux[b];
+  s.flags[a] |= s.flags[b];
+  s.last[a] = std::max(s.last[a], s.last[b]);
+}
+
+}  // namespace
+
+bool OrderFreeSum::exact() const {
+  if (total == 0) return true;
+  if (!std::isfinite(total)) return false;
+  const int ulp_exp = minabs < FLT_MIN ? -149 : std::ilogb(minabs) - (FLT_MANT_DIG - 1);
+  return total < std::ldexp(1.0, 52 + ulp_exp);
+}
+
+void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
+                        int img_w, int img_h, DeblendTreeScratch& s, DeblendTree& tree) {
+  const int nthresh = static_cast<int>(thresh.size());
+  const size_t n = parent.size();
+  tree.overflow = false;
+  tree.level.assign(1, 0);
+  tree.nodes.clear();
+
+  // A pixel's level: the highest k it is above. Level k's set is taken inside level k - 1's
+  // nodes, so it is the set above the highest threshold so far.
+  std::vector<float> tmax(nthresh);
+  for (int k = 1; k < nthresh; ++k) tmax[k] = k > 1 ? std::max(tmax[k - 1], thresh[k]) : thresh[k];
+  int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = std::numeric_limits<int>::min(), y1 = x1;
+  s.level.resize(n);
+  std::vector<int32_t> count(nthresh + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    x0 = std::min(x0, parent.x[i]);
+    x1 = std::max(x1, parent.x[i]);
+    y0 = std::min(y0, parent.y[i]);
+    y1 = std::max(y1, parent.y[i]);
+    const float c = parent.cvalue[i];
+    const int lev =
+        static_cast<int>(std::lower_bound(tmax.begin() + 1, tmax.end(), c) - (tmax.begin() + 1));
+    s.level[i] = static_cast<uint8_t>(lev);
+    ++count[lev];
+  }
+  // The box with a border of one, so that neighbours need no bounds checks.
+  const int64_t bw = x1 - x0 + 3, bh = y1 - y0 + 3;
+  s.grid.assign(static_cast<size_t>(bw * bh), -1);
+  s.box_x0 = x0 - 1;
+  s.box_y0 = y0 - 1;
+  s.box_w = bw;
+  auto cell = [&](int x, int y) { return (y - y0 + 1) * bw + (x - x0 + 1); };
+  for (size_t i = 0; i < n; ++i) s.grid[cell(parent.x[i], parent.y[i])] = static_cast<int32_t>(i);
+
+  // Pixels grouped by level, highest first.
+  std::vector<int32_t> start(nthresh + 1, 0);
+  for (int k = nthresh - 1; k > 0; --k) start[k - 1] = start[k] + count[k];  // level k at start[k]
+  std::vector<int32_t> fill(start);
+  s.order.resize(n - count[0]);
+  for (size_t i = 0; i < n; ++i)
+    if (s.level[i] > 0) s.order[fill[s.level[i]]++] = static_cast<int32_t>(i);
+
+  s.uf.assign(n, -1);  // -1: not added yet
+  s.npix.resize(n);
+  s.flux.resize(n);
+  s.flags.resize(n);
+  s.last.resize(n);
+  s.node_of_root.resize(n);
+  s.mark.assign(n, 0);
+  s.stamp = 0;
+  s.roots.clear();
+  if (s.raw.size() < static_cast<size_t>(nthresh)) s.raw.resize(nthresh);
+  for (int k = 0; k < nthresh; ++k) s.raw[k].clear();
+  s.raw[0].push_back({-1, -1, static_cast<int32_t>(n), 0.0, 0, 0});
+  const int64_t offs[8] = {-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1};
+  for (int k = nthresh - 1; k > 0; --k) {
+    for (int32_t o = start[k]; o < start[k] + count[k]; ++o) {
+      const int32_t i = s.order[o];
+      const int x = parent.x[i], y = parent.y[i];
+      s.uf[i] = i;
+      s.npix[i] = 1;
+      s.flux[i] = parent.cvalue[i];
+      s.flags[i] = (x == 0 || y == 0 || x == img_w - 1 || y == img_h - 1) ? kFlagTruncated : 0;
+      s.last[i] = static_cast<int64_t>(y) << 32 | static_cast<uint32_t>(x);
+      s.roots.push_back(i);
+      const int64_t c = cell(x, y);
+      for (int64_t d : offs) {
+        const int32_t q = s.grid[c + d];
+        if (q >= 0 && s.uf[q] >= 0) unite(s, i, q);
+      }
+    }
+    // The components alive now are level k's nodes (those with minarea pixels).
+    s.roots.erase(
+        std::remove_if(s.roots.begin(), s.roots.end(), [&](int32_t r) { return s.uf[r] != r; }),
+        s.roots.end());
+    for (int32_t r : s.roots) {
+      s.node_of_root[r] = -1;
+      if (s.npix[r] < minarea) continue;
+      s.node_of_root[r] = static_cast<int32_t>(s.raw[k].size());
+      s.raw[k].push_back({r, 0, s.npix[r], s.flux[r], s.flags[r], s.last[r]});
+    }
+    if (k + 1 < nthresh)
+      for (auto& son : s.raw[k + 1]) son.up = s.node_of_root[find_root(s.uf, son.root)];
+  }
+  // (level 1's nodes are sons of the detection itself: up = 0, as initialised.)
+
+  // NSONMAX, as SExtractor meets it: building level k, a level k - 1 of kMaxSons nodes or more,
+  // or a level k growing past kMaxSons.
+  for (int k = 0; k < nthresh; ++k) {
+    const size_t m = s.raw[k].size();
+    if ((k < nthresh - 1 && m >= static_cast<size_t>(kMaxSons)) ||
+        (k > 0 && m > static_cast<size_t>(kMaxSons))) {
+      tree.overflow = true;
+      return;
+    }
+  }
+
+  // Each level in SExtractor's order: the sons of each node of the level above in turn, each
+  // node's sons in the order its scan completes them (last row, then last column on that row).
+  OrderFreeSum check;
+  for (size_t i = 0; i < n; ++i)
+    if (s.level[i] > 0) check.add(parent.cvalue[i]);
+  const bool exact = !s.chain_sums && check.exact();
+  tree.nodes.push_back({thresh[0], 0.0f, static_cast<int32_t>(n), parent.flags, 0, 0, 0});
+  tree.level.push_back(1);
+  s.rank.assign(1, 0);
+  for (int k = 1; k < nthresh; ++k) {
+    auto& raw = s.raw[k];
+    s.sorted.resize(raw.size());
+    for (size_t j = 0; j < raw.size(); ++j) s.sorted[j] = static_cast<int32_t>(j);
+    std::sort(s.sorted.begin(), s.sorted.end(), [&](int32_t a, int32_t b) {
+      const int32_t ra = s.rank[raw[a].up], rb = s.rank[raw[b].up];
+      return ra != rb ? ra < rb : raw[a].last < raw[b].last;
+    });
+    const int32_t base = tree.level[k];
+    const int32_t above = tree.level[k - 1];
+    std::vector<int32_t> next_rank(raw.size());
+    for (size_t j = 0; j < s.sorted.size(); ++j) {
+      const auto& r = raw[s.sorted[j]];
+      next_rank[s.sorted[j]] = static_cast<int32_t>(j);
+      DeblendNode& up = tree.nodes[above + s.rank[r.up]];
+      if (up.sons == 0) up.first_son = base + static_cast<int32_t>(j);
+      ++up.sons;
+      tree.nodes.push_back({thresh[k], static_cast<float>(r.flux), r.npix, r.flags, r.root, 0, 0});
+    }
+    tree.level.push_back(static_cast<int32_t>(tree.nodes.size()));
+    s.rank.swap(next_rank);
+  }
+  if (exact) return;
+  std::vector<int32_t> chain;
+  for (int k = 1; k < nthresh; ++k)
+    for (int j = tree.level[k]; j < tree.level[k + 1]; ++j)
+      tree.nodes[j].fdflux = static_cast<float>(deblend_node_chain(parent, tree, k, j, s, chain));
+}
+
+double deblend_node_chain(const ObjectView& parent, const DeblendTree& tree, int k, int node,
+                          DeblendTreeScratch& s, std::vector<int32_t>& chain) {
+  // The node's pixels: those of level k or above connected to its seed (flood fill).
+  const int64_t bw = s.box_w, x0 = s.box_x0, y0 = s.box_y0;
+  const int32_t stamp = ++s.stamp;  // marks need no clearing between fills
+  const int64_t offs[8] = {-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1};
+  s.queue.clear();
+  s.queue.push_back(tree.nodes[node].seed);
+  s.mark[tree.nodes[node].seed] = stamp;
+  int bx0 = std::numeric_limits<int>::max(), by0 = bx0, bx1 = std::numeric_limits<int>::min(),
+      by1 = bx1;
+  for (size_t h = 0; h < s.queue.size(); ++h) {
+    const int32_t i = s.queue[h];
+    const int x = parent.x[i], y = parent.y[i];
+    bx0 = std::min(bx0, x);
+    bx1 = std::max(bx1, x);
+    by0 = std::min(by0, y);
+    by1 = std::max(by1, y);
+    const int64_t c = (y - y0) * bw + (x - x0);
+    for (int64_t d : offs) {
+      const int32_t q = s.grid[c + d];
+      if (q >= 0 && s.level[q] >= k && s.mark[q] != stamp) {
+        s.mark[q] = stamp;
+        s.queue.push_back(q);
+      }
+    }
+  }
+  // Its chain: a Lutz scan of its bounding box with only its pixels lit (the chain of a
+  // component depends only on its own pixels).
+  const int lw = bx1 - bx0 + 1, lh = by1 - by0 + 1;
+  s.local.assign(static_cast<size_t>(lw) * lh, -1);
+  for (int32_t i : s.queue)
+    s.local[static_cast<size_t>(parent.y[i] - by0) * lw + (parent.x[i] - bx0)] = i;
+  chain.clear();
+  double rv = 0;
+  lutz_scan(
+      lw, lh, [&](int x, int y) { return s.local[static_cast<size_t>(y) * lw + x] >= 0; }, 1,
+      [&](LutzComponent&& comp) {
+        for (int64_t q : comp.pixels) {
+          const int32_t i = s.local[static_cast<size_t>(q)];
+          chain.push_back(i);
+          rv += parent.cvalue[i];
+        }
+      },
+      s.lutz);
+  return rv;
+}
+
+}  // namespace celeris::extract

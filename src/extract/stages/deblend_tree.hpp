@@ -1,0 +1,98 @@
+// The threshold tree of one detection for multi-threshold deblending (SExtractor refine.c): level
+// k holds the 8-connected components of the detection's pixels above t_k with at least `minarea`
+// pixels, each the son of the level k - 1 component that contains it.
+//
+// SExtractor builds level k by a Lutz scan of every level k - 1 node; each pixel is then scanned
+// about DEBLEND_NTHRESH / 2 times. build_deblend_tree gets the same tree from one pass: the pixels
+// are added from the highest level down and joined to their neighbours with a union-find, and the
+// components alive after level k's pixels are level k's nodes. What the scans would add is
+// reproduced from the geometry: a scan completes its components in the order of their last row,
+// then of the column after their last pixel on that row, so nodes are ordered by their parent's
+// rank, then that key; the pixel chain (the order SExtractor's pixel lists have) is taken, by a
+// Lutz scan of the node alone, only for the nodes that become deblended cores (deblend_node_chain).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "extract/objects.hpp"
+#include "extract/sextractor/lutz.hpp"
+
+namespace celeris::extract {
+
+struct DeblendNode {
+  float thresh = 0;       // the level's threshold t_k
+  float fdflux = 0;       // sum of the filtered values, in double in chain order, as a float
+  int32_t npix = 0;       // pixels
+  uint16_t flags = 0;     // kFlagTruncated when a pixel lies on the image border
+  int32_t seed = 0;       // one of its pixels (index in the detection's pixel list)
+  int32_t first_son = 0;  // its sons: nodes [first_son, first_son + sons) of the next level
+  int32_t sons = 0;
+};
+
+struct DeblendTree {
+  bool overflow = false;           // a level holds more nodes than SExtractor's NSONMAX allows
+  std::vector<int32_t> level;      // nodes of level k: [level[k], level[k + 1]) in `nodes`
+  std::vector<DeblendNode> nodes;  // level by level, each level in SExtractor's order
+};
+
+// Buffers reused from one detection to the next (one per thread).
+struct DeblendTreeScratch {
+  std::vector<int32_t> grid;  // detection's bounding box (+1 border): pixel index, or -1
+  int64_t box_x0 = 0, box_y0 = 0, box_w = 0;  // the grid's first column and row, its width
+  std::vector<uint8_t> level;                 // per pixel: highest level it is above (0: none)
+  std::vector<int32_t> order;                 // pixels grouped by level
+  std::vector<int32_t> uf;                    // union-find parent
+  std::vector<int32_t> npix;                  // per root: component statistics
+  std::vector<double> flux;
+  std::vector<uint16_t> flags;
+  std::vector<int64_t> last;   // per root: (last row, last column on it) as y * 2^32 + x
+  std::vector<int32_t> roots;  // live components
+  std::vector<int32_t> node_of_root;
+  std::vector<int32_t> mark, queue;  // flood fill of one node
+  int32_t stamp = 0;                 // the fill's mark
+  std::vector<int32_t> local;        // node bounding box: pixel index, or -1
+  LutzScratch lutz;
+  struct RawNode {
+    int32_t root, up, npix;
+    double flux;
+    uint16_t flags;
+    int64_t last;
+  };
+  std::vector<std::vector<RawNode>> raw;  // per level
+  std::vector<int32_t> rank;              // per node of the level above: its position
+  std::vector<int32_t> sorted;
+  // Tests: take every node's fdflux from its chain (the path for sums that could round).
+  bool chain_sums = false;
+};
+
+// Whether a sum in double of float values is the same whatever the order of the additions: all
+// of them are multiples of the smallest magnitude's ulp, so no partial sum rounds while the sum
+// of magnitudes stays below 2^52 of those ulps. When it holds for the pixels above the first
+// level, the union-find's sums equal SExtractor's chain-order sums bit for bit; otherwise each
+// node's sum is taken along its chain.
+struct OrderFreeSum {
+  double total = 0;  // sum of magnitudes (an upper bound of every partial sum's magnitude)
+  float minabs = std::numeric_limits<float>::infinity();  // smallest non-zero magnitude
+  void add(float v) {
+    const float a = std::fabs(v);
+    total += a;
+    if (a > 0 && a < minabs) minabs = a;
+  }
+  bool exact() const;
+};
+
+// `thresh` holds t_0 ... t_{nthresh-1} (t_0, the detection threshold, is not used; none NaN).
+// When tree.overflow, the nodes are not filled.
+void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
+                        int img_w, int img_h, DeblendTreeScratch& scratch, DeblendTree& tree);
+
+// The pixels of node `node` of level `k` (indices in the detection's pixel list) in chain order,
+// as SExtractor's scan of the level below links them. Uses the scratch of the last
+// build_deblend_tree call on the same detection; returns the chain-order sum of filtered values.
+double deblend_node_chain(const ObjectView& parent, const DeblendTree& tree, int k, int node,
+                          DeblendTreeScratch& scratch, std::vector<int32_t>& chain);
+
+}  // namespace celeris::extract

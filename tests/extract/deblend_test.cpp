@@ -1,0 +1,376 @@
+// Deblending's threshold tree (one union-find pass, stages/deblend_tree.hpp) against the direct
+// form of SExtractor's refine.c: every level rebuilt by a Lutz scan of each node of the level
+// below. The plans (cores and their pixel order, flags, shapes, amplitudes, draw counts) must be
+// identical on random blends, at the image border, for every DEBLEND_NTHRESH and MINCONT, on the
+// path that takes each node's flux from its chain, and at NSONMAX overflow.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "celeris/extract.hpp"
+#include "extract/sextractor/lutz.hpp"
+#include "extract/sextractor/pi.hpp"
+#include "extract/stages/deblend.hpp"
+#include "extract/stages/detect.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+// ---- reference: level by level, each node rescanned (the former implementation) -----------
+
+struct RefNode {
+  std::vector<int32_t> pix;  // chain order
+  float thresh = 0, fdflux = 0;
+  uint16_t flags = 0;
+  std::vector<int> sons;
+  bool ok = true;
+};
+
+std::vector<RefNode> ref_components_above(const ObjectView& parent, const RefNode& node, float t,
+                                          int minarea, int img_w, int img_h) {
+  int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = 0, y1 = 0;
+  for (int32_t pi : node.pix) {
+    x0 = std::min(x0, parent.x[pi]);
+    y0 = std::min(y0, parent.y[pi]);
+    x1 = std::max(x1, parent.x[pi]);
+    y1 = std::max(y1, parent.y[pi]);
+  }
+  const int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+  std::vector<int32_t> local(static_cast<size_t>(bw) * bh, -1);
+  for (int32_t pi : node.pix)
+    if (parent.cvalue[pi] > t)
+      local[static_cast<size_t>(parent.y[pi] - y0) * bw + (parent.x[pi] - x0)] = pi;
+  std::vector<RefNode> out;
+  lutz_scan(
+      bw, bh, [&](int x, int y) { return local[static_cast<size_t>(y) * bw + x] >= 0; }, minarea,
+      [&](LutzComponent&& comp) {
+        RefNode c;
+        c.thresh = t;
+        double rv = 0;
+        for (int64_t q : comp.pixels) {
+          const int32_t pi = local[static_cast<size_t>(q)];
+          c.pix.push_back(pi);
+          const Pixel p = parent[pi];
+          rv += p.cvalue;
+          if (p.x == 0 || p.y == 0 || p.x == img_w - 1 || p.y == img_h - 1)
+            c.flags |= kFlagTruncated;
+        }
+        c.fdflux = static_cast<float>(rv);
+        out.push_back(std::move(c));
+      });
+  return out;
+}
+
+// The reference levels of one detection (empty when a level overflows NSONMAX).
+std::vector<std::vector<RefNode>> reference_levels(const ObjectView& parent,
+                                                   const DeblendParams& params,
+                                                   std::vector<float>& thresh) {
+  const int nthresh = params.nthresh;
+  float peak = -std::numeric_limits<float>::max();
+  for (const Pixel p : parent) peak = std::max(peak, p.cvalue);
+  const float t0 = params.detect_thresh;
+  thresh.assign(nthresh, t0);
+  std::vector<std::vector<RefNode>> levels(nthresh);
+  levels[0].resize(1);
+  for (size_t i = 0; i < parent.size(); ++i) levels[0][0].pix.push_back(static_cast<int32_t>(i));
+  for (int k = 1; k < nthresh; ++k) {
+    thresh[k] = peak > 0
+                    ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
+                    : t0;
+    for (size_t i = 0; i < levels[k - 1].size(); ++i)
+      for (RefNode& son :
+           ref_components_above(parent, levels[k - 1][i], thresh[k], std::min(params.minarea, 3),
+                                params.width, params.height))
+        levels[k].push_back(std::move(son));
+  }
+  return levels;
+}
+
+// The tree node for node, level by level: same order, sizes, fluxes (bit for bit), flags, and
+// the same chain for every node.
+void expect_same_tree(const ObjectView& det, const DeblendParams& p, DeblendTreeScratch& scratch,
+                      const std::string& what) {
+  std::vector<float> thresh;
+  const auto levels = reference_levels(det, p, thresh);
+  DeblendTree tree;
+  build_deblend_tree(det, thresh, std::min(p.minarea, 3), p.width, p.height, scratch, tree);
+  ASSERT_FALSE(tree.overflow) << what;
+  ASSERT_EQ(tree.level.size(), levels.size() + 1) << what;
+  std::vector<int32_t> chain;
+  for (size_t k = 1; k < levels.size(); ++k) {
+    ASSERT_EQ(static_cast<size_t>(tree.level[k + 1] - tree.level[k]), levels[k].size())
+        << what << " level " << k;
+    for (size_t j = 0; j < levels[k].size(); ++j) {
+      const DeblendNode& node = tree.nodes[tree.level[k] + j];
+      const RefNode& ref = levels[k][j];
+      EXPECT_EQ(node.npix, static_cast<int32_t>(ref.pix.size())) << what << " level " << k;
+      EXPECT_EQ(node.fdflux, ref.fdflux) << what << " level " << k << " node " << j;
+      EXPECT_EQ(node.flags, ref.flags) << what;
+      EXPECT_EQ(node.thresh, ref.thresh) << what;
+      deblend_node_chain(det, tree, static_cast<int>(k), tree.level[k] + static_cast<int>(j),
+                         scratch, chain);
+      EXPECT_EQ(chain, ref.pix) << what << " level " << k << " node " << j;
+    }
+  }
+}
+
+// What the plan depends on: the cores (pixels in order, flags, thresholds) or the overflow.
+struct RefResult {
+  bool split = false;
+  uint16_t parent_flags = 0;
+  ObjectList cores;
+  std::vector<float> core_thresh;
+};
+
+RefResult reference_cores(const ObjectView& parent, const DeblendParams& params) {
+  RefResult r;
+  r.parent_flags = parent.flags;
+  const int nthresh = params.nthresh;
+  float peak = -std::numeric_limits<float>::max();
+  double rv = 0;
+  for (const Pixel p : parent) {
+    peak = std::max(peak, p.cvalue);
+    rv += p.cvalue;
+  }
+  const float t0 = params.detect_thresh;
+  const double value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
+  const int minarea = std::min(params.minarea, 3);
+  std::vector<std::vector<RefNode>> levels(nthresh);
+  levels[0].resize(1);
+  for (size_t i = 0; i < parent.size(); ++i) levels[0][0].pix.push_back(static_cast<int32_t>(i));
+  for (int k = 1; k < nthresh; ++k) {
+    if (levels[k - 1].size() >= 1024) {
+      r.parent_flags |= kFlagDeblendOverflow;
+      return r;
+    }
+    const float t =
+        peak > 0 ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
+                 : t0;
+    for (size_t i = 0; i < levels[k - 1].size(); ++i)
+      for (RefNode& son : ref_components_above(parent, levels[k - 1][i], t, minarea, params.width,
+                                               params.height)) {
+        if (levels[k].size() >= 1024) {
+          r.parent_flags |= kFlagDeblendOverflow;
+          return r;
+        }
+        levels[k - 1][i].sons.push_back(static_cast<int>(levels[k].size()));
+        levels[k].push_back(std::move(son));
+      }
+  }
+  auto significant = [&](const RefNode& s) {
+    return static_cast<float>(s.fdflux - s.thresh * static_cast<float>(s.pix.size())) > value0;
+  };
+  std::vector<const RefNode*> kept;
+  for (int k = nthresh - 2; k >= 0; --k)
+    for (RefNode& node : levels[k]) {
+      int m = 0;
+      for (int j : node.sons) {
+        if (significant(levels[k + 1][j])) ++m;
+        node.ok = node.ok && levels[k + 1][j].ok;
+      }
+      if (m > 1) {
+        for (int j : node.sons)
+          if (levels[k + 1][j].ok && significant(levels[k + 1][j]))
+            kept.push_back(&levels[k + 1][j]);
+        node.ok = false;
+      }
+    }
+  if (levels[0][0].ok) return r;
+  r.split = true;
+  for (const RefNode* node : kept) {
+    for (int32_t pi : node->pix) r.cores.push_pixel(parent[pi]);
+    r.cores.end_object(node->flags);
+    r.core_thresh.push_back(node->thresh);
+  }
+  return r;
+}
+
+// ---- test fields ---------------------------------------------------------------------------
+
+struct Field {
+  Image<float> value;
+  ObjectList detections;
+};
+
+// Gaussian stars (some overlapping, some cut by the border) plus noise, detected at `thresh`.
+Field random_field(std::mt19937& rng, int w, int h, int nstars, float thresh, float noise) {
+  Field f{Image<float>(w, h), {}};
+  std::normal_distribution<float> gauss(0.0f, noise);
+  for (int i = 0; i < w * h; ++i) f.value.data()[i] = gauss(rng);
+  std::uniform_real_distribution<double> ux(-3, w + 3), uy(-3, h + 3), ua(5, 3000), us(0.7, 3.5);
+  for (int s = 0; s < nstars; ++s) {
+    const double cx = ux(rng), cy = uy(rng), amp = ua(rng), sig = us(rng);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double r2 = (x - cx) * (x - cx) + (y - cy) * (y - cy);
+        if (r2 < 49 * sig * sig)
+          f.value(x, y) += static_cast<float>(amp * std::exp(-r2 / (2 * sig * sig)));
+      }
+  }
+  f.detections = detect(f.value.view(), f.value.view(), {thresh, 3});
+  return f;
+}
+
+void expect_same_plan(const ObjectView& det, const DeblendParams& p, DeblendScratch& scratch,
+                      const std::string& what) {
+  const RefResult ref = reference_cores(det, p);
+  const DeblendPlan got = plan_deblend(det, p, scratch);
+  ASSERT_EQ(got.split, ref.split) << what;
+  ASSERT_EQ(got.parent_flags, ref.parent_flags) << what;
+  if (!ref.split) return;
+  ASSERT_EQ(got.cores.offset, ref.cores.offset) << what;
+  EXPECT_EQ(got.cores.x, ref.cores.x) << what;
+  EXPECT_EQ(got.cores.y, ref.cores.y) << what;
+  EXPECT_EQ(got.cores.cvalue, ref.cores.cvalue) << what;
+  for (size_t c = 0; c < ref.cores.size(); ++c) {
+    EXPECT_EQ(got.cores.flags[c], ref.cores.flags[c] | kFlagBlended) << what;
+    // The shapes follow from the pixels in order and the level's threshold.
+    ObjectView core = got.cores[c];
+    core.fixed_centre = false;
+    const Shape s = compute_shape(core, ref.core_thresh[c]);
+    const Shape& g = got.child_shapes[c];
+    EXPECT_TRUE(s.npix == g.npix && s.mx == g.mx && s.my == g.my && s.a == g.a && s.b == g.b &&
+                s.cxx == g.cxx && s.cyy == g.cyy && s.cxy == g.cxy && s.abcor == g.abcor &&
+                s.cpeak == g.cpeak)
+        << what << " core " << c;
+    EXPECT_EQ(got.cores.cx[c], s.mx) << what;
+  }
+}
+
+TEST(Deblend, TreeGivesTheLevelByLevelScansPlans) {
+  std::mt19937 rng(16);
+  int splits = 0, total = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const int w = 40 + rng() % 80, h = 40 + rng() % 80;
+    const Field f = random_field(rng, w, h, 5 + rng() % 40, 6.0f, 1.0f);
+    DeblendScratch scratch;
+    for (int nthresh : {2, 5, 32, 64})
+      for (double mincont : {0.005, 0.0001, 0.0, 0.05}) {
+        DeblendParams p;
+        p.nthresh = nthresh;
+        p.mincont = mincont;
+        p.minarea = 1 + trial % 5;
+        p.detect_thresh = 6.0f;
+        p.width = w;
+        p.height = h;
+        for (size_t d = 0; d < f.detections.size(); ++d) {
+          const std::string what = "trial " + std::to_string(trial) + " nthresh " +
+                                   std::to_string(nthresh) + " mincont " + std::to_string(mincont) +
+                                   " detection " + std::to_string(d);
+          expect_same_plan(f.detections[d], p, scratch, what);
+          ++total;
+          splits += plan_deblend(f.detections[d], p).split;
+        }
+      }
+  }
+  EXPECT_GT(splits, total / 20);  // blends were met, not just single stars
+}
+
+// The path taken when the union-find's sums could round: every node's flux from its chain.
+TEST(Deblend, ChainSumsPathGivesTheSamePlans) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Field f = random_field(rng, 90, 70, 30, 4.0f, 1.0f);
+    DeblendScratch scratch;
+    scratch.tree_scratch.chain_sums = true;
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = 90;
+    p.height = 70;
+    for (size_t d = 0; d < f.detections.size(); ++d) {
+      expect_same_plan(f.detections[d], p, scratch, "trial " + std::to_string(trial));
+      expect_same_tree(f.detections[d], p, scratch.tree_scratch, "trial " + std::to_string(trial));
+    }
+  }
+}
+
+// Values spanning 2^40: the union-find's sums could round, so the plan must take the chains'.
+TEST(Deblend, WideDynamicRangeTakesTheChainSums) {
+  Image<float> v(40, 20, 0.0f);
+  for (int x = 2; x < 38; ++x)
+    for (int y = 5; y < 15; ++y) v(x, y) = 2.0f + 2.4e-7f * static_cast<float>(x * 7 + y);
+  for (int y = 6; y < 14; ++y) v(8, y) = 3e11f, v(30, y) = 2e11f + static_cast<float>(y);
+  v(9, 9) = 1.5e5f;
+  const ObjectList det = detect(v.view(), v.view(), {0.5f, 3});
+  ASSERT_EQ(det.size(), 1u);
+  DeblendParams p;
+  p.detect_thresh = 0.5f;
+  p.width = 40;
+  p.height = 20;
+  DeblendScratch scratch;
+  expect_same_plan(det[0], p, scratch, "wide range");
+  expect_same_tree(det[0], p, scratch.tree_scratch, "wide range");
+  EXPECT_TRUE(plan_deblend(det[0], p).split);
+}
+
+// The order-free check is sound: when it says so, shuffled sums are identical bit for bit; and it
+// refuses sets whose sums do depend on the order.
+TEST(Deblend, OrderFreeSumCheck) {
+  std::mt19937 rng(5);
+  int refused_and_differ = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = 2 + rng() % 3000;
+    // Magnitudes spread over 2^0 .. 2^spread, many low bits set.
+    const int spread = rng() % 45;
+    std::uniform_real_distribution<float> mant(1.0f, 2.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = std::ldexp(mant(rng), static_cast<int>(rng() % (spread + 1)));
+    OrderFreeSum check;
+    for (float x : v) check.add(x);
+    double first = 0;
+    for (float x : v) first += x;
+    bool differ = false;
+    for (int shuffle = 0; shuffle < 20; ++shuffle) {
+      std::shuffle(v.begin(), v.end(), rng);
+      double sum = 0;
+      for (float x : v) sum += x;
+      differ = differ || sum != first;
+    }
+    if (check.exact()) EXPECT_FALSE(differ) << "trial " << trial;
+    refused_and_differ += !check.exact() && differ;
+  }
+  EXPECT_GT(refused_and_differ, 10);  // the trials met order-dependent sums
+  OrderFreeSum two;
+  two.add(1.0f);
+  two.add(1e8f);  // 1e8 + 1 needs 27 of the 53 bits
+  EXPECT_TRUE(two.exact());
+  two.add(1e-3f);  // its ulp is 2^-33: 1e8 would need 60 bits
+  EXPECT_FALSE(two.exact());
+}
+
+// More than NSONMAX (1024) nodes on a level: the detection is kept whole, flagged.
+TEST(Deblend, MoreThanNsonmaxBranchesOverflow) {
+  const int bars = 1100, w = 2 * bars + 2, h = 6;
+  Image<float> v(w, h, 0.0f);
+  for (int x = 1; x < w - 1; ++x) v(x, 1) = 2.0f;  // a low bridge joining every bar
+  for (int b = 0; b < bars; ++b)
+    for (int y = 2; y < 5; ++y) v(1 + 2 * b, y) = 100.0f;
+  const ObjectList det = detect(v.view(), v.view(), {1.0f, 3});
+  ASSERT_EQ(det.size(), 1u);
+  DeblendParams p;
+  p.detect_thresh = 1.0f;
+  p.mincont = 0;  // every bar significant
+  p.width = w;
+  p.height = h;
+  DeblendScratch scratch;
+  expect_same_plan(det[0], p, scratch, "overflow");
+  EXPECT_TRUE(plan_deblend(det[0], p).parent_flags & kFlagDeblendOverflow);
+  // 1000 bars fit.
+  Image<float> v2(2 * 1000 + 2, h, 0.0f);
+  for (int x = 1; x < 2001; ++x) v2(x, 1) = 2.0f;
+  for (int b = 0; b < 1000; ++b)
+    for (int y = 2; y < 5; ++y) v2(1 + 2 * b, y) = 100.0f + static_cast<float>(b % 7);
+  const ObjectList det2 = detect(v2.view(), v2.view(), {1.0f, 3});
+  p.width = 2002;
+  expect_same_plan(det2[0], p, scratch, "1000 bars");
+  const DeblendPlan plan2 = plan_deblend(det2[0], p);
+  EXPECT_FALSE(plan2.parent_flags & kFlagDeblendOverflow);
+  EXPECT_EQ(plan2.cores.size(), 1000u);
+}
+
+}  // namespace
