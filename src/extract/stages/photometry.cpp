@@ -233,55 +233,92 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
       clip_box(static_cast<int>(mx - raper + 0.499999), static_cast<int>(mx + raper + 1.499999),
                static_cast<int>(my - raper + 0.499999), static_cast<int>(my + raper + 1.499999), w,
                h, s, flags);
-  for (int y = b.ymin; y < b.ymax; ++y)
-    for (int x = b.xmin; x < b.xmax; ++x) {
-      double dx = x - mx, dy = y - my;
-      const double r2 = dx * dx + dy * dy;
-      if (r2 >= rextlim2) continue;
-      const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
-      const double r = std::sqrt(r2);
-      // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel
-      // is, and fmod (a slow libm call) is not needed to know it.
-      if (always_oversample || near_boundary(r)) {
-        dx += offset;
-        dy += offset;
-        // The 25 squared sub-pixel distances (the same additions as SExtractor), then their
-        // bins (independent square roots, vectorised), then the additions in SExtractor's order,
-        // so every bin receives the same sequence of additions.
-        double d2[kAperOversamp * kAperOversamp];
-        int bins[kAperOversamp * kAperOversamp];
-        int nb = 0;
-        for (int sy = kAperOversamp; sy--; dy += scale) {
-          double dx1 = dx;
-          const double dy2 = dy * dy;
-          for (int sx = kAperOversamp; sx--; dx1 += scale) d2[nb++] = dx1 * dx1 + dy2;
+  // Adds to growth[jlo, jhi) what the pixels give those bins. Each bin receives its additions in
+  // the same order as when every bin is filled in one pass (pixels in raster order, a pixel's
+  // sub-samples in order), so the bins can be filled a range at a time.
+  auto fill_bins = [&](int jlo, int jhi) {
+    // A sub-sample lies within 0.566 px of its pixel's centre: pixels farther than that from
+    // every radius of [jlo * step, jhi * step) give those bins nothing.
+    constexpr double kReach = 0.75;
+    const double rout = jhi * step + kReach, rin = jlo * step - kReach;
+    const double rout2 = std::min(rout * rout, rextlim2), rin2 = rin > 0 ? rin * rin : -1.0;
+    const int ylo = std::max(b.ymin, static_cast<int>(std::floor(my - rout))),
+              yhi = std::min(b.ymax, static_cast<int>(std::ceil(my + rout)) + 1),
+              xlo = std::max(b.xmin, static_cast<int>(std::floor(mx - rout))),
+              xhi = std::min(b.xmax, static_cast<int>(std::ceil(mx + rout)) + 1);
+    for (int y = ylo; y < yhi; ++y)
+      for (int x = xlo; x < xhi; ++x) {
+        double dx = x - mx, dy = y - my;
+        const double r2 = dx * dx + dy * dy;
+        if (r2 >= rout2 || r2 < rin2) continue;
+        const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
+        const double r = std::sqrt(r2);
+        // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel
+        // is, and fmod (a slow libm call) is not needed to know it.
+        if (always_oversample || near_boundary(r)) {
+          dx += offset;
+          dy += offset;
+          // The 25 squared sub-pixel distances (the same additions as SExtractor), then their
+          // bins (independent square roots, vectorised), then the additions in SExtractor's
+          // order, so every bin receives the same sequence of additions.
+          double d2[kAperOversamp * kAperOversamp];
+          int bins[kAperOversamp * kAperOversamp];
+          int nb = 0;
+          for (int sy = kAperOversamp; sy--; dy += scale) {
+            double dx1 = dx;
+            const double dy2 = dy * dy;
+            for (int sx = kAperOversamp; sx--; dx1 += scale) d2[nb++] = dx1 * dx1 + dy2;
+          }
+          for (int k = 0; k < nb; ++k) bins[k] = static_cast<int>(std::sqrt(d2[k]) * stepdens);
+          const double v = scale2 * pix;
+          for (int k = 0; k < nb; ++k)
+            if (bins[k] >= jlo && bins[k] < jhi) growth[bins[k]] += v;
+        } else {
+          const int j = static_cast<int>(r * stepdens);
+          if (j >= jlo && j < jhi) growth[j] += pix;
         }
-        for (int k = 0; k < nb; ++k) bins[k] = static_cast<int>(std::sqrt(d2[k]) * stepdens);
-        const double v = scale2 * pix;
-        for (int k = 0; k < nb; ++k)
-          if (bins[k] < kGrowthNStep) growth[bins[k]] += v;
-      } else {
-        const int j = static_cast<int>(r * stepdens);
-        if (j < kGrowthNStep) growth[j] += pix;
       }
-    }
-  double acc = 0.0;
-  for (double& g : growth) {
-    g += acc;
-    acc = g;
+  };
+  const int n = kGrowthNStep - 1;  // the bins the radii are read from: 0 .. n - 1
+  // The growth curve (cumulative) over the bins filled so far.
+  double cumul[kGrowthNStep] = {0};
+  int filled = 0;
+  auto fill_to = [&](int jhi) {
+    fill_bins(filled, jhi);
+    for (int j = filled; j < jhi; ++j) cumul[j] = growth[j] + (j ? cumul[j - 1] : 0.0);
+    filled = jhi;
+  };
+  // Whether the radius where the curve reaches tv is known from the bins filled: the first bin
+  // reaching it is among them, or all of 0 .. n - 1 are filled.
+  auto known = [&](double tv) {
+    if (filled >= n) return true;
+    for (int i = 0; i < filled; ++i)
+      if (!(cumul[i] < tv)) return true;
+    return false;
+  };
+  auto all_known = [&]() {
+    for (int j = 0; j < count; ++j)
+      if (!known(fractions[j] * flux_auto)) return false;
+    return !hl_radius || known(0.5 * flux_auto);
+  };
+  // Fraction-of-light radii are mostly well inside the growth curve's 6 A_IMAGE: the bins are
+  // filled outward, and only as far as the radii asked for need.
+  for (int jhi = kGrowthNStep / 4; filled < n; jhi = std::min(n, 2 * jhi)) {
+    fill_to(jhi);
+    if (all_known()) break;
   }
-  const int n = kGrowthNStep - 1;
   // The radius where the growth curve reaches tv.
   auto radius_at = [&](double tv) {
+    const double* g = cumul;
     // First bin reaching tv; when none does, SExtractor interpolates between bins n-2 and n-1.
     int i = 0;
-    while (i < n && growth[i] < tv) ++i;
+    while (i < n && g[i] < tv) ++i;
     const int cur = i < n ? i : n - 1;
     if (i) {
-      const double dg = growth[cur] - growth[cur - 1];
-      return step * (dg != 0.0 ? i + (tv - growth[cur - 1]) / dg : i);
+      const double dg = g[cur] - g[cur - 1];
+      return step * (dg != 0.0 ? i + (tv - g[cur - 1]) / dg : i);
     }
-    return step * (growth[0] != 0.0 ? tv / growth[0] : 0.0);
+    return step * (g[0] != 0.0 ? tv / g[0] : 0.0);
   };
   for (int j = 0; j < count; ++j) {
     float fr = static_cast<float>(radius_at(fractions[j] * flux_auto));
