@@ -52,11 +52,13 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
 
   // A pixel's level: the highest k it is above. Level k's set is taken inside level k - 1's
   // nodes, so it is the set above the highest threshold so far.
-  std::vector<float> tmax(nthresh);
+  std::vector<float>& tmax = s.tmax;
+  tmax.assign(nthresh, 0.0f);
   for (int k = 1; k < nthresh; ++k) tmax[k] = k > 1 ? std::max(tmax[k - 1], thresh[k]) : thresh[k];
   int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = std::numeric_limits<int>::min(), y1 = x1;
   s.level.resize(n);
-  std::vector<int32_t> count(nthresh + 1, 0);
+  std::vector<int32_t>& count = s.count;
+  count.assign(nthresh + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     x0 = std::min(x0, parent.x[i]);
     x1 = std::max(x1, parent.x[i]);
@@ -78,9 +80,11 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
   for (size_t i = 0; i < n; ++i) s.grid[cell(parent.x[i], parent.y[i])] = static_cast<int32_t>(i);
 
   // Pixels grouped by level, highest first.
-  std::vector<int32_t> start(nthresh + 1, 0);
+  std::vector<int32_t>& start = s.start;
+  start.assign(nthresh + 1, 0);
   for (int k = nthresh - 1; k > 0; --k) start[k - 1] = start[k] + count[k];  // level k at start[k]
-  std::vector<int32_t> fill(start);
+  std::vector<int32_t>& fill = s.fill;
+  fill = start;
   s.order.resize(n - count[0]);
   for (size_t i = 0; i < n; ++i)
     if (s.level[i] > 0) s.order[fill[s.level[i]]++] = static_cast<int32_t>(i);
@@ -153,13 +157,15 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
     auto& raw = s.raw[k];
     s.sorted.resize(raw.size());
     for (size_t j = 0; j < raw.size(); ++j) s.sorted[j] = static_cast<int32_t>(j);
-    std::sort(s.sorted.begin(), s.sorted.end(), [&](int32_t a, int32_t b) {
-      const int32_t ra = s.rank[raw[a].up], rb = s.rank[raw[b].up];
-      return ra != rb ? ra < rb : raw[a].last < raw[b].last;
-    });
+    if (raw.size() > 1)
+      std::sort(s.sorted.begin(), s.sorted.end(), [&](int32_t a, int32_t b) {
+        const int32_t ra = s.rank[raw[a].up], rb = s.rank[raw[b].up];
+        return ra != rb ? ra < rb : raw[a].last < raw[b].last;
+      });
     const int32_t base = tree.level[k];
     const int32_t above = tree.level[k - 1];
-    std::vector<int32_t> next_rank(raw.size());
+    std::vector<int32_t>& next_rank = s.next_rank;
+    next_rank.resize(raw.size());
     for (size_t j = 0; j < s.sorted.size(); ++j) {
       const auto& r = raw[s.sorted[j]];
       next_rank[s.sorted[j]] = static_cast<int32_t>(j);

@@ -61,8 +61,10 @@ struct DeblendTreeScratch {
     uint16_t flags;
     int64_t last;
   };
-  std::vector<std::vector<RawNode>> raw;  // per level
-  std::vector<int32_t> rank;              // per node of the level above: its position
+  std::vector<std::vector<RawNode>> raw;    // per level
+  std::vector<int32_t> rank, next_rank;     // per node of the level above / this one: position
+  std::vector<float> tmax;                  // highest threshold up to each level
+  std::vector<int32_t> count, start, fill;  // pixels per level, where each level's begin
   std::vector<int32_t> sorted;
   // Tests: take every node's fdflux from its chain (the path for sums that could round).
   bool chain_sums = false;
