@@ -8,7 +8,8 @@
 // Two phases so that detections can be deblended in parallel and still consume the random
 // stream in SExtractor's order: plan_deblend (parallel) builds the tree and counts the random
 // draws each detection needs; finish_deblend (parallel) assigns the pixels given the slice of
-// the stream that starts at the prefix sum of the counts.
+// the stream that starts at the prefix sum of the counts. The tree itself is built in one pass
+// (deblend_tree.hpp); only the cores' pixel chains are scanned.
 #pragma once
 
 #include <cstdint>
