@@ -9,8 +9,10 @@ mkdir -p "$out"
 source scripts/device-build.sh celeris_cli test_extract bench_extract_stages >"$out/build.log" 2>&1
 tail -2 "$out/build.log"  # (sourced, not piped: the carried packages' PATH stays set)
 build-gpu/bin/celeris version
-build-gpu/tests/test_extract --gtest_filter='GpuFrontEnd.*:Frames.*:FrameNames.*' 2>&1 | tail -4
-python3 scripts/compare-builds.py build-gpu/bin/celeris build-gpu/bin/celeris /tmp/cmp \
-  --images .data/images --b-args "--device cuda" --quick 2>&1 | tee "$out/compare.txt" | tail -3
+build-gpu/tests/test_extract --gtest_filter='GpuFrontEnd.*:Frames.*:FrameNames.*:Deblend*:DeviceImage*' 2>&1 | tail -4
+# COMPARE_ARGS=--quick: the default configuration only; COMPARE_SECONDS bounds the comparison.
+timeout "${COMPARE_SECONDS:-300}" python3 scripts/compare-builds.py build-gpu/bin/celeris \
+  build-gpu/bin/celeris /tmp/cmp --images .data/images --b-args "--device cuda" ${COMPARE_ARGS:-} \
+  2>&1 | tee "$out/compare.txt" | tail -3
 build-gpu/bin/bench_extract_stages /tmp/cmp/sim_crowded4k.fits --repeat 5 2>&1 | tee "$out/stages.txt"
 STAGES=${STAGES:-1} bash bench/extract/run_stream_bench.sh "${STREAM_CROWDED:-6}" "${STREAM_SPARSE:-16}" 2>&1 | tee "$out/stream.txt"
