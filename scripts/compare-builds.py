@@ -74,6 +74,17 @@ def main():
     # Every parameter but the flag-map columns (they need FLAG_IMAGE files, not given here).
     all_names = [line[1:].split()[0].replace("(n)", "(3)") for line in out.splitlines()]
     all_names = [n for n in all_names if not n.startswith(("IMAFLAGS_ISO", "NIMAFLAGS_ISO"))]
+    # CLASS_STAR's network: Debian's, or the one the device's carried packages unpack
+    # (scripts/device-env.sh); without one the column is left out, as said here.
+    nnw = next((p for p in ["/usr/share/source-extractor/default.nnw",
+                            "/tmp/celeris-deps/usr/share/source-extractor/default.nnw"]
+                if os.path.exists(p)), None)
+    if nnw:
+        args.a_args += " -STARNNW_NAME " + shlex.quote(nnw)
+        args.b_args += " -STARNNW_NAME " + shlex.quote(nnw)
+    else:
+        print("no default.nnw found: CLASS_STAR left out", flush=True)
+        all_names = [n for n in all_names if n != "CLASS_STAR"]
     frames = []
     for name in [s for s in args.sims.split(",") if s]:
         path = os.path.join(args.work, f"sim_{name}.fits")
