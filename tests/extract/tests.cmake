@@ -161,3 +161,4 @@ foreach(name nan saturated)
   set_tests_properties(extract.parity.sim_${name}_world_shape PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
