@@ -27,12 +27,14 @@ constexpr const char* kHelp =
 
 SExtractor-compatible source extraction. IMAGE is a FITS file; CFITSIO syntax selects an HDU
 (img.fits[1], img.fits[SCI]) and reads gzip (.gz) and tile-compressed (.fz) files.
+IMAGE may be detect.fits,measure.fits (dual-image mode: detection on the first, measurements on
+the second, as in SExtractor).
 Configuration: the file given with -c (SExtractor .sex syntax; without -c, a default.sex in
 the current directory if present, else built-in defaults), then each -KEY VALUE on the command
 line (e.g. -CATALOG_NAME out.cat -DETECT_THRESH 3 -PARAMETERS_NAME my.param).
 Unknown keys and catalog parameters give a warning (as in SExtractor); an invalid value, a
 SExtractor parameter celeris does not compute yet, or a SExtractor key set to a value whose effect
-celeris does not reproduce yet (WEIGHT_TYPE other than NONE, several image extensions, ...) is
+celeris does not reproduce yet (INTERP_TYPE VAR_ONLY, several image extensions, ...) is
 an error naming it. Warnings and the run's summary go to stderr.
 
 Several images (or @LIST, a file naming one image per line) are extracted as a stream: reading,
@@ -47,7 +49,8 @@ NONE), PARAMETERS_NAME, DETECT_MINAREA, DETECT_THRESH, ANALYSIS_THRESH, THRESH_T
 FILTER_NAME, DEBLEND_NTHRESH, DEBLEND_MINCONT, CLEAN, CLEAN_PARAM, MASK_TYPE, BACK_TYPE,
 BACK_VALUE, BACK_SIZE, BACK_FILTERSIZE, BACK_FILTTHRESH, BACKPHOTO_TYPE, PHOT_APERTURES,
 PHOT_AUTOPARAMS, PHOT_AUTOAPERS, PHOT_FLUXFRAC, SATUR_LEVEL, SATUR_KEY, MAG_ZEROPOINT, GAIN, GAIN_KEY,
-PIXEL_SCALE, SEEING_FWHM, STARNNW_NAME, FLAG_IMAGE, FLAG_TYPE, VERBOSE_TYPE, NTHREADS.
+PIXEL_SCALE, SEEING_FWHM, STARNNW_NAME, FLAG_IMAGE, FLAG_TYPE, WEIGHT_TYPE, WEIGHT_IMAGE,
+WEIGHT_THRESH, WEIGHT_GAIN, RESCALE_WEIGHTS, INTERP_TYPE, VERBOSE_TYPE, NTHREADS.
 
 Options:
   -c FILE        configuration file
@@ -183,9 +186,12 @@ int run_extract(const Args& args) {
   }
   images = extract::expand_image_list(images);
   if (images.empty()) throw Error("no image given (celeris extract --help)");
-  for (const std::string& image : images)
-    if (image.find(',') != std::string::npos && image.find('[') == std::string::npos)
-      throw Error("dual-image mode (" + image + ") is not supported");
+  // Dual-image mode (detect.fits,measure.fits) takes one pair per call.
+  if (images.size() > 1)
+    for (const std::string& image : images)
+      if (image.find(',') != std::string::npos && image.find('[') == std::string::npos)
+        throw Error("dual-image mode (" + image +
+                    ") takes one detect.fits,measure.fits pair per call");
   if (!config_given) {
     if (FILE* f = std::fopen("default.sex", "r")) {
       std::fclose(f);

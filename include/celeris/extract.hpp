@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,25 @@ enum class ThreshType { Relative, Absolute };
 enum class FlagType { Or, And, Min, Max, Most };
 enum class MaskType { None, Blank, Correct };
 enum class BackPhotoType { Global, Local };
+// WEIGHT_TYPE (SExtractor weight.c): what the weight map holds. BACKGROUND takes the variance
+// from the background RMS map; the MAP_* types read a map of the image's size (RMS in ADU,
+// variance in ADU^2, or relative weights 1/variance, 0 = bad pixel).
+enum class WeightType { None, Background, MapRms, MapVar, MapWeight };
+// INTERP_TYPE: pixels beyond WEIGHT_THRESH replaced by their left (up to INTERP_MAXXLAG) or upper
+// (up to INTERP_MAXYLAG) neighbour, in the variance map only (VarOnly) or in the image too (All).
+enum class InterpType { None, VarOnly, All };
+
+// One weight map's settings (WEIGHT_TYPE, WEIGHT_THRESH, RESCALE_WEIGHTS, INTERP_TYPE,
+// INTERP_MAXXLAG, INTERP_MAXYLAG for that map).
+struct WeightParams {
+  WeightType type = WeightType::None;
+  // In the map's units: pixels at or beyond it (below it for MAP_WEIGHT) are bad. NaN =
+  // SExtractor's default (0 for MAP_WEIGHT, none otherwise).
+  double thresh = std::numeric_limits<double>::quiet_NaN();
+  bool rescale = true;      // MAP_VAR / MAP_WEIGHT scaled to the image noise
+  bool interpolate = true;  // bad pixels interpolated (INTERP_TYPE not NONE)
+  int xlag = 16, ylag = 16;
+};
 
 // Parameters of a run, with SExtractor's defaults (`celeris extract -d`).
 struct Config {
@@ -73,6 +93,18 @@ struct Config {
   double back_filtthresh = 0.0;                       // BACK_FILTTHRESH
   BackPhotoType backphoto_type = BackPhotoType::Global;
   int backphoto_thick = 24;
+
+  // Weights (stages/weights.hpp): the detection and the measurement map, the same one unless
+  // separate_weights (SExtractor's `-WEIGHT_TYPE a,b` / `-WEIGHT_IMAGE d,m`). The maps
+  // themselves are MeasureRequest::weight_map / detect_weight_map (none for BACKGROUND).
+  WeightParams detect_weight, measure_weight;
+  bool separate_weights = false;
+  // INTERP_TYPE ALL (of the first element): the image's pixels are interpolated along with the
+  // measurement variance, not only the variance.
+  bool interp_image = true;
+  // Dual-image mode: INTERP_TYPE ALL of the second element interpolates the measurement image.
+  bool interp_measure_image = false;
+  bool weight_gain = true;  // WEIGHT_GAIN: the Poisson term scaled by the local variance
 
   // Photometry
   std::vector<double> phot_apertures = {5.0};    // diameters, pixels
@@ -166,6 +198,12 @@ struct MeasureRequest {
   // they fill Objects::imaflags / nimaflags.
   std::vector<ImageView<const uint32_t>> flag_maps;
   std::vector<FlagType> flag_types;
+  // WEIGHT_IMAGE's pixels as read (MAP_* types), the image's size; empty otherwise. With one
+  // map for both (Config::separate_weights false) only weight_map is read.
+  ImageView<const float> weight_map, detect_weight_map;
+  // Dual-image mode (stages/dual_image.hpp): the measurement image, the detection image's size;
+  // empty: one image for both.
+  ImageView<const float> measure_image;
   std::vector<CheckImage> check_images;  // made in this order into Result::check_images
 };
 

@@ -30,6 +30,20 @@ struct Settings {
   // FLAG_TYPE (one per map; OR where not given, as SExtractor).
   std::vector<std::string> flag_images = {"flag.fits"};
   std::vector<FlagType> flag_types;
+  // WEIGHT_* and INTERP_* as given: SExtractor's lists of up to two values (detection, then
+  // measurement), resolved by parse_settings into Config::detect_weight / measure_weight and
+  // weight_images with SExtractor's rules for the values not given (prefs.c).
+  struct WeightLists {
+    std::vector<WeightType> type = {WeightType::None};
+    std::vector<std::string> image;
+    std::vector<double> thresh;
+    std::vector<bool> rescale = {true};
+    std::vector<InterpType> interp = {InterpType::All};
+    std::vector<int> xlag = {16}, ylag = {16};
+  } weights;
+  // The detection and the measurement weight map files (the same one unless
+  // Config::separate_weights); read for the MAP_* types.
+  std::vector<std::string> weight_images;
   // STARNNW_NAME: CLASS_STAR's network weights (read only when CLASS_STAR is asked for; a bare
   // name is also looked for in /usr/share/source-extractor, where Debian puts default.nnw).
   std::string starnnw_name = "default.nnw";

@@ -15,6 +15,9 @@ struct Pixel {
   int32_t x = 0, y = 0;
   float value = 0.0f;   // background-subtracted measurement pixel
   float cvalue = 0.0f;  // filtered detection pixel (== value when FILTER N)
+  // With weights (stages/weights.hpp) only, else 0: the measurement variance and the
+  // pixel's own detection threshold (SExtractor's PLIST var and dthresh).
+  float var = 0.0f, dthresh = 0.0f;
 };
 
 // One object's pixels and per-object fields, without ownership: what a stage needs to work on
@@ -24,6 +27,8 @@ struct ObjectView {
   const int32_t* y = nullptr;
   const float* value = nullptr;
   const float* cvalue = nullptr;
+  const float* var = nullptr;
+  const float* dthresh = nullptr;
   size_t count = 0;
   uint16_t flags = 0;
   // Deblended children keep the barycentre found during deblending (SExtractor's ANALYSE_ROBUST
@@ -33,7 +38,7 @@ struct ObjectView {
 
   size_t size() const { return count; }
   bool empty() const { return count == 0; }
-  Pixel operator[](size_t i) const { return {x[i], y[i], value[i], cvalue[i]}; }
+  Pixel operator[](size_t i) const { return {x[i], y[i], value[i], cvalue[i], var[i], dthresh[i]}; }
 
   struct Iterator {
     const ObjectView* o;
@@ -53,6 +58,7 @@ struct ObjectList {
   // Pixel columns of all objects.
   std::vector<int32_t> x, y;
   std::vector<float> value, cvalue;
+  std::vector<float> var, dthresh;    // Pixel::var, Pixel::dthresh
   std::vector<int64_t> offset = {0};  // size() + 1 entries
   // Per-object columns.
   std::vector<uint16_t> flags;
@@ -65,9 +71,17 @@ struct ObjectList {
 
   ObjectView operator[](size_t k) const {
     const int64_t b = offset[k];
-    return {x.data() + b,         y.data() + b, value.data() + b,
-            cvalue.data() + b,    count(k),     flags[k],
-            fixed_centre[k] != 0, cx[k],        cy[k]};
+    return {x.data() + b,
+            y.data() + b,
+            value.data() + b,
+            cvalue.data() + b,
+            var.data() + b,
+            dthresh.data() + b,
+            count(k),
+            flags[k],
+            fixed_centre[k] != 0,
+            cx[k],
+            cy[k]};
   }
 
   // Building: push_pixel() the pixels of an object, then end_object() closes it.
@@ -76,6 +90,8 @@ struct ObjectList {
     y.push_back(p.y);
     value.push_back(p.value);
     cvalue.push_back(p.cvalue);
+    var.push_back(p.var);
+    dthresh.push_back(p.dthresh);
   }
   void end_object(uint16_t object_flags, bool fixed = false, double centre_x = 0.0,
                   double centre_y = 0.0) {
@@ -92,6 +108,8 @@ struct ObjectList {
     y.reserve(n);
     value.reserve(n);
     cvalue.reserve(n);
+    var.reserve(n);
+    dthresh.reserve(n);
   }
   // A list of one object holding `pixels` (tests, small tools).
   static ObjectList of(const std::vector<Pixel>& pixels, uint16_t object_flags = 0) {
@@ -110,6 +128,8 @@ inline void ObjectList::append(const ObjectList& b) {
   y.insert(y.end(), b.y.begin(), b.y.end());
   value.insert(value.end(), b.value.begin(), b.value.end());
   cvalue.insert(cvalue.end(), b.cvalue.begin(), b.cvalue.end());
+  var.insert(var.end(), b.var.begin(), b.var.end());
+  dthresh.insert(dthresh.end(), b.dthresh.begin(), b.dthresh.end());
   for (size_t k = 1; k < b.offset.size(); ++k) offset.push_back(base + b.offset[k]);
   flags.insert(flags.end(), b.flags.begin(), b.flags.end());
   fixed_centre.insert(fixed_centre.end(), b.fixed_centre.begin(), b.fixed_centre.end());

@@ -18,12 +18,14 @@
 #include "extract/stages/clean.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/detect.hpp"
+#include "extract/stages/dual_image.hpp"
 #include "extract/stages/filter.hpp"
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/local_background.hpp"
 #include "extract/stages/measure.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
 #include "extract/stages/moments.hpp"
+#include "extract/stages/weights_front_end.hpp"
 
 namespace celeris::extract {
 
@@ -119,7 +121,7 @@ FrontStage front_stage(const Config& user_config, int64_t width, int64_t height,
   stage.width = static_cast<int>(width);
   stage.height = static_cast<int>(height);
   info.threads = worker_threads(config, width * height);
-  stage.front = run(config, filter, info.threads, timer);
+  stage.front = run(config, filter, info.threads, timer, stage);
   for (auto& st : stage.front.stage_seconds) info.stage_seconds.push_back(st);
   if (config.device == Backend::Cuda) timer.lap("gpu stages, total");
   const FrontEnd& front = stage.front;
@@ -128,19 +130,42 @@ FrontStage front_stage(const Config& user_config, int64_t width, int64_t height,
   info.detect_thresh = front.detect_thresh;
   info.analysis_thresh = front.analysis_thresh;
   info.n_detections = front.detections.size();
+  if (stage.measure.dual) {  // the measurement image's background and analysis threshold
+    const BackgroundMap& m = stage.measure.background;
+    info.global_back = config.back_manual ? config.back_value : m.global_back;
+    info.global_rms = m.global_rms;
+    info.analysis_thresh = stage.measure.analysis_thresh;
+  }
   return stage;
 }
 
 }  // namespace
 
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config) {
+  return extract_front(image, reuse, config, MeasureRequest{});
+}
+
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                         const MeasureRequest& request) {
   validate(image, config);
-  return front_stage(config, image.width, image.height,
-                     [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer) {
-                       return c.device == Backend::Cuda
-                                  ? gpu::front_end(image, c, f, nt)
-                                  : cpu_front_end(image, reuse, c, f, nt, timer);
-                     });
+  // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp), on the CPU.
+  const bool weighted = config.detect_weight.type != WeightType::None ||
+                        config.measure_weight.type != WeightType::None;
+  if (weighted && config.device == Backend::Cuda)
+    throw Error("WEIGHT_TYPE: weight maps are not supported on the GPU yet (use --device cpu)");
+  if (weighted && request.windowed)
+    throw Error("the windowed measurements (*WIN* parameters) do not take weight maps yet");
+  check_dual_image(image, config, request);
+  return front_stage(
+      config, image.width, image.height,
+      [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
+        if (c.device == Backend::Cuda) return gpu::front_end(image, c, f, nt);
+        if (weighted)
+          return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
+        FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
+        stage.measure = measure_image(request.measure_image, c, nt);
+        return front;
+      });
 }
 
 FrontStage extract_front(const DeviceImage& image, const Config& config) {
@@ -152,7 +177,7 @@ FrontStage extract_front(const DeviceImage& image, const Config& config) {
   }
   validate_config(config);
   return front_stage(config, image.width(), image.height(),
-                     [&](const Config& c, const FilterParams& f, int nt, StageTimer&) {
+                     [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
                        return gpu::front_end(image, c, f, nt);
                      });
 }
@@ -165,15 +190,28 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const Config& config = stage.config;
   const FrontEnd& front = stage.front;
   const int w = stage.width, h = stage.height, nt = info.threads;
-  const BackgroundMap& bkg = front.background;
-  const ImageView<const float> value = front.value;
+  // Detection weights make each pixel's threshold its own; measurement weights its variance.
+  const WeightMaps& wmaps = stage.weights;
+  const bool dweighted = wmaps.detect, mweighted = wmaps.measure;
+  // Dual-image mode (dual_image.hpp): the measurement image's own background; the objects keep
+  // the detection image's pixels, the measurements read the measurement image.
+  const MeasureImage& measure = stage.measure;
+  const BackgroundMap& bkg = measure.dual ? measure.background : front.background;
+  const ImageView<const float> dvalue = front.value;
+  const ImageView<const float> value = measure.dual ? measure.value.view() : dvalue;
   const ImageView<const float> cvalue = front.detection_image();
   const ObjectList& detections = front.detections;
-  const float dthresh = front.detect_thresh, athresh = front.analysis_thresh;
+  const float dthresh = front.detect_thresh;
+  const float athresh = measure.dual ? measure.analysis_thresh : front.analysis_thresh;
 
   // 4. Deblending.
-  const DeblendParams dp{
-      config.deblend_nthresh, config.deblend_mincont, config.detect_minarea, dthresh, w, h};
+  const DeblendParams dp{config.deblend_nthresh,
+                         config.deblend_mincont,
+                         config.detect_minarea,
+                         dthresh,
+                         dweighted,
+                         w,
+                         h};
   Deblended deblended = deblend(detections, dp, config.deblend_rand_offset, nt);
   const std::vector<int64_t> done_line = done_lines(detections, deblended.parent);
   ObjectList& objects = deblended.objects;
@@ -185,9 +223,25 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // SExtractor), which writes objects out in SExtractor's order.
   std::vector<Shape> shapes(objects.size());
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-  for (size_t i = 0; i < objects.size(); ++i) shapes[i] = compute_shape(objects[i], dthresh);
-  const IsoParams iso_params{&bkg,    bkg.global_rms,     config.gain,  dthresh,
-                             athresh, config.satur_level, config.clean, config.detect_minarea};
+  for (size_t i = 0; i < objects.size(); ++i)
+    shapes[i] =
+        compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted), dweighted);
+  IsoParams iso_params;
+  iso_params.background = &bkg;
+  iso_params.backsig = bkg.global_rms;
+  iso_params.gain = config.gain;
+  iso_params.detect_thresh = dthresh;
+  iso_params.analysis_thresh = athresh;
+  iso_params.satur_level = config.satur_level;
+  iso_params.clean = config.clean;
+  iso_params.minarea = config.detect_minarea;
+  if (measure.dual) {
+    iso_params.measure = value;
+    iso_params.dbacksig = front.background.global_rms;
+  }
+  iso_params.weighted = mweighted;
+  iso_params.weight_gain = config.weight_gain;
+  iso_params.pixel_thresholds = dweighted;
   std::vector<Iso> isos(objects.size());
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
   for (size_t i = 0; i < objects.size(); ++i)
@@ -215,6 +269,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    config.autoaper_flux};
   mp.buffer = LineBuffer::of(config, h);
   mp.threads = nt;
+  if (measure.dual) mp.measure = value;
   const CleanParams clean_params{config.clean, config.clean_param,
                                  dthresh,      clean_margin(mp.apertures, mp.n_apertures),
                                  mp.buffer,    config.memory_objstack};
@@ -222,9 +277,25 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
-  const Blanking blanking(value, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
-                          local_back, nt);
-  const PhotometryField field{value, &blanking, bkg.global_rms, config.gain, config.mask_type};
+  const Blanking blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
+                          local_back, nt,
+                          dweighted ? wmaps.thresh.view() : ImageView<const float>{});
+  PhotometryField field;
+  field.value = value;
+  field.blanking = &blanking;
+  field.backsig = bkg.global_rms;
+  field.gain = config.gain;
+  field.mask_type = config.mask_type;
+  if (measure.dual) field.dvalue = dvalue;
+  if (mweighted) {
+    field.var = wmaps.var.view();
+    field.wthresh = wmaps.wthresh;
+    field.weight_gain = config.weight_gain;
+  }
+  if (dweighted) {  // Kron's first pass reads the detection variance (photom.c)
+    field.dvar = wmaps.dvar();
+    field.dwthresh = wmaps.dwthresh;
+  }
   if (local_back) {
     // SExtractor measures the local background when each object is detected, before cleaning;
     // FLUX_ISO, FLUX_MAX, the FWHM and BACKGROUND take it in there, and cleaning merges those
@@ -275,7 +346,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
 // `reuse`, when given, holds the image's own pixels: the background is subtracted in place.
 Result extract_pixels(ImageView<const float> image, Image<float>* reuse, const Config& config,
                       const MeasureRequest& request) {
-  return extract_back(extract_front(image, reuse, config), request);
+  return extract_back(extract_front(image, reuse, config, request), request);
 }
 
 Result extract(ImageView<const float> image, const Config& config, const MeasureRequest& request) {
@@ -283,6 +354,12 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
 }
 
 Result extract(const DeviceImage& image, const Config& config, const MeasureRequest& request) {
+  if (config.detect_weight.type != WeightType::None ||
+      config.measure_weight.type != WeightType::None || request.measure_image.data) {
+    // Weight maps and dual-image mode run on the CPU front end (refused with --device cuda).
+    Image<float> host = image.download();
+    return extract_back(extract_front(host.view(), &host, config, request), request);
+  }
   return extract_back(extract_front(image, config), request);
 }
 

@@ -6,6 +6,8 @@
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
 #include "extract/gpu/front_end.hpp"
+#include "extract/stages/dual_image.hpp"
+#include "extract/stages/weights.hpp"
 
 namespace celeris::extract {
 
@@ -16,11 +18,16 @@ struct FrontStage {
   Config config;  // the caller's, with the filter kernel resolved
   RunInfo info;   // filled so far (thresholds, detections, the front's stage times)
   int width = 0, height = 0;
+  WeightMaps weights;    // weight maps (stages/weights.hpp), when WEIGHT_TYPE is set
+  MeasureImage measure;  // dual-image mode (stages/dual_image.hpp)
 };
 
 // `reuse`, when given, holds the image's own pixels: the CPU path subtracts the background in
 // place (the result then lives in *reuse's memory, moved into the FrontStage).
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config);
+// With the request's weight maps and measurement image (dual-image mode), if any: on the CPU.
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                         const MeasureRequest& request);
 // From a frame in device memory: the GPU front end without an upload (with config.device cuda),
 // or the CPU path on a host copy.
 FrontStage extract_front(const DeviceImage& image, const Config& config);

@@ -99,12 +99,29 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   frame.path = image_path;
   frame.catalog_name = catalog_name;
   frame.check_names = check_names;
-  refuse_unsupported_inputs(image_path, settings);
-  if (settings.catalog_type != CatalogType::None)
-    refuse_output_over_input(catalog_name, image_path, "CATALOG_NAME");
-  for (const std::string& name : check_names)
-    refuse_output_over_input(name, image_path, "CHECKIMAGE_NAME");
-  frame.image = read_fits_image(image_path);
+  // --- hook: dual-image mode ("detect.fits,measure.fits", stages/dual_image.hpp). frame.image
+  // is the measurement image: its header gives GAIN, SATURATE, the WCS and the catalog's cards,
+  // as SExtractor's measurement field does; frame.detect_image the detection image.
+  std::string detect_path = image_path, measure_path;
+  if (const size_t comma = image_path.find(',');
+      comma != std::string::npos && image_path.find('[') == std::string::npos) {
+    detect_path = image_path.substr(0, comma);
+    measure_path = image_path.substr(comma + 1);
+    if (detect_path.empty() || measure_path.empty() || measure_path.find(',') != std::string::npos)
+      throw Error("dual-image mode takes two images, detect.fits,measure.fits (got '" + image_path +
+                  "')");
+  }
+  for (const std::string& path : {detect_path, measure_path}) {
+    if (path.empty()) continue;
+    refuse_unsupported_inputs(path, settings);
+    if (settings.catalog_type != CatalogType::None)
+      refuse_output_over_input(catalog_name, path, "CATALOG_NAME");
+    for (const std::string& name : check_names)
+      refuse_output_over_input(name, path, "CHECKIMAGE_NAME");
+  }
+  frame.image = read_fits_image(measure_path.empty() ? detect_path : measure_path);
+  if (!measure_path.empty()) frame.detect_image = read_fits_image(detect_path);
+  // --- end of dual-image mode
   FitsImage& img = frame.image;
 
   Config& config = frame.config;
@@ -114,6 +131,8 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   if (auto s = img.header.value_double(settings.satur_key)) config.satur_level = *s;
   if (config.gain < 0) throw Error(image_path + ": negative " + settings.gain_key + " in header");
   config.deblend_rand_offset = sextractor_wcs_rand_draws(img.header);
+  if (frame.detect_image)  // both headers' WCS draws come before the deblender's
+    config.deblend_rand_offset += sextractor_wcs_rand_draws(frame.detect_image->header);
   if (plan.want_wcs) frame.wcs = Wcs::from_header(img.header);
   const std::optional<Wcs>& wcs = frame.wcs;
   frame.request = plan.request;
@@ -153,6 +172,30 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
                                                             : FlagType::Or);
   }
   for (const auto& m : frame.flag_maps) req.flag_maps.push_back(m.view());
+  // --- hook: weight maps (stages/weights.hpp), the image's size, read for the MAP_* types:
+  // the measurement map (or the one map), and the detection map with separate weights.
+  auto reads_map = [](WeightType t) {
+    return t == WeightType::MapRms || t == WeightType::MapVar || t == WeightType::MapWeight;
+  };
+  auto read_weight_map = [&](const std::string& name) {
+    if (settings.catalog_type != CatalogType::None)
+      refuse_output_over_input(catalog_name, name, "CATALOG_NAME");
+    FitsImage m = read_fits_image(name);
+    if (m.pixels.width() != width || m.pixels.height() != height)
+      throw Error("WEIGHT_IMAGE " + name + " is " + std::to_string(m.pixels.width()) + "x" +
+                  std::to_string(m.pixels.height()) + ", the image " + std::to_string(width) + "x" +
+                  std::to_string(height) + ": they must have the same size");
+    return m;
+  };
+  if (reads_map(config.measure_weight.type)) {
+    frame.weight_map = read_weight_map(settings.weight_images[1]);
+    req.weight_map = frame.weight_map->pixels.view();
+  }
+  if (config.separate_weights && reads_map(config.detect_weight.type)) {
+    frame.detect_weight_map = read_weight_map(settings.weight_images[0]);
+    req.detect_weight_map = frame.detect_weight_map->pixels.view();
+  }
+  if (frame.detect_image) req.measure_image = img.pixels.view();
   return frame;
 }
 
@@ -322,7 +365,11 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     }
   }
   Frame frame = read_frame(image_path, settings.catalog_name, settings.check_names, settings, plan);
-  Result r = extract(std::move(frame.image.pixels), frame.config, frame.request);
+  // Dual-image mode: the detection image goes through the pipeline, the measurement image is
+  // frame.request.measure_image.
+  Result r = frame.detect_image
+                 ? extract(std::move(frame.detect_image->pixels), frame.config, frame.request)
+                 : extract(std::move(frame.image.pixels), frame.config, frame.request);
   return finish_frame(frame, std::move(r), settings, plan);
 }
 

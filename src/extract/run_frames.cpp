@@ -101,6 +101,13 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
                             const WarningSink& warn, const FrameSink& done, size_t workers) {
   const auto t0 = std::chrono::steady_clock::now();
   if (paths.empty()) throw Error("no image given");
+  // Weight maps and dual-image mode are read and passed by extract_file: one image per call.
+  if (settings.config.detect_weight.type != WeightType::None ||
+      settings.config.measure_weight.type != WeightType::None)
+    throw Error("weight maps (WEIGHT_TYPE) take one image per call, not a stream of frames");
+  for (const std::string& p : paths)
+    if (p.find(',') != std::string::npos && p.find('[') == std::string::npos)
+      throw Error("dual-image mode (" + p + ") takes one pair per call, not a stream of frames");
   const size_t total = paths.size();
   // Output names: one set per frame, all distinct, none an input.
   const bool catalog = settings.catalog_type != CatalogType::None;

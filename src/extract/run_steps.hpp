@@ -39,6 +39,9 @@ struct Frame {
   Config config;
   std::optional<Wcs> wcs;
   std::vector<Image<uint32_t>> flag_maps;
+  // Dual-image mode: the detection image (`image` is then the measurement image). Weight maps
+  // (MAP_* types): the measurement (or only) map and a separate detection map.
+  std::optional<FitsImage> detect_image, weight_map, detect_weight_map;
   MeasureRequest request;
   std::chrono::steady_clock::time_point started;
   // Page-locked image memory (GPU runs). Declared last, so destroyed first: unlocked before the

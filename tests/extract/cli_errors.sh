@@ -61,13 +61,23 @@ expect_error empty "no image data\|empty" "$bin" extract empty.fits
 # naming it.
 printf 'NUMBER\nX_IMAGE\nFLUX_PETRO\nVECTOR_ASSOC(2)\n' > missing.param
 expect_error sextractor-param "FLUX_PETRO, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
-expect_error weight-type "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits
+expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits
+"$bin" simulate image --size 32 --stars 2 -o small.fits >/dev/null || { echo "cannot simulate"; exit 1; }
+expect_error weight-image-size "same size" "$bin" extract good.fits -WEIGHT_TYPE MAP_RMS -WEIGHT_IMAGE small.fits
+printf 'NUMBER\nXWIN_IMAGE\n' > win.param
+expect_error weight-windowed "WIN" "$bin" extract good.fits -PARAMETERS_NAME win.param -WEIGHT_TYPE BACKGROUND
+expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE BACKGROUND -INTERP_TYPE VAR_ONLY
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
 expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE
 expect_error maxarea "DETECT_MAXAREA" "$bin" extract good.fits -DETECT_MAXAREA 100
 expect_error write-xml "WRITE_XML" "$bin" extract good.fits -WRITE_XML Y
 expect_error fits-unsigned "FITS_UNSIGNED" "$bin" extract good.fits -FITS_UNSIGNED Y
-expect_error dual-image "dual-image" "$bin" extract good.fits,good.fits
+expect_error dual-image-size "same size" "$bin" extract good.fits,small.fits
+expect_error dual-image-three "two images" "$bin" extract good.fits,good.fits,good.fits
+expect_error dual-image-local "dual-image" "$bin" extract good.fits,good.fits -BACKPHOTO_TYPE LOCAL
+expect_error weights-stream "one image per call" "$bin" extract good.fits small.fits -WEIGHT_TYPE BACKGROUND
+expect_error dual-image-stream "one detect.fits,measure.fits pair" "$bin" extract good.fits,good.fits small.fits
+expect_error dual-image-missing "no such file" "$bin" extract good.fits,nothere.fits
 python3 - <<'PY'
 # good.fits followed by a second image HDU: a multi-extension file of two images.
 data = open("good.fits", "rb").read()

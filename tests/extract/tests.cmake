@@ -169,3 +169,4 @@ add_test(NAME extract.parity.mef
                  $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/parity/mef ${CELERIS_TEST_DATA})
 set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;parity"
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)

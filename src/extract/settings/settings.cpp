@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -284,6 +285,63 @@ const std::map<std::string, Setter>& setters() {
                                                : FlagType::Most);
          }
        }},
+      // Weights (stages/weights.hpp): up to two values, for detection then measurement
+      // (resolve_weights). INTERP_TYPE VAR_ONLY (which SExtractor runs as a second map) is
+      // refused until it is reproduced.
+      {"WEIGHT_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 types");
+         s.weights.type.clear();
+         for (const auto& one : v) {
+           const std::string t =
+               to_choice(k, {one}, {"NONE", "BACKGROUND", "MAP_RMS", "MAP_VAR", "MAP_WEIGHT"});
+           s.weights.type.push_back(t == "NONE"         ? WeightType::None
+                                    : t == "BACKGROUND" ? WeightType::Background
+                                    : t == "MAP_RMS"    ? WeightType::MapRms
+                                    : t == "MAP_VAR"    ? WeightType::MapVar
+                                                        : WeightType::MapWeight);
+         }
+       }},
+      {"WEIGHT_IMAGE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() > 2) bad_value(k, v, "expected 1 or 2 file names");
+         s.weights.image.assign(v.begin(), v.end());
+       }},
+      {"WEIGHT_THRESH",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() > 2) bad_value(k, v, "expected 0 to 2 thresholds");
+         s.weights.thresh.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.weights.thresh.push_back(to_double(k, v, i, 0.0, 1e30));
+       }},
+      {"WEIGHT_GAIN", [](Settings& s, auto& k, auto& v) { s.config.weight_gain = to_bool(k, v); }},
+      {"RESCALE_WEIGHTS",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 of Y/N");
+         s.weights.rescale.clear();
+         for (const auto& one : v) s.weights.rescale.push_back(to_bool(k, {one}));
+       }},
+      {"INTERP_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 types");
+         s.weights.interp.clear();
+         for (const auto& one : v) {
+           const std::string t = to_choice(k, {one}, {"NONE", "VAR_ONLY", "ALL"});
+           if (t == "VAR_ONLY") bad_value(k, v, "VAR_ONLY is not supported yet (NONE or ALL)");
+           s.weights.interp.push_back(t == "NONE" ? InterpType::None : InterpType::All);
+         }
+       }},
+      {"INTERP_MAXXLAG",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 values");
+         s.weights.xlag.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.weights.xlag.push_back(to_int(k, v, i, 1, 1000000));
+       }},
+      {"INTERP_MAXYLAG",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 values");
+         s.weights.ylag.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.weights.ylag.push_back(to_int(k, v, i, 1, 1000000));
+       }},
       {"STARNNW_NAME",
        [](Settings& s, auto& k, auto& v) { s.starnnw_name = to_string_value(k, v); }},
       {"HEADER_SUFFIX",
@@ -317,9 +375,6 @@ bool all_equal(const Values& v, const char* neutral) {
 
 const std::map<std::string, Unsupported>& unsupported_keys() {
   static const std::map<std::string, Unsupported> table = {
-      {"WEIGHT_TYPE",
-       {[](const Values& v) { return all_equal(v, "NONE"); },
-        "weight maps are not supported yet (only NONE)"}},
       {"DETECT_MAXAREA",
        {[](const Values& v) {
           char* end = nullptr;
@@ -344,20 +399,17 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 }
 
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
-// parameter it does not compute, WEIGHT_TYPE other than NONE, DETECT_TYPE PHOTO, WRITE_XML Y,
-// DGEO_TYPE PIXEL): with those refused, SExtractor does nothing with them either, so any value is
-// accepted. For example ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, PHOT_PETROPARAMS
-// only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes SExtractor's pixel stack; celeris has none,
-// so it cannot overflow where SExtractor would (SExtractor then says so itself).
+// parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y, DGEO_TYPE PIXEL): with those
+// refused, SExtractor does nothing with them either, so any value is accepted. For example
+// ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, PHOT_PETROPARAMS only for the FLUX_PETRO
+// family. MEMORY_PIXSTACK sizes SExtractor's pixel stack; celeris has none, so it cannot overflow
+// where SExtractor would (SExtractor then says so itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE", "ASSOC_DATA",       "ASSOC_NAME",
-      "ASSOC_PARAMS",    "ASSOC_RADIUS",    "ASSOC_TYPE",       "DGEO_IMAGE",
-      "INTERP_MAXXLAG",  "INTERP_MAXYLAG",  "INTERP_TYPE",      "MAG_GAMMA",
-      "MEMORY_PIXSTACK", "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
-      "PSF_NAME",        "PSF_NMAX",        "RESCALE_WEIGHTS",  "SOM_NAME",
-      "WEIGHT_GAIN",     "WEIGHT_IMAGE",    "WEIGHT_THRESH",    "XML_NAME",
-      "XSL_URL",
+      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE",  "ASSOC_DATA",      "ASSOC_NAME", "ASSOC_PARAMS",
+      "ASSOC_RADIUS",    "ASSOC_TYPE",       "DGEO_IMAGE",      "MAG_GAMMA",  "MEMORY_PIXSTACK",
+      "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE", "PSF_NAME",   "PSF_NMAX",
+      "SOM_NAME",        "XML_NAME",         "XSL_URL",
   };
   return keys;
 }
@@ -380,6 +432,65 @@ void apply(Settings& s, const std::string& raw_key, const Values& values,
                        " (ignored)");
 }
 
+bool reads_map(WeightType t) {
+  return t == WeightType::MapRms || t == WeightType::MapVar || t == WeightType::MapWeight;
+}
+
+// SExtractor's rules (prefs.c, makeit.c) for the weight lists: a missing second type is the
+// first; a second WEIGHT_IMAGE with one type means two maps of that type; thresholds not given
+// take their type's default; a missing second RESCALE_WEIGHTS is the first; a missing second
+// INTERP_* is NONE / 0. With one type (one map) the map takes the first threshold, the first
+// interpolation settings and the second RESCALE_WEIGHTS, as SExtractor's single-map mode does.
+void resolve_weights(Settings& s) {
+  const auto& l = s.weights;
+  Config& c = s.config;
+  c.detect_weight = c.measure_weight = WeightParams{};
+  c.detect_weight.type = c.measure_weight.type = WeightType::None;
+  c.separate_weights = false;
+  s.weight_images.clear();
+  const WeightType t[2] = {l.type[0], l.type.size() > 1 ? l.type[1] : l.type[0]};
+  if (t[0] == WeightType::None && t[1] == WeightType::None) return;
+  const size_t nimage = l.image.size();
+  if ((nimage == 0 && (reads_map(t[0]) || reads_map(t[1]))) ||
+      (nimage < 2 && reads_map(t[0]) && reads_map(t[1]) && t[0] != t[1]))
+    throw Error("WEIGHT_IMAGE missing: WEIGHT_TYPE " +
+                std::string(nimage ? "with two map types needs two maps" : "reads a weight map"));
+  size_t ntype = l.type.size();
+  if (nimage == 2 && ntype == 1) ntype = 2;
+  const std::string none;
+  s.weight_images = {nimage ? l.image[0] : none,
+                     nimage > 1 ? l.image[1] : (nimage ? l.image[0] : none)};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double thresh[2] = {l.thresh.size() > 0 ? l.thresh[0] : nan,
+                            l.thresh.size() > 1 ? l.thresh[1] : nan};
+  const bool rescale[2] = {l.rescale[0], l.rescale.size() > 1 ? l.rescale[1] : l.rescale[0]};
+  const InterpType interp[2] = {l.interp[0], l.interp.size() > 1 ? l.interp[1] : InterpType::None};
+  const int xlag[2] = {l.xlag[0], l.xlag.size() > 1 ? l.xlag[1] : 0};
+  const int ylag[2] = {l.ylag[0], l.ylag.size() > 1 ? l.ylag[1] : 0};
+  auto params = [&](int i, bool rescale_i) {
+    WeightParams p;
+    p.type = t[i];
+    p.thresh = thresh[i];
+    p.rescale = rescale_i;
+    p.interpolate = interp[i] != InterpType::None;
+    p.xlag = xlag[i];
+    p.ylag = ylag[i];
+    return p;
+  };
+  c.interp_image = interp[0] == InterpType::All;
+  c.interp_measure_image = interp[1] == InterpType::All;
+  if (ntype > 1) {
+    c.separate_weights = true;
+    c.detect_weight = params(0, rescale[0]);
+    c.measure_weight = params(1, rescale[1]);
+  } else {
+    // One map: its background scale is measured on the measurement image with the second
+    // RESCALE_WEIGHTS, then (dual-image mode) on the detection image with the first.
+    c.detect_weight = params(0, rescale[0]);
+    c.measure_weight = params(0, rescale[1]);
+  }
+}
+
 }  // namespace
 
 Settings parse_settings(const std::string& config_text, const Overrides& overrides,
@@ -399,6 +510,7 @@ Settings parse_settings(const std::string& config_text, const Overrides& overrid
     apply(s, key, split_values(rest), config_origin);
   }
   for (const auto& [key, value] : overrides) apply(s, key, split_values(value), "command line");
+  resolve_weights(s);
   if (s.config.analysis_thresh <= 0 && s.config.thresh_type == ThreshType::Relative)
     throw Error("invalid value for ANALYSIS_THRESH: must be > 0 in RELATIVE mode");
   return s;

@@ -47,13 +47,16 @@ WriteOutSchedule::WriteOutSchedule(const LineBuffer& buffer) {
 
 Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
                    const ObjectList& objects, const std::vector<CleanVictim>& removed,
-                   int blank_lag, bool given_back_by, int threads)
+                   int blank_lag, bool given_back_by, int threads,
+                   ImageView<const float> pixel_threshold)
     : blank_lag_(blank_lag) {
   const int64_t w = value.width, h = value.height;
   owner_ = Image<int32_t>::uninitialized(w, h);
+  const float* pt = pixel_threshold.data;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < value.size(); ++i)
-    owner_.data()[i] = !std::isnan(value.data[i]) && cvalue.data[i] > threshold ? -1 : 0;
+    owner_.data()[i] =
+        !std::isnan(value.data[i]) && cvalue.data[i] > (pt ? pt[i] : threshold) ? -1 : 0;
   for (size_t k = 0; k < objects.size(); ++k)
     for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
       owner_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);

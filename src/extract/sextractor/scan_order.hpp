@@ -83,9 +83,10 @@ class Blanking {
   // `objects` (after deblending): object k's pixels are owned by id k + 1; other pixels above
   // `threshold` on `cvalue` (and not NaN on `value`) are detected but owned by no object.
   // `given_back_by`: also record which object's cleaning gave each pixel back (LOCAL needs it).
+  // `pixel_threshold`, when given (weights), replaces `threshold` pixel by pixel.
   Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
            const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
-           bool given_back_by, int threads = 1);
+           bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {});
 
   // Whether (x, y) is blanked for the object with owner id `id` measured at scan line `time`.
   bool blanked(int x, int y, int32_t id, int64_t time) const {

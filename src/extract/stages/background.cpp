@@ -167,7 +167,7 @@ void fill_bad_meshes(BackgroundMap& m) {
       const int i = py * m.nx + px;
       if (m.back[i] > kBad) continue;
       float d2min = std::numeric_limits<float>::max();
-      double vb = 0, vs = 0;
+      float vb = 0, vs = 0;  // float sums, as SExtractor's filterback (val, sval)
       int count = 0;
       for (int y = 0; y < m.ny; ++y)
         for (int x = 0; x < m.nx; ++x) {
@@ -185,8 +185,8 @@ void fill_bad_meshes(BackgroundMap& m) {
             ++count;
           }
         }
-      back[i] = static_cast<float>(vb / count);
-      sigma[i] = static_cast<float>(vs / count);
+      back[i] = vb / static_cast<float>(count);
+      sigma[i] = vs / static_cast<float>(count);
     }
   m.back = std::move(back);
   m.sigma = std::move(sigma);

@@ -212,7 +212,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       continue;
     }
     const Shape& sin = shapes[in];
-    const Profile pin(sin, params.detect_thresh, beta);
+    const Profile pin(sin, isos[in].dthresh, beta);  // obj->dthresh (weights: per object)
     victims.clear();
     bool eaten = false;
     clean.candidates(sin.mx, sin.my, static_cast<float>(sin.a), near);
@@ -227,7 +227,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       if (static_cast<float>(so.flux) < static_cast<float>(sin.flux)) {
         if (pin.above(sin, dx, dy, beta, isos[o].mthresh)) victims.push_back(li);
       } else {
-        const Profile po(so, params.detect_thresh, beta);
+        const Profile po(so, isos[o].dthresh, beta);
         if (po.above(so, dx, dy, beta, isos[in].mthresh)) {
           merge(in, o, flags, shapes, isos);
           result.removed.push_back({in, done_line[in], o, in});

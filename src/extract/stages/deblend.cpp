@@ -7,6 +7,7 @@
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/weights.hpp"
 
 namespace celeris::extract {
 
@@ -57,7 +58,7 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
     peak = std::max(peak, p.cvalue);
     rv += p.cvalue;
   }
-  const float t0 = params.detect_thresh;
+  const float t0 = object_dthresh(parent, params.detect_thresh, params.pixel_thresholds);
   const double value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
   const int minarea = std::min(params.minarea, kMaxDeblendArea);
 
@@ -115,7 +116,7 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
     }
     plan.cores.end_object(node.flags | kFlagBlended | inherited);
     const size_t c = plan.cores.size() - 1;
-    const Shape s = compute_shape(plan.cores[c], node.thresh);
+    const Shape s = compute_shape(plan.cores[c], node.thresh, params.pixel_thresholds);
     plan.cores.fixed_centre[c] = 1;
     plan.cores.cx[c] = s.mx;
     plan.cores.cy[c] = s.my;

@@ -28,6 +28,9 @@ struct DeblendParams {
   double mincont = 0.005;
   int minarea = 5;
   float detect_thresh = 0;
+  // With weights: the detection's threshold is the smallest of its pixels' (Pixel::dthresh),
+  // and so is each core's when its moments are taken (SExtractor's variable threshold).
+  bool pixel_thresholds = false;
   int width = 0, height = 0;  // image size, for kFlagTruncated
 };
 

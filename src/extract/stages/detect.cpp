@@ -103,6 +103,28 @@ ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
   return out;
 }
 
+ObjectList detect_weighted(ImageView<const float> value, ImageView<const float> cvalue,
+                           ImageView<const float> thresh, ImageView<const float> var,
+                           const DetectParams& params) {
+  const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
+  auto t = [&](int x, int y) { return thresh.data ? thresh(x, y) : params.threshold; };
+  auto v = [&](int x, int y) { return var.data ? var(x, y) : 0.0f; };
+  ObjectList out;
+  lutz_scan(
+      w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > t(x, y); },
+      params.minarea,
+      [&](LutzComponent&& c) {
+        uint16_t flags = 0;
+        for (int64_t p : c.pixels) {
+          const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
+          out.push_pixel({x, y, value(x, y), cvalue(x, y), v(x, y), t(x, y)});
+          if (x == 0 || y == 0 || x == w - 1 || y == h - 1) flags |= kFlagTruncated;
+        }
+        out.end_object(flags);
+      });
+  return out;
+}
+
 ObjectList detections_from_components(ImageView<const float> value, ImageView<const float> cvalue,
                                       const int32_t* pixels, const std::vector<int64_t>& offset,
                                       int threads) {

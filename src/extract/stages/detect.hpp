@@ -28,6 +28,13 @@ struct DetectParams {
 ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
                   const DetectParams& params);
 
+// With weights (weights.hpp): each pixel against its own threshold `thresh` (SExtractor's
+// variable threshold; params.threshold everywhere when empty), and each object pixel carrying
+// its threshold and its variance `var` (0 when empty).
+ObjectList detect_weighted(ImageView<const float> value, ImageView<const float> cvalue,
+                           ImageView<const float> thresh, ImageView<const float> var,
+                           const DetectParams& params);
+
 // Detections from 8-connected components found by another labeller (the GPU's): component c's
 // pixels are pixels[offset[c] .. offset[c + 1]) as raster indices (y * width + x), components in
 // SExtractor's completion order, each at least DETECT_MINAREA pixels. Each component's chain

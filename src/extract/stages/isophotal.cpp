@@ -5,6 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include "extract/stages/weights.hpp"
+
 namespace celeris::extract {
 
 namespace {
@@ -13,12 +15,12 @@ namespace {
 // highest filtered value above the detection threshold, computed with SExtractor's heap
 // exactly, quirks included (the pixel that triggers the sort is dropped; a sift step moves one
 // index too far), because cleaning decisions depend on it.
-float clean_threshold(const ObjectView& d, float dthresh, int minarea) {
+float clean_threshold(const ObjectView& d, float dthresh, bool pixel_thresholds, int minarea) {
   if (static_cast<int>(d.size()) < minarea) return 0.0f;
   std::vector<float> heap(minarea);
   int h = minarea;
   for (const Pixel p : d) {
-    const float tpix = p.cvalue - dthresh;
+    const float tpix = p.cvalue - (pixel_thresholds ? p.dthresh : dthresh);
     if (h > 0) {
       heap[minarea - h] = tpix;
     } else if (h == 0) {
@@ -41,21 +43,41 @@ float clean_threshold(const ObjectView& d, float dthresh, int minarea) {
 Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, float bkg, float dbkg) {
   Iso r;
   // backsig^2 in float, as SExtractor (field->backsig * field->backsig, both float).
-  const double var = ctx.backsig * ctx.backsig, gain = ctx.gain;
-  const float thresh = ctx.analysis_thresh;
+  const double backnoise2 = ctx.backsig * ctx.backsig, gain = ctx.gain;
+  double var = backnoise2;
+  float thresh = ctx.analysis_thresh;
+  // With weights, examineiso's per-pixel threshold: field->thresh / field->backsig (floats)
+  // sigma of the pixel's own variance; the object keeps the smallest.
+  float minthresh = ctx.weighted ? kBig : thresh;
+  const double threshfac = ctx.backsig > 0.0f ? ctx.analysis_thresh / ctx.backsig : 1.0f;
+  // Dual-image mode: the fluxes from the measurement image, the position errors with the
+  // detection image's RMS (examineiso's dbacknoise2).
+  const bool dual = ctx.measure.data != nullptr;
+  auto measured = [&](const Pixel& p) { return dual ? ctx.measure(p.x, p.y) : p.value; };
+  const double dbacknoise2 = dual ? ctx.dbacksig * ctx.dbacksig : backnoise2;
+  const bool gainflag = ctx.weighted && ctx.weight_gain;
   float peak = -std::numeric_limits<float>::max(), cdpeak = peak;
   double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
   for (const Pixel p : d) {
-    if (p.value > peak) peak = p.value;
+    const float pv = measured(p);
+    if (pv > peak) peak = pv;
     if (p.cvalue > cdpeak) {
       cdpeak = p.cvalue;
       r.xpeak = p.x;
       r.ypeak = p.y;
     }
-    sigtv += var;
-    if (p.value > thresh) ++r.area;
-    tv += p.value;
-    double err = var;
+    double var2 = var;
+    if (ctx.weighted) {
+      var = p.var;
+      thresh = static_cast<float>(threshfac * std::sqrt(var));
+      if (thresh < minthresh) minthresh = thresh;
+      var2 = var;
+      if (gainflag && pv > 0.0f && gain > 0.0) var2 += pv / gain * var / backnoise2;
+    }
+    sigtv += var2;
+    if (pv > thresh) ++r.area;
+    tv += pv;
+    double err = dbacknoise2;
     if (gain > 0.0 && p.cvalue > 0.0f) err += p.cvalue / gain;
     const double x = p.x - s.mx, y = p.y - s.my;
     esum += err;
@@ -76,7 +98,7 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   r.errxy = emxy;
   // fdnpix * dbkg: an int times a float, in float.
   tv -= static_cast<float>(s.npix) * dbkg;
-  if (gain > 0.0 && tv > 0.0) sigtv += tv / gain;
+  if (!gainflag && gain > 0.0 && tv > 0.0) sigtv += tv / gain;
   r.flux = static_cast<float>(tv);
   r.fluxvar = static_cast<float>(sigtv);
   peak -= dbkg;
@@ -84,11 +106,14 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   r.cpeak = cdpeak;
   r.background = bkg;
   r.dbkg = dbkg;
-  r.mthresh = ctx.clean ? clean_threshold(d, ctx.detect_thresh, ctx.minarea) : 0.0f;
+  r.dthresh = object_dthresh(d, ctx.detect_thresh, ctx.pixel_thresholds);
+  r.thresh = minthresh;
+  r.mthresh =
+      ctx.clean ? clean_threshold(d, ctx.detect_thresh, ctx.pixel_thresholds, ctx.minarea) : 0.0f;
 
   // FWHM, on pixels less the local background, below the saturation level less the background.
   float thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
-  const float obj_thresh = thresh - dbkg;          // SExtractor obj->thresh
+  const float obj_thresh = minthresh - dbkg;       // SExtractor obj->thresh
   if (thresh0 < obj_thresh) thresh0 = obj_thresh;
   if (thresh0 > 0.0f) {
     // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
@@ -96,7 +121,7 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
     const double sat = ctx.satur_level - static_cast<double>(bkg);
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const Pixel p : d) {
-      const double pix = static_cast<double>(p.value) - dbkg;
+      const double pix = static_cast<double>(measured(p)) - dbkg;
       if (!(pix > thresh0 && pix < sat)) continue;
       const double dx = p.x - s.mx, dy = p.y - s.my;
       const double lpix = std::log(pix), inverr2 = pix * pix, d2 = dx * dx + dy * dy;

@@ -20,6 +20,10 @@ struct Iso {
   float background = 0;  // BACKGROUND (bilinear mesh value at the barycentre, + dbkg)
   float dbkg = 0;        // local background (BACKPHOTO_TYPE LOCAL), subtracted from the fluxes
   float mthresh = 0;     // CLEAN threshold
+  // The object's detection threshold (THRESHOLD; the profile CLEAN fits) and analysis threshold
+  // (before dbkg), both ADU above the background: the global ones without weights, the
+  // smallest of its pixels' with them.
+  float dthresh = 0, thresh = 0;
 };
 
 struct IsoParams {
@@ -31,6 +35,17 @@ struct IsoParams {
   double satur_level = 50000.0;
   bool clean = true;  // compute CLEAN's threshold
   int minarea = 5;    // DETECT_MINAREA
+  // With measurement weights: each pixel's variance (Pixel::var) in FLUXERR_ISO and its own
+  // analysis threshold (ANALYSIS_THRESH sigma of that variance), and WEIGHT_GAIN.
+  bool weighted = false;
+  bool weight_gain = true;
+  // With detection weights: each pixel's own detection threshold (Pixel::dthresh) in CLEAN's
+  // threshold, the object's the smallest of them.
+  bool pixel_thresholds = false;
+  // Dual-image mode: the measurement image less its background (the object pixels' values are
+  // the detection image's), and the detection image's RMS for the position errors.
+  ImageView<const float> measure;
+  float dbacksig = 0;
 };
 
 // `dbkg`: the object's local background (local_background.hpp), 0 for BACKPHOTO_TYPE GLOBAL.

@@ -76,7 +76,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.fluxerr_iso[i] = std::sqrt(iso.fluxvar);
     o.flux_max[i] = iso.peak;
     o.background[i] = bkg;
-    o.threshold[i] = ctx.detect_thresh;  // SExtractor prints dthresh: no local background
+    o.threshold[i] = iso.dthresh;  // SExtractor prints dthresh: no local background
     o.fwhm[i] = iso.fwhm;
 
     ApertureShape ap{static_cast<int32_t>(src + 1),
@@ -112,17 +112,22 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
     }
     if (ctx.compute_isocor) {
-      const IsocorResult c = isocor_flux(iso.flux, iso.fluxvar, s.npix, ctx.detect_thresh);
+      const IsocorResult c = isocor_flux(iso.flux, iso.fluxvar, s.npix, iso.dthresh);
       o.flux_isocor[i] = c.flux;
       o.fluxerr_isocor[i] = c.fluxerr;
     }
     // ISO0..ISO7, on the object's own pixels with its own (unmerged) peak, as SExtractor's
     // examineiso computes them before cleaning.
     if (ctx.compute_iso) {
-      const ObjectView own = objects[src];
+      ObjectView own = objects[src];
+      std::vector<float> measured;  // dual-image mode: the measurement image's pixels
+      if (ctx.measure.data) {
+        for (const Pixel p : own) measured.push_back(ctx.measure(p.x, p.y));
+        own.value = measured.data();
+      }
       float own_peak = -std::numeric_limits<float>::max();
       for (const Pixel p : own) own_peak = std::max(own_peak, p.value);
-      const float thresh = ctx.analysis_thresh - iso.dbkg;
+      const float thresh = iso.thresh - iso.dbkg;
       iso_areas(own, thresh, own_peak - iso.dbkg, &o.iso[i * kNIso]);
       o.iso_thresh[i] = thresh;
     }

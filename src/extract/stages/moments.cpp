@@ -13,7 +13,7 @@ constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 va
 constexpr double kTwelfth = 0.0833333;
 }  // namespace
 
-Shape compute_shape(const ObjectView& object, float thresh) {
+Shape compute_shape(const ObjectView& object, float thresh, bool weighted) {
   Shape s;
   s.xmin = s.ymin = std::numeric_limits<int>::max();
   s.xmax = s.ymax = std::numeric_limits<int>::min();
@@ -88,7 +88,7 @@ Shape compute_shape(const ObjectView& object, float thresh) {
   const float thresh2 = (thresh + s.peak) / 2;
   const double darea = static_cast<double>(area2) - dnpix;
   const float t1t2 = thresh / thresh2;
-  if (t1t2 > 0) {
+  if (t1t2 > 0 && !weighted) {
     double ab = (darea < 0 ? darea : -1.0) / (2 * kSexPi * std::log(t1t2 < 1 ? t1t2 : 0.99) *
                                               static_cast<float>(s.a) * static_cast<float>(s.b));
     s.abcor = static_cast<float>(ab > 1 ? 1.0 : ab);

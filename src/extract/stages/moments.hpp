@@ -24,8 +24,9 @@ struct Shape {
 // Computes the shape; `thresh` is the object's detection threshold (its deblending level for a
 // deblending branch), used for the area correction abcor. When `object.fixed_centre`, moments
 // are taken about (cx, cy) instead of the barycentre (SExtractor's robust analysis of
-// deblended objects).
-Shape compute_shape(const ObjectView& object, float thresh);
+// deblended objects). With detection weights SExtractor leaves abcor at 1 (preanalyse's
+// dweight_flag): `weighted` does the same.
+Shape compute_shape(const ObjectView& object, float thresh, bool weighted = false);
 
 // SExtractor's guard on position-error moments of a singular (fully correlated) profile: when
 // their determinant is below esum^2, esum (a twelfth of a pixel, scaled as the moments) is added

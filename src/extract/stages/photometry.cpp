@@ -26,22 +26,42 @@ struct PixelReader {
   int w, h;
   double cx, cy;  // centre of the mirror correction (float or double, as the caller's code)
 
-  bool bad(int x, int y) const {
-    const float v = f.value(x, y);
-    if (std::isnan(v)) return true;
+  bool bad(int x, int y) const { return f.bad_weight(x, y) || masked(f.value, x, y); }
+  // Kron's first pass reads the detection image and its weights instead (photom.c
+  // computeautoflux).
+  bool bad_for_radius(int x, int y) const {
+    return f.bad_detect_weight(x, y) || masked(f.detection(), x, y);
+  }
+  bool masked(ImageView<const float> image, int x, int y) const {
+    if (std::isnan(image(x, y))) return true;
     if (f.mask_type == MaskType::None) return false;
     return f.blanked(x, y, s.id, s.time);
   }
 
   // The mirror through the centre, in double arithmetic.
   double corrected(int x, int y) const {
+    double var;
+    return corrected(x, y, var);
+  }
+  // The same with its variance (with weights): the mirror's, or 0 with the value 0.
+  double corrected(int x, int y, double& var) const {
     if (f.mask_type == MaskType::Correct) {
       const int x2 = static_cast<int>(2 * cx + 0.49999 - x);
       const int y2 = static_cast<int>(2 * cy + 0.49999 - y);
-      if (x2 >= 0 && x2 < w && y2 >= s.fymin && y2 < std::min(s.fymax, h) && !bad(x2, y2))
+      if (x2 >= 0 && x2 < w && y2 >= s.fymin && y2 < std::min(s.fymax, h) && !bad(x2, y2)) {
+        if (f.weighted()) var = f.var(x2, y2);
         return f.value(x2, y2);
+      }
     }
+    if (f.weighted()) var = 0.0;
     return 0.0;
+  }
+  // A pixel's value and variance as photom.c sums them: `var` is left as given (the global
+  // variance) without weights.
+  double read(int x, int y, double& var) const {
+    if (bad(x, y)) return corrected(x, y, var);
+    if (f.weighted()) var = f.var(x, y);
+    return f.value(x, y);
   }
 };
 
@@ -109,7 +129,8 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
       clip_box(static_cast<int>(s.mx - raper + 0.499999), static_cast<int>(s.mx + raper + 1.499999),
                static_cast<int>(s.my - raper + 0.499999), static_cast<int>(s.my + raper + 1.499999),
                w, h, s, flags);
-  const double var = f.backsig * f.backsig;  // in float, as SExtractor
+  const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
+  const bool gainflag = f.weighted() && f.weight_gain;
   double tv = 0, sigtv = 0, area = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
@@ -129,12 +150,14 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
         locarea = 1.0f;
       }
       area += locarea;
-      const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
+      double var = backnoise2;
+      const double pix = rd.read(x, y, var);
       sigtv += var * locarea;
       tv += locarea * pix;
+      if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
     }
   tv -= area * s.dbkg;
-  if (f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
   return {tv, std::sqrt(sigtv)};
 }
 
@@ -156,8 +179,8 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
       const float dx = x - s.mx, dy = y - s.my;
       const float r2 = e.cx2 * dx * dx + e.cy2 * dy * dy + e.cxy * dx * dy;
       if (r2 > e.klim2) continue;
-      if (!rd.bad(x, y)) {
-        const double pix = f.value(x, y);
+      if (!rd.bad_for_radius(x, y)) {
+        const double pix = f.detection()(x, y);
         ++area;
         r1 += std::sqrt(static_cast<double>(r2)) * pix;  // C sqrt: double
         v1 += pix;
@@ -178,7 +201,8 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
   if (e.circle) kron = 0.0f;
   b = clip_box(rint_floor(s.mx - e.dxlim), rint_floor(s.mx + e.dxlim) + 1,
                rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
-  const double var = f.backsig * f.backsig;  // in float, as SExtractor
+  const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
+  const bool gainflag = f.weighted() && f.weight_gain;
   double tv = 0, sigtv = 0;
   area = areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -186,19 +210,16 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
       const float dx = x - s.mx, dy = y - s.my;
       if (e.cx2 * dx * dx + e.cy2 * dy * dy + e.cxy * dx * dy > e.klim2) continue;
       ++area;
-      double pix;
-      if (rd.bad(x, y)) {
-        ++areab;
-        pix = rd.corrected(x, y);
-      } else {
-        pix = f.value(x, y);
-      }
+      double var = backnoise2;
+      if (rd.bad(x, y)) ++areab;
+      const double pix = rd.read(x, y, var);
       sigtv += var;
       tv += pix;
+      if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
     }
   if (static_cast<float>(areab) > kCrowdThreshold * area) flags |= kFlagNeighbours;
   tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
-  if (f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
   out.flux = tv;
   out.fluxerr = std::sqrt(sigtv);
   out.kron_radius = tv > 0 ? kron : 0.0f;

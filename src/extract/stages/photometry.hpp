@@ -20,6 +20,23 @@ struct PhotometryField {
   float backsig = 1.0f;
   double gain = 0.0;
   MaskType mask_type = MaskType::Correct;
+  // With weights (weights.hpp): the measurement variance map (empty without), pixels at or
+  // beyond `wthresh` taken as bad, and WEIGHT_GAIN.
+  ImageView<const float> var;
+  float wthresh = 0.0f;
+  bool weight_gain = true;
+  // With detection weights: the detection variance, whose bad pixels Kron's first pass (the
+  // radius, on the detection image) leaves out.
+  ImageView<const float> dvar;
+  float dwthresh = 0.0f;
+  // Dual-image mode: the detection image less its background, which Kron's radius pass reads.
+  ImageView<const float> dvalue;
+  ImageView<const float> detection() const { return dvalue.data ? dvalue : value; }
+
+  bool weighted() const { return var.data != nullptr; }
+  // A bad weight: the pixel is treated as a masked one.
+  bool bad_weight(int x, int y) const { return weighted() && var(x, y) >= wthresh; }
+  bool bad_detect_weight(int x, int y) const { return dvar.data && dvar(x, y) >= dwthresh; }
 
   // Whether (x, y) is blanked for the object `id` measured at scan line `time`.
   bool blanked(int x, int y, int32_t id, int64_t time) const {

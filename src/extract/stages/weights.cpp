@@ -1,0 +1,233 @@
+// Weight maps: conversion to variance, the map's background scale, bad-pixel interpolation
+// (SExtractor 2.25 weight.c, back.c, interpolate.c behaviour, own implementation).
+#include "extract/stages/weights.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "extract/sextractor/pi.hpp"
+#include "extract/stages/background_mode.hpp"
+
+namespace celeris::extract {
+
+namespace {
+
+constexpr double kMinGoodFrac = 0.5;  // BACK_MINGOODFRAC
+constexpr double kQuantNSigma = 5.0;
+constexpr int kQuantMaxLevels = 4096;
+constexpr double kQuantAMin = 4.0;
+
+// fqmedian: the mean of the two middle values for an even count.
+float median(std::vector<float>& v) {
+  const size_t n = v.size();
+  std::sort(v.begin(), v.end());
+  if (n < 2) return v[0];
+  return n % 2 ? v[n / 2]
+               : static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
+}
+
+struct Histogram {
+  int nlevels = 0;
+  float qscale = 1, qzero = 0;
+  double mean = 0;
+  std::vector<int> counts;
+};
+
+Histogram histogram_of(double sum, double sum2, long n) {
+  Histogram h;
+  h.mean = sum / n;
+  const double var = sum2 / n - h.mean * h.mean;
+  const double sigma = var > 0.0 ? std::sqrt(var) : 0.0;
+  const double step = std::sqrt(2.0 / kSexPi) * kQuantNSigma / kQuantAMin;
+  h.nlevels = std::min(static_cast<int>(step * n + 1), kQuantMaxLevels);
+  h.qscale = static_cast<float>(sigma > 0.0 ? 2 * kQuantNSigma * sigma / h.nlevels : 1.0);
+  h.qzero = static_cast<float>(h.mean - kQuantNSigma * sigma);
+  h.counts.assign(std::max(h.nlevels, 0), 0);
+  return h;
+}
+
+// The mode of the variances of one mesh (backstat, backhisto and backguess on the weight map):
+// the variances of the pixels that are good and whose image value passes the image mesh's own
+// clipping and histogram range. kBadMesh when the mesh has too few good pixels.
+float variance_mode(ImageView<const float> image, ImageView<const float> var, float wthresh, int x0,
+                    int y0, int bw, int bh) {
+  double sum = 0, sum2 = 0, wsum = 0, wsum2 = 0;
+  long n = 0;
+  for (int y = y0; y < y0 + bh; ++y)
+    for (int x = x0; x < x0 + bw; ++x) {
+      const double pix = image(x, y), wpix = var(x, y);
+      if (!(wpix < wthresh) || std::isnan(pix)) continue;
+      wsum += wpix;
+      wsum2 += wpix * wpix;
+      sum += pix;
+      sum2 += pix * pix;
+      ++n;
+    }
+  if (static_cast<float>(n) < static_cast<float>(bw * bh * kMinGoodFrac)) return kBadMesh;
+  const double wmean = wsum / n, wsv = wsum2 / n - wmean * wmean;
+  const double wsigma = wsv > 0.0 ? std::sqrt(wsv) : 0.0;
+  const float wlcut = static_cast<float>(wmean - 2.0 * wsigma),
+              whcut = static_cast<float>(wmean + 2.0 * wsigma);
+  const double mean = sum / n, sv = sum2 / n - mean * mean;
+  const double sigma = sv > 0.0 ? std::sqrt(sv) : 0.0;
+  const float lcut = static_cast<float>(mean - 2.0 * sigma),
+              hcut = static_cast<float>(mean + 2.0 * sigma);
+  sum = sum2 = wsum = wsum2 = 0;
+  n = 0;
+  long wn = 0;
+  for (int y = y0; y < y0 + bh; ++y)
+    for (int x = x0; x < x0 + bw; ++x) {
+      const float pix = image(x, y), wpix = var(x, y);
+      if (!(wpix < wthresh && pix <= hcut && pix >= lcut)) continue;
+      sum += pix;
+      sum2 += static_cast<double>(pix) * pix;
+      ++n;
+      if (wpix <= whcut && wpix >= wlcut) {
+        wsum += wpix;
+        wsum2 += static_cast<double>(wpix) * wpix;
+        ++wn;
+      }
+    }
+  Histogram ih = histogram_of(sum, sum2, n), wh = histogram_of(wsum, wsum2, wn);
+  const float cste = static_cast<float>(0.499999 - ih.qzero / ih.qscale);
+  const float wcste = static_cast<float>(0.499999 - wh.qzero / wh.qscale);
+  for (int y = y0; y < y0 + bh; ++y)
+    for (int x = x0; x < x0 + bw; ++x) {
+      const float pix = image(x, y), wpix = var(x, y);
+      if (std::isnan(pix)) continue;
+      const int bin = static_cast<int>(pix / ih.qscale + cste);
+      if (!(wpix < wthresh && bin < ih.nlevels && bin >= 0)) continue;
+      const int wbin = static_cast<int>(wpix / wh.qscale + wcste);
+      if (wbin >= 0 && wbin < wh.nlevels) ++wh.counts[wbin];
+    }
+  const int nl = wh.nlevels;
+  std::vector<int64_t> c0(nl + 1, 0), c1(nl + 1, 0), c2(nl + 1, 0);
+  for (int i = 0; i < nl; ++i) {
+    const int64_t hv = wh.counts[i];
+    c0[i + 1] = c0[i] + hv;
+    c1[i + 1] = c1[i] + hv * i;
+    c2[i + 1] = c2[i] + hv * i * i;
+  }
+  const mode::Mode m = mode::histogram_mode(wh.counts.data(), c0.data(), c1.data(), c2.data(), nl,
+                                            wh.mean, wh.qzero, wh.qscale);
+  return m.back;
+}
+
+}  // namespace
+
+const char* weight_type_name(WeightType type) {
+  switch (type) {
+    case WeightType::Background:
+      return "BACKGROUND";
+    case WeightType::MapRms:
+      return "MAP_RMS";
+    case WeightType::MapVar:
+      return "MAP_VAR";
+    case WeightType::MapWeight:
+      return "MAP_WEIGHT";
+    case WeightType::None:
+      break;
+  }
+  return "NONE";
+}
+
+float variance_threshold(const WeightParams& weight) {
+  // The defaults (0 for MAP_WEIGHT, kBig otherwise) are both the variance kBig.
+  if (std::isnan(weight.thresh)) return kBig;
+  float t = static_cast<float>(weight.thresh);
+  to_variance(weight.type, 1.0f, &t, 1);
+  return t;
+}
+
+void to_variance(WeightType type, float sigfac, float* data, int64_t n) {
+  const float sigfac2 = sigfac * sigfac;
+  switch (type) {
+    case WeightType::Background:
+    case WeightType::MapRms:
+      for (int64_t i = 0; i < n; ++i)
+        if (data[i] < kBig) data[i] *= data[i];
+      break;
+    case WeightType::MapVar:
+      for (int64_t i = 0; i < n; ++i) data[i] *= sigfac2;
+      break;
+    case WeightType::MapWeight:
+      for (int64_t i = 0; i < n; ++i) data[i] = data[i] > 0.0f ? sigfac2 / data[i] : kBig;
+      break;
+    case WeightType::None:
+      break;
+  }
+}
+
+float weight_scale(ImageView<const float> image, ImageView<const float> var, float wthresh,
+                   const BackgroundMap& image_map, const Config& config) {
+  Config automatic = config;
+  automatic.back_manual = false;
+  BackgroundMap wm = mesh_layout(image.width, image.height, automatic);
+  for (int py = 0; py < wm.ny; ++py)
+    for (int px = 0; px < wm.nx; ++px) {
+      const int x0 = px * wm.mesh_w, y0 = py * wm.mesh_h;
+      const int bw = std::min(wm.mesh_w, wm.width - x0), bh = std::min(wm.mesh_h, wm.height - y0);
+      const float mode = variance_mode(image, var, wthresh, x0, y0, bw, bh);
+      wm.back[py * wm.nx + px] = mode;
+      wm.sigma[py * wm.nx + px] = mode == kBadMesh ? kBadMesh : 0.0f;
+    }
+  finish_background(wm, automatic);  // bad meshes filled, median filter (filterback)
+  std::vector<float> ratio;
+  for (size_t i = 0; i < wm.back.size(); ++i) {
+    const float w = wm.back[i];
+    if (!(w > 0.0f)) continue;
+    const float r = static_cast<float>(image_map.sigma[i] / std::sqrt(static_cast<double>(w)));
+    if (r > 0.0f) ratio.push_back(r);
+  }
+  if (ratio.empty()) {
+    std::fprintf(stderr,
+                 "celeris extract: warning: null or negative global weighting factor: "
+                 "defaulted to 1\n");
+    return 1.0f;
+  }
+  return median(ratio);
+}
+
+void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float wthresh, int xlag,
+                            int ylag) {
+  const int64_t w = var.width, h = var.height;
+  const bool all = value.data != nullptr;
+  std::vector<int> ytimeout(static_cast<size_t>(w), 0);
+  std::vector<float> backup(static_cast<size_t>(w), 0.0f), wbackup(static_cast<size_t>(w), 0.0f);
+  for (int64_t y = 0; y < h; ++y) {
+    float* wd = var.row(y);
+    float* d = all ? value.row(y) : nullptr;
+    int xtimeout = 0;  // as if the previous pixel were already interpolated
+    for (int64_t x = 0; x < w; ++x) {
+      if (wd[x] >= wthresh) {  // a variance: the bigger the worse
+        if (!xtimeout) {
+          if (ytimeout[x]) {
+            --ytimeout[x];
+            wd[x] = wbackup[x];
+            if (all) d[x] = backup[x];
+          }
+        } else {
+          --xtimeout;
+          wd[x] = wd[x - 1];
+          if (all) d[x] = d[x - 1];
+        }
+      } else {
+        xtimeout = xlag;
+        ytimeout[x] = ylag;
+      }
+      wbackup[x] = wd[x];
+      if (all) backup[x] = d[x];
+    }
+  }
+}
+
+float object_dthresh(const ObjectView& object, float global, bool weighted) {
+  if (!weighted) return global;
+  float m = kBig;
+  for (size_t i = 0; i < object.size(); ++i) m = std::min(m, object.dthresh[i]);
+  return m;
+}
+
+}  // namespace celeris::extract

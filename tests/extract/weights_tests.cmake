@@ -1,0 +1,66 @@
+# Weight maps (WEIGHT_TYPE, WEIGHT_IMAGE, WEIGHT_THRESH, WEIGHT_GAIN, RESCALE_WEIGHTS, INTERP_*;
+# stages/weights.cpp) against source-extractor: crops of the shared images and a simulation with
+# a generated map (a smooth noise gradient, rectangles of bad pixels over objects, sky and one
+# border), every row identical (tests/extract/weights_parity.py); one map for both, and separate
+# detection and measurement maps. About 1-2 s each.
+set(CELERIS_W_PARAMS
+  THRESHOLD,FLUX_ISOCOR,FLUXERR_ISOCOR,MU_THRESHOLD,ISO0,ISO4,FLUXERR_APER,MAGERR_AUTO,FLUX_BEST,FLUXERR_BEST,XPEAK_IMAGE,FLUX_MAX,BACKGROUND)
+set(M67 ${CELERIS_TEST_DATA}/images/M6707HH.fits)
+# name; image; WEIGHT_TYPE; then weights_parity.py options and, after --, -KEY VALUE pairs
+foreach(variant
+    "M67_map_weight;${M67};MAP_WEIGHT;--crop;100,200,700,600;--;-GAIN;4"
+    "M67_map_weight_thresh;${M67};MAP_WEIGHT;--crop;100,200,700,600;--;-WEIGHT_THRESH;0.6;-INTERP_MAXXLAG;4;-INTERP_MAXYLAG;3"
+    "M67_map_rms;${M67};MAP_RMS;--crop;100,200,700,600;--;-WEIGHT_THRESH;5;-MASK_TYPE;BLANK"
+    "M67_map_var_no_rescale;${M67};MAP_VAR;--crop;100,200,700,600;--;-RESCALE_WEIGHTS;N;-GAIN;2.5"
+    "M67_map_weight_no_weight_gain;${M67};MAP_WEIGHT;--crop;100,200,700,600;--;-WEIGHT_GAIN;N;-GAIN;2.5;-INTERP_TYPE;NONE"
+    "sep_emmi_background;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;BACKGROUND"
+    "HorseHead_map_weight_local;${CELERIS_TEST_DATA}/images/HorseHead.fits;MAP_WEIGHT;--;-BACKPHOTO_TYPE;LOCAL;-GAIN;3"
+    "sim_map_weight_absolute;sim:small;MAP_WEIGHT;--;-THRESH_TYPE;ABSOLUTE;-DETECT_THRESH;30;-ANALYSIS_THRESH;25;-FILTER;N"
+    # Separate detection and measurement weights (two values), each list element.
+    "M67_separate_weight_rms;${M67};MAP_WEIGHT,MAP_RMS;--crop;100,200,700,600;--;-WEIGHT_THRESH;0.5,1000;-RESCALE_WEIGHTS;N,Y;-INTERP_TYPE;ALL,ALL;-INTERP_MAXXLAG;8,4;-INTERP_MAXYLAG;4,8;-GAIN;2"
+    "M67_separate_background_weight;${M67};BACKGROUND,MAP_WEIGHT;--crop;100,200,700,600"
+    "M67_measurement_weights_only;${M67};NONE,MAP_VAR;--crop;100,200,700,600;--;-GAIN;2"
+    "HorseHead_detection_weights_only;${CELERIS_TEST_DATA}/images/HorseHead.fits;MAP_WEIGHT,NONE;--;-GAIN;2"
+    "sep_emmi_separate_var_weight;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;MAP_VAR,MAP_WEIGHT;--;-RESCALE_WEIGHTS;N"
+    "sim_separate_rms_weight;sim:small;MAP_RMS,MAP_WEIGHT;--;-INTERP_TYPE;NONE,ALL;-INTERP_MAXXLAG;16,3;-INTERP_MAXYLAG;16,3;-MASK_TYPE;NONE")
+  list(POP_FRONT variant name image type)
+  add_test(NAME extract.parity.weights_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_parity.py
+                   $<TARGET_FILE:celeris_cli> ${image}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/weights_${name} ${type}
+                   --rows-frac 1.0 --params ${CELERIS_W_PARAMS} ${variant})
+  set_tests_properties(extract.parity.weights_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+# Dual-image mode (detect.fits,measure.fits; stages/dual_image.cpp) against source-extractor: the
+# 2MASS J/K pair of the same field, and images with a generated second band (scaled, a tilted
+# background, own noise, sources in that band only; weights_dual_image_parity.py), every row
+# identical, with the windowed, CLASS_STAR, ISO, world and error columns; without and with
+# weights (one map for both images, or one per image).
+set(CELERIS_DUAL_PARAMS
+  ${CELERIS_W_PARAMS},MU_MAX,ERRX2_IMAGE,ERRY2_IMAGE,CLASS_STAR,XWIN_IMAGE,YWIN_IMAGE,FLUX_WIN,ERRX2WIN_IMAGE,FLAGS_WIN)
+# name; detection image; measurement image (or band:<seed>); options; --; -KEY VALUE pairs
+foreach(variant
+    "gc_2mass_j_k;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;${CELERIS_TEST_DATA}/images/gc_2mass_k.fits;--params;X_WORLD,ALPHA_J2000;--;-GAIN;2"
+    "sim_border_band;sim:border;band:6;--params;X_WORLD,ALPHA_J2000;--;-MASK_TYPE;BLANK;-CLEAN_PARAM;2"
+    "sim_nan_band;sim:nan;band:8;--;-PHOT_AUTOAPERS;8,10"
+    "sep_emmi_band;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;band:5;--;-FILTER;N"
+    # with weights: one map for both images, and one map per image
+    "sim_border_band_map_weight;sim:border;band:6;--weights;MAP_WEIGHT;--;-RESCALE_WEIGHTS;N,Y;-INTERP_TYPE;ALL,ALL;-GAIN;2"
+    "sep_emmi_band_background;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;band:5;--weights;BACKGROUND;--"
+    "gc_2mass_j_k_var_weight;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;${CELERIS_TEST_DATA}/images/gc_2mass_k.fits;--weights;MAP_VAR,MAP_WEIGHT;--;-INTERP_TYPE;ALL,ALL;-WEIGHT_THRESH;1e29,0.5"
+    "sim_nan_band_rms_none;sim:nan;band:8;--weights;MAP_RMS,NONE;--")
+  list(POP_FRONT variant name detect measure)
+  set(params ${CELERIS_DUAL_PARAMS})
+  if(variant MATCHES "--weights")  # the *WIN* parameters do not take weights yet
+    set(params ${CELERIS_W_PARAMS},MU_MAX,ERRX2_IMAGE,ERRY2_IMAGE,CLASS_STAR)
+  endif()
+  add_test(NAME extract.parity.dual_image_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_dual_image_parity.py
+                   $<TARGET_FILE:celeris_cli> ${detect} ${measure}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/dual_image_${name} --rows-frac 1.0
+                   --params ${params} ${variant} -STARNNW_NAME ${CELERIS_NNW})
+  set_tests_properties(extract.parity.dual_image_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
