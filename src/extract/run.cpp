@@ -293,6 +293,12 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
   if (plan.n_flag_maps > 0)
     throw Error(what + " with FLAG_IMAGE maps is not supported yet: name one extension, e.g. " +
                 path + "[" + std::to_string(hdus[0] - 1) + "]");
+  if (settings.config.measure_weight.type != WeightType::None ||
+      settings.config.detect_weight.type != WeightType::None)
+    throw Error(what +
+                " with WEIGHT_TYPE is not supported yet (SExtractor reads one weight "
+                "extension per image extension): name one extension, e.g. " +
+                path + "[" + std::to_string(hdus[0] - 1) + "]");
   std::vector<Frame> frames;
   std::vector<FrameOutputs> outputs;
   int64_t draws = 0;  // rand() numbers SExtractor has drawn before the current extension
