@@ -104,7 +104,7 @@ KronRegion kron_region(const ApertureShape& s, float k, double min_diameter) {
 // flagging any clip, as SExtractor.
 Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, int h, const ApertureShape& s,
              uint16_t& flags) {
-  const int fymin = s.fymin, fymax = std::min(s.fymax, h);
+  const int fymin = std::max(s.fymin, 0), fymax = std::min(s.fymax, h);
   if (xmin < 0) xmin = 0, flags |= kFlagAperIncomplete;
   if (xmax > w) xmax = w, flags |= kFlagAperIncomplete;
   if (ymin < fymin) ymin = fymin, flags |= kFlagAperIncomplete;
