@@ -139,18 +139,7 @@ void move_to_table(fitsfile* f, const std::string& path) {
 
 void write_fits_table(const std::string& path, const Table& table,
                       const FitsTableOptions& options) {
-  write_atomically(path, [&](const std::string& tmp) {
-    FitsFile file = FitsFile::create(tmp);
-    fitsfile* f = file.get();
-    int status = 0;
-    fits_create_img(f, 8, 0, nullptr, &status);  // empty primary HDU
-    if (options.ldac) write_ldac_imhead(f, options.image_header, options.extra_cards, status);
-
-    create_table_hdu(f, table, options, table.rows, status);
-    write_row_blocks(f, table, 0, status);
-    check_fits(status, path);
-    file.close();
-  });
+  write_fits_tables(path, {{&table, options}});
 }
 
 void write_fits_tables(const std::string& path,

@@ -260,13 +260,14 @@ FileRunResult finish_frame(Frame& frame, Result&& r, const Settings& settings,
 
 namespace {
 
-// A catalog whose rows are those of `parts` in order (same columns in each).
-Table concatenate(const std::vector<Table>& parts) {
+// A catalog whose rows are those of every part's catalog in order (same columns in each).
+Table concatenate(const std::vector<FrameOutputs>& parts) {
   Table out;
   if (parts.empty()) return out;
-  out.columns = parts[0].columns;
+  out.columns = parts[0].result.catalog.columns;
   for (Column& c : out.columns) c.values.clear();
-  for (const Table& t : parts) {
+  for (const FrameOutputs& part : parts) {
+    const Table& t = part.result.catalog;
     for (size_t k = 0; k < out.columns.size(); ++k)
       out.columns[k].values.insert(out.columns[k].values.end(), t.columns[k].values.begin(),
                                    t.columns[k].values.end());
@@ -313,18 +314,16 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
     outputs.push_back(frame_outputs(frame, std::move(r), settings, plan));
     frames.push_back(std::move(frame));
   }
+  Table all_rows = concatenate(outputs);
   OutputRun run;
   switch (settings.catalog_type) {
     case CatalogType::None:
       break;
     case CatalogType::Ascii:
-    case CatalogType::AsciiHead: {
-      std::vector<Table> parts;
-      for (const FrameOutputs& o : outputs) parts.push_back(o.result.catalog);
-      write_ascii_table(settings.catalog_name, concatenate(parts),
+    case CatalogType::AsciiHead:
+      write_ascii_table(settings.catalog_name, all_rows,
                         settings.catalog_type == CatalogType::AsciiHead);
       break;
-    }
     case CatalogType::Fits10:
     case CatalogType::FitsLdac: {
       std::vector<std::pair<const Table*, FitsTableOptions>> tables;
@@ -343,9 +342,7 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
   run.keep();
   // The run's result: every extension's rows; the counts summed; the rest from the first.
   FileRunResult out = outputs[0].result;
-  std::vector<Table> parts;
-  for (const FrameOutputs& o : outputs) parts.push_back(o.result.catalog);
-  out.catalog = concatenate(parts);
+  out.catalog = std::move(all_rows);
   for (size_t k = 1; k < outputs.size(); ++k) {
     out.info.n_detections += outputs[k].result.info.n_detections;
     out.info.n_deblended += outputs[k].result.info.n_deblended;
