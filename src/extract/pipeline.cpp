@@ -250,6 +250,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
   std::vector<Shape> detected_shapes;
   if (local_back) detected_shapes = shapes;
+  timer.lap("shapes, isophotal");
 
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
@@ -280,6 +281,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const Blanking blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
                           local_back, nt,
                           dweighted ? wmaps.thresh.view() : ImageView<const float>{});
+  timer.lap("blanking");
   PhotometryField field;
   field.value = value;
   field.blanking = &blanking;

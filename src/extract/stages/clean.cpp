@@ -67,58 +67,73 @@ YLimits ylimits(const Shape& s, int clean_margin) {
 // SExtractor compares each newcomer with every object of its clean list, in list order. Only
 // objects within CLEAN_ZONE x (a_in + a) can interact, so the list is indexed by a grid of
 // cells and only nearby objects are visited, still in list order, which keeps the result
-// identical to the full scan.
+// identical to the full scan. The index holds the list's objects only (at most MEMORY_OBJSTACK),
+// so a size tier with few members is scanned whole rather than cell by cell.
 class CleanList {
  public:
-  CleanList(const std::vector<Shape>& shapes) : shapes_(shapes), pos_(shapes.size(), -1) {}
+  CleanList(const std::vector<Shape>& shapes) : shapes_(shapes), slot_(shapes.size()) {}
 
   const std::vector<size_t>& entries() const { return list_; }
   // The list position of object o, -1 when it is not in the list.
-  int64_t position(size_t o) const { return pos_[o]; }
+  int64_t position(size_t o) const { return slot_[o].pos; }
   std::vector<size_t>& entries() { return list_; }
 
   void push(size_t o) {
-    pos_[o] = static_cast<int64_t>(list_.size());
+    Slot& sl = slot_[o];
+    sl.pos = static_cast<int64_t>(list_.size());
     list_.push_back(o);
-    const int t = tier(static_cast<float>(shapes_[o].a));
-    if (t == kTiers)
-      large_.push_back(o);
-    else
-      cells_[t][key(shapes_[o].mx, shapes_[o].my)].push_back(o);
+    sl.tier = tier(static_cast<float>(shapes_[o].a));
+    sl.key = key(shapes_[o].mx, shapes_[o].my);
+    Tier& t = tiers_[sl.tier];
+    sl.in_tier = t.members.size();
+    t.members.push_back(o);
+    if (sl.tier < kTiers) {
+      std::vector<size_t>& c = t.cells[sl.key];
+      sl.in_cell = c.size();
+      c.push_back(o);
+    }
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
   void remove_at(size_t li) {
-    pos_[list_[li]] = -1;
+    const size_t o = list_[li];
+    Slot& sl = slot_[o];
+    Tier& t = tiers_[sl.tier];
+    swap_remove(t.members, sl.in_tier,
+                [&](size_t moved) -> size_t& { return slot_[moved].in_tier; });
+    if (sl.tier < kTiers) {
+      auto it = t.cells.find(sl.key);
+      swap_remove(it->second, sl.in_cell,
+                  [&](size_t moved) -> size_t& { return slot_[moved].in_cell; });
+      if (it->second.empty()) t.cells.erase(it);
+    }
+    sl.pos = -1;
     if (li + 1 != list_.size()) {
       list_[li] = list_.back();
-      pos_[list_[li]] = static_cast<int64_t>(li);
+      slot_[list_[li]].pos = static_cast<int64_t>(li);
     }
     list_.pop_back();
   }
   // List positions of the objects that may lie within the clean zone of (x, y, a), ascending.
   // Objects are indexed by grids, one per size tier (a <= 2, 4, 8, ... px), each searched out
-  // to the clean zone of its largest member; the few objects larger than the last tier are
-  // always visited.
+  // to the clean zone of its largest member; objects larger than the last tier are always
+  // visited.
   void candidates(double x, double y, float a, std::vector<size_t>& out) const {
     out.clear();
-    for (size_t o : large_)
-      if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+    for (size_t o : tiers_[kTiers].members) out.push_back(static_cast<size_t>(slot_[o].pos));
     for (int t = 0; t < kTiers; ++t) {
-      if (cells_[t].empty()) continue;
+      const Tier& tr = tiers_[t];
+      if (tr.members.empty()) continue;
       const double r = (a + tier_max(t)) * kCleanZone + 1.0;
       const int64_t cx0 = cell(x - r), cx1 = cell(x + r), cy0 = cell(y - r), cy1 = cell(y + r);
-      if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(cells_[t].size())) {
-        for (const auto& [k, objs] : cells_[t])
-          for (size_t o : objs)
-            if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+      if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(tr.members.size())) {
+        for (size_t o : tr.members) out.push_back(static_cast<size_t>(slot_[o].pos));
         continue;
       }
       for (int64_t cy = cy0; cy <= cy1; ++cy)
         for (int64_t cx = cx0; cx <= cx1; ++cx) {
-          auto it = cells_[t].find(cy * kStride + cx);
-          if (it == cells_[t].end()) continue;
-          for (size_t o : it->second)
-            if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
+          auto it = tr.cells.find(cy * kStride + cx);
+          if (it == tr.cells.end()) continue;
+          for (size_t o : it->second) out.push_back(static_cast<size_t>(slot_[o].pos));
         }
     }
     std::sort(out.begin(), out.end());
@@ -126,7 +141,7 @@ class CleanList {
 
  private:
   static constexpr double kCell = 64.0;
-  static constexpr int kTiers = 7;  // a <= 2, 4, ..., 128 px; larger objects: large_
+  static constexpr int kTiers = 7;  // a <= 2, 4, ..., 128 px; larger objects: tier kTiers
   static float tier_max(int t) { return static_cast<float>(2 << t); }
   static int tier(float a) {
     int t = 0;
@@ -136,11 +151,31 @@ class CleanList {
   static constexpr int64_t kStride = 1 << 20;
   static int64_t cell(double v) { return static_cast<int64_t>(std::floor(v / kCell)); }
   static int64_t key(double x, double y) { return cell(y) * kStride + cell(x); }
+  // Removes v[i] by moving the last element into its place; index_of(moved) is that element's
+  // recorded index.
+  template <class IndexOf>
+  static void swap_remove(std::vector<size_t>& v, size_t i, IndexOf&& index_of) {
+    if (i + 1 != v.size()) {
+      v[i] = v.back();
+      index_of(v[i]) = i;
+    }
+    v.pop_back();
+  }
+
+  struct Slot {
+    int64_t pos = -1;  // list position
+    int tier = 0;
+    int64_t key = 0;  // grid cell
+    size_t in_tier = 0, in_cell = 0;
+  };
+  struct Tier {
+    std::vector<size_t> members;  // the list's objects of this tier, in no order
+    std::unordered_map<int64_t, std::vector<size_t>> cells;
+  };
   const std::vector<Shape>& shapes_;
   std::vector<size_t> list_;
-  std::vector<int64_t> pos_;
-  std::unordered_map<int64_t, std::vector<size_t>> cells_[kTiers];
-  std::vector<size_t> large_;
+  std::vector<Slot> slot_;
+  Tier tiers_[kTiers + 1];
 };
 
 }  // namespace
