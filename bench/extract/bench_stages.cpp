@@ -2,7 +2,8 @@
 // process: the first run of each device is a warm-up (the GPU's context is made there), then the
 // median of --repeat runs per stage and in total, host memory to catalog (Objects) in host
 // memory. The two catalogs are compared column by column.
-//   bench_extract_stages IMAGE.fits [--repeat N] [--threads N] [--devices cpu,cuda]
+//   bench_extract_stages IMAGE.fits [--repeat N] [--threads N]
+//                        [--devices cpu,cuda,cuda-pinned,cuda-resident]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -34,12 +36,14 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices cpu,cuda]\n",
+    std::fprintf(stderr,
+                 "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
+                 "cpu,cuda,cuda-pinned,cuda-resident]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0;
-  std::string devices = "cpu,cuda";
+  std::string devices = "cpu,cuda,cuda-pinned,cuda-resident";
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--repeat")
@@ -58,16 +62,25 @@ int main(int argc, char** argv) try {
   std::vector<extract::Objects> catalogs;
   std::stringstream list(devices);
   for (std::string d; std::getline(list, d, ',');) {
+    // cuda-pinned: the frame page-locked beforehand (as a stream of frames does); cuda-resident:
+    // uploaded beforehand (extract(DeviceImage), the frame already in device memory).
+    const bool pinned = d == "cuda-pinned", resident = d == "cuda-resident";
     extract::Config config;
     config.threads = threads;
-    config.device = resolve_backend(parse_backend(d));
+    config.device = resolve_backend(parse_backend(pinned || resident ? "cuda" : d));
+    std::shared_ptr<void> lock;
+    if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
+    if (pinned && !lock) throw Error("cuda-pinned: the frame could not be page-locked");
+    DeviceImage on_device;
+    if (resident) on_device = DeviceImage::upload(img.pixels.view());
     std::map<std::string, std::vector<double>> stages;
     std::vector<std::string> order;
     std::vector<double> totals;
     extract::Result r;
     for (int k = 0; k <= repeat; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
-      r = extract::extract(img.pixels.view(), config, req);
+      r = resident ? extract::extract(on_device, config, req)
+                   : extract::extract(img.pixels.view(), config, req);
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (k == 0) continue;  // warm-up
       totals.push_back(t);

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "core/bounded_queue.hpp"
@@ -158,7 +159,7 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
       try {
         job.frame = read_frame(paths[i], catalog_names[i], check_names[i], settings, plan);
         const auto& px = job.frame.image.pixels;
-        if (gpu) job.frame.locked = gpu::lock_host_memory(px.data(), px.size() * sizeof(float));
+        if (gpu) job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
       } catch (const std::exception& e) {
         job.error = e.what();
       }
