@@ -51,7 +51,13 @@ class BlockCache {
     auto it = size_of_.find(p);
     const size_t bytes = it->second;
     size_of_.erase(it);
-    if (held_ + bytes > kCacheBytes) return false;
+    if (bytes > kCacheBytes) return false;
+    while (held_ + bytes > kCacheBytes) {  // make room: the newest sizes are the likeliest
+      auto old = free_.begin();
+      std::free(old->second);
+      held_ -= old->first;
+      free_.erase(old);
+    }
     try {
       free_.emplace(bytes, p);
     } catch (...) {

@@ -57,10 +57,9 @@ struct ObjectView {
   Iterator end() const { return {this, count}; }
 };
 
-// A pixel column: not zero-filled when resized (each element is written next), and on reused
-// huge pages when large (celeris/image.hpp).
+// A pixel column: not zero-filled when resized (each element is written next).
 template <class T>
-using PixelColumn = std::vector<T, DefaultInitAllocator<T>>;
+using PixelColumn = std::vector<T, DefaultInitAllocator<T, false>>;
 
 struct ObjectList {
   // Pixel columns of all objects.

@@ -271,10 +271,13 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.buffer = LineBuffer::of(config, h);
   mp.threads = nt;
   if (measure.dual) mp.measure = value;
-  const CleanParams clean_params{
-      config.clean, config.clean_param,     dthresh, clean_margin(mp.apertures, mp.n_apertures),
-      mp.buffer,    config.memory_objstack, nt};
-  const CleanResult cleaned = clean_objects(objects.flags, shapes, isos, done_line, clean_params);
+  const CleanParams clean_params{config.clean, config.clean_param,
+                                 dthresh,      clean_margin(mp.apertures, mp.n_apertures),
+                                 mp.buffer,    config.memory_objstack};
+  const CleanZones zones = config.clean ? clean_zones(shapes, nt) : CleanZones{};
+  timer.lap("clean zones");
+  const CleanResult cleaned =
+      clean_objects(objects.flags, shapes, isos, done_line, zones, clean_params);
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.

@@ -1,6 +1,5 @@
 #include "extract/stages/clean.hpp"
 #include "extract/sextractor/pi.hpp"
-#include "extract/stages/clean_zones.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -158,12 +157,11 @@ class SlotHeap {
 
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                          const CleanParams& params) {
+                          const CleanZones& zones, const CleanParams& params) {
   CleanResult result;
   CleanList clean(shapes.size());
   // Only the objects within each other's clean zone are ever compared (the test is repeated
-  // below all the same); and their profiles are computed once, again after each merge.
-  const CleanZones zones = params.enabled ? clean_zones(shapes, params.threads) : CleanZones{};
+  // below all the same), and their profiles are computed once, again after each merge.
   std::vector<Profile> profile(params.enabled ? shapes.size() : 0);
   std::vector<char> profile_valid(profile.size(), 0);
   std::vector<size_t> victims, near;
