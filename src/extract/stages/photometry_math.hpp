@@ -93,8 +93,20 @@ CELERIS_HD inline T max_of(T a, T b) {
   return a < b ? b : a;
 }
 
+// A double truncated to int as the CPU build does it (x86-64's cvttsd2si): beyond int's range,
+// and for NaN, INT_MIN ("integer indefinite"). CUDA's conversion saturates instead (NaN to 0),
+// so the device reproduces the CPU's value explicitly: degenerate shapes (an infinite Kron box,
+// a zero-radius growth curve) then skip the same pixels on both.
+CELERIS_HD inline int to_int(double v) {
+#ifdef __CUDA_ARCH__
+  return v > -2147483649.0 && v < 2147483648.0 ? static_cast<int>(v) : INT32_MIN;
+#else
+  return static_cast<int>(v);
+#endif
+}
+
 CELERIS_HD inline int rint_floor(double v) {
-  return static_cast<int>(floor(v + 0.5));
+  return to_int(floor(v + 0.5));
 }
 
 // A pixel is bad when masked (NaN), beyond the weight threshold or, with MASK_TYPE != NONE,
@@ -123,8 +135,8 @@ struct PixelReader {
   // mirror's, or 0 with the value 0.
   CELERIS_HD double corrected(int x, int y, double& var) const {
     if (f.correct) {
-      const int x2 = static_cast<int>(2 * cx + 0.49999 - x);
-      const int y2 = static_cast<int>(2 * cy + 0.49999 - y);
+      const int x2 = to_int(2 * cx + 0.49999 - x);
+      const int y2 = to_int(2 * cy + 0.49999 - y);
       if (x2 >= 0 && x2 < f.width && y2 >= s.fymin && y2 < min_of(s.fymax, f.height) &&
           !bad(x2, y2)) {
         if (f.weighted()) var = f.var[f.at(x2, y2)];
@@ -207,9 +219,8 @@ CELERIS_HD inline FluxResult aperture_flux(const View& f, const ApertureShape& s
   const float scale = 1.0f / kAperOversamp, scale2 = scale * scale;
   const float offset = 0.5f * (scale - 1.0f);
   const Box b =
-      clip_box(static_cast<int>(s.mx - raper + 0.499999), static_cast<int>(s.mx + raper + 1.499999),
-               static_cast<int>(s.my - raper + 0.499999), static_cast<int>(s.my + raper + 1.499999),
-               w, h, s, flags);
+      clip_box(to_int(s.mx - raper + 0.499999), to_int(s.mx + raper + 1.499999),
+               to_int(s.my - raper + 0.499999), to_int(s.my + raper + 1.499999), w, h, s, flags);
   const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
   const bool gainflag = f.weighted() && f.weight_gain;
   double tv = 0, sigtv = 0, area = 0;
@@ -337,9 +348,8 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
     return d < prevbinmargin || d > nextbinmargin;
   };
   const Box b =
-      clip_box(static_cast<int>(mx - raper + 0.499999), static_cast<int>(mx + raper + 1.499999),
-               static_cast<int>(my - raper + 0.499999), static_cast<int>(my + raper + 1.499999), w,
-               h, s, flags);
+      clip_box(to_int(mx - raper + 0.499999), to_int(mx + raper + 1.499999),
+               to_int(my - raper + 0.499999), to_int(my + raper + 1.499999), w, h, s, flags);
   // Adds to growth[jlo, jhi) what the pixels give those bins. Each bin receives its additions in
   // the same order as when every bin is filled in one pass (pixels in raster order, a pixel's
   // sub-samples in order), so the bins can be filled a range at a time.
@@ -349,10 +359,10 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
     constexpr double kReach = 0.75;
     const double rout = jhi * step + kReach, rin = jlo * step - kReach;
     const double rout2 = min_of(rout * rout, rextlim2), rin2 = rin > 0 ? rin * rin : -1.0;
-    const int ylo = max_of(b.ymin, static_cast<int>(floor(my - rout))),
-              yhi = min_of(b.ymax, static_cast<int>(ceil(my + rout)) + 1),
-              xlo = max_of(b.xmin, static_cast<int>(floor(mx - rout))),
-              xhi = min_of(b.xmax, static_cast<int>(ceil(mx + rout)) + 1);
+    const int ylo = max_of(b.ymin, to_int(floor(my - rout))),
+              yhi = min_of(b.ymax, to_int(ceil(my + rout)) + 1),
+              xlo = max_of(b.xmin, to_int(floor(mx - rout))),
+              xhi = min_of(b.xmax, to_int(ceil(mx + rout)) + 1);
     for (int y = ylo; y < yhi; ++y)
       for (int x = xlo; x < xhi; ++x) {
         double dx = x - mx, dy = y - my;
@@ -376,12 +386,12 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
             const double dy2 = dy * dy;
             for (int sx = kAperOversamp; sx--; dx1 += scale) d2[nb++] = dx1 * dx1 + dy2;
           }
-          for (int k = 0; k < nb; ++k) bins[k] = static_cast<int>(sqrt(d2[k]) * stepdens);
+          for (int k = 0; k < nb; ++k) bins[k] = to_int(sqrt(d2[k]) * stepdens);
           const double v = scale2 * pix;
           for (int k = 0; k < nb; ++k)
             if (bins[k] >= jlo && bins[k] < jhi) growth[bins[k]] += v;
         } else {
-          const int j = static_cast<int>(r * stepdens);
+          const int j = to_int(r * stepdens);
           if (j >= jlo && j < jhi) growth[j] += pix;
         }
       }
