@@ -35,9 +35,8 @@ struct PhotometryColumns {
   double setup = 0, upload = 0, kernel = 0, download = 0;
 };
 
-// Throws celeris::Error without a CUDA device (or in a build without CUDA), or when the image
-// has 2^31 pixels or more. Calls are serialised on one process-wide context whose device and
-// page-locked buffers grow as frames need and are reused.
+// Throws celeris::Error without a CUDA device (or in a build without CUDA). Calls are serialised on
+// one process-wide context whose device and page-locked buffers grow as frames need and are reused.
 PhotometryColumns measure_photometry(const PhotometryField& field,
                                      const std::vector<ApertureShape>& shapes,
                                      const PhotometryRequest& request);

@@ -9,8 +9,9 @@ namespace celeris::extract::gpu {
 namespace {
 
 __global__ void photometry_kernel(const PhotometryArgs a) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
+  const int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= a.n) return;
+  const int64_t i = a.order[t];
   const ApertureShape s = a.shapes[i];
   uint16_t flags = 0;
   for (int k = 0; k < a.n_apertures; ++k) {

@@ -14,7 +14,10 @@ namespace celeris::extract::gpu {
 struct PhotometryArgs {
   phot::View field;  // the images (and blanking codes) on the device
   const ApertureShape* shapes = nullptr;
-  int64_t n = 0;                      // objects
+  int64_t n = 0;  // objects
+  // Thread t measures object order[t]: objects of similar size side by side in a warp (and the
+  // largest first), since a warp takes as long as its largest object.
+  const int32_t* order = nullptr;
   const double* apertures = nullptr;  // FLUX_APER diameters measured
   int n_apertures = 0;
   bool compute_auto = true;  // FLUX_AUTO (else 0, as measure.cpp leaves it)
@@ -30,10 +33,10 @@ struct PhotometryArgs {
   uint16_t* flags = nullptr;  // the FLAGS bits photometry sets (the object's own are ORed later)
 };
 
-// Launch shape: one thread per object, 128 per block. Memory traffic: each thread reads its
-// apertures' pixels (and blanking codes) and writes its own outputs. Guarantees: every output
-// is phot::aperture_flux / auto_flux / flux_radius's result on the CPU for the same inputs, bit
-// for bit (the same source, sums in the same order, no FMA: --fmad=false).
+// Launch shape: one thread per object (in `order`), 128 per block. Memory traffic: each thread
+// reads its apertures' pixels (and blanking codes) and writes its own outputs. Guarantees: every
+// output is phot::aperture_flux / auto_flux / flux_radius's result on the CPU for the same inputs,
+// bit for bit (the same source, sums in the same order, no FMA: --fmad=false).
 void measure_photometry(const PhotometryArgs& args, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu
