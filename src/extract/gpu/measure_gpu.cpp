@@ -32,6 +32,11 @@ struct Context {
   // so that each crosses the bus in one copy.
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
+  // Page-locked chunks for uploads from pageable memory (upload_bytes).
+  struct Staging {
+    cuda::PinnedBuffer<unsigned char> buffer;
+    cuda::Event free{false};
+  } staging[2];
 };
 
 Context& context() {
@@ -75,11 +80,52 @@ void grow(cuda::PinnedBuffer<T>& b, size_t n) {
   if (b.size() < n) b.reset(n);
 }
 
-// One image up (n pixels) on `s`, into `d`; returns its device address.
+bool page_locked(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+// Host memory -> device memory on `s`. Page-locked memory (the GPU front end's images) is copied
+// straight. Pageable memory (the blanking codes) would go through the driver's staging at one
+// host thread's memcpy speed: it is copied into the context's two page-locked chunks by
+// `threads` threads instead, each chunk crossing the bus while the next one is filled. Returns
+// when the last chunk is queued.
+void upload_bytes(Context& c, void* device, const void* host, size_t bytes, cudaStream_t s,
+                  int threads) {
+  if (bytes == 0) return;
+  if (page_locked(host)) {
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, s));
+    return;
+  }
+  constexpr size_t kChunk = size_t(8) << 20, kSlice = size_t(512) << 10;
+  for (size_t off = 0, k = 0; off < bytes; off += kChunk, ++k) {
+    Context::Staging& st = c.staging[k % 2];
+    if (st.buffer.size() < kChunk) st.buffer.reset(kChunk);
+    st.free.synchronize();  // its previous chunk has crossed (never recorded: returns at once)
+    const size_t len = std::min(kChunk, bytes - off);
+    const char* from = static_cast<const char*>(host) + off;
+    unsigned char* to = st.buffer.data();
+    const int64_t slices = static_cast<int64_t>((len + kSlice - 1) / kSlice);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t j = 0; j < slices; ++j) {
+      const size_t at = static_cast<size_t>(j) * kSlice;
+      std::memcpy(to + at, from + at, std::min(kSlice, len - at));
+    }
+    CELERIS_CUDA_CHECK(
+        cudaMemcpyAsync(static_cast<char*>(device) + off, to, len, cudaMemcpyHostToDevice, s));
+    st.free.record(s);
+  }
+}
+
+// One image up (n pixels) into `d` on `s`; returns its device address.
 template <class T>
-const T* upload_image(cuda::DeviceBuffer<T>& d, const T* host, size_t n, cudaStream_t s) {
-  d.grow(n);
-  d.upload_async(host, n, s);
+const T* upload_image(Context& c, cuda::DeviceBuffer<T>& d, const T* host, size_t n, cudaStream_t s,
+                      int threads) {
+  upload_bytes(c, d.grow(n), host, n * sizeof(T), s, threads);
   return d.data();
 }
 
@@ -123,16 +169,17 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   out.setup = std::chrono::duration<double>(Clock::now() - t_setup).count();
 
   c.timer.mark(kStart, s);
-  view.value = upload_image(c.value, field.value.data, npix, s);
+  const int nt = std::max(1, request.host_threads);
+  view.value = upload_image(c, c.value, field.value.data, npix, s, nt);
   // The blanking codes are read only where MASK_TYPE is not NONE.
   if (view.mask_detected && view.blanking.code)
-    view.blanking.code = upload_image(c.code, view.blanking.code, npix, s);
+    view.blanking.code = upload_image(c, c.code, view.blanking.code, npix, s, nt);
   else
     view.blanking.code = nullptr;
-  if (view.var) view.var = upload_image(c.var, view.var, npix, s);
-  if (view.dvar) view.dvar = upload_image(c.dvar, view.dvar, npix, s);
-  if (view.dvalue) view.dvalue = upload_image(c.dvalue, view.dvalue, npix, s);
-  c.in.upload_async(staged, in.bytes(), s);
+  if (view.var) view.var = upload_image(c, c.var, view.var, npix, s, nt);
+  if (view.dvar) view.dvar = upload_image(c, c.dvar, view.dvar, npix, s, nt);
+  if (view.dvalue) view.dvalue = upload_image(c, c.dvalue, view.dvalue, npix, s, nt);
+  c.in.upload_async(staged, in.bytes(), s);  // page-locked
   c.timer.mark(kUploaded, s);
 
   PhotometryArgs a;

@@ -21,6 +21,7 @@ struct PhotometryRequest {
   std::vector<double> fluxfrac;  // FLUX_RADIUS fractions measured
   bool growth = false;           // run the growth curve (FLUX_RADIUS or windowed measurements)
   bool hl_radius = false;        // and return the half-light radius (windowed measurements)
+  int host_threads = 1;          // for copying pageable images into page-locked chunks
 };
 
 // The columns, object i at i (and i * apertures + k, i * fractions + k), as measure.cpp's CPU

@@ -73,6 +73,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
   req.fluxfrac.assign(ctx.fluxfrac.begin(), ctx.fluxfrac.begin() + ctx.n_fluxfrac);
   req.growth = ctx.n_fluxfrac > 0 || ctx.compute_win;
   req.hl_radius = ctx.compute_win;
+  req.host_threads = ctx.threads;
   gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
   if (ctx.gpu_seconds) {
     ctx.gpu_seconds->emplace_back("gpu measure setup", c.setup);
