@@ -271,6 +271,10 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.buffer = LineBuffer::of(config, h);
   mp.threads = nt;
   if (measure.dual) mp.measure = value;
+  if (config.device == Backend::Cuda) {  // APER, AUTO, FLUX_RADIUS on the GPU (measure_gpu.hpp)
+    mp.gpu = true;
+    mp.gpu_seconds = &info.stage_seconds;
+  }
   const CleanParams clean_params{config.clean, config.clean_param,
                                  dthresh,      clean_margin(mp.apertures, mp.n_apertures),
                                  mp.buffer,    config.memory_objstack};

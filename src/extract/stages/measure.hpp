@@ -3,6 +3,8 @@
 // measurements, photometry (APER, AUTO, FLUX_RADIUS) and FLAGS, into an Objects table.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "celeris/extract.hpp"
@@ -30,6 +32,10 @@ struct MeasureParams {
   LineBuffer buffer;               // the rows SExtractor held when it measured each object
   ImageView<const float> measure;  // dual-image mode: the measurement image (ISO0..ISO7)
   int threads = 1;
+  // --device cuda: APER, AUTO and FLUX_RADIUS on the GPU (gpu/measure_gpu.hpp), whose times are
+  // appended to *gpu_seconds when given. Everything else is measured on the CPU.
+  bool gpu = false;
+  std::vector<std::pair<std::string, double>>* gpu_seconds = nullptr;
 };
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
