@@ -2,6 +2,8 @@
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/measure_best.hpp"
 #include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_growth.hpp"
+#include "extract/stages/measure_vignet.hpp"
 #include "extract/stages/measure_windowed.hpp"
 
 #include <algorithm>
@@ -43,6 +45,12 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   if (ctx.compute_win) resize_windowed(o, n);
   if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
   if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
+  // --- hook: Petrosian, growth curve, VIGNET columns
+  if (ctx.compute_petro)
+    for (auto* v : {&o.flux_petro, &o.fluxerr_petro, &o.petro_radius}) v->assign(n, 0.0f);
+  if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
+  const size_t vignet_size = static_cast<size_t>(ctx.vignet_width) * ctx.vignet_height;
+  o.vignet.assign(n * vignet_size, 0.0f);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
@@ -104,6 +112,19 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.flux_auto[i] = static_cast<float>(au.flux);
     o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
     o.kron_radius[i] = au.kron_radius;
+    // --- hook: Petrosian photometry and the whole growth curve, in SExtractor's order (after
+    // FLUX_AUTO, before the windowed measurements).
+    if (ctx.compute_petro) {
+      const PetroResult pr = petro_flux(field, ap, ctx.petroparams, flags);
+      o.flux_petro[i] = pr.flux;
+      o.fluxerr_petro[i] = pr.fluxerr;
+      o.petro_radius[i] = pr.radius;
+    }
+    if (ctx.compute_growth) {
+      const GrowthCurve g = growth_curve(field, ap, ctx.autoparams.min_search, flags);
+      std::copy(g.cumul, g.cumul + kGrowthSteps, o.growth.begin() + i * kGrowthSteps);
+      o.growth_rlim[i] = g.rlim;
+    }
     float hl_radius = 0.5f;
     if (ctx.n_fluxfrac > 0 || ctx.compute_win) {  // SExtractor's growth_flag
       float radii[32];
@@ -140,6 +161,9 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       store_windowed(o, i, windowed(field, ap, start, flags));
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
+    if (vignet_size)  // --- hook: VIGNET, the pixels as the line buffer held them
+      vignet(field, ap, s.mx, s.my, ctx.vignet_width, ctx.vignet_height,
+             &o.vignet[i * vignet_size]);
     o.flags[i] = flags;
   }
   return o;

@@ -9,6 +9,7 @@
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/isophotal.hpp"
+#include "extract/stages/measure_petro.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/stages/photometry.hpp"
 
@@ -30,6 +31,11 @@ struct MeasureParams {
   LineBuffer buffer;               // the rows SExtractor held when it measured each object
   ImageView<const float> measure;  // dual-image mode: the measurement image (ISO0..ISO7)
   int threads = 1;
+  // --- Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
+  bool compute_petro = false;
+  PetroParams petroparams;  // PHOT_PETROPARAMS, PHOT_AUTOAPERS
+  bool compute_growth = false;
+  int vignet_width = 0, vignet_height = 0;  // 0: no VIGNET
 };
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
