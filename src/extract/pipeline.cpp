@@ -154,8 +154,6 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
                         config.measure_weight.type != WeightType::None;
   if (weighted && config.device == Backend::Cuda)
     throw Error("WEIGHT_TYPE: weight maps are not supported on the GPU yet (use --device cpu)");
-  if (weighted && request.windowed)
-    throw Error("the windowed measurements (*WIN* parameters) do not take weight maps yet");
   check_dual_image(image, config, request);
   return front_stage(
       config, image.width, image.height,

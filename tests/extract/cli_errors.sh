@@ -69,8 +69,6 @@ expect_error petro-params "PHOT_PETROPARAMS" "$bin" extract good.fits -PARAMETER
 expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits
 "$bin" simulate image --size 32 --stars 2 -o small.fits >/dev/null || { echo "cannot simulate"; exit 1; }
 expect_error weight-image-size "same size" "$bin" extract good.fits -WEIGHT_TYPE MAP_RMS -WEIGHT_IMAGE small.fits
-printf 'NUMBER\nXWIN_IMAGE\n' > win.param
-expect_error weight-windowed "WIN" "$bin" extract good.fits -PARAMETERS_NAME win.param -WEIGHT_TYPE BACKGROUND
 expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE BACKGROUND -INTERP_TYPE VAR_ONLY
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
 expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE

@@ -171,3 +171,4 @@ set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;p
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/petro_tests.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/windowed_weights_tests.cmake)
