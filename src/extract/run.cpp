@@ -59,13 +59,6 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("_GROWTH") != std::string::npos) req.growth = true;
     if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
   }
-  // SExtractor draws the Petrosian ellipses on the APERTURES check image too; celeris does not
-  // yet.
-  if (req.petro && std::find(settings.check_types.begin(), settings.check_types.end(),
-                             CheckImage::Apertures) != settings.check_types.end())
-    throw Error(
-        "CHECKIMAGE_TYPE APERTURES with the Petrosian parameters (FLUX_PETRO, PETRO_RADIUS ...) "
-        "is not supported yet");
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +
                 " name(s) for " + std::to_string(settings.check_types.size()) +

@@ -64,7 +64,6 @@ expect_error sextractor-param "FLUX_PSF, VECTOR_ASSOC" "$bin" extract good.fits 
 printf 'NUMBER\nVIGNET(5)\n' > vignet.param
 expect_error vignet-size "VIGNET(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet.param
 printf 'NUMBER\nFLUX_PETRO\n' > petro.param
-expect_error petro-apertures "APERTURES" "$bin" extract good.fits -PARAMETERS_NAME petro.param -CHECKIMAGE_TYPE APERTURES -CHECKIMAGE_NAME ap.fits
 expect_error petro-params "PHOT_PETROPARAMS" "$bin" extract good.fits -PARAMETERS_NAME petro.param -PHOT_PETROPARAMS 2.0
 expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits
 "$bin" simulate image --size 32 --stars 2 -o small.fits >/dev/null || { echo "cannot simulate"; exit 1; }

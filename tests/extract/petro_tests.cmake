@@ -39,3 +39,12 @@ foreach(variant
   set_tests_properties(extract.parity.petro_${name} PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# The APERTURES check image with the Petrosian ellipses drawn beside the Kron ones (and every
+# other check image), pixel for pixel against source-extractor's (check_images.py).
+add_test(NAME extract.check_images_petro
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/check_images.py
+                 $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/check_images_petro
+                 --params FLUX_PETRO,PETRO_RADIUS)
+set_tests_properties(extract.check_images_petro PROPERTIES LABELS "integration;extract"
+                     SKIP_RETURN_CODE 77 TIMEOUT 300)
