@@ -54,6 +54,10 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("WIN") != std::string::npos) req.windowed = true;  // XWIN_IMAGE, FLAGS_WIN, ...
     if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
       req.iso_areas = true;
+    // --- hook: Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
+    if (n.find("PETRO") != std::string::npos) req.petro = true;
+    if (n.find("_GROWTH") != std::string::npos) req.growth = true;
+    if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
   }
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +

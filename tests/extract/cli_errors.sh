@@ -59,13 +59,15 @@ expect_error all-nan "masked" "$bin" extract allnan.fits
 expect_error empty "no image data\|empty" "$bin" extract empty.fits
 # Nothing silently ignored (issue 19): what SExtractor would do and celeris cannot is an error
 # naming it.
-printf 'NUMBER\nX_IMAGE\nFLUX_PETRO\nVECTOR_ASSOC(2)\n' > missing.param
-expect_error sextractor-param "FLUX_PETRO, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
+printf 'NUMBER\nX_IMAGE\nFLUX_PSF\nVECTOR_ASSOC(2)\n' > missing.param
+expect_error sextractor-param "FLUX_PSF, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
+printf 'NUMBER\nVIGNET(5)\n' > vignet.param
+expect_error vignet-size "VIGNET(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet.param
+printf 'NUMBER\nFLUX_PETRO\n' > petro.param
+expect_error petro-params "PHOT_PETROPARAMS" "$bin" extract good.fits -PARAMETERS_NAME petro.param -PHOT_PETROPARAMS 2.0
 expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits
 "$bin" simulate image --size 32 --stars 2 -o small.fits >/dev/null || { echo "cannot simulate"; exit 1; }
 expect_error weight-image-size "same size" "$bin" extract good.fits -WEIGHT_TYPE MAP_RMS -WEIGHT_IMAGE small.fits
-printf 'NUMBER\nXWIN_IMAGE\n' > win.param
-expect_error weight-windowed "WIN" "$bin" extract good.fits -PARAMETERS_NAME win.param -WEIGHT_TYPE BACKGROUND
 expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE BACKGROUND -INTERP_TYPE VAR_ONLY
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
 expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE

@@ -3,6 +3,8 @@
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/measure_best.hpp"
 #include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_growth.hpp"
+#include "extract/stages/measure_vignet.hpp"
 #include "extract/stages/measure_windowed.hpp"
 
 #include <algorithm>
@@ -140,7 +142,13 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   const bool on_gpu = ctx.gpu;
   gpu::PhotometryColumns gpu_columns;
   if (on_gpu) gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx);
-    // --- end of hook ---
+  // --- end of hook ---
+  // --- hook: Petrosian, growth curve, VIGNET columns
+  if (ctx.compute_petro)
+    for (auto* v : {&o.flux_petro, &o.fluxerr_petro, &o.petro_radius}) v->assign(n, 0.0f);
+  if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
+  const size_t vignet_size = static_cast<size_t>(ctx.vignet_width) * ctx.vignet_height;
+  o.vignet.assign(n * vignet_size, 0.0f);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
@@ -183,6 +191,19 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       take_gpu_photometry(gpu_columns, i, ctx, o, flags, hl_radius);
     else
       cpu_photometry(field, ap, i, ctx, o, flags, hl_radius);
+    // --- hook: Petrosian photometry and the whole growth curve (SExtractor measures them after
+    // FLUX_AUTO, before the windowed measurements; each only ORs flags, so after FLUX_RADIUS too).
+    if (ctx.compute_petro) {
+      const PetroResult pr = petro_flux(field, ap, ctx.petroparams, flags);
+      o.flux_petro[i] = pr.flux;
+      o.fluxerr_petro[i] = pr.fluxerr;
+      o.petro_radius[i] = pr.radius;
+    }
+    if (ctx.compute_growth) {
+      const GrowthCurve g = growth_curve(field, ap, ctx.autoparams.min_search, flags);
+      std::copy(g.cumul, g.cumul + kGrowthSteps, o.growth.begin() + i * kGrowthSteps);
+      o.growth_rlim[i] = g.rlim;
+    }
     if (ctx.compute_isocor) {
       const IsocorResult c = isocor_flux(iso.flux, iso.fluxvar, s.npix, iso.dthresh);
       o.flux_isocor[i] = c.flux;
@@ -212,6 +233,9 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       store_windowed(o, i, windowed(field, ap, start, flags));
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
+    if (vignet_size)  // --- hook: VIGNET, the pixels as the line buffer held them
+      vignet(field, ap, s.mx, s.my, ctx.vignet_width, ctx.vignet_height,
+             &o.vignet[i * vignet_size]);
     o.flags[i] = flags;
   }
   return o;

@@ -11,6 +11,7 @@
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/isophotal.hpp"
+#include "extract/stages/measure_petro.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/stages/photometry.hpp"
 
@@ -36,6 +37,11 @@ struct MeasureParams {
   // appended to *gpu_seconds when given. Everything else is measured on the CPU.
   bool gpu = false;
   std::vector<std::pair<std::string, double>>* gpu_seconds = nullptr;
+  // --- Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
+  bool compute_petro = false;
+  PetroParams petroparams;  // PHOT_PETROPARAMS, PHOT_AUTOAPERS
+  bool compute_growth = false;
+  int vignet_width = 0, vignet_height = 0;  // 0: no VIGNET
 };
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
