@@ -80,6 +80,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
     ctx.gpu_seconds->emplace_back("gpu measure upload", c.upload);
     ctx.gpu_seconds->emplace_back("gpu measure kernel", c.kernel);
     ctx.gpu_seconds->emplace_back("gpu measure download", c.download);
+    ctx.gpu_seconds->emplace_back("gpu measure, largest on host", c.host);
   }
   return c;
 }
