@@ -137,11 +137,12 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   if (ctx.compute_win) resize_windowed(o, n);
   if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
   if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
-  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda) ---
+  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda); the
+  // loop below takes its columns instead of measuring them (take_gpu_photometry) ---
   const bool on_gpu = ctx.gpu;
   gpu::PhotometryColumns gpu_columns;
   if (on_gpu) gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx);
-    // --- end of hook ---
+
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
