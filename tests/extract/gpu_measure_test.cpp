@@ -19,6 +19,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
 #include "extract/gpu/measure_gpu.hpp"
+#include "extract/gpu/measure_object.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/moments.hpp"
@@ -176,8 +177,10 @@ void expect_same_columns(const gpu::PhotometryColumns& cpu, const gpu::Photometr
   EXPECT_EQ(count_differences(cpu.flags, gpu.flags), 0u) << what << ": FLAGS";
 }
 
+// Every object on the GPU (none kept for the host threads), unless a test says otherwise.
 gpu::PhotometryRequest full_request() {
   gpu::PhotometryRequest r;
+  r.host_min_rlim = std::numeric_limits<double>::infinity();
   r.apertures = {1.0, 3.0, 5.0, 12.5, 30.0};
   r.fluxfrac = {0.1, 0.5, 0.9, 1.0};
   r.growth = true;
@@ -185,9 +188,52 @@ gpu::PhotometryRequest full_request() {
   return r;
 }
 
+// The kernel's body (measure_object) run on the host over every object: what the device runs.
+gpu::PhotometryColumns body_on_host(const PhotometryField& field,
+                                    const std::vector<ApertureShape>& shapes,
+                                    const gpu::PhotometryRequest& r) {
+  const size_t n = shapes.size(), na = r.apertures.size(), nf = r.fluxfrac.size();
+  gpu::PhotometryColumns c;
+  c.flux_aper.resize(n * na);
+  c.fluxerr_aper.resize(n * na);
+  c.flux_auto.resize(n);
+  c.fluxerr_auto.resize(n);
+  c.kron_radius.resize(n);
+  c.flux_radius.resize(n * nf);
+  c.hl_radius.resize(n);
+  c.flags.resize(n);
+  gpu::PhotometryArgs a;
+  a.field = photometry_view(field);
+  a.shapes = shapes.data();
+  a.n = static_cast<int64_t>(n);
+  a.apertures = r.apertures.data();
+  a.n_apertures = static_cast<int>(na);
+  a.compute_auto = r.compute_auto;
+  a.autoparams = r.autoparams;
+  a.fractions = r.fluxfrac.data();
+  a.n_fluxfrac = static_cast<int>(nf);
+  a.growth = r.growth;
+  a.hl_radius = r.hl_radius;
+  a.flux_aper = c.flux_aper.data();
+  a.fluxerr_aper = c.fluxerr_aper.data();
+  a.flux_auto = c.flux_auto.data();
+  a.fluxerr_auto = c.fluxerr_auto.data();
+  a.kron_radius = c.kron_radius.data();
+  a.flux_radius = c.flux_radius.data();
+  a.hl_radius_out = c.hl_radius.data();
+  a.flags = c.flags.data();
+  for (size_t i = 0; i < n; ++i) gpu::measure_object(a, static_cast<int64_t>(i));
+  return c;
+}
+
+using Measurer = gpu::PhotometryColumns (*)(const PhotometryField&,
+                                            const std::vector<ApertureShape>&,
+                                            const gpu::PhotometryRequest&);
+
 // The frame under every MASK_TYPE, with and without weights and a detection image of its own,
 // with and without PHOT_AUTOAPERS and GAIN: GPU == CPU.
-void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name) {
+void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name,
+                          Measurer measure = gpu::measure_photometry) {
   const std::vector<ApertureShape> shapes = aperture_shapes(f, seed);
   ASSERT_FALSE(shapes.empty()) << name;
   for (MaskType mask : {MaskType::None, MaskType::Blank, MaskType::Correct})
@@ -216,12 +262,18 @@ void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name
       }
       const std::string what = name + ", MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
                                ", variant " + std::to_string(variant);
-      expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
-                          what);
+      expect_same_columns(cpu_columns(field, shapes, r), measure(field, shapes, r), what);
     }
 }
 
 }  // namespace
+
+// Without a device: the kernel's body, run on the host, gives measure.cpp's CPU photometry (the
+// device runs this body; the GPU tests below check that it gives the same bits there).
+TEST(GpuMeasureBody, SameAsCpuPhotometryOnTheHost) {
+  expect_same_on_frame(make_frame(300, 200, 60, 11, 3), 1, "300x200", body_on_host);
+  expect_same_on_frame(make_frame(41, 37, 8, 12, 1), 2, "41x37", body_on_host);
+}
 
 class GpuMeasure : public ::testing::Test {
  protected:
@@ -272,6 +324,7 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
   field.value = f.value.view();
   field.blanking = &f.blanking;
   gpu::PhotometryRequest r;
+  r.host_min_rlim = std::numeric_limits<double>::infinity();
   r.apertures = {4.0};
   r.compute_auto = false;  // FLUX_RADIUS then reads a FLUX_AUTO of 0, as measure.cpp does
   r.fluxfrac = {0.5};
@@ -279,11 +332,33 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
                       "no AUTO");
   r = gpu::PhotometryRequest{};  // nothing but AUTO
+  r.host_min_rlim = std::numeric_limits<double>::infinity();
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
                       "AUTO only");
   // No objects: empty columns, no launch.
   const gpu::PhotometryColumns none = gpu::measure_photometry(field, {}, full_request());
   EXPECT_TRUE(none.flux_auto.empty() && none.flags.empty());
+}
+
+// The largest objects measured on the host threads beside the kernel (host_min_rlim): the same
+// columns, whichever objects go where.
+TEST_F(GpuMeasure, LargestObjectsOnTheHostGiveTheSameColumns) {
+  const Frame f = make_frame(600, 500, 200, 13, 2);
+  const std::vector<ApertureShape> shapes = aperture_shapes(f, 4);
+  PhotometryField field;
+  field.value = f.value.view();
+  field.blanking = &f.blanking;
+  field.gain = 2.0;
+  gpu::PhotometryRequest r = full_request();
+  const gpu::PhotometryColumns cpu = cpu_columns(field, shapes, r);
+  size_t split = 0;
+  for (double rlim : {0.0, 6.0, 12.0, 48.0}) {
+    r.host_min_rlim = rlim;
+    const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
+    expect_same_columns(cpu, got, "host_min_rlim " + std::to_string(rlim));
+    split += got.host_objects > 0 && got.host_objects < shapes.size();
+  }
+  EXPECT_GT(split, 0u) << "no threshold split the objects between host and device";
 }
 
 // Whole catalogs: --device cuda (front end and photometry on the GPU) against --device cpu,

@@ -59,20 +59,37 @@ class Layout {
   size_t bytes_ = 0;
 };
 
-// The objects by decreasing work: a counting sort on the growth curve's radius (6 A_IMAGE, or
-// PHOT_AUTOAPERS' search diameter), which also sizes the Kron boxes. Any order gives the same
-// results (each object is measured alone); this one keeps a warp's threads busy alike.
-void order_by_size(const std::vector<ApertureShape>& shapes, double min_rlim, int32_t* order) {
+// The growth curve's radius (6 A_IMAGE, or PHOT_AUTOAPERS' search diameter when larger), which
+// also sizes the Kron boxes: the measure of an object's work.
+double growth_radius(const ApertureShape& s, double min_rlim) {
+  return std::max(phot::kGrowthNSig * s.a, min_rlim);
+}
+
+// The objects the kernel measures, by decreasing growth radius (a counting sort), so that a
+// warp's objects are alike and the largest start first; those whose radius reaches `host_rlim`
+// go to `host` instead. Any order gives the same results: each object is measured alone.
+void split_by_size(const std::vector<ApertureShape>& shapes, double min_rlim, double host_rlim,
+                   std::vector<int32_t>& device, std::vector<int32_t>& host) {
   constexpr int kBins = 256;
-  auto bin = [&](const ApertureShape& s) {
-    const double r = std::max(6.0 * s.a, min_rlim);
+  auto bin = [&](double r) {
     return r >= 0 && r < kBins - 1 ? kBins - 1 - static_cast<int>(r) : 0;  // NaN, huge: first
   };
   std::vector<int64_t> start(kBins + 1, 0);
-  for (const ApertureShape& s : shapes) ++start[bin(s) + 1];
+  device.clear();
+  host.clear();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const double r = growth_radius(shapes[i], min_rlim);
+    if (r >= host_rlim)
+      host.push_back(static_cast<int32_t>(i));
+    else
+      ++start[bin(r) + 1];
+  }
   for (int b = 0; b < kBins; ++b) start[b + 1] += start[b];
-  for (size_t i = 0; i < shapes.size(); ++i)
-    order[start[bin(shapes[i])]++] = static_cast<int32_t>(i);
+  device.resize(static_cast<size_t>(start[kBins]));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const double r = growth_radius(shapes[i], min_rlim);
+    if (!(r >= host_rlim)) device[static_cast<size_t>(start[bin(r)]++)] = static_cast<int32_t>(i);
+  }
 }
 
 template <class T>
@@ -145,10 +162,13 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
 
-  // The device's view of the field: the same as the CPU's with device pointers.
-  phot::View view = photometry_view(field);
+  // The device's view of the field: the host's with device pointers.
+  const phot::View host_view = photometry_view(field);
+  phot::View view = host_view;
   const size_t npix = static_cast<size_t>(field.value.width) * field.value.height;
   Layout in;
+  std::vector<int32_t> on_device, on_host;
+  split_by_size(shapes, request.autoparams.min_search, request.host_min_rlim, on_device, on_host);
   const size_t at_shapes = in.add<ApertureShape>(n), at_order = in.add<int32_t>(n),
                at_apertures = in.add<double>(na), at_fractions = in.add<double>(nf);
   Layout lay;
@@ -160,8 +180,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   grow(c.staged_out, lay.bytes());
   unsigned char* staged = c.staged_in.data();
   std::memcpy(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape));
-  order_by_size(shapes, request.autoparams.min_search,
-                reinterpret_cast<int32_t*>(staged + at_order));
+  if (!on_device.empty())
+    std::memcpy(staged + at_order, on_device.data(), on_device.size() * sizeof(int32_t));
   if (na) std::memcpy(staged + at_apertures, request.apertures.data(), na * sizeof(double));
   if (nf) std::memcpy(staged + at_fractions, request.fluxfrac.data(), nf * sizeof(double));
   unsigned char* d_in = c.in.grow(in.bytes());
@@ -185,7 +205,7 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   PhotometryArgs a;
   a.field = view;
   a.shapes = reinterpret_cast<const ApertureShape*>(d_in + at_shapes);
-  a.n = static_cast<int64_t>(n);
+  a.n = static_cast<int64_t>(on_device.size());
   a.order = reinterpret_cast<const int32_t*>(d_in + at_order);
   a.apertures = reinterpret_cast<const double*>(d_in + at_apertures);
   a.n_apertures = static_cast<int>(na);
@@ -207,6 +227,36 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   c.timer.mark(kMeasured, s);
   c.out.download_async(c.staged_out.data(), lay.bytes(), s);
   c.timer.mark(kDownloaded, s);
+  // Meanwhile the largest objects on the host threads, with the same function.
+  const auto t_host = Clock::now();
+  PhotometryColumns held;
+  if (!on_host.empty()) {
+    held.flux_aper.resize(n * na);
+    held.fluxerr_aper.resize(n * na);
+    held.flux_auto.resize(n);
+    held.fluxerr_auto.resize(n);
+    held.kron_radius.resize(n);
+    held.flux_radius.resize(n * nf);
+    held.hl_radius.resize(n);
+    held.flags.resize(n);
+    PhotometryArgs h = a;
+    h.field = host_view;
+    h.shapes = shapes.data();
+    h.apertures = request.apertures.data();
+    h.fractions = request.fluxfrac.data();
+    h.flux_aper = held.flux_aper.data();
+    h.fluxerr_aper = held.fluxerr_aper.data();
+    h.flux_auto = held.flux_auto.data();
+    h.fluxerr_auto = held.fluxerr_auto.data();
+    h.kron_radius = held.kron_radius.data();
+    h.flux_radius = held.flux_radius.data();
+    h.hl_radius_out = held.hl_radius.data();
+    h.flags = held.flags.data();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (size_t j = 0; j < on_host.size(); ++j) measure_object(h, on_host[j]);
+  }
+  out.host = std::chrono::duration<double>(Clock::now() - t_host).count();
+  out.host_objects = on_host.size();
   c.stream.synchronize();
   out.upload = c.timer.seconds(kStart, kUploaded);
   out.kernel = c.timer.seconds(kUploaded, kMeasured);
@@ -226,6 +276,18 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   take(out.flux_radius, at_flux_radius, n * nf);
   take(out.hl_radius, at_hl, n);
   take(out.flags, at_flags, n);
+  for (const int32_t i : on_host) {
+    for (size_t k = 0; k < na; ++k) {
+      out.flux_aper[i * na + k] = held.flux_aper[i * na + k];
+      out.fluxerr_aper[i * na + k] = held.fluxerr_aper[i * na + k];
+    }
+    out.flux_auto[i] = held.flux_auto[i];
+    out.fluxerr_auto[i] = held.fluxerr_auto[i];
+    out.kron_radius[i] = held.kron_radius[i];
+    for (size_t k = 0; k < nf; ++k) out.flux_radius[i * nf + k] = held.flux_radius[i * nf + k];
+    out.hl_radius[i] = held.hl_radius[i];
+    out.flags[i] = held.flags[i];
+  }
   return out;
 }
 

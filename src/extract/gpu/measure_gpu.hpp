@@ -22,6 +22,12 @@ struct PhotometryRequest {
   bool growth = false;           // run the growth curve (FLUX_RADIUS or windowed measurements)
   bool hl_radius = false;        // and return the half-light radius (windowed measurements)
   int host_threads = 1;          // for copying pageable images into page-locked chunks
+  // Objects whose growth curve reaches this radius (6 A_IMAGE, or PHOT_AUTOAPERS' search
+  // diameter when larger; pixels) are measured on the host threads, with the same function,
+  // while the kernel runs: one GPU thread measures one object, some ten times slower than a CPU
+  // core, and the kernel would wait on its largest object (a bright star of A_IMAGE 30 px).
+  // The results are the same either way. 0: all on the host; infinity: all on the GPU.
+  double host_min_rlim = 48.0;
 };
 
 // The columns, object i at i (and i * apertures + k, i * fractions + k), as measure.cpp's CPU
@@ -34,6 +40,8 @@ struct PhotometryColumns {
   // Device time of each step (seconds): images, blanking and shapes up; the kernel; the
   // columns down. `setup`: host time before the first copy (buffers grown, inputs packed).
   double setup = 0, upload = 0, kernel = 0, download = 0;
+  double host = 0;          // host time measuring the objects kept there (beside the kernel)
+  size_t host_objects = 0;  // how many (host_min_rlim)
 };
 
 // Throws celeris::Error without a CUDA device (or in a build without CUDA). Calls are serialised on

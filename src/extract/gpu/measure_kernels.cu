@@ -1,6 +1,4 @@
-// The GPU measurement's kernel: photometry_math.hpp's functions, one object per thread, in the
-// order measure.cpp calls them (apertures, Kron, growth curve), so that the FLAGS bits and every
-// value are the CPU's.
+// The GPU measurement's kernel: measure_object (measure_kernels.hpp), one object per thread.
 #include "core/cuda/cuda_check.hpp"
 #include "extract/gpu/measure_kernels.hpp"
 
@@ -10,27 +8,7 @@ namespace {
 
 __global__ void photometry_kernel(const PhotometryArgs a) {
   const int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= a.n) return;
-  const int64_t i = a.order[t];
-  const ApertureShape s = a.shapes[i];
-  uint16_t flags = 0;
-  for (int k = 0; k < a.n_apertures; ++k) {
-    const FluxResult r = phot::aperture_flux(a.field, s, a.apertures[k], flags);
-    a.flux_aper[i * a.n_apertures + k] = r.flux;
-    a.fluxerr_aper[i * a.n_apertures + k] = r.fluxerr;
-  }
-  AutoResult au;
-  if (a.compute_auto) au = phot::auto_flux(a.field, s, a.autoparams, flags);
-  a.flux_auto[i] = au.flux;
-  a.fluxerr_auto[i] = au.fluxerr;
-  a.kron_radius[i] = au.kron_radius;
-  float hl = 0.5f;
-  if (a.growth)
-    phot::flux_radius(a.field, s, static_cast<float>(au.flux), a.fractions, a.n_fluxfrac,
-                      a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
-                      a.hl_radius ? &hl : nullptr);
-  a.hl_radius_out[i] = hl;
-  a.flags[i] = flags;
+  if (t < a.n) measure_object(a, a.order[t]);
 }
 
 }  // namespace

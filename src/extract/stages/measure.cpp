@@ -82,6 +82,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
     ctx.gpu_seconds->emplace_back("gpu measure upload", c.upload);
     ctx.gpu_seconds->emplace_back("gpu measure kernel", c.kernel);
     ctx.gpu_seconds->emplace_back("gpu measure download", c.download);
+    ctx.gpu_seconds->emplace_back("gpu measure, largest on host", c.host);
   }
   return c;
 }
@@ -138,17 +139,18 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   if (ctx.compute_win) resize_windowed(o, n);
   if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
   if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
-  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda) ---
+  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda); the
+  // loop below takes its columns instead of measuring them (take_gpu_photometry) ---
   const bool on_gpu = ctx.gpu;
   gpu::PhotometryColumns gpu_columns;
   if (on_gpu) gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx);
-  // --- end of hook ---
   // --- hook: Petrosian, growth curve, VIGNET columns
   if (ctx.compute_petro)
     for (auto* v : {&o.flux_petro, &o.fluxerr_petro, &o.petro_radius}) v->assign(n, 0.0f);
   if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
   const size_t vignet_size = static_cast<size_t>(ctx.vignet_width) * ctx.vignet_height;
   o.vignet.assign(n * vignet_size, 0.0f);
+
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
