@@ -189,6 +189,11 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     back.emplace_back([&] {
       while (std::optional<Job> job = fronted.pop()) {
         if (job->error.empty()) try {
+            // The back workers share the cores: each frame's threads are divided among them
+            // rather than every worker starting (and spin-waiting) one OpenMP thread per core.
+            int& nt = job->front.info.threads;
+            if (workers > 1 && job->frame.config.threads <= 0)
+              nt = std::max(1, nt / static_cast<int>(workers));
             Result r = extract_back(std::move(job->front), job->frame.request);
             job->outputs = frame_outputs(job->frame, std::move(r), settings, plan);
           } catch (const std::exception& e) {
