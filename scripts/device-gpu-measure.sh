@@ -7,7 +7,7 @@
 # --device cpu byte for byte (scripts/compare-builds.py: every parameter and check image, on the
 # parity simulations and a crowded 4096^2 field; FULL=1: its five configurations, not only the
 # defaults). Logs go to $OUT.
-#   bash scripts/device-gpu-measure.sh            (carry .debs)
+#   bash scripts/device-gpu-measure.sh            (carry .debs; BIG=1 adds a crowded 8192^2 field)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/out}
@@ -32,3 +32,16 @@ python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmp --images /
   --b-args "--device cuda" $quick >"$out/compare.txt" 2>&1
 echo "compare-builds exit status $?"
 grep -v identical "$out/compare.txt" | tail -20
+# BIG=1: the same byte comparison on a crowded 8192^2 field (issue 17's largest test frame).
+if [ "${BIG:-0}" = 1 ]; then
+  mkdir -p $work/big
+  $bin/celeris simulate image --size 8192 --seed 31 --density crowded -o $work/big/crowded8k.fits \
+    >/dev/null
+  rm -f $work/big/*.truth.fits
+  python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmpbig --images $work/big \
+    --sims "" --b-args "--device cuda" $quick >"$out/compare_big.txt" 2>&1
+  echo "compare-builds 8192^2 exit status $?"
+  tail -3 "$out/compare_big.txt"
+  $bin/bench_extract_stages $work/big/crowded8k.fits --repeat 3 --devices cpu,cuda,cuda-resident 2>&1 |
+    grep -E "^device|total|catalog" | tee "$out/bench_big.txt"
+fi
