@@ -29,3 +29,13 @@ mpi_pkgs=(openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libpmix2 libmung
           libuuid1 libatomic1)
 apt-get download "${mpi_pkgs[@]}" >/dev/null
 echo "mpi: $(ls -1 ./*.deb | wc -l) packages, $(du -ch ./*.deb | tail -1 | cut -f1)"
+cd ..
+# Arrow C++ 26 for CELERIS_PARQUET (HATS inputs): the GPU machine's pyarrow is not the 26.x whose
+# C++ API celeris uses, and a pyarrow wheel (45 MB) would not fit the 64 MiB a device call
+# carries beside the tree. Its two libraries and headers (what cmake/parquet.cmake links; they
+# need only libstdc++, libm, libgcc_s and glibc 2.28) from the test venv scripts/build.sh makes,
+# xz-compressed: about 16 MB. scripts/device-xmatch-mpi.sh unpacks them.
+py=${CELERIS_PYTHON:-../build/venv/bin/python}  # (run from .debs/)
+pa=$("$py" -c "import pyarrow; assert pyarrow.__version__.startswith('26.'); print(pyarrow.get_library_dirs()[0])")
+tar -C "$pa" -cf - libarrow.so.2600 libparquet.so.2600 include | xz -T0 -6 >arrow-26.tar.xz
+echo "arrow: $(du -h arrow-26.tar.xz | cut -f1)"
