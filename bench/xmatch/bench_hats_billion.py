@@ -23,10 +23,10 @@ BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET;
    the peak resident size is printed when /usr/bin/time exists.
 3. For each K in --ranks: `mpirun -n K --bind-to none celeris xmatch --self ... --count
    --timings --device D [--gpu-memory G]`. Each rank matches its partition a chunk at a time
-   and counts each chunk's pairs (no rank holds more than one chunk's), but the row exchange
-   holds about 100 B a row over the host's ranks together (each rank's slice, what it sends and
-   receives, its partition's rows): about 120 GB for 1.23 B rows, too much for a 128 GiB host
-   next to the chunks; 600 M rows need about 60 GB. With several ranks on one GPU give
+   and counts each chunk's pairs (no rank holds more than one chunk's), but the ranks of a host
+   hold about 110 B a row together (each rank's slice, what it sends and receives, then its
+   partition's rows and their buckets, docs/xmatch.md "MPI ranks"): about 135 GB for 1.23 B
+   rows, too much for a 128 GiB host; 600 M rows need about 65 GB. With several ranks on one GPU give
    --gpu-memory so that K x G fits the device.
 --timeout S bounds each run (a run past it is killed and reported as such, and the next one
 starts), so a run that hangs or crawls leaves the other rows of the table.

@@ -224,7 +224,7 @@ struct PartitionRows {
   std::vector<int64_t> left_rows, right_rows;
 };
 // A partition's chunks [first, last) of a plan, matched one at a time from its rows in memory:
-// the rows are bucketed by coarse pixel once (16 B per row), and each chunk takes its left rows
+// the rows are bucketed by coarse pixel once (4 B per row), and each chunk takes its left rows
 // and its margin's right rows from the buckets, so only one chunk's rows and pairs are held
 // beside `rows` (which must outlive this object).
 class PartitionChunks {

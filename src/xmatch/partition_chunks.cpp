@@ -5,6 +5,7 @@
 // counting 9 billion pairs never holds more than its current chunk's.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,27 +21,30 @@ namespace hp = celeris::healpix;
 namespace {
 
 // Local rows grouped by coarse pixel: the rows of pixel p are index[start[p] .. start[p + 1]),
-// in local (= global) row order.
+// in local (= global) row order. 32-bit local rows (4 B a row): a rank's exchange already stops
+// at 2^31 rows.
 struct Buckets {
-  std::vector<uint64_t> start, index;
+  std::vector<uint64_t> start;
+  std::vector<uint32_t> index;
   uint64_t count(int64_t p) const { return start[size_t(p) + 1] - start[size_t(p)]; }
 };
 
 Buckets bucket_by_pixel(const SkyPoints& pts, int order) {
   const size_t n = pts.size();
-  std::vector<int64_t> pix(n);
+  if (n > size_t(UINT32_MAX)) throw Error("a partition of more than 2^32 rows: use more ranks");
+  std::vector<int32_t> pix(n);  // coarse orders <= 7: below 2^31 pixels
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < int64_t(n); ++k)
-    pix[size_t(k)] = hp::radec2pix_nest(order, pts.ra[size_t(k)], pts.dec[size_t(k)]);
+    pix[size_t(k)] = int32_t(hp::radec2pix_nest(order, pts.ra[size_t(k)], pts.dec[size_t(k)]));
   Buckets b;
   const int64_t npix = hp::npix(order);
   b.start.assign(size_t(npix) + 1, 0);
-  for (int64_t p : pix) ++b.start[size_t(p) + 1];
+  for (int32_t p : pix) ++b.start[size_t(p) + 1];
   for (int64_t p = 0; p < npix; ++p) b.start[size_t(p) + 1] += b.start[size_t(p)];
   std::vector<uint64_t> at(b.start.begin(), b.start.end() - 1);
   b.index.resize(n);
   // A counting sort keeps each pixel's rows in row order.
-  for (size_t k = 0; k < n; ++k) b.index[at[size_t(pix[k])]++] = k;
+  for (size_t k = 0; k < n; ++k) b.index[at[size_t(pix[k])]++] = uint32_t(k);
   return b;
 }
 
@@ -120,13 +124,13 @@ std::vector<Pair> PartitionChunks::match(size_t k, ChunkStats* stats) {
   const ChunkCut cb = m.plan.chunks[m.first + k].begin, ce = m.plan.chunks[m.first + k].end;
   const int64_t last_pix = ce.rank > 0 ? ce.pix : ce.pix - 1;
   ++m.mark;
-  std::vector<uint64_t> li, ri;  // local rows of the chunk
+  std::vector<uint32_t> li, ri;  // local rows of the chunk
   std::vector<int64_t> margin;   // its right pixels
   for (int64_t p = cb.pix; p <= last_pix; ++p) {
     const auto [lo, hi] = m.cut_range(p, cb, ce);
     if (lo == hi) continue;
     const uint64_t shift = p == m.begin.pix ? m.begin.rank : 0;
-    const uint64_t* at = m.left.index.data() + m.left.start[size_t(p)];
+    const uint32_t* at = m.left.index.data() + m.left.start[size_t(p)];
     li.insert(li.end(), at + (lo - shift), at + (hi - shift));
     int64_t nb[9];
     const int nnb = pixel_and_neighbours(order, p, nb);
@@ -140,7 +144,7 @@ std::vector<Pair> PartitionChunks::match(size_t k, ChunkStats* stats) {
     // Every right row of a margin pixel must have been sent to this partition.
     if (m.right.count(q) != m.plan.right_counts[size_t(q)])
       mismatch("right rows", q, m.right.count(q), m.plan.right_counts[size_t(q)]);
-    const uint64_t* at = m.right.index.data() + m.right.start[size_t(q)];
+    const uint32_t* at = m.right.index.data() + m.right.start[size_t(q)];
     ri.insert(ri.end(), at, at + m.right.count(q));
   }
   // Local rows are in global row order: sorted, the chunk's pairs come out sorted by (i, j).
