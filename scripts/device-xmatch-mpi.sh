@@ -14,8 +14,8 @@
 # HATS_ROWS: the dev-VM rates of docs/xmatch.md (generation 3.4 M rows/s on 2 cores, a counted
 # match about 1 M rows/s on 2 cores) scaled to 16 cores and the GPU give about 20 s to generate
 # 300 M rows and 40-100 s for each of the three matches; with a cold build (about 3-4 min) that
-# fills the call. Give HATS_ROWS=1230000000 only with a warm build (and not with -n 4/8: the row
-# exchange of 1.23 B rows needs about 120 GB).
+# fills the call. Give HATS_ROWS=1230000000 only with a warm build; the -n 4/8 runs of 1.23 B rows
+# need about 95-115 GB (HATS_RANK_MEMORY=1G, each rank's chunks within it, for the lower figure).
 # Everything goes under $OUT (summary.txt says what passed, failed or timed out; at most 6 files
 # come back). Each step runs under `timeout`, capped by what is left of BUDGET seconds (default
 # 570), so a hang costs its own step only; a failed step is marked FAILED and the script exits
@@ -124,7 +124,7 @@ if [ "$mode" = hats ]; then
   work=/tmp/xmatch-hats
   step hats "$(left)" python3 -u bench/xmatch/bench_hats_billion.py "$bdir/bin" "$work" \
     --rows "$rows" --order 5 --single-memory 12G --ranks 4,8 --device cuda --gpu-memory 8G \
-    --timeout 150
+    --timeout 150 ${HATS_RANK_MEMORY:+--rank-memory "$HATS_RANK_MEMORY"}
   grep -E "^\||^# (simulated|matches)|MISMATCH|TIMEOUT" "$out/hats.log" | tee -a "$summary" || true
 fi
 note "# $(($(date +%s) - start)) s in all"

@@ -5,7 +5,7 @@ count its pairs at 0.0056 deg in one process streamed in HEALPix chunks (and, op
 
 usage: bench_hats_billion.py BIN_DIR WORKDIR [--rows 1230000000] [--order 5]
                              [--single-memory 12G] [--ranks K1,K2] [--device cuda|cpu]
-                             [--gpu-memory G] [--timeout S] [--keep]
+                             [--gpu-memory G] [--rank-memory M] [--timeout S] [--keep]
 
 BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET; CELERIS_MPI for
 --ranks).
@@ -24,9 +24,10 @@ BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET;
 3. For each K in --ranks: `mpirun -n K --bind-to none celeris xmatch --self ... --count
    --timings --device D [--gpu-memory G]`. Each rank matches its partition a chunk at a time
    and counts each chunk's pairs (no rank holds more than one chunk's), but the ranks of a host
-   hold about 110 B a row together (each rank's slice, what it sends and receives, then its
-   partition's rows and their buckets, docs/xmatch.md "MPI ranks"): about 135 GB for 1.23 B
-   rows, too much for a 128 GiB host; 600 M rows need about 65 GB. With several ranks on one GPU give
+   hold about 77-93 B a row together (each rank's slice, what it sends and receives, then its
+   partition's rows and their buckets, docs/xmatch.md "MPI ranks"; the lower figure with a
+   small --rank-memory, which each rank's chunks are planned within): 95-115 GB for 1.23 B
+   rows, at the edge of a 128 GiB host; 600 M rows need about 55 GB. With several ranks on one GPU give
    --gpu-memory so that K x G fits the device.
 --timeout S bounds each run (a run past it is killed and reported as such, and the next one
 starts), so a run that hangs or crawls leaves the other rows of the table.
@@ -53,7 +54,7 @@ BYTES_PER_ROW_ON_DISK = 24.5
 
 def parse_args(argv):
     o = {"rows": 1230000000, "order": 5, "ranks": [], "device": "cuda", "gpu_memory": "",
-         "single_memory": "12G", "keep": False, "timeout": 0}
+         "single_memory": "12G", "keep": False, "timeout": 0, "rank_memory": ""}
     args = argv[3:]
     while args:
         key = args.pop(0)
@@ -73,6 +74,8 @@ def parse_args(argv):
             o["device"] = val
         elif key == "--gpu-memory":
             o["gpu_memory"] = val
+        elif key == "--rank-memory":
+            o["rank_memory"] = val
         elif key == "--timeout":
             o["timeout"] = float(val)
         elif key == "--single-memory":
@@ -157,9 +160,10 @@ def main():
             print(out.strip().splitlines()[-1], flush=True)
             row("| %s | %d | %d | %.1f | %.3g | | | | | | | |"
                 % (name, o["rows"], pairs_seen, wall, o["rows"] / wall))
+    rank_memory = ["--memory", o["rank_memory"]] if o["rank_memory"] else []
     for k in o["ranks"]:
         wall, out = timed([mpirun, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
-                           "-n", str(k)] + base + ["--timings"], o["timeout"])
+                           "-n", str(k)] + base + ["--timings"] + rank_memory, o["timeout"])
         if out is None:
             row("| mpirun -n %d | %d | timeout | > %.1f | | | | | | | | |" % (k, o["rows"], wall))
             continue

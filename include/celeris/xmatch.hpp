@@ -222,6 +222,11 @@ std::vector<Pair> match_chunk_range(const PositionSource& left, const PositionSo
 struct PartitionRows {
   SkyPoints left, right;
   std::vector<int64_t> left_rows, right_rows;
+  // A self-match's left rows are among its right rows (a partition receives every row of its
+  // pixels): given here as their positions in `right` (ascending), with `left` and `left_rows`
+  // empty, they are not held twice (4 B a row instead of 24).
+  std::vector<uint32_t> left_in_right;
+  size_t left_count() const { return left_in_right.empty() ? left.size() : left_in_right.size(); }
 };
 // A partition's chunks [first, last) of a plan, matched one at a time from its rows in memory:
 // the rows are bucketed by coarse pixel once (4 B per row), and each chunk takes its left rows

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -29,22 +30,25 @@ struct Buckets {
   uint64_t count(int64_t p) const { return start[size_t(p) + 1] - start[size_t(p)]; }
 };
 
-Buckets bucket_by_pixel(const SkyPoints& pts, int order) {
-  const size_t n = pts.size();
+// `at(k)` gives local row k's position (RA, Dec) of n rows.
+template <class At>
+Buckets bucket_by_pixel(size_t n, At at, int order) {
   if (n > size_t(UINT32_MAX)) throw Error("a partition of more than 2^32 rows: use more ranks");
   std::vector<int32_t> pix(n);  // coarse orders <= 7: below 2^31 pixels
 #pragma omp parallel for schedule(static)
-  for (int64_t k = 0; k < int64_t(n); ++k)
-    pix[size_t(k)] = int32_t(hp::radec2pix_nest(order, pts.ra[size_t(k)], pts.dec[size_t(k)]));
+  for (int64_t k = 0; k < int64_t(n); ++k) {
+    const auto [ra, dec] = at(size_t(k));
+    pix[size_t(k)] = int32_t(hp::radec2pix_nest(order, ra, dec));
+  }
   Buckets b;
   const int64_t npix = hp::npix(order);
   b.start.assign(size_t(npix) + 1, 0);
   for (int32_t p : pix) ++b.start[size_t(p) + 1];
   for (int64_t p = 0; p < npix; ++p) b.start[size_t(p) + 1] += b.start[size_t(p)];
-  std::vector<uint64_t> at(b.start.begin(), b.start.end() - 1);
+  std::vector<uint64_t> next(b.start.begin(), b.start.end() - 1);
   b.index.resize(n);
   // A counting sort keeps each pixel's rows in row order.
-  for (size_t k = 0; k < n; ++k) b.index[at[size_t(pix[k])]++] = uint32_t(k);
+  for (size_t k = 0; k < n; ++k) b.index[next[size_t(pix[k])]++] = uint32_t(k);
   return b;
 }
 
@@ -66,6 +70,16 @@ struct PartitionChunks::Impl {
   std::vector<uint32_t> stamp;  // right pixels already taken by the chunk being gathered
   uint32_t mark = 0;
 
+  // Left row k's position and global row (a self-match's left rows may be held in `right`).
+  std::pair<double, double> left_at(size_t k) const {
+    if (rows.left_in_right.empty()) return {rows.left.ra[k], rows.left.dec[k]};
+    const size_t r = rows.left_in_right[k];
+    return {rows.right.ra[r], rows.right.dec[r]};
+  }
+  int64_t left_row(size_t k) const {
+    return rows.left_in_right.empty() ? rows.left_rows[k] : rows.right_rows[rows.left_in_right[k]];
+  }
+
   // The left rows of pixel p that chunk cuts [b, e) hold: ranks [lo, hi) among p's left rows.
   std::pair<uint64_t, uint64_t> cut_range(int64_t p, ChunkCut b, ChunkCut e) const {
     const uint64_t lo = p == b.pix ? b.rank : 0;
@@ -80,6 +94,14 @@ PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& pla
   if (rows.left.ra.size() != rows.left.dec.size() || rows.left.size() != rows.left_rows.size() ||
       rows.right.ra.size() != rows.right.dec.size() || rows.right.size() != rows.right_rows.size())
     throw Error("PartitionChunks: positions and row numbers differ in length");
+  if (!rows.left_in_right.empty()) {
+    if (!plan.self || rows.left.size() != 0)
+      throw Error("PartitionChunks: left rows given in `right` are for a self-match only");
+    for (size_t k = 0; k < rows.left_in_right.size(); ++k)
+      if (rows.left_in_right[k] >= rows.right.size() ||
+          (k > 0 && rows.left_in_right[k] <= rows.left_in_right[k - 1]))
+        throw Error("PartitionChunks: left rows in `right` out of range or not ascending");
+  }
   if (last > plan.chunks.size() || first > last)
     throw Error("PartitionChunks: chunk range out of the plan");
   auto outside = [](uint64_t n) {
@@ -87,14 +109,20 @@ PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& pla
                  " left rows outside the partition's chunks");
   };
   if (first == last) {
-    if (rows.left.size() != 0) throw outside(rows.left.size());
+    if (rows.left_count() != 0) throw outside(rows.left_count());
     return;
   }
   Impl& m = *impl_;
   m.options.find = Find::All;
   m.options.join = Join::And;
-  m.left = bucket_by_pixel(rows.left, plan.order);
-  m.right = bucket_by_pixel(rows.right, plan.order);
+  m.left = bucket_by_pixel(
+      rows.left_count(), [&m](size_t k) { return m.left_at(k); }, plan.order);
+  m.right = bucket_by_pixel(
+      rows.right.size(),
+      [&rows](size_t k) {
+        return std::pair<double, double>{rows.right.ra[k], rows.right.dec[k]};
+      },
+      plan.order);
   m.stamp.assign(size_t(hp::npix(plan.order)), 0);
   // Pixel p holds the partition's cuts [lo, hi) of p; in the first pixel they start at the
   // partition's first cut's rank, which match() subtracts to find them in the bucket.
@@ -107,7 +135,7 @@ PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& pla
     if (m.left.count(p) != hi - lo) mismatch("left rows", p, m.left.count(p), hi - lo);
     inside += hi - lo;
   }
-  if (inside != rows.left.size()) throw outside(rows.left.size() - inside);
+  if (inside != rows.left_count()) throw outside(rows.left_count() - inside);
 }
 
 PartitionChunks::~PartitionChunks() = default;
@@ -156,8 +184,7 @@ std::vector<Pair> PartitionChunks::match(size_t k, ChunkStats* stats) {
   rp.ra.resize(ri.size());
   rp.dec.resize(ri.size());
   for (size_t n = 0; n < li.size(); ++n) {
-    lp.ra[n] = m.rows.left.ra[li[n]];
-    lp.dec[n] = m.rows.left.dec[li[n]];
+    std::tie(lp.ra[n], lp.dec[n]) = m.left_at(li[n]);
   }
   for (size_t n = 0; n < ri.size(); ++n) {
     rp.ra[n] = m.rows.right.ra[ri[n]];
@@ -167,7 +194,7 @@ std::vector<Pair> PartitionChunks::match(size_t k, ChunkStats* stats) {
   std::vector<Pair> pairs = match_pairs(lp, rp, m.options);
   size_t kept = 0;
   for (const Pair& q : pairs) {
-    const int64_t i = m.rows.left_rows[li[size_t(q.i)]];
+    const int64_t i = m.left_row(li[size_t(q.i)]);
     const int64_t j = m.rows.right_rows[ri[size_t(q.j)]];
     if (!m.plan.self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
   }

@@ -184,9 +184,12 @@ TEST(XMatchChunked, PartsOfThePlanCoverEveryPairOnce) {
 
 // What an MPI rank holds after the row exchange: the left rows of chunks [first, last) (by their
 // (pixel, rank in pixel) cuts) and the right rows of those rows' pixels and their neighbours, in
-// row order. `drop_right` leaves out the first right row of the margin (a broken exchange).
+// row order. `drop_right` leaves out the first right row of the margin (a broken exchange);
+// `in_right` (a self-match) gives the left rows as positions in the right rows, as the MPI
+// exchange does.
 PartitionRows exchanged_rows(const SkyPoints& a, const SkyPoints& b, const ChunkPlan& plan,
-                             size_t first, size_t last, bool drop_right = false) {
+                             size_t first, size_t last, bool drop_right = false,
+                             bool in_right = false) {
   PartitionRows rows;
   if (first >= last) return rows;
   const ChunkCut begin = plan.chunks[first].begin, end = plan.chunks[last - 1].end;
@@ -213,6 +216,15 @@ PartitionRows exchanged_rows(const SkyPoints& a, const SkyPoints& b, const Chunk
       rows.right.dec.push_back(b.dec[k]);
       rows.right_rows.push_back(int64_t(k));
     }
+  if (in_right) {
+    for (int64_t g : rows.left_rows) {
+      const auto at = std::lower_bound(rows.right_rows.begin(), rows.right_rows.end(), g);
+      EXPECT_TRUE(at != rows.right_rows.end() && *at == g);
+      rows.left_in_right.push_back(uint32_t(at - rows.right_rows.begin()));
+    }
+    rows.left = SkyPoints{};
+    rows.left_rows.clear();
+  }
   return rows;
 }
 
@@ -245,7 +257,9 @@ TEST(XMatchChunked, PartitionChunksFromExchangedRows) {
       std::vector<Pair> all;
       for (int k = 0; k < parts; ++k) {
         const size_t first = bounds[size_t(k)], last = bounds[size_t(k) + 1];
-        const PartitionRows rows = exchanged_rows(a, r, plan, first, last);
+        // A self-match's left rows also as positions in the right rows (odd part counts).
+        const PartitionRows rows =
+            exchanged_rows(a, r, plan, first, last, false, self && parts % 2 == 1);
         PartitionChunks chunks(rows, plan, first, last, o);
         ASSERT_EQ(chunks.size(), last - first);
         ChunkStats stats;
@@ -267,6 +281,11 @@ TEST(XMatchChunked, PartitionChunksFromExchangedRows) {
     const std::vector<size_t> bounds = split_chunks(plan, 2);
     const PartitionRows whole = exchanged_rows(a, r, plan, 0, plan.chunks.size());
     EXPECT_THROW(PartitionChunks(whole, plan, bounds[0], bounds[1], o), celeris::Error);
+    if (self) {
+      const PartitionRows whole_in_right =
+          exchanged_rows(a, r, plan, 0, plan.chunks.size(), false, true);
+      EXPECT_THROW(PartitionChunks(whole_in_right, plan, bounds[0], bounds[1], o), celeris::Error);
+    }
     const PartitionRows short_margin = exchanged_rows(a, r, plan, bounds[0], bounds[1], true);
     PartitionChunks broken(short_margin, plan, bounds[0], bounds[1], o);
     bool threw = false;

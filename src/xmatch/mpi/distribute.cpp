@@ -187,10 +187,12 @@ PartitionRows exchange_rows(const Session& s, const ChunkPlan& plan,
 
   if (!right) {
     // Self-match: the left rows are among the right rows received (a partition receives every
-    // row of each pixel that holds its left rows), so they are not sent twice (24 B a row less
-    // in flight, and less held at the exchange's peak). Rows arrive in global row order, so a
+    // row of each pixel that holds its left rows), so they are neither sent nor held twice:
+    // PartitionRows::left_in_right names them (4 B a row). Rows arrive in global row order, so a
     // row's rank in its pixel is the number of its pixel's rows received before it; the left
     // rows are those whose (pixel, rank) cut lies in this partition.
+    if (out.right.size() > size_t(UINT32_MAX))
+      throw Error("a partition of more than 2^32 rows: use more ranks");
     const size_t first = bounds[size_t(s.rank())], last = bounds[size_t(s.rank()) + 1];
     if (first >= last) return out;
     const ChunkCut begin = plan.chunks[first].begin, end = plan.chunks[last - 1].end;
@@ -202,16 +204,11 @@ PartitionRows exchange_rows(const Session& s, const ChunkPlan& plan,
           hp::radec2pix_nest(plan.order, out.right.ra[size_t(k)], out.right.dec[size_t(k)]);
     uint64_t mine = 0;
     for (size_t c = first; c < last; ++c) mine += plan.chunks[c].left_rows;
-    out.left.ra.reserve(mine);
-    out.left.dec.reserve(mine);
-    out.left_rows.reserve(mine);
+    out.left_in_right.reserve(mine);
     std::vector<uint64_t> seen(plan.left_counts.size(), 0);
     for (size_t k = 0; k < n; ++k) {
       const ChunkCut at{pix[k], seen[size_t(pix[k])]++};
-      if (!(begin <= at) || end <= at) continue;
-      out.left.ra.push_back(out.right.ra[k]);
-      out.left.dec.push_back(out.right.dec[k]);
-      out.left_rows.push_back(out.right_rows[k]);
+      if (begin <= at && !(end <= at)) out.left_in_right.push_back(uint32_t(k));
     }
     return out;
   }

@@ -32,7 +32,8 @@ PixelCounts sum_counts(const std::vector<uint64_t>& mine);
 // to the partition holding its (pixel, rank) cut, and every right row to each partition whose
 // pixels or their neighbours contain its pixel (the margin).
 // `right` is null in a self-match (the left slice is also the right one): the left rows are then
-// picked out of the right rows received instead of being sent twice. bounds: split_chunks.
+// named among the right rows received (PartitionRows::left_in_right) instead of being sent and
+// held twice. bounds: split_chunks.
 PartitionRows exchange_rows(const Session& session, const ChunkPlan& plan,
                             const std::vector<size_t>& bounds, const Slice& left,
                             const std::vector<uint64_t>& left_before, const Slice* right);
