@@ -272,7 +272,12 @@ int run_xmatch(const Args& args) {
 
 #ifdef CELERIS_HAVE_MPI
   if (xmatch::mpi::launched_by_mpirun()) {
-    if (!memory.empty()) throw Error("--memory is not supported under mpirun yet");
+    // Under mpirun, --memory bounds each rank's chunks; a table output gathers every pair and
+    // the input tables on rank 0, which the bound would not honour.
+    if (!memory.empty() && !count)
+      throw Error(
+          "under mpirun --memory is for --count only (a table output is written by rank 0 "
+          "from every pair and the whole input tables)");
     xmatch::mpi::Match match;
     match.left_path = inputs[0];
     match.right_path = self ? inputs[0] : inputs[1];
@@ -286,6 +291,15 @@ int run_xmatch(const Args& args) {
     match.frame2 = self ? f1 : f2;
     match.count = count;
     match.bins = bins;
+    if (!memory.empty()) {
+      // Find modes that need every pair (best, greedy, best2, a self-match's best1) gather them
+      // on rank 0, beyond any bound.
+      if (!(o.find == xmatch::Find::All || (o.find == xmatch::Find::Best1 && !self)))
+        throw Error(
+            "under mpirun --count --memory counts --find all (or best1 of two catalogs) "
+            "only: other modes gather every pair on rank 0");
+      match.memory = xmatch::parse_memory_size(memory);
+    }
     return run_xmatch_mpi(match, o, quiet, timings);
   }
 #else

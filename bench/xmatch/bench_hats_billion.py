@@ -5,7 +5,7 @@ count its pairs at 0.0056 deg in one process streamed in HEALPix chunks (and, op
 
 usage: bench_hats_billion.py BIN_DIR WORKDIR [--rows 1230000000] [--order 5]
                              [--single-memory 12G] [--ranks K1,K2] [--device cuda|cpu]
-                             [--gpu-memory G] [--keep]
+                             [--gpu-memory G] [--rank-memory M] [--timeout S] [--keep]
 
 BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET; CELERIS_MPI for
 --ranks).
@@ -22,13 +22,19 @@ BIN_DIR holds `celeris` and `bench_simulate_hats` (a build with CELERIS_PARQUET;
    on top of it: 5.6x at 64M on the 2M-row dry run), so 12G keeps a 1.23 B-row run near 70 GB;
    the peak resident size is printed when /usr/bin/time exists.
 3. For each K in --ranks: `mpirun -n K --bind-to none celeris xmatch --self ... --count
-   --timings --device D [--gpu-memory G]`. Not for 1.23 B rows on one 128 GiB host yet: each
-   rank holds all the pairs of its partition before counting them (24 B a pair: about 220 GB for
-   the 9.1 B pairs of the full set, whatever K), and the row exchange needs about 72-120 B a row.
-   With several ranks on one GPU give --gpu-memory so that K x G fits the device.
-Prints machine, date, every command and a table: wall s, rows/s (rows / wall), and for mpirun
-the join pairs/s (pairs / slowest rank's join), per rank, and the phases the ranks report
-(slowest rank per phase). Deletes the catalog afterwards unless --keep.
+   --timings --device D [--gpu-memory G]`. Each rank matches its partition a chunk at a time
+   and counts each chunk's pairs (no rank holds more than one chunk's), but the ranks of a host
+   hold about 77-93 B a row together (each rank's slice, what it sends and receives, then its
+   partition's rows and their buckets, docs/xmatch.md "MPI ranks"; the lower figure with a
+   small --rank-memory, which each rank's chunks are planned within): 95-115 GB for 1.23 B
+   rows, at the edge of a 128 GiB host; 600 M rows need about 55 GB. With several ranks on one GPU give
+   --gpu-memory so that K x G fits the device.
+--timeout S bounds each run (a run past it is killed and reported as such, and the next one
+starts), so a run that hangs or crawls leaves the other rows of the table.
+Prints machine, date, every command and a table row as soon as each run ends (then the whole
+table): wall s, rows/s (rows / wall), and for mpirun the join pairs/s (pairs / slowest rank's
+join), per rank, and the phases the ranks report (slowest rank per phase). Deletes the catalog
+afterwards unless --keep.
 """
 import datetime
 import os
@@ -48,7 +54,7 @@ BYTES_PER_ROW_ON_DISK = 24.5
 
 def parse_args(argv):
     o = {"rows": 1230000000, "order": 5, "ranks": [], "device": "cuda", "gpu_memory": "",
-         "single_memory": "12G", "keep": False}
+         "single_memory": "12G", "keep": False, "timeout": 0, "rank_memory": ""}
     args = argv[3:]
     while args:
         key = args.pop(0)
@@ -68,6 +74,10 @@ def parse_args(argv):
             o["device"] = val
         elif key == "--gpu-memory":
             o["gpu_memory"] = val
+        elif key == "--rank-memory":
+            o["rank_memory"] = val
+        elif key == "--timeout":
+            o["timeout"] = float(val)
         elif key == "--single-memory":
             o["single_memory"] = "" if val == "0" else val
         else:
@@ -75,12 +85,19 @@ def parse_args(argv):
     return o
 
 
-def timed(cmd):
+def timed(cmd, timeout=0):
+    """(wall, output), or (wall, None) when the run took longer than `timeout` s (0: no bound)."""
     print("$ " + " ".join(cmd), flush=True)
     t = time.perf_counter()
     env = dict(os.environ)
     env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env, timeout=timeout or None)
+    except subprocess.TimeoutExpired:
+        wall = time.perf_counter() - t
+        print("TIMEOUT after %.1f s: %s" % (wall, " ".join(cmd)), flush=True)
+        return wall, None
     wall = time.perf_counter() - t
     if done.returncode != 0:
         sys.exit("failed (%.1f s): %s\n%s\n%s" % (wall, " ".join(cmd), done.stdout, done.stderr))
@@ -120,37 +137,54 @@ def main():
     head = ("| run | rows | pairs | wall s | rows/s | join pairs/s | per rank | read | partition "
             "| gather | join | exchange |")
     rows_out = []
+
+    def row(line):
+        rows_out.append(line)
+        print(line, flush=True)
+
     base = [celeris, "xmatch", "--self", cat, "--radius", RADIUS, "--count", "--device",
             o["device"]]
     if o["gpu_memory"]:
         base += ["--gpu-memory", o["gpu_memory"]]
-    for k in o["ranks"]:
-        wall, out = timed([mpirun, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
-                           "-n", str(k)] + base + ["--timings"])
-        pairs, t = parse(out)
-        join = t.get("join", 0.0)
-        pps = pairs / join if join > 0 else float("nan")
-        rows_out.append("| mpirun -n %d | %d | %d | %.1f | %.3g | %.3g | %.3g | %.1f | %.1f | "
-                        "%.1f | %.1f | %.1f |"
-                        % (k, o["rows"], pairs, wall, o["rows"] / wall, pps, pps / k,
-                           t.get("read", 0), t.get("partition", 0), t.get("gather", 0), join,
-                           t.get("exchange", 0)))
-        print(out.strip().splitlines()[-2], flush=True)
+    pairs_seen = None
+    # The single process first: the baseline of the issue's target (1.23 B rows in 60 s).
     if o["single_memory"]:
         gnu_time = ["/usr/bin/time", "-f", "peak resident %M kB"] if os.access(
             "/usr/bin/time", os.X_OK) else []
-        wall, out = timed(gnu_time + base + ["--memory", o["single_memory"]])
-        pairs, _ = parse(out)
-        print(out.strip().splitlines()[-1], flush=True)
-        rows_out.append("| 1 process, --memory %s | %d | %d | %.1f | %.3g | | | | | | | |"
-                        % (o["single_memory"], o["rows"], pairs, wall, o["rows"] / wall))
+        name = "1 process, --memory %s" % o["single_memory"]
+        wall, out = timed(gnu_time + base + ["--memory", o["single_memory"]], o["timeout"])
+        if out is None:
+            row("| %s | %d | timeout | > %.1f | | | | | | | | |" % (name, o["rows"], wall))
+        else:
+            pairs_seen, _ = parse(out)
+            print(out.strip().splitlines()[-1], flush=True)
+            row("| %s | %d | %d | %.1f | %.3g | | | | | | | |"
+                % (name, o["rows"], pairs_seen, wall, o["rows"] / wall))
+    rank_memory = ["--memory", o["rank_memory"]] if o["rank_memory"] else []
+    for k in o["ranks"]:
+        wall, out = timed([mpirun, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+                           "-n", str(k)] + base + ["--timings"] + rank_memory, o["timeout"])
+        if out is None:
+            row("| mpirun -n %d | %d | timeout | > %.1f | | | | | | | | |" % (k, o["rows"], wall))
+            continue
+        pairs, t = parse(out)
+        if pairs_seen is not None and pairs != pairs_seen:
+            print("# MISMATCH: %d pairs from mpirun -n %d, %d from the run before" %
+                  (pairs, k, pairs_seen), flush=True)
+        pairs_seen = pairs
+        join = t.get("join", 0.0)
+        pps = pairs / join if join > 0 else float("nan")
+        print(out.strip().splitlines()[-2], flush=True)
+        row("| mpirun -n %d | %d | %d | %.1f | %.3g | %.3g | %.3g | %.1f | %.1f | %.1f | %.1f | "
+            "%.1f |" % (k, o["rows"], pairs, wall, o["rows"] / wall, pps, pps / k,
+                        t.get("read", 0), t.get("partition", 0), t.get("gather", 0), join,
+                        t.get("exchange", 0)))
     print(head)
     print("|" + " --- |" * (head.count("|") - 1))
     for line in rows_out:
         print(line)
-    m = re.search(r"(\d+) pairs counted", out) if rows_out else None
-    if m:
-        print("# matches per row (row included): %.3f" % (1 + 2 * int(m.group(1)) / o["rows"]))
+    if pairs_seen is not None:
+        print("# matches per row (row included): %.3f" % (1 + 2 * pairs_seen / o["rows"]))
     if not o["keep"]:
         shutil.rmtree(cat, ignore_errors=True)
 

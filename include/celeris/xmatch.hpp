@@ -216,6 +216,41 @@ std::vector<Pair> match_chunk_range(const PositionSource& left, const PositionSo
                                     const Options& options, const ChunkPlan& plan, size_t first,
                                     size_t last, ChunkStats* stats = nullptr);
 
+// A partition's rows in memory (an MPI rank's after the row exchange): the left rows of chunks
+// [first, last) of a plan, and the right rows of those chunks' pixels and the pixels' neighbours
+// (the margin of one radius), each side in global row order, with its global row numbers.
+struct PartitionRows {
+  SkyPoints left, right;
+  std::vector<int64_t> left_rows, right_rows;
+  // A self-match's left rows are among its right rows (a partition receives every row of its
+  // pixels): given here as their positions in `right` (ascending), with `left` and `left_rows`
+  // empty, they are not held twice (4 B a row instead of 24).
+  std::vector<uint32_t> left_in_right;
+  size_t left_count() const { return left_in_right.empty() ? left.size() : left_in_right.size(); }
+};
+// A partition's chunks [first, last) of a plan, matched one at a time from its rows in memory:
+// the rows are bucketed by coarse pixel once (4 B per row), and each chunk takes its left rows
+// and its margin's right rows from the buckets, so only one chunk's rows and pairs are held
+// beside `rows` (which must outlive this object).
+class PartitionChunks {
+ public:
+  // Throws when the left rows are not exactly those of the chunks.
+  PartitionChunks(const PartitionRows& rows, const ChunkPlan& plan, size_t first, size_t last,
+                  const Options& options);
+  ~PartitionChunks();
+  PartitionChunks(const PartitionChunks&) = delete;
+  PartitionChunks& operator=(const PartitionChunks&) = delete;
+  size_t size() const;  // last - first
+  // The pairs of chunk first + k (global rows, sorted by (i, j); in a self-match only i < j):
+  // those of match_chunk_range(first + k, first + k + 1) on the whole catalogs. Throws when a
+  // margin pixel's right rows are not all present.
+  std::vector<Pair> match(size_t k, ChunkStats* stats = nullptr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // The pairs of match_pairs (or self_pairs when `self`; `right` is then ignored), computed in
 // HEALPix chunks: both sides are binned by a coarse NESTED pixel (pixels at least one radius
 // wide), the left rows ordered by (pixel, row); a chunk is a run of them (a crowded pixel's left

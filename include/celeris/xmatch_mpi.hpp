@@ -6,7 +6,8 @@
 // the left rows of its partition and the right rows of its pixels and their neighbours (the
 // margin of one radius, as a HATS margin cache holds) and joins them on its cores or its GPU
 // (one per rank, by local rank). Every pair belongs to the partition of its left row, so the
-// union of the ranks' pairs is the single-process pair set, each pair once. Find modes that
+// union of the ranks' pairs is the single-process pair set, each pair once. A rank matches its
+// partition a chunk at a time (PartitionChunks) and keeps only that chunk's pairs. Find modes that
 // need more than one left row's pairs (best, best2, a self-match's best1) select on rank 0
 // after the pairs are gathered there; rank 0 writes the output with the single-process writer,
 // so the file is byte-identical. `count` reduces the counts instead of gathering pairs where
@@ -73,6 +74,10 @@ struct Match {
   std::optional<Frame> frame1, frame2;  // empty: by column name (galactic_by_name)
   bool count = false;  // no table: the number of pairs and a histogram of separations
   int bins = 20;
+  // Bytes for each rank's chunks (--memory; planned within half of it, as the streamed single
+  // process's); 0: chunks of about 1/16 of a rank's share. Only one chunk's pairs are held on a
+  // rank at a time (rank 0 also holds the gathered pairs when they go there).
+  size_t memory = 0;
 };
 
 struct Result {

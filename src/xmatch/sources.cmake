@@ -5,6 +5,7 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/catalog.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/csv.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/chunked.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/partition_chunks.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/frames.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/sexagesimal.cpp

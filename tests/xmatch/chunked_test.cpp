@@ -182,6 +182,124 @@ TEST(XMatchChunked, PartsOfThePlanCoverEveryPairOnce) {
   }
 }
 
+// What an MPI rank holds after the row exchange: the left rows of chunks [first, last) (by their
+// (pixel, rank in pixel) cuts) and the right rows of those rows' pixels and their neighbours, in
+// row order. `drop_right` leaves out the first right row of the margin (a broken exchange);
+// `in_right` (a self-match) gives the left rows as positions in the right rows, as the MPI
+// exchange does.
+PartitionRows exchanged_rows(const SkyPoints& a, const SkyPoints& b, const ChunkPlan& plan,
+                             size_t first, size_t last, bool drop_right = false,
+                             bool in_right = false) {
+  PartitionRows rows;
+  if (first >= last) return rows;
+  const ChunkCut begin = plan.chunks[first].begin, end = plan.chunks[last - 1].end;
+  std::vector<uint64_t> rank(plan.left_counts.size(), 0);
+  std::vector<uint8_t> margin(plan.left_counts.size(), 0);
+  for (size_t k = 0; k < a.size(); ++k) {
+    const int64_t p = celeris::healpix::radec2pix_nest(plan.order, a.ra[k], a.dec[k]);
+    const ChunkCut at{p, rank[size_t(p)]++};
+    if (!(begin <= at) || end <= at) continue;
+    rows.left.ra.push_back(a.ra[k]);
+    rows.left.dec.push_back(a.dec[k]);
+    rows.left_rows.push_back(int64_t(k));
+    int64_t nb[9];
+    const int n = pixel_and_neighbours(plan.order, p, nb);
+    for (int q = 0; q < n; ++q) margin[size_t(nb[q])] = 1;
+  }
+  for (size_t k = 0; k < b.size(); ++k)
+    if (margin[size_t(celeris::healpix::radec2pix_nest(plan.order, b.ra[k], b.dec[k]))]) {
+      if (drop_right) {
+        drop_right = false;
+        continue;
+      }
+      rows.right.ra.push_back(b.ra[k]);
+      rows.right.dec.push_back(b.dec[k]);
+      rows.right_rows.push_back(int64_t(k));
+    }
+  if (in_right) {
+    for (int64_t g : rows.left_rows) {
+      const auto at = std::lower_bound(rows.right_rows.begin(), rows.right_rows.end(), g);
+      EXPECT_TRUE(at != rows.right_rows.end() && *at == g);
+      rows.left_in_right.push_back(uint32_t(at - rows.right_rows.begin()));
+    }
+    rows.left = SkyPoints{};
+    rows.left_rows.clear();
+  }
+  return rows;
+}
+
+// An MPI rank's chunks matched one at a time from its exchanged rows (PartitionChunks): each
+// chunk's pairs equal match_chunk_range's for that chunk, and the union over the parts is the
+// brute force, for 1 to 5 parts, with the crowded pixel cut over several chunks and parts.
+TEST(XMatchChunked, PartitionChunksFromExchangedRows) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SkyPoints a = mixed(rng, 3000, 5.0), b = mixed(rng, 1500, 5.0);
+  for (int k = 0; k < 2000; ++k) {  // crowded: a 0.01 deg patch across RA 0 (left side only)
+    a.ra.push_back(std::fmod(359.995 + 0.01 * u(rng), 360.0));
+    a.dec.push_back(-20 + 0.01 * u(rng));
+  }
+  Options o;
+  o.radius_arcsec = 5;
+  const auto la = memory_positions(a), lb = memory_positions(b);
+  for (bool self : {false, true}) {
+    const SkyPoints& r = self ? a : b;
+    const PositionSource& right = self ? *la : *lb;
+    const int order = chunk_order(o);
+    auto lc = pixel_counts(*la, order, "left");
+    auto rc = self ? lc : pixel_counts(right, order, "right");
+    const size_t least = min_chunk_bytes(order, lc, rc);
+    const ChunkPlan plan = plan_chunks(order, lc, rc, self, least + least / 4);
+    ASSERT_GE(plan.chunks.size(), 4u);  // several chunks a part for 1 and 2 parts
+    const auto want = brute_force_pairs(a, r, 5.0, self);
+    for (int parts = 1; parts <= 5; ++parts) {
+      const std::vector<size_t> bounds = split_chunks(plan, parts);
+      std::vector<Pair> all;
+      for (int k = 0; k < parts; ++k) {
+        const size_t first = bounds[size_t(k)], last = bounds[size_t(k) + 1];
+        // A self-match's left rows also as positions in the right rows (odd part counts).
+        const PartitionRows rows =
+            exchanged_rows(a, r, plan, first, last, false, self && parts % 2 == 1);
+        PartitionChunks chunks(rows, plan, first, last, o);
+        ASSERT_EQ(chunks.size(), last - first);
+        ChunkStats stats;
+        for (size_t c = 0; c < chunks.size(); ++c) {
+          const auto got = chunks.match(c, &stats);
+          const std::string what = (self ? "self, " : "") + std::to_string(parts) +
+                                   " parts, chunk " + std::to_string(first + c);
+          expect_same_pairs(got, match_chunk_range(*la, right, o, plan, first + c, first + c + 1),
+                            what);
+          all.insert(all.end(), got.begin(), got.end());
+        }
+        EXPECT_EQ(stats.chunks, last - first);
+      }
+      std::sort(all.begin(), all.end(),
+                [](const Pair& x, const Pair& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
+      expect_same_pairs(all, want, (self ? "self, " : "") + std::to_string(parts) + " parts");
+    }
+    // Rows that are not the partition's are refused, not matched into a wrong result.
+    const std::vector<size_t> bounds = split_chunks(plan, 2);
+    const PartitionRows whole = exchanged_rows(a, r, plan, 0, plan.chunks.size());
+    EXPECT_THROW(PartitionChunks(whole, plan, bounds[0], bounds[1], o), celeris::Error);
+    if (self) {
+      const PartitionRows whole_in_right =
+          exchanged_rows(a, r, plan, 0, plan.chunks.size(), false, true);
+      EXPECT_THROW(PartitionChunks(whole_in_right, plan, bounds[0], bounds[1], o), celeris::Error);
+    }
+    const PartitionRows short_margin = exchanged_rows(a, r, plan, bounds[0], bounds[1], true);
+    PartitionChunks broken(short_margin, plan, bounds[0], bounds[1], o);
+    bool threw = false;
+    for (size_t c = 0; c < broken.size() && !threw; ++c) {
+      try {
+        broken.match(c);
+      } catch (const celeris::Error&) {
+        threw = true;
+      }
+    }
+    EXPECT_TRUE(threw) << "a margin pixel missing a right row";
+  }
+}
+
 // Parts of nearly equal cost: no part more than one chunk above an equal share.
 TEST(XMatchChunked, SplitBalancesCost) {
   ChunkPlan plan;

@@ -8,7 +8,8 @@ at both poles and elsewhere, the left side 5x denser in the RA 0 spot so that it
 HEALPix pixel is split over several chunks and ranks; the right side holds perturbed copies of
 left rows, so that every find mode has choices to make. Checked for K ranks: FITS and CSV
 outputs identical to the single-process files for --find all|best|best1|best2 (joins 1and2,
-1or2, all2), self-matches, a CSV input, --count; a rank that fails (test hook
+1or2, all2), self-matches, a CSV input, --count, --count --memory (each rank's chunks within
+the bound) and the refusals of --memory where it cannot hold; a rank that fails (test hook
 CELERIS_XMATCH_MPI_FAULT) or bad input makes the job exit non-zero with a message naming the
 rank and its partition, and leaves no output file.
 
@@ -175,6 +176,45 @@ def main():
             if got.returncode != 0 or got.stdout != ref.stdout:
                 die(f"count {find}, {k} ranks: {got.stdout!r} {got.stderr} vs {ref.stdout!r}")
     print("--count identical: " + ref.stdout.splitlines()[0])
+
+    # --count --memory: each rank's chunks within half the bound, one chunk's pairs at a time;
+    # the same text as one process. On 20,000 x 10,000 rows spread over the sky (no dense spot sets the
+    # least bound), 24k gives several times the default plan's chunks.
+    def chunks_of(done):
+        return int(done.stdout.splitlines()[-1].split(" chunks")[0].split()[-1])
+
+    spread, spread2 = os.path.join(work, "spread.csv"), os.path.join(work, "spread2.csv")
+    write_csv(spread, uniform(random.Random(5), 20000))
+    write_csv(spread2, uniform(random.Random(6), 10000))
+    for name, opts in [("all", [spread, spread2, "--find", "all"]),
+                       ("best1", [spread, spread2, "--find", "best1"]),
+                       ("self all", ["--self", spread])]:
+        opts = opts + ["-r", "0.3deg", "--count", "--bins", "7", "--backend", backend]
+        ref = run([celeris, "xmatch"] + opts + ["-q"])
+        for k in (ranks[-2:] if name == "all" else ranks[-1:]):
+            plain = run(mpi + ["-n", str(k), celeris, "xmatch"] + opts)
+            got = run(mpi + ["-n", str(k), celeris, "xmatch"] + opts + ["--memory", "24k"])
+            if got.returncode != 0 or plain.returncode != 0:
+                die(f"count --memory {name}, {k} ranks: {got.stderr} {plain.stderr}")
+            if got.stdout.splitlines()[:-1] != ref.stdout.splitlines():
+                die(f"count --memory {name}, {k} ranks: {got.stdout!r} vs {ref.stdout!r}")
+            if chunks_of(got) < 2 * chunks_of(plain):
+                die(f"count --memory {name}, {k} ranks: {chunks_of(got)} chunks, "
+                    f"{chunks_of(plain)} without --memory: the bound was not used")
+    print(f"--count --memory 24k identical ({chunks_of(got)} chunks against "
+          f"{chunks_of(plain)}): " + ref.stdout.splitlines()[0])
+    # What the bound would not honour is refused: a table output (rank 0 holds every pair and the
+    # input tables), a find that gathers every pair on rank 0, a bound below one pixel's rows.
+    for opts, words in [(["--memory", "2M", "-o", os.path.join(work, "mem.fits")], "--count only"),
+                        (["--memory", "2M", "--count", "--find", "best"], "rank 0"),
+                        (["--memory", "64k", "--count"], "too small")]:
+        done = run(mpi + ["-n", "2", celeris, "xmatch", lfits, rfits, "-r", "5arcsec"] + opts
+                   + common)
+        if done.returncode == 0 or words not in done.stderr:
+            die(f"--memory {opts} under mpirun: expected a refusal naming {words!r}: "
+                + done.stderr)
+    if os.path.exists(os.path.join(work, "mem.fits")):
+        die("a refused --memory run left its output")
 
     # A failing rank: non-zero exit, a message naming it and its partition, no output left.
     k = max(ranks)

@@ -157,17 +157,6 @@ PartitionRows exchange_rows(const Session& s, const ChunkPlan& plan,
                             const std::vector<size_t>& bounds, const Slice& left,
                             const std::vector<uint64_t>& left_before, const Slice* right) {
   const Parts parts(plan, bounds);
-  // Left rows: the partition of (pixel, rank among the pixel's left rows in row order).
-  std::vector<uint64_t> seen(left_before);
-  std::vector<int> left_part(left.points.size());
-  for (size_t k = 0; k < left.points.size(); ++k) {
-    const int64_t p = left.pix[k];
-    left_part[k] = parts.of(ChunkCut{p, seen[size_t(p)]++});
-  }
-  PartitionRows out;
-  unpack(alltoall(s, left, [&](size_t k, std::vector<int>& to) { to.push_back(left_part[k]); }),
-         out.left, out.left_rows);
-
   // Right rows: every partition holding left rows in the row's pixel or a neighbour. The left
   // rows of pixel q span the partitions of its first and last cut (contiguous runs).
   std::unordered_map<int64_t, std::vector<int>> owners;
@@ -188,12 +177,52 @@ PartitionRows exchange_rows(const Session& s, const ChunkPlan& plan,
     return owners.emplace(p, std::move(o)).first->second;
   };
   const Slice& rs = right ? *right : left;
+  PartitionRows out;
   unpack(alltoall(s, rs,
                   [&](size_t k, std::vector<int>& to) {
                     const auto& o = owners_of(rs.pix[k]);
                     to.insert(to.end(), o.begin(), o.end());
                   }),
          out.right, out.right_rows);
+
+  if (!right) {
+    // Self-match: the left rows are among the right rows received (a partition receives every
+    // row of each pixel that holds its left rows), so they are neither sent nor held twice:
+    // PartitionRows::left_in_right names them (4 B a row). Rows arrive in global row order, so a
+    // row's rank in its pixel is the number of its pixel's rows received before it; the left
+    // rows are those whose (pixel, rank) cut lies in this partition.
+    if (out.right.size() > size_t(UINT32_MAX))
+      throw Error("a partition of more than 2^32 rows: use more ranks");
+    const size_t first = bounds[size_t(s.rank())], last = bounds[size_t(s.rank()) + 1];
+    if (first >= last) return out;
+    const ChunkCut begin = plan.chunks[first].begin, end = plan.chunks[last - 1].end;
+    const size_t n = out.right.size();
+    std::vector<int64_t> pix(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < int64_t(n); ++k)
+      pix[size_t(k)] =
+          hp::radec2pix_nest(plan.order, out.right.ra[size_t(k)], out.right.dec[size_t(k)]);
+    uint64_t mine = 0;
+    for (size_t c = first; c < last; ++c) mine += plan.chunks[c].left_rows;
+    out.left_in_right.reserve(mine);
+    std::vector<uint64_t> seen(plan.left_counts.size(), 0);
+    for (size_t k = 0; k < n; ++k) {
+      const ChunkCut at{pix[k], seen[size_t(pix[k])]++};
+      if (begin <= at && !(end <= at)) out.left_in_right.push_back(uint32_t(k));
+    }
+    return out;
+  }
+
+  // Two catalogs: each left row goes to the partition of its (pixel, rank among the pixel's left
+  // rows in row order) cut.
+  std::vector<uint64_t> seen(left_before);
+  std::vector<int> left_part(left.points.size());
+  for (size_t k = 0; k < left.points.size(); ++k) {
+    const int64_t p = left.pix[k];
+    left_part[k] = parts.of(ChunkCut{p, seen[size_t(p)]++});
+  }
+  unpack(alltoall(s, left, [&](size_t k, std::vector<int>& to) { to.push_back(left_part[k]); }),
+         out.left, out.left_rows);
   return out;
 }
 

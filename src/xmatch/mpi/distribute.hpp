@@ -28,15 +28,12 @@ struct PixelCounts {
 };
 PixelCounts sum_counts(const std::vector<uint64_t>& mine);
 
-// One partition's rows after the exchange, in global row order, with their global rows.
-struct PartitionRows {
-  SkyPoints left, right;
-  std::vector<int64_t> left_rows, right_rows;
-};
-
-// Sends every left row of the slices to the partition holding its (pixel, rank) cut, and every
-// right row to each partition whose pixels or their neighbours contain its pixel (the margin).
-// `right` is null in a self-match (the left slice is also the right one). bounds: split_chunks.
+// One partition's rows (PartitionRows, celeris/xmatch.hpp): sends every left row of the slices
+// to the partition holding its (pixel, rank) cut, and every right row to each partition whose
+// pixels or their neighbours contain its pixel (the margin).
+// `right` is null in a self-match (the left slice is also the right one): the left rows are then
+// named among the right rows received (PartitionRows::left_in_right) instead of being sent and
+// held twice. bounds: split_chunks.
 PartitionRows exchange_rows(const Session& session, const ChunkPlan& plan,
                             const std::vector<size_t>& bounds, const Slice& left,
                             const std::vector<uint64_t>& left_before, const Slice* right);

@@ -167,8 +167,18 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
         res.left_rows * chunk_bytes_per_left_row + res.right_rows * chunk_bytes_per_right_row;
     const std::vector<uint64_t>& rtotal = self ? lc.total : rc.total;
     const size_t least = min_chunk_bytes(order, lc.total, rtotal);
-    const size_t bound =
-        std::max<size_t>(least + least / 4, size_t(total / (16 * uint64_t(s.size()))));
+    size_t bound = std::max<size_t>(least + least / 4, size_t(total / (16 * uint64_t(s.size()))));
+    // --memory: each rank's chunks within half of it, as the streamed single process's (the
+    // pairs of a chunk and the join's scratch come on top); too small a bound is an error
+    // naming the bytes needed.
+    if (m.memory > 0) {
+      if (m.memory / 2 < least)
+        throw Error("--memory " + std::to_string(m.memory) +
+                    " bytes is too small: the rows around the densest HEALPix order-" +
+                    std::to_string(order) + " pixel need " + std::to_string(2 * least) +
+                    " bytes (half of --memory goes to a chunk's rows)");
+      bound = std::min(bound, m.memory / 2);
+    }
     plan = plan_chunks(order, lc.total, rtotal, self, bound);
     bounds = split_chunks(plan, s.size());
   });
@@ -189,43 +199,61 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   });
   t.gather += since(t0);
 
-  // Join: this rank's partition and its margin, on its cores or its GPU.
-  std::vector<Pair> pairs;
-  PairCount count;
+  // Join: this rank's partition and its margin, a chunk at a time (one chunk's pairs held at
+  // a time), on its cores or its GPU.
+  const bool gather = !(m.count && local_find);  // pairs (not counts) go to rank 0
+  std::vector<Pair> pairs;                       // rank 0: every rank's pairs, when gathered
+  PairCount count = m.count ? PairCount(o.radius_arcsec, m.bins) : PairCount();
+  std::unique_ptr<PartitionChunks> chunks;
+  ChunkStats stats;
+  auto join_chunk = [&](size_t k) {
+    std::vector<Pair> p = chunks->match(k, &stats);
+    // A find decided by one left row's pairs is applied per chunk: a left row's pairs all lie
+    // in its chunk.
+    if (local_find && o.find != Find::All)
+      p = select_pairs(std::move(p), o.find, self, res.left_rows, res.right_rows);
+    return p;
+  };
   collectively(s, where, [&] {
     maybe_inject_fault(s.rank());
     const auto tj = Clock::now();
-    Options chunk_options = o;
-    chunk_options.find = Find::All;
-    chunk_options.join = Join::And;
-    pairs = match_pairs(rows.left, rows.right, chunk_options);
-    // Local rows are in global row order, so the mapped pairs stay sorted by (i, j); in a
-    // self-match each pair i < j is kept once (in the partition of row i).
-    size_t kept = 0;
-    for (const Pair& q : pairs) {
-      const int64_t i = rows.left_rows[size_t(q.i)], j = rows.right_rows[size_t(q.j)];
-      if (!self || j > i) pairs[kept++] = Pair{i, j, q.sep_arcsec};
-    }
-    pairs.resize(kept);
-    rows = PartitionRows{};
+    chunks = std::make_unique<PartitionChunks>(rows, plan, first, last, o);
+    // Counted here: the chunks' counts are summed on rank 0 after the last one.
+    if (!gather)
+      for (size_t k = 0; k < chunks->size(); ++k) count.add(join_chunk(k));
     t.join += since(tj);
-    if (local_find && o.find != Find::All)
-      pairs = select_pairs(std::move(pairs), o.find, self, res.left_rows, res.right_rows);
-    if (m.count) count = PairCount(o.radius_arcsec, m.bins);
-    if (m.count && local_find) {
-      count.add(pairs);
-      pairs = {};
-    }
   });
+  if (gather) {
+    // Round k: every rank matches its k-th chunk (if it has one) and the pairs go to rank 0, so
+    // no rank but rank 0 holds more than one chunk's pairs; each round ends in an agreement.
+    size_t rounds = 0;
+    for (int r = 0; r < s.size(); ++r)
+      rounds = std::max(rounds, bounds[size_t(r) + 1] - bounds[size_t(r)]);
+    for (size_t k = 0; k < rounds; ++k) {
+      std::vector<Pair> mine;
+      collectively(s, where, [&] {
+        const auto tj = Clock::now();
+        if (k < chunks->size()) mine = join_chunk(k);
+        t.join += since(tj);
+      });
+      t0 = Clock::now();
+      gather_more_pairs(s, mine, pairs);
+      t.exchange += since(t0);
+    }
+  }
+  chunks.reset();
+  rows = PartitionRows{};
 
-  // Exchange: counts reduced, or pairs gathered on rank 0.
+  // Exchange: counts reduced; gathered pairs sorted by (i, j) on rank 0.
   where = "exchanging results";
   set_crash_context(s.rank(), where);
   t0 = Clock::now();
-  if (m.count && local_find) {
+  if (!gather) {
     count = reduce_count(s, count);
   } else {
-    pairs = gather_pairs(s, std::move(pairs));
+    collectively(s, where, [&] {
+      if (s.rank() == 0) sort_gathered_pairs(pairs);
+    });
   }
   t.exchange += since(t0);
 

@@ -1,5 +1,6 @@
-// Moving results to rank 0: every rank's pairs (in batches, as one rank may hold more pairs than
-// an MPI count can say), or the integer counts of --count.
+// Moving results to rank 0: every rank's pairs, a chunk at a time (in messages of at most 2^25
+// pairs, as one chunk may hold more pairs than an MPI count can say), or the integer counts of
+// --count.
 #include "exchange.hpp"
 
 #include <mpi.h>
@@ -19,21 +20,20 @@ static_assert(sizeof(Pair) == 24, "Pair is sent as 24 raw bytes");
 
 }  // namespace
 
-std::vector<Pair> gather_pairs(const Session& s, std::vector<Pair> mine) {
+void gather_more_pairs(const Session& s, std::vector<Pair>& mine, std::vector<Pair>& all) {
   uint64_t n = mine.size();
   std::vector<uint64_t> counts(size_t(s.size()), 0);
   MPI_Gather(&n, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  std::vector<Pair> all;
   // Rank 0 allocates before any pair moves, so that running out of memory fails the job as a
-  // whole instead of leaving the senders blocked.
+  // whole instead of leaving the senders blocked. Growth by half at least, as push_back would.
   collectively(s, "gathering the pairs on rank 0", [&] {
     if (s.rank() != 0) return;
-    uint64_t total = 0;
+    uint64_t total = all.size();
     for (uint64_t c : counts) total += c;
-    mine.reserve(total);
+    if (total > all.capacity()) all.reserve(std::max<uint64_t>(total, all.capacity() * 3 / 2));
   });
   if (s.rank() == 0) {
-    all = std::move(mine);
+    all.insert(all.end(), mine.begin(), mine.end());
     for (int r = 1; r < s.size(); ++r) {
       const size_t at = all.size();
       all.resize(at + counts[size_t(r)]);
@@ -43,15 +43,18 @@ std::vector<Pair> gather_pairs(const Session& s, std::vector<Pair> mine) {
                  MPI_STATUS_IGNORE);
       }
     }
-    // Each rank's pairs are sorted by (i, j), but the ranks' left rows interleave.
-    __gnu_parallel::sort(all.begin(), all.end(), order::by_ij);
   } else {
     for (uint64_t done = 0; done < n; done += kBatchPairs) {
       const uint64_t k = std::min(kBatchPairs, n - done);
       MPI_Send(mine.data() + done, int(k * sizeof(Pair)), MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     }
   }
-  return all;
+  mine = std::vector<Pair>();
+}
+
+void sort_gathered_pairs(std::vector<Pair>& all) {
+  // Each chunk's pairs are sorted by (i, j), but the chunks' left rows interleave.
+  __gnu_parallel::sort(all.begin(), all.end(), order::by_ij);
 }
 
 PairCount reduce_count(const Session& s, const PairCount& mine) {

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# On the GPU machine, one device call of at most 600 s: `mpirun -n N celeris xmatch` (issue 20).
+#   bash scripts/device-xmatch-mpi.sh [all|tests|bench|hats]       (default: all = tests + bench)
+# Carry .debs (scripts/fetch-device-debs.sh makes it: .debs/*.deb, .debs/mpi/*.deb for OpenMPI,
+# .debs/arrow-26.tar.xz for Parquet; 34 MB). Every mode first builds celeris with CUDA + MPI +
+# Parquet in build-gpu-mpi/ (kept between calls while the machine stays warm), then:
+#   tests  the MPI and HATS ctests: xmatch.mpi (CPU ranks 1/2/4), xmatch.mpi_gpu (1/2/4 ranks
+#          sharing the GPU), xmatch.hats (mpirun -n 1/2), xmatch.hats_simulate, and the
+#          test_xmatch unit tests (XMatchCuda.* on the GPU, XMatchChunked.*)
+#   bench  bench/xmatch/bench_mpi.py: d1, d5, d25 self-matches at 0.0056 deg, --count, with
+#          1, 2, 4, 8 ranks, CPU ranks then GPU ranks
+#   hats   bench/xmatch/bench_hats_billion.py on HATS_ROWS rows (default 300 M; 7.4 GB on disk):
+#          one streamed process (--memory 12G), then mpirun -n 4 and -n 8 --count, on the GPU
+# HATS_ROWS: the dev-VM rates of docs/xmatch.md (generation 3.4 M rows/s on 2 cores, a counted
+# match about 1 M rows/s on 2 cores) scaled to 16 cores and the GPU give about 20 s to generate
+# 300 M rows and 40-100 s for each of the three matches; with a cold build (about 3-4 min) that
+# fills the call. Give HATS_ROWS=1230000000 only with a warm build; the -n 4/8 runs of 1.23 B rows
+# need about 95-115 GB (HATS_RANK_MEMORY=1G, each rank's chunks within it, for the lower figure).
+# Everything goes under $OUT (summary.txt says what passed, failed or timed out; at most 6 files
+# come back). Each step runs under `timeout`, capped by what is left of BUDGET seconds (default
+# 570), so a hang costs its own step only; a failed step is marked FAILED and the script exits
+# non-zero at the end. A failed setup or build stops at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-all}
+case "$mode" in all | tests | bench | hats) ;; *) echo "usage: $0 [all|tests|bench|hats]" >&2; exit 2 ;; esac
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+budget=${BUDGET:-570}
+start=$(date +%s)
+failed=0
+summary="$out/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+left() { echo $((budget - ($(date +%s) - start))); }
+die() { note "FATAL: $*"; exit 1; }
+
+# step NAME CAP CMD...: CMD under timeout (CAP seconds, or what is left), output in $out/NAME.log.
+step() {
+  local name=$1 cap=$2
+  shift 2
+  local t
+  t=$(left)
+  [ "$t" -gt "$cap" ] && t=$cap
+  if [ "$t" -lt 15 ]; then
+    note "SKIPPED $name: no time left"
+    failed=1
+    return 0
+  fi
+  local t0 rc=0
+  t0=$(date +%s)
+  timeout --kill-after=10 "$t" "$@" >>"$out/$name.log" 2>&1 || rc=$?
+  local dt=$(($(date +%s) - t0))
+  if [ "$rc" -eq 0 ]; then
+    note "ok      $name (${dt} s)"
+  else
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+      note "TIMEOUT $name after ${dt} s (limit $t s); the end of $name.log:"
+    else
+      note "FAILED  $name (exit $rc, ${dt} s); the end of $name.log:"
+    fi
+    tail -20 "$out/$name.log" | tee -a "$summary"
+    failed=1
+  fi
+}
+
+note "# device-xmatch-mpi.sh $mode, $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | tee -a "$summary" || true
+
+# ---- setup (fatal): carried packages, OpenMPI, Arrow --------------------------------------------
+[ -d .debs/mpi ] || die "no .debs/mpi: run scripts/fetch-device-debs.sh here and carry .debs"
+source scripts/device-env.sh >"$out/build.log" 2>&1 || die "device-env.sh failed (build.log)"
+source scripts/device-mpi-env.sh >>"$out/build.log" 2>&1 || die "device-mpi-env.sh failed (build.log)"
+mpirun --version 2>&1 | head -1 | tee -a "$summary"
+timeout 60 mpirun -n 2 true >>"$out/build.log" 2>&1 || die "mpirun -n 2 true failed (build.log)"
+# Arrow C++ 26 (cmake/parquet.cmake asks a Python for pyarrow's include and library dirs and its
+# version): the machine's own pyarrow when it is a 26.x, else the carried libraries, described
+# by a stand-in script that answers the same three lines.
+if python3 -c "import pyarrow, sys; sys.exit(not pyarrow.__version__.startswith('26.'))" 2>/dev/null; then
+  parquet_py=python3
+else
+  [ -f .debs/arrow-26.tar.xz ] || die "no .debs/arrow-26.tar.xz (scripts/fetch-device-debs.sh)"
+  arrow=/tmp/celeris-arrow
+  if [ ! -f "$arrow/libparquet.so.2600" ]; then
+    mkdir -p "$arrow"
+    python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" \
+      .debs/arrow-26.tar.xz "$arrow" || die "cannot unpack .debs/arrow-26.tar.xz"
+  fi
+  printf '#!/bin/sh\n# pyarrow stand-in for cmake/parquet.cmake: include dir, library dir, version\necho %s/include\necho %s\necho 26.0.1\n' \
+    "$arrow" "$arrow" >"$arrow/python"
+  chmod +x "$arrow/python"
+  parquet_py=$arrow/python
+fi
+
+# ---- build (fatal) ------------------------------------------------------------------------------
+bdir=build-gpu-mpi
+targets=(celeris_cli test_xmatch bench_simulate_hats)
+# (CELERIS_CUDA=OFF and CMAKE_EXTRA, e.g. a ccache launcher, are for a dry run on a machine
+# without a GPU.)
+step build 330 bash -c "cmake -S . -B $bdir -DCMAKE_BUILD_TYPE=Release -DCELERIS_CUDA=${CELERIS_CUDA:-ON} \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCELERIS_MPI=ON -DCELERIS_PARQUET=ON ${CMAKE_EXTRA:-} \
+  -DCELERIS_PARQUET_PYTHON=$parquet_py -DCELERIS_PYTHON=python3 -DGTest_DIR=$lib/cmake/GTest \
+  -DCLI11_DIR=$prefix/usr/share/cmake/CLI11 && cmake --build $bdir -j $(nproc) --target ${targets[*]}"
+[ "$failed" -eq 0 ] || die "the build failed or timed out (build.log)"
+"$bdir/bin/celeris" version | tee -a "$summary"
+
+# ---- the modes ----------------------------------------------------------------------------------
+if [ "$mode" = all ] || [ "$mode" = tests ]; then
+  # The MPI tests are RUN_SERIAL; the unit tests of test_xmatch run beside each other.
+  step ctest 240 ctest --test-dir "$bdir" --output-on-failure -j 4 \
+    -R '^xmatch\.(mpi|mpi_gpu|hats|hats_simulate)$|^XMatch(Cuda|Chunked)\.'
+  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest.log" | tee -a "$summary" || true
+fi
+if [ "$mode" = all ] || [ "$mode" = bench ]; then
+  work=/tmp/xmatch-bench
+  for backend in cpu cuda; do
+    step "bench-mpi-$backend" 200 python3 -u bench/xmatch/bench_mpi.py "$bdir/bin/celeris" "$work" \
+      --sets d1,d5,d25 --ranks 1,2,4,8 --backend "$backend"
+    grep "^|" "$out/bench-mpi-$backend.log" | tee -a "$summary" || true
+  done
+fi
+if [ "$mode" = hats ]; then
+  rows=${HATS_ROWS:-300000000}
+  work=/tmp/xmatch-hats
+  step hats "$(left)" python3 -u bench/xmatch/bench_hats_billion.py "$bdir/bin" "$work" \
+    --rows "$rows" --order 5 --single-memory 12G --ranks 4,8 --device cuda --gpu-memory 8G \
+    --timeout 150 ${HATS_RANK_MEMORY:+--rank-memory "$HATS_RANK_MEMORY"}
+  grep -E "^\||^# (simulated|matches)|MISMATCH|TIMEOUT" "$out/hats.log" | tee -a "$summary" || true
+fi
+note "# $(($(date +%s) - start)) s in all"
+exit "$failed"
