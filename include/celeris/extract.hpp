@@ -164,6 +164,10 @@ struct Objects {
   // row-major; empty without flag maps.
   std::vector<uint32_t> imaflags;  // IMAFLAGS_ISO
   std::vector<int32_t> nimaflags;  // NIMAFLAGS_ISO
+  // --- ASSOC (src/extract/stages/assoc.hpp), filled by the catalog stage when VECTOR_ASSOC or
+  // NUMBER_ASSOC is asked for: VECTOR_ASSOC's elements per object, row-major, and NUMBER_ASSOC.
+  std::vector<double> assoc;
+  std::vector<int32_t> assoc_number;
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);

@@ -170,3 +170,18 @@ add_test(NAME extract.parity.mef
 set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;parity"
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
+# ASSOC (stages/assoc.cpp): lists made from a source-extractor run, moved, doubled, duplicated
+# and padded with fakes, through every ASSOC_TYPE, ASSOCSELEC_TYPE, ASSOC_DATA form, radius and
+# ASSOCCOORD_TYPE WORLD; catalogs identical to source-extractor's, row for row
+# (tests/extract/assoc_parity.py). The crop of 2MASS J needs astropy.
+foreach(variant "sim_border;sim:border"
+                "sim_crowded;sim:crowded;--quick"
+                "gc_2mass_j_crop;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;--crop;100,120,450,400")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.assoc_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/assoc_parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/assoc_${name} ${variant})
+  set_tests_properties(extract.parity.assoc_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

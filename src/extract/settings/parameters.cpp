@@ -241,6 +241,9 @@ const std::vector<ParamSpec>& parameter_table() {
        true},
       {"DELTAWIN_J2000", "deg", "windowed declination (J2000)", CT::Float64, "%+11.7f", false,
        true},
+      // --- ASSOC (stages/assoc.hpp)
+      {"VECTOR_ASSOC", "", "ASSOCiated parameter vector", CT::Float64, "%12.7g", true, false},
+      {"NUMBER_ASSOC", "", "Number of ASSOCiated IDs", CT::Int32, "%10d", false, false},
   };
   return table;
 }
@@ -367,6 +370,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     }
   }
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
+  const size_t nassoc = n ? o.assoc.size() / n : 0;   // VECTOR_ASSOC elements
   // World shapes through the local Jacobian at the barycentre, when asked for.
   std::vector<WorldShape> ws, we;
   bool want_world_shape = false;
@@ -573,6 +577,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"YWIN_WORLD", [&](size_t i, int) { return yww[i]; }},
       {"ALPHAWIN_J2000", [&](size_t i, int) { return raw[i]; }},
       {"DELTAWIN_J2000", [&](size_t i, int) { return decw[i]; }},
+      {"VECTOR_ASSOC", [&](size_t i, int k) { return o.assoc[i * nassoc + k]; }},
+      {"NUMBER_ASSOC", [&](size_t i, int) { return double(o.assoc_number[i]); }},
   };
 
   Table t;

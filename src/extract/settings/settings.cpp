@@ -342,6 +342,47 @@ const std::map<std::string, Setter>& setters() {
          s.weights.ylag.clear();
          for (size_t i = 0; i < v.size(); ++i) s.weights.ylag.push_back(to_int(k, v, i, 1, 1000000));
        }},
+      // --- ASSOC (stages/assoc.hpp); the ranges are SExtractor's (preflist.h).
+      {"ASSOC_NAME", [](Settings& s, auto& k, auto& v) { s.assoc.name = to_string_value(k, v); }},
+      {"ASSOC_PARAMS",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() < 2 || v.size() > 3) bad_value(k, v, "expected 2 or 3 columns: x,y[,param]");
+         s.assoc.params.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.assoc.params.push_back(to_int(k, v, i, 1, 1000000));
+       }},
+      {"ASSOC_DATA",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 32) bad_value(k, v, "expected 1 to 32 columns (0: all)");
+         s.assoc.data.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.assoc.data.push_back(to_int(k, v, i, 0, 1000000));
+       }},
+      {"ASSOC_RADIUS",
+       [](Settings& s, auto& k, auto& v) { s.assoc.radius = to_double(k, v, 0, 1e-10, 1e10); }},
+      {"ASSOC_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(
+             k, v, {"FIRST", "NEAREST", "MEAN", "MAG_MEAN", "SUM", "MAG_SUM", "MIN", "MAX"});
+         s.assoc.type = t == "FIRST"      ? AssocType::First
+                        : t == "NEAREST"  ? AssocType::Nearest
+                        : t == "MEAN"     ? AssocType::Mean
+                        : t == "MAG_MEAN" ? AssocType::MagMean
+                        : t == "SUM"      ? AssocType::Sum
+                        : t == "MAG_SUM"  ? AssocType::MagSum
+                        : t == "MIN"      ? AssocType::Min
+                                          : AssocType::Max;
+       }},
+      {"ASSOCSELEC_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(k, v, {"ALL", "MATCHED", "-MATCHED"});
+         s.assoc.select = t == "ALL"       ? AssocSelect::All
+                          : t == "MATCHED" ? AssocSelect::Matched
+                                           : AssocSelect::NotMatched;
+       }},
+      {"ASSOCCOORD_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         s.assoc.world = to_choice(k, v, {"PIXEL", "WORLD"}) == "WORLD";
+       }},
+      // --- end of ASSOC
       {"STARNNW_NAME",
        [](Settings& s, auto& k, auto& v) { s.starnnw_name = to_string_value(k, v); }},
       {"HEADER_SUFFIX",
@@ -401,15 +442,14 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
 // parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y, DGEO_TYPE PIXEL): with those
 // refused, SExtractor does nothing with them either, so any value is accepted. For example
-// ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC, PHOT_PETROPARAMS only for the FLUX_PETRO
-// family. MEMORY_PIXSTACK sizes SExtractor's pixel stack; celeris has none, so it cannot overflow
-// where SExtractor would (SExtractor then says so itself).
+// PHOT_PETROPARAMS is read only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes SExtractor's pixel
+// stack; celeris has none, so it cannot overflow where SExtractor would (SExtractor then says so
+// itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE",  "ASSOC_DATA",      "ASSOC_NAME", "ASSOC_PARAMS",
-      "ASSOC_RADIUS",    "ASSOC_TYPE",       "DGEO_IMAGE",      "MAG_GAMMA",  "MEMORY_PIXSTACK",
-      "PATTERN_TYPE",    "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE", "PSF_NAME",   "PSF_NMAX",
-      "SOM_NAME",        "XML_NAME",         "XSL_URL",
+      "DGEO_IMAGE",       "MAG_GAMMA",       "MEMORY_PIXSTACK", "PATTERN_TYPE",
+      "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE", "PSF_NAME",        "PSF_NMAX",
+      "SOM_NAME",         "XML_NAME",        "XSL_URL",
   };
   return keys;
 }

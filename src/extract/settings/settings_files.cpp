@@ -177,6 +177,17 @@ PIXEL_SCALE      1.0            # size of pixel in arcsec (0=use FITS WCS info)
 SEEING_FWHM      1.2            # stellar FWHM in arcsec
 STARNNW_NAME     default.nnw    # Neural-Network_Weight table filename (CLASS_STAR)
 
+#------------------------------ ASSOCiation ----------------------------------
+
+ASSOC_NAME       sky.list       # name of the ASCII file to ASSOCiate
+ASSOC_DATA       2,3,4          # columns of the data to replicate (0=all)
+ASSOC_PARAMS     2,3,4          # columns of xpos,ypos[,mag]
+ASSOCCOORD_TYPE  PIXEL          # ASSOC coordinates: PIXEL or WORLD
+ASSOC_RADIUS     2.0            # cross-matching radius (pixels)
+ASSOC_TYPE       NEAREST        # ASSOCiation method: FIRST, NEAREST, MEAN,
+                                # MAG_MEAN, SUM, MAG_SUM, MIN or MAX
+ASSOCSELEC_TYPE  MATCHED        # ASSOC selection type: ALL, MATCHED or -MATCHED
+
 #------------------------------ Background -----------------------------------
 
 BACK_TYPE        AUTO           # AUTO or MANUAL
