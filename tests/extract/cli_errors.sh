@@ -67,7 +67,8 @@ expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_T
 expect_error weight-image-size "same size" "$bin" extract good.fits -WEIGHT_TYPE MAP_RMS -WEIGHT_IMAGE small.fits
 printf 'NUMBER\nXWIN_IMAGE\n' > win.param
 expect_error weight-windowed "WIN" "$bin" extract good.fits -PARAMETERS_NAME win.param -WEIGHT_TYPE BACKGROUND
-expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE BACKGROUND -INTERP_TYPE VAR_ONLY
+# INTERP_TYPE VAR_ONLY with one map: source-extractor 2.25 itself stops ("WEIGHT_IMAGE missing").
+expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits -INTERP_TYPE VAR_ONLY
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
 expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE
 expect_error maxarea "DETECT_MAXAREA" "$bin" extract good.fits -DETECT_MAXAREA 100

@@ -286,8 +286,7 @@ const std::map<std::string, Setter>& setters() {
          }
        }},
       // Weights (stages/weights.hpp): up to two values, for detection then measurement
-      // (resolve_weights). INTERP_TYPE VAR_ONLY (which SExtractor runs as a second map) is
-      // refused until it is reproduced.
+      // (resolve_weights).
       {"WEIGHT_TYPE",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 types");
@@ -326,8 +325,9 @@ const std::map<std::string, Setter>& setters() {
          s.weights.interp.clear();
          for (const auto& one : v) {
            const std::string t = to_choice(k, {one}, {"NONE", "VAR_ONLY", "ALL"});
-           if (t == "VAR_ONLY") bad_value(k, v, "VAR_ONLY is not supported yet (NONE or ALL)");
-           s.weights.interp.push_back(t == "NONE" ? InterpType::None : InterpType::All);
+           s.weights.interp.push_back(t == "NONE"       ? InterpType::None
+                                      : t == "VAR_ONLY" ? InterpType::VarOnly
+                                                        : InterpType::All);
          }
        }},
       {"INTERP_MAXXLAG",
@@ -497,6 +497,17 @@ void resolve_weights(Settings& s) {
                 std::string(nimage ? "with two map types needs two maps" : "reads a weight map"));
   size_t ntype = l.type.size();
   if (nimage == 2 && ntype == 1) ntype = 2;
+  // prefs.c turns one map with INTERP_TYPE VAR_ONLY (first element) into a detection weight
+  // interpolated from the measurement map, then, reading its own settings again, stops with
+  // "WEIGHT_IMAGE missing": source-extractor 2.25 cannot run it, so there is nothing to match.
+  if (ntype == 1 && l.interp[0] == InterpType::VarOnly && reads_map(t[0]))
+    throw Error(
+        "invalid value 'VAR_ONLY' for INTERP_TYPE with one weight map: source-extractor 2.25 "
+        "stops there (\"WEIGHT_IMAGE missing\"); give the map twice, -WEIGHT_TYPE " +
+        std::string(t[0] == WeightType::MapRms   ? "MAP_RMS,MAP_RMS"
+                    : t[0] == WeightType::MapVar ? "MAP_VAR,MAP_VAR"
+                                                 : "MAP_WEIGHT,MAP_WEIGHT") +
+        " -WEIGHT_IMAGE m.fits,m.fits, or use NONE or ALL");
   const std::string none;
   s.weight_images = {nimage ? l.image[0] : none,
                      nimage > 1 ? l.image[1] : (nimage ? l.image[0] : none)};
