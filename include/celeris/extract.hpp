@@ -168,6 +168,10 @@ struct Objects {
   // NUMBER_ASSOC is asked for: VECTOR_ASSOC's elements per object, row-major, and NUMBER_ASSOC.
   std::vector<double> assoc;
   std::vector<int32_t> assoc_number;
+  // --- FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO (measure_weight_flags.hpp), filled when
+  // MeasureRequest::weight_flags.
+  std::vector<int16_t> flags_weight;
+  std::vector<int32_t> nlowweight, nlowdweight;
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -195,9 +199,10 @@ struct MeasureRequest {
   int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
-  bool windowed = false;   // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
-  bool isocor = false;     // FLUX_ISOCOR (and FLUX_BEST)
-  bool iso_areas = false;  // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
+  bool windowed = false;      // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  bool isocor = false;        // FLUX_ISOCOR (and FLUX_BEST)
+  bool iso_areas = false;     // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
+  bool weight_flags = false;  // FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.
   std::vector<ImageView<const uint32_t>> flag_maps;

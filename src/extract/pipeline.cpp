@@ -24,6 +24,7 @@
 #include "extract/stages/local_background.hpp"
 #include "extract/stages/measure.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
+#include "extract/stages/measure_weight_flags.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/stages/weights_front_end.hpp"
 
@@ -323,6 +324,25 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       victims.push_back(v.object), masters.push_back(v.master);
     image_flags(objects, victims, masters, cleaned.order, request.flag_maps, request.flag_types,
                 result.objects);
+  }
+  // --- hook: FLAGS_WEIGHT (measure_weight_flags.hpp), with detection and measurement weights,
+  // on the detection variance as the scan read it (filtered with FILTER Y).
+  if (request.weight_flags) {
+    if (dweighted && mweighted) {
+      Image<float> filtered;
+      if (config.filter) {
+        filtered = Image<float>::uninitialized(w, h);
+        convolve(wmaps.dvar(), FilterParams::of(config, nt), filtered.view());
+      }
+      weight_flags(objects, cleaned.order, wmaps.var.view(), wmaps.wthresh,
+                   config.filter ? filtered.view() : wmaps.dvar(),
+                   capped_detection_wthresh(wmaps.dwthresh), result.objects);
+    } else {
+      const size_t n = result.objects.size();
+      result.objects.flags_weight.assign(n, 0);
+      result.objects.nlowweight.assign(n, 0);
+      result.objects.nlowdweight.assign(n, 0);
+    }
   }
   timer.lap("measure");
 

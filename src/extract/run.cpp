@@ -53,6 +53,8 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("ISOCOR") != std::string::npos) req.isocor = true;
     if (n.find("_BEST") != std::string::npos) req.isocor = req.auto_flux = true;
     if (n.find("WIN") != std::string::npos) req.windowed = true;  // XWIN_IMAGE, FLAGS_WIN, ...
+    if (n == "FLAGS_WEIGHT" || n == "NLOWWEIGHT_ISO" || n == "NLOWDWEIGHT_ISO")
+      req.weight_flags = true;
     if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
       req.iso_areas = true;
   }

@@ -39,6 +39,34 @@ foreach(variant
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
+# FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO (stages/measure_weight_flags.cpp): one map, separate
+# maps (a measurement map not interpolated: bit 1), without the filter, with one side NONE (all 0,
+# as SExtractor), and in dual-image mode. With the unfiltered detection variance where FILTER is Y,
+# the M67 cases differ in 5 and 26 rows.
+set(CELERIS_WFLAG_PARAMS ${CELERIS_W_PARAMS},FLAGS_WEIGHT,NLOWWEIGHT_ISO,NLOWDWEIGHT_ISO)
+foreach(variant
+    "M67_flags_weight;${M67};MAP_WEIGHT;--crop;100,200,700,600;--;-GAIN;4"
+    "M67_separate_flags_weight;${M67};MAP_WEIGHT,MAP_RMS;--crop;100,200,700,600;--;-INTERP_TYPE;ALL,NONE;-INTERP_MAXXLAG;2,2;-INTERP_MAXYLAG;2,2"
+    "M67_measurement_only_flags_weight;${M67};NONE,MAP_VAR;--crop;100,200,700,600;--;-GAIN;2"
+    "sim_flags_weight_no_filter;sim:small;MAP_RMS;--;-INTERP_TYPE;NONE;-FILTER;N")
+  list(POP_FRONT variant name image type)
+  add_test(NAME extract.parity.weights_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_parity.py
+                   $<TARGET_FILE:celeris_cli> ${image}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/weights_${name} ${type}
+                   --rows-frac 1.0 --params ${CELERIS_WFLAG_PARAMS} ${variant})
+  set_tests_properties(extract.parity.weights_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+add_test(NAME extract.parity.dual_image_sim_border_band_flags_weight
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_dual_image_parity.py
+                 $<TARGET_FILE:celeris_cli> sim:border band:6
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/dual_image_sim_border_band_flags_weight
+                 --rows-frac 1.0 --params ${CELERIS_WFLAG_PARAMS} --weights MAP_WEIGHT,MAP_VAR --
+                 -INTERP_TYPE VAR_ONLY,NONE -INTERP_MAXXLAG 2,2 -INTERP_MAXYLAG 2,2 -GAIN 2)
+set_tests_properties(extract.parity.dual_image_sim_border_band_flags_weight PROPERTIES
+                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 # Dual-image mode (detect.fits,measure.fits; stages/dual_image.cpp) against source-extractor: the
 # 2MASS J/K pair of the same field, and images with a generated second band (scaled, a tilted
 # background, own noise, sources in that band only; weights_dual_image_parity.py), every row

@@ -241,6 +241,12 @@ const std::vector<ParamSpec>& parameter_table() {
        true},
       {"DELTAWIN_J2000", "deg", "windowed declination (J2000)", CT::Float64, "%+11.7f", false,
        true},
+      // --- weight flags (measure_weight_flags.hpp)
+      {"FLAGS_WEIGHT", "", "Weighted extraction flags", CT::Int16, "%1d", false, false},
+      {"NLOWWEIGHT_ISO", "", "Nb of pixels with low weight over the iso. profile", CT::Int32, "%9d",
+       false, false},
+      {"NLOWDWEIGHT_ISO", "", "Nb of pixels with low det. weight over the iso. profile", CT::Int32,
+       "%9d", false, false},
       // --- ASSOC (stages/assoc.hpp)
       {"VECTOR_ASSOC", "", "ASSOCiated parameter vector", CT::Float64, "%12.7g", true, false},
       {"NUMBER_ASSOC", "", "Number of ASSOCiated IDs", CT::Int32, "%10d", false, false},
@@ -577,6 +583,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"YWIN_WORLD", [&](size_t i, int) { return yww[i]; }},
       {"ALPHAWIN_J2000", [&](size_t i, int) { return raw[i]; }},
       {"DELTAWIN_J2000", [&](size_t i, int) { return decw[i]; }},
+      {"FLAGS_WEIGHT", scalar(o.flags_weight)},
+      {"NLOWWEIGHT_ISO", scalar(o.nlowweight)},
+      {"NLOWDWEIGHT_ISO", scalar(o.nlowdweight)},
       {"VECTOR_ASSOC", [&](size_t i, int k) { return o.assoc[i * nassoc + k]; }},
       {"NUMBER_ASSOC", [&](size_t i, int) { return double(o.assoc_number[i]); }},
   };
