@@ -185,3 +185,14 @@ foreach(variant "sim_border;sim:border"
   set_tests_properties(extract.parity.assoc_${name} PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+# Rice tile-compressed frames (.fz, read through CFITSIO): celeris on the compressed file against
+# source-extractor on the same integer pixels uncompressed (2.25 cannot read the compressed file);
+# every row identical (tests/extract/rice_parity.py; needs astropy).
+foreach(variant "sim_crowded;sim:" "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.rice_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/rice_parity.py
+                   $<TARGET_FILE:celeris_cli> ${case} ${CMAKE_CURRENT_BINARY_DIR}/parity/rice_${name})
+  set_tests_properties(extract.parity.rice_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
