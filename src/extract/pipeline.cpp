@@ -212,7 +212,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                          dthresh,
                          dweighted,
                          w,
-                         h};
+                         h,
+                         config.photo};
   Deblended deblended = deblend(detections, dp, config.deblend_rand_offset, nt);
   const std::vector<int64_t> done_line = done_lines(detections, deblended.parent);
   ObjectList& objects = deblended.objects;
@@ -236,6 +237,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   iso_params.satur_level = config.satur_level;
   iso_params.clean = config.clean;
   iso_params.minarea = config.detect_minarea;
+  iso_params.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
   if (measure.dual) {
     iso_params.measure = value;
     iso_params.dbacksig = front.background.global_rms;
@@ -265,6 +267,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.compute_win = request.windowed;
   mp.compute_iso = request.iso_areas;
   mp.compute_isocor = request.isocor;
+  mp.photo = config.photo;
   mp.compute_auto = request.auto_flux || mp.n_fluxfrac > 0 || mp.compute_win;
   mp.autoparams = {config.kron_fact, config.kron_minradius, config.autoaper_search,
                    config.autoaper_flux};
@@ -287,6 +290,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   field.backsig = bkg.global_rms;
   field.gain = config.gain;
   field.mask_type = config.mask_type;
+  field.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
   if (measure.dual) field.dvalue = dvalue;
   if (mweighted) {
     field.var = wmaps.var.view();

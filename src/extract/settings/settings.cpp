@@ -118,9 +118,10 @@ const std::map<std::string, Setter>& setters() {
       {"DETECT_TYPE",
        [](Settings& s, auto& k, auto& v) {
          s.detect_type = to_choice(k, v, {"CCD", "PHOTO"});
-         if (s.detect_type == "PHOTO")
-           bad_value(k, v, "PHOTO (photographic gamma) is not supported");
+         s.config.photo = s.detect_type == "PHOTO";
        }},
+      {"MAG_GAMMA",
+       [](Settings& s, auto& k, auto& v) { s.config.mag_gamma = to_double(k, v, 0, 1e-10, 1e30); }},
       {"MEMORY_BUFSIZE", [](Settings& s, auto& k,
                             auto& v) { s.config.memory_bufsize = to_int(k, v, 0, 1, 1 << 30); }},
       {"MEMORY_OBJSTACK", [](Settings& s, auto& k,
@@ -447,9 +448,8 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 // itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "DGEO_IMAGE",       "MAG_GAMMA",       "MEMORY_PIXSTACK", "PATTERN_TYPE",
-      "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE", "PSF_NAME",        "PSF_NMAX",
-      "SOM_NAME",         "XML_NAME",        "XSL_URL",
+      "DGEO_IMAGE", "MEMORY_PIXSTACK", "PATTERN_TYPE", "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
+      "PSF_NAME",   "PSF_NMAX",        "SOM_NAME",     "XML_NAME",         "XSL_URL",
   };
   return keys;
 }

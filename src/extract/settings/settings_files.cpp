@@ -135,7 +135,7 @@ PARAMETERS_NAME  default.param  # name of the file containing catalog contents
 
 #------------------------------- Extraction ----------------------------------
 
-DETECT_TYPE      CCD            # CCD (linear)
+DETECT_TYPE      CCD            # CCD (linear) or PHOTO (with gamma correction)
 DETECT_MINAREA   5              # min. # of pixels above threshold
 DETECT_THRESH    1.5            # <sigmas> or <threshold> (THRESH_TYPE ABSOLUTE)
 ANALYSIS_THRESH  1.5            # <sigmas> or <threshold> (THRESH_TYPE ABSOLUTE)
@@ -168,6 +168,7 @@ SATUR_LEVEL      50000.0        # level (in ADUs) at which arises saturation
 SATUR_KEY        SATURATE       # keyword for saturation level (in ADUs)
 
 MAG_ZEROPOINT    0.0            # magnitude zero-point
+MAG_GAMMA        4.0            # gamma of emulsion (for photographic scans)
 GAIN             0.0            # detector gain in e-/ADU
 GAIN_KEY         GAIN           # keyword for detector gain in e-/ADU
 PIXEL_SCALE      1.0            # size of pixel in arcsec (0=use FITS WCS info)

@@ -131,6 +131,8 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
                w, h, s, flags);
   const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
   const bool gainflag = f.weighted() && f.weight_gain;
+  const bool photo = f.ngamma != 0.0;
+  const float ngamma = static_cast<float>(f.ngamma);
   double tv = 0, sigtv = 0, area = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
@@ -151,13 +153,23 @@ FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, doubl
       }
       area += locarea;
       double var = backnoise2;
-      const double pix = rd.read(x, y, var);
-      sigtv += var * locarea;
+      double pix = rd.read(x, y, var);
+      if (photo) {  // photom.c: ngamma is a float there, pix a double
+        pix = std::exp(pix / ngamma);
+        sigtv += var * locarea * pix * pix;
+      } else {
+        sigtv += var * locarea;
+      }
       tv += locarea * pix;
       if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
     }
-  tv -= area * s.dbkg;
-  if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  if (photo) {
+    tv = ngamma * (tv - area * std::exp(static_cast<double>(s.dbkg / ngamma)));  // C exp
+    sigtv /= ngamma * ngamma;
+  } else {
+    tv -= area * s.dbkg;
+    if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  }
   return {tv, std::sqrt(sigtv)};
 }
 
@@ -203,6 +215,8 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
                rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
   const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
   const bool gainflag = f.weighted() && f.weight_gain;
+  const bool photo = f.ngamma != 0.0;
+  const float ngamma = static_cast<float>(f.ngamma);
   double tv = 0, sigtv = 0;
   area = areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -212,14 +226,24 @@ AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const Aut
       ++area;
       double var = backnoise2;
       if (rd.bad(x, y)) ++areab;
-      const double pix = rd.read(x, y, var);
-      sigtv += var;
+      double pix = rd.read(x, y, var);
+      if (photo) {  // photom.c: pix and ngamma are floats there
+        pix = static_cast<float>(std::exp(static_cast<double>(static_cast<float>(pix) / ngamma)));
+        sigtv += var * pix * pix;
+      } else {
+        sigtv += var;
+      }
       tv += pix;
       if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
     }
   if (static_cast<float>(areab) > kCrowdThreshold * area) flags |= kFlagNeighbours;
-  tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
-  if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  if (photo) {
+    tv = ngamma * (tv - area * std::exp(static_cast<double>(s.dbkg / ngamma)));  // C exp
+    sigtv /= ngamma * ngamma;
+  } else {
+    tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
+    if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  }
   out.flux = tv;
   out.fluxerr = std::sqrt(sigtv);
   out.kron_radius = tv > 0 ? kron : 0.0f;
@@ -238,6 +262,9 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
   const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;
   const double scale = 1.0 / kAperOversamp, scale2 = scale * scale, offset = 0.5 * (scale - 1.0);
   double growth[kGrowthNStep] = {0};
+  // DETECT_TYPE PHOTO: growth.c takes exp(pixel / ngamma) less exp(dbkg / ngamma) (a float).
+  const bool photo = f.ngamma != 0.0;
+  const float pdbkg = photo ? static_cast<float>(std::exp(s.dbkg / f.ngamma)) : 0.0f;
   // fmod(r, step) is below prevbinmargin or above nextbinmargin for every r when the margins
   // overlap (step <= 1.5 px, i.e. rlim <= 96 px), which is the common case.
   const bool always_oversample = !(prevbinmargin <= nextbinmargin);
@@ -272,7 +299,8 @@ void flux_radius(const PhotometryField& f, const ApertureShape& s, float flux_au
         double dx = x - mx, dy = y - my;
         const double r2 = dx * dx + dy * dy;
         if (r2 >= rout2 || r2 < rin2) continue;
-        const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
+        double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value(x, y);
+        if (photo) pix = std::exp(pix / f.ngamma) - pdbkg;  // growth.c: ngamma a double
         const double r = std::sqrt(r2);
         // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel
         // is, and fmod (a slow libm call) is not needed to know it.
