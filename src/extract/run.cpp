@@ -73,14 +73,6 @@ RunPlan plan_run(const Settings& settings) {
         throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
                     "; give PIXEL_SCALE in arcsec");
     }
-  // DETECT_TYPE PHOTO: the windowed measurements (SExtractor's winpos.c in float with expf) are
-  // not reproduced in photographic mode yet.
-  if (settings.config.photo)
-    for (const auto& p : params)
-      if (std::string(p.spec->name).find("WIN") != std::string::npos)
-        throw Error(std::string(p.spec->name) +
-                    " with DETECT_TYPE PHOTO is not supported yet (the windowed measurements' "
-                    "photographic mode is not reproduced)");
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
   for (const auto& p : params)
     if (std::string(p.spec->name) == "CLASS_STAR") {

@@ -154,9 +154,7 @@ expect_error assoc-type "ASSOC_TYPE" "$bin" extract good.fits -PARAMETERS_NAME a
 expect_error assoc-radius "ASSOC_RADIUS" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_RADIUS 0
 expect_error assoc-segmentation "ASSOCSELEC_TYPE" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME seg.fits
 expect_error assoc-world-no-wcs "needs a WCS" "$bin" extract nowcs.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOCCOORD_TYPE WORLD
-# DETECT_TYPE PHOTO: the windowed measurements' photographic mode is not reproduced yet.
-printf 'NUMBER\nXWIN_IMAGE\n' > win_photo.param
-expect_error photo-windowed "DETECT_TYPE PHOTO" "$bin" extract good.fits -PARAMETERS_NAME win_photo.param -DETECT_TYPE PHOTO
+# DETECT_TYPE PHOTO's MAG_GAMMA: SExtractor's range.
 expect_error mag-gamma "MAG_GAMMA" "$bin" extract good.fits -DETECT_TYPE PHOTO -MAG_GAMMA 0
 # Keys that act only with a refused feature are accepted (SExtractor ignores them too then).
 "$bin" extract good.fits -FLAG_IMAGE none.fits -STARNNW_NAME none.nnw -WEIGHT_IMAGE none.fits \

@@ -4,7 +4,7 @@ units and the brightest pixel 60 above it, so that exp(pixel / ngamma) and its s
 finite in float),
 then parity.py with -DETECT_TYPE PHOTO: celeris and source-extractor compared object by object,
 every row identical, with the fluxes PHOTO changes (ISO, APER, AUTO and their errors, FLUX_RADIUS,
-ISOAREA, ISO0..ISO7, FLUX_ISOCOR).
+ISOAREA, ISO0..ISO7, FLUX_ISOCOR, the windowed measurements).
 
 usage: photo_parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [-- extra -KEY VALUE ...]
 Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
@@ -16,7 +16,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PARAMS = ("FLUX_ISOCOR,FLUXERR_ISOCOR,FLUXERR_APER,MAG_AUTO,MAGERR_AUTO,ISO0,ISO1,ISO3,ISO5,ISO7,"
-          "FLUX_MAX,BACKGROUND,THRESHOLD,KRON_RADIUS")
+          "FLUX_MAX,BACKGROUND,THRESHOLD,KRON_RADIUS,XWIN_IMAGE,YWIN_IMAGE,FLUX_WIN,FLUXERR_WIN,"
+          "ERRX2WIN_IMAGE,X2WIN_IMAGE,FLAGS_WIN")
 
 
 def main():

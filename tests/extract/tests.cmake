@@ -202,7 +202,7 @@ endforeach()
 # simulation's NUMBERs differ on 131 of 203 objects.
 foreach(variant "sim_border;sim:"
                 "HorseHead_local;${CELERIS_TEST_DATA}/images/HorseHead.fits;--;-BACKPHOTO_TYPE;LOCAL;-GAIN;2"
-                "gc_2mass_j;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;--;-MAG_GAMMA;3.2")
+                "gc_2mass_j;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;--;-MAG_GAMMA;3.2;-GAIN;2")
   list(POP_FRONT variant name case)
   add_test(NAME extract.parity.photo_${name}
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/photo_parity.py

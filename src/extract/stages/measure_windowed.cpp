@@ -45,6 +45,10 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
   const bool correct = f.mask_type == MaskType::Correct;
   const double var = f.backsig * f.backsig;  // the product in float, as SExtractor
   const double invgain = f.gain > 0.0 ? 1.0 / f.gain : 0.0;
+  // DETECT_TYPE PHOTO (winpos.c): the pixel's flux expf(pixel x 1/ngamma), 1/ngamma a float; no
+  // background term; the error var x locpix x flux / ngamma^2 without the gain term.
+  const bool photo = f.ngamma != 0.0;
+  const float invngamma = photo ? static_cast<float>(1.0 / f.ngamma) : 0.0f;
   // Window sigma from the half-light radius ("from half-FWHM to sigma"); float, as SExtractor.
   const float sig = static_cast<float>(start.hl_radius * 2.0 / 2.35);
   const float invtwosig2 = static_cast<float>(1.0 / (2.0 * sig * sig));
@@ -99,6 +103,7 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
               pix = f.value(x2, y2);
           }
         }
+        if (photo) pix = std::exp(static_cast<float>(pix * invngamma));  // expf
         const double locpix = locarea * pix;
         tv += locpix;
         dx = static_cast<float>(x - mx);
@@ -106,7 +111,10 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
         dxpos += locpix * dx;
         dypos += locpix * dy;
         double err = var;
-        if (invgain > 0.0 && pix > 0.0) err += pix * invgain;
+        if (photo)
+          err *= locpix * pix * invngamma * invngamma;
+        else if (invgain > 0.0 && pix > 0.0)
+          err += pix * invgain;
         const double err2 = locarea * locarea * err;
         esum += err2;
         emx2 += err2 * (dx * dx + 0.0833);  // finite pixel size
