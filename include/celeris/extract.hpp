@@ -66,6 +66,8 @@ struct Config {
   double detect_thresh = 1.5;    // DETECT_THRESH, sigma (RELATIVE) or ADU (ABSOLUTE)
   double analysis_thresh = 1.5;  // ANALYSIS_THRESH
   ThreshType thresh_type = ThreshType::Relative;
+  // THRESH_TYPE's second element, for ANALYSIS_THRESH (the first when not given, as SExtractor).
+  ThreshType analysis_thresh_type = ThreshType::Relative;
   int detect_minarea = 5;  // pixels above the detection threshold
   // SExtractor's buffers, which decide when objects are written, hence their NUMBER order:
   int memory_bufsize = 1024;   // MEMORY_BUFSIZE: image lines held at a time

@@ -70,7 +70,7 @@ expect_error weight-windowed "WIN" "$bin" extract good.fits -PARAMETERS_NAME win
 # INTERP_TYPE VAR_ONLY with one map: source-extractor 2.25 itself stops ("WEIGHT_IMAGE missing").
 expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits -INTERP_TYPE VAR_ONLY
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
-expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE
+expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE,RELATIVE
 expect_error maxarea "DETECT_MAXAREA" "$bin" extract good.fits -DETECT_MAXAREA 100
 expect_error write-xml "WRITE_XML" "$bin" extract good.fits -WRITE_XML Y
 expect_error fits-unsigned "FITS_UNSIGNED" "$bin" extract good.fits -FITS_UNSIGNED Y

@@ -211,3 +211,16 @@ foreach(variant "sim_border;sim:"
   set_tests_properties(extract.parity.photo_${name} PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+# THRESH_TYPE with two types (detection, analysis; back.c): HorseHead both ways, every row
+# identical (read as one type, the analysis threshold of the first is 400 sigma).
+foreach(variant "relative_absolute;-THRESH_TYPE;RELATIVE,ABSOLUTE;-ANALYSIS_THRESH;400"
+                "absolute_relative;-THRESH_TYPE;ABSOLUTE,RELATIVE;-DETECT_THRESH;300;-ANALYSIS_THRESH;2")
+  list(POP_FRONT variant name)
+  add_test(NAME extract.parity.HorseHead_thresh_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/HorseHead.fits
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/HorseHead_thresh_${name} --rows-frac 1.0
+                   --params THRESHOLD,FLUX_ISOCOR,MU_THRESHOLD,ISO0,ISO4,FLUX_MAX -- ${variant})
+  set_tests_properties(extract.parity.HorseHead_thresh_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

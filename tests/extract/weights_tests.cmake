@@ -28,7 +28,9 @@ foreach(variant
     # ALL). One map with VAR_ONLY is refused: source-extractor 2.25 stops there itself.
     "M67_separate_var_only;${M67};MAP_WEIGHT,MAP_RMS;--crop;100,200,700,600;--;-INTERP_TYPE;VAR_ONLY,VAR_ONLY;-INTERP_MAXXLAG;8,4;-INTERP_MAXYLAG;4,8;-GAIN;4"
     "sim_separate_all_var_only;sim:small;MAP_RMS,MAP_WEIGHT;--;-INTERP_TYPE;ALL,VAR_ONLY;-INTERP_MAXXLAG;3,6;-INTERP_MAXYLAG;5,4"
-    "sep_emmi_background_var_only;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;BACKGROUND;--;-INTERP_TYPE;VAR_ONLY")
+    "sep_emmi_background_var_only;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;BACKGROUND;--;-INTERP_TYPE;VAR_ONLY"
+    # THRESH_TYPE RELATIVE,ABSOLUTE: per-pixel detection thresholds, an absolute analysis one
+    "M67_thresh_relative_absolute;${M67};MAP_WEIGHT;--crop;100,200,700,600;--;-THRESH_TYPE;RELATIVE,ABSOLUTE;-ANALYSIS_THRESH;30")
   list(POP_FRONT variant name image type)
   add_test(NAME extract.parity.weights_${name}
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_parity.py

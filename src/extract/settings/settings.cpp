@@ -143,11 +143,13 @@ const std::map<std::string, Setter>& setters() {
       {"THRESH_TYPE",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 2) bad_value(k, v, "expected RELATIVE or ABSOLUTE");
-         // <detection>,<analysis>: celeris applies one type to both thresholds.
-         const std::string t = to_choice(k, {v[0]}, {"RELATIVE", "ABSOLUTE"});
-         if (v.size() == 2 && to_choice(k, {v[1]}, {"RELATIVE", "ABSOLUTE"}) != t)
-           bad_value(k, v, "different detection and analysis types are not supported yet");
-         s.config.thresh_type = t == "RELATIVE" ? ThreshType::Relative : ThreshType::Absolute;
+         // <detection>,<analysis> (back.c); one type serves both.
+         auto type = [&](const std::string& one) {
+           return to_choice(k, {one}, {"RELATIVE", "ABSOLUTE"}) == "RELATIVE" ? ThreshType::Relative
+                                                                             : ThreshType::Absolute;
+         };
+         s.config.thresh_type = type(v[0]);
+         s.config.analysis_thresh_type = type(v.back());
        }},
       {"FILTER", [](Settings& s, auto& k, auto& v) { s.config.filter = to_bool(k, v); }},
       {"FILTER_NAME", [](Settings& s, auto& k, auto& v) { s.filter_name = to_string_value(k, v); }},
@@ -562,7 +564,7 @@ Settings parse_settings(const std::string& config_text, const Overrides& overrid
   }
   for (const auto& [key, value] : overrides) apply(s, key, split_values(value), "command line");
   resolve_weights(s);
-  if (s.config.analysis_thresh <= 0 && s.config.thresh_type == ThreshType::Relative)
+  if (s.config.analysis_thresh <= 0 && s.config.analysis_thresh_type == ThreshType::Relative)
     throw Error("invalid value for ANALYSIS_THRESH: must be > 0 in RELATIVE mode");
   return s;
 }
