@@ -1,8 +1,12 @@
 // Times the extraction of one frame stage by stage, on the CPU and with the GPU front end, in one
 // process: the first run of each device is a warm-up (the GPU's context is made there), then the
 // median of --repeat runs per stage and in total, host memory to catalog (Objects) in host
-// memory. The two catalogs are compared column by column.
-//   bench_extract_stages IMAGE.fits [--repeat N] [--threads N] [--devices cpu,cuda]
+// memory. With the GPU, the measurement's photometry (APER, AUTO, FLUX_RADIUS) runs there too:
+// its host setup, upload (image, blanking codes, shapes), kernel and download are listed before
+// the "measure" stage that contains them, and summed on a line of their own. The catalogs are
+// compared column by column.
+//   bench_extract_stages IMAGE.fits [--repeat N] [--threads N]
+//                        [--devices cpu,cuda,cuda-pinned,cuda-resident]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -26,20 +31,24 @@ double median(std::vector<double> v) {
 
 bool same(const extract::Objects& a, const extract::Objects& b) {
   return a.x == b.x && a.y == b.y && a.flux_iso == b.flux_iso && a.flux_auto == b.flux_auto &&
-         a.flux_aper == b.flux_aper && a.flux_radius == b.flux_radius && a.flags == b.flags &&
-         a.a == b.a && a.fwhm == b.fwhm && a.background == b.background;
+         a.fluxerr_auto == b.fluxerr_auto && a.kron_radius == b.kron_radius &&
+         a.flux_aper == b.flux_aper && a.fluxerr_aper == b.fluxerr_aper &&
+         a.flux_radius == b.flux_radius && a.flags == b.flags && a.a == b.a && a.fwhm == b.fwhm &&
+         a.background == b.background;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices cpu,cuda]\n",
+    std::fprintf(stderr,
+                 "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
+                 "cpu,cuda,cuda-pinned,cuda-resident]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0;
-  std::string devices = "cpu,cuda";
+  std::string devices = "cpu,cuda,cuda-pinned,cuda-resident";
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--repeat")
@@ -58,16 +67,25 @@ int main(int argc, char** argv) try {
   std::vector<extract::Objects> catalogs;
   std::stringstream list(devices);
   for (std::string d; std::getline(list, d, ',');) {
+    // cuda-pinned: the frame page-locked beforehand (as a stream of frames does); cuda-resident:
+    // uploaded beforehand (extract(DeviceImage), the frame already in device memory).
+    const bool pinned = d == "cuda-pinned", resident = d == "cuda-resident";
     extract::Config config;
     config.threads = threads;
-    config.device = resolve_backend(parse_backend(d));
+    config.device = resolve_backend(parse_backend(pinned || resident ? "cuda" : d));
+    std::shared_ptr<void> lock;
+    if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
+    if (pinned && !lock) throw Error("cuda-pinned: the frame could not be page-locked");
+    DeviceImage on_device;
+    if (resident) on_device = DeviceImage::upload(img.pixels.view());
     std::map<std::string, std::vector<double>> stages;
     std::vector<std::string> order;
     std::vector<double> totals;
     extract::Result r;
     for (int k = 0; k <= repeat; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
-      r = extract::extract(img.pixels.view(), config, req);
+      r = resident ? extract::extract(on_device, config, req)
+                   : extract::extract(img.pixels.view(), config, req);
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (k == 0) continue;  // warm-up
       totals.push_back(t);
@@ -80,6 +98,13 @@ int main(int argc, char** argv) try {
                 r.objects.size(), r.info.n_detections, 1e3 * median(totals));
     for (const auto& name : order)
       std::printf("  %-24s %9.3f ms\n", name.c_str(), 1e3 * median(stages[name]));
+    if (stages.count("gpu measure kernel")) {
+      double sum = 0;
+      for (const char* step : {"gpu measure upload", "gpu measure kernel", "gpu measure download"})
+        sum += median(stages[step]);
+      std::printf("  %-24s %9.3f ms (upload + kernel + download)\n", "gpu measure, device",
+                  1e3 * sum);
+    }
     catalogs.push_back(std::move(r.objects));
   }
   for (size_t i = 1; i < catalogs.size(); ++i)

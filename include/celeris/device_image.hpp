@@ -39,4 +39,10 @@ class DeviceImage {
   int64_t width_ = 0, height_ = 0;
 };
 
+// Page-locks host memory that will be uploaded (a frame read ahead of its extraction, or one a
+// caller extracts many times), so that uploads from it run at the bus's speed. The memory is
+// unlocked when the last copy of the handle goes, which must be before the memory is freed.
+// An empty handle (nothing done) without CUDA, without a device, or when the driver refuses.
+std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes);
+
 }  // namespace celeris

@@ -115,6 +115,7 @@ struct Config {
   // PHOT_AUTOAPERS: minimum diameters of the Kron search and of the MAG_AUTO aperture (0: none).
   double autoaper_search = 0.0, autoaper_flux = 0.0;
   std::vector<double> phot_fluxfrac = {0.5};
+  double petro_fact = 2.0, petro_minradius = 3.5;  // PHOT_PETROPARAMS
   double satur_level = 50000.0;
   double mag_zeropoint = 0.0;
   // DETECT_TYPE PHOTO: photographic densities, each pixel's flux exp(pixel / ngamma) with
@@ -185,6 +186,15 @@ struct Objects {
   // MeasureRequest::weight_flags.
   std::vector<int16_t> flags_weight;
   std::vector<int32_t> nlowweight, nlowdweight;
+  // --- Petrosian photometry (measure_petro.hpp), filled only when MeasureRequest::petro.
+  std::vector<float> flux_petro, fluxerr_petro, petro_radius;
+  // --- Growth curve (measure_growth.hpp): kGrowthSteps cumulative fluxes per object, row-major,
+  // and its outer radius rlim (pixels); filled only when MeasureRequest::growth.
+  std::vector<double> growth;
+  std::vector<double> growth_rlim;
+  // --- VIGNET (measure_vignet.hpp): MeasureRequest::vignet_width x vignet_height pixels per
+  // object, row-major (-1e30 where SExtractor has no pixel); empty without VIGNET.
+  std::vector<float> vignet;
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -216,6 +226,9 @@ struct MeasureRequest {
   bool isocor = false;        // FLUX_ISOCOR (and FLUX_BEST)
   bool iso_areas = false;     // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
   bool weight_flags = false;  // FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO
+  bool petro = false;         // FLUX_PETRO family, PETRO_RADIUS (PHOT_PETROPARAMS)
+  bool growth = false;        // FLUX_GROWTH, MAG_GROWTH and their steps (the whole growth curve)
+  int vignet_width = 0, vignet_height = 0;  // VIGNET(w,h); 0: not asked for
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.
   std::vector<ImageView<const uint32_t>> flag_maps;

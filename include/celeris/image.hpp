@@ -44,23 +44,25 @@ void free_large(void* p) noexcept;
 }  // namespace detail
 
 // Allocator whose value-less construction leaves trivial types uninitialised, so that an image
-// about to be overwritten is not first filled with zeros (a full pass over memory); large
-// buffers come from detail::allocate_large.
-template <class T>
+// about to be overwritten is not first filled with zeros (a full pass over memory). With `Large`,
+// buffers of kLargeBytes or more come from detail::allocate_large (huge pages, reused at the same
+// size): for images, allocated whole at a size that repeats from frame to frame, not for vectors
+// grown by push_back, whose every reallocation would take fresh huge pages.
+template <class T, bool Large = true>
 struct DefaultInitAllocator : std::allocator<T> {
   template <class U>
   struct rebind {
-    using other = DefaultInitAllocator<U>;
+    using other = DefaultInitAllocator<U, Large>;
   };
   DefaultInitAllocator() = default;
   template <class U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  DefaultInitAllocator(const DefaultInitAllocator<U, Large>&) noexcept {}
   T* allocate(size_t n) {
-    if (n * sizeof(T) < detail::kLargeBytes) return std::allocator<T>::allocate(n);
+    if (!Large || n * sizeof(T) < detail::kLargeBytes) return std::allocator<T>::allocate(n);
     return static_cast<T*>(detail::allocate_large(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) noexcept {
-    if (n * sizeof(T) < detail::kLargeBytes)
+    if (!Large || n * sizeof(T) < detail::kLargeBytes)
       std::allocator<T>::deallocate(p, n);
     else
       detail::free_large(p);

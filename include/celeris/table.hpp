@@ -24,6 +24,9 @@ struct Column {
   int repeat = 1;              // elements per row
   std::string print_format;    // printf format of one element for ASCII output, e.g. "%10.4f"
   std::vector<double> values;  // rows * repeat, row-major
+  // FITS TDIM of a multi-dimensional cell (VIGNET(w,h): {w, h}); empty: none. Last, and with
+  // an initializer, so that brace-initialised columns need not name it.
+  std::vector<long> dims = {};
 
   double at(size_t row, int elem = 0) const { return values[row * repeat + elem]; }
 };

@@ -86,6 +86,10 @@ void create_table_hdu(fitsfile* f, const Table& table, const FitsTableOptions& o
   const std::string extname = options.ldac ? "LDAC_OBJECTS" : options.extname;
   fits_create_tbl(f, BINARY_TBL, static_cast<LONGLONG>(rows), static_cast<int>(names.size()),
                   pn.data(), pf.data(), pu.data(), extname.c_str(), &status);
+  for (size_t i = 0; i < table.columns.size(); ++i)  // TDIMn of multi-dimensional cells
+    if (const auto& d = table.columns[i].dims; !d.empty())
+      fits_write_tdim(f, static_cast<int>(i + 1), static_cast<int>(d.size()),
+                      const_cast<long*>(d.data()), &status);
   for (const auto& card : options.extra_cards) fits_write_record(f, card.c_str(), &status);
 }
 

@@ -4,9 +4,12 @@
 // it), and one entry per object in the per-object columns. The same layout lives on the GPU.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "celeris/image.hpp"
 
 namespace celeris::extract {
 
@@ -54,11 +57,15 @@ struct ObjectView {
   Iterator end() const { return {this, count}; }
 };
 
+// A pixel column: not zero-filled when resized (each element is written next).
+template <class T>
+using PixelColumn = std::vector<T, DefaultInitAllocator<T, false>>;
+
 struct ObjectList {
   // Pixel columns of all objects.
-  std::vector<int32_t> x, y;
-  std::vector<float> value, cvalue;
-  std::vector<float> var, dthresh;    // Pixel::var, Pixel::dthresh
+  PixelColumn<int32_t> x, y;
+  PixelColumn<float> value, cvalue;
+  PixelColumn<float> var, dthresh;    // Pixel::var, Pixel::dthresh
   std::vector<int64_t> offset = {0};  // size() + 1 entries
   // Per-object columns.
   std::vector<uint16_t> flags;
@@ -118,8 +125,8 @@ struct ObjectList {
     l.end_object(object_flags);
     return l;
   }
-  // Concatenates lists made in parallel, in order.
-  static ObjectList concatenate(std::vector<ObjectList>& parts);
+  // Concatenates lists made in parallel, in order (emptying them), copying with `threads`.
+  static ObjectList concatenate(std::vector<ObjectList>& parts, int threads = 1);
 };
 
 inline void ObjectList::append(const ObjectList& b) {
@@ -137,13 +144,37 @@ inline void ObjectList::append(const ObjectList& b) {
   cy.insert(cy.end(), b.cy.begin(), b.cy.end());
 }
 
-inline ObjectList ObjectList::concatenate(std::vector<ObjectList>& parts) {
+inline ObjectList ObjectList::concatenate(std::vector<ObjectList>& parts, int threads) {
+  const size_t np = parts.size();
+  std::vector<size_t> pixel_base(np + 1, 0), object_base(np + 1, 0);
+  for (size_t i = 0; i < np; ++i) {
+    pixel_base[i + 1] = pixel_base[i] + parts[i].pixel_count();
+    object_base[i + 1] = object_base[i] + parts[i].size();
+  }
   ObjectList out;
-  size_t n = 0;
-  for (const ObjectList& p : parts) n += p.pixel_count();
-  out.reserve_pixels(n);
-  for (ObjectList& p : parts) {
-    out.append(p);
+  const size_t npix = pixel_base[np], nobj = object_base[np];
+  for (auto* c : {&out.x, &out.y}) c->resize(npix);
+  for (auto* c : {&out.value, &out.cvalue, &out.var, &out.dthresh}) c->resize(npix);
+  out.offset.resize(nobj + 1);
+  out.flags.resize(nobj);
+  out.fixed_centre.resize(nobj);
+  out.cx.resize(nobj);
+  out.cy.resize(nobj);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (size_t i = 0; i < np; ++i) {
+    ObjectList& p = parts[i];
+    const size_t pb = pixel_base[i], ob = object_base[i];
+    std::copy(p.x.begin(), p.x.end(), out.x.begin() + pb);
+    std::copy(p.y.begin(), p.y.end(), out.y.begin() + pb);
+    std::copy(p.value.begin(), p.value.end(), out.value.begin() + pb);
+    std::copy(p.cvalue.begin(), p.cvalue.end(), out.cvalue.begin() + pb);
+    std::copy(p.var.begin(), p.var.end(), out.var.begin() + pb);
+    std::copy(p.dthresh.begin(), p.dthresh.end(), out.dthresh.begin() + pb);
+    for (size_t k = 0; k < p.size(); ++k) out.offset[ob + k + 1] = pb + p.offset[k + 1];
+    std::copy(p.flags.begin(), p.flags.end(), out.flags.begin() + ob);
+    std::copy(p.fixed_centre.begin(), p.fixed_centre.end(), out.fixed_centre.begin() + ob);
+    std::copy(p.cx.begin(), p.cx.end(), out.cx.begin() + ob);
+    std::copy(p.cy.begin(), p.cy.end(), out.cy.begin() + ob);
     p = ObjectList{};
   }
   return out;

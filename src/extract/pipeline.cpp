@@ -4,6 +4,7 @@
 // over the image adds to the result (when objects are written out, what is blanked when) is
 // asked of sextractor/scan_order.hpp. Check images are made at the end from the stages'
 // products (output/check_images.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -154,8 +155,6 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
                         config.measure_weight.type != WeightType::None;
   if (weighted && config.device == Backend::Cuda)
     throw Error("WEIGHT_TYPE: weight maps are not supported on the GPU yet (use --device cpu)");
-  if (weighted && request.windowed)
-    throw Error("the windowed measurements (*WIN* parameters) do not take weight maps yet");
   check_dual_image(image, config, request);
   return front_stage(
       config, image.width, image.height,
@@ -253,6 +252,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
   std::vector<Shape> detected_shapes;
   if (local_back) detected_shapes = shapes;
+  timer.lap("shapes, isophotal");
 
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
@@ -274,16 +274,34 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.buffer = LineBuffer::of(config, h);
   mp.threads = nt;
   if (measure.dual) mp.measure = value;
-  const CleanParams clean_params{config.clean, config.clean_param,
-                                 dthresh,      clean_margin(mp.apertures, mp.n_apertures),
-                                 mp.buffer,    config.memory_objstack};
-  const CleanResult cleaned = clean_objects(objects.flags, shapes, isos, done_line, clean_params);
+  if (config.device == Backend::Cuda) {  // APER, AUTO, FLUX_RADIUS on the GPU (measure_gpu.hpp)
+    mp.gpu = true;
+    mp.gpu_seconds = &info.stage_seconds;
+  }
+  // --- hook: Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
+  mp.compute_petro = request.petro;
+  mp.petroparams = {config.petro_fact, config.petro_minradius, config.autoaper_search,
+                    config.autoaper_flux};
+  mp.compute_growth = request.growth;
+  mp.vignet_width = request.vignet_width;
+  mp.vignet_height = request.vignet_height;
+  // SExtractor's cleanmargin also covers half the VIGNET height (prefs.c).
+  const int margin = std::max(clean_margin(mp.apertures, mp.n_apertures),
+                              mp.vignet_width > 0 ? (mp.vignet_height + 1) / 2 : 0);
+  // --- end
+  const CleanParams clean_params{config.clean, config.clean_param, dthresh,
+                                 margin,       mp.buffer,          config.memory_objstack};
+  const CleanZones zones = config.clean ? clean_zones(shapes, nt) : CleanZones{};
+  timer.lap("clean zones");
+  const CleanResult cleaned =
+      clean_objects(objects.flags, shapes, isos, done_line, zones, clean_params);
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
   const Blanking blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
                           local_back, nt,
                           dweighted ? wmaps.thresh.view() : ImageView<const float>{});
+  timer.lap("blanking");
   PhotometryField field;
   field.value = value;
   field.blanking = &blanking;

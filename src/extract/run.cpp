@@ -57,6 +57,10 @@ RunPlan plan_run(const Settings& settings) {
       req.weight_flags = true;
     if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
       req.iso_areas = true;
+    // --- hook: Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
+    if (n.find("PETRO") != std::string::npos) req.petro = true;
+    if (n.find("_GROWTH") != std::string::npos) req.growth = true;
+    if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
   }
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +
@@ -73,6 +77,17 @@ RunPlan plan_run(const Settings& settings) {
         throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
                     "; give PIXEL_SCALE in arcsec");
     }
+  // DETECT_TYPE PHOTO: the Petrosian and growth-curve columns' photographic mode (photom.c,
+  // growth.c) is not reproduced yet, nor the GPU's measurement (its exp is not glibc's).
+  if (settings.config.photo) {
+    for (const auto& p : params) {
+      const std::string n = p.spec->name;
+      if (n.find("PETRO") != std::string::npos || n.find("GROWTH") != std::string::npos)
+        throw Error(n + " with DETECT_TYPE PHOTO is not supported yet");
+    }
+    if (settings.config.device == Backend::Cuda)
+      throw Error("DETECT_TYPE PHOTO with --device cuda is not supported yet (use --device cpu)");
+  }
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
   for (const auto& p : params)
     if (std::string(p.spec->name) == "CLASS_STAR") {

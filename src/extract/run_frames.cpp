@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "core/bounded_queue.hpp"
@@ -158,7 +159,7 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
       try {
         job.frame = read_frame(paths[i], catalog_names[i], check_names[i], settings, plan);
         const auto& px = job.frame.image.pixels;
-        if (gpu) job.frame.locked = gpu::lock_host_memory(px.data(), px.size() * sizeof(float));
+        if (gpu) job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
       } catch (const std::exception& e) {
         job.error = e.what();
       }
@@ -188,6 +189,11 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     back.emplace_back([&] {
       while (std::optional<Job> job = fronted.pop()) {
         if (job->error.empty()) try {
+            // The back workers share the cores: each frame's threads are divided among them
+            // rather than every worker starting (and spin-waiting) one OpenMP thread per core.
+            int& nt = job->front.info.threads;
+            if (workers > 1 && job->frame.config.threads <= 0)
+              nt = std::max(1, nt / static_cast<int>(workers));
             Result r = extract_back(std::move(job->front), job->frame.request);
             job->outputs = frame_outputs(job->frame, std::move(r), settings, plan);
           } catch (const std::exception& e) {

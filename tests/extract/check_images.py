@@ -4,8 +4,10 @@ the same image and configuration, and requires them to be equal pixel for pixel.
 are NaN in celeris and SExtractor's -BIG (about -1e30, or a fraction of it after filtering) in
 SExtractor: the two sets of masked pixels must coincide.
 
-usage: check_images.py CELERIS_BIN WORKDIR [IMAGE]   (exit 77 = skipped: no source-extractor/astropy)
-Without IMAGE, a simulated crowded 768x768 field with NaN patches.
+usage: check_images.py CELERIS_BIN WORKDIR [IMAGE] [--params P1,P2]
+(exit 77 = skipped: no source-extractor/astropy)
+Without IMAGE, a simulated crowded 768x768 field with NaN patches. --params adds catalog
+parameters (FLUX_PETRO: the Petrosian ellipses are drawn on APERTURES too).
 """
 import os
 import shutil
@@ -18,7 +20,13 @@ TYPES = ["BACKGROUND", "BACKGROUND_RMS", "MINIBACKGROUND", "MINIBACK_RMS", "-BAC
 
 
 def main():
-    celeris, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    argv = sys.argv[1:]
+    extra_params = []
+    if "--params" in argv:
+        k = argv.index("--params")
+        extra_params = argv[k + 1].split(",")
+        del argv[k:k + 2]
+    celeris, work = os.path.abspath(argv[0]), os.path.abspath(argv[1])
     sex = shutil.which("source-extractor") or shutil.which("sex")
     try:
         import numpy as np
@@ -31,8 +39,8 @@ def main():
         return 77
     os.makedirs(work, exist_ok=True)
     image = os.path.join(work, "field.fits")
-    if len(sys.argv) > 3:
-        image = os.path.abspath(sys.argv[3])
+    if len(argv) > 2:
+        image = os.path.abspath(argv[2])
     else:
         # NaN patches and a crowded field: masked pixels, blends and cleaning in one image.
         subprocess.run([celeris, "simulate", "image", "-o", image, "--size", "768", "--seed",
@@ -40,7 +48,8 @@ def main():
                        stdout=subprocess.DEVNULL)
     with open(os.path.join(work, "check.param"), "w") as f:
         # Apertures and Kron photometry: drawn on APERTURES.
-        f.write("NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_ISO\nFLUX_APER(2)\nFLUX_AUTO\nFLAGS\n")
+        f.write("NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_ISO\nFLUX_APER(2)\nFLUX_AUTO\nFLAGS\n" +
+                "".join(p + "\n" for p in extra_params))
     with open(os.path.join(work, "default.conv"), "w") as f:
         f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
     failed = 0

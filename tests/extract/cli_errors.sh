@@ -62,13 +62,21 @@ expect_error empty "no image data\|empty" "$bin" extract empty.fits
 # naming it.
 printf 'NUMBER\nX_IMAGE\nFLUX_PSF\nSPREAD_MODEL\n' > missing.param
 expect_error sextractor-param "FLUX_PSF, SPREAD_MODEL" "$bin" extract good.fits -PARAMETERS_NAME missing.param
+printf 'NUMBER\nVIGNET(5)\n' > vignet.param
+expect_error vignet-size "VIGNET(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet.param
+printf 'NUMBER\nFLUX_PETRO\n' > petro.param
+expect_error petro-params "PHOT_PETROPARAMS" "$bin" extract good.fits -PARAMETERS_NAME petro.param -PHOT_PETROPARAMS 2.0
 expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits
 "$bin" simulate image --size 32 --stars 2 -o small.fits >/dev/null || { echo "cannot simulate"; exit 1; }
 expect_error weight-image-size "same size" "$bin" extract good.fits -WEIGHT_TYPE MAP_RMS -WEIGHT_IMAGE small.fits
-printf 'NUMBER\nXWIN_IMAGE\n' > win.param
-expect_error weight-windowed "WIN" "$bin" extract good.fits -PARAMETERS_NAME win.param -WEIGHT_TYPE BACKGROUND
 # INTERP_TYPE VAR_ONLY with one map: source-extractor 2.25 itself stops ("WEIGHT_IMAGE missing").
 expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits -INTERP_TYPE VAR_ONLY
+# DETECT_TYPE PHOTO: the Petrosian and growth-curve columns (their photographic mode is not
+# reproduced yet), and the GPU's measurement.
+printf 'NUMBER\nFLUX_PETRO\n' > petro_photo.param
+expect_error photo-petro "DETECT_TYPE PHOTO" "$bin" extract good.fits -PARAMETERS_NAME petro_photo.param -DETECT_TYPE PHOTO
+printf 'NUMBER\nFLUX_GROWTH(4)\n' > growth_photo.param
+expect_error photo-growth "DETECT_TYPE PHOTO" "$bin" extract good.fits -PARAMETERS_NAME growth_photo.param -DETECT_TYPE PHOTO
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
 expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE,RELATIVE
 expect_error maxarea "DETECT_MAXAREA" "$bin" extract good.fits -DETECT_MAXAREA 100

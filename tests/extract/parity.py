@@ -5,8 +5,9 @@ compare the catalogs object by object (compare_catalogs.py, the extraction issue
 usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--set-cards K=V,K=V]
                  [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
                  [-- extra -KEY VALUE ...]
---params adds catalog parameters to the compared list; --col-tol NAME=TOL also requires the
-median relative difference of column NAME <= TOL (compare_catalogs.py). --flag-maps N writes N
+--params adds catalog parameters to the compared list (VIGNET(w,h) keeps its comma);
+--col-tol NAME=TOL also requires the median relative difference of column NAME <= TOL
+(compare_catalogs.py). --flag-maps N writes N
 flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
 and sky; seeded) and passes them as FLAG_IMAGE to both tools (needs astropy).
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
@@ -15,6 +16,7 @@ header cards / with those set (numbers where they parse as numbers; needs astrop
 (ctest SKIP) when the image, source-extractor or astropy is absent.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,7 +79,8 @@ def main():
     params = PARAMS
     if "--params" in argv:
         k = argv.index("--params")
-        params += "".join(p + "\n" for p in argv[k + 1].split(","))
+        # Commas inside parentheses belong to the parameter: VIGNET(w,h).
+        params += "".join(p + "\n" for p in re.split(r",(?![^(]*\))", argv[k + 1]))
         del argv[k:k + 2]
     col_tols = []
     while "--col-tol" in argv:

@@ -15,6 +15,7 @@
 #include "celeris/simulate.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/clean_zones.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
 #include "extract/stages/photometry.hpp"
@@ -261,4 +262,54 @@ TEST(Pipeline, EdgeCasesAndBadInput) {
   for (size_t k = 0; k < r.objects.size(); ++k)
     if (r.objects.ymin[k] == 0) truncated = r.objects.flags[k] & kFlagTruncated;
   EXPECT_TRUE(truncated);
+}
+
+// The pairs cleaning compares, found by the tiered grid, against every pair tested directly;
+// with objects of every size tier, larger than the last tier, and without a finite position.
+TEST(CleanZones, EqualTheBruteForcePairs) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> pos(-50.0, 3000.0), axis(0.3, 12.0);
+  std::vector<Shape> shapes(3000);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Shape& s = shapes[i];
+    s.mx = pos(rng);
+    s.my = pos(rng) * 0.3;  // denser along y
+    s.a = axis(rng);
+    if (i % 97 == 0) s.a = 20.0 + 15.0 * (i % 7);  // tiers 4-6
+    if (i % 499 == 0) s.a = 300.0;                 // beyond the last tier
+    if (i % 733 == 0) s.mx = std::nan("");
+    if (i % 911 == 0) s.a = std::nan("");
+  }
+  for (int threads : {1, 3}) {
+    const CleanZones z = clean_zones(shapes, threads);
+    ASSERT_EQ(z.offset.size(), shapes.size() + 1);
+    size_t pairs = 0;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      std::vector<uint32_t> expect;
+      for (size_t j = 0; j < i; ++j)
+        if (in_clean_zone(shapes[i], shapes[j])) expect.push_back(static_cast<uint32_t>(j));
+      const std::vector<uint32_t> got(z.neighbours.begin() + z.offset[i],
+                                      z.neighbours.begin() + z.offset[i + 1]);
+      ASSERT_EQ(got, expect) << "object " << i << " threads " << threads;
+      pairs += expect.size();
+    }
+    EXPECT_GT(pairs, shapes.size());  // the field is crowded enough to test something
+  }
+  EXPECT_TRUE(clean_zones({}, 2).neighbours.empty());
+}
+
+// Freed large buffers are reused at the same size, and their contents are not assumed.
+TEST(LargeBuffers, ReusedAtTheSameSize) {
+  const size_t bytes = size_t(6) << 20;
+  void* a = detail::allocate_large(bytes);
+  static_cast<char*>(a)[bytes - 1] = 1;
+  detail::free_large(a);
+  void* b = detail::allocate_large(bytes);
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(a, b);
+#endif
+  void* c = detail::allocate_large(bytes);  // the cached one is taken: a new block
+  EXPECT_NE(b, c);
+  detail::free_large(b);
+  detail::free_large(c);
 }

@@ -170,6 +170,8 @@ add_test(NAME extract.parity.mef
 set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;parity"
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/petro_tests.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/windowed_weights_tests.cmake)
 # ASSOC (stages/assoc.cpp): lists made from a source-extractor run, moved, doubled, duplicated
 # and padded with fakes, through every ASSOC_TYPE, ASSOCSELEC_TYPE, ASSOC_DATA form, radius and
 # ASSOCCOORD_TYPE WORLD; catalogs identical to source-extractor's, row for row

@@ -4,6 +4,7 @@ catalogs compared object by object (compare_catalogs.py).
 
 usage: weights_dual_image_parity.py CELERIS_BIN DETECT MEASURE|band:<seed> WORKDIR
                                     [--rows-frac F] [--params P1,P2 ...] [--weights TYPE]
+                                    [--col-tol NAME=TOL ...]
                                     [-- -KEY VALUE ...]
 MEASURE band:<seed> makes a second band of DETECT (needs astropy): the image scaled by 0.6 with a
 tilted background and its own noise, and a few sources only in that band, so that fluxes, peaks
@@ -13,6 +14,7 @@ astropy is absent. --weights TYPE (as weights_parity.py: one type, or detection,
 writes generated weight maps of the images' size and passes them to both tools.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +55,10 @@ def main():
             k = argv.index(flag)
             options += [flag, argv[k + 1]]
             del argv[k:k + 2]
+    while "--col-tol" in argv:  # NAME=TOL, passed on to compare_catalogs.py
+        k = argv.index("--col-tol")
+        options += ["--col-tol", argv[k + 1]]
+        del argv[k:k + 2]
     wtype = None
     if "--weights" in argv:
         k = argv.index("--weights")
@@ -61,7 +67,8 @@ def main():
     params = PARAMS
     while "--params" in argv:
         k = argv.index("--params")
-        params += "".join(p + "\n" for p in argv[k + 1].split(","))
+        # Commas inside parentheses belong to the parameter: VIGNET(w,h).
+        params += "".join(p + "\n" for p in re.split(r",(?![^(]*\))", argv[k + 1]))
         del argv[k:k + 2]
     celeris, detect, measure, work = os.path.abspath(argv[0]), argv[1], argv[2], os.path.abspath(argv[3])
     sex = shutil.which("source-extractor") or shutil.which("sex")

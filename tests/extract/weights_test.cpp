@@ -170,9 +170,6 @@ TEST(WeightPipeline, RefusesWhatItCannotHonour) {
   r.weight_map = w.view();
   EXPECT_THROW(extract(img.view(), c, r), celeris::Error);  // size mismatch
   r.weight_map = img.view();
-  r.windowed = true;
-  EXPECT_THROW(extract(img.view(), c, r), celeris::Error);  // *WIN* with weights
-  r.windowed = false;
   c.device = Backend::Cuda;
   EXPECT_THROW(extract(img.view(), c, r), celeris::Error);  // the GPU front end
 }

@@ -92,7 +92,10 @@ foreach(variant
     "sim_border_band_var_only;sim:border;band:6;--weights;MAP_WEIGHT,MAP_VAR;--;-INTERP_TYPE;VAR_ONLY,VAR_ONLY;-INTERP_MAXXLAG;5,5;-INTERP_MAXYLAG;5,5;-GAIN;2")
   list(POP_FRONT variant name detect measure)
   set(params ${CELERIS_DUAL_PARAMS})
-  if(variant MATCHES "--weights")  # the *WIN* parameters do not take weights yet
+  # These two pairs with detection weights have one or two objects whose FLUX_WIN differs in
+  # the 5th-7th digit (pixels taken as blanked at their measurement, see docs/extract.md, known
+  # differences): the *WIN* columns are left out of them.
+  if(name STREQUAL "sim_border_band_map_weight" OR name STREQUAL "sim_nan_band_rms_none")
     set(params ${CELERIS_W_PARAMS},MU_MAX,ERRX2_IMAGE,ERRY2_IMAGE,CLASS_STAR)
   endif()
   add_test(NAME extract.parity.dual_image_${name}

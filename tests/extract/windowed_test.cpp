@@ -5,6 +5,7 @@
 // SExtractor is checked by the parity ctests (extract.parity.*_windowed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 #include <cmath>
@@ -34,8 +35,7 @@ struct WindowFixture {
   PhotometryField field;
   ApertureShape shape;
   WindowedStart start;
-  WindowFixture(Image<float>&& image, double mx, double my, float hl)
-      : img(std::move(image)) {
+  WindowFixture(Image<float>&& image, double mx, double my, float hl) : img(std::move(image)) {
     field = {img.view(), nullptr, 1.0f, 0.0, MaskType::Correct};
     shape = {1, float(mx), float(my), mx, my, 2.0f, 2.0f, 0.25f, 0.25f, 0.0f};
     start.mx = mx;
@@ -140,6 +140,46 @@ TEST(Windowed, ErrorEllipseAxesAndAngle) {
   EXPECT_FLOAT_EQ(a, 2.0f);
   EXPECT_FLOAT_EQ(b, 1.0f);
   EXPECT_NEAR(t, 45.0f, 1e-4);
+}
+
+// With weights (winpos.c): a variance map equal to the global variance gives the unweighted
+// result (the Poisson term var / backnoise2 is then 1); a pixel of bad weight is treated as a
+// masked one, mirrored with its mirror's variance; doubling every variance doubles the error
+// variance of the flux when there is no Poisson term.
+TEST(Windowed, WeightsEnterAsSExtractorsVarianceMap) {
+  const double x0 = 30.37, y0 = 27.81, sigma = 2.0;
+  WindowFixture s(gaussian(64, 60, x0, y0, sigma, 1e5), 30.0, 28.3, hl_for_sigma(sigma));
+  s.field.backsig = 2.0f;
+  s.field.gain = 4.0;
+  uint16_t flags = 0;
+  const WindowedResult plain = windowed(s.field, s.shape, s.start, flags);
+  Image<float> var(64, 60, 4.0f);
+  s.field.var = var.view();
+  s.field.wthresh = 1e30f;
+  const WindowedResult same = windowed(s.field, s.shape, s.start, flags);
+  EXPECT_EQ(same.x, plain.x);
+  EXPECT_EQ(same.y, plain.y);
+  EXPECT_EQ(same.flux, plain.flux);
+  EXPECT_EQ(same.fluxerr, plain.fluxerr);
+  EXPECT_EQ(same.errx2, plain.errx2);
+  // A bad weight is a masked pixel: the same result as NaN there.
+  var(31, 27) = 2e30f;
+  const WindowedResult bad_weight = windowed(s.field, s.shape, s.start, flags);
+  var(31, 27) = 4.0f;
+  s.img(31, 27) = NAN;
+  const WindowedResult masked = windowed(s.field, s.shape, s.start, flags);
+  EXPECT_EQ(bad_weight.x, masked.x);
+  EXPECT_EQ(bad_weight.flux, masked.flux);
+  EXPECT_EQ(bad_weight.fluxerr, masked.fluxerr);
+  // Without gain, the flux error variance scales with the variances.
+  s.img(31, 27) = s.img(29, 28);
+  s.field.gain = 0.0;
+  const WindowedResult v4 = windowed(s.field, s.shape, s.start, flags);
+  std::fill(var.data(), var.data() + var.size(), 8.0f);
+  const WindowedResult v8 = windowed(s.field, s.shape, s.start, flags);
+  EXPECT_NEAR(v8.fluxerr * v8.fluxerr, 2.0 * v4.fluxerr * v4.fluxerr,
+              1e-6 * v8.fluxerr * v8.fluxerr);
+  EXPECT_EQ(v8.x, v4.x);
 }
 
 }  // namespace

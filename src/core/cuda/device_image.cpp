@@ -62,3 +62,21 @@ Image<float> DeviceImage::download() const {
 }
 
 }  // namespace celeris
+
+namespace celeris {
+
+std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes) {
+  int devices = 0;
+  if (!data || bytes == 0 || cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    return {};
+  }
+  void* p = const_cast<void*>(data);
+  if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    cudaGetLastError();  // not fatal: uploads run from pageable memory
+    return {};
+  }
+  return {p, [](void* q) { cudaHostUnregister(q); }};
+}
+
+}  // namespace celeris

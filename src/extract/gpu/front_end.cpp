@@ -100,16 +100,6 @@ bool available() {
   return n > 0;
 }
 
-std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes) {
-  if (!data || bytes == 0 || !available()) return {};
-  void* p = const_cast<void*>(data);
-  if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
-    cudaGetLastError();  // not fatal: the upload runs from pageable memory
-    return {};
-  }
-  return {p, [](void* q) { cudaHostUnregister(q); }};
-}
-
 namespace {
 
 // The frame's pixels: in host memory (`host`) or already on the device (`device`).

@@ -54,10 +54,5 @@ FrontEnd front_end(ImageView<const float> image, const Config& config, const Fil
 FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
                    int host_threads);
 
-// Page-locks host memory that will be uploaded (a frame read ahead of its extraction), so that
-// the upload runs at the bus's speed; the memory is unlocked when the handle goes, which must be
-// before the memory is freed. Empty handle (nothing done) without a GPU.
-std::shared_ptr<void> lock_host_memory(const void* data, size_t bytes);
-
 }  // namespace gpu
 }  // namespace celeris::extract

@@ -16,8 +16,4 @@ FrontEnd front_end(const DeviceImage&, const Config&, const FilterParams&, int) 
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
-std::shared_ptr<void> lock_host_memory(const void*, size_t) {
-  return {};
-}
-
 }  // namespace celeris::extract::gpu

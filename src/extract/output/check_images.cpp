@@ -154,23 +154,27 @@ Image<float> apertures_image(ImageView<const float> value, const Objects& object
       pen.move(x + r, y);
       for (int k = 0; k < 37; ++k) pen.draw(x + r * g.c[k], y + r * g.s[k]);
     }
-    if (!kron) continue;
-    // sexellips; the semi-axes are a and b times the Kron factor, multiplied in float.
-    const float kf = static_cast<float>(objects.kron_radius[i]);
-    const double a = static_cast<float>(objects.a[i]) * kf;
-    const double b = static_cast<float>(objects.b[i]) * kf;
-    const double theta = static_cast<float>(objects.theta[i]);
-    const double ct = std::cos(kSexPi * theta / 180), st = std::sin(kSexPi * theta / 180);
-    const bool dotted = objects.flags[i] & 1;
-    pen.move(x + a * ct, y + a * st);
-    for (int k = 1; k < 37; ++k) {
-      const double px = x + a * g.c[k] * ct - b * g.s[k] * st;
-      const double py = y + a * g.c[k] * st + b * g.s[k] * ct;
-      if (dotted && !(k & 1))
-        pen.move(px, py);
-      else
-        pen.draw(px, py);
-    }
+    // sexellips; the semi-axes are a and b times the Kron (or Petrosian) factor, multiplied in
+    // float.
+    auto ellipse = [&](float factor) {
+      const double a = static_cast<float>(objects.a[i]) * factor;
+      const double b = static_cast<float>(objects.b[i]) * factor;
+      const double theta = static_cast<float>(objects.theta[i]);
+      const double ct = std::cos(kSexPi * theta / 180), st = std::sin(kSexPi * theta / 180);
+      const bool dotted = objects.flags[i] & 1;
+      pen.move(x + a * ct, y + a * st);
+      for (int k = 1; k < 37; ++k) {
+        const double px = x + a * g.c[k] * ct - b * g.s[k] * st;
+        const double py = y + a * g.c[k] * st + b * g.s[k] * ct;
+        if (dotted && !(k & 1))
+          pen.move(px, py);
+        else
+          pen.draw(px, py);
+      }
+    };
+    if (kron) ellipse(static_cast<float>(objects.kron_radius[i]));
+    // --- hook: the Petrosian ellipse, when measured (analyse.c draws it after Kron's)
+    if (!objects.petro_radius.empty()) ellipse(objects.petro_radius[i]);
   }
   return out;
 }

@@ -36,8 +36,9 @@ Image<float> objects_image(ImageView<const float> value, const ObjectList& objec
 Image<float> minus_objects_image(const PhotometryField& field);
 
 // APERTURES: the background-subtracted image (masked pixels NaN) with, for every catalog object
-// in NUMBER order, a circle per aperture `diameters` and, when `kron`, the Kron ellipse (dotted
-// when FLAGS has bit 1), drawn by adding `overlay` along SExtractor's 36-segment polylines.
+// in NUMBER order, a circle per aperture `diameters`, when `kron` the Kron ellipse and, when
+// measured (Objects::petro_radius), the Petrosian one (dotted when FLAGS has bit 1), drawn by
+// adding `overlay` along SExtractor's 36-segment polylines.
 Image<float> apertures_image(ImageView<const float> value, const Objects& objects,
                              const std::vector<double>& diameters, bool kron, float overlay);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -12,6 +13,7 @@
 #include "celeris/error.hpp"
 #include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_growth.hpp"
 #include "extract/stages/measure_windowed.hpp"
 #include "extract/stages/measure_world_shape.hpp"
 
@@ -241,6 +243,22 @@ const std::vector<ParamSpec>& parameter_table() {
        true},
       {"DELTAWIN_J2000", "deg", "windowed declination (J2000)", CT::Float64, "%+11.7f", false,
        true},
+      // --- Petrosian photometry (measure_petro.hpp), growth curve (measure_growth.hpp), VIGNET
+      {"FLUX_PETRO", "count", "Flux within a Petrosian-like elliptical aperture", CT::Float32,
+       "%12.7g", false, false},
+      {"FLUXERR_PETRO", "count", "RMS error for PETROsian flux", CT::Float32, "%12.7g", false,
+       false},
+      {"MAG_PETRO", "mag", "Petrosian-like elliptical aperture magnitude", CT::Float32, "%8.4f",
+       false, false},
+      {"MAGERR_PETRO", "mag", "RMS error for PETROsian magnitude", CT::Float32, "%8.4f", false,
+       false},
+      {"PETRO_RADIUS", "", "Petrosian apertures in units of A or B", CT::Float32, "%5.2f", false,
+       false},
+      {"FLUX_GROWTH", "count", "Cumulated growth-curve", CT::Float32, "%12.7g", true, false},
+      {"FLUX_GROWTHSTEP", "pixel", "Step for growth-curves", CT::Float32, "%10.3f", false, false},
+      {"MAG_GROWTH", "mag", "Cumulated magnitude growth-curve", CT::Float32, "%8.4f", true, false},
+      {"MAG_GROWTHSTEP", "pixel", "Step for growth-curves", CT::Float32, "%10.3f", false, false},
+      {"VIGNET", "count", "Pixel data around detection", CT::Float32, "%12.7g", true, false},
       // --- weight flags (measure_weight_flags.hpp)
       {"FLAGS_WEIGHT", "", "Weighted extraction flags", CT::Int16, "%1d", false, false},
       {"NLOWWEIGHT_ISO", "", "Nb of pixels with low weight over the iso. profile", CT::Int32, "%9d",
@@ -274,12 +292,28 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
     const size_t end = line.find_first_of(" \t{[(\r", start);
     const std::string name =
         line.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    int size = 1;
-    if (end != std::string::npos && (line[end] == '(' || line[end] == '[' || line[end] == '{')) {
+    int size = 1, width = 0, height = 0;
+    const bool sized =
+        end != std::string::npos && (line[end] == '(' || line[end] == '[' || line[end] == '{');
+    if (sized) {
       size = std::atoi(line.c_str() + end + 1);
       if (size < 1)
         throw Error(origin + " line " + std::to_string(lineno) + ": bad vector size in '" +
                     printable_excerpt(line) + "'");
+    }
+    // --- hook: VIGNET(w,h), a two-dimensional cell
+    if (name == "VIGNET") {
+      const char* c = sized ? line.c_str() + end + 1 : "";
+      char* after = nullptr;
+      const long w = std::strtol(c, &after, 10);
+      const long h = *after == ',' ? std::strtol(after + 1, &after, 10) : 0;
+      if (!sized || w < 1 || h < 1 || w > 4096 || h > 4096)
+        throw Error(origin + " line " + std::to_string(lineno) +
+                    ": VIGNET needs its size in pixels, VIGNET(w,h), each 1 to 4096 (got '" +
+                    printable_excerpt(line) + "')");
+      width = static_cast<int>(w);
+      height = static_cast<int>(h);
+      size = width * height;
     }
     const ParamSpec* spec = find_parameter(name);
     if (!spec) {
@@ -298,7 +332,7 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
     if (std::any_of(out.begin(), out.end(),
                     [&](const RequestedParam& r) { return r.spec == spec; }))
       continue;
-    out.push_back({spec, spec->is_vector ? size : 1});
+    out.push_back({spec, spec->is_vector ? size : 1, width, height});
   }
   if (!missing.empty()) {
     std::string list;
@@ -376,7 +410,18 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     }
   }
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
-  const size_t nassoc = n ? o.assoc.size() / n : 0;   // VECTOR_ASSOC elements
+  // Vector sizes of the growth curves and VIGNET asked for.
+  int n_flux_growth = 0, n_mag_growth = 0;
+  size_t vignet_size = 0;
+  std::vector<long> vignet_dims;
+  for (const auto& p : params) {
+    const std::string nm = p.spec->name;
+    if (nm == "FLUX_GROWTH") n_flux_growth = p.size;
+    if (nm == "MAG_GROWTH") n_mag_growth = p.size;
+    if (nm == "VIGNET")
+      vignet_size = static_cast<size_t>(p.size), vignet_dims = {p.width, p.height};
+  }
+  const size_t nassoc = n ? o.assoc.size() / n : 0;  // VECTOR_ASSOC elements
   // World shapes through the local Jacobian at the barycentre, when asked for.
   std::vector<WorldShape> ws, we;
   bool want_world_shape = false;
@@ -583,6 +628,25 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"YWIN_WORLD", [&](size_t i, int) { return yww[i]; }},
       {"ALPHAWIN_J2000", [&](size_t i, int) { return raw[i]; }},
       {"DELTAWIN_J2000", [&](size_t i, int) { return decw[i]; }},
+      // --- Petrosian photometry, growth curve, VIGNET
+      {"FLUX_PETRO", scalar(o.flux_petro)},
+      {"FLUXERR_PETRO", scalar(o.fluxerr_petro)},
+      {"MAG_PETRO", [&](size_t i, int) { return mag(o.flux_petro[i], zp); }},
+      {"MAGERR_PETRO", [&](size_t i, int) { return magerr(o.flux_petro[i], o.fluxerr_petro[i]); }},
+      {"PETRO_RADIUS", scalar(o.petro_radius)},
+      {"FLUX_GROWTH",
+       [&](size_t i, int k) { return growth_at(&o.growth[i * kGrowthSteps], k, n_flux_growth); }},
+      // SExtractor sets the steps only along with their curve (growth.c), else leaves 0.
+      {"FLUX_GROWTHSTEP",
+       [&](size_t i, int) { return n_flux_growth ? o.growth_rlim[i] / n_flux_growth : 0.0; }},
+      {"MAG_GROWTH",
+       [&](size_t i, int k) {
+         const double g = growth_at(&o.growth[i * kGrowthSteps], k, n_mag_growth);
+         return g > 0.0 ? zp - 2.5 * std::log10(g) : 99.0;  // growth.c, in double
+       }},
+      {"MAG_GROWTHSTEP",
+       [&](size_t i, int) { return n_mag_growth ? o.growth_rlim[i] / n_mag_growth : 0.0; }},
+      {"VIGNET", [&](size_t i, int k) { return double(o.vignet[i * vignet_size + k]); }},
       {"FLAGS_WEIGHT", scalar(o.flags_weight)},
       {"NLOWWEIGHT_ISO", scalar(o.nlowweight)},
       {"NLOWDWEIGHT_ISO", scalar(o.nlowdweight)},
@@ -604,6 +668,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (name.find("_APER") != std::string::npos) size = std::min(size, naper);
     if (name == "FLUX_RADIUS") size = std::min(size, nfrac);
     c.repeat = size;
+    if (name == "VIGNET") c.dims = vignet_dims;
     c.values.assign(n * size, 0.0);
     if (p.spec->needs_wcs && !wcs) {
       t.columns.push_back(std::move(c));  // no WCS: zeros, as SExtractor

@@ -27,7 +27,8 @@ const ParamSpec* find_parameter(const std::string& name);
 
 struct RequestedParam {
   const ParamSpec* spec;
-  int size = 1;  // elements (vector parameters)
+  int size = 1;               // elements (vector parameters)
+  int width = 0, height = 0;  // VIGNET(w,h): its two sizes (size = w * h)
 };
 
 // Parses a .param file: one name per line, optional "(n)" for vectors, '#' comments. Unknown

@@ -241,6 +241,12 @@ const std::map<std::string, Setter>& setters() {
          s.config.kron_fact = to_double(k, v, 0, 0.0, 10.0);
          s.config.kron_minradius = to_double(k, v, 1, 0.0, 10.0);
        }},
+      {"PHOT_PETROPARAMS",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() != 2) bad_value(k, v, "expected <Petrosian_fact>,<min_radius>");
+         s.config.petro_fact = to_double(k, v, 0, 0.0, 10.0);
+         s.config.petro_minradius = to_double(k, v, 1, 0.0, 10.0);
+       }},
       {"PHOT_AUTOAPERS",
        [](Settings& s, auto& k, auto& v) {
          if (v.size() != 2) bad_value(k, v, "expected <estimation>,<measurement> diameters");
@@ -444,14 +450,13 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
 // parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y, DGEO_TYPE PIXEL): with those
-// refused, SExtractor does nothing with them either, so any value is accepted. For example
-// PHOT_PETROPARAMS is read only for the FLUX_PETRO family. MEMORY_PIXSTACK sizes SExtractor's pixel
-// stack; celeris has none, so it cannot overflow where SExtractor would (SExtractor then says so
-// itself).
+// refused, SExtractor does nothing with them either, so any value is accepted. MEMORY_PIXSTACK
+// sizes SExtractor's pixel stack; celeris has none, so it cannot overflow where SExtractor would
+// (SExtractor then says so itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "DGEO_IMAGE", "MEMORY_PIXSTACK", "PATTERN_TYPE", "PHOT_PETROPARAMS", "PSFDISPLAY_TYPE",
-      "PSF_NAME",   "PSF_NMAX",        "SOM_NAME",     "XML_NAME",         "XSL_URL",
+      "DGEO_IMAGE", "MEMORY_PIXSTACK", "PATTERN_TYPE", "PSFDISPLAY_TYPE", "PSF_NAME",
+      "PSF_NMAX",   "SOM_NAME",        "XML_NAME",     "XSL_URL",
   };
   return keys;
 }

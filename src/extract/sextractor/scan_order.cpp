@@ -51,31 +51,33 @@ Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, 
                    ImageView<const float> pixel_threshold)
     : blank_lag_(blank_lag) {
   const int64_t w = value.width, h = value.height;
-  owner_ = Image<int32_t>::uninitialized(w, h);
+  code_ = Image<int32_t>::uninitialized(w, h);
   const float* pt = pixel_threshold.data;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < value.size(); ++i)
-    owner_.data()[i] =
-        !std::isnan(value.data[i]) && cvalue.data[i] > (pt ? pt[i] : threshold) ? -1 : 0;
-  for (size_t k = 0; k < objects.size(); ++k)
-    for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
-      owner_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);
-  if (removed.empty()) return;
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < value.size(); ++i)
+      code_.data()[i] =
+          !std::isnan(value.data[i]) && cvalue.data[i] > (pt ? pt[i] : threshold) ? -1 : 0;
+      // Objects own disjoint pixels.
+#pragma omp for schedule(dynamic, 256)
+    for (size_t k = 0; k < objects.size(); ++k)
+      for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
+        code_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);
+  }
   // Pixels of merged objects are given back; rows the blanker had not reached at the merge are
-  // blanked afterwards all the same, so only rows it had passed record the line.
-  restore_ = Image<int32_t>(w, h, INT32_MAX);
+  // blanked afterwards all the same (-1), so only rows it had passed record the line.
   for (const CleanVictim& v : removed)
     for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
       const int32_t x = objects.x[i], y = objects.y[i];
-      owner_(x, y) = -1;
-      if (int64_t(y) + blank_lag <= v.line) restore_(x, y) = int32_t(v.line);
+      code_(x, y) = int64_t(y) + blank_lag <= v.line ? -int32_t(v.line) - 2 : -1;
     }
-  if (!given_back_by) return;
+  if (!given_back_by || removed.empty()) return;
   given_back_by_ = Image<int32_t>(w, h, -1);
   for (const CleanVictim& v : removed)
     for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
       const int32_t x = objects.x[i], y = objects.y[i];
-      if (restore_(x, y) == v.line) given_back_by_(x, y) = static_cast<int32_t>(v.by);
+      if (code_(x, y) == -int32_t(v.line) - 2) given_back_by_(x, y) = static_cast<int32_t>(v.by);
     }
 }
 

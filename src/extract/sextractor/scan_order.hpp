@@ -17,8 +17,10 @@
 #include <vector>
 
 #include "celeris/extract.hpp"
+#include "celeris/host_device.hpp"
 #include "celeris/image.hpp"
 #include "extract/objects.hpp"
+#include "extract/sextractor/blanking_view.hpp"
 
 namespace celeris::extract {
 
@@ -75,8 +77,8 @@ struct CleanVictim {
   size_t by = 0;      // the new object whose cleaning merged it (itself, or the master)
 };
 
-// Which detected pixels are blanked, and when: built after cleaning from the objects and the
-// merges, then asked by photometry, the local background and the -OBJECTS check image.
+// Built after cleaning from the objects and the merges, then asked by photometry, the local
+// background and the -OBJECTS check image.
 class Blanking {
  public:
   Blanking() = default;
@@ -88,27 +90,22 @@ class Blanking {
            const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
            bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {});
 
-  // Whether (x, y) is blanked for the object with owner id `id` measured at scan line `time`.
+  BlankingView view() const { return {code_.data(), code_.width(), blank_lag_}; }
   bool blanked(int x, int y, int32_t id, int64_t time) const {
-    const int32_t o = owner_(x, y);
-    if (o == 0 || o == id) return false;
-    if (int64_t(y) + blank_lag_ > time) return false;  // the blanker has not reached the row
-    if (restore_.empty()) return true;
-    const int32_t r = restore_(x, y);
-    return r == INT32_MAX || time < r;
+    return view().blanked(x, y, id, time);
   }
   // The same as seen by object `index` at its detection (scan line `done_line`): a pixel given
   // back on that very line counts as given back only when the object that gave it back was
   // processed first.
   bool blanked_at_detection(int x, int y, size_t index, int64_t done_line) const {
-    if (!restore_.empty() && restore_(x, y) == done_line)
+    const int32_t c = code_(x, y);
+    if (c <= -2 && int64_t(-(c + 2)) == done_line)
       return !(given_back_by_(x, y) < static_cast<int64_t>(index));
     return blanked(x, y, 0, done_line);
   }
 
  private:
-  Image<int32_t> owner_;          // 0: not detected, k + 1: object k, -1: detected, no object
-  Image<int32_t> restore_;        // line at which a pixel was given back (INT32_MAX: never)
+  Image<int32_t> code_;           // see BlankingView
   Image<int32_t> given_back_by_;  // the object whose cleaning gave the pixel back
   int blank_lag_ = 0;
 };

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <queue>
-#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -13,12 +12,11 @@ namespace celeris::extract {
 
 namespace {
 
-constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100 is not rounded to float
-
 // Moffat-like profile of object o, amp (1 + alpha r^2)^-beta, reaching the detection threshold
 // on the isophote of area fdnpix; evaluated at offset (dx, dy) from its centre.
 struct Profile {
   double amp = 0, alpha = 0;
+  Profile() = default;
   Profile(const Shape& s, float dthresh, double beta) {
     const double unitarea = kSexPi * static_cast<float>(s.a) * static_cast<float>(s.b);
     amp = static_cast<float>(s.flux) / (2 * unitarea * s.abcor);
@@ -64,27 +62,18 @@ YLimits ylimits(const Shape& s, int clean_margin) {
           std::max(yc + clean_margin, static_cast<int>(s.ymax) + margin)};
 }
 
-// SExtractor compares each newcomer with every object of its clean list, in list order. Only
-// objects within CLEAN_ZONE x (a_in + a) can interact, so the list is indexed by a grid of
-// cells and only nearby objects are visited, still in list order, which keeps the result
-// identical to the full scan.
+// SExtractor's clean list: the objects kept so far, compared with each newcomer in list order.
 class CleanList {
  public:
-  CleanList(const std::vector<Shape>& shapes) : shapes_(shapes), pos_(shapes.size(), -1) {}
+  explicit CleanList(size_t n) : pos_(n, -1) {}
 
-  const std::vector<size_t>& entries() const { return list_; }
+  std::vector<size_t>& entries() { return list_; }
   // The list position of object o, -1 when it is not in the list.
   int64_t position(size_t o) const { return pos_[o]; }
-  std::vector<size_t>& entries() { return list_; }
 
   void push(size_t o) {
     pos_[o] = static_cast<int64_t>(list_.size());
     list_.push_back(o);
-    const int t = tier(static_cast<float>(shapes_[o].a));
-    if (t == kTiers)
-      large_.push_back(o);
-    else
-      cells_[t][key(shapes_[o].mx, shapes_[o].my)].push_back(o);
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
   void remove_at(size_t li) {
@@ -95,82 +84,110 @@ class CleanList {
     }
     list_.pop_back();
   }
-  // List positions of the objects that may lie within the clean zone of (x, y, a), ascending.
-  // Objects are indexed by grids, one per size tier (a <= 2, 4, 8, ... px), each searched out
-  // to the clean zone of its largest member; the few objects larger than the last tier are
-  // always visited.
-  void candidates(double x, double y, float a, std::vector<size_t>& out) const {
-    out.clear();
-    for (size_t o : large_)
-      if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
-    for (int t = 0; t < kTiers; ++t) {
-      if (cells_[t].empty()) continue;
-      const double r = (a + tier_max(t)) * kCleanZone + 1.0;
-      const int64_t cx0 = cell(x - r), cx1 = cell(x + r), cy0 = cell(y - r), cy1 = cell(y + r);
-      if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(cells_[t].size())) {
-        for (const auto& [k, objs] : cells_[t])
-          for (size_t o : objs)
-            if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
-        continue;
-      }
-      for (int64_t cy = cy0; cy <= cy1; ++cy)
-        for (int64_t cx = cx0; cx <= cx1; ++cx) {
-          auto it = cells_[t].find(cy * kStride + cx);
-          if (it == cells_[t].end()) continue;
-          for (size_t o : it->second)
-            if (pos_[o] >= 0) out.push_back(static_cast<size_t>(pos_[o]));
-        }
-    }
-    std::sort(out.begin(), out.end());
-  }
 
  private:
-  static constexpr double kCell = 64.0;
-  static constexpr int kTiers = 7;  // a <= 2, 4, ..., 128 px; larger objects: large_
-  static float tier_max(int t) { return static_cast<float>(2 << t); }
-  static int tier(float a) {
-    int t = 0;
-    while (t < kTiers && !(a <= tier_max(t))) ++t;
-    return t;
-  }
-  static constexpr int64_t kStride = 1 << 20;
-  static int64_t cell(double v) { return static_cast<int64_t>(std::floor(v / kCell)); }
-  static int64_t key(double x, double y) { return cell(y) * kStride + cell(x); }
-  const std::vector<Shape>& shapes_;
   std::vector<size_t> list_;
   std::vector<int64_t> pos_;
-  std::unordered_map<int64_t, std::vector<size_t>> cells_[kTiers];
-  std::vector<size_t> large_;
+};
+
+// The list's entries ordered by (ycmax, list position), for the write-out of a full list: a
+// binary heap of list positions that knows where each position sits in it, so that an entry's
+// key can change (the last entry moving into a freed slot) without allocations.
+class SlotHeap {
+ public:
+  // key(slot) gives the entry's ycmax.
+  explicit SlotHeap(const std::vector<int>& ycmax_of_slot) : key_(ycmax_of_slot) {}
+  size_t top() const { return heap_.front(); }
+  void push(size_t slot) {
+    if (where_.size() <= slot) where_.resize(slot + 1);
+    where_[slot] = heap_.size();
+    heap_.push_back(slot);
+    up(heap_.size() - 1);
+  }
+  // Removes `slot` (the heap must hold it).
+  void erase(size_t slot) {
+    const size_t h = where_[slot];
+    const size_t last = heap_.back();
+    heap_.pop_back();
+    if (last == slot) return;
+    heap_[h] = last;
+    where_[last] = h;
+    fix(h);
+  }
+  // After the key of `slot` changed.
+  void update(size_t slot) { fix(where_[slot]); }
+
+ private:
+  bool less(size_t s, size_t t) const { return key_[s] != key_[t] ? key_[s] < key_[t] : s < t; }
+  void fix(size_t h) {
+    if (h > 0 && less(heap_[h], heap_[(h - 1) / 2]))
+      up(h);
+    else
+      down(h);
+  }
+  void place(size_t h, size_t slot) {
+    heap_[h] = slot;
+    where_[slot] = h;
+  }
+  void up(size_t h) {
+    const size_t slot = heap_[h];
+    while (h > 0 && less(slot, heap_[(h - 1) / 2])) {
+      place(h, heap_[(h - 1) / 2]);
+      h = (h - 1) / 2;
+    }
+    place(h, slot);
+  }
+  void down(size_t h) {
+    const size_t slot = heap_[h], n = heap_.size();
+    for (;;) {
+      size_t c = 2 * h + 1;
+      if (c >= n) break;
+      if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
+      if (!less(heap_[c], slot)) break;
+      place(h, heap_[c]);
+      h = c;
+    }
+    place(h, slot);
+  }
+  const std::vector<int>& key_;
+  std::vector<size_t> heap_, where_;
 };
 
 }  // namespace
 
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                          const CleanParams& params) {
+                          const CleanZones& zones, const CleanParams& params) {
   CleanResult result;
-  CleanList clean(shapes);
+  CleanList clean(shapes.size());
+  // Only the objects within each other's clean zone are ever compared (the test is repeated
+  // below all the same), and their profiles are computed once, again after each merge.
+  std::vector<Profile> profile(params.enabled ? shapes.size() : 0);
+  std::vector<char> profile_valid(profile.size(), 0);
   std::vector<size_t> victims, near;
   std::vector<YLimits> ylim(shapes.size(), YLimits{0, 0});
   std::vector<size_t>& list = clean.entries();
   // Indexes of the list for the two write-out rules, which SExtractor applies by scanning the
   // whole list: the entries by (ycmax, position) and a lazy min-heap of (ycmin, object).
-  std::set<std::pair<int, size_t>> by_ycmax;
+  std::vector<int> slot_ycmax;  // the ycmax of the entry at each list position
+  SlotHeap by_ycmax(slot_ycmax);
   std::priority_queue<std::pair<int, size_t>, std::vector<std::pair<int, size_t>>, std::greater<>>
       by_ycmin;
   auto add = [&](size_t o) {  // after ylim[o] is set
     clean.push(o);
-    by_ycmax.emplace(ylim[o].ycmax, list.size() - 1);
+    slot_ycmax.push_back(ylim[o].ycmax);
+    by_ycmax.push(list.size() - 1);
     by_ycmin.emplace(ylim[o].ycmin, o);
   };
   // SExtractor's subcleanobj: the last entry takes the freed slot.
   auto remove_at = [&](size_t li) {
     const size_t last = list.size() - 1;
-    by_ycmax.erase({ylim[list[li]].ycmax, li});
+    by_ycmax.erase(last);
     if (li != last) {
-      by_ycmax.erase({ylim[list[last]].ycmax, last});
-      by_ycmax.emplace(ylim[list[last]].ycmax, li);
+      slot_ycmax[li] = slot_ycmax[last];
+      by_ycmax.update(li);
     }
+    slot_ycmax.pop_back();
     clean.remove_at(li);
   };
   int64_t now = 0;  // the scan line of the write-outs below
@@ -204,7 +221,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
       now = done_line[in];
-      write_out(by_ycmax.begin()->second);
+      write_out(by_ycmax.top());
     }
     if (!params.enabled) {
       ylim[in] = ylimits(shapes[in], params.clean_margin);
@@ -215,21 +232,25 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     const Profile pin(sin, isos[in].dthresh, beta);  // obj->dthresh (weights: per object)
     victims.clear();
     bool eaten = false;
-    clean.candidates(sin.mx, sin.my, static_cast<float>(sin.a), near);
+    near.clear();
+    for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
+      const int64_t li = clean.position(zones.neighbours[k]);
+      if (li >= 0) near.push_back(static_cast<size_t>(li));
+    }
+    std::sort(near.begin(), near.end());
     for (size_t li : near) {
       const size_t o = clean.entries()[li];
       const Shape& so = shapes[o];
+      if (!in_clean_zone(sin, so)) continue;
       const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
-      float rlim = static_cast<float>(sin.a) + static_cast<float>(so.a);
-      rlim *= rlim;
-      const float d2 = dx * dx + dy * dy;  // float, compared in double
-      if (!(d2 < rlim * kCleanZone * kCleanZone)) continue;
       if (static_cast<float>(so.flux) < static_cast<float>(sin.flux)) {
         if (pin.above(sin, dx, dy, beta, isos[o].mthresh)) victims.push_back(li);
       } else {
-        const Profile po(so, isos[o].dthresh, beta);
-        if (po.above(so, dx, dy, beta, isos[in].mthresh)) {
+        if (!profile_valid[o])
+          profile[o] = Profile(so, isos[o].dthresh, beta), profile_valid[o] = 1;
+        if (profile[o].above(so, dx, dy, beta, isos[in].mthresh)) {
           merge(in, o, flags, shapes, isos);
+          profile_valid[o] = 0;
           result.removed.push_back({in, done_line[in], o, in});
           eaten = true;
           break;

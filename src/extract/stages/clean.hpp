@@ -9,6 +9,7 @@
 
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/clean_zones.hpp"
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/moments.hpp"
 
@@ -31,9 +32,10 @@ struct CleanResult {
 };
 
 // Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
-// object i's detection was completed (sextractor/scan_order.hpp).
+// object i's detection was completed (sextractor/scan_order.hpp). `zones`: clean_zones(shapes)
+// (unused when cleaning is off).
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                          const CleanParams& params);
+                          const CleanZones& zones, const CleanParams& params);
 
 }  // namespace celeris::extract

@@ -185,11 +185,18 @@ Deblended deblend(const ObjectList& detections, const DeblendParams& params, int
                   int threads) {
   const size_t n = detections.size();
   std::vector<DeblendPlan> plans(n);
+  // Largest detections first, so that none is left to run alone at the end.
+  std::vector<uint32_t> by_size(n);
+  for (size_t i = 0; i < n; ++i) by_size[i] = static_cast<uint32_t>(i);
+  std::stable_sort(by_size.begin(), by_size.end(), [&](uint32_t a, uint32_t b) {
+    return detections.count(a) > detections.count(b);
+  });
 #pragma omp parallel num_threads(threads)
   {
     DeblendScratch scratch;
-#pragma omp for schedule(dynamic, 4)
-    for (size_t i = 0; i < n; ++i) plans[i] = plan_deblend(detections[i], params, scratch);
+#pragma omp for schedule(dynamic, 1)
+    for (size_t k = 0; k < n; ++k)
+      plans[by_size[k]] = plan_deblend(detections[by_size[k]], params, scratch);
   }
   std::vector<size_t> first_draw(n + 1, 0);
   for (size_t i = 0; i < n; ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
@@ -212,7 +219,7 @@ Deblended deblend(const ObjectList& detections, const DeblendParams& params, int
   Deblended out;
   out.draws = static_cast<int64_t>(first_draw.back());
   for (const auto& p : parents) out.parent.insert(out.parent.end(), p.begin(), p.end());
-  out.objects = ObjectList::concatenate(parts);
+  out.objects = ObjectList::concatenate(parts, threads);
   return out;
 }
 

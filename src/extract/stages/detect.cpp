@@ -172,7 +172,7 @@ ObjectList detections_from_components(ImageView<const float> value, ImageView<co
             scratch);
       }
   }
-  return ObjectList::concatenate(parts);
+  return ObjectList::concatenate(parts, threads);
 }
 
 }  // namespace celeris::extract

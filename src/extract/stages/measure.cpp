@@ -1,7 +1,10 @@
 #include "extract/stages/measure.hpp"
+#include "extract/gpu/measure_gpu.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/measure_best.hpp"
 #include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_growth.hpp"
+#include "extract/stages/measure_vignet.hpp"
 #include "extract/stages/measure_windowed.hpp"
 
 #include <algorithm>
@@ -9,6 +12,99 @@
 #include <limits>
 
 namespace celeris::extract {
+
+namespace {
+
+// The position, ellipse and line-buffer rows of objects[src] as photometry reads them.
+ApertureShape aperture_shape(size_t src, const Shape& s, const Iso& iso, int64_t written_at,
+                             const LineBuffer& buffer) {
+  ApertureShape ap{static_cast<int32_t>(src + 1),
+                   static_cast<float>(s.mx),
+                   static_cast<float>(s.my),
+                   s.mx,
+                   s.my,
+                   static_cast<float>(s.a),
+                   static_cast<float>(s.b),
+                   static_cast<float>(s.cxx),
+                   static_cast<float>(s.cyy),
+                   static_cast<float>(s.cxy),
+                   written_at};
+  ap.dbkg = iso.dbkg;
+  const LineBuffer::Rows rows = buffer.rows_at_write_out(written_at);
+  ap.fymin = rows.first;
+  ap.fymax = rows.last;
+  return ap;
+}
+
+// FLUX_APER, FLUX_AUTO, KRON_RADIUS, FLUX_RADIUS of catalog row i, and the half-light radius
+// (SExtractor's growth_flag), on the CPU.
+void cpu_photometry(const PhotometryField& field, const ApertureShape& ap, size_t i,
+                    const MeasureParams& ctx, Objects& o, uint16_t& flags, float& hl_radius) {
+  const size_t naper = ctx.apertures.size(), nfrac = ctx.fluxfrac.size();
+  for (int k = 0; k < ctx.n_apertures; ++k) {
+    const FluxResult f = aperture_flux(field, ap, ctx.apertures[k], flags);
+    o.flux_aper[i * naper + k] = f.flux;
+    o.fluxerr_aper[i * naper + k] = f.fluxerr;
+  }
+  AutoResult au;
+  if (ctx.compute_auto) au = auto_flux(field, ap, ctx.autoparams, flags);
+  o.flux_auto[i] = static_cast<float>(au.flux);
+  o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
+  o.kron_radius[i] = au.kron_radius;
+  if (ctx.n_fluxfrac > 0 || ctx.compute_win) {  // SExtractor's growth_flag
+    float radii[32];
+    flux_radius(field, ap, static_cast<float>(au.flux), ctx.fluxfrac, ctx.n_fluxfrac,
+                ctx.autoparams.min_search, radii, flags, ctx.compute_win ? &hl_radius : nullptr);
+    for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+  }
+}
+
+// The same for every catalog row at once on the GPU (gpu/measure_gpu.hpp), with its times.
+gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
+                                      const std::vector<Iso>& isos,
+                                      const std::vector<size_t>& order,
+                                      const std::vector<int64_t>& written_at,
+                                      const PhotometryField& field, const MeasureParams& ctx) {
+  std::vector<ApertureShape> aps(order.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    aps[i] = aperture_shape(order[i], shapes[order[i]], isos[order[i]], written_at[i], ctx.buffer);
+  gpu::PhotometryRequest req;
+  req.apertures.assign(ctx.apertures.begin(), ctx.apertures.begin() + ctx.n_apertures);
+  req.compute_auto = ctx.compute_auto;
+  req.autoparams = ctx.autoparams;
+  req.fluxfrac.assign(ctx.fluxfrac.begin(), ctx.fluxfrac.begin() + ctx.n_fluxfrac);
+  req.growth = ctx.n_fluxfrac > 0 || ctx.compute_win;
+  req.hl_radius = ctx.compute_win;
+  req.host_threads = ctx.threads;
+  gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
+  if (ctx.gpu_seconds) {
+    ctx.gpu_seconds->emplace_back("gpu measure setup", c.setup);
+    ctx.gpu_seconds->emplace_back("gpu measure upload", c.upload);
+    ctx.gpu_seconds->emplace_back("gpu measure kernel", c.kernel);
+    ctx.gpu_seconds->emplace_back("gpu measure download", c.download);
+    ctx.gpu_seconds->emplace_back("gpu measure, largest on host", c.host);
+  }
+  return c;
+}
+
+// Catalog row i's photometry from the GPU's columns, as cpu_photometry would have set it.
+void take_gpu_photometry(const gpu::PhotometryColumns& c, size_t i, const MeasureParams& ctx,
+                         Objects& o, uint16_t& flags, float& hl_radius) {
+  const size_t naper = ctx.apertures.size(), nfrac = ctx.fluxfrac.size();
+  const size_t na = ctx.n_apertures, nf = ctx.n_fluxfrac;
+  for (size_t k = 0; k < na; ++k) {
+    o.flux_aper[i * naper + k] = c.flux_aper[i * na + k];
+    o.fluxerr_aper[i * naper + k] = c.fluxerr_aper[i * na + k];
+  }
+  o.flux_auto[i] = static_cast<float>(c.flux_auto[i]);
+  o.fluxerr_auto[i] = static_cast<float>(c.fluxerr_auto[i]);
+  o.kron_radius[i] = c.kron_radius[i];
+  for (size_t k = 0; k < nf; ++k) o.flux_radius[i * nfrac + k] = c.flux_radius[i * nf + k];
+  hl_radius = c.hl_radius[i];
+  flags |= c.flags[i];
+}
+
+}  // namespace
 
 void Objects::resize(size_t n, size_t n_aper, size_t n_frac) {
   for (auto* v : {&x,         &y,
@@ -43,6 +139,18 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   if (ctx.compute_win) resize_windowed(o, n);
   if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
   if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
+  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda); the
+  // loop below takes its columns instead of measuring them (take_gpu_photometry) ---
+  const bool on_gpu = ctx.gpu;
+  gpu::PhotometryColumns gpu_columns;
+  if (on_gpu) gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx);
+  // --- hook: Petrosian, growth curve, VIGNET columns
+  if (ctx.compute_petro)
+    for (auto* v : {&o.flux_petro, &o.fluxerr_petro, &o.petro_radius}) v->assign(n, 0.0f);
+  if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
+  const size_t vignet_size = static_cast<size_t>(ctx.vignet_width) * ctx.vignet_height;
+  o.vignet.assign(n * vignet_size, 0.0f);
+
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
     const size_t src = order[i];
@@ -79,37 +187,24 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.threshold[i] = iso.dthresh;  // SExtractor prints dthresh: no local background
     o.fwhm[i] = iso.fwhm;
 
-    ApertureShape ap{static_cast<int32_t>(src + 1),
-                     static_cast<float>(s.mx),
-                     static_cast<float>(s.my),
-                     s.mx,
-                     s.my,
-                     static_cast<float>(s.a),
-                     static_cast<float>(s.b),
-                     static_cast<float>(s.cxx),
-                     static_cast<float>(s.cyy),
-                     static_cast<float>(s.cxy),
-                     written_at[i]};
-    ap.dbkg = iso.dbkg;
-    const LineBuffer::Rows rows = ctx.buffer.rows_at_write_out(written_at[i]);
-    ap.fymin = rows.first;
-    ap.fymax = rows.last;
-    for (int k = 0; k < ctx.n_apertures; ++k) {
-      const FluxResult f = aperture_flux(field, ap, ctx.apertures[k], flags);
-      o.flux_aper[i * naper + k] = f.flux;
-      o.fluxerr_aper[i * naper + k] = f.fluxerr;
-    }
-    AutoResult au;
-    if (ctx.compute_auto) au = auto_flux(field, ap, ctx.autoparams, flags);
-    o.flux_auto[i] = static_cast<float>(au.flux);
-    o.fluxerr_auto[i] = static_cast<float>(au.fluxerr);
-    o.kron_radius[i] = au.kron_radius;
+    const ApertureShape ap = aperture_shape(src, s, iso, written_at[i], ctx.buffer);
     float hl_radius = 0.5f;
-    if (ctx.n_fluxfrac > 0 || ctx.compute_win) {  // SExtractor's growth_flag
-      float radii[32];
-      flux_radius(field, ap, static_cast<float>(au.flux), ctx.fluxfrac, ctx.n_fluxfrac,
-                  ctx.autoparams.min_search, radii, flags, ctx.compute_win ? &hl_radius : nullptr);
-      for (int k = 0; k < ctx.n_fluxfrac; ++k) o.flux_radius[i * nfrac + k] = radii[k];
+    if (on_gpu)
+      take_gpu_photometry(gpu_columns, i, ctx, o, flags, hl_radius);
+    else
+      cpu_photometry(field, ap, i, ctx, o, flags, hl_radius);
+    // --- hook: Petrosian photometry and the whole growth curve (SExtractor measures them after
+    // FLUX_AUTO, before the windowed measurements; each only ORs flags, so after FLUX_RADIUS too).
+    if (ctx.compute_petro) {
+      const PetroResult pr = petro_flux(field, ap, ctx.petroparams, flags);
+      o.flux_petro[i] = pr.flux;
+      o.fluxerr_petro[i] = pr.fluxerr;
+      o.petro_radius[i] = pr.radius;
+    }
+    if (ctx.compute_growth) {
+      const GrowthCurve g = growth_curve(field, ap, ctx.autoparams.min_search, flags);
+      std::copy(g.cumul, g.cumul + kGrowthSteps, o.growth.begin() + i * kGrowthSteps);
+      o.growth_rlim[i] = g.rlim;
     }
     if (ctx.compute_isocor) {
       const IsocorResult c = isocor_flux(iso.flux, iso.fluxvar, s.npix, iso.dthresh);
@@ -140,6 +235,9 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       store_windowed(o, i, windowed(field, ap, start, flags));
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
+    if (vignet_size)  // --- hook: VIGNET, the pixels as the line buffer held them
+      vignet(field, ap, s.mx, s.my, ctx.vignet_width, ctx.vignet_height,
+             &o.vignet[i * vignet_size]);
     o.flags[i] = flags;
   }
   return o;

@@ -3,12 +3,15 @@
 // measurements, photometry (APER, AUTO, FLUX_RADIUS) and FLAGS, into an Objects table.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "celeris/extract.hpp"
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/isophotal.hpp"
+#include "extract/stages/measure_petro.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/stages/photometry.hpp"
 
@@ -31,6 +34,15 @@ struct MeasureParams {
   LineBuffer buffer;               // the rows SExtractor held when it measured each object
   ImageView<const float> measure;  // dual-image mode: the measurement image (ISO0..ISO7)
   int threads = 1;
+  // --device cuda: APER, AUTO and FLUX_RADIUS on the GPU (gpu/measure_gpu.hpp), whose times are
+  // appended to *gpu_seconds when given. Everything else is measured on the CPU.
+  bool gpu = false;
+  std::vector<std::pair<std::string, double>>* gpu_seconds = nullptr;
+  // --- Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
+  bool compute_petro = false;
+  PetroParams petroparams;  // PHOT_PETROPARAMS, PHOT_AUTOAPERS
+  bool compute_growth = false;
+  int vignet_width = 0, vignet_height = 0;  // 0: no VIGNET
 };
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the

@@ -20,9 +20,10 @@ constexpr double kStepMin = 0.0001;  // WINPOS_STEPMIN: convergence, pixels
 constexpr double kFac = 2.0;         // WINPOS_FAC: centroid step factor (2 for a Gaussian)
 
 // A pixel is bad when masked (NaN) or, with MASK_TYPE != NONE, blanked as another object's at
-// the object's measurement time: SExtractor's "<= -BIG" test, as the apertures make it.
+// the object's measurement time: SExtractor's "<= -BIG" test, as the apertures make it; or,
+// with weights, when its variance is at or beyond WEIGHT_THRESH.
 bool bad(const PhotometryField& f, const ApertureShape& s, int x, int y) {
-  if (std::isnan(f.value(x, y))) return true;
+  if (f.bad_weight(x, y) || std::isnan(f.value(x, y))) return true;
   return f.mask_type != MaskType::None && f.blanked(x, y, s.id, s.time);
 }
 
@@ -43,8 +44,11 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
   const int w = static_cast<int>(f.value.width), h = static_cast<int>(f.value.height);
   const int fymin = s.fymin, fymax = std::min(s.fymax, h);
   const bool correct = f.mask_type == MaskType::Correct;
-  const double var = f.backsig * f.backsig;  // the product in float, as SExtractor
+  const double backnoise2 = f.backsig * f.backsig;  // the product in float, as SExtractor
   const double invgain = f.gain > 0.0 ? 1.0 / f.gain : 0.0;
+  // With weights each pixel's variance enters the errors, and WEIGHT_GAIN scales the Poisson
+  // term by variance / global variance (winpos.c gainflag).
+  const bool gainflag = f.weighted() && f.weight_gain;
   // DETECT_TYPE PHOTO (winpos.c): the pixel's flux expf(pixel x 1/ngamma), 1/ngamma a float; no
   // background term; the error var x locpix x flux / ngamma^2 without the gain term.
   const bool photo = f.ngamma != 0.0;
@@ -95,12 +99,17 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
         }
         locarea *= std::exp(-r2 * invtwosig2);  // expf
         double pix = f.value(x, y);
+        double var = f.weighted() ? f.var(x, y) : backnoise2;
         if (bad(f, s, x, y)) {
+          // The mirror (MASK_TYPE CORRECT) with its variance, else 0 and (weights) 0.
           pix = 0.0;
+          if (f.weighted()) var = 0.0;
           if (correct) {
             const int x2 = static_cast<int>(mx2ph - x), y2 = static_cast<int>(my2ph - y);
-            if (x2 >= 0 && x2 < w && y2 >= fymin && y2 < fymax && !bad(f, s, x2, y2))
+            if (x2 >= 0 && x2 < w && y2 >= fymin && y2 < fymax && !bad(f, s, x2, y2)) {
               pix = f.value(x2, y2);
+              if (f.weighted()) var = f.var(x2, y2);
+            }
           }
         }
         if (photo) pix = std::exp(static_cast<float>(pix * invngamma));  // expf
@@ -114,7 +123,7 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
         if (photo)
           err *= locpix * pix * invngamma * invngamma;
         else if (invgain > 0.0 && pix > 0.0)
-          err += pix * invgain;
+          err += gainflag ? pix * invgain * var / backnoise2 : pix * invgain;
         const double err2 = locarea * locarea * err;
         esum += err2;
         emx2 += err2 * (dx * dx + 0.0833);  // finite pixel size

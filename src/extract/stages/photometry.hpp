@@ -1,6 +1,7 @@
 // Aperture photometry (SExtractor photom.c and growth.c): fixed circular apertures (FLUX_APER),
 // Kron's adaptive elliptical aperture (FLUX_AUTO, KRON_RADIUS) and fraction-of-light radii
-// (FLUX_RADIUS) from the growth curve.
+// (FLUX_RADIUS) from the growth curve. The arithmetic lives in photometry_math.hpp, shared with
+// the GPU's measurement (gpu/measure_gpu.hpp); these are its CPU entry points.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
 #include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/photometry_math.hpp"
 
 namespace celeris::extract {
 
@@ -46,33 +48,12 @@ struct PhotometryField {
   }
 };
 
-// The measurement position and ellipse of one object (single precision, as SExtractor).
-struct ApertureShape {
-  int32_t id = 0;           // owner id of the object (k + 1)
-  float mx = 0, my = 0;     // the centre as SExtractor's aperture and Kron code hold it (float)
-  double dmx = 0, dmy = 0;  // the same in double, as its growth curve (FLUX_RADIUS) holds it
-  float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
-  int64_t time = INT64_MAX;          // scan line at which SExtractor measures it (writes it out)
-  int fymin = 0, fymax = INT32_MAX;  // rows in SExtractor's line buffer at that time
-  float dbkg = 0;                    // local background, subtracted per pixel of an aperture
-};
-
-struct FluxResult {
-  double flux = 0, fluxerr = 0;
-};
+// The same as the shared arithmetic (photometry_math.hpp, CPU and GPU) reads it.
+phot::View photometry_view(const PhotometryField& f);
 
 FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, double diameter,
                          uint16_t& flags);
 
-struct AutoResult {
-  double flux = 0, fluxerr = 0;
-  float kron_radius = 0;
-};
-// PHOT_AUTOPARAMS and PHOT_AUTOAPERS.
-struct AutoParams {
-  double kron_fact = 2.5, kron_min = 3.5;
-  double min_search = 0.0, min_flux = 0.0;  // minimum diameters of the search and the aperture
-};
 AutoResult auto_flux(const PhotometryField& f, const ApertureShape& s, const AutoParams& p,
                      uint16_t& flags);
 

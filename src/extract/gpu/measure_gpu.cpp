@@ -1,0 +1,294 @@
+// The GPU measurement's driver (measure_gpu.hpp): a process-wide context (stream, device and
+// page-locked buffers grown as frames need), the images up, one kernel, the columns down.
+#include "extract/gpu/measure_gpu.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/event_timer.hpp"
+#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/stream.hpp"
+#include "extract/gpu/measure_kernels.hpp"
+
+namespace celeris::extract::gpu {
+
+namespace {
+
+enum Mark { kStart, kUploaded, kMeasured, kDownloaded, kMarks };
+
+// Everything one frame after another reuses. One per process, never destroyed (its CUDA
+// resources would outlive the runtime's teardown at exit); measure_photometry() holds `busy`.
+struct Context {
+  std::mutex busy;
+  cuda::Stream stream;
+  cuda::EventTimer timer{kMarks};
+  cuda::DeviceBuffer<float> value, var, dvar, dvalue;
+  cuda::DeviceBuffer<int32_t> code;
+  // The small inputs (shapes, diameters, fractions) and all outputs, each packed in one buffer
+  // so that each crosses the bus in one copy.
+  cuda::DeviceBuffer<unsigned char> in, out;
+  cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
+  // Page-locked chunks for uploads from pageable memory (upload_bytes).
+  struct Staging {
+    cuda::PinnedBuffer<unsigned char> buffer;
+    cuda::Event free{false};
+  } staging[2];
+};
+
+Context& context() {
+  static Context* c = new Context;
+  return *c;
+}
+
+// Byte offsets of consecutive arrays in one buffer, each 16-byte aligned.
+class Layout {
+ public:
+  template <class T>
+  size_t add(size_t count) {
+    const size_t at = bytes_;
+    bytes_ += (count * sizeof(T) + 15) / 16 * 16;
+    return at;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_ = 0;
+};
+
+// The growth curve's radius (6 A_IMAGE, or PHOT_AUTOAPERS' search diameter when larger), which
+// also sizes the Kron boxes: the measure of an object's work.
+double growth_radius(const ApertureShape& s, double min_rlim) {
+  return std::max(phot::kGrowthNSig * s.a, min_rlim);
+}
+
+// The objects the kernel measures, by decreasing growth radius (a counting sort), so that a
+// warp's objects are alike and the largest start first; those whose radius reaches `host_rlim`
+// go to `host` instead. Any order gives the same results: each object is measured alone.
+void split_by_size(const std::vector<ApertureShape>& shapes, double min_rlim, double host_rlim,
+                   std::vector<int32_t>& device, std::vector<int32_t>& host) {
+  constexpr int kBins = 256;
+  auto bin = [&](double r) {
+    return r >= 0 && r < kBins - 1 ? kBins - 1 - static_cast<int>(r) : 0;  // NaN, huge: first
+  };
+  std::vector<int64_t> start(kBins + 1, 0);
+  device.clear();
+  host.clear();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const double r = growth_radius(shapes[i], min_rlim);
+    if (r >= host_rlim)
+      host.push_back(static_cast<int32_t>(i));
+    else
+      ++start[bin(r) + 1];
+  }
+  for (int b = 0; b < kBins; ++b) start[b + 1] += start[b];
+  device.resize(static_cast<size_t>(start[kBins]));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const double r = growth_radius(shapes[i], min_rlim);
+    if (!(r >= host_rlim)) device[static_cast<size_t>(start[bin(r)]++)] = static_cast<int32_t>(i);
+  }
+}
+
+template <class T>
+void grow(cuda::PinnedBuffer<T>& b, size_t n) {
+  if (b.size() < n) b.reset(n);
+}
+
+bool page_locked(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+// Host memory -> device memory on `s`. Page-locked memory (the GPU front end's images) is copied
+// straight. Pageable memory (the blanking codes) would go through the driver's staging at one
+// host thread's memcpy speed: it is copied into the context's two page-locked chunks by
+// `threads` threads instead, each chunk crossing the bus while the next one is filled. Returns
+// when the last chunk is queued.
+void upload_bytes(Context& c, void* device, const void* host, size_t bytes, cudaStream_t s,
+                  int threads) {
+  if (bytes == 0) return;
+  if (page_locked(host)) {
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, s));
+    return;
+  }
+  constexpr size_t kChunk = size_t(8) << 20, kSlice = size_t(512) << 10;
+  for (size_t off = 0, k = 0; off < bytes; off += kChunk, ++k) {
+    Context::Staging& st = c.staging[k % 2];
+    if (st.buffer.size() < kChunk) st.buffer.reset(kChunk);
+    st.free.synchronize();  // its previous chunk has crossed (never recorded: returns at once)
+    const size_t len = std::min(kChunk, bytes - off);
+    const char* from = static_cast<const char*>(host) + off;
+    unsigned char* to = st.buffer.data();
+    const int64_t slices = static_cast<int64_t>((len + kSlice - 1) / kSlice);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t j = 0; j < slices; ++j) {
+      const size_t at = static_cast<size_t>(j) * kSlice;
+      std::memcpy(to + at, from + at, std::min(kSlice, len - at));
+    }
+    CELERIS_CUDA_CHECK(
+        cudaMemcpyAsync(static_cast<char*>(device) + off, to, len, cudaMemcpyHostToDevice, s));
+    st.free.record(s);
+  }
+}
+
+// One image up (n pixels) into `d` on `s`; returns its device address.
+template <class T>
+const T* upload_image(Context& c, cuda::DeviceBuffer<T>& d, const T* host, size_t n, cudaStream_t s,
+                      int threads) {
+  upload_bytes(c, d.grow(n), host, n * sizeof(T), s, threads);
+  return d.data();
+}
+
+}  // namespace
+
+PhotometryColumns measure_photometry(const PhotometryField& field,
+                                     const std::vector<ApertureShape>& shapes,
+                                     const PhotometryRequest& request) {
+  cuda::cuda_require_device("--device cuda");
+  using Clock = std::chrono::steady_clock;
+  const auto t_setup = Clock::now();
+  const size_t n = shapes.size();
+  const size_t na = request.apertures.size(), nf = request.fluxfrac.size();
+  PhotometryColumns out;
+  if (n == 0) return out;
+  Context& c = context();
+  std::lock_guard<std::mutex> lock(c.busy);
+  const cudaStream_t s = c.stream.get();
+
+  // The device's view of the field: the host's with device pointers.
+  const phot::View host_view = photometry_view(field);
+  phot::View view = host_view;
+  const size_t npix = static_cast<size_t>(field.value.width) * field.value.height;
+  Layout in;
+  std::vector<int32_t> on_device, on_host;
+  split_by_size(shapes, request.autoparams.min_search, request.host_min_rlim, on_device, on_host);
+  const size_t at_shapes = in.add<ApertureShape>(n), at_order = in.add<int32_t>(n),
+               at_apertures = in.add<double>(na), at_fractions = in.add<double>(nf);
+  Layout lay;
+  const size_t at_flux_aper = lay.add<double>(n * na), at_fluxerr_aper = lay.add<double>(n * na),
+               at_flux_auto = lay.add<double>(n), at_fluxerr_auto = lay.add<double>(n),
+               at_kron = lay.add<float>(n), at_flux_radius = lay.add<float>(n * nf),
+               at_hl = lay.add<float>(n), at_flags = lay.add<uint16_t>(n);
+  grow(c.staged_in, in.bytes());
+  grow(c.staged_out, lay.bytes());
+  unsigned char* staged = c.staged_in.data();
+  std::memcpy(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape));
+  if (!on_device.empty())
+    std::memcpy(staged + at_order, on_device.data(), on_device.size() * sizeof(int32_t));
+  if (na) std::memcpy(staged + at_apertures, request.apertures.data(), na * sizeof(double));
+  if (nf) std::memcpy(staged + at_fractions, request.fluxfrac.data(), nf * sizeof(double));
+  unsigned char* d_in = c.in.grow(in.bytes());
+  unsigned char* d_out = c.out.grow(lay.bytes());
+  out.setup = std::chrono::duration<double>(Clock::now() - t_setup).count();
+
+  c.timer.mark(kStart, s);
+  const int nt = std::max(1, request.host_threads);
+  view.value = upload_image(c, c.value, field.value.data, npix, s, nt);
+  // The blanking codes are read only where MASK_TYPE is not NONE.
+  if (view.mask_detected && view.blanking.code)
+    view.blanking.code = upload_image(c, c.code, view.blanking.code, npix, s, nt);
+  else
+    view.blanking.code = nullptr;
+  if (view.var) view.var = upload_image(c, c.var, view.var, npix, s, nt);
+  if (view.dvar) view.dvar = upload_image(c, c.dvar, view.dvar, npix, s, nt);
+  if (view.dvalue) view.dvalue = upload_image(c, c.dvalue, view.dvalue, npix, s, nt);
+  c.in.upload_async(staged, in.bytes(), s);  // page-locked
+  c.timer.mark(kUploaded, s);
+
+  PhotometryArgs a;
+  a.field = view;
+  a.shapes = reinterpret_cast<const ApertureShape*>(d_in + at_shapes);
+  a.n = static_cast<int64_t>(on_device.size());
+  a.order = reinterpret_cast<const int32_t*>(d_in + at_order);
+  a.apertures = reinterpret_cast<const double*>(d_in + at_apertures);
+  a.n_apertures = static_cast<int>(na);
+  a.compute_auto = request.compute_auto;
+  a.autoparams = request.autoparams;
+  a.fractions = reinterpret_cast<const double*>(d_in + at_fractions);
+  a.n_fluxfrac = static_cast<int>(nf);
+  a.growth = request.growth;
+  a.hl_radius = request.hl_radius;
+  a.flux_aper = reinterpret_cast<double*>(d_out + at_flux_aper);
+  a.fluxerr_aper = reinterpret_cast<double*>(d_out + at_fluxerr_aper);
+  a.flux_auto = reinterpret_cast<double*>(d_out + at_flux_auto);
+  a.fluxerr_auto = reinterpret_cast<double*>(d_out + at_fluxerr_auto);
+  a.kron_radius = reinterpret_cast<float*>(d_out + at_kron);
+  a.flux_radius = reinterpret_cast<float*>(d_out + at_flux_radius);
+  a.hl_radius_out = reinterpret_cast<float*>(d_out + at_hl);
+  a.flags = reinterpret_cast<uint16_t*>(d_out + at_flags);
+  measure_photometry(a, s);
+  c.timer.mark(kMeasured, s);
+  c.out.download_async(c.staged_out.data(), lay.bytes(), s);
+  c.timer.mark(kDownloaded, s);
+  // Meanwhile the largest objects on the host threads, with the same function.
+  const auto t_host = Clock::now();
+  PhotometryColumns held;
+  if (!on_host.empty()) {
+    held.flux_aper.resize(n * na);
+    held.fluxerr_aper.resize(n * na);
+    held.flux_auto.resize(n);
+    held.fluxerr_auto.resize(n);
+    held.kron_radius.resize(n);
+    held.flux_radius.resize(n * nf);
+    held.hl_radius.resize(n);
+    held.flags.resize(n);
+    PhotometryArgs h = a;
+    h.field = host_view;
+    h.shapes = shapes.data();
+    h.apertures = request.apertures.data();
+    h.fractions = request.fluxfrac.data();
+    h.flux_aper = held.flux_aper.data();
+    h.fluxerr_aper = held.fluxerr_aper.data();
+    h.flux_auto = held.flux_auto.data();
+    h.fluxerr_auto = held.fluxerr_auto.data();
+    h.kron_radius = held.kron_radius.data();
+    h.flux_radius = held.flux_radius.data();
+    h.hl_radius_out = held.hl_radius.data();
+    h.flags = held.flags.data();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (size_t j = 0; j < on_host.size(); ++j) measure_object(h, on_host[j]);
+  }
+  out.host = std::chrono::duration<double>(Clock::now() - t_host).count();
+  out.host_objects = on_host.size();
+  c.stream.synchronize();
+  out.upload = c.timer.seconds(kStart, kUploaded);
+  out.kernel = c.timer.seconds(kUploaded, kMeasured);
+  out.download = c.timer.seconds(kMeasured, kDownloaded);
+
+  const unsigned char* got = c.staged_out.data();
+  auto take = [&](auto& v, size_t at, size_t count) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    const T* p = reinterpret_cast<const T*>(got + at);
+    v.assign(p, p + count);
+  };
+  take(out.flux_aper, at_flux_aper, n * na);
+  take(out.fluxerr_aper, at_fluxerr_aper, n * na);
+  take(out.flux_auto, at_flux_auto, n);
+  take(out.fluxerr_auto, at_fluxerr_auto, n);
+  take(out.kron_radius, at_kron, n);
+  take(out.flux_radius, at_flux_radius, n * nf);
+  take(out.hl_radius, at_hl, n);
+  take(out.flags, at_flags, n);
+  for (const int32_t i : on_host) {
+    for (size_t k = 0; k < na; ++k) {
+      out.flux_aper[i * na + k] = held.flux_aper[i * na + k];
+      out.fluxerr_aper[i * na + k] = held.fluxerr_aper[i * na + k];
+    }
+    out.flux_auto[i] = held.flux_auto[i];
+    out.fluxerr_auto[i] = held.fluxerr_auto[i];
+    out.kron_radius[i] = held.kron_radius[i];
+    for (size_t k = 0; k < nf; ++k) out.flux_radius[i * nf + k] = held.flux_radius[i * nf + k];
+    out.hl_radius[i] = held.hl_radius[i];
+    out.flags[i] = held.flags[i];
+  }
+  return out;
+}
+
+}  // namespace celeris::extract::gpu

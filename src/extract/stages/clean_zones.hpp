@@ -1,0 +1,36 @@
+// The pairs of objects close enough for cleaning to compare them (SExtractor clean.c: an object
+// is tested against the objects of its clean list within CLEAN_ZONE x (a_1 + a_2) pixels).
+// Positions and semi-major axes do not change when cleaning merges objects, so the pairs are
+// found beforehand and in parallel; the sequential cleaning then visits only them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "extract/stages/moments.hpp"
+
+namespace celeris::extract {
+
+inline constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100 is not rounded
+
+// SExtractor's test of whether objects s and t are within each other's clean zone: squared
+// distance in float (from the double difference) against (a_s + a_t)^2 in float, times 100 in
+// double. Symmetric in s and t.
+inline bool in_clean_zone(const Shape& s, const Shape& t) {
+  const float dx = static_cast<float>(s.mx - t.mx), dy = static_cast<float>(s.my - t.my);
+  float rlim = static_cast<float>(s.a) + static_cast<float>(t.a);
+  rlim *= rlim;
+  const float d2 = dx * dx + dy * dy;
+  return d2 < rlim * kCleanZone * kCleanZone;
+}
+
+// For each object i, the objects j < i with in_clean_zone(i, j), ascending, in CSR form:
+// neighbours[offset[i] .. offset[i + 1]).
+struct CleanZones {
+  std::vector<int64_t> offset;
+  std::vector<uint32_t> neighbours;
+};
+
+CleanZones clean_zones(const std::vector<Shape>& shapes, int threads);
+
+}  // namespace celeris::extract
