@@ -10,6 +10,7 @@
 //  - FLAGS bits are SExtractor's (see Flag).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -65,6 +66,8 @@ struct Config {
   double detect_thresh = 1.5;    // DETECT_THRESH, sigma (RELATIVE) or ADU (ABSOLUTE)
   double analysis_thresh = 1.5;  // ANALYSIS_THRESH
   ThreshType thresh_type = ThreshType::Relative;
+  // THRESH_TYPE's second element, for ANALYSIS_THRESH (the first when not given, as SExtractor).
+  ThreshType analysis_thresh_type = ThreshType::Relative;
   int detect_minarea = 5;  // pixels above the detection threshold
   // SExtractor's buffers, which decide when objects are written, hence their NUMBER order:
   int memory_bufsize = 1024;   // MEMORY_BUFSIZE: image lines held at a time
@@ -115,6 +118,16 @@ struct Config {
   double petro_fact = 2.0, petro_minradius = 3.5;  // PHOT_PETROPARAMS
   double satur_level = 50000.0;
   double mag_zeropoint = 0.0;
+  // DETECT_TYPE PHOTO: photographic densities, each pixel's flux exp(pixel / ngamma) with
+  // ngamma = MAG_GAMMA / ln 10 in the isophotal, aperture, Kron and growth-curve sums, and
+  // linear ISO0..ISO7 and deblending thresholds (SExtractor analyse.c, photom.c, growth.c,
+  // refine.c). MAG_GAMMA enters in single precision: source-extractor 2.25's FLUX_ISO agrees to
+  // the last digit only so (with 3.2 in double, 240 of 579 HorseHead rows differ).
+  bool photo = false;
+  double mag_gamma = 4.0;
+  double photo_ngamma() const {
+    return photo ? static_cast<float>(mag_gamma) / std::log(10.0) : 0.0;
+  }
   double gain = 0.0;  // e-/ADU; 0 = infinite (no Poisson term)
   double pixel_scale = 1.0;
   double seeing_fwhm = 1.2;
@@ -165,6 +178,14 @@ struct Objects {
   // row-major; empty without flag maps.
   std::vector<uint32_t> imaflags;  // IMAFLAGS_ISO
   std::vector<int32_t> nimaflags;  // NIMAFLAGS_ISO
+  // --- ASSOC (src/extract/stages/assoc.hpp), filled by the catalog stage when VECTOR_ASSOC or
+  // NUMBER_ASSOC is asked for: VECTOR_ASSOC's elements per object, row-major, and NUMBER_ASSOC.
+  std::vector<double> assoc;
+  std::vector<int32_t> assoc_number;
+  // --- FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO (measure_weight_flags.hpp), filled when
+  // MeasureRequest::weight_flags.
+  std::vector<int16_t> flags_weight;
+  std::vector<int32_t> nlowweight, nlowdweight;
   // --- Petrosian photometry (measure_petro.hpp), filled only when MeasureRequest::petro.
   std::vector<float> flux_petro, fluxerr_petro, petro_radius;
   // --- Growth curve (measure_growth.hpp): kGrowthSteps cumulative fluxes per object, row-major,
@@ -201,11 +222,12 @@ struct MeasureRequest {
   int n_apertures = -1;  // FLUX_APER elements; -1 = all PHOT_APERTURES
   int n_fluxfrac = -1;   // FLUX_RADIUS elements; -1 = all PHOT_FLUXFRAC
   bool auto_flux = true;
-  bool windowed = false;   // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
-  bool isocor = false;     // FLUX_ISOCOR (and FLUX_BEST)
-  bool iso_areas = false;  // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
-  bool petro = false;      // FLUX_PETRO family, PETRO_RADIUS (PHOT_PETROPARAMS)
-  bool growth = false;     // FLUX_GROWTH, MAG_GROWTH and their steps (the whole growth curve)
+  bool windowed = false;      // the *WIN* measurements (they need FLUX_AUTO and the growth curve)
+  bool isocor = false;        // FLUX_ISOCOR (and FLUX_BEST)
+  bool iso_areas = false;     // ISO0..ISO7 (and what needs them: CLASS_STAR, MU_THRESHOLD)
+  bool weight_flags = false;  // FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO
+  bool petro = false;         // FLUX_PETRO family, PETRO_RADIUS (PHOT_PETROPARAMS)
+  bool growth = false;        // FLUX_GROWTH, MAG_GROWTH and their steps (the whole growth curve)
   int vignet_width = 0, vignet_height = 0;  // VIGNET(w,h); 0: not asked for
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.

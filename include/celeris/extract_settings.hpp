@@ -13,6 +13,21 @@ namespace celeris::extract {
 enum class CatalogType { None, Ascii, AsciiHead, Fits10, FitsLdac };
 enum class Verbose { Quiet, Normal, Full };
 
+// --- ASSOC (src/extract/stages/assoc.hpp): SExtractor's association of each object with the
+// entries of an ASCII list within ASSOC_RADIUS pixels (assoc.c). Defaults are SExtractor's.
+enum class AssocType { First, Nearest, Mean, MagMean, Sum, MagSum, Min, Max };
+enum class AssocSelect { All, Matched, NotMatched };  // ASSOCSELEC_TYPE ALL, MATCHED, -MATCHED
+struct AssocSettings {
+  std::string name = "sky.list";     // ASSOC_NAME
+  std::vector<int> params{2, 3, 4};  // ASSOC_PARAMS: 1-based columns of x, y[, weight]
+  std::vector<int> data{2, 3, 4};    // ASSOC_DATA: 1-based columns copied (0: all)
+  double radius = 2.0;               // ASSOC_RADIUS, pixels
+  AssocType type = AssocType::Nearest;
+  AssocSelect select = AssocSelect::Matched;
+  bool world = false;  // ASSOCCOORD_TYPE WORLD: x, y are RA, Dec (J2000, deg)
+};
+// --- end of ASSOC
+
 // Everything a run needs beyond the numeric Config: file names and output choices.
 struct Settings {
   Config config;
@@ -47,6 +62,7 @@ struct Settings {
   // STARNNW_NAME: CLASS_STAR's network weights (read only when CLASS_STAR is asked for; a bare
   // name is also looked for in /usr/share/source-extractor, where Debian puts default.nnw).
   std::string starnnw_name = "default.nnw";
+  AssocSettings assoc;  // ASSOC_* (read only when VECTOR_ASSOC / NUMBER_ASSOC is asked for)
   Verbose verbose = Verbose::Normal;
   bool satur_level_given = false;  // set explicitly (file or command line)
   bool gain_given = false;

@@ -25,6 +25,7 @@
 #include "extract/stages/local_background.hpp"
 #include "extract/stages/measure.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
+#include "extract/stages/measure_weight_flags.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/stages/weights_front_end.hpp"
 
@@ -210,7 +211,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                          dthresh,
                          dweighted,
                          w,
-                         h};
+                         h,
+                         config.photo};
   Deblended deblended = deblend(detections, dp, config.deblend_rand_offset, nt);
   const std::vector<int64_t> done_line = done_lines(detections, deblended.parent);
   ObjectList& objects = deblended.objects;
@@ -234,6 +236,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   iso_params.satur_level = config.satur_level;
   iso_params.clean = config.clean;
   iso_params.minarea = config.detect_minarea;
+  iso_params.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
   if (measure.dual) {
     iso_params.measure = value;
     iso_params.dbacksig = front.background.global_rms;
@@ -264,6 +267,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.compute_win = request.windowed;
   mp.compute_iso = request.iso_areas;
   mp.compute_isocor = request.isocor;
+  mp.photo = config.photo;
   mp.compute_auto = request.auto_flux || mp.n_fluxfrac > 0 || mp.compute_win;
   mp.autoparams = {config.kron_fact, config.kron_minradius, config.autoaper_search,
                    config.autoaper_flux};
@@ -304,6 +308,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   field.backsig = bkg.global_rms;
   field.gain = config.gain;
   field.mask_type = config.mask_type;
+  field.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
   if (measure.dual) field.dvalue = dvalue;
   if (mweighted) {
     field.var = wmaps.var.view();
@@ -341,6 +346,25 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       victims.push_back(v.object), masters.push_back(v.master);
     image_flags(objects, victims, masters, cleaned.order, request.flag_maps, request.flag_types,
                 result.objects);
+  }
+  // --- hook: FLAGS_WEIGHT (measure_weight_flags.hpp), with detection and measurement weights,
+  // on the detection variance as the scan read it (filtered with FILTER Y).
+  if (request.weight_flags) {
+    if (dweighted && mweighted) {
+      Image<float> filtered;
+      if (config.filter) {
+        filtered = Image<float>::uninitialized(w, h);
+        convolve(wmaps.dvar(), FilterParams::of(config, nt), filtered.view());
+      }
+      weight_flags(objects, cleaned.order, wmaps.var.view(), wmaps.wthresh,
+                   config.filter ? filtered.view() : wmaps.dvar(),
+                   capped_detection_wthresh(wmaps.dwthresh), result.objects);
+    } else {
+      const size_t n = result.objects.size();
+      result.objects.flags_weight.assign(n, 0);
+      result.objects.nlowweight.assign(n, 0);
+      result.objects.nlowdweight.assign(n, 0);
+    }
   }
   timer.lap("measure");
 

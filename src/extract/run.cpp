@@ -15,6 +15,7 @@
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/summary_cards.hpp"
 #include "extract/sextractor/wcs_draws.hpp"
+#include "extract/stages/assoc.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
 
@@ -52,6 +53,8 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("ISOCOR") != std::string::npos) req.isocor = true;
     if (n.find("_BEST") != std::string::npos) req.isocor = req.auto_flux = true;
     if (n.find("WIN") != std::string::npos) req.windowed = true;  // XWIN_IMAGE, FLAGS_WIN, ...
+    if (n == "FLAGS_WEIGHT" || n == "NLOWWEIGHT_ISO" || n == "NLOWDWEIGHT_ISO")
+      req.weight_flags = true;
     if ((n.size() == 4 && n.compare(0, 3, "ISO") == 0) || n == "CLASS_STAR" || n == "MU_THRESHOLD")
       req.iso_areas = true;
     // --- hook: Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
@@ -74,6 +77,17 @@ RunPlan plan_run(const Settings& settings) {
         throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
                     "; give PIXEL_SCALE in arcsec");
     }
+  // DETECT_TYPE PHOTO: the Petrosian and growth-curve columns' photographic mode (photom.c,
+  // growth.c) is not reproduced yet, nor the GPU's measurement (its exp is not glibc's).
+  if (settings.config.photo) {
+    for (const auto& p : params) {
+      const std::string n = p.spec->name;
+      if (n.find("PETRO") != std::string::npos || n.find("GROWTH") != std::string::npos)
+        throw Error(n + " with DETECT_TYPE PHOTO is not supported yet");
+    }
+    if (settings.config.device == Backend::Cuda)
+      throw Error("DETECT_TYPE PHOTO with --device cuda is not supported yet (use --device cpu)");
+  }
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
   for (const auto& p : params)
     if (std::string(p.spec->name) == "CLASS_STAR") {
@@ -92,6 +106,27 @@ RunPlan plan_run(const Settings& settings) {
     throw Error("IMAFLAGS_ISO/NIMAFLAGS_ISO(" + std::to_string(plan.n_flag_maps) + ") needs " +
                 std::to_string(plan.n_flag_maps) + " flag maps; FLAG_IMAGE names " +
                 std::to_string(settings.flag_images.size()));
+  // --- hook: ASSOC (stages/assoc.hpp), the list read only when VECTOR_ASSOC / NUMBER_ASSOC asks,
+  // as in SExtractor.
+  bool want_assoc = false;
+  for (const auto& p : params) {
+    const std::string n = p.spec->name;
+    if (n == "VECTOR_ASSOC") plan.assoc_size = p.size;
+    want_assoc |= n == "VECTOR_ASSOC" || n == "NUMBER_ASSOC";
+  }
+  if (want_assoc) {
+    plan.assoc = read_assoc_list(settings.assoc, plan.assoc_size, plan.warnings);
+    plan.want_wcs |= settings.assoc.world;
+    if (settings.assoc.select != AssocSelect::All)
+      for (const CheckImage t : settings.check_types)
+        if (t == CheckImage::Segmentation || t == CheckImage::Objects ||
+            t == CheckImage::MinusObjects || t == CheckImage::Apertures)
+          throw Error(
+              "CHECKIMAGE_TYPE SEGMENTATION, OBJECTS, -OBJECTS and APERTURES with ASSOCSELEC_TYPE "
+              "MATCHED or -MATCHED are not supported yet (SExtractor leaves the objects not "
+              "selected out of some of them); use ASSOCSELEC_TYPE ALL");
+  }
+  // --- end of ASSOC
   return plan;
 }
 
@@ -139,6 +174,19 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
     config.deblend_rand_offset += sextractor_wcs_rand_draws(frame.detect_image->header);
   if (plan.want_wcs) frame.wcs = Wcs::from_header(img.header);
   const std::optional<Wcs>& wcs = frame.wcs;
+  // --- hook: ASSOCCOORD_TYPE WORLD: SExtractor takes the list's positions as RA, Dec (J2000)
+  // and converts them to the image's celestial system; celeris maps them through equatorial
+  // J2000 frames only.
+  if (plan.assoc && settings.assoc.world) {
+    if (!wcs) throw Error(image_path + ": ASSOCCOORD_TYPE WORLD needs a WCS in the image header");
+    const double equinox = img.header.value_double("EQUINOX").value_or(
+        img.header.value_double("EPOCH").value_or(2000.0));
+    const std::string radesys = img.header.value_string("RADESYS").value_or("");
+    if (wcs->system() != Wcs::System::Equatorial || std::fabs(equinox - 2000.0) > 0.003 ||
+        radesys.rfind("FK4", 0) == 0)
+      throw Error(image_path +
+                  ": ASSOCCOORD_TYPE WORLD is supported on equatorial J2000 frames only yet");
+  }
   frame.request = plan.request;
   MeasureRequest& req = frame.request;
 
@@ -216,10 +264,17 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
                      static_cast<float>(r.info.analysis_thresh), config.seeing_fwhm,
                      static_cast<float>(config.pixel_scale));  // as parameters.cpp does
   }
+  if (plan.assoc) {  // --- hook: ASSOC (stages/assoc.hpp), on the measurement image's rows
+    const AssocIndex index(*plan.assoc, settings.assoc.radius,
+                           settings.assoc.world ? &*frame.wcs : nullptr);
+    associate(r.objects, index, static_cast<int>(img.pixels.height()), plan.assoc_size);
+  }
   FrameOutputs outputs;
   FileRunResult& out = outputs.result;
   out.warnings = plan.warnings;
   out.catalog = make_catalog(r.objects, plan.params, config, frame.wcs);
+  if (plan.assoc)  // ASSOCSELEC_TYPE: SExtractor writes and numbers only the objects selected
+    keep_rows(out.catalog, assoc_selection(r.objects, settings.assoc.select));
   out.info = r.info;
   out.width = static_cast<int>(img.pixels.width());
   out.height = static_cast<int>(img.pixels.height());

@@ -14,6 +14,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
 #include "extract/settings/parameters.hpp"
+#include "extract/stages/assoc_list.hpp"
 #include "extract/stages/measure_class_star.hpp"
 
 namespace celeris::extract {
@@ -27,6 +28,10 @@ struct RunPlan {
   bool want_wcs = false;
   size_t n_flag_maps = 0;
   std::optional<StarNetwork> star_network;
+  // ASSOC (stages/assoc.hpp): the list, read once, when VECTOR_ASSOC / NUMBER_ASSOC is asked
+  // for; VECTOR_ASSOC's size (0 with NUMBER_ASSOC alone).
+  std::optional<AssocList> assoc;
+  int assoc_size = 0;
 };
 RunPlan plan_run(const Settings& settings);
 

@@ -52,6 +52,7 @@ write("oned.fits", [10], struct.pack(">10f", *range(10)))
 write("cube.fits", [8, 8, 3], struct.pack(">192f", *([1.0] * 192)))
 write("allnan.fits", [16, 16], struct.pack(">256f", *([float("nan")] * 256)))
 write("empty.fits", [0, 0])
+write("nowcs.fits", [32, 32], struct.pack(">1024f", *[float((i * 7919) % 13) for i in range(1024)]))
 PY
 expect_error one-d "2-D" "$bin" extract oned.fits
 expect_error cube "cube" "$bin" extract cube.fits
@@ -59,8 +60,8 @@ expect_error all-nan "masked" "$bin" extract allnan.fits
 expect_error empty "no image data\|empty" "$bin" extract empty.fits
 # Nothing silently ignored (issue 19): what SExtractor would do and celeris cannot is an error
 # naming it.
-printf 'NUMBER\nX_IMAGE\nFLUX_PSF\nVECTOR_ASSOC(2)\n' > missing.param
-expect_error sextractor-param "FLUX_PSF, VECTOR_ASSOC" "$bin" extract good.fits -PARAMETERS_NAME missing.param
+printf 'NUMBER\nX_IMAGE\nFLUX_PSF\nSPREAD_MODEL\n' > missing.param
+expect_error sextractor-param "FLUX_PSF, SPREAD_MODEL" "$bin" extract good.fits -PARAMETERS_NAME missing.param
 printf 'NUMBER\nVIGNET(5)\n' > vignet.param
 expect_error vignet-size "VIGNET(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet.param
 printf 'NUMBER\nFLUX_PETRO\n' > petro.param
@@ -68,9 +69,16 @@ expect_error petro-params "PHOT_PETROPARAMS" "$bin" extract good.fits -PARAMETER
 expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits
 "$bin" simulate image --size 32 --stars 2 -o small.fits >/dev/null || { echo "cannot simulate"; exit 1; }
 expect_error weight-image-size "same size" "$bin" extract good.fits -WEIGHT_TYPE MAP_RMS -WEIGHT_IMAGE small.fits
-expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE BACKGROUND -INTERP_TYPE VAR_ONLY
+# INTERP_TYPE VAR_ONLY with one map: source-extractor 2.25 itself stops ("WEIGHT_IMAGE missing").
+expect_error weight-interp-var-only "VAR_ONLY" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE good.fits -INTERP_TYPE VAR_ONLY
+# DETECT_TYPE PHOTO: the Petrosian and growth-curve columns (their photographic mode is not
+# reproduced yet), and the GPU's measurement.
+printf 'NUMBER\nFLUX_PETRO\n' > petro_photo.param
+expect_error photo-petro "DETECT_TYPE PHOTO" "$bin" extract good.fits -PARAMETERS_NAME petro_photo.param -DETECT_TYPE PHOTO
+printf 'NUMBER\nFLUX_GROWTH(4)\n' > growth_photo.param
+expect_error photo-growth "DETECT_TYPE PHOTO" "$bin" extract good.fits -PARAMETERS_NAME growth_photo.param -DETECT_TYPE PHOTO
 expect_error weight-type-dual "WEIGHT_TYPE" "$bin" extract good.fits -WEIGHT_TYPE NONE,MAP_RMS
-expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE
+expect_error thresh-types "THRESH_TYPE" "$bin" extract good.fits -THRESH_TYPE RELATIVE,ABSOLUTE,RELATIVE
 expect_error maxarea "DETECT_MAXAREA" "$bin" extract good.fits -DETECT_MAXAREA 100
 expect_error write-xml "WRITE_XML" "$bin" extract good.fits -WRITE_XML Y
 expect_error fits-unsigned "FITS_UNSIGNED" "$bin" extract good.fits -FITS_UNSIGNED Y
@@ -132,6 +140,30 @@ printf 'NUMBER\nCLASS_STAR\n' > cs.param
 expect_error nnw-missing "STARNNW_NAME" "$bin" extract good.fits -PARAMETERS_NAME cs.param -STARNNW_NAME none.nnw
 expect_error nnw-bad "not a neural-network" "$bin" extract good.fits -PARAMETERS_NAME cs.param -STARNNW_NAME ok.conv
 expect_error pixel-scale-0 "PIXEL_SCALE" "$bin" extract good.fits -PARAMETERS_NAME cs.param -PIXEL_SCALE 0
+# ASSOC (stages/assoc_list.cpp): a list SExtractor would misread is refused, naming the line.
+printf 'NUMBER\nNUMBER_ASSOC\nVECTOR_ASSOC(2)\n' > assoc.param
+printf '# id x y mag\n1 10.5 12.0 20.1\n2 30.0 40.0 21.0\n' > ok.list
+printf '1 10.5 12.0 20.1\n2 30.0 40.0\n' > short.list
+printf '1 10.5 12.0 20.1\n2 30.0 nan 21.0\n' > nan.list
+printf '1 10.5 12.0 20.1\n2 30.0 4O.0 21.0\n' > letter.list
+printf '1 10.5 12.0 20.1\n\t2 30.0 40.0 21.0\n' > tab.list
+printf '1 10.5 12.0 20.1\n   \n' > blank.list
+expect_error assoc-missing "none.list" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME none.list
+expect_error assoc-short "short.list line 2: 3 columns" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME short.list
+expect_error assoc-nan "nan.list line 2, column 3" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME nan.list
+expect_error assoc-not-number "not a number: '4O.0'" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME letter.list
+expect_error assoc-tab "starts with a tab" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME tab.list
+expect_error assoc-blank "blank but not empty" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME blank.list
+expect_error assoc-params-range "ASSOC_PARAMS #3" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_PARAMS 2,3,7
+expect_error assoc-data-range "ASSOC_DATA: column 9" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_DATA 1,9
+expect_error assoc-data-twice "ASSOC_DATA: column 2" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_DATA 2,2
+expect_error assoc-params-twice "ASSOC_PARAMS: column 2" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_PARAMS 2,2
+expect_error assoc-type "ASSOC_TYPE" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_TYPE MEDIAN
+expect_error assoc-radius "ASSOC_RADIUS" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOC_RADIUS 0
+expect_error assoc-segmentation "ASSOCSELEC_TYPE" "$bin" extract good.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME seg.fits
+expect_error assoc-world-no-wcs "needs a WCS" "$bin" extract nowcs.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOCCOORD_TYPE WORLD
+# DETECT_TYPE PHOTO's MAG_GAMMA: SExtractor's range.
+expect_error mag-gamma "MAG_GAMMA" "$bin" extract good.fits -DETECT_TYPE PHOTO -MAG_GAMMA 0
 # Keys that act only with a refused feature are accepted (SExtractor ignores them too then).
 "$bin" extract good.fits -FLAG_IMAGE none.fits -STARNNW_NAME none.nnw -WEIGHT_IMAGE none.fits \
   -ASSOC_NAME none.list -FILTER_NAME ok.conv -VERBOSE_TYPE QUIET -CATALOG_NAME inert.cat \

@@ -109,7 +109,7 @@ TEST_F(GpuFrontEnd, SameAsCpuOnSimulationsAndConfigurations) {
   expect_same_on_both(img, c, "BACK_TYPE MANUAL");
   c = Config{};
   c.filter = false;
-  c.thresh_type = ThreshType::Absolute;
+  c.thresh_type = c.analysis_thresh_type = ThreshType::Absolute;
   c.detect_thresh = c.analysis_thresh = 40;
   expect_same_on_both(img, c, "no filter, absolute threshold");
   c = Config{};

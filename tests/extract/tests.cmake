@@ -172,3 +172,57 @@ set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;p
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/petro_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/windowed_weights_tests.cmake)
+# ASSOC (stages/assoc.cpp): lists made from a source-extractor run, moved, doubled, duplicated
+# and padded with fakes, through every ASSOC_TYPE, ASSOCSELEC_TYPE, ASSOC_DATA form, radius and
+# ASSOCCOORD_TYPE WORLD; catalogs identical to source-extractor's, row for row
+# (tests/extract/assoc_parity.py). The crop of 2MASS J needs astropy.
+foreach(variant "sim_border;sim:border"
+                "sim_crowded;sim:crowded;--quick"
+                "gc_2mass_j_crop;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;--crop;100,120,450,400")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.assoc_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/assoc_parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/assoc_${name} ${variant})
+  set_tests_properties(extract.parity.assoc_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+# Rice tile-compressed frames (.fz, read through CFITSIO): celeris on the compressed file against
+# source-extractor on the same integer pixels uncompressed (2.25 cannot read the compressed file);
+# every row identical (tests/extract/rice_parity.py; needs astropy).
+foreach(variant "sim_crowded;sim:" "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.rice_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/rice_parity.py
+                   $<TARGET_FILE:celeris_cli> ${case} ${CMAKE_CURRENT_BINARY_DIR}/parity/rice_${name})
+  set_tests_properties(extract.parity.rice_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+# DETECT_TYPE PHOTO (photographic densities; MAG_GAMMA): images rescaled to densities, fluxes as
+# sums of exp(pixel / ngamma), linear deblending and ISO levels; every row identical
+# (tests/extract/photo_parity.py; needs astropy). Without the linear deblending levels the
+# simulation's NUMBERs differ on 131 of 203 objects.
+foreach(variant "sim_border;sim:"
+                "HorseHead_local;${CELERIS_TEST_DATA}/images/HorseHead.fits;--;-BACKPHOTO_TYPE;LOCAL;-GAIN;2"
+                "gc_2mass_j;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;--;-MAG_GAMMA;3.2;-GAIN;2")
+  list(POP_FRONT variant name case)
+  add_test(NAME extract.parity.photo_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/photo_parity.py
+                   $<TARGET_FILE:celeris_cli> ${case} ${CMAKE_CURRENT_BINARY_DIR}/parity/photo_${name}
+                   ${variant})
+  set_tests_properties(extract.parity.photo_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+# THRESH_TYPE with two types (detection, analysis; back.c): HorseHead both ways, every row
+# identical (read as one type, the analysis threshold of the first is 400 sigma).
+foreach(variant "relative_absolute;-THRESH_TYPE;RELATIVE,ABSOLUTE;-ANALYSIS_THRESH;400"
+                "absolute_relative;-THRESH_TYPE;ABSOLUTE,RELATIVE;-DETECT_THRESH;300;-ANALYSIS_THRESH;2")
+  list(POP_FRONT variant name)
+  add_test(NAME extract.parity.HorseHead_thresh_${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/HorseHead.fits
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/HorseHead_thresh_${name} --rows-frac 1.0
+                   --params THRESHOLD,FLUX_ISOCOR,MU_THRESHOLD,ISO0,ISO4,FLUX_MAX -- ${variant})
+  set_tests_properties(extract.parity.HorseHead_thresh_${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

@@ -259,6 +259,15 @@ const std::vector<ParamSpec>& parameter_table() {
       {"MAG_GROWTH", "mag", "Cumulated magnitude growth-curve", CT::Float32, "%8.4f", true, false},
       {"MAG_GROWTHSTEP", "pixel", "Step for growth-curves", CT::Float32, "%10.3f", false, false},
       {"VIGNET", "count", "Pixel data around detection", CT::Float32, "%12.7g", true, false},
+      // --- weight flags (measure_weight_flags.hpp)
+      {"FLAGS_WEIGHT", "", "Weighted extraction flags", CT::Int16, "%1d", false, false},
+      {"NLOWWEIGHT_ISO", "", "Nb of pixels with low weight over the iso. profile", CT::Int32, "%9d",
+       false, false},
+      {"NLOWDWEIGHT_ISO", "", "Nb of pixels with low det. weight over the iso. profile", CT::Int32,
+       "%9d", false, false},
+      // --- ASSOC (stages/assoc.hpp)
+      {"VECTOR_ASSOC", "", "ASSOCiated parameter vector", CT::Float64, "%12.7g", true, false},
+      {"NUMBER_ASSOC", "", "Number of ASSOCiated IDs", CT::Int32, "%10d", false, false},
   };
   return table;
 }
@@ -412,6 +421,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (nm == "VIGNET")
       vignet_size = static_cast<size_t>(p.size), vignet_dims = {p.width, p.height};
   }
+  const size_t nassoc = n ? o.assoc.size() / n : 0;  // VECTOR_ASSOC elements
   // World shapes through the local Jacobian at the barycentre, when asked for.
   std::vector<WorldShape> ws, we;
   bool want_world_shape = false;
@@ -637,6 +647,11 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"MAG_GROWTHSTEP",
        [&](size_t i, int) { return n_mag_growth ? o.growth_rlim[i] / n_mag_growth : 0.0; }},
       {"VIGNET", [&](size_t i, int k) { return double(o.vignet[i * vignet_size + k]); }},
+      {"FLAGS_WEIGHT", scalar(o.flags_weight)},
+      {"NLOWWEIGHT_ISO", scalar(o.nlowweight)},
+      {"NLOWDWEIGHT_ISO", scalar(o.nlowdweight)},
+      {"VECTOR_ASSOC", [&](size_t i, int k) { return o.assoc[i * nassoc + k]; }},
+      {"NUMBER_ASSOC", [&](size_t i, int) { return double(o.assoc_number[i]); }},
   };
 
   Table t;

@@ -118,9 +118,10 @@ const std::map<std::string, Setter>& setters() {
       {"DETECT_TYPE",
        [](Settings& s, auto& k, auto& v) {
          s.detect_type = to_choice(k, v, {"CCD", "PHOTO"});
-         if (s.detect_type == "PHOTO")
-           bad_value(k, v, "PHOTO (photographic gamma) is not supported");
+         s.config.photo = s.detect_type == "PHOTO";
        }},
+      {"MAG_GAMMA",
+       [](Settings& s, auto& k, auto& v) { s.config.mag_gamma = to_double(k, v, 0, 1e-10, 1e30); }},
       {"MEMORY_BUFSIZE", [](Settings& s, auto& k,
                             auto& v) { s.config.memory_bufsize = to_int(k, v, 0, 1, 1 << 30); }},
       {"MEMORY_OBJSTACK", [](Settings& s, auto& k,
@@ -142,11 +143,13 @@ const std::map<std::string, Setter>& setters() {
       {"THRESH_TYPE",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 2) bad_value(k, v, "expected RELATIVE or ABSOLUTE");
-         // <detection>,<analysis>: celeris applies one type to both thresholds.
-         const std::string t = to_choice(k, {v[0]}, {"RELATIVE", "ABSOLUTE"});
-         if (v.size() == 2 && to_choice(k, {v[1]}, {"RELATIVE", "ABSOLUTE"}) != t)
-           bad_value(k, v, "different detection and analysis types are not supported yet");
-         s.config.thresh_type = t == "RELATIVE" ? ThreshType::Relative : ThreshType::Absolute;
+         // <detection>,<analysis> (back.c); one type serves both.
+         auto type = [&](const std::string& one) {
+           return to_choice(k, {one}, {"RELATIVE", "ABSOLUTE"}) == "RELATIVE" ? ThreshType::Relative
+                                                                             : ThreshType::Absolute;
+         };
+         s.config.thresh_type = type(v[0]);
+         s.config.analysis_thresh_type = type(v.back());
        }},
       {"FILTER", [](Settings& s, auto& k, auto& v) { s.config.filter = to_bool(k, v); }},
       {"FILTER_NAME", [](Settings& s, auto& k, auto& v) { s.filter_name = to_string_value(k, v); }},
@@ -292,8 +295,7 @@ const std::map<std::string, Setter>& setters() {
          }
        }},
       // Weights (stages/weights.hpp): up to two values, for detection then measurement
-      // (resolve_weights). INTERP_TYPE VAR_ONLY (which SExtractor runs as a second map) is
-      // refused until it is reproduced.
+      // (resolve_weights).
       {"WEIGHT_TYPE",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 2) bad_value(k, v, "expected 1 or 2 types");
@@ -332,8 +334,9 @@ const std::map<std::string, Setter>& setters() {
          s.weights.interp.clear();
          for (const auto& one : v) {
            const std::string t = to_choice(k, {one}, {"NONE", "VAR_ONLY", "ALL"});
-           if (t == "VAR_ONLY") bad_value(k, v, "VAR_ONLY is not supported yet (NONE or ALL)");
-           s.weights.interp.push_back(t == "NONE" ? InterpType::None : InterpType::All);
+           s.weights.interp.push_back(t == "NONE"       ? InterpType::None
+                                      : t == "VAR_ONLY" ? InterpType::VarOnly
+                                                        : InterpType::All);
          }
        }},
       {"INTERP_MAXXLAG",
@@ -348,6 +351,47 @@ const std::map<std::string, Setter>& setters() {
          s.weights.ylag.clear();
          for (size_t i = 0; i < v.size(); ++i) s.weights.ylag.push_back(to_int(k, v, i, 1, 1000000));
        }},
+      // --- ASSOC (stages/assoc.hpp); the ranges are SExtractor's (preflist.h).
+      {"ASSOC_NAME", [](Settings& s, auto& k, auto& v) { s.assoc.name = to_string_value(k, v); }},
+      {"ASSOC_PARAMS",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.size() < 2 || v.size() > 3) bad_value(k, v, "expected 2 or 3 columns: x,y[,param]");
+         s.assoc.params.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.assoc.params.push_back(to_int(k, v, i, 1, 1000000));
+       }},
+      {"ASSOC_DATA",
+       [](Settings& s, auto& k, auto& v) {
+         if (v.empty() || v.size() > 32) bad_value(k, v, "expected 1 to 32 columns (0: all)");
+         s.assoc.data.clear();
+         for (size_t i = 0; i < v.size(); ++i) s.assoc.data.push_back(to_int(k, v, i, 0, 1000000));
+       }},
+      {"ASSOC_RADIUS",
+       [](Settings& s, auto& k, auto& v) { s.assoc.radius = to_double(k, v, 0, 1e-10, 1e10); }},
+      {"ASSOC_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(
+             k, v, {"FIRST", "NEAREST", "MEAN", "MAG_MEAN", "SUM", "MAG_SUM", "MIN", "MAX"});
+         s.assoc.type = t == "FIRST"      ? AssocType::First
+                        : t == "NEAREST"  ? AssocType::Nearest
+                        : t == "MEAN"     ? AssocType::Mean
+                        : t == "MAG_MEAN" ? AssocType::MagMean
+                        : t == "SUM"      ? AssocType::Sum
+                        : t == "MAG_SUM"  ? AssocType::MagSum
+                        : t == "MIN"      ? AssocType::Min
+                                          : AssocType::Max;
+       }},
+      {"ASSOCSELEC_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         const std::string t = to_choice(k, v, {"ALL", "MATCHED", "-MATCHED"});
+         s.assoc.select = t == "ALL"       ? AssocSelect::All
+                          : t == "MATCHED" ? AssocSelect::Matched
+                                           : AssocSelect::NotMatched;
+       }},
+      {"ASSOCCOORD_TYPE",
+       [](Settings& s, auto& k, auto& v) {
+         s.assoc.world = to_choice(k, v, {"PIXEL", "WORLD"}) == "WORLD";
+       }},
+      // --- end of ASSOC
       {"STARNNW_NAME",
        [](Settings& s, auto& k, auto& v) { s.starnnw_name = to_string_value(k, v); }},
       {"HEADER_SUFFIX",
@@ -406,16 +450,13 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
 // parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y, DGEO_TYPE PIXEL): with those
-// refused, SExtractor does nothing with them either, so any value is accepted. For example
-// ASSOC_NAME is read only for VECTOR_ASSOC / NUMBER_ASSOC. MEMORY_PIXSTACK sizes SExtractor's pixel
-// stack; celeris has none, so it cannot overflow where SExtractor would (SExtractor then says so
-// itself).
+// refused, SExtractor does nothing with them either, so any value is accepted. MEMORY_PIXSTACK
+// sizes SExtractor's pixel stack; celeris has none, so it cannot overflow where SExtractor would
+// (SExtractor then says so itself).
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "ASSOCCOORD_TYPE", "ASSOCSELEC_TYPE", "ASSOC_DATA", "ASSOC_NAME", "ASSOC_PARAMS",
-      "ASSOC_RADIUS",    "ASSOC_TYPE",      "DGEO_IMAGE", "MAG_GAMMA",  "MEMORY_PIXSTACK",
-      "PATTERN_TYPE",    "PSFDISPLAY_TYPE", "PSF_NAME",   "PSF_NMAX",   "SOM_NAME",
-      "XML_NAME",        "XSL_URL",
+      "DGEO_IMAGE", "MEMORY_PIXSTACK", "PATTERN_TYPE", "PSFDISPLAY_TYPE", "PSF_NAME",
+      "PSF_NMAX",   "SOM_NAME",        "XML_NAME",     "XSL_URL",
   };
   return keys;
 }
@@ -463,6 +504,17 @@ void resolve_weights(Settings& s) {
                 std::string(nimage ? "with two map types needs two maps" : "reads a weight map"));
   size_t ntype = l.type.size();
   if (nimage == 2 && ntype == 1) ntype = 2;
+  // prefs.c turns one map with INTERP_TYPE VAR_ONLY (first element) into a detection weight
+  // interpolated from the measurement map, then, reading its own settings again, stops with
+  // "WEIGHT_IMAGE missing": source-extractor 2.25 cannot run it, so there is nothing to match.
+  if (ntype == 1 && l.interp[0] == InterpType::VarOnly && reads_map(t[0]))
+    throw Error(
+        "invalid value 'VAR_ONLY' for INTERP_TYPE with one weight map: source-extractor 2.25 "
+        "stops there (\"WEIGHT_IMAGE missing\"); give the map twice, -WEIGHT_TYPE " +
+        std::string(t[0] == WeightType::MapRms   ? "MAP_RMS,MAP_RMS"
+                    : t[0] == WeightType::MapVar ? "MAP_VAR,MAP_VAR"
+                                                 : "MAP_WEIGHT,MAP_WEIGHT") +
+        " -WEIGHT_IMAGE m.fits,m.fits, or use NONE or ALL");
   const std::string none;
   s.weight_images = {nimage ? l.image[0] : none,
                      nimage > 1 ? l.image[1] : (nimage ? l.image[0] : none)};
@@ -517,7 +569,7 @@ Settings parse_settings(const std::string& config_text, const Overrides& overrid
   }
   for (const auto& [key, value] : overrides) apply(s, key, split_values(value), "command line");
   resolve_weights(s);
-  if (s.config.analysis_thresh <= 0 && s.config.thresh_type == ThreshType::Relative)
+  if (s.config.analysis_thresh <= 0 && s.config.analysis_thresh_type == ThreshType::Relative)
     throw Error("invalid value for ANALYSIS_THRESH: must be > 0 in RELATIVE mode");
   return s;
 }

@@ -135,7 +135,7 @@ PARAMETERS_NAME  default.param  # name of the file containing catalog contents
 
 #------------------------------- Extraction ----------------------------------
 
-DETECT_TYPE      CCD            # CCD (linear)
+DETECT_TYPE      CCD            # CCD (linear) or PHOTO (with gamma correction)
 DETECT_MINAREA   5              # min. # of pixels above threshold
 DETECT_THRESH    1.5            # <sigmas> or <threshold> (THRESH_TYPE ABSOLUTE)
 ANALYSIS_THRESH  1.5            # <sigmas> or <threshold> (THRESH_TYPE ABSOLUTE)
@@ -168,6 +168,7 @@ SATUR_LEVEL      50000.0        # level (in ADUs) at which arises saturation
 SATUR_KEY        SATURATE       # keyword for saturation level (in ADUs)
 
 MAG_ZEROPOINT    0.0            # magnitude zero-point
+MAG_GAMMA        4.0            # gamma of emulsion (for photographic scans)
 GAIN             0.0            # detector gain in e-/ADU
 GAIN_KEY         GAIN           # keyword for detector gain in e-/ADU
 PIXEL_SCALE      1.0            # size of pixel in arcsec (0=use FITS WCS info)
@@ -176,6 +177,17 @@ PIXEL_SCALE      1.0            # size of pixel in arcsec (0=use FITS WCS info)
 
 SEEING_FWHM      1.2            # stellar FWHM in arcsec
 STARNNW_NAME     default.nnw    # Neural-Network_Weight table filename (CLASS_STAR)
+
+#------------------------------ ASSOCiation ----------------------------------
+
+ASSOC_NAME       sky.list       # name of the ASCII file to ASSOCiate
+ASSOC_DATA       2,3,4          # columns of the data to replicate (0=all)
+ASSOC_PARAMS     2,3,4          # columns of xpos,ypos[,mag]
+ASSOCCOORD_TYPE  PIXEL          # ASSOC coordinates: PIXEL or WORLD
+ASSOC_RADIUS     2.0            # cross-matching radius (pixels)
+ASSOC_TYPE       NEAREST        # ASSOCiation method: FIRST, NEAREST, MEAN,
+                                # MAG_MEAN, SUM, MAG_SUM, MIN or MAX
+ASSOCSELEC_TYPE  MATCHED        # ASSOC selection type: ALL, MATCHED or -MATCHED
 
 #------------------------------ Background -----------------------------------
 

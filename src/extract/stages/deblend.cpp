@@ -65,9 +65,12 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
   std::vector<float>& thresh = scratch.thresh;
   thresh.assign(nthresh, t0);
   for (int k = 1; k < nthresh; ++k) {
-    thresh[k] = peak > 0
-                    ? static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh))
-                    : t0;
+    if (!(peak > 0))
+      thresh[k] = t0;
+    else if (params.photo)
+      thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
+    else
+      thresh[k] = static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh));
     if (std::isnan(thresh[k])) return plan;  // no pixel above any level: nothing splits
   }
   DeblendTree& tree = scratch.tree;

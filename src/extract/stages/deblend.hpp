@@ -32,6 +32,7 @@ struct DeblendParams {
   // and so is each core's when its moments are taken (SExtractor's variable threshold).
   bool pixel_thresholds = false;
   int width = 0, height = 0;  // image size, for kFlagTruncated
+  bool photo = false;         // DETECT_TYPE PHOTO: levels spaced linearly (refine.c)
 };
 
 // The tree of one detection and what its pixel assignment needs.

@@ -74,10 +74,13 @@ std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int widt
 }
 
 Thresholds detection_thresholds(const Config& config, double rms) {
-  const bool relative = config.thresh_type == ThreshType::Relative;
+  // back.c: THRESH_TYPE's first element for the detection, its second for the analysis.
+  const bool drelative = config.thresh_type == ThreshType::Relative;
+  const bool arelative = config.analysis_thresh_type == ThreshType::Relative;
   Thresholds t;
-  t.detect = static_cast<float>(relative ? config.detect_thresh * rms : config.detect_thresh);
-  t.analysis = static_cast<float>(relative ? config.analysis_thresh * rms : config.analysis_thresh);
+  t.detect = static_cast<float>(drelative ? config.detect_thresh * rms : config.detect_thresh);
+  t.analysis =
+      static_cast<float>(arelative ? config.analysis_thresh * rms : config.analysis_thresh);
   if (!(t.detect > 0)) throw Error("detection threshold is not positive (DETECT_THRESH)");
   if (!(t.analysis > 0)) throw Error("analysis threshold is not positive (ANALYSIS_THRESH)");
   return t;

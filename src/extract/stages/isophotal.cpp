@@ -56,6 +56,7 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   auto measured = [&](const Pixel& p) { return dual ? ctx.measure(p.x, p.y) : p.value; };
   const double dbacknoise2 = dual ? ctx.dbacksig * ctx.dbacksig : backnoise2;
   const bool gainflag = ctx.weighted && ctx.weight_gain;
+  const bool photo = ctx.ngamma != 0.0;
   float peak = -std::numeric_limits<float>::max(), cdpeak = peak;
   double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
   for (const Pixel p : d) {
@@ -66,17 +67,23 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
       r.xpeak = p.x;
       r.ypeak = p.y;
     }
-    double var2 = var;
     if (ctx.weighted) {
       var = p.var;
       thresh = static_cast<float>(threshfac * std::sqrt(var));
       if (thresh < minthresh) minthresh = thresh;
-      var2 = var;
-      if (gainflag && pv > 0.0f && gain > 0.0) var2 += pv / gain * var / backnoise2;
     }
+    // DETECT_TYPE PHOTO: the pixel's flux, a float as examineiso's PIXTYPE; ISOAREA counts
+    // those above the threshold, as SExtractor does.
+    float pix = pv;
+    double var2 = var;
+    if (photo) {
+      pix = static_cast<float>(std::exp(pv / ctx.ngamma));
+      var2 = pix * pix * var;
+    }
+    if (gainflag && pix > 0.0f && gain > 0.0) var2 += pix / gain * var / backnoise2;
     sigtv += var2;
-    if (pv > thresh) ++r.area;
-    tv += pv;
+    if (pix > thresh) ++r.area;
+    tv += pix;
     double err = dbacknoise2;
     if (gain > 0.0 && p.cvalue > 0.0f) err += p.cvalue / gain;
     const double x = p.x - s.mx, y = p.y - s.my;
@@ -96,9 +103,14 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   r.errx2 = emx2;
   r.erry2 = emy2;
   r.errxy = emxy;
-  // fdnpix * dbkg: an int times a float, in float.
-  tv -= static_cast<float>(s.npix) * dbkg;
-  if (!gainflag && gain > 0.0 && tv > 0.0) sigtv += tv / gain;
+  if (photo) {
+    tv = ctx.ngamma * (tv - s.npix * std::exp(dbkg / ctx.ngamma));
+    sigtv /= ctx.ngamma * ctx.ngamma;
+  } else {
+    // fdnpix * dbkg: an int times a float, in float.
+    tv -= static_cast<float>(s.npix) * dbkg;
+    if (!gainflag && gain > 0.0 && tv > 0.0) sigtv += tv / gain;
+  }
   r.flux = static_cast<float>(tv);
   r.fluxvar = static_cast<float>(sigtv);
   peak -= dbkg;

@@ -46,6 +46,7 @@ struct IsoParams {
   // the detection image's), and the detection image's RMS for the position errors.
   ImageView<const float> measure;
   float dbacksig = 0;
+  double ngamma = 0;  // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD)
 };
 
 // `dbkg`: the object's local background (local_background.hpp), 0 for BACKPHOTO_TYPE GLOBAL.

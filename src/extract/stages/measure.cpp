@@ -223,7 +223,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       float own_peak = -std::numeric_limits<float>::max();
       for (const Pixel p : own) own_peak = std::max(own_peak, p.value);
       const float thresh = iso.thresh - iso.dbkg;
-      iso_areas(own, thresh, own_peak - iso.dbkg, &o.iso[i * kNIso]);
+      iso_areas(own, thresh, own_peak - iso.dbkg, &o.iso[i * kNIso], ctx.photo);
       o.iso_thresh[i] = thresh;
     }
     // Windowed measurements, after the growth curve as in SExtractor's analyse.c.

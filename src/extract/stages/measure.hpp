@@ -29,6 +29,7 @@ struct MeasureParams {
   bool compute_win = false;        // windowed measurements (measure_windowed.hpp)
   bool compute_iso = false;        // ISO0..ISO7 (measure_class_star.hpp)
   bool compute_isocor = false;     // FLUX_ISOCOR (measure_best.hpp)
+  bool photo = false;              // DETECT_TYPE PHOTO: linear ISO0..ISO7 thresholds
   AutoParams autoparams;           // PHOT_AUTOPARAMS, PHOT_AUTOAPERS
   LineBuffer buffer;               // the rows SExtractor held when it measured each object
   ImageView<const float> measure;  // dual-image mode: the measurement image (ISO0..ISO7)

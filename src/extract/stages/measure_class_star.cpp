@@ -9,12 +9,15 @@
 
 namespace celeris::extract {
 
-void iso_areas(const ObjectView& pixels, float thresh, float peak, int32_t out[kNIso]) {
+void iso_areas(const ObjectView& pixels, float thresh, float peak, int32_t out[kNIso], bool photo) {
   float threshs[kNIso];
   for (int i = 0; i < kNIso; ++i)
-    threshs[i] = (peak > 0.0f && thresh > 0.0f)
-                     ? static_cast<float>(thresh * std::pow(peak / thresh, double(i) / kNIso))
-                     : 0.0f;
+    if (photo)  // DETECT_TYPE PHOTO: linear steps, in float (analyse.c)
+      threshs[i] = thresh + (peak - thresh) * static_cast<float>(i) / kNIso;
+    else
+      threshs[i] = (peak > 0.0f && thresh > 0.0f)
+                       ? static_cast<float>(thresh * std::pow(peak / thresh, double(i) / kNIso))
+                       : 0.0f;
   for (int i = 0; i < kNIso; ++i) out[i] = 0;
   for (const Pixel p : pixels)
     for (int i = 0; i < kNIso && p.value > threshs[i]; ++i) ++out[i];

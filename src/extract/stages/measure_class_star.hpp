@@ -16,8 +16,10 @@ constexpr int kNIso = 8;  // SExtractor's NISO
 
 // Areas above 8 thresholds spaced geometrically from `thresh` to `peak` (the object's analysis
 // threshold and peak, both less its local background), counted on the pixel values; all
-// thresholds 0 when peak or thresh is not positive. As SExtractor, in float.
-void iso_areas(const ObjectView& pixels, float thresh, float peak, int32_t out[kNIso]);
+// thresholds 0 when peak or thresh is not positive; spaced linearly with DETECT_TYPE PHOTO
+// (`photo`). As SExtractor, in float.
+void iso_areas(const ObjectView& pixels, float thresh, float peak, int32_t out[kNIso],
+               bool photo = false);
 
 // A multi-layer perceptron with sigmoid units, as SExtractor's neurro.c.
 class StarNetwork {

@@ -49,6 +49,10 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
   // With weights each pixel's variance enters the errors, and WEIGHT_GAIN scales the Poisson
   // term by variance / global variance (winpos.c gainflag).
   const bool gainflag = f.weighted() && f.weight_gain;
+  // DETECT_TYPE PHOTO (winpos.c): the pixel's flux expf(pixel x 1/ngamma), 1/ngamma a float; no
+  // background term; the error var x locpix x flux / ngamma^2 without the gain term.
+  const bool photo = f.ngamma != 0.0;
+  const float invngamma = photo ? static_cast<float>(1.0 / f.ngamma) : 0.0f;
   // Window sigma from the half-light radius ("from half-FWHM to sigma"); float, as SExtractor.
   const float sig = static_cast<float>(start.hl_radius * 2.0 / 2.35);
   const float invtwosig2 = static_cast<float>(1.0 / (2.0 * sig * sig));
@@ -108,6 +112,7 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
             }
           }
         }
+        if (photo) pix = std::exp(static_cast<float>(pix * invngamma));  // expf
         const double locpix = locarea * pix;
         tv += locpix;
         dx = static_cast<float>(x - mx);
@@ -115,7 +120,9 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
         dxpos += locpix * dx;
         dypos += locpix * dy;
         double err = var;
-        if (invgain > 0.0 && pix > 0.0)
+        if (photo)
+          err *= locpix * pix * invngamma * invngamma;
+        else if (invgain > 0.0 && pix > 0.0)
           err += gainflag ? pix * invgain * var / backnoise2 : pix * invgain;
         const double err2 = locarea * locarea * err;
         esum += err2;

@@ -34,6 +34,8 @@ struct PhotometryField {
   // Dual-image mode: the detection image less its background, which Kron's radius pass reads.
   ImageView<const float> dvalue;
   ImageView<const float> detection() const { return dvalue.data ? dvalue : value; }
+  // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
+  double ngamma = 0;
 
   bool weighted() const { return var.data != nullptr; }
   // A bad weight: the pixel is treated as a masked one.

@@ -74,6 +74,9 @@ struct View {
   float dwthresh = 0.0f;
   // Dual-image mode: the detection image less its background, which Kron's radius pass reads.
   const float* dvalue = nullptr;
+  // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
+  // The host's only: --device cuda is refused with PHOTO (the device's exp is not glibc's).
+  double ngamma = 0;
 
   CELERIS_HD int64_t at(int x, int y) const { return int64_t(y) * width + x; }
   CELERIS_HD const float* detection() const { return dvalue ? dvalue : value; }
@@ -223,6 +226,8 @@ CELERIS_HD inline FluxResult aperture_flux(const View& f, const ApertureShape& s
                to_int(s.my - raper + 0.499999), to_int(s.my + raper + 1.499999), w, h, s, flags);
   const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
   const bool gainflag = f.weighted() && f.weight_gain;
+  const bool photo = f.ngamma != 0.0;
+  const float ngamma = static_cast<float>(f.ngamma);
   double tv = 0, sigtv = 0, area = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
     for (int x = b.xmin; x < b.xmax; ++x) {
@@ -243,13 +248,23 @@ CELERIS_HD inline FluxResult aperture_flux(const View& f, const ApertureShape& s
       }
       area += locarea;
       double var = backnoise2;
-      const double pix = rd.read(x, y, var);
-      sigtv += var * locarea;
+      double pix = rd.read(x, y, var);
+      if (photo) {  // photom.c: ngamma is a float there, pix a double
+        pix = exp(pix / static_cast<double>(ngamma));
+        sigtv += var * locarea * pix * pix;
+      } else {
+        sigtv += var * locarea;
+      }
       tv += locarea * pix;
       if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
     }
-  tv -= area * s.dbkg;
-  if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  if (photo) {
+    tv = ngamma * (tv - area * exp(static_cast<double>(s.dbkg / ngamma)));
+    sigtv /= ngamma * ngamma;
+  } else {
+    tv -= area * s.dbkg;
+    if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  }
   return {tv, sqrt(sigtv)};
 }
 
@@ -297,6 +312,8 @@ CELERIS_HD inline AutoResult auto_flux(const View& f, const ApertureShape& s, co
                rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
   const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
   const bool gainflag = f.weighted() && f.weight_gain;
+  const bool photo = f.ngamma != 0.0;
+  const float ngamma = static_cast<float>(f.ngamma);
   double tv = 0, sigtv = 0;
   area = areab = 0;
   for (int y = b.ymin; y < b.ymax; ++y)
@@ -306,14 +323,24 @@ CELERIS_HD inline AutoResult auto_flux(const View& f, const ApertureShape& s, co
       ++area;
       double var = backnoise2;
       if (rd.bad(x, y)) ++areab;
-      const double pix = rd.read(x, y, var);
-      sigtv += var;
+      double pix = rd.read(x, y, var);
+      if (photo) {  // photom.c: pix and ngamma are floats there
+        pix = static_cast<float>(exp(static_cast<double>(static_cast<float>(pix) / ngamma)));
+        sigtv += var * pix * pix;
+      } else {
+        sigtv += var;
+      }
       tv += pix;
       if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
     }
   if (static_cast<float>(areab) > kCrowdThreshold * area) flags |= kNeighbours;
-  tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
-  if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  if (photo) {
+    tv = ngamma * (tv - area * exp(static_cast<double>(s.dbkg / ngamma)));
+    sigtv /= ngamma * ngamma;
+  } else {
+    tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
+    if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
+  }
   out.flux = tv;
   out.fluxerr = sqrt(sigtv);
   out.kron_radius = tv > 0 ? kron : 0.0f;
@@ -336,6 +363,9 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
   const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;
   const double scale = 1.0 / kAperOversamp, scale2 = scale * scale, offset = 0.5 * (scale - 1.0);
   double growth[kGrowthNStep] = {0};
+  // DETECT_TYPE PHOTO: growth.c takes exp(pixel / ngamma) less exp(dbkg / ngamma) (a float).
+  const bool photo = f.ngamma != 0.0;
+  const float pdbkg = photo ? static_cast<float>(exp(s.dbkg / f.ngamma)) : 0.0f;
   // fmod(r, step) is below prevbinmargin or above nextbinmargin for every r when the margins
   // overlap (step <= 1.5 px, i.e. rlim <= 96 px), which is the common case.
   const bool always_oversample = !(prevbinmargin <= nextbinmargin);
@@ -368,7 +398,8 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
         double dx = x - mx, dy = y - my;
         const double r2 = dx * dx + dy * dy;
         if (r2 >= rout2 || r2 < rin2) continue;
-        const double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value[f.at(x, y)];
+        double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value[f.at(x, y)];
+        if (photo) pix = exp(pix / f.ngamma) - pdbkg;  // growth.c: ngamma a double
         const double r = sqrt(r2);
         // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel
         // is, and fmod (a slow libm call) is not needed to know it.
