@@ -3,9 +3,12 @@
 compare the catalogs object by object (compare_catalogs.py, the extraction issue's acceptance).
 
 usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--set-cards K=V,K=V]
-                 [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
+                 [--crop Y0:Y1,X0:X1] [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
                  [-- extra -KEY VALUE ...]
---params adds catalog parameters to the compared list (VIGNET(w,h) keeps its comma);
+--crop runs both tools on rows Y0:Y1 and columns X0:X1 (numpy slices, 0-based) of the image's
+first image HDU, written with its header (CRPIX moved with the crop; needs astropy).
+--params adds catalog parameters to the compared list (VIGNET(w,h) keeps its comma; FLUX_APER(5)
+replaces the listed FLUX_APER(2));
 --col-tol NAME=TOL also requires the median relative difference of column NAME <= TOL
 (compare_catalogs.py). --flag-maps N writes N
 flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
@@ -71,6 +74,11 @@ def main():
             except ValueError:
                 cards[key] = value
         del argv[k:k + 2]
+    crop = None
+    if "--crop" in argv:
+        k = argv.index("--crop")
+        crop = [tuple(int(v) for v in part.split(":")) for part in argv[k + 1].split(",")]
+        del argv[k:k + 2]
     rows_frac = []  # --rows-frac F: the fraction of identical rows required (default 0.99)
     if "--rows-frac" in argv:
         k = argv.index("--rows-frac")
@@ -79,8 +87,16 @@ def main():
     params = PARAMS
     if "--params" in argv:
         k = argv.index("--params")
-        # Commas inside parentheses belong to the parameter: VIGNET(w,h).
-        params += "".join(p + "\n" for p in re.split(r",(?![^(]*\))", argv[k + 1]))
+        # Commas inside parentheses belong to the parameter: VIGNET(w,h). One already listed with
+        # another vector size (FLUX_APER(5)) replaces it: SExtractor would keep only the last.
+        lines = params.splitlines()
+        for p in re.split(r",(?![^(]*\))", argv[k + 1]):
+            same = [i for i, q in enumerate(lines) if q.split("(")[0] == p.split("(")[0]]
+            if same:
+                lines[same[0]] = p
+            else:
+                lines.append(p)
+        params = "".join(q + "\n" for q in lines)
         del argv[k:k + 2]
     col_tols = []
     while "--col-tol" in argv:
@@ -130,6 +146,24 @@ def main():
                 stem += "-with-" + "-".join(cards)
             image = os.path.join(work, stem + ".fits")
             hdus.writeto(image, overwrite=True)
+    if crop:
+        try:
+            import numpy as np
+            from astropy.io import fits
+        except ImportError:
+            print("astropy not installed: skipped")
+            return 77
+        (y0, y1), (x0, x1) = crop
+        with fits.open(image) as hdus:
+            hdu = next(h for h in hdus if h.data is not None)
+            header = hdu.header.copy()
+            for key, shift in (("CRPIX1", x0), ("CRPIX2", y0)):
+                if key in header:
+                    header[key] -= shift
+            stem = os.path.basename(image).replace(".fits", "") + f"-crop-{y0}-{y1}-{x0}-{x1}"
+            label += f"[{y0}:{y1}, {x0}:{x1}]"
+            image = os.path.join(work, stem + ".fits")
+            fits.writeto(image, hdu.data[y0:y1, x0:x1].astype(np.float32), header, overwrite=True)
     if n_flag_maps:
         try:
             import numpy as np

@@ -162,6 +162,41 @@ foreach(name nan saturated)
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
 
+# Apertures far larger than the objects (5 to 500 px) with MASK_TYPE CORRECT and BLANK on frames
+# that fit in SExtractor's line buffer: the objects whose apertures reach row 0 are written out at
+# the end of the last line, before the blanker has reached the last row, and see its detected
+# pixels unblanked (sextractor/scan_order.hpp, WriteOutSchedule). Those objects lie below row
+# 251 (CLEAN margin of a 500 px aperture), so the frames are 400 rows high for their apertures to
+# reach the last row: the HorseHead crop of extract.parity.mef (15 of its 100 objects differed
+# when they were measured after the blanking) and sim:border's upper 400 rows (stars on its last
+# row; 14 of 165 differed).
+foreach(mask CORRECT BLANK)
+  foreach(variant "HorseHead_crop;${CELERIS_TEST_DATA}/images/HorseHead.fits;--crop;400:800,300:800"
+                  "sim_border_crop;sim:border;--crop;112:512,0:512")
+    list(POP_FRONT variant name case)
+    string(TOLOWER ${mask} m)
+    add_test(NAME extract.parity.${name}_large_apertures_${m}
+             COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                     $<TARGET_FILE:celeris_cli> ${case}
+                     ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_large_apertures_${m} --rows-frac 1.0
+                     ${variant} --params "FLUX_APER(5),FLUXERR_APER(5),FLUX_GROWTH(64),FLUX_GROWTHSTEP"
+                     -- -PHOT_APERTURES 5,100,260,400,500 -MASK_TYPE ${mask})
+    set_tests_properties(extract.parity.${name}_large_apertures_${m} PROPERTIES
+                         LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  endforeach()
+endforeach()
+# The same on the whole HorseHead with a generated MAP_WEIGHT map: an object written out at the
+# end of the last line sees the pixels that the merges of the objects touching the last row give
+# back still blanked (one row differed before).
+add_test(NAME extract.parity.weights_HorseHead_map_weight_large_apertures
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_parity.py
+                 $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/HorseHead.fits
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/weights_HorseHead_map_weight_large_apertures
+                 MAP_WEIGHT --rows-frac 1.0 --params "FLUX_APER(5),FLUXERR_APER(5)"
+                 -- -PHOT_APERTURES 5,100,260,400,500 -MASK_TYPE CORRECT)
+set_tests_properties(extract.parity.weights_HorseHead_map_weight_large_apertures PROPERTIES
+                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+
 # A multi-extension file (every image extension into one catalog, as SExtractor): source-extractor's
 # catalogs byte for byte (ASCII_HEAD) and table by table (FITS_LDAC pairs, FITS_1.0 tables).
 add_test(NAME extract.parity.mef

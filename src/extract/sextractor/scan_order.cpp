@@ -16,6 +16,7 @@ LineBuffer LineBuffer::of(const Config& config, int height) {
   b.rows = std::max(config.memory_bufsize + local_margin, config.filter ? config.filter_height : 1);
   b.margin = std::max(1 + local_margin, config.filter ? (config.filter_height - 1) / 2 + 1 : 1);
   b.blank_lag = config.filter ? config.filter_height / 2 + 1 : 0;
+  b.filter_rows = config.filter ? config.filter_height : 1;
   return b;
 }
 
@@ -43,6 +44,10 @@ WriteOutSchedule::WriteOutSchedule(const LineBuffer& buffer) {
   one_strip_ = sh >= buffer.height;
   next_ = one_strip_ ? buffer.height : sh - margin_;
   last_ = one_strip_ ? buffer.height : buffer.height - margin_ - 1;
+  // SExtractor's event comes when the scan line wraps round to the buffer's first line; a
+  // buffer stretched to a filter taller than the image never wraps, and every object is then
+  // written out after the scan.
+  if (one_strip_ && buffer.filter_rows > buffer.height) last_ = next_ - 1;
 }
 
 Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,

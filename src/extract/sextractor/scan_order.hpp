@@ -30,6 +30,8 @@ struct LineBuffer {
   int rows = 1024;    // lines held: MEMORY_BUFSIZE (+ the LOCAL margin), at least the filter height
   int margin = 1;     // lines read ahead of the scan line
   int blank_lag = 0;  // rows the blanker runs behind the scan line (filter half-height + 1)
+  int filter_rows = 1;  // the filter's height (1 without one): the buffer holds at least as many
+                        // lines, even more than the image has
 
   static LineBuffer of(const Config& config, int height);
   bool holds_whole_image() const { return rows >= height; }
@@ -45,21 +47,21 @@ struct LineBuffer {
 };
 
 // Scan lines at which SExtractor writes objects out because the buffer moves on: after each
-// line from rows - margin on (once, after the last line, when the whole image fits). Cleaning
-// drives it, since the objects written out are those of its list.
+// line from rows - margin on. When the whole image fits (a buffer of exactly `height` lines),
+// once, at the end of the last line (now = height): before the blanker's last blank_lag - 1
+// rows, which it blanks only after the scan, so that the objects then leaving (those whose
+// apertures reach row 0) see those rows unblanked. Cleaning drives it, since the objects
+// written out are those of its list.
 class WriteOutSchedule {
  public:
   explicit WriteOutSchedule(const LineBuffer& buffer);
   // For each event at the end of a scan line before `line`, in order, calls
   // write(now, ymin): the objects whose apertures reach no higher than row ymin leave, numbered
-  // at scan line `now` (INT64_MAX: after the scan).
+  // and measured at scan line `now`.
   template <class Write>
   void events_before(int64_t line, Write&& write) {
-    for (; next_ <= last_ && next_ <= line; ++next_) {
-      const int64_t now = one_strip_ ? std::numeric_limits<int64_t>::max() : next_;
-      const int64_t ymin = one_strip_ ? 0 : next_ - (rows_ - margin_);
-      write(now, ymin);
-    }
+    for (; next_ <= last_ && next_ <= line; ++next_)
+      write(next_, one_strip_ ? 0 : next_ - (rows_ - margin_));
   }
 
  private:

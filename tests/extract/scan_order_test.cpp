@@ -1,0 +1,88 @@
+// SExtractor's timeline at the end of the scan (sextractor/scan_order.hpp), against the order of
+// events read off scan.c: when the whole image fits in the line buffer, the objects whose
+// apertures reach row 0 are written out at the end of the last line, while the blanker (blank_lag
+// rows behind) has not yet blanked the last blank_lag - 1 rows, and before the objects touching
+// the last row are completed and cleaned (the pixels those merges give back are still blanked).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "celeris/extract.hpp"
+#include "extract/sextractor/scan_order.hpp"
+
+using namespace celeris::extract;
+
+namespace {
+
+constexpr int64_t kAfterScan = std::numeric_limits<int64_t>::max();
+
+std::vector<std::pair<int64_t, int64_t>> events(WriteOutSchedule& s, int64_t before) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  s.events_before(before, [&](int64_t now, int64_t ymin) { out.emplace_back(now, ymin); });
+  return out;
+}
+
+Config with_filter(int height) {
+  Config c;
+  c.filter = true;
+  c.filter_width = c.filter_height = height;
+  return c;
+}
+
+}  // namespace
+
+TEST(WriteOutSchedule, WholeImageWritesOutAtTheEndOfItsLastLine) {
+  const LineBuffer b = LineBuffer::of(with_filter(3), 400);
+  ASSERT_TRUE(b.holds_whole_image());
+  WriteOutSchedule s(b);
+  EXPECT_TRUE(events(s, 399).empty());  // objects completed on line 399 join the list first
+  const auto e = events(s, 400);        // ... then the buffer wraps round: scan line 400
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].first, 400);  // not after the scan: the last rows are not blanked yet
+  EXPECT_EQ(e[0].second, 0);
+  EXPECT_TRUE(events(s, kAfterScan).empty());
+}
+
+TEST(WriteOutSchedule, FilterTallerThanTheImageNeverWraps) {
+  // The buffer is stretched to the 5-line filter, taller than the 4-row image: no event, every
+  // object is written out after the scan.
+  WriteOutSchedule s(LineBuffer::of(with_filter(5), 4));
+  EXPECT_TRUE(events(s, kAfterScan).empty());
+  WriteOutSchedule fits(LineBuffer::of(with_filter(5), 5));
+  EXPECT_EQ(events(fits, kAfterScan), (std::vector<std::pair<int64_t, int64_t>>{{5, 0}}));
+}
+
+TEST(WriteOutSchedule, TallImageEventsFollowTheBuffer) {
+  Config c = with_filter(3);
+  c.memory_bufsize = 100;
+  WriteOutSchedule s(LineBuffer::of(c, 250));  // 100 lines held, 2 read ahead
+  const auto e = events(s, kAfterScan);
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e.front(), (std::pair<int64_t, int64_t>{98, 0}));
+  EXPECT_EQ(e.back(), (std::pair<int64_t, int64_t>{247, 149}));
+  EXPECT_EQ(e.size(), 150u);
+}
+
+TEST(BlankingView, LastRowsUnblankedAtTheEndOfTheLastLine) {
+  // A 1-column, 4-row image, every pixel detected and owned by no object; 3x3 filter: the
+  // blanker runs 2 rows behind the scan.
+  const int32_t code[4] = {-1, -1, -1, -1};
+  const BlankingView v{code, 1, 3 / 2 + 1};
+  EXPECT_TRUE(v.blanked(0, 2, 1, 4));   // row 2 blanked at the end of line 3 (scan line 4)
+  EXPECT_FALSE(v.blanked(0, 3, 1, 4));  // the last row only after the scan
+  EXPECT_TRUE(v.blanked(0, 3, 1, kAfterScan));
+}
+
+TEST(BlankingView, GivenBackAfterTheWriteOutsOfItsLine) {
+  // Given back by a merge on scan line 4 (code -(4 + 2)): the write-outs at scan line 4 come
+  // first and still see it blanked; from scan line 5 on it is back.
+  const int32_t code[4] = {-6, -6, -6, -1};
+  const BlankingView v{code, 1, 2};
+  EXPECT_TRUE(v.blanked(0, 1, 1, 4));
+  EXPECT_FALSE(v.blanked(0, 1, 1, 5));
+  EXPECT_FALSE(v.blanked(0, 1, 1, kAfterScan));
+  EXPECT_FALSE(v.blanked(0, 2, 1, 3));  // the blanker had not reached row 2 on line 3
+}
