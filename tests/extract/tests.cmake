@@ -94,7 +94,7 @@ set(CELERIS_WIN_PARAMS
 # windowed error ellipse coefficients ride along (measure_world_shape.hpp, parameters.cpp).
 set(CELERIS_WIN_EXTRA
   ERRCXXWIN_IMAGE,ERRCYYWIN_IMAGE,ERRCXYWIN_IMAGE,POLAR_IMAGE,POLARWIN_IMAGE)
-foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_J2000,XPEAK_WORLD,YPEAK_WORLD,ALPHAPEAK_SKY,DELTAPEAK_SKY,ALPHAPEAK_J2000,DELTAPEAK_J2000,ALPHA_SKY,DELTA_SKY,ALPHAWIN_SKY,DELTAWIN_SKY"
+foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_J2000,XPEAK_WORLD,YPEAK_WORLD,ALPHAPEAK_SKY,DELTAPEAK_SKY,ALPHAPEAK_J2000,DELTAPEAK_J2000,ALPHA_SKY,DELTA_SKY,ALPHAWIN_SKY,DELTAWIN_SKY,X_FOCAL,Y_FOCAL,XPEAK_FOCAL,YPEAK_FOCAL,XWIN_FOCAL,YWIN_FOCAL,X_MAMA,Y_MAMA"
                 "sim_strips;sim:strips;"
                 "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;")
   list(GET variant 0 name)
@@ -109,6 +109,16 @@ foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_
   set_tests_properties(extract.parity.${name}_windowed PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# A real frame with a CDELT/CROTA2 TAN WCS (2MASS J, 4311 objects): the peak, windowed and
+# barycentre positions through the WCS (world, native, J2000, focal plane, MAMA), every row
+# identical (the Jacobian columns are checked above on simulations).
+add_test(NAME extract.parity.gc_2mass_j_positions
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                 $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/gc_2mass_j.fits
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/gc_2mass_j_positions --rows-frac 1.0
+                 --params X_WORLD,ALPHA_J2000,XWIN_IMAGE,YWIN_IMAGE,FLAGS_WIN,XPEAK_WORLD,YPEAK_WORLD,ALPHAPEAK_J2000,DELTAPEAK_J2000,ALPHAPEAK_SKY,DELTAPEAK_SKY,ALPHA_SKY,DELTA_SKY,ALPHAWIN_SKY,DELTAWIN_SKY,X_FOCAL,Y_FOCAL,XPEAK_FOCAL,YPEAK_FOCAL,XWIN_FOCAL,YWIN_FOCAL,X_MAMA,Y_MAMA,POLAR_IMAGE,POLARWIN_IMAGE,ERRCXXWIN_IMAGE,ERRCYYWIN_IMAGE,ERRCXYWIN_IMAGE)
+set_tests_properties(extract.parity.gc_2mass_j_positions PROPERTIES
+                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 # Where FLAGS_WIN reverts to the isophotal values (12 objects of M6707HH), SExtractor copies
 # POLAR_IMAGE and ERRC*_IMAGE, which it computes only when they are in the catalog: without
 # them, its POLARWIN_IMAGE and ERRC*WIN_IMAGE are 0 there (the case above has them).

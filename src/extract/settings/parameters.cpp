@@ -251,6 +251,22 @@ const std::vector<ParamSpec>& parameter_table() {
        true},
       {"ERRTHETA_SKY", "deg", "Native error ellipse pos. angle (east of north)", CT::Float32,
        "%6.2f", false, true},
+      {"X_FOCAL", "", "Barycenter position along focal-plane x axis", CT::Float64, "%18.10e", false,
+       true},
+      {"Y_FOCAL", "", "Barycenter position along focal-plane y axis", CT::Float64, "%18.10e", false,
+       true},
+      {"XPEAK_FOCAL", "", "Focal-plane x coordinate of the brightest pixel", CT::Float64, "%18.10e",
+       false, true},
+      {"YPEAK_FOCAL", "", "Focal-plane y coordinate of the brightest pixel", CT::Float64, "%18.10e",
+       false, true},
+      {"XWIN_FOCAL", "", "Windowed position along focal-plane x axis", CT::Float64, "%18.10e",
+       false, true},
+      {"YWIN_FOCAL", "", "Windowed position along focal-plane y axis", CT::Float64, "%18.10e",
+       false, true},
+      {"X_MAMA", "m**(-6)", "Barycenter position along MAMA x axis", CT::Float64, "%8.1f", false,
+       true},
+      {"Y_MAMA", "m**(-6)", "Barycenter position along MAMA y axis", CT::Float64, "%8.1f", false,
+       true},
       {"POLAR_IMAGE", "", "(A_IMAGE^2 - B_IMAGE^2)/(A_IMAGE^2 + B_IMAGE^2)", CT::Float32, "%7.5f",
        false, false},
       {"POLAR_WORLD", "", "(A_WORLD^2 - B_WORLD^2)/(A_WORLD^2 + B_WORLD^2)", CT::Float32, "%7.5f",
@@ -600,6 +616,10 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     const double mx2 = o.x2win[i], my2 = o.y2win[i], mxy = o.xywin[i], d = mx2 - my2;
     return std::sqrt(0.25 * d * d + mxy * mxy) / (0.5 * (mx2 + my2));
   };
+  auto mama = [&](size_t i) {
+    const auto [lng, lat] = wcs->pixel_to_world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);
+    return std::pair<double, double>(lat * (3.3e-5 + 1.0), lng * (3.3e-5 + 1.0));
+  };
   using Getter = std::function<double(size_t, int)>;
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
   const std::map<std::string, Getter> getters = {
@@ -736,6 +756,26 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"DELTAWIN_SKY", [&](size_t i, int) { return yww[i]; }},
       {"THETA_SKY", [&](size_t i, int) { return double(ws[i].theta_sky); }},
       {"ERRTHETA_SKY", [&](size_t i, int) { return double(we[i].theta_sky); }},
+      // Focal-plane (intermediate) coordinates, SExtractor's raw_to_red.
+      {"X_FOCAL", [&](size_t i, int) { return wcs->pixel_to_focal(o.x[i] + 1, o.y[i] + 1).first; }},
+      {"Y_FOCAL",
+       [&](size_t i, int) { return wcs->pixel_to_focal(o.x[i] + 1, o.y[i] + 1).second; }},
+      {"XPEAK_FOCAL",
+       [&](size_t i, int) {
+         return wcs->pixel_to_focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).first;
+       }},
+      {"YPEAK_FOCAL",
+       [&](size_t i, int) {
+         return wcs->pixel_to_focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).second;
+       }},
+      {"XWIN_FOCAL",
+       [&](size_t i, int) { return wcs->pixel_to_focal(o.xwin[i] + 1, o.ywin[i] + 1).first; }},
+      {"YWIN_FOCAL",
+       [&](size_t i, int) { return wcs->pixel_to_focal(o.xwin[i] + 1, o.ywin[i] + 1).second; }},
+      // SExtractor's coordinates for the MAMA plate scanner (astrom.c): the world coordinates
+      // half a pixel down-left, swapped and scaled by 1 + MAMA_CORFLEX (3.3e-5).
+      {"X_MAMA", [&](size_t i, int) { return mama(i).first; }},
+      {"Y_MAMA", [&](size_t i, int) { return mama(i).second; }},
       {"POLAR_IMAGE", [&](size_t i, int) { return polar(float(o.a[i]), float(o.b[i])); }},
       {"POLAR_WORLD", [&](size_t i, int) { return double(ws[i].polar); }},
       {"POLARWIN_IMAGE", [&](size_t i, int) { return polarwin(i); }},

@@ -97,7 +97,8 @@ bool uses_world_jacobian(const std::string& n) {
 }
 
 bool needs_longitude_first(const std::string& n) {
-  return uses_world_jacobian(n) || (n.size() > 4 && n.compare(n.size() - 4, 4, "_SKY") == 0);
+  return uses_world_jacobian(n) || (n.size() > 4 && n.compare(n.size() - 4, 4, "_SKY") == 0) ||
+         n == "X_MAMA" || n == "Y_MAMA";
 }
 
 bool uses_j2000_rotation(const std::string& n) {

@@ -45,8 +45,8 @@ double dtheta_j2000(double alpha2000, double delta2000);
 // J2000 frame): run.cpp refuses other frames for them, parameters.cpp computes them.
 bool uses_world_jacobian(const std::string& name);
 bool uses_j2000_rotation(const std::string& name);
-// Those that also need the longitude on the first pixel axis: the Jacobian ones and the native
-// (_SKY) coordinates and angles.
+// Those that also need the longitude on the first pixel axis: the Jacobian ones, the native
+// (_SKY) coordinates and angles, X_MAMA/Y_MAMA (SExtractor's axis order).
 bool needs_longitude_first(const std::string& name);
 
 // SExtractor's fold of an angle into [-90, 90].
