@@ -23,6 +23,10 @@ class Wcs {
   // ecliptic systems when the header uses those.
   std::pair<double, double> pixel_to_j2000(double x, double y) const;
   std::pair<double, double> world_to_pixel(double lon, double lat) const;
+  // Intermediate ("focal-plane") coordinates of the first two axes, in axis order: the linear
+  // part only, CDELT_i PC_ij (p_j - CRPIX_j) summed over j in order, as SExtractor's raw_to_red
+  // (X_FOCAL, Y_FOCAL), without the distortions wcslib would apply.
+  std::pair<double, double> pixel_to_focal(double x, double y) const;
 
   enum class System { Equatorial, Galactic, Ecliptic, Other };
   System system() const { return system_; }

@@ -125,6 +125,18 @@ std::pair<double, double> Wcs::pixel_to_j2000(double x, double y) const {
   return {lon, lat};
 }
 
+std::pair<double, double> Wcs::pixel_to_focal(double x, double y) const {
+  const wcsprm* w = wcs_.get();
+  const int n = w->naxis;
+  const double pix[2] = {x, y};
+  double out[2] = {0.0, 0.0};
+  for (int j = 0; j < 2; ++j) {
+    const double t = pix[j] - w->crpix[j];
+    for (int i = 0; i < 2; ++i) out[i] += w->cdelt[i] * w->pc[i * n + j] * t;
+  }
+  return {out[0], out[1]};
+}
+
 std::pair<double, double> Wcs::world_to_pixel(double lon, double lat) const {
   const int naxis = wcs_->naxis;
   std::vector<double> world(naxis, 0.0), img(naxis), pix(naxis);

@@ -18,6 +18,7 @@
 #include "extract/stages/assoc.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
+#include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {
 
@@ -193,15 +194,13 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
   // --- hook: world shapes (measure_world_shape.hpp). Their Jacobian takes longitude along the
-  // first pixel axis; THETA_J2000 needs an equatorial J2000 frame (SExtractor's rotation to
-  // J2000 is then 0).
+  // first pixel axis, as do the native (_SKY) columns; the THETA*_J2000 angles need an
+  // equatorial J2000 frame (SExtractor's rotation to J2000 is then 0 up to rounding).
   if (wcs)
     for (const auto& p : plan.params) {
       const std::string n = p.spec->name, ctype1 = img.header.value_string("CTYPE1").value_or("");
-      const bool shape = p.spec->needs_wcs && n.find("WIN") == std::string::npos &&
-                         n.find("WORLD") != std::string::npos && n != "X_WORLD" && n != "Y_WORLD";
-      const bool j2000 = n == "THETA_J2000" || n == "ERRTHETA_J2000";
-      if ((shape || j2000) &&
+      const bool j2000 = uses_j2000_rotation(n);
+      if (needs_longitude_first(n) &&
           (ctype1.rfind("DEC", 0) == 0 || ctype1.find("LAT") != std::string::npos))
         throw Error(n + ": images whose first axis is the latitude (CTYPE1 " + ctype1 +
                     ") are not supported yet");

@@ -90,7 +90,11 @@ endforeach()
 # coordinates (celeris's sky coordinates of HorseHead-like plate solutions differ, see docs).
 set(CELERIS_WIN_PARAMS
   XWIN_IMAGE,YWIN_IMAGE,ERRX2WIN_IMAGE,ERRY2WIN_IMAGE,ERRXYWIN_IMAGE,AWIN_IMAGE,BWIN_IMAGE,THETAWIN_IMAGE,ERRAWIN_IMAGE,ERRBWIN_IMAGE,ERRTHETAWIN_IMAGE,X2WIN_IMAGE,Y2WIN_IMAGE,XYWIN_IMAGE,CXXWIN_IMAGE,CYYWIN_IMAGE,CXYWIN_IMAGE,FLAGS_WIN,NITER_WIN,FLUX_WIN,FLUXERR_WIN,MAG_WIN,SNR_WIN,ERRX2_IMAGE,ERRY2_IMAGE,ERRXY_IMAGE,ERRA_IMAGE,ERRB_IMAGE,ERRTHETA_IMAGE,ERRCXX_IMAGE,ERRCYY_IMAGE,ERRCXY_IMAGE)
-foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_J2000"
+# The peak pixel and the native (_SKY) coordinates through the WCS, the "polarisations" and the
+# windowed error ellipse coefficients ride along (measure_world_shape.hpp, parameters.cpp).
+set(CELERIS_WIN_EXTRA
+  ERRCXXWIN_IMAGE,ERRCYYWIN_IMAGE,ERRCXYWIN_IMAGE,POLAR_IMAGE,POLARWIN_IMAGE)
+foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_J2000,XPEAK_WORLD,YPEAK_WORLD,ALPHAPEAK_SKY,DELTAPEAK_SKY,ALPHAPEAK_J2000,DELTAPEAK_J2000,ALPHA_SKY,DELTA_SKY,ALPHAWIN_SKY,DELTAWIN_SKY,X_FOCAL,Y_FOCAL,XPEAK_FOCAL,YPEAK_FOCAL,XWIN_FOCAL,YWIN_FOCAL,X_MAMA,Y_MAMA"
                 "sim_strips;sim:strips;"
                 "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;")
   list(GET variant 0 name)
@@ -100,11 +104,31 @@ foreach(variant "sim_nan;sim:nan;,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
                    $<TARGET_FILE:celeris_cli> ${case}
                    ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_windowed --rows-frac 1.0
-                   --params ${CELERIS_WIN_PARAMS}${world}
+                   --params ${CELERIS_WIN_PARAMS},${CELERIS_WIN_EXTRA}${world}
                    --col-tol XWIN_IMAGE=1e-4 --col-tol YWIN_IMAGE=1e-4)
   set_tests_properties(extract.parity.${name}_windowed PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# A real frame with a CDELT/CROTA2 TAN WCS (2MASS J, 4311 objects): the peak, windowed and
+# barycentre positions through the WCS (world, native, J2000, focal plane, MAMA), every row
+# identical (the Jacobian columns are checked above on simulations).
+add_test(NAME extract.parity.gc_2mass_j_positions
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                 $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/gc_2mass_j.fits
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/gc_2mass_j_positions --rows-frac 1.0
+                 --params X_WORLD,ALPHA_J2000,XWIN_IMAGE,YWIN_IMAGE,FLAGS_WIN,XPEAK_WORLD,YPEAK_WORLD,ALPHAPEAK_J2000,DELTAPEAK_J2000,ALPHAPEAK_SKY,DELTAPEAK_SKY,ALPHA_SKY,DELTA_SKY,ALPHAWIN_SKY,DELTAWIN_SKY,X_FOCAL,Y_FOCAL,XPEAK_FOCAL,YPEAK_FOCAL,XWIN_FOCAL,YWIN_FOCAL,X_MAMA,Y_MAMA,POLAR_IMAGE,POLARWIN_IMAGE,ERRCXXWIN_IMAGE,ERRCYYWIN_IMAGE,ERRCXYWIN_IMAGE)
+set_tests_properties(extract.parity.gc_2mass_j_positions PROPERTIES
+                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# Where FLAGS_WIN reverts to the isophotal values (12 objects of M6707HH), SExtractor copies
+# POLAR_IMAGE and ERRC*_IMAGE, which it computes only when they are in the catalog: without
+# them, its POLARWIN_IMAGE and ERRC*WIN_IMAGE are 0 there (the case above has them).
+add_test(NAME extract.parity.M6707HH_windowed_reverted
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                 $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/M6707HH.fits
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/M6707HH_windowed_reverted --rows-frac 1.0
+                 --params FLAGS_WIN,POLARWIN_IMAGE,ERRCXXWIN_IMAGE,ERRCYYWIN_IMAGE,ERRCXYWIN_IMAGE)
+set_tests_properties(extract.parity.M6707HH_windowed_reverted PROPERTIES
+                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 # Flag maps (FLAG_IMAGE, FLAG_TYPE, IMAFLAGS_ISO, NIMAFLAGS_ISO; measure_flag_maps.cpp): two
 # generated maps of overlapping flag rectangles over objects and sky, every row identical to
 # SExtractor's, for each FLAG_TYPE (AND reproduces SExtractor's always-0 result).
@@ -145,11 +169,17 @@ endforeach()
 # a TAN WCS: THETA_WORLD, THETA_J2000 and most float columns identical; the finite-difference
 # Jacobian through wcslib differs from SExtractor's own WCS code by ~1e-9 relative (median
 # |dXY_WORLD| 7e-10), hence a median tolerance of 1e-6 instead of identical rows.
+# The windowed moments go through the same transformation, at the same barycentre.
 set(CELERIS_WS_PARAMS
-  X2_WORLD,Y2_WORLD,XY_WORLD,CXX_WORLD,CYY_WORLD,CXY_WORLD,A_WORLD,B_WORLD,THETA_WORLD,THETA_J2000,ERRX2_WORLD,ERRY2_WORLD,ERRXY_WORLD,ERRCXX_WORLD,ERRCYY_WORLD,ERRCXY_WORLD,ERRA_WORLD,ERRB_WORLD,ERRTHETA_WORLD,ERRTHETA_J2000)
+  X2_WORLD,Y2_WORLD,XY_WORLD,CXX_WORLD,CYY_WORLD,CXY_WORLD,A_WORLD,B_WORLD,THETA_WORLD,THETA_J2000,ERRX2_WORLD,ERRY2_WORLD,ERRXY_WORLD,ERRCXX_WORLD,ERRCYY_WORLD,ERRCXY_WORLD,ERRA_WORLD,ERRB_WORLD,ERRTHETA_WORLD,ERRTHETA_J2000,THETA_SKY,ERRTHETA_SKY,POLAR_WORLD,X2WIN_WORLD,Y2WIN_WORLD,XYWIN_WORLD,CXXWIN_WORLD,CYYWIN_WORLD,CXYWIN_WORLD,AWIN_WORLD,BWIN_WORLD,THETAWIN_WORLD,THETAWIN_SKY,THETAWIN_J2000,ERRX2WIN_WORLD,ERRY2WIN_WORLD,ERRXYWIN_WORLD,ERRCXXWIN_WORLD,ERRCYYWIN_WORLD,ERRCXYWIN_WORLD,ERRAWIN_WORLD,ERRBWIN_WORLD,ERRTHETAWIN_WORLD,ERRTHETAWIN_SKY,ERRTHETAWIN_J2000,POLARWIN_WORLD)
 set(CELERIS_WS_TOLS)
 foreach(c X2_WORLD Y2_WORLD XY_WORLD CXX_WORLD CYY_WORLD CXY_WORLD A_WORLD B_WORLD THETA_WORLD
-          THETA_J2000 ERRX2_WORLD ERRY2_WORLD ERRXY_WORLD ERRA_WORLD ERRB_WORLD ERRTHETA_J2000)
+          THETA_J2000 ERRX2_WORLD ERRY2_WORLD ERRXY_WORLD ERRA_WORLD ERRB_WORLD ERRTHETA_J2000
+          THETA_SKY ERRTHETA_SKY POLAR_WORLD X2WIN_WORLD Y2WIN_WORLD XYWIN_WORLD CXXWIN_WORLD
+          CYYWIN_WORLD CXYWIN_WORLD AWIN_WORLD BWIN_WORLD THETAWIN_WORLD THETAWIN_SKY
+          THETAWIN_J2000 ERRX2WIN_WORLD ERRY2WIN_WORLD ERRXYWIN_WORLD ERRCXXWIN_WORLD
+          ERRCYYWIN_WORLD ERRCXYWIN_WORLD ERRAWIN_WORLD ERRBWIN_WORLD ERRTHETAWIN_WORLD
+          ERRTHETAWIN_SKY ERRTHETAWIN_J2000 POLARWIN_WORLD)
   list(APPEND CELERIS_WS_TOLS --col-tol ${c}=1e-6)
 endforeach()
 foreach(name nan saturated)

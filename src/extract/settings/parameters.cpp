@@ -176,6 +176,105 @@ const std::vector<ParamSpec>& parameter_table() {
        false, true},
       {"ERRTHETA_J2000", "deg", "J2000 error ellipse pos. angle (east of north)", CT::Float32,
        "%6.2f", false, true},
+      // --- windowed shapes and position errors in world coordinates, peak and native (_SKY)
+      // coordinates, "polarisations" (measure_world_shape.hpp)
+      {"X2WIN_WORLD", "deg**2", "Windowed variance along X-WORLD (alpha)", CT::Float64, "%18.10e",
+       false, true},
+      {"Y2WIN_WORLD", "deg**2", "Windowed variance along Y-WORLD (delta)", CT::Float64, "%18.10e",
+       false, true},
+      {"XYWIN_WORLD", "deg**2", "Windowed covariance between X-WORLD and Y-WORLD", CT::Float64,
+       "%18.10e", false, true},
+      {"CXXWIN_WORLD", "deg**(-2)", "Windowed Cxx object ellipse parameter (WORLD units)",
+       CT::Float32, "%15.7e", false, true},
+      {"CYYWIN_WORLD", "deg**(-2)", "Windowed Cyy object ellipse parameter (WORLD units)",
+       CT::Float32, "%15.7e", false, true},
+      {"CXYWIN_WORLD", "deg**(-2)", "Windowed Cxy object ellipse parameter (WORLD units)",
+       CT::Float32, "%15.7e", false, true},
+      {"AWIN_WORLD", "deg", "Windowed profile RMS along major axis (world units)", CT::Float32,
+       "%12.7g", false, true},
+      {"BWIN_WORLD", "deg", "Windowed profile RMS along minor axis (world units)", CT::Float32,
+       "%12.7g", false, true},
+      {"THETAWIN_WORLD", "deg", "Windowed position angle (CCW/world-x)", CT::Float32, "%6.2f",
+       false, true},
+      {"THETAWIN_SKY", "deg", "Windowed position angle (east of north) (native)", CT::Float32,
+       "%+6.2f", false, true},
+      {"THETAWIN_J2000", "deg", "Windowed position angle (east of north) (J2000)", CT::Float32,
+       "%+6.2f", false, true},
+      {"ERRX2WIN_WORLD", "deg**2", "Variance of windowed pos along X-WORLD (alpha)", CT::Float64,
+       "%18.10e", false, true},
+      {"ERRY2WIN_WORLD", "deg**2", "Variance of windowed pos along Y-WORLD (delta)", CT::Float64,
+       "%18.10e", false, true},
+      {"ERRXYWIN_WORLD", "deg**2", "Covariance of windowed pos X-WORLD/Y-WORLD", CT::Float64,
+       "%18.10e", false, true},
+      {"ERRCXXWIN_IMAGE", "pixel**(-2)", "Cxx windowed error ellipse parameter", CT::Float32,
+       "%12.7g", false, false},
+      {"ERRCYYWIN_IMAGE", "pixel**(-2)", "Cyy windowed error ellipse parameter", CT::Float32,
+       "%12.7g", false, false},
+      {"ERRCXYWIN_IMAGE", "pixel**(-2)", "Cxy windowed error ellipse parameter", CT::Float32,
+       "%12.7g", false, false},
+      {"ERRCXXWIN_WORLD", "deg**(-2)", "Cxx windowed error ellipse parameter (WORLD units)",
+       CT::Float32, "%12.7g", false, true},
+      {"ERRCYYWIN_WORLD", "deg**(-2)", "Cyy windowed error ellipse parameter (WORLD units)",
+       CT::Float32, "%12.7g", false, true},
+      {"ERRCXYWIN_WORLD", "deg**(-2)", "Cxy windowed error ellipse parameter (WORLD units)",
+       CT::Float32, "%12.7g", false, true},
+      {"ERRAWIN_WORLD", "deg", "World RMS windowed pos error along major axis", CT::Float32,
+       "%12.7g", false, true},
+      {"ERRBWIN_WORLD", "deg", "World RMS windowed pos error along minor axis", CT::Float32,
+       "%12.7g", false, true},
+      {"ERRTHETAWIN_WORLD", "deg", "Windowed error ellipse pos. angle (CCW/world-x)", CT::Float32,
+       "%6.2f", false, true},
+      {"ERRTHETAWIN_SKY", "deg", "Native windowed error ellipse pos. angle (east of north)",
+       CT::Float32, "%6.2f", false, true},
+      {"ERRTHETAWIN_J2000", "deg", "J2000 windowed error ellipse pos. angle (east of north)",
+       CT::Float32, "%6.2f", false, true},
+      {"XPEAK_WORLD", "deg", "World-x coordinate of the brightest pixel", CT::Float64, "%18.10e",
+       false, true},
+      {"YPEAK_WORLD", "deg", "World-y coordinate of the brightest pixel", CT::Float64, "%18.10e",
+       false, true},
+      {"ALPHAPEAK_SKY", "deg", "Right ascension of brightest pix (native)", CT::Float64, "%11.7f",
+       false, true},
+      {"DELTAPEAK_SKY", "deg", "Declination of brightest pix (native)", CT::Float64, "%+11.7f",
+       false, true},
+      {"ALPHAPEAK_J2000", "deg", "Right ascension of brightest pix (J2000)", CT::Float64, "%11.7f",
+       false, true},
+      {"DELTAPEAK_J2000", "deg", "Declination of brightest pix (J2000)", CT::Float64, "%+11.7f",
+       false, true},
+      {"ALPHA_SKY", "deg", "Right ascension of barycenter (native)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTA_SKY", "deg", "Declination of barycenter (native)", CT::Float64, "%+11.7f", false,
+       true},
+      {"ALPHAWIN_SKY", "deg", "Windowed right ascension  (native)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTAWIN_SKY", "deg", "Windowed declination (native)", CT::Float64, "%+11.7f", false, true},
+      {"THETA_SKY", "deg", "Position angle (east of north) (native)", CT::Float32, "%+6.2f", false,
+       true},
+      {"ERRTHETA_SKY", "deg", "Native error ellipse pos. angle (east of north)", CT::Float32,
+       "%6.2f", false, true},
+      {"X_FOCAL", "", "Barycenter position along focal-plane x axis", CT::Float64, "%18.10e", false,
+       true},
+      {"Y_FOCAL", "", "Barycenter position along focal-plane y axis", CT::Float64, "%18.10e", false,
+       true},
+      {"XPEAK_FOCAL", "", "Focal-plane x coordinate of the brightest pixel", CT::Float64, "%18.10e",
+       false, true},
+      {"YPEAK_FOCAL", "", "Focal-plane y coordinate of the brightest pixel", CT::Float64, "%18.10e",
+       false, true},
+      {"XWIN_FOCAL", "", "Windowed position along focal-plane x axis", CT::Float64, "%18.10e",
+       false, true},
+      {"YWIN_FOCAL", "", "Windowed position along focal-plane y axis", CT::Float64, "%18.10e",
+       false, true},
+      {"X_MAMA", "m**(-6)", "Barycenter position along MAMA x axis", CT::Float64, "%8.1f", false,
+       true},
+      {"Y_MAMA", "m**(-6)", "Barycenter position along MAMA y axis", CT::Float64, "%8.1f", false,
+       true},
+      {"POLAR_IMAGE", "", "(A_IMAGE^2 - B_IMAGE^2)/(A_IMAGE^2 + B_IMAGE^2)", CT::Float32, "%7.5f",
+       false, false},
+      {"POLAR_WORLD", "", "(A_WORLD^2 - B_WORLD^2)/(A_WORLD^2 + B_WORLD^2)", CT::Float32, "%7.5f",
+       false, true},
+      {"POLARWIN_IMAGE", "", "(AWIN^2 - BWIN^2)/(AWIN^2 + BWIN^2)", CT::Float32, "%7.5f", false,
+       false},
+      {"POLARWIN_WORLD", "", "(AWIN^2 - BWIN^2)/(AWIN^2 + BWIN^2)", CT::Float32, "%7.5f", false,
+       true},
       // --- corrected isophotal and best fluxes (measure_best.hpp)
       {"FLUX_ISOCOR", "count", "Corrected isophotal flux", CT::Float32, "%12.7g", false, false},
       {"FLUXERR_ISOCOR", "count", "RMS error for corrected isophotal flux", CT::Float32, "%12.7g",
@@ -422,23 +521,47 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       vignet_size = static_cast<size_t>(p.size), vignet_dims = {p.width, p.height};
   }
   const size_t nassoc = n ? o.assoc.size() / n : 0;  // VECTOR_ASSOC elements
-  // World shapes through the local Jacobian at the barycentre, when asked for.
-  std::vector<WorldShape> ws, we;
-  bool want_world_shape = false;
+  // World shapes through the local Jacobian at the barycentre (also for the windowed moments,
+  // as SExtractor), when asked for: isophotal, position error, windowed, windowed error.
+  std::vector<WorldShape> ws, we, wws, wwe;
+  std::vector<double> dtheta;  // SExtractor's dtheta2000 at the barycentre
+  bool want_world_shape = false, want_j2000 = false;
   for (const auto& p : params) {
-    const std::string nm = p.spec->name;
-    want_world_shape |= p.spec->needs_wcs && nm.find("WORLD") != std::string::npos &&
-                        nm.find("WIN") == std::string::npos && nm != "X_WORLD" && nm != "Y_WORLD";
-    want_world_shape |= nm == "THETA_J2000" || nm == "ERRTHETA_J2000";
+    want_world_shape |= uses_world_jacobian(p.spec->name);
+    want_j2000 |= uses_j2000_rotation(p.spec->name);
   }
   if (wcs && want_world_shape) {
     ws.resize(n);
     we.resize(n);
+    const bool win = !o.x2win.empty();
+    if (win) wws.resize(n), wwe.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const Jacobian j = local_jacobian(*wcs, o.x[i] + 1, o.y[i] + 1);
       if (!j.ok) continue;
       ws[i] = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
       we[i] = world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]);
+      if (!win) continue;
+      wws[i] = world_shape(j, o.x2win[i], o.y2win[i], o.xywin[i]);
+      wwe[i] =
+          world_shape(j, o.errx2win[i], o.erry2win[i], o.errxywin[i], ThetaFold::WinErrUnfolded);
+    }
+  }
+  if (wcs && want_j2000) {
+    dtheta.resize(n);
+    for (size_t i = 0; i < n; ++i) dtheta[i] = dtheta_j2000(ra[i], dec[i]);
+  }
+  // SExtractor's POLAR_IMAGE, in its float arithmetic on the float A_IMAGE and B_IMAGE.
+  auto polar = [](float a, float b) { return double((a * a - b * b) / (a * a + b * b)); };
+  // Peak pixel (1-based) through the WCS, when asked for.
+  std::vector<double> xpw, ypw, rapk, decpk;
+  bool want_peak = false;
+  for (const auto& p : params)
+    want_peak |= std::string(p.spec->name).find("PEAK_") != std::string::npos && p.spec->needs_wcs;
+  if (wcs && want_peak) {
+    xpw.resize(n), ypw.resize(n), rapk.resize(n), decpk.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::tie(xpw[i], ypw[i]) = wcs->pixel_to_world(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
+      std::tie(rapk[i], decpk[i]) = wcs->pixel_to_j2000(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
     }
   }
   // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
@@ -470,12 +593,42 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     error_ellipse(o.errx2[i], o.erry2[i], o.errxy[i], a, b, theta);
     return double(which == 0 ? a : which == 1 ? b : theta);
   };
-  auto err_c = [&](size_t i, int which) {
-    const double xm2 = o.errx2[i], ym2 = o.erry2[i], xym = o.errxy[i];
+  // SExtractor's position error ellipse coefficients (analyse.c, winpos.c: no guard against a
+  // singular matrix there), of the isophotal or the windowed error moments.
+  auto err_c_of = [](double xm2, double ym2, double xym, int which) {
     const double det = xm2 * ym2 - xym * xym;
     return double(static_cast<float>(which == 0   ? ym2 / det
                                      : which == 1 ? xm2 / det
                                                   : -2 * xym / det));
+  };
+  auto err_c = [&](size_t i, int which) {
+    return err_c_of(o.errx2[i], o.erry2[i], o.errxy[i], which);
+  };
+  // Where FLAGS_WIN reverts to the isophotal values, SExtractor (winpos.c) copies its
+  // ERRCXX/ERRCYY/ERRCXY_IMAGE, which it computes only when one of them is in the catalog (else
+  // the 0 its structure was initialised with).
+  bool errc_asked = false;
+  for (const auto& p : params) {
+    const std::string nm = p.spec->name;
+    errc_asked |= nm == "ERRCXX_IMAGE" || nm == "ERRCYY_IMAGE" || nm == "ERRCXY_IMAGE";
+  }
+  auto errwin_c = [&](size_t i, int which) {
+    if (o.flags_win[i]) return errc_asked ? err_c(i, which) : 0.0;
+    return err_c_of(o.errx2win[i], o.erry2win[i], o.errxywin[i], which);
+  };
+  // SExtractor's POLARWIN_IMAGE (winpos.c): from the windowed moments; where FLAGS_WIN reverts
+  // them to the isophotal ones, its copy of POLAR_IMAGE, which SExtractor computes only when
+  // POLAR_IMAGE is in the catalog (else the 0 its structure was initialised with).
+  bool polar_asked = false;
+  for (const auto& p : params) polar_asked |= std::string(p.spec->name) == "POLAR_IMAGE";
+  auto polarwin = [&](size_t i) {
+    if (o.flags_win[i]) return polar_asked ? polar(float(o.a[i]), float(o.b[i])) : 0.0;
+    const double mx2 = o.x2win[i], my2 = o.y2win[i], mxy = o.xywin[i], d = mx2 - my2;
+    return std::sqrt(0.25 * d * d + mxy * mxy) / (0.5 * (mx2 + my2));
+  };
+  auto mama = [&](size_t i) {
+    const auto [lng, lat] = wcs->pixel_to_world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);
+    return std::pair<double, double>(lat * (3.3e-5 + 1.0), lng * (3.3e-5 + 1.0));
   };
   using Getter = std::function<double(size_t, int)>;
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
@@ -559,8 +712,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"A_WORLD", [&](size_t i, int) { return double(ws[i].a); }},
       {"B_WORLD", [&](size_t i, int) { return double(ws[i].b); }},
       {"THETA_WORLD", [&](size_t i, int) { return double(ws[i].theta); }},
-      // J2000 equatorial frames only (run.cpp refuses others): SExtractor's dtheta2000 is 0.
-      {"THETA_J2000", [&](size_t i, int) { return fmod_m90_p90(ws[i].theta_sky); }},
+      // J2000 equatorial frames only (run.cpp refuses others): SExtractor's dtheta2000 is 0 up
+      // to rounding.
+      {"THETA_J2000", [&](size_t i, int) { return fmod_m90_p90(ws[i].theta_sky + dtheta[i]); }},
       {"ERRX2_WORLD", [&](size_t i, int) { return we[i].x2; }},
       {"ERRY2_WORLD", [&](size_t i, int) { return we[i].y2; }},
       {"ERRXY_WORLD", [&](size_t i, int) { return we[i].xy; }},
@@ -570,7 +724,72 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ERRA_WORLD", [&](size_t i, int) { return double(we[i].a); }},
       {"ERRB_WORLD", [&](size_t i, int) { return double(we[i].b); }},
       {"ERRTHETA_WORLD", [&](size_t i, int) { return double(we[i].theta); }},
-      {"ERRTHETA_J2000", [&](size_t i, int) { return fmod_m90_p90(we[i].theta_sky); }},
+      {"ERRTHETA_J2000", [&](size_t i, int) { return fmod_m90_p90(we[i].theta_sky + dtheta[i]); }},
+      // --- windowed world shapes, peak and native coordinates, polarisations
+      {"X2WIN_WORLD", [&](size_t i, int) { return wws[i].x2; }},
+      {"Y2WIN_WORLD", [&](size_t i, int) { return wws[i].y2; }},
+      {"XYWIN_WORLD", [&](size_t i, int) { return wws[i].xy; }},
+      {"CXXWIN_WORLD", [&](size_t i, int) { return double(wws[i].cxx); }},
+      {"CYYWIN_WORLD", [&](size_t i, int) { return double(wws[i].cyy); }},
+      {"CXYWIN_WORLD", [&](size_t i, int) { return double(wws[i].cxy); }},
+      {"AWIN_WORLD", [&](size_t i, int) { return double(wws[i].a); }},
+      {"BWIN_WORLD", [&](size_t i, int) { return double(wws[i].b); }},
+      {"THETAWIN_WORLD", [&](size_t i, int) { return double(wws[i].theta); }},
+      {"THETAWIN_SKY", [&](size_t i, int) { return double(wws[i].theta_sky); }},
+      {"THETAWIN_J2000",
+       [&](size_t i, int) { return fmod_m90_p90(wws[i].theta_sky + dtheta[i]); }},
+      {"ERRX2WIN_WORLD", [&](size_t i, int) { return wwe[i].x2; }},
+      {"ERRY2WIN_WORLD", [&](size_t i, int) { return wwe[i].y2; }},
+      {"ERRXYWIN_WORLD", [&](size_t i, int) { return wwe[i].xy; }},
+      {"ERRCXXWIN_IMAGE", [&](size_t i, int) { return errwin_c(i, 0); }},
+      {"ERRCYYWIN_IMAGE", [&](size_t i, int) { return errwin_c(i, 1); }},
+      {"ERRCXYWIN_IMAGE", [&](size_t i, int) { return errwin_c(i, 2); }},
+      {"ERRCXXWIN_WORLD", [&](size_t i, int) { return double(wwe[i].cxx); }},
+      {"ERRCYYWIN_WORLD", [&](size_t i, int) { return double(wwe[i].cyy); }},
+      {"ERRCXYWIN_WORLD", [&](size_t i, int) { return double(wwe[i].cxy); }},
+      {"ERRAWIN_WORLD", [&](size_t i, int) { return double(wwe[i].a); }},
+      {"ERRBWIN_WORLD", [&](size_t i, int) { return double(wwe[i].b); }},
+      {"ERRTHETAWIN_WORLD", [&](size_t i, int) { return double(wwe[i].theta); }},
+      {"ERRTHETAWIN_SKY", [&](size_t i, int) { return double(wwe[i].theta_sky); }},
+      {"ERRTHETAWIN_J2000",
+       [&](size_t i, int) { return fmod_m90_p90(wwe[i].theta_sky + dtheta[i]); }},
+      {"XPEAK_WORLD", [&](size_t i, int) { return xpw[i]; }},
+      {"YPEAK_WORLD", [&](size_t i, int) { return ypw[i]; }},
+      // Native frame = world frame, longitude first (run.cpp refuses latitude-first images).
+      {"ALPHAPEAK_SKY", [&](size_t i, int) { return xpw[i]; }},
+      {"DELTAPEAK_SKY", [&](size_t i, int) { return ypw[i]; }},
+      {"ALPHAPEAK_J2000", [&](size_t i, int) { return rapk[i]; }},
+      {"DELTAPEAK_J2000", [&](size_t i, int) { return decpk[i]; }},
+      {"ALPHA_SKY", [&](size_t i, int) { return xw[i]; }},
+      {"DELTA_SKY", [&](size_t i, int) { return yw[i]; }},
+      {"ALPHAWIN_SKY", [&](size_t i, int) { return xww[i]; }},
+      {"DELTAWIN_SKY", [&](size_t i, int) { return yww[i]; }},
+      {"THETA_SKY", [&](size_t i, int) { return double(ws[i].theta_sky); }},
+      {"ERRTHETA_SKY", [&](size_t i, int) { return double(we[i].theta_sky); }},
+      // Focal-plane (intermediate) coordinates, SExtractor's raw_to_red.
+      {"X_FOCAL", [&](size_t i, int) { return wcs->pixel_to_focal(o.x[i] + 1, o.y[i] + 1).first; }},
+      {"Y_FOCAL",
+       [&](size_t i, int) { return wcs->pixel_to_focal(o.x[i] + 1, o.y[i] + 1).second; }},
+      {"XPEAK_FOCAL",
+       [&](size_t i, int) {
+         return wcs->pixel_to_focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).first;
+       }},
+      {"YPEAK_FOCAL",
+       [&](size_t i, int) {
+         return wcs->pixel_to_focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).second;
+       }},
+      {"XWIN_FOCAL",
+       [&](size_t i, int) { return wcs->pixel_to_focal(o.xwin[i] + 1, o.ywin[i] + 1).first; }},
+      {"YWIN_FOCAL",
+       [&](size_t i, int) { return wcs->pixel_to_focal(o.xwin[i] + 1, o.ywin[i] + 1).second; }},
+      // SExtractor's coordinates for the MAMA plate scanner (astrom.c): the world coordinates
+      // half a pixel down-left, swapped and scaled by 1 + MAMA_CORFLEX (3.3e-5).
+      {"X_MAMA", [&](size_t i, int) { return mama(i).first; }},
+      {"Y_MAMA", [&](size_t i, int) { return mama(i).second; }},
+      {"POLAR_IMAGE", [&](size_t i, int) { return polar(float(o.a[i]), float(o.b[i])); }},
+      {"POLAR_WORLD", [&](size_t i, int) { return double(ws[i].polar); }},
+      {"POLARWIN_IMAGE", [&](size_t i, int) { return polarwin(i); }},
+      {"POLARWIN_WORLD", [&](size_t i, int) { return double(wws[i].polar); }},
       {"CLASS_STAR", scalar(o.class_star)},
       {"FLUX_ISOCOR", scalar(o.flux_isocor)},
       {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},

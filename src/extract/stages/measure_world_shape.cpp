@@ -41,7 +41,7 @@ Jacobian local_jacobian(const Wcs& wcs, double x, double y) {
   return j;
 }
 
-WorldShape world_shape(const Jacobian& j, double dx2, double dy2, double dxy) {
+WorldShape world_shape(const Jacobian& j, double dx2, double dy2, double dxy, ThetaFold fold) {
   WorldShape w;
   const double xm2 = j.lm0 * j.lm0 * dx2 + j.lm1 * j.lm1 * dy2 + j.lm0 * j.lm1 * dxy;
   const double ym2 = j.lm2 * j.lm2 * dx2 + j.lm3 * j.lm3 * dy2 + j.lm2 * j.lm3 * dxy;
@@ -50,14 +50,15 @@ WorldShape world_shape(const Jacobian& j, double dx2, double dy2, double dxy) {
   w.y2 = ym2;
   w.xy = xym;
   double temp = xm2 - ym2;
-  w.theta = static_cast<float>(
-      fmod_m90_p90(temp == 0.0 ? 45.0 : 0.5 * std::atan2(2.0 * xym, temp) / kDeg));
+  const double theta = temp == 0.0 ? 45.0 : 0.5 * std::atan2(2.0 * xym, temp) / kDeg;
+  w.theta = static_cast<float>(fold == ThetaFold::Folded ? fmod_m90_p90(theta) : theta);
   // East of north (longitude first): from the stored float THETA_WORLD, as SExtractor.
   w.theta_sky = static_cast<float>(fmod_m90_p90((w.theta > 0.0 ? 90 : -90.0) - w.theta));
   temp = std::sqrt(0.25 * temp * temp + xym * xym);
   const double pm2 = 0.5 * (xm2 + ym2);
   w.a = static_cast<float>(std::sqrt(pm2 + temp));
   w.b = static_cast<float>(std::sqrt(pm2 - temp));
+  w.polar = static_cast<float>(temp / pm2);
   // Large, fully correlated profiles (a singularity), as SExtractor.
   if ((temp = xm2 * ym2 - xym * xym) < 1e-6) {
     temp = 1e-6;
@@ -67,6 +68,41 @@ WorldShape world_shape(const Jacobian& j, double dx2, double dy2, double dxy) {
   w.cyy = static_cast<float>(xm2 / temp);
   w.cxy = static_cast<float>(-2 * xym / temp);
   return w;
+}
+
+double dtheta_j2000(double alpha2000, double delta2000) {
+  // The J2000 pole seen from the native (here also J2000) frame: at (0, 90) deg.
+  const double da = 0.0 - alpha2000;
+  double dd = (std::sin(90.0 * kDeg) - std::sin(delta2000 * kDeg) * std::sin(delta2000 * kDeg)) /
+              (std::cos(delta2000 * kDeg) * std::cos(delta2000 * kDeg));
+  dd = dd < 1.0 ? (dd > -1.0 ? std::acos(dd) / kDeg : 180.0) : 0.0;
+  return ((da > 0.0 && da < 180.0) || da < -180.0) ? -dd : dd;
+}
+
+namespace {
+bool contains(const std::string& s, const char* part) {
+  return s.find(part) != std::string::npos;
+}
+}  // namespace
+
+bool uses_world_jacobian(const std::string& n) {
+  // Positions map through the WCS itself, not through its Jacobian.
+  static const char* const positions[] = {"X_WORLD",    "Y_WORLD",     "XWIN_WORLD",
+                                          "YWIN_WORLD", "XPEAK_WORLD", "YPEAK_WORLD"};
+  for (const char* p : positions)
+    if (n == p) return false;
+  if (n == "FWHM_WORLD" || n == "ISOAREA_WORLD" || n == "ISOAREAF_WORLD") return false;
+  return contains(n, "_WORLD") ||
+         (contains(n, "THETA") && (contains(n, "_J2000") || contains(n, "_SKY")));
+}
+
+bool needs_longitude_first(const std::string& n) {
+  return uses_world_jacobian(n) || (n.size() > 4 && n.compare(n.size() - 4, 4, "_SKY") == 0) ||
+         n == "X_MAMA" || n == "Y_MAMA";
+}
+
+bool uses_j2000_rotation(const std::string& n) {
+  return contains(n, "THETA") && contains(n, "_J2000");
 }
 
 }  // namespace celeris::extract

@@ -3,6 +3,8 @@
 // SExtractor takes by finite differences of one pixel (fitswcs.c wcs_jacobian).
 #pragma once
 
+#include <string>
+
 #include "celeris/wcs.hpp"
 
 namespace celeris::extract {
@@ -20,10 +22,32 @@ struct WorldShape {
   float a = 0, b = 0, theta = 0;    // A_WORLD, B_WORLD, THETA_WORLD (deg)
   float cxx = 0, cyy = 0, cxy = 0;  // CXX_WORLD ...
   float theta_sky = 0;              // east of north, native (SExtractor's thetas)
+  float polar = 0;                  // POLAR_WORLD, (A^2 - B^2) / (A^2 + B^2)
 };
+// How THETA*_WORLD is folded: SExtractor 2.25 folds every world angle into [-90, 90] except
+// ERRTHETAWIN_WORLD, whose astrom_winerrparam applies the fold to the comparison `temp == 0`
+// instead of the angle (so an angle of exactly +90 stays +90 there).
+enum class ThetaFold { Folded, WinErrUnfolded };
 // Second moments (pixel^2) mapped to world coordinates, in SExtractor's arithmetic (its cross
-// term lm0 lm1 dxy, not 2 lm0 lm1 dxy, included).
-WorldShape world_shape(const Jacobian& j, double mx2, double my2, double mxy);
+// term lm0 lm1 dxy, not 2 lm0 lm1 dxy, included). The isophotal, windowed and error moments
+// all go through here (astrom_shapeparam, astrom_winshapeparam, astrom_errparam,
+// astrom_winerrparam are the same transformation).
+WorldShape world_shape(const Jacobian& j, double mx2, double my2, double mxy,
+                       ThetaFold fold = ThetaFold::Folded);
+
+// SExtractor's rotation from the native frame's north to J2000's north at (alpha, delta) J2000
+// (astrom.c astrom_pos, dtheta2000) for an equatorial J2000 frame: 0 up to rounding, which
+// SExtractor adds to the stored float angle (the rounding can change its last bit).
+double dtheta_j2000(double alpha2000, double delta2000);
+
+// Catalog parameters that map pixel moments through the Jacobian (their frame must have its
+// longitude on the first pixel axis), and those that need the rotation to J2000 (an equatorial
+// J2000 frame): run.cpp refuses other frames for them, parameters.cpp computes them.
+bool uses_world_jacobian(const std::string& name);
+bool uses_j2000_rotation(const std::string& name);
+// Those that also need the longitude on the first pixel axis: the Jacobian ones, the native
+// (_SKY) coordinates and angles, X_MAMA/Y_MAMA (SExtractor's axis order).
+bool needs_longitude_first(const std::string& name);
 
 // SExtractor's fold of an angle into [-90, 90].
 double fmod_m90_p90(double angle);
