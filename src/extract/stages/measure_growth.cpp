@@ -64,13 +64,4 @@ GrowthCurve growth_curve(const PhotometryField& f, const ApertureShape& s, doubl
   return g;
 }
 
-double growth_at(const double* cumul, int k, int n) {
-  const double step2 = static_cast<double>(kGrowthSteps) / n;
-  const double dpos = step2 * (k + 1) - 0.99999;
-  const int ipos = static_cast<int>(dpos);
-  if (dpos < 0.0) return cumul[0] * (0.99999 + dpos);
-  const double next = ipos + 1 < kGrowthSteps ? cumul[ipos + 1] : 0.0;
-  return cumul[ipos] + (next - cumul[ipos]) * (dpos - ipos);
-}
-
 }  // namespace celeris::extract

@@ -28,7 +28,15 @@ GrowthCurve growth_curve(const PhotometryField& f, const ApertureShape& s, doubl
 // Element k (0-based) of a curve resampled to n points as SExtractor remaps it for FLUX_GROWTH
 // and MAG_GROWTH: at radius (k + 1) rlim / n, linearly interpolated between bins. For the last
 // element SExtractor reads one double past its 64 bins (growth.c); what lies there is 0 in
-// source-extractor 2.25's runs, and taken as 0 here.
-double growth_at(const double* cumul, int k, int n);
+// source-extractor 2.25's runs, and taken as 0 here. Inline: the catalog writer uses it without
+// the measurement (the fuzz targets link the one without the other).
+inline double growth_at(const double* cumul, int k, int n) {
+  const double step2 = static_cast<double>(kGrowthSteps) / n;
+  const double dpos = step2 * (k + 1) - 0.99999;
+  const int ipos = static_cast<int>(dpos);
+  if (dpos < 0.0) return cumul[0] * (0.99999 + dpos);
+  const double next = ipos + 1 < kGrowthSteps ? cumul[ipos + 1] : 0.0;
+  return cumul[ipos] + (next - cumul[ipos]) * (dpos - ipos);
+}
 
 }  // namespace celeris::extract
