@@ -33,7 +33,7 @@ struct GzCloser {
 
 // The facts of one header that size its data.
 struct HduSizes {
-  std::optional<long long> bitpix, naxis, pcount, gcount;
+  std::optional<long long> bitpix, naxis, pcount, gcount, tfields;
   std::array<std::optional<long long>, 1000> naxisn{};
 };
 
@@ -113,6 +113,8 @@ class HeaderChecker {
       slot = &sizes.pcount;
     else if (k == "GCOUNT")
       slot = &sizes.gcount;
+    else if (k == "TFIELDS")
+      slot = &sizes.tfields;
     else if (k.size() > 5 && k.compare(0, 5, "NAXIS") == 0 &&
              k.find_first_not_of("0123456789", 5) == std::string::npos && k.size() <= 8) {
       const long n = std::stol(k.substr(5));
@@ -141,6 +143,10 @@ uint64_t data_bytes(const std::string& file, int hdu, const HduSizes& s) {
     throw Error(where + "BITPIX = " + std::to_string(bp) + " is not a FITS value");
   if (*s.naxis < 0 || *s.naxis > 999)
     throw Error(where + "NAXIS = " + std::to_string(*s.naxis) + " is outside 0..999");
+  // CFITSIO 4.2 means to refuse TFIELDS > 999 but its test returns without an error status
+  // (getkey.c, ffgttb: `*status == BAD_TFIELDS`), then callocs that many column structures.
+  if (s.tfields && (*s.tfields < 0 || *s.tfields > 999))
+    throw Error(where + "TFIELDS = " + std::to_string(*s.tfields) + " is outside 0..999");
   if (*s.naxis == 0) return 0;
   constexpr uint64_t kLimit = uint64_t(1) << 62;
   uint64_t n = 1;
