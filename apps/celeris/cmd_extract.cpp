@@ -240,6 +240,17 @@ int run_extract(const Args& args) {
                  summary.frames, summary.failed, summary.objects, summary.seconds,
                  summary.seconds > 0 ? static_cast<double>(summary.frames) / summary.seconds : 0.0,
                  settings.config.device == Backend::Cuda ? ", GPU front end" : "");
+  if (settings.verbose == extract::Verbose::Full) {
+    // Where the threads spent the stream's time: what bounds the frame rate.
+    auto print = [&](const char* title, const auto& list) {
+      std::fprintf(stderr, "  %s (s, summed over frames):\n", title);
+      for (const auto& [name, s] : list)
+        std::fprintf(stderr, "    %-34s %9.3f  (%.1f ms/frame)\n", name.c_str(), s,
+                     summary.frames ? 1e3 * s / static_cast<double>(summary.frames) : 0.0);
+    };
+    print("threads", summary.step_seconds);
+    print("stages", summary.stage_seconds);
+  }
   return summary.failed ? 1 : 0;
 }
 

@@ -48,6 +48,12 @@ using FrameSink = std::function<void(const FrameReport&)>;
 struct FramesSummary {
   size_t frames = 0, failed = 0, objects = 0;
   double seconds = 0;  // wall time of the whole stream
+  // Where the stream's threads spent their time, summed over frames (seconds): each step's
+  // work ("read", "page-lock", "front stages", "back stages", "write") and each wait ("front
+  // waits for a back worker", "writer waits for the next frame"); then every stage of the
+  // frames' own timing (RunInfo::stage_seconds, by name in first-seen order). A step whose sum
+  // over its threads is near `seconds` is the one that bounds the frame rate.
+  std::vector<std::pair<std::string, double>> step_seconds, stage_seconds;
 };
 
 // Extracts every image of `paths` with `settings`, one catalog (and set of check images) per

@@ -49,6 +49,32 @@ bool has_pattern(const std::string& name) {
   return name.find("{stem}") != std::string::npos || name.find("{index}") != std::string::npos;
 }
 
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Seconds per named step, added to from several threads.
+class StepClock {
+ public:
+  void add(const std::string& step, double seconds) {
+    std::lock_guard<std::mutex> lock(m_);
+    for (auto& [name, s] : steps_)
+      if (name == step) {
+        s += seconds;
+        return;
+      }
+    steps_.emplace_back(step, seconds);
+  }
+  std::vector<std::pair<std::string, double>> steps() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return steps_;
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::vector<std::pair<std::string, double>> steps_;
+};
+
 struct Job {
   size_t index = 0;
   std::string error;  // set when the frame failed in an earlier step
@@ -152,14 +178,21 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   std::condition_variable changed;
   size_t written = 0;           // frames written (or reported failed) so far
   std::map<size_t, Job> ready;  // back stages done, waiting for their turn to be written
+  StepClock steps, stages;
   std::thread reader([&] {
     for (size_t i = 0; i < total; ++i) {
       Job job;
       job.index = i;
       try {
+        auto t = std::chrono::steady_clock::now();
         job.frame = read_frame(paths[i], catalog_names[i], check_names[i], settings, plan);
+        steps.add("read", since(t));
         const auto& px = job.frame.image.pixels;
-        if (gpu) job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
+        if (gpu) {
+          t = std::chrono::steady_clock::now();
+          job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
+          steps.add("page-lock", since(t));
+        }
       } catch (const std::exception& e) {
         job.error = e.what();
       }
@@ -170,13 +203,17 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   std::thread front([&] {
     while (std::optional<Job> job = read.pop()) {
       {
+        const auto t = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(m);
         changed.wait(lock, [&] { return job->index < written + window; });
+        steps.add("front waits for a back worker", since(t));
       }
       if (job->error.empty()) try {
           // The CPU path subtracts the background in the frame's own memory.
+          const auto t = std::chrono::steady_clock::now();
           Image<float>& px = job->frame.image.pixels;
           job->front = extract_front(px.view(), gpu ? nullptr : &px, job->frame.config);
+          steps.add("front stages", since(t));
         } catch (const std::exception& e) {
           job->error = e.what();
         }
@@ -194,8 +231,11 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
             int& nt = job->front.info.threads;
             if (workers > 1 && job->frame.config.threads <= 0)
               nt = std::max(1, nt / static_cast<int>(workers));
+            const auto t = std::chrono::steady_clock::now();
             Result r = extract_back(std::move(job->front), job->frame.request);
+            for (const auto& [stage, s] : r.info.stage_seconds) stages.add(stage, s);
             job->outputs = frame_outputs(job->frame, std::move(r), settings, plan);
+            steps.add("back stages", since(t));
           } catch (const std::exception& e) {
             job->error = e.what();
           }
@@ -209,10 +249,12 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   for (size_t next = 0; next < total; ++next) {
     std::optional<Job> job;
     {
+      const auto t = std::chrono::steady_clock::now();
       std::unique_lock<std::mutex> lock(m);
       changed.wait(lock, [&] { return ready.count(next) > 0; });
       job = std::move(ready.at(next));
       ready.erase(next);
+      steps.add("writer waits for the next frame", since(t));
     }
     FrameReport report;
     report.index = next;
@@ -221,7 +263,9 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     report.catalog_name = catalog_names[next];
     report.error = job->error;
     if (report.error.empty()) try {
+        const auto t = std::chrono::steady_clock::now();
         write_frame_outputs(job->frame, job->outputs, settings);
+        steps.add("write", since(t));
         report.result = std::move(job->outputs.result);
         report.result.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - job->frame.started)
@@ -231,7 +275,9 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
         report.error = e.what();
       }
     summary.failed += !report.error.empty();
+    const auto t_free = std::chrono::steady_clock::now();
     job.reset();  // the frame's memory goes before the report is handled
+    steps.add("free (page-unlock)", since(t_free));
     {
       std::lock_guard<std::mutex> lock(m);
       ++written;
@@ -242,7 +288,9 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   reader.join();
   front.join();
   for (std::thread& t : back) t.join();
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  summary.seconds = since(t0);
+  summary.step_seconds = steps.steps();
+  summary.stage_seconds = stages.steps();
   return summary;
 }
 

@@ -95,6 +95,20 @@ class Frames : public ::testing::Test {
     EXPECT_EQ(sum.frames, 3u);
     EXPECT_EQ(sum.failed, 0u);
     EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2}));
+    // The time accounting names every step, and the frames' stages summed.
+    auto seconds = [](const std::vector<std::pair<std::string, double>>& list,
+                      const std::string& name) {
+      for (const auto& [n, s] : list)
+        if (n == name) return s;
+      return -1.0;
+    };
+    for (const char* step : {"read", "front stages", "back stages", "write"})
+      EXPECT_GT(seconds(sum.step_seconds, step), 0.0) << step;
+    EXPECT_EQ(seconds(sum.step_seconds, "page-lock") >= 0, device == Backend::Cuda);
+    for (const char* stage : {"deblend", "clean", "measure"})
+      EXPECT_GT(seconds(sum.stage_seconds, stage), 0.0) << stage;
+    EXPECT_LE(seconds(sum.step_seconds, "back stages"),
+              sum.seconds * static_cast<double>(std::max<size_t>(back_workers, 3)) + 1e-3);
     for (size_t k = 0; k < images_.size(); ++k) {
       const std::string stem = (dir_ / ("frame" + std::to_string(k))).string();
       const std::string ref_catalog = slurp(refs[k] + ".cat");
