@@ -1,10 +1,16 @@
-// ASCII catalogs in SExtractor's ASCII / ASCII_HEAD layout.
+// ASCII catalogs in SExtractor's ASCII / ASCII_HEAD layout. The rows are formatted in blocks on
+// all threads (NumberFormat: printf's text through std::to_chars) and written in order: a
+// crowded frame's catalog (40k rows of 20 columns) took a third of a second with one snprintf
+// per cell, more than the frame's extraction, and bounded a stream of frames.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
+#include "core/number_format.hpp"
 
 namespace celeris {
 
@@ -14,11 +20,21 @@ bool is_integer(ColumnType t) {
   return t == ColumnType::Int16 || t == ColumnType::Int32 || t == ColumnType::Int64;
 }
 
-// "%10d" -> "%10lld" so that integers print from long long.
-std::string widen_int_format(const std::string& f) {
-  if (!f.empty() && (f.back() == 'd' || f.back() == 'u'))
-    return f.substr(0, f.size() - 1) + "lld";
-  return f;
+// Rows [first, last) as text lines.
+void format_rows(const Table& table, const std::vector<NumberFormat>& formats, size_t first,
+                 size_t last, std::string& out) {
+  for (size_t r = first; r < last; ++r) {
+    bool start = true;
+    for (size_t ci = 0; ci < table.columns.size(); ++ci) {
+      const Column& c = table.columns[ci];
+      for (int k = 0; k < c.repeat; ++k) {
+        if (!start) out += ' ';
+        start = false;
+        formats[ci].append(c.at(r, k), out);
+      }
+    }
+    out += '\n';
+  }
 }
 
 }  // namespace
@@ -39,34 +55,29 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
         col += c.repeat;
       }
     }
-    std::vector<std::string> formats;
+    std::vector<NumberFormat> formats;
     for (const auto& c : table.columns) {
-      const std::string base = c.print_format.empty()
-                                   ? (is_integer(c.type) ? "%d" : "%.10g")
-                                   : c.print_format;
-      formats.push_back(is_integer(c.type) ? widen_int_format(base) : base);
+      const bool integer = is_integer(c.type);
+      formats.emplace_back(c.print_format.empty() ? (integer ? "%d" : "%.10g") : c.print_format,
+                           integer);
     }
-    std::string line;
-    char buf[64];
-    for (size_t r = 0; r < table.rows; ++r) {
-      line.clear();
-      for (size_t ci = 0; ci < table.columns.size(); ++ci) {
-        const Column& c = table.columns[ci];
-        for (int k = 0; k < c.repeat; ++k) {
-          const double v = c.at(r, k);
-          if (is_integer(c.type))
-            std::snprintf(buf, sizeof buf, formats[ci].c_str(), static_cast<long long>(v));
-          else
-            std::snprintf(buf, sizeof buf, formats[ci].c_str(), v);
-          if (!line.empty()) line += ' ';
-          line += buf;
-        }
+    // Rounds of blocks: the text in memory stays a few MB whatever the table's length.
+    constexpr size_t kBlockRows = 2048, kBlocksPerRound = 64;
+    const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
+    std::vector<std::string> text(std::min(nblocks, kBlocksPerRound));
+    for (size_t b0 = 0; b0 < nblocks; b0 += kBlocksPerRound) {
+      const size_t nb = std::min(kBlocksPerRound, nblocks - b0);
+#pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
+      for (size_t j = 0; j < nb; ++j) {
+        const size_t first = (b0 + j) * kBlockRows;
+        text[j].clear();
+        format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
       }
-      line += '\n';
-      std::fputs(line.c_str(), f.get());
+      for (size_t j = 0; j < nb; ++j)
+        if (std::fwrite(text[j].data(), 1, text[j].size(), f.get()) != text[j].size())
+          throw Error(path + ": write error");
     }
-    if (std::fflush(f.get()) != 0 || std::ferror(f.get()))
-      throw Error(path + ": write error");
+    if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error(path + ": write error");
   });
 }
 

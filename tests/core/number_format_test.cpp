@@ -1,0 +1,99 @@
+// NumberFormat (the ASCII catalog's cells through std::to_chars) against snprintf, its
+// reference: every print format of SExtractor's parameter table and others, on random values
+// over many magnitudes, values on rounding boundaries, zeros of both signs, NaN and infinities.
+#include "core/number_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using celeris::NumberFormat;
+
+namespace {
+
+std::string reference(const std::string& format, bool integer, double v) {
+  std::string f = format;
+  if (integer && (f.back() == 'd' || f.back() == 'u' || f.back() == 'i'))
+    f.insert(f.size() - 1, "ll");
+  char buf[512];
+  if (integer)
+    std::snprintf(buf, sizeof buf, f.c_str(), static_cast<long long>(v));
+  else
+    std::snprintf(buf, sizeof buf, f.c_str(), v);
+  return buf;
+}
+
+std::string formatted(const NumberFormat& nf, double v) {
+  std::string out;
+  nf.append(v, out);
+  return out;
+}
+
+std::vector<double> test_values() {
+  std::vector<double> v = {0.0,    -0.0,   1.0,        -1.0,    0.5,     -0.5,     1.5,
+                           2.5,    0.125,  0.0625,     9.5,     99.5,    999.9995, 0.00005,
+                           1e-5,   1e-4,   1e-3,       9.99995, 1e15,    -1e15,    1e300,
+                           1e-300, 5e-324, 123456789., 1e16,    1e17,    0.1,      0.2,
+                           0.3,    1e7,    9999999.5,  99.995,  -99.995, 0.000123, 3.0e-8};
+  const double inf = std::numeric_limits<double>::infinity();
+  v.push_back(inf);
+  v.push_back(-inf);
+  v.push_back(std::numeric_limits<double>::quiet_NaN());
+  v.push_back(-std::numeric_limits<double>::quiet_NaN());
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<double> mant(-10.0, 10.0);
+  std::uniform_int_distribution<int> expo(-40, 40);
+  for (int i = 0; i < 20000; ++i) v.push_back(mant(rng) * std::pow(10.0, expo(rng)));
+  // Halfway cases of the printed precision: k + 0.5 units of the last digit.
+  for (int p = 0; p < 8; ++p)
+    for (int k = 0; k < 200; ++k) v.push_back((k + 0.5) * std::pow(10.0, -p));
+  return v;
+}
+
+}  // namespace
+
+TEST(NumberFormat, FloatsAsSnprintf) {
+  const std::vector<std::string> formats = {
+      "%12.7g",  "%18.10e", "%8.4f",   "%6.2f", "%15.7e", "%11.7f",  "%11.4f",
+      "%+11.7f", "%9.5f",   "%9.3f",   "%7.5f", "%+6.2f", "%10.3f",  "%8.1f",
+      "%10.4g",  "%.10g",   "%g",      "%e",    "%f",     "%.0f",    "%.0e",
+      "%.0g",    "%-10.3f", "% 8.2f",  "%E",    "%12.5G", "%-+9.2e", "%010.3f",
+      "%#8.3g",  "x%5.1f",  "%3.1f%%", "%.25f", "%40.30e"};
+  const std::vector<double> values = test_values();
+  for (const std::string& f : formats) {
+    const NumberFormat nf(f, false);
+    size_t bad = 0;
+    for (double v : values) {
+      const std::string want = reference(f, false, v), got = formatted(nf, v);
+      if (want != got && ++bad <= 3)
+        ADD_FAILURE() << f << " of " << v << ": " << got << " != " << want;
+    }
+    EXPECT_EQ(bad, 0u) << f;
+  }
+}
+
+TEST(NumberFormat, IntegersAsSnprintf) {
+  const std::vector<std::string> formats = {"%8d", "%10d", "%9d",  "%3d",  "%9u",  "%1d",
+                                            "%d",  "%-6d", "%+5d", "% 4d", "%05d", "%i"};
+  std::vector<double> values = {
+      0,     1,           -1, 9, 10, 99999, -99999, 123456789012.0, 2147483648.0, -2147483649.0,
+      65535, 4294967295.0};
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<long long> any(-(1LL << 52), 1LL << 52);
+  for (int i = 0; i < 5000; ++i) values.push_back(static_cast<double>(any(rng)));
+  for (const std::string& f : formats) {
+    const NumberFormat nf(f, true);
+    for (double v : values) EXPECT_EQ(formatted(nf, v), reference(f, true, v)) << f << " of " << v;
+  }
+}
+
+TEST(NumberFormat, AppendsWithoutTouchingWhatIsThere) {
+  std::string out = "abc ";
+  NumberFormat("%6.2f", false).append(3.14159, out);
+  EXPECT_EQ(out, "abc   3.14");
+}
