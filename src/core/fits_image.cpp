@@ -11,6 +11,7 @@
 #include "celeris/error.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/table.hpp"
+#include "core/fits_pixels.hpp"
 #include "fits_util.hpp"
 
 namespace celeris {
@@ -130,10 +131,7 @@ bool names_hdu(const std::string& path) {
   return path.find('[') != std::string::npos;
 }
 
-// Raw values of one FITS integer or float type, scaled in single precision as SExtractor's reader
-// does (value * (float)BSCALE + (float)BZERO, with the raw value first converted to float, or kept
-// in double for BITPIX -64). CFITSIO scales in double and rounds once, which differs by one ulp on
-// some pixels, and that is enough to move a deblending threshold and change a catalog.
+// Raw values of one FITS integer or float type through CFITSIO, scaled by scaled_pixel.
 template <typename Raw>
 void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, Image<float>& out,
                  const std::string& path) {
@@ -154,11 +152,7 @@ void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, Image<f
     check_fits(status, path + ": reading pixels");
     float* dst = out.data() + static_cast<size_t>(y0) * width;
     for (LONGLONG i = 0; i < count; ++i) {
-      if constexpr (std::is_same_v<Raw, double>)
-        dst[i] = static_cast<float>(raw[i] * bs + bz);
-      else
-        dst[i] = static_cast<float>(raw[i]) * bs + bz;
-      if (anynul && nulls[i]) dst[i] = nan;
+      dst[i] = anynul && nulls[i] ? nan : scaled_pixel<Raw>(raw[i], bs, bz);
     }
   }
 }
@@ -171,7 +165,8 @@ void read_pixels(fitsfile* f, int bitpix, Image<float>& out, const std::string& 
   if (fits_read_key(f, TDOUBLE, "BZERO", &bzero, nullptr, &status) == KEY_NO_EXIST) status = 0;
   check_fits(status, path);
   if (!compressed) {
-    // Scale ourselves (see read_scaled): CFITSIO must hand over the stored values.
+    if (read_pixels_direct(f, bitpix, bscale, bzero, out, path)) return;
+    // Scale ourselves (scaled_pixel): CFITSIO must hand over the stored values.
     fits_set_bscale(f, 1.0, 0.0, &status);
     check_fits(status, path);
     switch (bitpix) {
@@ -235,8 +230,11 @@ FitsImage read_fits_image(const std::string& path) {
   // (SExtractor's BIG, its own marker of unusable pixels): measuring them overflows single
   // precision (a 3.4e38 pixel times a coordinate is infinite), and the non-finite centroids that
   // follow index outside the background mesh.
-  for (auto& v : out.pixels.pixels())
-    if (!(std::fabs(v) <= kMaxPixelValue)) v = std::numeric_limits<float>::quiet_NaN();
+  float* px = out.pixels.data();
+  const long long n = static_cast<long long>(out.pixels.width() * out.pixels.height());
+#pragma omp parallel for schedule(static) if (n > (1 << 20))
+  for (long long i = 0; i < n; ++i)
+    if (!(std::fabs(px[i]) <= kMaxPixelValue)) px[i] = std::numeric_limits<float>::quiet_NaN();
   return out;
 }
 

@@ -5,6 +5,7 @@
 // time. The back stages are the slowest and partly serial (cleaning follows SExtractor's order),
 // so on larger hosts two or three frames are in them at once. Outputs are written by the calling
 // thread, in frame order. A frame that fails is reported and skipped; the others go on.
+#include <omp.h>
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -180,6 +181,10 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   std::map<size_t, Job> ready;  // back stages done, waiting for their turn to be written
   StepClock steps, stages;
   std::thread reader([&] {
+    // The reader converts pixels on a few threads of its own (read_fits_image's slices): the
+    // front and back stages hold the cores.
+    omp_set_num_threads(
+        static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)));
     for (size_t i = 0; i < total; ++i) {
       Job job;
       job.index = i;
