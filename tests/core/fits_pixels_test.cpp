@@ -22,26 +22,12 @@
 
 #include "celeris/fits.hpp"
 #include "core/fits_util.hpp"
+#include "fits_bytes.hpp"
 
 namespace fs = std::filesystem;
+using namespace celeris::test;
 
 namespace {
-
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
-
-std::string header(const std::vector<std::string>& cards) {
-  std::string h;
-  for (const auto& c : cards) h += c;
-  h += std::string("END").append(77, ' ');
-  h.resize((h.size() + 2879) / 2880 * 2880, ' ');
-  return h;
-}
 
 template <typename U>
 void put_big_endian(U v, std::string& out) {
@@ -120,18 +106,6 @@ std::string image_hdu(bool primary, int bitpix, int w, int h, const std::vector<
   return header(cards) + data;
 }
 
-void write_file(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-void write_gzip(const fs::path& p, const std::string& bytes) {
-  gzFile g = gzopen(p.c_str(), "wb");
-  ASSERT_NE(g, nullptr);
-  gzwrite(g, bytes.data(), static_cast<unsigned>(bytes.size()));
-  gzclose(g);
-}
-
 bool same_bits(const celeris::Image<float>& a, const celeris::Image<float>& b, std::string& why) {
   if (a.width() != b.width() || a.height() != b.height()) {
     why = "sizes differ";
@@ -182,7 +156,7 @@ TEST(FitsPixels, DirectReadEqualsCfitsioEveryBitpixScalingAndBlank) {
           const std::string name = "b" + std::to_string(bitpix) + "_" + std::to_string(scaled) +
                                    std::to_string(with_blank) + std::to_string(in_extension);
           const fs::path plain = dir / (name + ".fits"), gz = dir / (name + ".fits.gz");
-          write_file(plain, bytes);
+          write_bytes(plain, bytes);
           write_gzip(gz, bytes);
           const std::string sel = in_extension ? "[2]" : "";
           // The direct reader takes the plain file and declines the compressed one.

@@ -18,9 +18,11 @@
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
 #include "celeris/xmatch.hpp"
+#include "fits_bytes.hpp"
 
 namespace fs = std::filesystem;
 using celeris::Error;
+using namespace celeris::test;
 
 namespace {
 
@@ -28,44 +30,6 @@ fs::path tmpdir() {
   fs::path d = fs::temp_directory_path() / ("celeris_fits_robust_" + std::to_string(::getpid()));
   fs::create_directories(d);
   return d;
-}
-
-// "KEY     = value" padded to 80 characters (value written as given: quote strings yourself).
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
-
-std::string header(std::vector<std::string> cards) {
-  std::string h;
-  for (auto& c : cards) {
-    c.resize(80, ' ');
-    h += c;
-  }
-  h += std::string("END").append(77, ' ');
-  h.resize((h.size() + 2879) / 2880 * 2880, ' ');
-  return h;
-}
-
-std::string padded(std::string data) {
-  data.resize((data.size() + 2879) / 2880 * 2880, '\0');
-  return data;
-}
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary)
-      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-void write_gzip(const fs::path& p, const std::string& bytes) {
-  gzFile g = gzopen(p.c_str(), "wb");
-  ASSERT_NE(g, nullptr);
-  ASSERT_EQ(gzwrite(g, bytes.data(), static_cast<unsigned>(bytes.size())),
-            static_cast<int>(bytes.size()));
-  gzclose(g);
 }
 
 // A w x h BITPIX -32 image (big-endian floats) with extra header cards.

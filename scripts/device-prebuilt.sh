@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# On the GPU machine, with the binaries scripts/device-bundle.sh built here (carry .devbin): the
+# GPU tests (GPU == CPU, bit for bit), the stage timings of a crowded 4096^2 frame (CPU on all
+# host cores, GPU from page-locked memory), the CLI's outputs with --device cuda and cpu compared
+# byte for byte (scripts/compare-builds.py --quick), and a stream of crowded frames on both
+# devices with the stream's per-thread accounting (-VERBOSE_TYPE FULL). Logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+prefix=/tmp/celeris-deps
+mkdir -p "$prefix"
+for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+bin=.devbin
+if ldd $bin/celeris | grep "not found"; then exit 1; fi
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+nproc
+$bin/test_extract --gtest_filter='GpuMeasure.*:GpuFrontEnd.*:Frames.Gpu*' >"$out/gtest.txt" 2>&1
+echo "test_extract exit status $?"
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/gtest.txt" | head -30
+work=/tmp/prebuilt
+mkdir -p "$work/stream"
+$bin/celeris simulate image --size 4096 --seed 21 --density crowded -o $work/crowded4k.fits >/dev/null
+for i in $(seq 1 ${NSTREAM:-8}); do
+  $bin/celeris simulate image --size 4096 --density crowded --seed $((100 + i)) \
+    -o "$work/stream/c$i.fits" >/dev/null &
+done
+$bin/bench_extract_stages $work/crowded4k.fits --repeat ${REPEAT:-5} \
+  --devices cpu,cuda-pinned 2>&1 | tee "$out/bench.txt"
+wait
+rm -f "$work"/stream/*.truth.fits
+timeout 120 python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmp --images /nonexistent \
+  --b-args "--device cuda" --quick >"$out/compare.txt" 2>&1
+echo "compare-builds exit status $?"
+grep -v identical "$out/compare.txt" | tail -8
+for dev in cuda cpu; do
+  mkdir -p "$work/stream/$dev"
+  cat "$work"/stream/*.fits >/dev/null
+  $bin/celeris extract "$work"/stream/c*.fits -CATALOG_NAME "$work/stream/$dev/{stem}.cat" \
+    --device $dev --progress none -VERBOSE_TYPE FULL 2>&1 | tee "$out/stream_$dev.txt"
+done
+same=0
+for f in "$work"/stream/cpu/*.cat; do cmp -s "$f" "$work/stream/cuda/$(basename "$f")" && same=$((same + 1)); done
+echo "stream: cuda catalogs identical to cpu catalogs: $same of ${NSTREAM:-8}"
