@@ -84,6 +84,13 @@ struct Config {
   int64_t deblend_rand_offset = 0;
   // EXT_NUMBER: the frame's number among its file's image extensions (1-based).
   int ext_number = 1;
+  // Detections in the file's earlier image extensions: SExtractor numbers the detections of a
+  // whole run in one sequence (ID_PARENT), from one extension of a multi-extension file to the
+  // next; extract_file sets this.
+  int64_t id_parent_offset = 0;
+  // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
+  // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
+  double wcs_equinox = 2000.0;
   bool clean = true;
   double clean_param = 1.0;
   MaskType mask_type = MaskType::Correct;
@@ -159,6 +166,12 @@ struct Objects {
   std::vector<double> flux_radius;              // n_fluxfrac per object, row-major
   std::vector<double> fwhm;
   std::vector<uint16_t> flags;
+  // ID_PARENT: the number of the detection (connected component before deblending) the object
+  // came from, 1-based in detection order, plus Config::id_parent_offset. SExtractor (scan.c
+  // sortit) numbers every detection of at least DETECT_MINAREA pixels so; deblended children
+  // share their detection's number, an object not deblended has its own (never 0), and a master
+  // keeps its own when CLEAN merges another object into it. Not renumbered when written out.
+  std::vector<int32_t> id_parent;
   // --- Windowed measurements (SExtractor winpos.c), filled only when MeasureRequest::windowed
   // (empty otherwise): centroid (0-based), its error ellipse, second moments, ellipse, flux.
   std::vector<double> xwin, ywin, errx2win, erry2win, errxywin, x2win, y2win, xywin;

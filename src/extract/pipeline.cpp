@@ -339,6 +339,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   }
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
+  // ID_PARENT: the detection each written object (a master keeps its own) came from.
+  result.objects.id_parent.resize(cleaned.order.size());
+  for (size_t j = 0; j < cleaned.order.size(); ++j)
+    result.objects.id_parent[j] =
+        static_cast<int32_t>(config.id_parent_offset + deblended.parent[cleaned.order[j]] + 1);
   // Flag maps (IMAFLAGS_ISO): on the objects as detected, merged as cleaning merged them.
   if (!request.flag_maps.empty()) {
     std::vector<size_t> victims, masters;

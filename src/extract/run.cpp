@@ -13,6 +13,7 @@
 #include "extract/run_steps.hpp"
 #include "extract/settings/input_checks.hpp"
 #include "extract/settings/parameters.hpp"
+#include "extract/sextractor/fk5_to_fk4.hpp"
 #include "extract/sextractor/summary_cards.hpp"
 #include "extract/sextractor/wcs_draws.hpp"
 #include "extract/stages/assoc.hpp"
@@ -175,6 +176,8 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
     config.deblend_rand_offset += sextractor_wcs_rand_draws(frame.detect_image->header);
   if (plan.want_wcs) frame.wcs = Wcs::from_header(img.header);
   const std::optional<Wcs>& wcs = frame.wcs;
+  config.wcs_equinox = img.header.value_double("EQUINOX").value_or(
+      img.header.value_double("EPOCH").value_or(2000.0));  // as SExtractor's read_wcs
   // --- hook: ASSOCCOORD_TYPE WORLD: SExtractor takes the list's positions as RA, Dec (J2000)
   // and converts them to the image's celestial system; celeris maps them through equatorial
   // J2000 frames only.
@@ -199,7 +202,7 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   if (wcs)
     for (const auto& p : plan.params) {
       const std::string n = p.spec->name, ctype1 = img.header.value_string("CTYPE1").value_or("");
-      const bool j2000 = uses_j2000_rotation(n);
+      const bool j2000 = uses_j2000_rotation(n) || is_b1950_column(n);  // B1950: from J2000
       if (needs_longitude_first(n) &&
           (ctype1.rfind("DEC", 0) == 0 || ctype1.find("LAT") != std::string::npos))
         throw Error(n + ": images whose first axis is the latitude (CTYPE1 " + ctype1 +
@@ -361,14 +364,18 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
   std::vector<Frame> frames;
   std::vector<FrameOutputs> outputs;
   int64_t draws = 0;  // rand() numbers SExtractor has drawn before the current extension
+  // Detections before it: ID_PARENT goes on numbering them.
+  int64_t detections = 0;
   for (size_t k = 0; k < hdus.size(); ++k) {
     const std::string ext = path + "[" + std::to_string(hdus[k] - 1) + "]";
     Frame frame = read_frame(ext, settings.catalog_name, {}, settings, plan);
     frame.config.ext_number = static_cast<int>(k + 1);
     const int64_t wcs_draws = frame.config.deblend_rand_offset;
     frame.config.deblend_rand_offset = draws + wcs_draws;
+    frame.config.id_parent_offset = detections;
     Result r = extract(std::move(frame.image.pixels), frame.config, frame.request);
     draws += wcs_draws + r.info.rand_draws;
+    detections += static_cast<int64_t>(r.info.n_detections);
     outputs.push_back(frame_outputs(frame, std::move(r), settings, plan));
     frames.push_back(std::move(frame));
   }

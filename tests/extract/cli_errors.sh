@@ -86,6 +86,9 @@ printf 'NUMBER\nALPHAWIN_SKY\n' > sky.param
 printf 'NUMBER\nTHETAWIN_J2000\n' > thetawin.param
 expect_error latitude-first-sky "latitude" "$bin" extract latfirst.fits -PARAMETERS_NAME sky.param
 expect_error galactic-thetawin "THETAWIN_J2000: only equatorial J2000" "$bin" extract galactic.fits -PARAMETERS_NAME thetawin.param
+# The *_B1950 columns convert from J2000 (sextractor/fk5_to_fk4.hpp): equatorial J2000 only.
+printf 'NUMBER\nALPHA_B1950\n' > b1950.param
+expect_error galactic-b1950 "ALPHA_B1950: only equatorial J2000" "$bin" extract galactic.fits -PARAMETERS_NAME b1950.param
 printf 'NUMBER\nVIGNET(5)\n' > vignet.param
 expect_error vignet-size "VIGNET(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet.param
 printf 'NUMBER\nFLUX_PETRO\n' > petro.param

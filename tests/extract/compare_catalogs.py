@@ -9,7 +9,9 @@ acceptance metrics of the extraction issue and exits non-zero when one fails:
   FLAGS equal for >= --flags-frac of the pairs,
   NUMBER equal (the same catalog order) for >= --number-frac of the pairs,
   every common column equal as printed (the whole catalog row the same) for >= --rows-frac of
-  the pairs (`rows=`; NUMBER and whole rows are celeris's own standard, beyond the issue's).
+  the pairs (`rows=`; NUMBER and whole rows are celeris's own standard, beyond the issue's);
+  with --same-columns, the same columns in the same places (the ASCII_HEAD header's numbers and
+  names), so that a column missing, added or resized on one side fails.
 """
 import argparse
 import sys
@@ -40,6 +42,12 @@ def read_ascii_head(path):
         for k in range(c + 1, e):
             out[f"{n}#{k - c + 1}"] = arr[:, k]
     return out
+
+
+def header_columns(path):
+    """The (column number, name) pairs of an ASCII_HEAD header, in order."""
+    with open(path) as f:
+        return [tuple(line.split()[1:3]) for line in f if line.startswith("#")]
 
 
 def pair(ref, test, radius):
@@ -98,7 +106,14 @@ def main():
     ap.add_argument("--col-tol", action="append", default=[], metavar="NAME=TOL",
                     help="also require median |d NAME| / |NAME| <= TOL over the pairs")
     ap.add_argument("--label", default="")
+    ap.add_argument("--same-columns", action="store_true",
+                    help="require the same header (column numbers and names) in both catalogs")
     a = ap.parse_args()
+    if a.same_columns:
+        ref_cols, test_cols = header_columns(a.sextractor_catalog), header_columns(a.celeris_catalog)
+        if ref_cols != test_cols:
+            print(f"{a.label}: column layouts differ: SExtractor {ref_cols}, celeris {test_cols} FAIL")
+            return 1
     ref = read_ascii_head(a.sextractor_catalog)
     test = read_ascii_head(a.celeris_catalog)
     nref, ntest = len(ref["X_IMAGE"]), len(test["X_IMAGE"])

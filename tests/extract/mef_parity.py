@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 
-PARAMS = ["NUMBER", "EXT_NUMBER", "X_IMAGE", "Y_IMAGE", "FLUX_ISO", "FLUX_AUTO", "FLUXERR_AUTO",
+PARAMS = ["NUMBER", "EXT_NUMBER", "ID_PARENT", "X_IMAGE", "Y_IMAGE", "FLUX_ISO", "FLUX_AUTO", "FLUXERR_AUTO",
           "FLUX_APER(1)", "MAG_AUTO", "A_IMAGE", "THETA_IMAGE", "FLUX_RADIUS", "FLAGS"]
 
 

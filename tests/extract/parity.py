@@ -8,7 +8,8 @@ usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--se
 --crop runs both tools on rows Y0:Y1 and columns X0:X1 (numpy slices, 0-based) of the image's
 first image HDU, written with its header (CRPIX moved with the crop; needs astropy).
 --params adds catalog parameters to the compared list (VIGNET(w,h) keeps its comma; FLUX_APER(5)
-replaces the listed FLUX_APER(2));
+replaces the listed FLUX_APER(2)); --append-params P1,P2 appends them as given, even names
+already listed (a .param file listing a parameter twice);
 --col-tol NAME=TOL also requires the median relative difference of column NAME <= TOL
 (compare_catalogs.py). --flag-maps N writes N
 flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
@@ -97,6 +98,10 @@ def main():
             else:
                 lines.append(p)
         params = "".join(q + "\n" for q in lines)
+        del argv[k:k + 2]
+    if "--append-params" in argv:
+        k = argv.index("--append-params")
+        params += "".join(p + "\n" for p in re.split(r",(?![^(]*\))", argv[k + 1]))
         del argv[k:k + 2]
     col_tols = []
     while "--col-tol" in argv:
@@ -203,7 +208,8 @@ def main():
     subprocess.run([celeris, "extract", image, "-CATALOG_NAME", base + ".cel.cat"] + common,
                    check=True, cwd=work)
     return subprocess.run([sys.executable, os.path.join(HERE, "compare_catalogs.py"),
-                           base + ".sex.cat", base + ".cel.cat", "--label", label] +
+                           base + ".sex.cat", base + ".cel.cat", "--label", label,
+                           "--same-columns"] +
                           rows_frac + col_tols).returncode
 
 

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "extract/sextractor/fk5_to_fk4.hpp"
 #include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_growth.hpp"
@@ -26,6 +27,7 @@ using CT = ColumnType;
 const std::vector<ParamSpec>& parameter_table() {
   static const std::vector<ParamSpec> table = {
       {"NUMBER", "", "Running object number", CT::Int32, "%10d", false, false},
+      {"ID_PARENT", "", "Parent ID (before deblending)", CT::Int32, "%10d", false, false},
       {"EXT_NUMBER", "", "FITS extension number", CT::Int16, "%3d", false, false},
       {"X_IMAGE", "pixel", "Object position along x", CT::Float32, "%11.4f", false, false},
       {"Y_IMAGE", "pixel", "Object position along y", CT::Float32, "%11.4f", false, false},
@@ -342,6 +344,27 @@ const std::vector<ParamSpec>& parameter_table() {
        true},
       {"DELTAWIN_J2000", "deg", "windowed declination (J2000)", CT::Float64, "%+11.7f", false,
        true},
+      // --- B1950 (SExtractor's conversion from J2000, sextractor/fk5_to_fk4.hpp)
+      {"ALPHA_B1950", "deg", "Right ascension of barycenter (B1950)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTA_B1950", "deg", "Declination of barycenter (B1950)", CT::Float64, "%+11.7f", false,
+       true},
+      {"ALPHAPEAK_B1950", "deg", "Right ascension of brightest pix (B1950)", CT::Float64, "%11.7f",
+       false, true},
+      {"DELTAPEAK_B1950", "deg", "Declination of brightest pix (B1950)", CT::Float64, "%+11.7f",
+       false, true},
+      {"ALPHAWIN_B1950", "deg", "Windowed right ascension (B1950)", CT::Float64, "%11.7f", false,
+       true},
+      {"DELTAWIN_B1950", "deg", "Windowed declination (B1950)", CT::Float64, "%+11.7f", false,
+       true},
+      {"THETA_B1950", "deg", "Position angle (east of north) (B1950)", CT::Float32, "%+6.2f", false,
+       true},
+      {"ERRTHETA_B1950", "deg", "B1950 error ellipse pos. angle (east of north)", CT::Float32,
+       "%6.2f", false, true},
+      {"THETAWIN_B1950", "deg", "Windowed position angle (east of north) (B1950)", CT::Float32,
+       "%+6.2f", false, true},
+      {"ERRTHETAWIN_B1950", "deg", "B1950 windowed error ellipse pos. angle (east of north)",
+       CT::Float32, "%6.2f", false, true},
       // --- Petrosian photometry (measure_petro.hpp), growth curve (measure_growth.hpp), VIGNET
       {"FLUX_PETRO", "count", "Flux within a Petrosian-like elliptical aperture", CT::Float32,
        "%12.7g", false, false},
@@ -428,9 +451,15 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
       }
       continue;
     }
-    if (std::any_of(out.begin(), out.end(),
-                    [&](const RequestedParam& r) { return r.spec == spec; }))
+    // Listed again: one column, where it was first listed, with the sizes of its last listing
+    // (SExtractor's readcatparams adds the key once but writes each listing's sizes into the
+    // same prefs field; a vector listed again without "(n)" is back to 1 element).
+    const auto again = std::find_if(out.begin(), out.end(),
+                                    [&](const RequestedParam& r) { return r.spec == spec; });
+    if (again != out.end()) {
+      if (spec->is_vector) *again = {spec, size, width, height};
       continue;
+    }
     out.push_back({spec, spec->is_vector ? size : 1, width, height});
   }
   if (!missing.empty()) {
@@ -587,6 +616,31 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       std::tie(raw[i], decw[i]) = wcs->pixel_to_j2000(o.xwin[i] + 1, o.ywin[i] + 1);
     }
   }
+  // B1950 positions and SExtractor's rotation of north to B1950 at the barycentre, when asked
+  // for (equatorial J2000 frames only: run.cpp refuses others).
+  std::vector<Radec> b1950, b1950_peak, b1950_win;
+  std::vector<double> dtheta1950;
+  bool want_b1950 = false, b1950_pole = false;
+  for (const auto& p : params) {
+    want_b1950 |= is_b1950_column(p.spec->name);
+    b1950_pole |= converts_b1950_pole(p.spec->name);
+  }
+  if (wcs && want_b1950) {
+    const double epoch = config.wcs_equinox;  // SExtractor passes the EQUINOX as the epoch
+    auto convert = [&](const std::vector<double>& a, const std::vector<double>& d) {
+      std::vector<Radec> out(a.size());
+      for (size_t i = 0; i < a.size(); ++i) out[i] = sextractor_j2000_to_b1950(epoch, a[i], d[i]);
+      return out;
+    };
+    b1950 = convert(ra, dec);
+    b1950_peak = convert(rapk, decpk);
+    b1950_win = convert(raw, decw);
+    // initastrom converts the J2000 pole only for THETA_B1950 / ERRTHETA_B1950; otherwise it
+    // stays at the (0, 0) SExtractor's structure was allocated with (fk5_to_fk4.hpp).
+    const Radec pole = b1950_pole ? sextractor_j2000_to_b1950(epoch, 0.0, 90.0) : Radec{};
+    dtheta1950.resize(n);
+    for (size_t i = 0; i < n; ++i) dtheta1950[i] = sextractor_dtheta_b1950(pole, b1950[i], yw[i]);
+  }
   // SExtractor's position error ellipse (analyse.c), per object.
   auto err_ellipse = [&](size_t i, int which) {
     float a, b, theta;
@@ -634,6 +688,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
   const std::map<std::string, Getter> getters = {
       {"NUMBER", [](size_t i, int) { return double(i + 1); }},
+      {"ID_PARENT", scalar(o.id_parent)},
       {"EXT_NUMBER", [&](size_t, int) { return double(config.ext_number); }},
       {"X_IMAGE", [&](size_t i, int) { return o.x[i] + 1; }},
       {"Y_IMAGE", [&](size_t i, int) { return o.y[i] + 1; }},
@@ -847,6 +902,20 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"YWIN_WORLD", [&](size_t i, int) { return yww[i]; }},
       {"ALPHAWIN_J2000", [&](size_t i, int) { return raw[i]; }},
       {"DELTAWIN_J2000", [&](size_t i, int) { return decw[i]; }},
+      {"ALPHA_B1950", [&](size_t i, int) { return b1950[i].alpha; }},
+      {"DELTA_B1950", [&](size_t i, int) { return b1950[i].delta; }},
+      {"ALPHAPEAK_B1950", [&](size_t i, int) { return b1950_peak[i].alpha; }},
+      {"DELTAPEAK_B1950", [&](size_t i, int) { return b1950_peak[i].delta; }},
+      {"ALPHAWIN_B1950", [&](size_t i, int) { return b1950_win[i].alpha; }},
+      {"DELTAWIN_B1950", [&](size_t i, int) { return b1950_win[i].delta; }},
+      {"THETA_B1950",
+       [&](size_t i, int) { return fmod_m90_p90(ws[i].theta_sky + dtheta1950[i]); }},
+      {"ERRTHETA_B1950",
+       [&](size_t i, int) { return fmod_m90_p90(we[i].theta_sky + dtheta1950[i]); }},
+      {"THETAWIN_B1950",
+       [&](size_t i, int) { return fmod_m90_p90(wws[i].theta_sky + dtheta1950[i]); }},
+      {"ERRTHETAWIN_B1950",
+       [&](size_t i, int) { return fmod_m90_p90(wwe[i].theta_sky + dtheta1950[i]); }},
       // --- Petrosian photometry, growth curve, VIGNET
       {"FLUX_PETRO", scalar(o.flux_petro)},
       {"FLUXERR_PETRO", scalar(o.fluxerr_petro)},

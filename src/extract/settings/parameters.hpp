@@ -32,7 +32,8 @@ struct RequestedParam {
 };
 
 // Parses a .param file: one name per line, optional "(n)" for vectors, '#' comments. Unknown
-// names add a warning; duplicates are ignored.
+// names add a warning. A name listed again keeps its first place; a vector takes the sizes of its
+// last listing (as SExtractor).
 std::vector<RequestedParam> parse_parameter_list(const std::string& text, const std::string& origin,
                                                  std::vector<std::string>& warnings);
 std::vector<RequestedParam> read_parameter_list(const std::string& path,

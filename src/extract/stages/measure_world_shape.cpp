@@ -93,7 +93,8 @@ bool uses_world_jacobian(const std::string& n) {
     if (n == p) return false;
   if (n == "FWHM_WORLD" || n == "ISOAREA_WORLD" || n == "ISOAREAF_WORLD") return false;
   return contains(n, "_WORLD") ||
-         (contains(n, "THETA") && (contains(n, "_J2000") || contains(n, "_SKY")));
+         (contains(n, "THETA") &&
+          (contains(n, "_J2000") || contains(n, "_SKY") || contains(n, "_B1950")));
 }
 
 bool needs_longitude_first(const std::string& n) {
