@@ -16,7 +16,7 @@ cmake --build build-dev -j "$(nproc)" --target celeris_cli test_extract bench_ex
 rm -rf .devbin && mkdir -p .devbin/debs
 cp build-dev/bin/celeris build-dev/bin/bench_extract_stages build-dev/tests/test_extract .devbin/
 # The Debian packages of the libraries the binaries load that a bare device lacks.
-for deb in .debs/libwcs7_*.deb .debs/libcfitsio10_*.deb; do
+for deb in .debs/libwcs7_*.deb .debs/libexpat1_*.deb; do
   [ -f "$deb" ] || { echo "missing $deb: run scripts/fetch-device-debs.sh" >&2; exit 1; }
   cp "$deb" .devbin/debs/
 done

@@ -12,6 +12,10 @@ prefix=/tmp/celeris-deps
 mkdir -p "$prefix"
 for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# The CUDA runtime: the binaries' runpath is this machine's CUDA, which may lie elsewhere there.
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+done
 bin=.devbin
 if ldd $bin/celeris | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -26,14 +30,10 @@ for i in $(seq 1 ${NSTREAM:-8}); do
   $bin/celeris simulate image --size 4096 --density crowded --seed $((100 + i)) \
     -o "$work/stream/c$i.fits" >/dev/null &
 done
-$bin/bench_extract_stages $work/crowded4k.fits --repeat ${REPEAT:-5} \
-  --devices cpu,cuda-pinned 2>&1 | tee "$out/bench.txt"
 wait
 rm -f "$work"/stream/*.truth.fits
-timeout 120 python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmp --images /nonexistent \
-  --b-args "--device cuda" --quick >"$out/compare.txt" 2>&1
-echo "compare-builds exit status $?"
-grep -v identical "$out/compare.txt" | tail -8
+$bin/bench_extract_stages $work/crowded4k.fits --repeat ${REPEAT:-5} \
+  --devices cpu,cuda-pinned 2>&1 | tee "$out/bench.txt"
 for dev in cuda cpu; do
   mkdir -p "$work/stream/$dev"
   cat "$work"/stream/*.fits >/dev/null
@@ -43,3 +43,7 @@ done
 same=0
 for f in "$work"/stream/cpu/*.cat; do cmp -s "$f" "$work/stream/cuda/$(basename "$f")" && same=$((same + 1)); done
 echo "stream: cuda catalogs identical to cpu catalogs: $same of ${NSTREAM:-8}"
+timeout ${COMPARE_SECONDS:-45} python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmp --images /nonexistent \
+  --b-args "--device cuda" --quick >"$out/compare.txt" 2>&1
+echo "compare-builds exit status $?"
+grep -v identical "$out/compare.txt" | tail -8
