@@ -245,6 +245,22 @@ def main():
         for t, s_path, c_path in zip(checks, check_names["sex"], check_names["cel"]):
             failed += not compare_check_files(t, s_path, c_path)
         checks = []  # the check images of the first catalog type only
+    if dual:
+        # One pair of extensions named (the comma outside CFITSIO's brackets splits the pair),
+        # without the multi-extension maps (SExtractor would read their HDU 1 for it).
+        pair = f"{mef}[1],{meas_path}[1]"
+        cats = {}
+        for tool, cmd in [("sex", [sex]), ("cel", [celeris, "extract"])]:
+            cats[tool] = os.path.join(work, f"{tool}.pair.cat")
+            subprocess.run(cmd + [pair, "-PARAMETERS_NAME", "mef.param", "-FILTER_NAME",
+                                  "default.conv", "-CATALOG_NAME", cats[tool], "-VERBOSE_TYPE",
+                                  "QUIET"], check=True, cwd=work,
+                           stderr=subprocess.DEVNULL if tool == "sex" else None)
+        a, b = (open(cats[t], "rb").read() for t in ("sex", "cel"))
+        rows = sum(1 for line in a.splitlines() if not line.startswith(b"#"))
+        print(f"{os.path.basename(mef)}[1],{os.path.basename(meas_path)}[1]: {rows} rows "
+              f"{'identical' if a == b else 'DIFFERENT'}")
+        failed += a != b or rows < 10
     return 1 if failed else 0
 
 
