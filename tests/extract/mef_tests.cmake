@@ -13,7 +13,8 @@ foreach(variant
     "separate_weights;--weights;MAP_RMS,MAP_WEIGHT;--params;FLUXERR_ISO,FLAGS_WEIGHT"
     "dual_image;--dual;--weights;MAP_WEIGHT,MAP_VAR;--types;ASCII_HEAD,FITS_LDAC;--params;FLUXERR_ISO"
     "flag_maps;--flag-maps;2;--params;IMAFLAGS_ISO(2),NIMAFLAGS_ISO(2);--;-FLAG_TYPE;OR,MAX"
-    "check_images;--check;BACKGROUND,BACKGROUND_RMS,MINIBACKGROUND,MINIBACK_RMS,-BACKGROUND,FILTERED,SEGMENTATION,OBJECTS,-OBJECTS,APERTURES")
+    "check_images;--check;BACKGROUND,BACKGROUND_RMS,MINIBACKGROUND,MINIBACK_RMS,-BACKGROUND,FILTERED,SEGMENTATION,OBJECTS,-OBJECTS,APERTURES"
+    "check_images_map_weight;--weights;MAP_WEIGHT;--check;BACKGROUND_RMS,MINIBACK_RMS,-OBJECTS,SEGMENTATION")
   list(POP_FRONT variant name)
   add_test(NAME extract.parity.mef_${name}
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/mef_parity.py
