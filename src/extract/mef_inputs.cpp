@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "celeris/error.hpp"
+#include "celeris/table.hpp"
 #include "extract/settings/input_checks.hpp"
 
 namespace celeris::extract {
@@ -52,6 +53,11 @@ void check_extension_companions(const std::string& path, const std::vector<int>&
     if (file.find('[') != std::string::npos)
       throw Error(key + " " + file + ": with the multi-extension image " + image +
                   ", name the file without an HDU (HDU n of it goes with HDU n of the image)");
+    // Outputs are written after the companions are read: one written over them would be lost.
+    if (settings.catalog_type != CatalogType::None)
+      refuse_output_over_input(settings.catalog_name, file, "CATALOG_NAME");
+    for (size_t i = 0; i < settings.check_types.size(); ++i)
+      refuse_output_over_input(settings.check_names[i], file, "CHECKIMAGE_NAME");
     const std::vector<int> have = image_hdus(file);
     if (have.empty()) continue;  // unreadable: its reading says why
     for (size_t k = 0; k < hdus.size(); ++k)

@@ -22,7 +22,8 @@ std::pair<std::string, std::string> split_dual_image_path(const std::string& pat
 // The companions of the image `path` ("a.fits" or "det.fits,meas.fits") whose image HDUs are
 // `hdus` (1-based), each checked: named without an HDU (SExtractor would drop the selector and
 // read HDU n anyway) and holding an image at every one of `hdus`. `n_flag_maps` flag maps are
-// read (RunPlan::n_flag_maps). Throws celeris::Error naming the file and the first HDU missing.
+// read (RunPlan::n_flag_maps). Throws celeris::Error naming the file and the first HDU missing,
+// or the output (catalog, check image) named as a companion.
 void check_extension_companions(const std::string& path, const std::vector<int>& hdus,
                                 const Settings& settings, size_t n_flag_maps);
 

@@ -168,6 +168,8 @@ def hdu(name, primary):
     return head + b" " * (-len(head) % 2880) + body
 open("mixed.fits", "wb").write(hdu("good.fits", True) + hdu("small32.fits", False))
 PY
+expect_error mef-check-over-weight "CHECKIMAGE_NAME" "$bin" extract mef.fits -WEIGHT_TYPE MAP_WEIGHT \
+  -WEIGHT_IMAGE mixed.fits -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME mixed.fits
 rm -f mefseg.fits
 expect_error mef-weight-size "mixed.fits\[1\] is 32x32" "$bin" extract mef.fits -WEIGHT_TYPE MAP_WEIGHT \
   -WEIGHT_IMAGE mixed.fits -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME mefseg.fits
