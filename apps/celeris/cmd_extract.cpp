@@ -28,13 +28,15 @@ constexpr const char* kHelp =
 SExtractor-compatible source extraction. IMAGE is a FITS file; CFITSIO syntax selects an HDU
 (img.fits[1], img.fits[SCI]) and reads gzip (.gz) and tile-compressed (.fz) files.
 IMAGE may be detect.fits,measure.fits (dual-image mode: detection on the first, measurements on
-the second, as in SExtractor).
+the second, as in SExtractor). A multi-extension IMAGE is extracted whole into one catalog, its
+measurement image, WEIGHT_IMAGE and FLAG_IMAGE files multi-extension too (HDU n for HDU n), each
+check image one file with an extension per image extension.
 Configuration: the file given with -c (SExtractor .sex syntax; without -c, a default.sex in
 the current directory if present, else built-in defaults), then each -KEY VALUE on the command
 line (e.g. -CATALOG_NAME out.cat -DETECT_THRESH 3 -PARAMETERS_NAME my.param).
 Unknown keys and catalog parameters give a warning (as in SExtractor); an invalid value, a
 SExtractor parameter celeris does not compute yet, or a SExtractor key set to a value whose effect
-celeris does not reproduce yet (INTERP_TYPE VAR_ONLY, several image extensions, ...) is
+celeris does not reproduce yet (INTERP_TYPE VAR_ONLY with one weight map, ...) is
 an error naming it. Warnings and the run's summary go to stderr.
 
 Several images (or @LIST, a file naming one image per line) are extracted as a stream: reading,

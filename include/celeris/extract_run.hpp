@@ -29,8 +29,10 @@ using WarningSink = std::function<void(const std::string&)>;
 
 // Runs the extraction of `image_path` with `settings`; writes settings.catalog_name unless the
 // catalog type is NONE. The catalog file appears only when complete. Warnings (unknown catalog
-// parameters) go to `warn` when given, and into FileRunResult::warnings. Inputs SExtractor would
-// use and celeris cannot (several image extensions, an external header) are refused first.
+// parameters) go to `warn` when given, and into FileRunResult::warnings. A file of several image
+// extensions gives one catalog of them all (with their weight and flag maps and check images, as
+// SExtractor). Inputs SExtractor would use and celeris cannot (an external header) are refused
+// first.
 FileRunResult extract_file(const std::string& image_path, const Settings& settings,
                            const WarningSink& warn = {});
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "celeris/error.hpp"
@@ -10,6 +11,8 @@
 #include "celeris/fits.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/mef_inputs.hpp"
+#include "extract/output/check_image_extensions.hpp"
 #include "extract/run_steps.hpp"
 #include "extract/settings/input_checks.hpp"
 #include "extract/settings/parameters.hpp"
@@ -143,15 +146,13 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   // --- hook: dual-image mode ("detect.fits,measure.fits", stages/dual_image.hpp). frame.image
   // is the measurement image: its header gives GAIN, SATURATE, the WCS and the catalog's cards,
   // as SExtractor's measurement field does; frame.detect_image the detection image.
-  std::string detect_path = image_path, measure_path;
-  if (const size_t comma = image_path.find(',');
-      comma != std::string::npos && image_path.find('[') == std::string::npos) {
-    detect_path = image_path.substr(0, comma);
-    measure_path = image_path.substr(comma + 1);
-    if (detect_path.empty() || measure_path.empty() || measure_path.find(',') != std::string::npos)
-      throw Error("dual-image mode takes two images, detect.fits,measure.fits (got '" + image_path +
-                  "')");
-  }
+  // The comma outside CFITSIO's brackets: "det.fits[1],meas.fits[1]" names two extensions.
+  auto has_comma = [](const std::string& p) { return split_dual_image_path(p).first != p; };
+  const auto [detect_path, measure_path] = split_dual_image_path(image_path);
+  if (has_comma(image_path) &&
+      (detect_path.empty() || measure_path.empty() || has_comma(measure_path)))
+    throw Error("dual-image mode takes two images, detect.fits,measure.fits (got '" + image_path +
+                "')");
   for (const std::string& path : {detect_path, measure_path}) {
     if (path.empty()) continue;
     refuse_unsupported_inputs(path, settings);
@@ -341,43 +342,53 @@ Table concatenate(const std::vector<FrameOutputs>& parts) {
 // starting again at 1 in each, EXT_NUMBER its place among the image extensions, the deblender's
 // rand() stream going on from one extension to the next; one catalog holding them all (FITS_LDAC:
 // an LDAC_IMHEAD / LDAC_OBJECTS pair per extension, as SCAMP and PSFEx read; FITS_1.0: an
-// OBJECTS table per extension; ASCII: the rows one after the other).
+// OBJECTS table per extension; ASCII: the rows one after the other). `path` is one file or, in
+// dual-image mode, "det.fits,meas.fits"; the measurement image, the weight and the flag maps are
+// read at the HDU of each image extension (mef_inputs.hpp); each check image is one file with an
+// extension per image extension (check_image_extensions.hpp). No output appears under its name
+// before every extension is extracted.
 FileRunResult extract_extensions(const std::string& path, const std::vector<int>& hdus,
                                  const Settings& settings, const RunPlan& plan) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string what =
-      path + ": a multi-extension file (" + std::to_string(hdus.size()) + " image extensions)";
-  if (!settings.check_types.empty())
-    throw Error(what +
-                " with CHECKIMAGE_TYPE is not supported yet (SExtractor writes one check "
-                "image extension per image extension): name one extension, e.g. " +
-                path + "[" + std::to_string(hdus[0] - 1) + "]");
-  if (plan.n_flag_maps > 0)
-    throw Error(what + " with FLAG_IMAGE maps is not supported yet: name one extension, e.g. " +
-                path + "[" + std::to_string(hdus[0] - 1) + "]");
-  if (settings.config.measure_weight.type != WeightType::None ||
-      settings.config.detect_weight.type != WeightType::None)
-    throw Error(what +
-                " with WEIGHT_TYPE is not supported yet (SExtractor reads one weight "
-                "extension per image extension): name one extension, e.g. " +
-                path + "[" + std::to_string(hdus[0] - 1) + "]");
-  std::vector<Frame> frames;
+  check_extension_companions(path, hdus, settings, plan.n_flag_maps);
+  for (const std::string& name : settings.check_names)
+    for (const std::string& input :
+         {split_dual_image_path(path).first, split_dual_image_path(path).second})
+      if (!input.empty()) refuse_output_over_input(name, input, "CHECKIMAGE_NAME");
+  // Each check image file is written as the extensions come, so that only one extension's
+  // check images are held at a time; the files appear when the catalog is written.
+  std::vector<std::unique_ptr<CheckImageFileWriter>> check_files;
+  for (size_t i = 0; i < settings.check_types.size(); ++i)
+    check_files.push_back(std::make_unique<CheckImageFileWriter>(
+        settings.check_names[i], static_cast<int>(hdus.size()),
+        settings.check_types[i] == CheckImage::Segmentation ? 32 : -32));
+  std::vector<FitsHeader> headers;  // each measurement extension's: the catalog's LDAC_IMHEAD
   std::vector<FrameOutputs> outputs;
   int64_t draws = 0;  // rand() numbers SExtractor has drawn before the current extension
   // Detections before it: ID_PARENT goes on numbering them.
   int64_t detections = 0;
   for (size_t k = 0; k < hdus.size(); ++k) {
-    const std::string ext = path + "[" + std::to_string(hdus[k] - 1) + "]";
-    Frame frame = read_frame(ext, settings.catalog_name, {}, settings, plan);
+    Frame frame = read_frame(extension_image_path(path, hdus[k]), settings.catalog_name, {},
+                             extension_settings(settings, hdus[k]), plan);
     frame.config.ext_number = static_cast<int>(k + 1);
     const int64_t wcs_draws = frame.config.deblend_rand_offset;
     frame.config.deblend_rand_offset = draws + wcs_draws;
     frame.config.id_parent_offset = detections;
-    Result r = extract(std::move(frame.image.pixels), frame.config, frame.request);
+    // Dual-image mode: the detection image goes through the pipeline (as in extract_file).
+    Result r = frame.detect_image
+                   ? extract(std::move(frame.detect_image->pixels), frame.config, frame.request)
+                   : extract(std::move(frame.image.pixels), frame.config, frame.request);
     draws += wcs_draws + r.info.rand_draws;
     detections += static_cast<int64_t>(r.info.n_detections);
     outputs.push_back(frame_outputs(frame, std::move(r), settings, plan));
-    frames.push_back(std::move(frame));
+    for (size_t i = 0; i < check_files.size(); ++i) {
+      const CheckImage t = settings.check_types[i];
+      const bool mini = t == CheckImage::MiniBackground || t == CheckImage::MiniBackRms;
+      check_files[i]->append(outputs.back().check_images[i].view(),
+                             check_extension_cards(frame.image.header, !mini));
+    }
+    outputs.back().check_images.clear();
+    headers.push_back(std::move(frame.image.header));
   }
   Table all_rows = concatenate(outputs);
   OutputRun run;
@@ -392,11 +403,11 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
     case CatalogType::Fits10:
     case CatalogType::FitsLdac: {
       std::vector<std::pair<const Table*, FitsTableOptions>> tables;
-      for (size_t k = 0; k < frames.size(); ++k) {
+      for (size_t k = 0; k < headers.size(); ++k) {
         FitsTableOptions opt;
         opt.ldac = settings.catalog_type == CatalogType::FitsLdac;
         opt.extname = "OBJECTS";
-        opt.image_header = frames[k].image.header;
+        opt.image_header = headers[k];
         opt.extra_cards = outputs[k].cards;
         tables.emplace_back(&outputs[k].result.catalog, std::move(opt));
       }
@@ -404,6 +415,7 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
       break;
     }
   }
+  for (auto& file : check_files) file->commit();
   run.keep();
   // The run's result: every extension's rows; the counts summed; the rest from the first.
   FileRunResult out = outputs[0].result;
@@ -424,11 +436,16 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
   const RunPlan plan = plan_run(settings);
   if (warn)
     for (const auto& w : plan.warnings) warn(w);
-  if (image_path.find('[') == std::string::npos) {
-    const std::vector<int> hdus = image_hdus(image_path);
+  // A multi-extension image (the detection image in dual-image mode; SExtractor takes the
+  // extensions from it), named without an HDU, is extracted extension by extension.
+  const auto [detect_path, measure_path] = split_dual_image_path(image_path);
+  if (detect_path.find('[') == std::string::npos && measure_path.find('[') == std::string::npos) {
+    const std::vector<int> hdus = image_hdus(detect_path);
     if (hdus.size() > 1) {
       if (settings.catalog_type != CatalogType::None)
-        refuse_output_over_input(settings.catalog_name, image_path, "CATALOG_NAME");
+        for (const std::string& input : {detect_path, measure_path})
+          if (!input.empty())
+            refuse_output_over_input(settings.catalog_name, input, "CATALOG_NAME");
       return extract_extensions(image_path, hdus, settings, plan);
     }
   }

@@ -135,9 +135,57 @@ head += b" " * (-len(head) % 2880)
 open("mef.fits", "wb").write(data + head + body)
 PY
 # A multi-extension file is extracted whole (tests/extract/mef_parity.py compares it with
-# source-extractor); what celeris cannot do with one yet is refused.
-expect_error mef-checkimage "multi-extension" "$bin" extract mef.fits -CHECKIMAGE_TYPE SEGMENTATION \
-  -CHECKIMAGE_NAME seg.fits
+# source-extractor); its weight and flag maps must have an image at each of its image HDUs (a
+# one-image map: source-extractor weighs the first extension with it and stops at the second),
+# and are named without an HDU.
+expect_error mef-weight-one-image "no image at HDU 2" "$bin" extract mef.fits -WEIGHT_TYPE MAP_WEIGHT \
+  -WEIGHT_IMAGE good.fits
+expect_error mef-weight-hdu "without an HDU" "$bin" extract mef.fits -WEIGHT_TYPE MAP_WEIGHT \
+  -WEIGHT_IMAGE "mef.fits[1]"
+printf 'NUMBER\nIMAFLAGS_ISO\n' > flags.param
+expect_error mef-flag-one-image "FLAG_IMAGE good.fits: no image at HDU 2" "$bin" extract mef.fits \
+  -PARAMETERS_NAME flags.param -FLAG_IMAGE good.fits
+expect_error mef-dual-one-image "measurement image good.fits: no image at HDU 2" "$bin" extract \
+  mef.fits,good.fits
+# A weight map whose second extension has another size: the run stops there, and neither the
+# catalog nor the check image (written extension by extension) is left behind.
+"$bin" simulate image --size 32 --stars 1 -o small32.fits >/dev/null
+python3 - <<'PY'
+def hdu(name, primary):
+    data = open(name, "rb").read()
+    cards, pos = [], 0
+    while True:
+        card = data[pos:pos + 80].decode()
+        pos += 80
+        if card.startswith("END "):
+            break
+        cards.append(card)
+    if primary:
+        return data
+    body = data[(pos + 2879) // 2880 * 2880:]
+    naxis = int(next(c for c in cards if c.startswith("NAXIS ")).split("=")[1].split("/")[0])
+    ext = ["XTENSION= 'IMAGE   '".ljust(80)] + cards[1:3 + naxis]
+    ext += ["PCOUNT  =                    0".ljust(80), "GCOUNT  =                    1".ljust(80)]
+    ext += [c for c in cards[3 + naxis:] if not c.startswith("EXTEND")] + ["END".ljust(80)]
+    head = "".join(ext).encode()
+    return head + b" " * (-len(head) % 2880) + body
+open("mixed.fits", "wb").write(hdu("good.fits", True) + hdu("small32.fits", False))
+PY
+expect_error mef-check-over-weight "CHECKIMAGE_NAME" "$bin" extract mef.fits -WEIGHT_TYPE MAP_WEIGHT \
+  -WEIGHT_IMAGE mixed.fits -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME mixed.fits
+rm -f mefseg.fits
+expect_error mef-weight-size "mixed.fits\[1\] is 32x32" "$bin" extract mef.fits -WEIGHT_TYPE MAP_WEIGHT \
+  -WEIGHT_IMAGE mixed.fits -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME mefseg.fits
+if ls mefseg.fits* .mefseg* >/dev/null 2>&1; then
+  echo "FAIL mef-weight-size: check image left behind"; ls -a; fail=1
+fi
+"$bin" extract mef.fits -FILTER_NAME ok.conv -CATALOG_NAME mefw.cat -WEIGHT_TYPE MAP_WEIGHT \
+  -WEIGHT_IMAGE mef.fits -CHECKIMAGE_TYPE SEGMENTATION -CHECKIMAGE_NAME mefseg.fits >/dev/null 2>err.txt
+if [ $? -ne 0 ] || [ ! -s mefw.cat ] || [ ! -s mefseg.fits ]; then
+  echo "FAIL mef with a weight map and a check image: should succeed"; cat err.txt; fail=1
+else
+  echo "ok   mef-weight-check: runs"
+fi
 "$bin" extract mef.fits -FILTER_NAME ok.conv -CATALOG_NAME mef.cat >/dev/null 2>err.txt
 if [ $? -ne 0 ] || [ ! -s mef.cat ]; then
   echo "FAIL mef: should succeed"; cat err.txt; fail=1

@@ -54,6 +54,23 @@ SIMS = {
 }
 
 
+def flag_map(shape, rng, rectangles=1500):
+    """A flag map (int32) of `rectangles` rectangles of single bits, combinations and larger
+    values; half OR'ed onto what is there, half overwriting it, so that objects see several
+    distinct values."""
+    import numpy as np
+    m = np.zeros(shape, np.int32)
+    for r in range(rectangles):
+        h, w = rng.integers(3, 40, size=2)
+        y0, x0 = rng.integers(0, shape[0]), rng.integers(0, shape[1])
+        v = int(rng.choice([1, 2, 4, 8, 16, 3, 5, 12, 64, 1000, 65536]))
+        if r % 2:
+            m[y0:y0 + h, x0:x0 + w] |= v
+        else:
+            m[y0:y0 + h, x0:x0 + w] = v
+    return m
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -181,19 +198,8 @@ def main():
         rng = np.random.default_rng(19)
         names = []
         for k in range(n_flag_maps):
-            m = np.zeros(shape, np.int32)
-            # Rectangles of single bits, combinations and larger values; half OR'ed onto what is
-            # there, half overwriting it, so that objects see several distinct values.
-            for r in range(1500):
-                h, w = rng.integers(3, 40, size=2)
-                y0, x0 = rng.integers(0, shape[0]), rng.integers(0, shape[1])
-                v = int(rng.choice([1, 2, 4, 8, 16, 3, 5, 12, 64, 1000, 65536]))
-                if r % 2:
-                    m[y0:y0 + h, x0:x0 + w] |= v
-                else:
-                    m[y0:y0 + h, x0:x0 + w] = v
             names.append(os.path.join(work, f"flag{k}.fits"))
-            fits.writeto(names[-1], m, overwrite=True)
+            fits.writeto(names[-1], flag_map(shape, rng), overwrite=True)
         extra = ["-FLAG_IMAGE", ",".join(names)] + extra
     with open(os.path.join(work, "parity.param"), "w") as f:
         f.write(params)

@@ -234,6 +234,7 @@ add_test(NAME extract.parity.mef
                  $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/parity/mef ${CELERIS_TEST_DATA})
 set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;parity"
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/mef_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/petro_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/windowed_weights_tests.cmake)
