@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
@@ -301,10 +302,19 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const Blanking blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
                           local_back, nt,
                           dweighted ? wmaps.thresh.view() : ImageView<const float>{});
+  // Dual-image mode: SExtractor blanks the measurement image's detected pixels as it scans them
+  // and the detection image's blank_lag rows behind (scan.c); Kron's and the Petrosian radius
+  // passes read the detection image, everything else the measurement image.
+  std::optional<Blanking> measure_blanking;
+  if (measure.dual && config.mask_type != MaskType::None)
+    measure_blanking.emplace(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
+                             false, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},
+                             true);
   timer.lap("blanking");
   PhotometryField field;
   field.value = value;
-  field.blanking = &blanking;
+  field.blanking = measure_blanking ? &*measure_blanking : &blanking;
+  if (measure_blanking) field.dblanking = &blanking;
   field.backsig = bkg.global_rms;
   field.gain = config.gain;
   field.mask_type = config.mask_type;

@@ -86,3 +86,33 @@ TEST(BlankingView, GivenBackAfterTheWriteOutsOfItsLine) {
   EXPECT_FALSE(v.blanked(0, 1, 1, kAfterScan));
   EXPECT_FALSE(v.blanked(0, 2, 1, 3));  // the blanker had not reached row 2 on line 3
 }
+
+TEST(BlankingView, DualImageMeasurementBlankedAsScanned) {
+  // Dual-image mode's measurement image (immediate): a detected pixel is blanked from the line
+  // after its own, where the detection image's blanker (2 rows behind) has not yet come.
+  const int32_t code[4] = {-1, -1, -1, -1};
+  const BlankingView lagged{code, 1, 2};
+  const BlankingView now{code, 1, 2, true};
+  EXPECT_FALSE(lagged.blanked(0, 3, 1, 4));  // the last row at the end of the last line
+  EXPECT_TRUE(now.blanked(0, 3, 1, 4));
+  EXPECT_FALSE(now.blanked(0, 3, 1, 3));  // not before its line is scanned
+  // Given back by a merge on line 5: row 4 had been blanked as scanned (lines 5 on) and is
+  // restored after line 5's write-outs; the lagging blanker reaches it at line 6 and blanks it
+  // again. Row 1, long passed by both, stays restored.
+  const int32_t back[6] = {0, -7, 0, 0, -7, 0};
+  const BlankingView v{back, 1, 2, true};
+  EXPECT_TRUE(v.blanked(0, 4, 1, 5));
+  EXPECT_TRUE(v.blanked(0, 4, 1, 6));
+  EXPECT_TRUE(v.blanked(0, 1, 1, 5));
+  EXPECT_FALSE(v.blanked(0, 1, 1, 6));
+  EXPECT_FALSE(v.blanked(0, 1, 1, kAfterScan));
+  // Given back on line 6 instead: restored between the write-outs of line 6 and line 7.
+  const int32_t late[6] = {0, 0, 0, 0, -8, 0};
+  const BlankingView u{late, 1, 3, true};  // a 5x5 filter: 3 rows behind, at line 7
+  EXPECT_TRUE(u.blanked(0, 4, 1, 6));
+  EXPECT_TRUE(u.blanked(0, 4, 1, 7));
+  const int32_t late2[6] = {0, 0, 0, 0, -7, 0};  // merged on line 5, re-blanked at line 7
+  const BlankingView u2{late2, 1, 3, true};
+  EXPECT_FALSE(u2.blanked(0, 4, 1, 6));
+  EXPECT_TRUE(u2.blanked(0, 4, 1, 7));
+}

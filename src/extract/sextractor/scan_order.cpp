@@ -53,8 +53,8 @@ WriteOutSchedule::WriteOutSchedule(const LineBuffer& buffer) {
 Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
                    const ObjectList& objects, const std::vector<CleanVictim>& removed,
                    int blank_lag, bool given_back_by, int threads,
-                   ImageView<const float> pixel_threshold)
-    : blank_lag_(blank_lag) {
+                   ImageView<const float> pixel_threshold, bool immediate)
+    : blank_lag_(blank_lag), immediate_(immediate) {
   const int64_t w = value.width, h = value.height;
   code_ = Image<int32_t>::uninitialized(w, h);
   const float* pt = pixel_threshold.data;
@@ -71,11 +71,13 @@ Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, 
         code_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);
   }
   // Pixels of merged objects are given back; rows the blanker had not reached at the merge are
-  // blanked afterwards all the same (-1), so only rows it had passed record the line.
+  // blanked afterwards all the same (-1), so only rows it had passed record the line. Blanked as
+  // scanned (immediate), every row had been, and the view blanks it again at the lagging pass.
+  const int64_t first_lag = immediate ? 1 : blank_lag;
   for (const CleanVictim& v : removed)
     for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
       const int32_t x = objects.x[i], y = objects.y[i];
-      code_(x, y) = int64_t(y) + blank_lag <= v.line ? -int32_t(v.line) - 2 : -1;
+      code_(x, y) = int64_t(y) + first_lag <= v.line ? -int32_t(v.line) - 2 : -1;
     }
   if (!given_back_by || removed.empty()) return;
   given_back_by_ = Image<int32_t>(w, h, -1);

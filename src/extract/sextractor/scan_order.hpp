@@ -87,12 +87,14 @@ class Blanking {
   // `objects` (after deblending): object k's pixels are owned by id k + 1; other pixels above
   // `threshold` on `cvalue` (and not NaN on `value`) are detected but owned by no object.
   // `given_back_by`: also record which object's cleaning gave each pixel back (LOCAL needs it).
-  // `pixel_threshold`, when given (weights), replaces `threshold` pixel by pixel.
+  // `pixel_threshold`, when given (weights), replaces `threshold` pixel by pixel. `immediate`:
+  // the dual-image measurement image's blanking (BlankingView::immediate).
   Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
            const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
-           bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {});
+           bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {},
+           bool immediate = false);
 
-  BlankingView view() const { return {code_.data(), code_.width(), blank_lag_}; }
+  BlankingView view() const { return {code_.data(), code_.width(), blank_lag_, immediate_}; }
   bool blanked(int x, int y, int32_t id, int64_t time) const {
     return view().blanked(x, y, id, time);
   }
@@ -110,6 +112,7 @@ class Blanking {
   Image<int32_t> code_;           // see BlankingView
   Image<int32_t> given_back_by_;  // the object whose cleaning gave the pixel back
   int blank_lag_ = 0;
+  bool immediate_ = false;
 };
 
 // The scan line on which each object was completed: its detection's last row + 1.

@@ -31,8 +31,10 @@ struct PhotometryField {
   // radius, on the detection image) leaves out.
   ImageView<const float> dvar;
   float dwthresh = 0.0f;
-  // Dual-image mode: the detection image less its background, which Kron's radius pass reads.
+  // Dual-image mode: the detection image less its background, which Kron's radius pass reads,
+  // and its blanking, which lags behind the measurement image's (null: `blanking`).
   ImageView<const float> dvalue;
+  const Blanking* dblanking = nullptr;
   ImageView<const float> detection() const { return dvalue.data ? dvalue : value; }
   // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
   double ngamma = 0;
@@ -45,6 +47,9 @@ struct PhotometryField {
   // Whether (x, y) is blanked for the object `id` measured at scan line `time`.
   bool blanked(int x, int y, int32_t id, int64_t time) const {
     return blanking != nullptr && blanking->blanked(x, y, id, time);
+  }
+  bool blanked_in_detection(int x, int y, int32_t id, int64_t time) const {
+    return dblanking ? dblanking->blanked(x, y, id, time) : blanked(x, y, id, time);
   }
 };
 
