@@ -66,6 +66,24 @@ TEST(WriteOutSchedule, TallImageEventsFollowTheBuffer) {
   EXPECT_EQ(e.size(), 150u);
 }
 
+TEST(LineBuffer, RowsHeldWhenAnObjectIsWrittenOut) {
+  Config c;
+  c.filter = false;  // one line read ahead
+  c.memory_bufsize = 1024;
+  const LineBuffer b = LineBuffer::of(c, 1059);
+  // The first 1024 lines are read at once: an object written out early, because the object
+  // stack is full, sees them all (SExtractor's readimage.c), not only the lines scanned.
+  EXPECT_EQ(b.rows_at_write_out(787).first, 0);
+  EXPECT_EQ(b.rows_at_write_out(787).last, 1024);
+  // From line rows - margin on, the buffer slides one line a line.
+  EXPECT_EQ(b.rows_at_write_out(1023).first, 0);
+  EXPECT_EQ(b.rows_at_write_out(1024).first, 1);
+  EXPECT_EQ(b.rows_at_write_out(1024).last, 1025);
+  // After the scan: the last 1024 rows.
+  EXPECT_EQ(b.rows_at_write_out(kAfterScan).first, 35);
+  EXPECT_EQ(b.rows_at_write_out(kAfterScan).last, 1059);
+}
+
 TEST(BlankingView, LastRowsUnblankedAtTheEndOfTheLastLine) {
   // A 1-column, 4-row image, every pixel detected and owned by no object; 3x3 filter: the
   // blanker runs 2 rows behind the scan.

@@ -22,12 +22,16 @@ LineBuffer LineBuffer::of(const Config& config, int height) {
 
 LineBuffer::Rows LineBuffer::rows_at_write_out(int64_t written_at) const {
   if (holds_whole_image()) return {};
-  // The buffer holds rows [E - (rows - margin), E + margin) at scan line E; an object written
-  // after the scan sees the buffer's last state, E = height - margin.
+  // The buffer holds its first `rows` lines until scan line rows - margin (readimage.c loads
+  // them at once), then rows [E - (rows - margin), E + margin) at scan line E; an object written
+  // after the scan sees the buffer's last state, E = height - margin. Only write-outs because
+  // the object stack is full come before the buffer moves (an M67 object written at line 787
+  // with a 1024-line buffer saw rows 0 to 1023, not 0 to 787).
   const int64_t e =
       written_at != std::numeric_limits<int64_t>::max() ? written_at : height - margin;
-  return {static_cast<int>(std::max<int64_t>(0, e - (rows - margin))),
-          static_cast<int>(std::min<int64_t>(std::numeric_limits<int>::max(), e + margin))};
+  const int64_t last = std::max<int64_t>(rows, e + margin);
+  return {static_cast<int>(std::max<int64_t>(0, last - rows)),
+          static_cast<int>(std::min<int64_t>(std::numeric_limits<int>::max(), last))};
 }
 
 LineBuffer::Rows LineBuffer::rows_at_detection(int64_t done_line) const {
