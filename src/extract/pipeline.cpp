@@ -347,6 +347,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     }
     for (const CleanVictim& v : cleaned.removed) merge_iso(isos[v.master], isos[v.object]);
   }
+  mp.buffer_at = &cleaned.buffer_at;
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
   // Flag maps (IMAFLAGS_ISO): on the objects as detected, merged as cleaning merged them.

@@ -191,9 +191,10 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     clean.remove_at(li);
   };
   int64_t now = 0;  // the scan line of the write-outs below
-  auto write_out = [&](size_t li) {
+  auto write_out = [&](size_t li, bool amid_line = false) {
     result.order.push_back(list[li]);
     result.written_at.push_back(now);
+    result.buffer_at.push_back(amid_line ? now + 1 : now);
     remove_at(li);
   };
   // At each of the buffer's write-out events, the objects whose apertures no longer reach the
@@ -221,7 +222,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
       now = done_line[in];
-      write_out(by_ycmax.top());
+      write_out(by_ycmax.top(), true);
     }
     if (!params.enabled) {
       ylim[in] = ylimits(shapes[in], params.clean_margin);

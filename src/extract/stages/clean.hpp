@@ -25,9 +25,13 @@ struct CleanParams {
 };
 
 struct CleanResult {
-  std::vector<size_t> order;         // surviving objects in SExtractor's output (NUMBER) order
-  std::vector<int64_t> written_at;   // for each of them, the scan line at which it is written out
-                                     // (and measured); INT64_MAX after the last line
+  std::vector<size_t> order;        // surviving objects in SExtractor's output (NUMBER) order
+  std::vector<int64_t> written_at;  // for each of them, the scan line at which it is written out
+                                    // (and measured); INT64_MAX after the last line
+  // For each of them, the scan line whose line buffer it is measured in: written_at, or the
+  // line after it for a write-out amid a line (the object stack full), which SExtractor makes
+  // after that line's buffer has moved (scan.c: loadstrip, then the line's objects).
+  std::vector<int64_t> buffer_at;
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 
