@@ -299,9 +299,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
-  const Blanking blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
-                          local_back, nt,
-                          dweighted ? wmaps.thresh.view() : ImageView<const float>{});
+  const Blanking blanking(
+      dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag, local_back, nt,
+      dweighted ? wmaps.thresh.view() : ImageView<const float>{}, false, cleaned.stack_full_lines);
   // Dual-image mode: SExtractor blanks the measurement image's detected pixels as it scans them
   // and the detection image's blank_lag rows behind (scan.c); Kron's and the Petrosian radius
   // passes read the detection image, everything else the measurement image.
@@ -309,7 +309,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   if (measure.dual && config.mask_type != MaskType::None)
     measure_blanking.emplace(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
                              false, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},
-                             true);
+                             true, cleaned.stack_full_lines);
   timer.lap("blanking");
   PhotometryField field;
   field.value = value;
@@ -348,6 +348,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     for (const CleanVictim& v : cleaned.removed) merge_iso(isos[v.master], isos[v.object]);
   }
   mp.buffer_at = &cleaned.buffer_at;
+  mp.moment_at = &cleaned.written_moment;
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
   // Flag maps (IMAFLAGS_ISO): on the objects as detected, merged as cleaning merged them.

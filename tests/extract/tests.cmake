@@ -263,19 +263,29 @@ add_test(NAME extract.parity.weights_HorseHead_map_weight_large_apertures
 set_tests_properties(extract.parity.weights_HorseHead_map_weight_large_apertures PROPERTIES
                      LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 
-# A full object stack (MEMORY_OBJSTACK 500) on the crowded simulation (2048 rows, taller than
-# the 1024-line buffer): the object with the smallest ycmax is written out amid the scan line on
-# which a new object completes, after that line's buffer has moved, so its apertures see one row
-# more than at the line's start (CleanResult::buffer_at). With MASK_TYPE NONE every row identical
-# (901 of 10413 rows differed in the 200 px aperture and FLAGS bit 16 before).
-add_test(NAME extract.parity.sim_crowded_stack_full
-         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
-                 $<TARGET_FILE:celeris_cli> sim:crowded
-                 ${CMAKE_CURRENT_BINARY_DIR}/parity/sim_crowded_stack_full --rows-frac 1.0
-                 --params "FLUX_APER(4),FLUXERR_APER(4)"
-                 -- -PHOT_APERTURES 5,40,100,200 -MASK_TYPE NONE -MEMORY_OBJSTACK 500)
-set_tests_properties(extract.parity.sim_crowded_stack_full PROPERTIES
-                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# A full object stack (MEMORY_OBJSTACK) writes out the object with the smallest ycmax amid the
+# scan line on which a new object completes, before that object is cleaned:
+# - after that line's buffer has moved, so its apertures see one row more than at the line's
+#   start (CleanResult::buffer_at): sim:crowded (2048 rows, taller than the 1024-line buffer)
+#   with MEMORY_OBJSTACK 500 and MASK_TYPE NONE (901 of 10413 rows differed in the 200 px
+#   aperture and FLAGS bit 16);
+# - after the merges of the objects completed before on that line, whose pixels it sees given
+#   back (sextractor/blanking_view.hpp, moments): sim:crowded with MEMORY_OBJSTACK 50 (5427 of
+#   10640 rows differed), HorseHead with 30 (35 of 759), with MASK_TYPE CORRECT and BLANK.
+foreach(variant "sim_crowded_stack_full;sim:crowded;500;NONE"
+                "sim_crowded_stack_full_correct;sim:crowded;50;CORRECT"
+                "HorseHead_stack_full_correct;${CELERIS_TEST_DATA}/images/HorseHead.fits;30;CORRECT"
+                "HorseHead_stack_full_blank;${CELERIS_TEST_DATA}/images/HorseHead.fits;30;BLANK")
+  list(POP_FRONT variant name case stack mask)
+  add_test(NAME extract.parity.${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name} --rows-frac 1.0
+                   --params "FLUX_APER(4),FLUXERR_APER(4),FLUX_WIN,VIGNET(9,9)"
+                   -- -PHOT_APERTURES 5,40,100,200 -MASK_TYPE ${mask} -MEMORY_OBJSTACK ${stack})
+  set_tests_properties(extract.parity.${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
 
 # A multi-extension file (every image extension into one catalog, as SExtractor): source-extractor's
 # catalogs byte for byte (ASCII_HEAD) and table by table (FITS_LDAC pairs, FITS_1.0 tables).

@@ -32,6 +32,11 @@ struct CleanResult {
   // line after it for a write-out amid a line (the object stack full), which SExtractor makes
   // after that line's buffer has moved (scan.c: loadstrip, then the line's objects).
   std::vector<int64_t> buffer_at;
+  // For each of them, the moment of its write-out (sextractor/blanking_view.hpp: the merges made
+  // before it on its line count as made), and the scan line of each write-out because the
+  // object stack was full, in order.
+  std::vector<int64_t> written_moment;
+  std::vector<int64_t> stack_full_lines;
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 

@@ -35,6 +35,8 @@ struct MeasureParams {
   // Per catalog row, the scan line whose buffer rows it is measured in (CleanResult::buffer_at);
   // null: written_at.
   const std::vector<int64_t>* buffer_at = nullptr;
+  // Per catalog row, the moment of its write-out (CleanResult::written_moment); null: its line.
+  const std::vector<int64_t>* moment_at = nullptr;
   ImageView<const float> measure;  // dual-image mode: the measurement image (ISO0..ISO7)
   int threads = 1;
   // --device cuda: APER, AUTO and FLUX_RADIUS on the GPU (gpu/measure_gpu.hpp), whose times are

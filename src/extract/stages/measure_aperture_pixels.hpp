@@ -32,7 +32,8 @@ struct AperturePixels {
   bool masked(ImageView<const float> image, int x, int y, bool detection = false) const {
     if (std::isnan(image(x, y))) return true;
     return f.mask_type != MaskType::None &&
-           (detection ? f.blanked_in_detection(x, y, s.id, s.time) : f.blanked(x, y, s.id, s.time));
+           (detection ? f.blanked_in_detection(x, y, s.id, s.time, s.moment)
+                      : f.blanked(x, y, s.id, s.time, s.moment));
   }
   bool bad(int x, int y) const { return f.bad_weight(x, y) || masked(f.value, x, y); }
   // The Kron and Petrosian radius passes read the detection image, its weights and blanking.

@@ -24,6 +24,7 @@ struct ApertureShape {
   double dmx = 0, dmy = 0;  // the same in double, as its growth curve (FLUX_RADIUS) holds it
   float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
   int64_t time = INT64_MAX;          // scan line at which SExtractor measures it (writes it out)
+  int64_t moment = -1;               // and the moment on that line (blanking_view.hpp; -1: time)
   int fymin = 0, fymax = INT32_MAX;  // rows in SExtractor's line buffer at that time
   float dbkg = 0;                    // local background, subtracted per pixel of an aperture
 };
@@ -125,7 +126,7 @@ struct PixelReader {
   CELERIS_HD bool masked(const float* image, const BlankingView& blanking, int x, int y) const {
     if (is_nan(image[f.at(x, y)])) return true;
     if (!f.mask_detected || !blanking.code) return false;
-    return blanking.blanked(x, y, s.id, s.time);
+    return blanking.blanked(x, y, s.id, s.time, s.moment);
   }
   CELERIS_HD bool bad(int x, int y) const {
     return (f.var && f.var[f.at(x, y)] >= f.wthresh) || masked(f.value, f.blanking, x, y);
