@@ -30,6 +30,8 @@ class Wcs {
 
   enum class System { Equatorial, Galactic, Ecliptic, Other };
   System system() const { return system_; }
+  // True when the latitude is the first world axis (CTYPE1 DEC--TAN, CTYPE2 RA---TAN).
+  bool latitude_first() const { return lat_ < lng_; }
 
  private:
   std::shared_ptr<wcsprm> wcs_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
@@ -298,13 +299,22 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
-  const Blanking blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
-                          local_back, nt,
-                          dweighted ? wmaps.thresh.view() : ImageView<const float>{});
+  const Blanking blanking(
+      dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag, local_back, nt,
+      dweighted ? wmaps.thresh.view() : ImageView<const float>{}, false, cleaned.stack_full_lines);
+  // Dual-image mode: SExtractor blanks the measurement image's detected pixels as it scans them
+  // and the detection image's blank_lag rows behind (scan.c); Kron's and the Petrosian radius
+  // passes read the detection image, everything else the measurement image.
+  std::optional<Blanking> measure_blanking;
+  if (measure.dual && config.mask_type != MaskType::None)
+    measure_blanking.emplace(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
+                             false, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},
+                             true, cleaned.stack_full_lines);
   timer.lap("blanking");
   PhotometryField field;
   field.value = value;
-  field.blanking = &blanking;
+  field.blanking = measure_blanking ? &*measure_blanking : &blanking;
+  if (measure_blanking) field.dblanking = &blanking;
   field.backsig = bkg.global_rms;
   field.gain = config.gain;
   field.mask_type = config.mask_type;
@@ -337,6 +347,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     }
     for (const CleanVictim& v : cleaned.removed) merge_iso(isos[v.master], isos[v.object]);
   }
+  mp.buffer_at = &cleaned.buffer_at;
+  mp.moment_at = &cleaned.written_moment;
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
   // ID_PARENT: the detection each written object (a master keeps its own) came from.

@@ -175,7 +175,10 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   config.deblend_rand_offset = sextractor_wcs_rand_draws(img.header);
   if (frame.detect_image)  // both headers' WCS draws come before the deblender's
     config.deblend_rand_offset += sextractor_wcs_rand_draws(frame.detect_image->header);
-  if (plan.want_wcs) frame.wcs = Wcs::from_header(img.header);
+  if (plan.want_wcs) {
+    frame.wcs = Wcs::from_header(img.header);
+    frame.world = WorldFrame::from_header(img.header, frame.wcs);
+  }
   const std::optional<Wcs>& wcs = frame.wcs;
   config.wcs_equinox = img.header.value_double("EQUINOX").value_or(
       img.header.value_double("EPOCH").value_or(2000.0));  // as SExtractor's read_wcs
@@ -197,17 +200,12 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
 
   const int width = static_cast<int>(img.pixels.width()),
             height = static_cast<int>(img.pixels.height());
-  // --- hook: world shapes (measure_world_shape.hpp). Their Jacobian takes longitude along the
-  // first pixel axis, as do the native (_SKY) columns; the THETA*_J2000 angles need an
+  // --- hook: world shapes (measure_world_shape.hpp). The THETA*_J2000 angles need an
   // equatorial J2000 frame (SExtractor's rotation to J2000 is then 0 up to rounding).
   if (wcs)
     for (const auto& p : plan.params) {
-      const std::string n = p.spec->name, ctype1 = img.header.value_string("CTYPE1").value_or("");
+      const std::string n = p.spec->name;
       const bool j2000 = uses_j2000_rotation(n) || is_b1950_column(n);  // B1950: from J2000
-      if (needs_longitude_first(n) &&
-          (ctype1.rfind("DEC", 0) == 0 || ctype1.find("LAT") != std::string::npos))
-        throw Error(n + ": images whose first axis is the latitude (CTYPE1 " + ctype1 +
-                    ") are not supported yet");
       if (j2000) {
         const double equinox = img.header.value_double("EQUINOX").value_or(
             img.header.value_double("EPOCH").value_or(2000.0));
@@ -275,7 +273,7 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   FrameOutputs outputs;
   FileRunResult& out = outputs.result;
   out.warnings = plan.warnings;
-  out.catalog = make_catalog(r.objects, plan.params, config, frame.wcs);
+  out.catalog = make_catalog(r.objects, plan.params, config, frame.world);
   if (plan.assoc)  // ASSOCSELEC_TYPE: SExtractor writes and numbers only the objects selected
     keep_rows(out.catalog, assoc_selection(r.objects, settings.assoc.select));
   out.info = r.info;

@@ -14,6 +14,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
 #include "extract/settings/parameters.hpp"
+#include "extract/sextractor/world_frame.hpp"
 #include "extract/stages/assoc_list.hpp"
 #include "extract/stages/measure_class_star.hpp"
 
@@ -43,6 +44,7 @@ struct Frame {
   FitsImage image;
   Config config;
   std::optional<Wcs> wcs;
+  std::optional<WorldFrame> world;  // SExtractor's view of it (linear without a WCS)
   std::vector<Image<uint32_t>> flag_maps;
   // Dual-image mode: the detection image (`image` is then the measurement image). Weight maps
   // (MAP_* types): the measurement (or only) map and a separate detection map.

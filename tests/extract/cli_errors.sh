@@ -62,29 +62,15 @@ expect_error empty "no image data\|empty" "$bin" extract empty.fits
 # naming it.
 printf 'NUMBER\nX_IMAGE\nFLUX_PSF\nSPREAD_MODEL\n' > missing.param
 expect_error sextractor-param "FLUX_PSF, SPREAD_MODEL" "$bin" extract good.fits -PARAMETERS_NAME missing.param
-# Native (_SKY) and Jacobian columns need the longitude first; the *_J2000 angles an
-# equatorial J2000 frame (measure_world_shape.hpp): other frames are refused, not mis-computed.
+# The *_J2000 angles need an equatorial J2000 frame (measure_world_shape.hpp): other frames
+# are refused, not mis-computed. (Latitude-first frames are computed as SExtractor does:
+# extract.parity.*_latitude_first.)
 python3 - <<'PY'
 h = open("good.fits", "rb").read()
-swap = {b"'RA---TAN'": b"'DEC--TAN'", b"'DEC--TAN'": b"'RA---TAN'"}
-end = next(i for i in range(0, len(h), 80) if h[i:i + 8] == b"END     ") + 80
-cards = [h[i:i + 80] for i in range(0, end, 80)]
-for k, c in enumerate(cards):  # the axes' types and reference values exchanged
-    for a, b in swap.items():
-        if a in c:
-            cards[k] = c.replace(a, b)
-    if c.startswith(b"CRVAL1"):
-        crval1 = k
-    if c.startswith(b"CRVAL2"):
-        crval2 = k
-cards[crval1], cards[crval2] = (b"CRVAL1" + cards[crval2][6:], b"CRVAL2" + cards[crval1][6:])
-open("latfirst.fits", "wb").write(b"".join(cards) + h[end:])
 open("galactic.fits", "wb").write(h.replace(b"'RA---TAN'", b"'GLON-TAN'")
                                    .replace(b"'DEC--TAN'", b"'GLAT-TAN'"))
 PY
-printf 'NUMBER\nALPHAWIN_SKY\n' > sky.param
 printf 'NUMBER\nTHETAWIN_J2000\n' > thetawin.param
-expect_error latitude-first-sky "latitude" "$bin" extract latfirst.fits -PARAMETERS_NAME sky.param
 expect_error galactic-thetawin "THETAWIN_J2000: only equatorial J2000" "$bin" extract galactic.fits -PARAMETERS_NAME thetawin.param
 # The *_B1950 columns convert from J2000 (sextractor/fk5_to_fk4.hpp): equatorial J2000 only.
 printf 'NUMBER\nALPHA_B1950\n' > b1950.param

@@ -191,6 +191,42 @@ foreach(name nan saturated)
   set_tests_properties(extract.parity.sim_${name}_world_shape PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+# World columns as SExtractor's astrom.c gives them on other frames (sextractor/world_frame.hpp):
+# - latitude first (CTYPE1 DEC--TAN, CTYPE2 RA---TAN; the axes' keywords of 2MASS J and of a
+#   simulation exchanged): X_WORLD/Y_WORLD and MAMA in axis order, the _SKY and J2000 columns
+#   as longitude, latitude, the Jacobian's terms picked at (lng, lat) of both axes, THETA_SKY
+#   the world angle itself. Before, X_WORLD/Y_WORLD came out swapped (4311 of 4311 rows) and
+#   the _SKY, MAMA and shape columns were refused;
+# - no WCS (M13_blue_0001) or a linear one (sep_emmi: empty CTYPEs, CRPIX -767): SExtractor's
+#   linear frame (CRVAL 0, CRPIX 1, CDELT 1 by default), so X_WORLD = X_IMAGE - 1 there, shapes
+#   through the identity Jacobian, the sky columns 0. Before, every world column was 0 (all 23
+#   and 68 rows differed).
+set(CELERIS_POS_PARAMS
+  X_WORLD,Y_WORLD,ALPHA_J2000,DELTA_J2000,XWIN_IMAGE,YWIN_IMAGE,FLAGS_WIN,XPEAK_WORLD,YPEAK_WORLD,ALPHAPEAK_J2000,DELTAPEAK_J2000,ALPHAPEAK_SKY,DELTAPEAK_SKY,ALPHA_SKY,DELTA_SKY,ALPHAWIN_SKY,DELTAWIN_SKY,XWIN_WORLD,YWIN_WORLD,ALPHAWIN_J2000,DELTAWIN_J2000,X_FOCAL,Y_FOCAL,XPEAK_FOCAL,YPEAK_FOCAL,XWIN_FOCAL,YWIN_FOCAL,X_MAMA,Y_MAMA)
+add_test(NAME extract.parity.gc_2mass_j_latitude_first_positions
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                 $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/gc_2mass_j.fits
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/gc_2mass_j_latitude_first_positions
+                 --rows-frac 1.0 --params ${CELERIS_POS_PARAMS} --set-cards
+                 CTYPE1=DEC--TAN,CTYPE2=RA---TAN,CRVAL1=-28.93333,CRVAL2=266.4,CDELT1=0.001388889,CDELT2=-0.001388889)
+add_test(NAME extract.parity.sim_nan_latitude_first_world_shape
+         COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                 $<TARGET_FILE:celeris_cli> sim:nan
+                 ${CMAKE_CURRENT_BINARY_DIR}/parity/sim_nan_latitude_first_world_shape --rows-frac 0
+                 --params ${CELERIS_WS_PARAMS} ${CELERIS_WS_TOLS} --set-cards
+                 CTYPE1=DEC--TAN,CTYPE2=RA---TAN,CRVAL1=2,CRVAL2=150,CD1_1=0,CD1_2=5.55555555556E-05,CD2_1=-5.55555555556E-05,CD2_2=0)
+foreach(name M13_blue_0001 sep_emmi_image)
+  add_test(NAME extract.parity.${name}_linear_world
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${CELERIS_TEST_DATA}/images/${name}.fits
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name}_linear_world --rows-frac 1.0
+                   --params ${CELERIS_POS_PARAMS},${CELERIS_WS_PARAMS})
+endforeach()
+set_tests_properties(extract.parity.gc_2mass_j_latitude_first_positions
+                     extract.parity.sim_nan_latitude_first_world_shape
+                     extract.parity.M13_blue_0001_linear_world
+                     extract.parity.sep_emmi_image_linear_world PROPERTIES
+                     LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 
 # Apertures far larger than the objects (5 to 500 px) with MASK_TYPE CORRECT and BLANK on frames
 # that fit in SExtractor's line buffer: the objects whose apertures reach row 0 are written out at
@@ -226,6 +262,30 @@ add_test(NAME extract.parity.weights_HorseHead_map_weight_large_apertures
                  -- -PHOT_APERTURES 5,100,260,400,500 -MASK_TYPE CORRECT)
 set_tests_properties(extract.parity.weights_HorseHead_map_weight_large_apertures PROPERTIES
                      LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# A full object stack (MEMORY_OBJSTACK) writes out the object with the smallest ycmax amid the
+# scan line on which a new object completes, before that object is cleaned:
+# - after that line's buffer has moved, so its apertures see one row more than at the line's
+#   start (CleanResult::buffer_at): sim:crowded (2048 rows, taller than the 1024-line buffer)
+#   with MEMORY_OBJSTACK 500 and MASK_TYPE NONE (901 of 10413 rows differed in the 200 px
+#   aperture and FLAGS bit 16);
+# - after the merges of the objects completed before on that line, whose pixels it sees given
+#   back (sextractor/blanking_view.hpp, moments): sim:crowded with MEMORY_OBJSTACK 50 (5427 of
+#   10640 rows differed), HorseHead with 30 (35 of 759), with MASK_TYPE CORRECT and BLANK.
+foreach(variant "sim_crowded_stack_full;sim:crowded;500;NONE"
+                "sim_crowded_stack_full_correct;sim:crowded;50;CORRECT"
+                "HorseHead_stack_full_correct;${CELERIS_TEST_DATA}/images/HorseHead.fits;30;CORRECT"
+                "HorseHead_stack_full_blank;${CELERIS_TEST_DATA}/images/HorseHead.fits;30;BLANK")
+  list(POP_FRONT variant name case stack mask)
+  add_test(NAME extract.parity.${name}
+           COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/parity.py
+                   $<TARGET_FILE:celeris_cli> ${case}
+                   ${CMAKE_CURRENT_BINARY_DIR}/parity/${name} --rows-frac 1.0
+                   --params "FLUX_APER(4),FLUXERR_APER(4),FLUX_WIN,VIGNET(9,9)"
+                   -- -PHOT_APERTURES 5,40,100,200 -MASK_TYPE ${mask} -MEMORY_OBJSTACK ${stack})
+  set_tests_properties(extract.parity.${name} PROPERTIES
+                       LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
 
 # A multi-extension file (every image extension into one catalog, as SExtractor): source-extractor's
 # catalogs byte for byte (ASCII_HEAD) and table by table (FITS_LDAC pairs, FITS_1.0 tables).

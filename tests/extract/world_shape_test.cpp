@@ -94,9 +94,6 @@ TEST(WorldShape, WhichParametersUseTheJacobianOrTheJ2000Rotation) {
     EXPECT_TRUE(uses_j2000_rotation(n)) << n;
   for (const char* n : {"ALPHA_J2000", "THETA_SKY", "THETA_WORLD"})
     EXPECT_FALSE(uses_j2000_rotation(n)) << n;
-  EXPECT_TRUE(needs_longitude_first("ALPHA_SKY"));
-  EXPECT_TRUE(needs_longitude_first("DELTAPEAK_SKY"));
-  EXPECT_FALSE(needs_longitude_first("ALPHA_J2000"));
 }
 
 }  // namespace

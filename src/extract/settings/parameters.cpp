@@ -520,21 +520,20 @@ double magerr(double flux, double err) {
 }  // namespace
 
 Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
-                   const Config& config, const std::optional<Wcs>& wcs) {
+                   const Config& config, const std::optional<WorldFrame>& wcs) {
   const size_t n = o.size();
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
   const double zp = config.mag_zeropoint;
-  // World coordinates of the (1-based) barycentres, computed once.
-  std::vector<double> xw, yw, ra, dec;
+  // World coordinates of the (1-based) barycentres, computed once: in the header's axis
+  // order, native longitude and latitude, J2000 (sextractor/world_frame.hpp).
+  std::vector<double> xw, yw, as, ds, ra, dec;
   if (wcs) {
-    xw.resize(n);
-    yw.resize(n);
-    ra.resize(n);
-    dec.resize(n);
+    xw.resize(n), yw.resize(n), as.resize(n), ds.resize(n), ra.resize(n), dec.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      std::tie(xw[i], yw[i]) = wcs->pixel_to_world(o.x[i] + 1, o.y[i] + 1);
-      std::tie(ra[i], dec[i]) = wcs->pixel_to_j2000(o.x[i] + 1, o.y[i] + 1);
+      std::tie(xw[i], yw[i]) = wcs->world(o.x[i] + 1, o.y[i] + 1);
+      std::tie(as[i], ds[i]) = wcs->sky(o.x[i] + 1, o.y[i] + 1);
+      std::tie(ra[i], dec[i]) = wcs->j2000(o.x[i] + 1, o.y[i] + 1);
     }
   }
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
@@ -575,22 +574,26 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
           world_shape(j, o.errx2win[i], o.erry2win[i], o.errxywin[i], ThetaFold::WinErrUnfolded);
     }
   }
-  if (wcs && want_j2000) {
+  // SExtractor computes the rotation to J2000, and the THETA*_J2000 angles, only on a frame
+  // with celestial axes (0 on a linear frame).
+  const bool celestial = wcs && wcs->celestial();
+  if (celestial && want_j2000) {
     dtheta.resize(n);
     for (size_t i = 0; i < n; ++i) dtheta[i] = dtheta_j2000(ra[i], dec[i]);
   }
   // SExtractor's POLAR_IMAGE, in its float arithmetic on the float A_IMAGE and B_IMAGE.
   auto polar = [](float a, float b) { return double((a * a - b * b) / (a * a + b * b)); };
   // Peak pixel (1-based) through the WCS, when asked for.
-  std::vector<double> xpw, ypw, rapk, decpk;
+  std::vector<double> xpw, ypw, aspk, dspk, rapk, decpk;
   bool want_peak = false;
   for (const auto& p : params)
     want_peak |= std::string(p.spec->name).find("PEAK_") != std::string::npos && p.spec->needs_wcs;
   if (wcs && want_peak) {
-    xpw.resize(n), ypw.resize(n), rapk.resize(n), decpk.resize(n);
+    xpw.resize(n), ypw.resize(n), aspk.resize(n), dspk.resize(n), rapk.resize(n), decpk.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      std::tie(xpw[i], ypw[i]) = wcs->pixel_to_world(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
-      std::tie(rapk[i], decpk[i]) = wcs->pixel_to_j2000(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
+      std::tie(xpw[i], ypw[i]) = wcs->world(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
+      std::tie(aspk[i], dspk[i]) = wcs->sky(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
+      std::tie(rapk[i], decpk[i]) = wcs->j2000(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
     }
   }
   // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
@@ -605,15 +608,13 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     return adu > 0.0f ? -2.5 * std::log10(adu / (pixscale * pixscale)) + zp : 99.0;
   };
   // Windowed world coordinates, when asked for.
-  std::vector<double> xww, yww, raw, decw;
+  std::vector<double> xww, yww, asw, dsw, raw, decw;
   if (wcs && !o.xwin.empty()) {
-    xww.resize(n);
-    yww.resize(n);
-    raw.resize(n);
-    decw.resize(n);
+    xww.resize(n), yww.resize(n), asw.resize(n), dsw.resize(n), raw.resize(n), decw.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      std::tie(xww[i], yww[i]) = wcs->pixel_to_world(o.xwin[i] + 1, o.ywin[i] + 1);
-      std::tie(raw[i], decw[i]) = wcs->pixel_to_j2000(o.xwin[i] + 1, o.ywin[i] + 1);
+      std::tie(xww[i], yww[i]) = wcs->world(o.xwin[i] + 1, o.ywin[i] + 1);
+      std::tie(asw[i], dsw[i]) = wcs->sky(o.xwin[i] + 1, o.ywin[i] + 1);
+      std::tie(raw[i], decw[i]) = wcs->j2000(o.xwin[i] + 1, o.ywin[i] + 1);
     }
   }
   // B1950 positions and SExtractor's rotation of north to B1950 at the barycentre, when asked
@@ -681,8 +682,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     return std::sqrt(0.25 * d * d + mxy * mxy) / (0.5 * (mx2 + my2));
   };
   auto mama = [&](size_t i) {
-    const auto [lng, lat] = wcs->pixel_to_world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);
-    return std::pair<double, double>(lat * (3.3e-5 + 1.0), lng * (3.3e-5 + 1.0));
+    const auto [w0, w1] = wcs->world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);  // axis order
+    return std::pair<double, double>(w1 * (3.3e-5 + 1.0), w0 * (3.3e-5 + 1.0));
   };
   using Getter = std::function<double(size_t, int)>;
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
@@ -769,7 +770,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"THETA_WORLD", [&](size_t i, int) { return double(ws[i].theta); }},
       // J2000 equatorial frames only (run.cpp refuses others): SExtractor's dtheta2000 is 0 up
       // to rounding.
-      {"THETA_J2000", [&](size_t i, int) { return fmod_m90_p90(ws[i].theta_sky + dtheta[i]); }},
+      {"THETA_J2000", [&](size_t i, int) { return celestial ? fmod_m90_p90(ws[i].theta_sky + dtheta[i]) : 0.0; }},
       {"ERRX2_WORLD", [&](size_t i, int) { return we[i].x2; }},
       {"ERRY2_WORLD", [&](size_t i, int) { return we[i].y2; }},
       {"ERRXY_WORLD", [&](size_t i, int) { return we[i].xy; }},
@@ -779,7 +780,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ERRA_WORLD", [&](size_t i, int) { return double(we[i].a); }},
       {"ERRB_WORLD", [&](size_t i, int) { return double(we[i].b); }},
       {"ERRTHETA_WORLD", [&](size_t i, int) { return double(we[i].theta); }},
-      {"ERRTHETA_J2000", [&](size_t i, int) { return fmod_m90_p90(we[i].theta_sky + dtheta[i]); }},
+      {"ERRTHETA_J2000", [&](size_t i, int) { return celestial ? fmod_m90_p90(we[i].theta_sky + dtheta[i]) : 0.0; }},
       // --- windowed world shapes, peak and native coordinates, polarisations
       {"X2WIN_WORLD", [&](size_t i, int) { return wws[i].x2; }},
       {"Y2WIN_WORLD", [&](size_t i, int) { return wws[i].y2; }},
@@ -792,7 +793,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"THETAWIN_WORLD", [&](size_t i, int) { return double(wws[i].theta); }},
       {"THETAWIN_SKY", [&](size_t i, int) { return double(wws[i].theta_sky); }},
       {"THETAWIN_J2000",
-       [&](size_t i, int) { return fmod_m90_p90(wws[i].theta_sky + dtheta[i]); }},
+       [&](size_t i, int) { return celestial ? fmod_m90_p90(wws[i].theta_sky + dtheta[i]) : 0.0; }},
       {"ERRX2WIN_WORLD", [&](size_t i, int) { return wwe[i].x2; }},
       {"ERRY2WIN_WORLD", [&](size_t i, int) { return wwe[i].y2; }},
       {"ERRXYWIN_WORLD", [&](size_t i, int) { return wwe[i].xy; }},
@@ -807,36 +808,36 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"ERRTHETAWIN_WORLD", [&](size_t i, int) { return double(wwe[i].theta); }},
       {"ERRTHETAWIN_SKY", [&](size_t i, int) { return double(wwe[i].theta_sky); }},
       {"ERRTHETAWIN_J2000",
-       [&](size_t i, int) { return fmod_m90_p90(wwe[i].theta_sky + dtheta[i]); }},
+       [&](size_t i, int) { return celestial ? fmod_m90_p90(wwe[i].theta_sky + dtheta[i]) : 0.0; }},
       {"XPEAK_WORLD", [&](size_t i, int) { return xpw[i]; }},
       {"YPEAK_WORLD", [&](size_t i, int) { return ypw[i]; }},
-      // Native frame = world frame, longitude first (run.cpp refuses latitude-first images).
-      {"ALPHAPEAK_SKY", [&](size_t i, int) { return xpw[i]; }},
-      {"DELTAPEAK_SKY", [&](size_t i, int) { return ypw[i]; }},
+      // The native frame's longitude and latitude (0 without celestial axes).
+      {"ALPHAPEAK_SKY", [&](size_t i, int) { return aspk[i]; }},
+      {"DELTAPEAK_SKY", [&](size_t i, int) { return dspk[i]; }},
       {"ALPHAPEAK_J2000", [&](size_t i, int) { return rapk[i]; }},
       {"DELTAPEAK_J2000", [&](size_t i, int) { return decpk[i]; }},
-      {"ALPHA_SKY", [&](size_t i, int) { return xw[i]; }},
-      {"DELTA_SKY", [&](size_t i, int) { return yw[i]; }},
-      {"ALPHAWIN_SKY", [&](size_t i, int) { return xww[i]; }},
-      {"DELTAWIN_SKY", [&](size_t i, int) { return yww[i]; }},
+      {"ALPHA_SKY", [&](size_t i, int) { return as[i]; }},
+      {"DELTA_SKY", [&](size_t i, int) { return ds[i]; }},
+      {"ALPHAWIN_SKY", [&](size_t i, int) { return asw[i]; }},
+      {"DELTAWIN_SKY", [&](size_t i, int) { return dsw[i]; }},
       {"THETA_SKY", [&](size_t i, int) { return double(ws[i].theta_sky); }},
       {"ERRTHETA_SKY", [&](size_t i, int) { return double(we[i].theta_sky); }},
       // Focal-plane (intermediate) coordinates, SExtractor's raw_to_red.
-      {"X_FOCAL", [&](size_t i, int) { return wcs->pixel_to_focal(o.x[i] + 1, o.y[i] + 1).first; }},
+      {"X_FOCAL", [&](size_t i, int) { return wcs->focal(o.x[i] + 1, o.y[i] + 1).first; }},
       {"Y_FOCAL",
-       [&](size_t i, int) { return wcs->pixel_to_focal(o.x[i] + 1, o.y[i] + 1).second; }},
+       [&](size_t i, int) { return wcs->focal(o.x[i] + 1, o.y[i] + 1).second; }},
       {"XPEAK_FOCAL",
        [&](size_t i, int) {
-         return wcs->pixel_to_focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).first;
+         return wcs->focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).first;
        }},
       {"YPEAK_FOCAL",
        [&](size_t i, int) {
-         return wcs->pixel_to_focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).second;
+         return wcs->focal(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0).second;
        }},
       {"XWIN_FOCAL",
-       [&](size_t i, int) { return wcs->pixel_to_focal(o.xwin[i] + 1, o.ywin[i] + 1).first; }},
+       [&](size_t i, int) { return wcs->focal(o.xwin[i] + 1, o.ywin[i] + 1).first; }},
       {"YWIN_FOCAL",
-       [&](size_t i, int) { return wcs->pixel_to_focal(o.xwin[i] + 1, o.ywin[i] + 1).second; }},
+       [&](size_t i, int) { return wcs->focal(o.xwin[i] + 1, o.ywin[i] + 1).second; }},
       // SExtractor's coordinates for the MAMA plate scanner (astrom.c): the world coordinates
       // half a pixel down-left, swapped and scaled by 1 + MAMA_CORFLEX (3.3e-5).
       {"X_MAMA", [&](size_t i, int) { return mama(i).first; }},
@@ -959,7 +960,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (name == "VIGNET") c.dims = vignet_dims;
     c.values.assign(n * size, 0.0);
     if (p.spec->needs_wcs && !wcs) {
-      t.columns.push_back(std::move(c));  // no WCS: zeros, as SExtractor
+      t.columns.push_back(std::move(c));  // no world frame built: zeros
       continue;
     }
     const Getter& get = getters.at(name);

@@ -9,6 +9,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/sextractor/world_frame.hpp"
 
 namespace celeris::extract {
 
@@ -46,8 +47,9 @@ std::vector<RequestedParam> default_parameter_list();
 int requested_apertures(const std::vector<RequestedParam>& params, int configured);
 int requested_fluxfracs(const std::vector<RequestedParam>& params, int configured);
 
-// Builds the catalog table (FITS 1-based pixel coordinates).
+// Builds the catalog table (FITS 1-based pixel coordinates). `world`: the image's world frame
+// as SExtractor sees it (celestial or linear), needed by the world columns.
 Table make_catalog(const Objects& objects, const std::vector<RequestedParam>& params,
-                   const Config& config, const std::optional<Wcs>& wcs);
+                   const Config& config, const std::optional<WorldFrame>& world);
 
 }  // namespace celeris::extract

@@ -22,12 +22,16 @@ LineBuffer LineBuffer::of(const Config& config, int height) {
 
 LineBuffer::Rows LineBuffer::rows_at_write_out(int64_t written_at) const {
   if (holds_whole_image()) return {};
-  // The buffer holds rows [E - (rows - margin), E + margin) at scan line E; an object written
-  // after the scan sees the buffer's last state, E = height - margin.
+  // The buffer holds its first `rows` lines until scan line rows - margin (readimage.c loads
+  // them at once), then rows [E - (rows - margin), E + margin) at scan line E; an object written
+  // after the scan sees the buffer's last state, E = height - margin. Only write-outs because
+  // the object stack is full come before the buffer moves (an M67 object written at line 787
+  // with a 1024-line buffer saw rows 0 to 1023, not 0 to 787).
   const int64_t e =
       written_at != std::numeric_limits<int64_t>::max() ? written_at : height - margin;
-  return {static_cast<int>(std::max<int64_t>(0, e - (rows - margin))),
-          static_cast<int>(std::min<int64_t>(std::numeric_limits<int>::max(), e + margin))};
+  const int64_t last = std::max<int64_t>(rows, e + margin);
+  return {static_cast<int>(std::max<int64_t>(0, last - rows)),
+          static_cast<int>(std::min<int64_t>(std::numeric_limits<int>::max(), last))};
 }
 
 LineBuffer::Rows LineBuffer::rows_at_detection(int64_t done_line) const {
@@ -53,8 +57,9 @@ WriteOutSchedule::WriteOutSchedule(const LineBuffer& buffer) {
 Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
                    const ObjectList& objects, const std::vector<CleanVictim>& removed,
                    int blank_lag, bool given_back_by, int threads,
-                   ImageView<const float> pixel_threshold)
-    : blank_lag_(blank_lag) {
+                   ImageView<const float> pixel_threshold, bool immediate,
+                   std::vector<int64_t> stack_full_lines)
+    : blank_lag_(blank_lag), immediate_(immediate), stack_full_lines_(std::move(stack_full_lines)) {
   const int64_t w = value.width, h = value.height;
   code_ = Image<int32_t>::uninitialized(w, h);
   const float* pt = pixel_threshold.data;
@@ -71,19 +76,46 @@ Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, 
         code_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);
   }
   // Pixels of merged objects are given back; rows the blanker had not reached at the merge are
-  // blanked afterwards all the same (-1), so only rows it had passed record the line.
+  // blanked afterwards all the same (-1), so only rows it had passed record the line. Blanked as
+  // scanned (immediate), every row had been, and the view blanks it again at the lagging pass.
+  const int64_t first_lag = immediate ? 1 : blank_lag;
+  auto given_back = [&](const CleanVictim& v, int64_t y) {
+    const int64_t m = v.moment >= 0 ? v.moment : v.line;
+    const int64_t again = immediate && y + blank_lag > v.line ? 1 : 0;
+    return static_cast<int32_t>(-(2 * m + again) - 2);
+  };
   for (const CleanVictim& v : removed)
     for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
       const int32_t x = objects.x[i], y = objects.y[i];
-      code_(x, y) = int64_t(y) + blank_lag <= v.line ? -int32_t(v.line) - 2 : -1;
+      code_(x, y) = int64_t(y) + first_lag <= v.line ? given_back(v, y) : -1;
     }
   if (!given_back_by || removed.empty()) return;
   given_back_by_ = Image<int32_t>(w, h, -1);
   for (const CleanVictim& v : removed)
     for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
       const int32_t x = objects.x[i], y = objects.y[i];
-      if (code_(x, y) == -int32_t(v.line) - 2) given_back_by_(x, y) = static_cast<int32_t>(v.by);
+      if (code_(x, y) == given_back(v, y)) given_back_by_(x, y) = static_cast<int32_t>(v.by);
     }
+}
+
+int64_t Blanking::line_start(int64_t line) const {
+  // The write-outs because the stack was full on the lines before.
+  return line + (std::lower_bound(stack_full_lines_.begin(), stack_full_lines_.end(), line) -
+                 stack_full_lines_.begin());
+}
+
+int64_t Blanking::line_of(int64_t moment) const {
+  // line_start() increases strictly with the line: the last line starting at or before.
+  int64_t lo = std::max<int64_t>(0, moment - static_cast<int64_t>(stack_full_lines_.size())),
+          hi = moment;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (line_start(mid) <= moment)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
 }
 
 std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent) {

@@ -75,8 +75,9 @@ class WriteOutSchedule {
 struct CleanVictim {
   size_t object = 0;
   int64_t line = 0;
-  size_t master = 0;  // the object it was merged into (which may itself be merged later)
-  size_t by = 0;      // the new object whose cleaning merged it (itself, or the master)
+  size_t master = 0;    // the object it was merged into (which may itself be merged later)
+  size_t by = 0;        // the new object whose cleaning merged it (itself, or the master)
+  int64_t moment = -1;  // the merge's moment (blanking_view.hpp); -1: line
 };
 
 // Built after cleaning from the objects and the merges, then asked by photometry, the local
@@ -87,29 +88,38 @@ class Blanking {
   // `objects` (after deblending): object k's pixels are owned by id k + 1; other pixels above
   // `threshold` on `cvalue` (and not NaN on `value`) are detected but owned by no object.
   // `given_back_by`: also record which object's cleaning gave each pixel back (LOCAL needs it).
-  // `pixel_threshold`, when given (weights), replaces `threshold` pixel by pixel.
+  // `pixel_threshold`, when given (weights), replaces `threshold` pixel by pixel. `immediate`:
+  // the dual-image measurement image's blanking (BlankingView::immediate). `stack_full_lines`:
+  // the scan line of each write-out because the object stack was full, in order
+  // (CleanResult::stack_full_lines), which the moments count.
   Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
            const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
-           bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {});
+           bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {},
+           bool immediate = false, std::vector<int64_t> stack_full_lines = {});
 
-  BlankingView view() const { return {code_.data(), code_.width(), blank_lag_}; }
-  bool blanked(int x, int y, int32_t id, int64_t time) const {
-    return view().blanked(x, y, id, time);
+  BlankingView view() const { return {code_.data(), code_.width(), blank_lag_, immediate_}; }
+  bool blanked(int x, int y, int32_t id, int64_t time, int64_t moment = -1) const {
+    return view().blanked(x, y, id, time, moment);
   }
   // The same as seen by object `index` at its detection (scan line `done_line`): a pixel given
   // back on that very line counts as given back only when the object that gave it back was
   // processed first.
   bool blanked_at_detection(int x, int y, size_t index, int64_t done_line) const {
     const int32_t c = code_(x, y);
-    if (c <= -2 && int64_t(-(c + 2)) == done_line)
+    if (c <= -2 && line_of((-(int64_t(c) + 2)) >> 1) == done_line)
       return !(given_back_by_(x, y) < static_cast<int64_t>(index));
-    return blanked(x, y, 0, done_line);
+    return blanked(x, y, 0, done_line, line_start(done_line));
   }
 
  private:
   Image<int32_t> code_;           // see BlankingView
   Image<int32_t> given_back_by_;  // the object whose cleaning gave the pixel back
   int blank_lag_ = 0;
+  bool immediate_ = false;
+  std::vector<int64_t> stack_full_lines_;
+  // The moment a scan line begins (its first write-outs), and the line of a moment.
+  int64_t line_start(int64_t line) const;
+  int64_t line_of(int64_t moment) const;
 };
 
 // The scan line on which each object was completed: its detection's last row + 1.

@@ -1,5 +1,7 @@
 #include "extract/sextractor/wcs_draws.hpp"
 
+#include "extract/sextractor/header_read.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,37 +15,10 @@ namespace {
 constexpr double kR2D = 180.0 / 3.141592653589793238462643;
 constexpr double kD2R = 3.141592653589793238462643 / 180.0;
 
-// The first card (before END) whose first key.size() characters equal `key`, '?' in either
-// matching any character: SExtractor's fitsfind(), a prefix match.
-std::optional<std::string> find_card(const std::vector<std::string>& cards,
-                                     const std::string& key) {
-  for (std::string card : cards) {
-    card.resize(80, ' ');
-    if (card.compare(0, 8, "END     ") == 0) break;
-    bool match = true;
-    for (size_t i = 0; i < key.size() && match; ++i)
-      match = card[i] == key[i] || card[i] == '?' || key[i] == '?';
-    if (match) return card;
-  }
-  return std::nullopt;
-}
-
-// fitsread() of a number or a string: the value of the first card find_card() matches.
-std::optional<double> read_double(const std::vector<std::string>& cards, const std::string& key) {
-  const auto card = find_card(cards, key);
-  return card ? fits_card_number(*card) : std::nullopt;
-}
-
-std::string read_string(const std::vector<std::string>& cards, const std::string& key) {
-  const auto card = find_card(cards, key);
-  return card ? fits_card_value(*card) : std::string{};
-}
-
-std::string axis_key(const char* stem, int axis) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%s%-3d", stem, axis);  // "CTYPE1  ", as SExtractor pads
-  return buf;
-}
+using sex_header::axis_key;
+using sex_header::find_card;
+using sex_header::read_double;
+using sex_header::read_string;
 
 // SExtractor's wcstrig.c degree functions, exact cases included.
 double cosd(double a) {

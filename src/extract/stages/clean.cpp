@@ -191,9 +191,17 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     clean.remove_at(li);
   };
   int64_t now = 0;  // the scan line of the write-outs below
-  auto write_out = [&](size_t li) {
+  // Write-outs made so far because the stack was full: a moment is the scan line plus these
+  // (blanking_view.hpp), so that such a write-out follows the merges made before it on its line.
+  int64_t stack_full = 0;
+  auto moment = [&](int64_t line) {
+    return line == std::numeric_limits<int64_t>::max() ? line : line + stack_full;
+  };
+  auto write_out = [&](size_t li, bool amid_line = false) {
     result.order.push_back(list[li]);
     result.written_at.push_back(now);
+    result.buffer_at.push_back(amid_line ? now + 1 : now);
+    result.written_moment.push_back(moment(now));
     remove_at(li);
   };
   // At each of the buffer's write-out events, the objects whose apertures no longer reach the
@@ -221,7 +229,9 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
       now = done_line[in];
-      write_out(by_ycmax.top());
+      ++stack_full;
+      result.stack_full_lines.push_back(now);
+      write_out(by_ycmax.top(), true);
     }
     if (!params.enabled) {
       ylim[in] = ylimits(shapes[in], params.clean_margin);
@@ -251,7 +261,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
         if (profile[o].above(so, dx, dy, beta, isos[in].mthresh)) {
           merge(in, o, flags, shapes, isos);
           profile_valid[o] = 0;
-          result.removed.push_back({in, done_line[in], o, in});
+          result.removed.push_back({in, done_line[in], o, in, moment(done_line[in])});
           eaten = true;
           break;
         }
@@ -261,7 +271,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
       merge(clean.entries()[li], in, flags, shapes, isos);
-      result.removed.push_back({clean.entries()[li], done_line[in], in, in});
+      result.removed.push_back({clean.entries()[li], done_line[in], in, in, moment(done_line[in])});
       remove_at(li);
     }
     // SExtractor fixes the limits when the object joins the clean list (after it has eaten its

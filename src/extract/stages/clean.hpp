@@ -25,9 +25,18 @@ struct CleanParams {
 };
 
 struct CleanResult {
-  std::vector<size_t> order;         // surviving objects in SExtractor's output (NUMBER) order
-  std::vector<int64_t> written_at;   // for each of them, the scan line at which it is written out
-                                     // (and measured); INT64_MAX after the last line
+  std::vector<size_t> order;        // surviving objects in SExtractor's output (NUMBER) order
+  std::vector<int64_t> written_at;  // for each of them, the scan line at which it is written out
+                                    // (and measured); INT64_MAX after the last line
+  // For each of them, the scan line whose line buffer it is measured in: written_at, or the
+  // line after it for a write-out amid a line (the object stack full), which SExtractor makes
+  // after that line's buffer has moved (scan.c: loadstrip, then the line's objects).
+  std::vector<int64_t> buffer_at;
+  // For each of them, the moment of its write-out (sextractor/blanking_view.hpp: the merges made
+  // before it on its line count as made), and the scan line of each write-out because the
+  // object stack was full, in order.
+  std::vector<int64_t> written_moment;
+  std::vector<int64_t> stack_full_lines;
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 

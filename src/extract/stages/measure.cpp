@@ -16,8 +16,9 @@ namespace celeris::extract {
 namespace {
 
 // The position, ellipse and line-buffer rows of objects[src] as photometry reads them.
-ApertureShape aperture_shape(size_t src, const Shape& s, const Iso& iso, int64_t written_at,
-                             const LineBuffer& buffer) {
+ApertureShape aperture_shape(size_t src, const Shape& s, const Iso& iso, size_t row,
+                             const std::vector<int64_t>& written_at, const MeasureParams& ctx) {
+  const int64_t buffer_at = ctx.buffer_at ? (*ctx.buffer_at)[row] : written_at[row];
   ApertureShape ap{static_cast<int32_t>(src + 1),
                    static_cast<float>(s.mx),
                    static_cast<float>(s.my),
@@ -28,9 +29,10 @@ ApertureShape aperture_shape(size_t src, const Shape& s, const Iso& iso, int64_t
                    static_cast<float>(s.cxx),
                    static_cast<float>(s.cyy),
                    static_cast<float>(s.cxy),
-                   written_at};
+                   written_at[row]};
+  if (ctx.moment_at) ap.moment = (*ctx.moment_at)[row];
   ap.dbkg = iso.dbkg;
-  const LineBuffer::Rows rows = buffer.rows_at_write_out(written_at);
+  const LineBuffer::Rows rows = ctx.buffer.rows_at_write_out(buffer_at);
   ap.fymin = rows.first;
   ap.fymax = rows.last;
   return ap;
@@ -67,7 +69,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
                                       const PhotometryField& field, const MeasureParams& ctx) {
   std::vector<ApertureShape> aps(order.size());
   for (size_t i = 0; i < order.size(); ++i)
-    aps[i] = aperture_shape(order[i], shapes[order[i]], isos[order[i]], written_at[i], ctx.buffer);
+    aps[i] = aperture_shape(order[i], shapes[order[i]], isos[order[i]], i, written_at, ctx);
   gpu::PhotometryRequest req;
   req.apertures.assign(ctx.apertures.begin(), ctx.apertures.begin() + ctx.n_apertures);
   req.compute_auto = ctx.compute_auto;
@@ -187,7 +189,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.threshold[i] = iso.dthresh;  // SExtractor prints dthresh: no local background
     o.fwhm[i] = iso.fwhm;
 
-    const ApertureShape ap = aperture_shape(src, s, iso, written_at[i], ctx.buffer);
+    const ApertureShape ap = aperture_shape(src, s, iso, i, written_at, ctx);
     float hl_radius = 0.5f;
     if (on_gpu)
       take_gpu_photometry(gpu_columns, i, ctx, o, flags, hl_radius);

@@ -21,17 +21,22 @@ struct MeasureParams {
   float detect_thresh = 0;    // ADU above background (THRESHOLD)
   float analysis_thresh = 0;  // ADU above background (ISO0..ISO7)
   double satur_level = 50000.0;
-  std::vector<double> apertures;   // PHOT_APERTURES diameters (all: they size the columns)
-  std::vector<double> fluxfrac;    // PHOT_FLUXFRAC (all)
-  int n_apertures = 0;             // FLUX_APER elements measured
-  int n_fluxfrac = 0;              // FLUX_RADIUS elements measured
-  bool compute_auto = true;        // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
-  bool compute_win = false;        // windowed measurements (measure_windowed.hpp)
-  bool compute_iso = false;        // ISO0..ISO7 (measure_class_star.hpp)
-  bool compute_isocor = false;     // FLUX_ISOCOR (measure_best.hpp)
-  bool photo = false;              // DETECT_TYPE PHOTO: linear ISO0..ISO7 thresholds
-  AutoParams autoparams;           // PHOT_AUTOPARAMS, PHOT_AUTOAPERS
-  LineBuffer buffer;               // the rows SExtractor held when it measured each object
+  std::vector<double> apertures;  // PHOT_APERTURES diameters (all: they size the columns)
+  std::vector<double> fluxfrac;   // PHOT_FLUXFRAC (all)
+  int n_apertures = 0;            // FLUX_APER elements measured
+  int n_fluxfrac = 0;             // FLUX_RADIUS elements measured
+  bool compute_auto = true;       // FLUX_AUTO family, KRON_RADIUS or FLUX_RADIUS requested
+  bool compute_win = false;       // windowed measurements (measure_windowed.hpp)
+  bool compute_iso = false;       // ISO0..ISO7 (measure_class_star.hpp)
+  bool compute_isocor = false;    // FLUX_ISOCOR (measure_best.hpp)
+  bool photo = false;             // DETECT_TYPE PHOTO: linear ISO0..ISO7 thresholds
+  AutoParams autoparams;          // PHOT_AUTOPARAMS, PHOT_AUTOAPERS
+  LineBuffer buffer;              // the rows SExtractor held when it measured each object
+  // Per catalog row, the scan line whose buffer rows it is measured in (CleanResult::buffer_at);
+  // null: written_at.
+  const std::vector<int64_t>* buffer_at = nullptr;
+  // Per catalog row, the moment of its write-out (CleanResult::written_moment); null: its line.
+  const std::vector<int64_t>* moment_at = nullptr;
   ImageView<const float> measure;  // dual-image mode: the measurement image (ISO0..ISO7)
   int threads = 1;
   // --device cuda: APER, AUTO and FLUX_RADIUS on the GPU (gpu/measure_gpu.hpp), whose times are

@@ -29,14 +29,16 @@ struct AperturePixels {
 
   // SExtractor's "pix <= -BIG": NaN, or (MASK_TYPE != NONE) blanked as another object's pixel
   // when this one is measured.
-  bool masked(ImageView<const float> image, int x, int y) const {
+  bool masked(ImageView<const float> image, int x, int y, bool detection = false) const {
     if (std::isnan(image(x, y))) return true;
-    return f.mask_type != MaskType::None && f.blanked(x, y, s.id, s.time);
+    return f.mask_type != MaskType::None &&
+           (detection ? f.blanked_in_detection(x, y, s.id, s.time, s.moment)
+                      : f.blanked(x, y, s.id, s.time, s.moment));
   }
   bool bad(int x, int y) const { return f.bad_weight(x, y) || masked(f.value, x, y); }
-  // The Kron and Petrosian radius passes read the detection image and its weights.
+  // The Kron and Petrosian radius passes read the detection image, its weights and blanking.
   bool bad_for_radius(int x, int y) const {
-    return f.bad_detect_weight(x, y) || masked(f.detection(), x, y);
+    return f.bad_detect_weight(x, y) || masked(f.detection(), x, y, true);
   }
 
   // A bad pixel's replacement and its variance (with weights): the mirror's, or 0 and 0.

@@ -17,8 +17,8 @@ void vignet(const PhotometryField& f, const ApertureShape& s, double x, double y
   for (int v = std::max(y0, fymin); v < std::min(y0 + h, fymax); ++v)
     for (int u = std::max(x0, 0); u < std::min(x0 + w, width); ++u) {
       const float p = f.value(u, v);
-      const bool blanked =
-          std::isnan(p) || (f.mask_type != MaskType::None && f.blanked(u, v, s.id, s.time));
+      const bool blanked = std::isnan(p) || (f.mask_type != MaskType::None &&
+                                             f.blanked(u, v, s.id, s.time, s.moment));
       out[static_cast<size_t>(v - y0) * w + (u - x0)] = blanked ? kVignetBlank : p;
     }
 }

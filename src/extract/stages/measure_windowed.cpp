@@ -24,7 +24,7 @@ constexpr double kFac = 2.0;         // WINPOS_FAC: centroid step factor (2 for 
 // with weights, when its variance is at or beyond WEIGHT_THRESH.
 bool bad(const PhotometryField& f, const ApertureShape& s, int x, int y) {
   if (f.bad_weight(x, y) || std::isnan(f.value(x, y))) return true;
-  return f.mask_type != MaskType::None && f.blanked(x, y, s.id, s.time);
+  return f.mask_type != MaskType::None && f.blanked(x, y, s.id, s.time, s.moment);
 }
 
 }  // namespace

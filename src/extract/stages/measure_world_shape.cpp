@@ -15,28 +15,42 @@ double fmod_m90_p90(double angle) {
                      : std::fmod(angle - 90.0, 180.0) + 90.0;
 }
 
-Jacobian local_jacobian(const Wcs& wcs, double x, double y) {
+Jacobian local_jacobian(const WorldFrame& frame, double x, double y) {
   Jacobian j;
-  double w0[2], wx[2], wy[2];
+  // World coordinates in axis order at the position and one pixel along each axis
+  // (wcs_jacobian): w[0] at (x, y), w[1] at (x + 1, y), w[2] at (x, y + 1).
+  double w[3][2];
   try {
-    std::tie(w0[0], w0[1]) = wcs.pixel_to_world(x, y);
-    std::tie(wx[0], wx[1]) = wcs.pixel_to_world(x + 1.0, y);
-    std::tie(wy[0], wy[1]) = wcs.pixel_to_world(x, y + 1.0);
+    std::tie(w[0][0], w[0][1]) = frame.world(x, y);
+    std::tie(w[1][0], w[1][1]) = frame.world(x + 1.0, y);
+    std::tie(w[2][0], w[2][1]) = frame.world(x, y + 1.0);
   } catch (...) {
     return j;  // SExtractor: no Jacobian where the WCS does not map
   }
-  if (!std::isfinite(w0[0]) || !std::isfinite(wx[0]) || !std::isfinite(wy[0])) return j;
-  auto dlng = [&](double d) {
-    if (d > 180.0)
-      d -= 360.0;
-    else if (d < -180.0)
-      d += 360.0;
-    return d * std::cos(w0[1] * kDeg);
+  for (const auto& p : w)
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1])) return j;
+  const int lng = frame.lng(), lat = frame.lat();
+  const bool sky = frame.celestial() != nullptr;
+  // d(world axis a) / d(pixel axis i); the longitude's differences folded into +-180 deg and
+  // times cos(latitude), on celestial frames only.
+  auto d = [&](int a, int i) {
+    double v = w[i + 1][a] - w[0][a];
+    if (sky && a == lng) {
+      if (v > 180.0)
+        v -= 360.0;
+      else if (v < -180.0)
+        v += 360.0;
+      v *= std::cos(w[0][lat] * kDeg);
+    }
+    return v;
   };
-  j.lm0 = dlng(wx[0] - w0[0]);
-  j.lm1 = dlng(wy[0] - w0[0]);
-  j.lm2 = wx[1] - w0[1];
-  j.lm3 = wy[1] - w0[1];
+  // astrom_shapeparam takes the terms at (lng, lat) of both the world and the pixel axes, so
+  // on a latitude-first image its "dlng/dx" is the longitude along the second pixel axis.
+  j.lm0 = d(lng, lng);
+  j.lm1 = d(lng, lat);
+  j.lm2 = d(lat, lng);
+  j.lm3 = d(lat, lat);
+  j.sky = !sky ? SkyAngle::None : lng < lat ? SkyAngle::EastOfNorth : SkyAngle::AsWorld;
   j.ok = true;
   return j;
 }
@@ -52,8 +66,12 @@ WorldShape world_shape(const Jacobian& j, double dx2, double dy2, double dxy, Th
   double temp = xm2 - ym2;
   const double theta = temp == 0.0 ? 45.0 : 0.5 * std::atan2(2.0 * xym, temp) / kDeg;
   w.theta = static_cast<float>(fold == ThetaFold::Folded ? fmod_m90_p90(theta) : theta);
-  // East of north (longitude first): from the stored float THETA_WORLD, as SExtractor.
-  w.theta_sky = static_cast<float>(fmod_m90_p90((w.theta > 0.0 ? 90 : -90.0) - w.theta));
+  // From the stored float THETA_WORLD, as SExtractor: east of north with the longitude first,
+  // the world angle itself with the latitude first, none (0) without a celestial frame.
+  if (j.sky == SkyAngle::EastOfNorth)
+    w.theta_sky = static_cast<float>(fmod_m90_p90((w.theta > 0.0 ? 90 : -90.0) - w.theta));
+  else if (j.sky == SkyAngle::AsWorld)
+    w.theta_sky = static_cast<float>(fmod_m90_p90(w.theta));
   temp = std::sqrt(0.25 * temp * temp + xym * xym);
   const double pm2 = 0.5 * (xm2 + ym2);
   w.a = static_cast<float>(std::sqrt(pm2 + temp));
@@ -95,11 +113,6 @@ bool uses_world_jacobian(const std::string& n) {
   return contains(n, "_WORLD") ||
          (contains(n, "THETA") &&
           (contains(n, "_J2000") || contains(n, "_SKY") || contains(n, "_B1950")));
-}
-
-bool needs_longitude_first(const std::string& n) {
-  return uses_world_jacobian(n) || (n.size() > 4 && n.compare(n.size() - 4, 4, "_SKY") == 0) ||
-         n == "X_MAMA" || n == "Y_MAMA";
 }
 
 bool uses_j2000_rotation(const std::string& n) {

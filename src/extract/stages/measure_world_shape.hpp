@@ -6,16 +6,26 @@
 #include <string>
 
 #include "celeris/wcs.hpp"
+#include "extract/sextractor/world_frame.hpp"
 
 namespace celeris::extract {
 
-// d(world)/d(pixel) at a 1-based pixel position, longitude differences folded into +-180 deg
-// and multiplied by cos(latitude). ok = false where the WCS does not map.
+// How SExtractor turns THETA*_WORLD into THETA*_SKY (astrom.c): 90 deg minus it on a
+// longitude-first frame, itself on a latitude-first one, not at all on a linear frame (0).
+enum class SkyAngle { EastOfNorth, AsWorld, None };
+
+// d(world)/d(pixel) at a 1-based pixel position (fitswcs.c wcs_jacobian), longitude
+// differences folded into +-180 deg and multiplied by cos(latitude), the four terms picked as
+// astrom.c does. ok = false where the WCS does not map.
 struct Jacobian {
-  double lm0 = 0, lm1 = 0, lm2 = 0, lm3 = 0;  // dlng/dx, dlng/dy, dlat/dx, dlat/dy
+  // With the longitude first: dlng/dx, dlng/dy, dlat/dx, dlat/dy. With the latitude first
+  // (SExtractor indexes pixel axes by lng/lat too): dlng/dy, dlng/dx, dlat/dy, dlat/dx. On a
+  // linear frame: the first world axis along x and y, then the second.
+  double lm0 = 0, lm1 = 0, lm2 = 0, lm3 = 0;
+  SkyAngle sky = SkyAngle::EastOfNorth;
   bool ok = false;
 };
-Jacobian local_jacobian(const Wcs& wcs, double x, double y);
+Jacobian local_jacobian(const WorldFrame& frame, double x, double y);
 
 struct WorldShape {
   double x2 = 0, y2 = 0, xy = 0;    // X2_WORLD ... (deg^2)
@@ -40,14 +50,11 @@ WorldShape world_shape(const Jacobian& j, double mx2, double my2, double mxy,
 // SExtractor adds to the stored float angle (the rounding can change its last bit).
 double dtheta_j2000(double alpha2000, double delta2000);
 
-// Catalog parameters that map pixel moments through the Jacobian (their frame must have its
-// longitude on the first pixel axis), and those that need the rotation to J2000 (an equatorial
-// J2000 frame): run.cpp refuses other frames for them, parameters.cpp computes them.
+// Catalog parameters that map pixel moments through the Jacobian, and those that need the
+// rotation to J2000 (an equatorial J2000 frame: run.cpp refuses other celestial frames for
+// them), computed by parameters.cpp.
 bool uses_world_jacobian(const std::string& name);
 bool uses_j2000_rotation(const std::string& name);
-// Those that also need the longitude on the first pixel axis: the Jacobian ones, the native
-// (_SKY) coordinates and angles, X_MAMA/Y_MAMA (SExtractor's axis order).
-bool needs_longitude_first(const std::string& name);
 
 // SExtractor's fold of an angle into [-90, 90].
 double fmod_m90_p90(double angle);

@@ -23,6 +23,7 @@ phot::View photometry_view(const PhotometryField& f) {
   v.dvar = f.dvar.data;
   v.dwthresh = f.dwthresh;
   v.dvalue = f.dvalue.data;
+  if (f.dblanking) v.dblanking = f.dblanking->view();
   v.ngamma = f.ngamma;  // DETECT_TYPE PHOTO
   return v;
 }

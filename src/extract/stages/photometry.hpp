@@ -31,8 +31,10 @@ struct PhotometryField {
   // radius, on the detection image) leaves out.
   ImageView<const float> dvar;
   float dwthresh = 0.0f;
-  // Dual-image mode: the detection image less its background, which Kron's radius pass reads.
+  // Dual-image mode: the detection image less its background, which Kron's radius pass reads,
+  // and its blanking, which lags behind the measurement image's (null: `blanking`).
   ImageView<const float> dvalue;
+  const Blanking* dblanking = nullptr;
   ImageView<const float> detection() const { return dvalue.data ? dvalue : value; }
   // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
   double ngamma = 0;
@@ -42,9 +44,13 @@ struct PhotometryField {
   bool bad_weight(int x, int y) const { return weighted() && var(x, y) >= wthresh; }
   bool bad_detect_weight(int x, int y) const { return dvar.data && dvar(x, y) >= dwthresh; }
 
-  // Whether (x, y) is blanked for the object `id` measured at scan line `time`.
-  bool blanked(int x, int y, int32_t id, int64_t time) const {
-    return blanking != nullptr && blanking->blanked(x, y, id, time);
+  // Whether (x, y) is blanked for the object `id` measured at scan line `time`, moment
+  // `moment` (blanking_view.hpp).
+  bool blanked(int x, int y, int32_t id, int64_t time, int64_t moment = -1) const {
+    return blanking != nullptr && blanking->blanked(x, y, id, time, moment);
+  }
+  bool blanked_in_detection(int x, int y, int32_t id, int64_t time, int64_t moment = -1) const {
+    return dblanking ? dblanking->blanked(x, y, id, time, moment) : blanked(x, y, id, time, moment);
   }
 };
 

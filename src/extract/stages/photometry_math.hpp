@@ -24,6 +24,7 @@ struct ApertureShape {
   double dmx = 0, dmy = 0;  // the same in double, as its growth curve (FLUX_RADIUS) holds it
   float a = 0, b = 0, cxx = 0, cyy = 0, cxy = 0;
   int64_t time = INT64_MAX;          // scan line at which SExtractor measures it (writes it out)
+  int64_t moment = -1;               // and the moment on that line (blanking_view.hpp; -1: time)
   int fymin = 0, fymax = INT32_MAX;  // rows in SExtractor's line buffer at that time
   float dbkg = 0;                    // local background, subtracted per pixel of an aperture
 };
@@ -72,8 +73,10 @@ struct View {
   // With detection weights: the detection variance, whose bad pixels Kron's radius pass skips.
   const float* dvar = nullptr;
   float dwthresh = 0.0f;
-  // Dual-image mode: the detection image less its background, which Kron's radius pass reads.
+  // Dual-image mode: the detection image less its background, which Kron's radius pass reads,
+  // and its blanking, which lags behind the measurement image's (code == nullptr: `blanking`).
   const float* dvalue = nullptr;
+  BlankingView dblanking;
   // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
   // The host's only: --device cuda is refused with PHOTO (the device's exp is not glibc's).
   double ngamma = 0;
@@ -120,18 +123,19 @@ struct PixelReader {
   const ApertureShape& s;
   double cx, cy;  // centre of the mirror correction (float or double, as the caller's code)
 
-  CELERIS_HD bool masked(const float* image, int x, int y) const {
+  CELERIS_HD bool masked(const float* image, const BlankingView& blanking, int x, int y) const {
     if (is_nan(image[f.at(x, y)])) return true;
-    if (!f.mask_detected || !f.blanking.code) return false;
-    return f.blanking.blanked(x, y, s.id, s.time);
+    if (!f.mask_detected || !blanking.code) return false;
+    return blanking.blanked(x, y, s.id, s.time, s.moment);
   }
   CELERIS_HD bool bad(int x, int y) const {
-    return (f.var && f.var[f.at(x, y)] >= f.wthresh) || masked(f.value, x, y);
+    return (f.var && f.var[f.at(x, y)] >= f.wthresh) || masked(f.value, f.blanking, x, y);
   }
   // Kron's first pass reads the detection image and its weights instead (photom.c
   // computeautoflux).
   CELERIS_HD bool bad_for_radius(int x, int y) const {
-    return (f.dvar && f.dvar[f.at(x, y)] >= f.dwthresh) || masked(f.detection(), x, y);
+    return (f.dvar && f.dvar[f.at(x, y)] >= f.dwthresh) ||
+           masked(f.detection(), f.dblanking.code ? f.dblanking : f.blanking, x, y);
   }
 
   // The mirror through the centre, in double arithmetic, with its variance (with weights): the

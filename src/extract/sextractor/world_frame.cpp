@@ -1,0 +1,85 @@
+#include "extract/sextractor/world_frame.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "celeris/error.hpp"
+#include "extract/sextractor/header_read.hpp"
+
+namespace celeris::extract {
+
+using sex_header::axis_key;
+using sex_header::find_card;
+using sex_header::read_double;
+
+WorldFrame WorldFrame::from_header(const FitsHeader& header, std::optional<Wcs> wcs) {
+  WorldFrame f;
+  f.wcs_ = std::move(wcs);
+  if (f.wcs_) return f;
+  // read_wcs() (fitswcs.c), for the two image axes, keys found as SExtractor finds them.
+  const auto& cards = header.cards();
+  double cdelt[2];
+  for (int l = 0; l < 2; ++l) {
+    f.crval_[l] = read_double(cards, axis_key("CRVAL", l + 1)).value_or(0.0);
+    f.crpix_[l] = read_double(cards, axis_key("CRPIX", l + 1)).value_or(1.0);
+    cdelt[l] = read_double(cards, axis_key("CDELT", l + 1)).value_or(1.0);
+    if (std::fabs(cdelt[l]) < 1e-30)  // SExtractor stops there too
+      throw Error("CDELT" + std::to_string(l + 1) + " out of range in the image header");
+  }
+  auto matrix = [&](const char* fmt, bool times_cdelt) {
+    for (int l = 0; l < 2; ++l)
+      for (int j = 0; j < 2; ++j) {
+        char key[16];
+        std::snprintf(key, sizeof key, fmt, l + 1, j + 1);
+        f.cd_[l * 2 + j] = read_double(cards, key).value_or(l == j ? 1.0 : 0.0);
+        if (times_cdelt) f.cd_[l * 2 + j] *= cdelt[l];
+      }
+  };
+  if (find_card(cards, "CD?_????"))
+    matrix("CD%d_%d", false);
+  else if (find_card(cards, "PC?_????"))
+    matrix("PC%d_%d", true);
+  else if (find_card(cards, "PC0??0??"))
+    matrix("PC%03d%03d", true);
+  else {                                         // the obsolete CROTA2
+    const double deg = 3.1415926535898 / 180.0;  // SExtractor's DEG (its own PI)
+    const double rota = read_double(cards, "CROTA2  ").value_or(0.0);
+    f.cd_[3] = f.cd_[0] = std::cos(rota * deg);
+    f.cd_[1] = -(f.cd_[2] = std::sin(rota * deg));
+    f.cd_[0] *= cdelt[0];
+    f.cd_[2] *= cdelt[0];
+    f.cd_[1] *= cdelt[1];
+    f.cd_[3] *= cdelt[1];
+  }
+  return f;
+}
+
+std::pair<double, double> WorldFrame::focal(double x, double y) const {
+  if (wcs_) return wcs_->pixel_to_focal(x, y);
+  const double p[2] = {x, y};
+  double out[2] = {0.0, 0.0};
+  for (int j = 0; j < 2; ++j) {  // linrev's loop order
+    const double t = p[j] - crpix_[j];
+    for (int i = 0; i < 2; ++i) out[i] += cd_[i * 2 + j] * t;
+  }
+  return {out[0], out[1]};
+}
+
+std::pair<double, double> WorldFrame::world(double x, double y) const {
+  if (wcs_) {
+    const auto [lon, lat] = wcs_->pixel_to_world(x, y);
+    return wcs_->latitude_first() ? std::pair(lat, lon) : std::pair(lon, lat);
+  }
+  const auto [fx, fy] = focal(x, y);
+  return {fx + crval_[0], fy + crval_[1]};  // wcsrev: imgcrd + crval
+}
+
+std::pair<double, double> WorldFrame::sky(double x, double y) const {
+  return wcs_ ? wcs_->pixel_to_world(x, y) : std::pair(0.0, 0.0);
+}
+
+std::pair<double, double> WorldFrame::j2000(double x, double y) const {
+  return wcs_ ? wcs_->pixel_to_j2000(x, y) : std::pair(0.0, 0.0);
+}
+
+}  // namespace celeris::extract
