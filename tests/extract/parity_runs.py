@@ -114,6 +114,19 @@ def input_image(celeris, spec, work, sims):
     return path
 
 
+def image_pixels(path, drop=("BSCALE", "BZERO", "BLANK", "BITPIX")):
+    """(data, header) of the first 2-D image HDU of `path`; the header without the cards of
+    `drop` (by default the scaling ones: the data are already scaled, and a copy written with
+    them would be scaled twice)."""
+    from astropy.io import fits
+    with fits.open(path) as hdus:
+        hdu = next(h for h in hdus if h.data is not None and h.data.ndim == 2)
+        data, header = hdu.data, hdu.header.copy()
+    for key in drop:
+        header.remove(key, ignore_missing=True)
+    return data, header
+
+
 def write_conv(work):
     path = os.path.join(work, "default.conv")
     with open(path, "w") as f:

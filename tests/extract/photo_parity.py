@@ -14,7 +14,8 @@ import os
 import subprocess
 import sys
 
-from parity_runs import HERE, exit_code, input_image, need_astropy, sextractor, split_extra
+from parity_runs import (HERE, exit_code, image_pixels, input_image, need_astropy, sextractor,
+                         split_extra)
 
 PARAMS = ("FLUX_ISOCOR,FLUXERR_ISOCOR,FLUXERR_APER,MAG_AUTO,MAGERR_AUTO,ISO0,ISO1,ISO3,ISO5,ISO7,"
           "FLUX_MAX,BACKGROUND,THRESHOLD,KRON_RADIUS,XWIN_IMAGE,YWIN_IMAGE,FLUX_WIN,FLUXERR_WIN,"
@@ -31,11 +32,8 @@ def main():
     from astropy.io import fits
     os.makedirs(work, exist_ok=True)
     image = input_image(celeris, spec, work, SIMS)
-    with fits.open(image) as hdus:
-        hdu = next(h for h in hdus if h.data is not None and h.data.ndim == 2)
-        data, header = hdu.data.astype(np.float64), hdu.header.copy()
-    for key in ("BSCALE", "BZERO", "BLANK", "BITPIX", "SATURATE"):
-        header.remove(key, ignore_missing=True)
+    data, header = image_pixels(image, ("BSCALE", "BZERO", "BLANK", "BITPIX", "SATURATE"))
+    data = data.astype(np.float64)
     finite = data[np.isfinite(data)]
     med, top = np.median(finite), finite.max()
     scaled = ((data - med) * (60.0 / (top - med)) + 4.0).astype(np.float32)

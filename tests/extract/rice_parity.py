@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 
-from parity_runs import HERE, exit_code, input_image, need_astropy, sextractor
+from parity_runs import HERE, exit_code, image_pixels, input_image, need_astropy, sextractor
 
 SIMS = {"": ["--size", "1024", "--seed", "21", "--density", "crowded"]}
 
@@ -25,13 +25,9 @@ def main():
     from astropy.io import fits
     os.makedirs(work, exist_ok=True)
     image = input_image(celeris, spec, work, SIMS)
-    with fits.open(image) as hdus:
-        hdu = next(h for h in hdus if h.data is not None and h.data.ndim == 2)
-        data, header = hdu.data, hdu.header.copy()
+    data, header = image_pixels(image)
     # Integer pixels (the stored values, no scaling), written plain and Rice-compressed.
     pixels = np.round(data).astype(np.int32)
-    for key in ("BSCALE", "BZERO", "BLANK", "BITPIX"):
-        header.remove(key, ignore_missing=True)
     plain = os.path.join(work, "plain.fits")
     packed = os.path.join(work, "packed.fits.fz")
     fits.writeto(plain, pixels, header, overwrite=True)

@@ -17,19 +17,15 @@ import os
 import sys
 
 from parity import PARAMS, SIMS
-from parity_runs import (Skip, exit_code, input_image, need_astropy, parity, sextractor,
+from parity_runs import (Skip, exit_code, image_pixels, input_image, need_astropy, parity, sextractor,
                          split_extra, split_params, take, take_all)
 
 
 def second_band(detect, path, seed):
     import numpy as np
     from astropy.io import fits
-    with fits.open(detect) as hdus:
-        hdu = next(h for h in hdus if h.data is not None)
-        data = hdu.data.astype(np.float64)
-        header = hdu.header.copy()  # the same sky: the same WCS
-    for key in ("BZERO", "BSCALE", "BLANK", "BITPIX"):
-        header.remove(key, ignore_missing=True)
+    data, header = image_pixels(detect)  # the same sky: the same WCS
+    data = data.astype(np.float64)
     h, w = data.shape
     rng = np.random.default_rng(seed)
     y, x = np.mgrid[0:h, 0:w]

@@ -15,7 +15,8 @@ import os
 import subprocess
 import sys
 
-from parity_runs import (HERE, exit_code, input_image, need_astropy, sextractor, split_extra, take)
+from parity_runs import (HERE, exit_code, image_pixels, input_image, need_astropy, sextractor,
+                         split_extra, take)
 
 BAD_VARIANCE = 1.0e30  # SExtractor's BIG: a variance at or beyond it is a bad pixel
 SIMS = {"small": ["--size", "600", "--seed", "31", "--stars", "500"]}
@@ -82,11 +83,8 @@ def main():
     from astropy.io import fits
     os.makedirs(work, exist_ok=True)
     image = input_image(celeris, spec, work, SIMS)
-    with fits.open(image) as hdus:
-        hdu = next(h for h in hdus if h.data is not None)
-        data, header = hdu.data.astype(np.float32), hdu.header.copy()
-    for key in ("BZERO", "BSCALE", "BLANK", "BITPIX"):
-        header.remove(key, ignore_missing=True)
+    data, header = image_pixels(image)
+    data = data.astype(np.float32)
     if crop:
         x0, y0, w, h = crop
         data = data[y0:y0 + h, x0:x0 + w]
