@@ -17,16 +17,20 @@ Exit code 77 (ctest SKIP) when source-extractor, the image or astropy (for --cro
 import math
 import os
 import random
-import shutil
 import subprocess
 import sys
+
+from parity_runs import (exit_code, input_image, need_astropy, run_both, sextractor, take,
+                         take_switch, write_conv, write_params)
 
 SIMS = {
     "border": ["--size", "512", "--seed", "15", "--stars", "400"],
     "crowded": ["--size", "1024", "--seed", "12", "--density", "crowded"],
 }
-BASE_PARAMS = "NUMBER\nX_IMAGE\nY_IMAGE\nALPHA_J2000\nDELTA_J2000\nMAG_AUTO\nFLUX_AUTO\n"
-PARAMS = "NUMBER\nX_IMAGE\nY_IMAGE\nFLUX_AUTO\nFLAGS\nNUMBER_ASSOC\nVECTOR_ASSOC({n})\n"
+BASE_PARAMS = ["NUMBER", "X_IMAGE", "Y_IMAGE", "ALPHA_J2000", "DELTA_J2000", "MAG_AUTO",
+               "FLUX_AUTO"]
+# Each configuration's list: these, then VECTOR_ASSOC(n) (none for n = 0: NUMBER_ASSOC alone).
+PARAMS = ["NUMBER", "X_IMAGE", "Y_IMAGE", "FLUX_AUTO", "FLAGS", "NUMBER_ASSOC"]
 
 
 def make_list(rows, width, height, radius, seed, world=False):
@@ -113,37 +117,16 @@ QUICK = {"nearest_matched_data0", "mean_weight", "mag_sum", "max_matched", "worl
 
 def main():
     argv = sys.argv[1:]
-    crop = None
-    if "--crop" in argv:
-        k = argv.index("--crop")
-        crop = [int(v) for v in argv[k + 1].split(",")]
-        del argv[k:k + 2]
-    quick = "--quick" in argv
-    if quick:
-        argv.remove("--quick")
-    celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
-    sex = shutil.which("source-extractor") or shutil.which("sex")
-    if not sex:
-        print("source-extractor not installed: skipped")
-        return 77
+    crop = take(argv, "--crop")
+    crop = [int(v) for v in crop.split(",")] if crop else None
+    quick = take_switch(argv, "--quick")
+    celeris, spec, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
+    sex = sextractor()
     os.makedirs(work, exist_ok=True)
-    if image.startswith("sim:"):
-        path = os.path.join(work, image[4:] + ".fits")
-        subprocess.run([celeris, "simulate", "image", "-o", path] + SIMS[image[4:]], check=True,
-                       stdout=subprocess.DEVNULL)
-        image = path
-    else:
-        image = os.path.abspath(image)
-        if not os.path.exists(image):
-            print(image, "absent: skipped")
-            return 77
+    image = input_image(celeris, spec, work, SIMS)
     if crop:
-        try:
-            from astropy.io import fits
-            from astropy.wcs import WCS
-        except ImportError:
-            print("astropy not installed: skipped")
-            return 77
+        need_astropy()
+        from astropy.io import fits
         x0, y0, w, h = crop
         with fits.open(image) as hdus:
             hdu = next(hd for hd in hdus if hd.data is not None and hd.data.ndim == 2)
@@ -154,15 +137,13 @@ def main():
             path = os.path.join(work, "crop.fits")
             fits.writeto(path, hdu.data[y0:y0 + h, x0:x0 + w], header, overwrite=True)
         image = path
-    with open(os.path.join(work, "base.param"), "w") as f:
-        f.write(BASE_PARAMS)
-    conv = os.path.join(work, "default.conv")
-    with open(conv, "w") as f:
-        f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
+    conv = write_conv(work)
     common = ["-FILTER_NAME", conv, "-CATALOG_TYPE", "ASCII_HEAD", "-VERBOSE_TYPE", "QUIET"]
+    # The objects the list is made from: a source-extractor run without ASSOC.
     base = os.path.join(work, "base.cat")
     subprocess.run([sex, image, "-CATALOG_NAME", base, "-PARAMETERS_NAME",
-                    os.path.join(work, "base.param")] + common, check=True, cwd=work)
+                    write_params(os.path.join(work, "base.param"), BASE_PARAMS)] + common,
+                   check=True, cwd=work)
     rows = []
     with open(base) as f:
         for line in f:
@@ -190,16 +171,11 @@ def main():
     for label, n, kind, options in CONFIGS:
         if quick and label not in QUICK:
             continue
-        param = os.path.join(work, label + ".param")
-        with open(param, "w") as f:
-            text = PARAMS.format(n=n)
-            f.write(text if n else text.replace("VECTOR_ASSOC(0)\n", ""))
+        param = write_params(os.path.join(work, label + ".param"),
+                             PARAMS + ([f"VECTOR_ASSOC({n})"] if n else []))
         args = ["-PARAMETERS_NAME", param, "-ASSOC_NAME", lists[kind]] + common + options
-        out = {}
-        for tool, cmd in (("sex", [sex]), ("cel", [celeris, "extract"])):
-            out[tool] = os.path.join(work, f"{label}.{tool}.cat")
-            subprocess.run(cmd + [image, "-CATALOG_NAME", out[tool]] + args, check=True,
-                           cwd=work, stderr=subprocess.DEVNULL)
+        out = {tool: os.path.join(work, f"{label}.{tool}.cat") for tool in ("sex", "cel")}
+        run_both(sex, celeris, image, (out["sex"], out["cel"]), args, work, quiet=("sex", "cel"))
         a, b = open(out["sex"]).read().splitlines(), open(out["cel"]).read().splitlines()
         data_a = [l for l in a if not l.startswith("#")]
         data_b = [l for l in b if not l.startswith("#")]
@@ -220,4 +196,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))

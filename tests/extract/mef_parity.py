@@ -23,13 +23,12 @@ extension per image extension, as SExtractor reads them: HDU n for HDU n):
                     pixel (check_images.py's comparison) must be source-extractor's
 """
 import os
-import re
 import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from parity_runs import (exit_code, need_astropy, run_both, sextractor, simulate,
+                         split_extra, split_params, take_all, take_switch, write_conv, write_params)
+
 PARAMS = ["NUMBER", "EXT_NUMBER", "ID_PARENT", "X_IMAGE", "Y_IMAGE", "FLUX_ISO", "FLUX_AUTO",
           "FLUXERR_AUTO",
           "FLUX_APER(1)", "MAG_AUTO", "A_IMAGE", "THETA_IMAGE", "FLUX_RADIUS", "FLAGS"]
@@ -38,12 +37,8 @@ PARAMS = ["NUMBER", "EXT_NUMBER", "ID_PARENT", "X_IMAGE", "Y_IMAGE", "FLUX_ISO",
 def take(argv, flag, default=None):
     """The value after the last `flag` in argv (every `flag` and its value removed), or
     `default`."""
-    value = default
-    while flag in argv:
-        k = argv.index(flag)
-        value = argv[k + 1]
-        del argv[k:k + 2]
-    return value
+    values = take_all(argv, flag)
+    return values[-1] if values else default
 
 
 def image_extensions(celeris, work, data, small):
@@ -57,8 +52,7 @@ def image_extensions(celeris, work, data, small):
     hdus = []
     for name, args in sims:
         path = os.path.join(work, name + ".fits")
-        subprocess.run([celeris, "simulate", "image", "-o", path] + args, check=True,
-                       stdout=subprocess.DEVNULL)
+        simulate(celeris, path, args)
         with fits.open(path) as f:
             hdus.append(fits.ImageHDU(f[0].data.astype(np.float32), f[0].header, name=name))
     # Crops of real images with their WCS (a crop whose giant border object differs in
@@ -84,7 +78,7 @@ def weight_files(wtype, shapes, work):
     """-WEIGHT_TYPE / -WEIGHT_IMAGE arguments: one multi-extension map per MAP_* type of WTYPE,
     extension k's map made from weights_parity.weight_map with its own seed."""
     import numpy as np
-    from weights_parity import BAD_VARIANCE, weight_map
+    from weights_parity import map_of_type, weight_map
     names = []
     for i, one in enumerate(wtype.split(",")):
         if one in ("BACKGROUND", "NONE"):
@@ -92,13 +86,8 @@ def weight_files(wtype, shapes, work):
         maps = []
         for k, shape in enumerate(shapes):
             # Seed 23 ramps along x, the others along y: the maps of a pair run differently.
-            weight, bad = weight_map(shape, 23 if (i + k) % 2 == 0 else 40 + 7 * k + i)
-            if one == "MAP_WEIGHT":
-                maps.append(np.where(bad, 0.0, weight))
-            elif one == "MAP_VAR":
-                maps.append(np.where(bad, BAD_VARIANCE, 25.0 / weight))
-            else:  # MAP_RMS
-                maps.append(np.where(bad, BAD_VARIANCE, 5.0 / np.sqrt(weight)))
+            maps.append(map_of_type(
+                one, *weight_map(shape, 23 if (i + k) % 2 == 0 else 40 + 7 * k + i)))
         names.append(os.path.join(work, f"weight{i}.{one.lower()}.fits"))
         write_mef(names[-1], [m.astype(np.float32) for m in maps])
     return ["-WEIGHT_TYPE", wtype] + (["-WEIGHT_IMAGE", ",".join(names)] if names else [])
@@ -172,36 +161,22 @@ def compare_check_files(ctype, sex_path, cel_path):
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, extra = argv[:k], argv[k + 1:]
-    small = "--small" in argv
-    if small:
-        argv.remove("--small")
-    dual = "--dual" in argv
-    if dual:
-        argv.remove("--dual")
+    argv, extra = split_extra(sys.argv[1:])
+    small = take_switch(argv, "--small")
+    dual = take_switch(argv, "--dual")
     types = take(argv, "--types", "ASCII_HEAD,FITS_LDAC,FITS_1.0").split(",")
-    more = take(argv, "--params")  # commas inside parentheses belong to the parameter
-    params = PARAMS + (re.split(r",(?![^(]*\))", more) if more else [])
+    more = take(argv, "--params")
+    params = PARAMS + (split_params(more) if more else [])
     wtype = take(argv, "--weights")
     n_flag_maps = int(take(argv, "--flag-maps", "0"))
     checks = take(argv, "--check", "")
     checks = checks.split(",") if checks else []
     celeris, work = os.path.abspath(argv[0]), os.path.abspath(argv[1])
     data = argv[2] if len(argv) > 2 else ""
-    sex = shutil.which("source-extractor") or shutil.which("sex")
-    if not sex:
-        print("source-extractor not installed: skipped")
-        return 77
-    try:
-        import numpy as np
-        from astropy.io import fits
-    except ImportError:
-        print("astropy not installed: skipped")
-        return 77
+    sex = sextractor()
+    need_astropy()
+    import numpy as np
+    from astropy.io import fits
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     exts = image_extensions(celeris, work, data, small)
@@ -224,24 +199,22 @@ def main():
         extra = weight_files(wtype, shapes, work) + extra
     if n_flag_maps:
         extra = flag_files(n_flag_maps, shapes, work) + extra
-    with open(os.path.join(work, "mef.param"), "w") as f:
-        f.write("\n".join(params) + "\n")
-    with open(os.path.join(work, "default.conv"), "w") as f:
-        f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
+    write_params(os.path.join(work, "mef.param"), params)
+    write_conv(work)
+    args = ["-PARAMETERS_NAME", "mef.param", "-FILTER_NAME", "default.conv", "-VERBOSE_TYPE",
+            "QUIET"]
     failed = 0
     for ctype in types:
-        cats, check_names = {}, {}
-        for tool, cmd in [("sex", [sex]), ("cel", [celeris, "extract"])]:
+        cats, check_names, check_args = {}, {}, {}
+        for tool in ("sex", "cel"):
             cats[tool] = os.path.join(work, f"{tool}.{ctype}.cat")
             check_names[tool] = [os.path.join(work, f"{tool}.check{i}.fits")
                                  for i in range(len(checks))]
-            check_args = ["-CHECKIMAGE_TYPE", ",".join(checks), "-CHECKIMAGE_NAME",
-                          ",".join(check_names[tool])] if checks else []
-            subprocess.run(cmd + [image, "-PARAMETERS_NAME", "mef.param", "-FILTER_NAME",
-                                  "default.conv", "-CATALOG_TYPE", ctype, "-CATALOG_NAME",
-                                  cats[tool], "-VERBOSE_TYPE", "QUIET"] + check_args + extra,
-                           check=True, cwd=work,
-                           stderr=subprocess.DEVNULL if tool == "sex" else None)
+            check_args[tool] = ["-CHECKIMAGE_TYPE", ",".join(checks), "-CHECKIMAGE_NAME",
+                                ",".join(check_names[tool])] if checks else []
+        run_both(sex, celeris, image, (cats["sex"], cats["cel"]),
+                 args + ["-CATALOG_TYPE", ctype] + extra, work, quiet=("sex",),
+                 own=check_args)
         failed += not compare_catalogs(ctype, cats["sex"], cats["cel"], len(exts))
         for t, s_path, c_path in zip(checks, check_names["sex"], check_names["cel"]):
             failed += not compare_check_files(t, s_path, c_path)
@@ -250,13 +223,8 @@ def main():
         # One pair of extensions named (the comma outside CFITSIO's brackets splits the pair),
         # without the multi-extension maps (SExtractor would read their HDU 1 for it).
         pair = f"{mef}[1],{meas_path}[1]"
-        cats = {}
-        for tool, cmd in [("sex", [sex]), ("cel", [celeris, "extract"])]:
-            cats[tool] = os.path.join(work, f"{tool}.pair.cat")
-            subprocess.run(cmd + [pair, "-PARAMETERS_NAME", "mef.param", "-FILTER_NAME",
-                                  "default.conv", "-CATALOG_NAME", cats[tool], "-VERBOSE_TYPE",
-                                  "QUIET"], check=True, cwd=work,
-                           stderr=subprocess.DEVNULL if tool == "sex" else None)
+        cats = {tool: os.path.join(work, f"{tool}.pair.cat") for tool in ("sex", "cel")}
+        run_both(sex, celeris, pair, (cats["sex"], cats["cel"]), args, work, quiet=("sex",))
         a, b = (open(cats[t], "rb").read() for t in ("sex", "cel"))
         rows = sum(1 for line in a.splitlines() if not line.startswith(b"#"))
         print(f"{os.path.basename(mef)}[1],{os.path.basename(meas_path)}[1]: {rows} rows "
@@ -266,4 +234,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))

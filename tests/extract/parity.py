@@ -20,28 +20,15 @@ header cards / with those set (numbers where they parse as numbers; needs astrop
 (ctest SKIP) when the image, source-extractor or astropy is absent.
 """
 import os
-import re
-import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PARAMS = """NUMBER
-X_IMAGE
-Y_IMAGE
-FLUX_ISO
-FLUXERR_ISO
-FLUX_AUTO
-FLUXERR_AUTO
-FLUX_APER(2)
-ISOAREA_IMAGE
-A_IMAGE
-B_IMAGE
-THETA_IMAGE
-FLUX_RADIUS
-FWHM_IMAGE
-FLAGS
-"""
+from parity_runs import (exit_code, input_image, need_astropy, parity, sextractor, split_extra,
+                         split_params, take, take_all)
+
+PARAMS = ["NUMBER", "X_IMAGE", "Y_IMAGE", "FLUX_ISO", "FLUXERR_ISO", "FLUX_AUTO", "FLUXERR_AUTO",
+          "FLUX_APER(2)", "ISOAREA_IMAGE", "A_IMAGE", "B_IMAGE", "THETA_IMAGE", "FLUX_RADIUS",
+          "FWHM_IMAGE", "FLAGS"]
+
 SIMS = {
     "sparse": ["--size", "2048", "--seed", "11"],
     "crowded": ["--size", "2048", "--seed", "12", "--density", "crowded"],
@@ -71,89 +58,53 @@ def flag_map(shape, rng, rectangles=1500):
     return m
 
 
+def merged_params(more):
+    """PARAMS with the parameters of --params: one already listed with another vector size
+    (FLUX_APER(5)) replaces it (SExtractor would keep only the last), the others are appended."""
+    lines = list(PARAMS)
+    for p in split_params(more):
+        same = [i for i, q in enumerate(lines) if q.split("(")[0] == p.split("(")[0]]
+        if same:
+            lines[same[0]] = p
+        else:
+            lines.append(p)
+    return lines
+
+
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, extra = argv[:k], argv[k + 1:]
-    drop = []
-    if "--drop-cards" in argv:
-        k = argv.index("--drop-cards")
-        drop = argv[k + 1].split(",")
-        del argv[k:k + 2]
+    argv, extra = split_extra(sys.argv[1:])
+    drop = take(argv, "--drop-cards", "")
+    drop = drop.split(",") if drop else []
     cards = {}
-    if "--set-cards" in argv:
-        k = argv.index("--set-cards")
-        for item in argv[k + 1].split(","):
-            key, value = item.split("=", 1)
-            try:
-                cards[key] = float(value)
-            except ValueError:
-                cards[key] = value
-        del argv[k:k + 2]
-    crop = None
-    if "--crop" in argv:
-        k = argv.index("--crop")
-        crop = [tuple(int(v) for v in part.split(":")) for part in argv[k + 1].split(",")]
-        del argv[k:k + 2]
-    rows_frac = []  # --rows-frac F: the fraction of identical rows required (default 0.99)
-    if "--rows-frac" in argv:
-        k = argv.index("--rows-frac")
-        rows_frac = ["--rows-frac", argv[k + 1]]
-        del argv[k:k + 2]
-    params = PARAMS
-    if "--params" in argv:
-        k = argv.index("--params")
-        # Commas inside parentheses belong to the parameter: VIGNET(w,h). One already listed with
-        # another vector size (FLUX_APER(5)) replaces it: SExtractor would keep only the last.
-        lines = params.splitlines()
-        for p in re.split(r",(?![^(]*\))", argv[k + 1]):
-            same = [i for i, q in enumerate(lines) if q.split("(")[0] == p.split("(")[0]]
-            if same:
-                lines[same[0]] = p
-            else:
-                lines.append(p)
-        params = "".join(q + "\n" for q in lines)
-        del argv[k:k + 2]
-    if "--append-params" in argv:
-        k = argv.index("--append-params")
-        params += "".join(p + "\n" for p in re.split(r",(?![^(]*\))", argv[k + 1]))
-        del argv[k:k + 2]
-    col_tols = []
-    while "--col-tol" in argv:
-        k = argv.index("--col-tol")
-        col_tols += ["--col-tol", argv[k + 1]]
-        del argv[k:k + 2]
-    n_flag_maps = 0
-    if "--flag-maps" in argv:
-        k = argv.index("--flag-maps")
-        n_flag_maps = int(argv[k + 1])
-        del argv[k:k + 2]
-    celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
-    sex = shutil.which("source-extractor") or shutil.which("sex")
-    if not sex:
-        print("source-extractor not installed: skipped")
-        return 77
-    os.makedirs(work, exist_ok=True)
-    if image.startswith("sim:"):
-        name = image[4:]
-        path = os.path.join(work, name + ".fits")
-        subprocess.run([celeris, "simulate", "image", "-o", path] + SIMS[name], check=True,
-                       stdout=subprocess.DEVNULL)
-        image, label = path, "sim:" + name
-    else:
-        image = os.path.abspath(image)
-        if not os.path.exists(image):
-            print(image, "absent: skipped")
-            return 77
-        label = os.path.basename(image)
-    if drop or cards:
+    set_cards = take(argv, "--set-cards")
+    for item in set_cards.split(",") if set_cards else []:
+        key, value = item.split("=", 1)
         try:
-            from astropy.io import fits
-        except ImportError:
-            print("astropy not installed: skipped")
-            return 77
+            cards[key] = float(value)
+        except ValueError:
+            cards[key] = value
+    crop = take(argv, "--crop")
+    if crop:
+        crop = [tuple(int(v) for v in part.split(":")) for part in crop.split(",")]
+    rows_frac = take(argv, "--rows-frac")  # the fraction of identical rows required (0.99)
+    options = ["--rows-frac", rows_frac] if rows_frac is not None else []
+    more = take(argv, "--params")
+    params = merged_params(more) if more is not None else list(PARAMS)
+    appended = take(argv, "--append-params")
+    if appended is not None:  # as given, even names already listed
+        params += split_params(appended)
+    for item in take_all(argv, "--col-tol"):
+        options += ["--col-tol", item]
+    n_flag_maps = int(take(argv, "--flag-maps", "0"))
+    celeris, spec, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
+    sextractor()
+    os.makedirs(work, exist_ok=True)
+    image = input_image(celeris, spec, work, SIMS)
+    label = spec if spec.startswith("sim:") else os.path.basename(image)
+    if drop or cards or crop or n_flag_maps:
+        need_astropy()
+    if drop or cards:
+        from astropy.io import fits
         with fits.open(image) as hdus:
             for key in drop:
                 hdus[0].header.remove(key, ignore_missing=True)
@@ -169,12 +120,8 @@ def main():
             image = os.path.join(work, stem + ".fits")
             hdus.writeto(image, overwrite=True)
     if crop:
-        try:
-            import numpy as np
-            from astropy.io import fits
-        except ImportError:
-            print("astropy not installed: skipped")
-            return 77
+        import numpy as np
+        from astropy.io import fits
         (y0, y1), (x0, x1) = crop
         with fits.open(image) as hdus:
             hdu = next(h for h in hdus if h.data is not None)
@@ -187,12 +134,8 @@ def main():
             image = os.path.join(work, stem + ".fits")
             fits.writeto(image, hdu.data[y0:y1, x0:x1].astype(np.float32), header, overwrite=True)
     if n_flag_maps:
-        try:
-            import numpy as np
-            from astropy.io import fits
-        except ImportError:
-            print("astropy not installed: skipped")
-            return 77
+        import numpy as np
+        from astropy.io import fits
         with fits.open(image) as hdus:
             shape = next(h.data.shape for h in hdus if h.data is not None)
         rng = np.random.default_rng(19)
@@ -201,23 +144,9 @@ def main():
             names.append(os.path.join(work, f"flag{k}.fits"))
             fits.writeto(names[-1], flag_map(shape, rng), overwrite=True)
         extra = ["-FLAG_IMAGE", ",".join(names)] + extra
-    with open(os.path.join(work, "parity.param"), "w") as f:
-        f.write(params)
-    conv = os.path.join(work, "default.conv")
-    with open(conv, "w") as f:
-        f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
-    common = ["-PARAMETERS_NAME", os.path.join(work, "parity.param"), "-FILTER_NAME", conv,
-              "-PHOT_APERTURES", "5,10", "-CATALOG_TYPE", "ASCII_HEAD", "-VERBOSE_TYPE", "QUIET"] + extra
-    base = os.path.join(work, os.path.basename(image))
-    # Both tools run from WORKDIR so that neither picks up a stray default.sex.
-    subprocess.run([sex, image, "-CATALOG_NAME", base + ".sex.cat"] + common, check=True, cwd=work)
-    subprocess.run([celeris, "extract", image, "-CATALOG_NAME", base + ".cel.cat"] + common,
-                   check=True, cwd=work)
-    return subprocess.run([sys.executable, os.path.join(HERE, "compare_catalogs.py"),
-                           base + ".sex.cat", base + ".cel.cat", "--label", label,
-                           "--same-columns"] +
-                          rows_frac + col_tols).returncode
+    return parity(celeris, image, work, os.path.basename(image), params, extra, label,
+                  ["--same-columns"] + options)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))

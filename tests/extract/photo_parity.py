@@ -6,50 +6,34 @@ then parity.py with -DETECT_TYPE PHOTO: celeris and source-extractor compared ob
 every row identical, with the fluxes PHOTO changes (ISO, APER, AUTO and their errors, FLUX_RADIUS,
 ISOAREA, ISO0..ISO7, FLUX_ISOCOR, the windowed measurements).
 
-usage: photo_parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [-- extra -KEY VALUE ...]
-Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
+usage: photo_parity.py CELERIS_BIN IMAGE|sim: WORKDIR [-- extra -KEY VALUE ...]
+sim: is a 512x512 simulation of 400 stars. Exit code 77 (ctest SKIP) when the image,
+source-extractor or astropy is absent.
 """
 import os
-import shutil
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from parity_runs import (HERE, exit_code, image_pixels, input_image, need_astropy, sextractor,
+                         split_extra)
+
 PARAMS = ("FLUX_ISOCOR,FLUXERR_ISOCOR,FLUXERR_APER,MAG_AUTO,MAGERR_AUTO,ISO0,ISO1,ISO3,ISO5,ISO7,"
           "FLUX_MAX,BACKGROUND,THRESHOLD,KRON_RADIUS,XWIN_IMAGE,YWIN_IMAGE,FLUX_WIN,FLUXERR_WIN,"
           "ERRX2WIN_IMAGE,X2WIN_IMAGE,FLAGS_WIN")
+SIMS = {"": ["--size", "512", "--seed", "15", "--stars", "400"]}
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, extra = argv[:k], argv[k + 1:]
-    celeris, image, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
-    if not (shutil.which("source-extractor") or shutil.which("sex")):
-        print("source-extractor not installed: skipped")
-        return 77
-    try:
-        import numpy as np
-        from astropy.io import fits
-    except ImportError:
-        print("astropy not installed: skipped")
-        return 77
+    argv, extra = split_extra(sys.argv[1:])
+    celeris, spec, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
+    sextractor()
+    need_astropy()
+    import numpy as np
+    from astropy.io import fits
     os.makedirs(work, exist_ok=True)
-    if image.startswith("sim:"):
-        path = os.path.join(work, "sim.fits")
-        subprocess.run([celeris, "simulate", "image", "-o", path, "--size", "512", "--seed", "15",
-                        "--stars", "400"], check=True, stdout=subprocess.DEVNULL)
-        image = path
-    elif not os.path.exists(image):
-        print(image, "absent: skipped")
-        return 77
-    with fits.open(image) as hdus:
-        hdu = next(h for h in hdus if h.data is not None and h.data.ndim == 2)
-        data, header = hdu.data.astype(np.float64), hdu.header.copy()
-    for key in ("BSCALE", "BZERO", "BLANK", "BITPIX", "SATURATE"):
-        header.remove(key, ignore_missing=True)
+    image = input_image(celeris, spec, work, SIMS)
+    data, header = image_pixels(image, ("BSCALE", "BZERO", "BLANK", "BITPIX", "SATURATE"))
+    data = data.astype(np.float64)
     finite = data[np.isfinite(data)]
     med, top = np.median(finite), finite.max()
     scaled = ((data - med) * (60.0 / (top - med)) + 4.0).astype(np.float32)
@@ -61,4 +45,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))

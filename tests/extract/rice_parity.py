@@ -4,44 +4,30 @@ source-extractor on the same pixels uncompressed, object by object (parity.py's 
 every row identical). source-extractor 2.25 cannot read tile-compressed images itself ("Unknown
 TFORM"), so the plain file is its input; integer images only, for which Rice is lossless.
 
-usage: rice_parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR
-Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
+usage: rice_parity.py CELERIS_BIN IMAGE|sim: WORKDIR
+sim: is a crowded 1024x1024 simulation. Exit code 77 (ctest SKIP) when the image,
+source-extractor or astropy is absent.
 """
 import os
-import shutil
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from parity_runs import HERE, exit_code, image_pixels, input_image, need_astropy, sextractor
+
+SIMS = {"": ["--size", "1024", "--seed", "21", "--density", "crowded"]}
 
 
 def main():
-    celeris, image, work = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3])
-    if not (shutil.which("source-extractor") or shutil.which("sex")):
-        print("source-extractor not installed: skipped")
-        return 77
-    try:
-        import numpy as np
-        from astropy.io import fits
-    except ImportError:
-        print("astropy not installed: skipped")
-        return 77
+    celeris, spec, work = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3])
+    sextractor()
+    need_astropy()
+    import numpy as np
+    from astropy.io import fits
     os.makedirs(work, exist_ok=True)
-    if image.startswith("sim:"):
-        path = os.path.join(work, "sim.fits")
-        subprocess.run([celeris, "simulate", "image", "-o", path, "--size", "1024", "--seed", "21",
-                        "--density", "crowded"], check=True, stdout=subprocess.DEVNULL)
-        image = path
-    elif not os.path.exists(image):
-        print(image, "absent: skipped")
-        return 77
-    with fits.open(image) as hdus:
-        hdu = next(h for h in hdus if h.data is not None and h.data.ndim == 2)
-        data, header = hdu.data, hdu.header.copy()
+    image = input_image(celeris, spec, work, SIMS)
+    data, header = image_pixels(image)
     # Integer pixels (the stored values, no scaling), written plain and Rice-compressed.
     pixels = np.round(data).astype(np.int32)
-    for key in ("BSCALE", "BZERO", "BLANK", "BITPIX"):
-        header.remove(key, ignore_missing=True)
     plain = os.path.join(work, "plain.fits")
     packed = os.path.join(work, "packed.fits.fz")
     fits.writeto(plain, pixels, header, overwrite=True)
@@ -60,4 +46,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))

@@ -14,25 +14,18 @@ astropy is absent. --weights TYPE (as weights_parity.py: one type, or detection,
 writes generated weight maps of the images' size and passes them to both tools.
 """
 import os
-import re
-import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from parity import PARAMS, SIMS  # noqa: E402
+from parity import PARAMS, SIMS
+from parity_runs import (Skip, exit_code, image_pixels, input_image, need_astropy, parity, sextractor,
+                         split_extra, split_params, take, take_all)
 
 
 def second_band(detect, path, seed):
     import numpy as np
     from astropy.io import fits
-    with fits.open(detect) as hdus:
-        hdu = next(h for h in hdus if h.data is not None)
-        data = hdu.data.astype(np.float64)
-        header = hdu.header.copy()  # the same sky: the same WCS
-    for key in ("BZERO", "BSCALE", "BLANK", "BITPIX"):
-        header.remove(key, ignore_missing=True)
+    data, header = image_pixels(detect)  # the same sky: the same WCS
+    data = data.astype(np.float64)
     h, w = data.shape
     rng = np.random.default_rng(seed)
     y, x = np.mgrid[0:h, 0:w]
@@ -44,88 +37,38 @@ def second_band(detect, path, seed):
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, extra = argv[:k], argv[k + 1:]
-    options = []
-    for flag in ("--rows-frac",):
-        if flag in argv:
-            k = argv.index(flag)
-            options += [flag, argv[k + 1]]
-            del argv[k:k + 2]
-    while "--col-tol" in argv:  # NAME=TOL, passed on to compare_catalogs.py
-        k = argv.index("--col-tol")
-        options += ["--col-tol", argv[k + 1]]
-        del argv[k:k + 2]
-    wtype = None
-    if "--weights" in argv:
-        k = argv.index("--weights")
-        wtype = argv[k + 1]
-        del argv[k:k + 2]
-    params = PARAMS
-    while "--params" in argv:
-        k = argv.index("--params")
-        # Commas inside parentheses belong to the parameter: VIGNET(w,h).
-        params += "".join(p + "\n" for p in re.split(r",(?![^(]*\))", argv[k + 1]))
-        del argv[k:k + 2]
-    celeris, detect, measure, work = os.path.abspath(argv[0]), argv[1], argv[2], os.path.abspath(argv[3])
-    sex = shutil.which("source-extractor") or shutil.which("sex")
-    if not sex:
-        print("source-extractor not installed: skipped")
-        return 77
+    argv, extra = split_extra(sys.argv[1:])
+    rows_frac = take(argv, "--rows-frac")
+    options = ["--rows-frac", rows_frac] if rows_frac is not None else []
+    for item in take_all(argv, "--col-tol"):  # NAME=TOL, passed on to compare_catalogs.py
+        options += ["--col-tol", item]
+    wtype = take(argv, "--weights")
+    params = list(PARAMS)
+    for more in take_all(argv, "--params"):  # appended as given
+        params += split_params(more)
+    celeris, detect, measure = os.path.abspath(argv[0]), argv[1], argv[2]
+    work = os.path.abspath(argv[3])
+    sextractor()
     os.makedirs(work, exist_ok=True)
-    if detect.startswith("sim:"):
-        path = os.path.join(work, detect[4:] + ".fits")
-        subprocess.run([celeris, "simulate", "image", "-o", path] + SIMS[detect[4:]], check=True,
-                       stdout=subprocess.DEVNULL)
-        detect = path
-    detect = os.path.abspath(detect)
-    if not os.path.exists(detect):
-        print(detect, "absent: skipped")
-        return 77
+    detect = input_image(celeris, detect, work, SIMS)
     if measure.startswith("band:"):
-        try:
-            import astropy  # noqa: F401
-        except ImportError:
-            print("astropy not installed: skipped")
-            return 77
+        need_astropy()
         path = os.path.join(work, "band.fits")
         second_band(detect, path, int(measure[5:]))
         measure = path
     measure = os.path.abspath(measure)
     if not os.path.exists(measure):
-        print(measure, "absent: skipped")
-        return 77
+        raise Skip(measure + " absent")
     if wtype:
-        try:
-            from astropy.io import fits
-        except ImportError:
-            print("astropy not installed: skipped")
-            return 77
+        need_astropy()
+        from astropy.io import fits
         from weights_parity import weight_map_args
         with fits.open(detect) as hdus:
             shape = next(h.data.shape for h in hdus if h.data is not None)
         extra = weight_map_args(shape, wtype, work, "dual") + extra
-    with open(os.path.join(work, "parity.param"), "w") as f:
-        f.write(params)
-    conv = os.path.join(work, "default.conv")
-    with open(conv, "w") as f:
-        f.write("CONV NORM\n1 2 1\n2 4 2\n1 2 1\n")
-    common = ["-PARAMETERS_NAME", os.path.join(work, "parity.param"), "-FILTER_NAME", conv,
-              "-PHOT_APERTURES", "5,10", "-CATALOG_TYPE", "ASCII_HEAD", "-VERBOSE_TYPE",
-              "QUIET"] + extra
-    pair = detect + "," + measure
-    base = os.path.join(work, "dual")
-    subprocess.run([sex, pair, "-CATALOG_NAME", base + ".sex.cat"] + common, check=True, cwd=work)
-    subprocess.run([celeris, "extract", pair, "-CATALOG_NAME", base + ".cel.cat"] + common,
-                   check=True, cwd=work)
     label = os.path.basename(detect) + "," + os.path.basename(measure)
-    return subprocess.run([sys.executable, os.path.join(HERE, "compare_catalogs.py"),
-                           base + ".sex.cat", base + ".cel.cat", "--label", label] +
-                          options).returncode
+    return parity(celeris, detect + "," + measure, work, "dual", params, extra, label, options)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))

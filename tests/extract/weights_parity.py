@@ -12,12 +12,14 @@ RMS / variance beyond the default WEIGHT_THRESH), some over objects, some over s
 border. Exit code 77 (ctest SKIP) when the image, source-extractor or astropy is absent.
 """
 import os
-import shutil
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from parity_runs import (HERE, exit_code, image_pixels, input_image, need_astropy, sextractor,
+                         split_extra, take)
+
 BAD_VARIANCE = 1.0e30  # SExtractor's BIG: a variance at or beyond it is a bad pixel
+SIMS = {"small": ["--size", "600", "--seed", "31", "--stars", "500"]}
 
 
 def weight_map(shape, seed=23):
@@ -39,6 +41,17 @@ def weight_map(shape, seed=23):
     return weight.astype(np.float32), bad
 
 
+def map_of_type(wtype, weight, bad):
+    """The map of WEIGHT_TYPE `wtype` (MAP_WEIGHT, MAP_VAR or MAP_RMS) for the relative weights
+    and bad pixels of weight_map(); a variance of 25 where the weight is 1."""
+    import numpy as np
+    if wtype == "MAP_WEIGHT":
+        return np.where(bad, 0.0, weight)
+    if wtype == "MAP_VAR":
+        return np.where(bad, BAD_VARIANCE, 25.0 / weight)
+    return np.where(bad, BAD_VARIANCE, 5.0 / np.sqrt(weight))  # MAP_RMS
+
+
 def weight_map_args(shape, wtype, work, stem):
     """Writes a generated map for each MAP_* type of WTYPE ("A" or "A,B") and returns the
     -WEIGHT_TYPE / -WEIGHT_IMAGE arguments."""
@@ -49,13 +62,7 @@ def weight_map_args(shape, wtype, work, stem):
     for k, one in enumerate(wtype.split(",")):
         if one in ("BACKGROUND", "NONE"):
             continue
-        weight, bad = weight_map(shape, 23 + k)
-        if one == "MAP_WEIGHT":
-            m = np.where(bad, 0.0, weight)
-        elif one == "MAP_VAR":
-            m = np.where(bad, BAD_VARIANCE, 25.0 / weight)
-        else:  # MAP_RMS
-            m = np.where(bad, BAD_VARIANCE, 5.0 / np.sqrt(weight))
+        m = map_of_type(one, *weight_map(shape, 23 + k))
         images.append(os.path.join(work, f"{stem}.{k}.{one.lower()}.fits"))
         fits.writeto(images[-1], m.astype(np.float32), overwrite=True)
     if images:
@@ -64,43 +71,20 @@ def weight_map_args(shape, wtype, work, stem):
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, extra = argv[:k], argv[k + 1:]
-    crop = None
-    if "--crop" in argv:
-        k = argv.index("--crop")
-        crop = [int(v) for v in argv[k + 1].split(",")]
-        del argv[k:k + 2]
-    celeris, image, work, wtype = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2]), argv[3]
+    argv, extra = split_extra(sys.argv[1:])
+    crop = take(argv, "--crop")
+    crop = [int(v) for v in crop.split(",")] if crop else None
+    celeris, spec, wtype = os.path.abspath(argv[0]), argv[1], argv[3]
+    work = os.path.abspath(argv[2])
     passthrough = argv[4:]
-    if not (shutil.which("source-extractor") or shutil.which("sex")):
-        print("source-extractor not installed: skipped")
-        return 77
-    try:
-        import numpy as np
-        from astropy.io import fits
-    except ImportError:
-        print("astropy not installed: skipped")
-        return 77
+    sextractor()
+    need_astropy()
+    import numpy as np
+    from astropy.io import fits
     os.makedirs(work, exist_ok=True)
-    if image.startswith("sim:"):
-        name = image[4:]
-        path = os.path.join(work, name + ".fits")
-        sims = {"small": ["--size", "600", "--seed", "31", "--stars", "500"]}
-        subprocess.run([celeris, "simulate", "image", "-o", path] + sims[name], check=True,
-                       stdout=subprocess.DEVNULL)
-        image = path
-    elif not os.path.exists(image):
-        print(image, "absent: skipped")
-        return 77
-    with fits.open(image) as hdus:
-        hdu = next(h for h in hdus if h.data is not None)
-        data, header = hdu.data.astype(np.float32), hdu.header.copy()
-    for key in ("BZERO", "BSCALE", "BLANK", "BITPIX"):
-        header.remove(key, ignore_missing=True)
+    image = input_image(celeris, spec, work, SIMS)
+    data, header = image_pixels(image)
+    data = data.astype(np.float32)
     if crop:
         x0, y0, w, h = crop
         data = data[y0:y0 + h, x0:x0 + w]
@@ -113,4 +97,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code(main))
