@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "extract/settings/threads.hpp"
 #include "extract/sextractor/fk5_to_fk4.hpp"
 #include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_class_star.hpp"
@@ -525,18 +526,41 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
   const double zp = config.mag_zeropoint;
+  // The per-object WCS conversions and the columns run on `nthreads` OpenMP threads (one per
+  // 4096 objects at most: a crowded 4096^2 frame has 40k), each with its own copy of the WCS
+  // (wcslib's wcsp2s writes into its structure, Wcs::independent_copy).
+  const int nthreads = worker_threads(config.threads, static_cast<int64_t>(n) * 32);
+  std::vector<Wcs> thread_wcs;
+  if (wcs && nthreads > 1)
+    for (int t = 0; t < nthreads; ++t) thread_wcs.push_back(wcs->independent_copy());
+  auto wcs_of_thread = [&]() -> const Wcs& {
+    return thread_wcs.empty() ? *wcs : thread_wcs[static_cast<size_t>(omp_get_thread_num())];
+  };
+  // Native world (and, when `ra`, J2000) coordinates of the 1-based pixel positions px(i),
+  // py(i), in blocks of rows, one wcslib call per block: the same values as pixel_to_world and
+  // pixel_to_j2000 per object.
+  auto to_world = [&](auto px, auto py, std::vector<double>& lon, std::vector<double>& lat,
+                      std::vector<double>* ra, std::vector<double>* dec) {
+    constexpr size_t kBlock = 512;
+    lon.resize(n), lat.resize(n);
+    if (ra) ra->resize(n), dec->resize(n);
+    const long nblocks = static_cast<long>((n + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
+    for (long b = 0; b < nblocks; ++b) {
+      const size_t i0 = static_cast<size_t>(b) * kBlock, m = std::min(kBlock, n - i0);
+      double x[kBlock], y[kBlock];
+      for (size_t k = 0; k < m; ++k) x[k] = px(i0 + k), y[k] = py(i0 + k);
+      wcs_of_thread().pixels_to_world(m, x, y, &lon[i0], &lat[i0]);
+      if (ra)
+        for (size_t i = i0; i < i0 + m; ++i)
+          std::tie((*ra)[i], (*dec)[i]) = wcs->world_to_j2000(lon[i], lat[i]);
+    }
+  };
   // World coordinates of the (1-based) barycentres, computed once.
   std::vector<double> xw, yw, ra, dec;
-  if (wcs) {
-    xw.resize(n);
-    yw.resize(n);
-    ra.resize(n);
-    dec.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::tie(xw[i], yw[i]) = wcs->pixel_to_world(o.x[i] + 1, o.y[i] + 1);
-      std::tie(ra[i], dec[i]) = wcs->pixel_to_j2000(o.x[i] + 1, o.y[i] + 1);
-    }
-  }
+  if (wcs)
+    to_world([&](size_t i) { return o.x[i] + 1; }, [&](size_t i) { return o.y[i] + 1; }, xw, yw,
+             &ra, &dec);
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
   // Vector sizes of the growth curves and VIGNET asked for.
   int n_flux_growth = 0, n_mag_growth = 0;
@@ -564,8 +588,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     we.resize(n);
     const bool win = !o.x2win.empty();
     if (win) wws.resize(n), wwe.resize(n);
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (size_t i = 0; i < n; ++i) {
-      const Jacobian j = local_jacobian(*wcs, o.x[i] + 1, o.y[i] + 1);
+      const Jacobian j = local_jacobian(wcs_of_thread(), o.x[i] + 1, o.y[i] + 1);
       if (!j.ok) continue;
       ws[i] = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
       we[i] = world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]);
@@ -586,13 +611,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   bool want_peak = false;
   for (const auto& p : params)
     want_peak |= std::string(p.spec->name).find("PEAK_") != std::string::npos && p.spec->needs_wcs;
-  if (wcs && want_peak) {
-    xpw.resize(n), ypw.resize(n), rapk.resize(n), decpk.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::tie(xpw[i], ypw[i]) = wcs->pixel_to_world(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
-      std::tie(rapk[i], decpk[i]) = wcs->pixel_to_j2000(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
-    }
-  }
+  if (wcs && want_peak)
+    to_world([&](size_t i) { return o.xpeak[i] + 1.0; }, [&](size_t i) { return o.ypeak[i] + 1.0; },
+             xpw, ypw, &rapk, &decpk);
   // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
   // the last digit only with PIXEL_SCALE rounded to float (HorseHead with 0.6 and 0.37: 177 of
   // 579 ISOAREA_WORLD differ in the 7th digit in double).
@@ -606,16 +627,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   };
   // Windowed world coordinates, when asked for.
   std::vector<double> xww, yww, raw, decw;
-  if (wcs && !o.xwin.empty()) {
-    xww.resize(n);
-    yww.resize(n);
-    raw.resize(n);
-    decw.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::tie(xww[i], yww[i]) = wcs->pixel_to_world(o.xwin[i] + 1, o.ywin[i] + 1);
-      std::tie(raw[i], decw[i]) = wcs->pixel_to_j2000(o.xwin[i] + 1, o.ywin[i] + 1);
-    }
-  }
+  if (wcs && !o.xwin.empty())
+    to_world([&](size_t i) { return o.xwin[i] + 1; }, [&](size_t i) { return o.ywin[i] + 1; }, xww,
+             yww, &raw, &decw);
   // B1950 positions and SExtractor's rotation of north to B1950 at the barycentre, when asked
   // for (equatorial J2000 frames only: run.cpp refuses others).
   std::vector<Radec> b1950, b1950_peak, b1950_win;
@@ -680,9 +694,17 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     const double mx2 = o.x2win[i], my2 = o.y2win[i], mxy = o.xywin[i], d = mx2 - my2;
     return std::sqrt(0.25 * d * d + mxy * mxy) / (0.5 * (mx2 + my2));
   };
+  // The world coordinates X_MAMA and Y_MAMA need, computed once when asked for (the columns
+  // are filled on several threads, which must not share the WCS).
+  std::vector<double> mama_lng, mama_lat;
+  bool want_mama = false;
+  for (const auto& p : params)
+    want_mama |= std::string(p.spec->name) == "X_MAMA" || std::string(p.spec->name) == "Y_MAMA";
+  if (wcs && want_mama)
+    to_world([&](size_t i) { return o.x[i] + 1 - 0.5; }, [&](size_t i) { return o.y[i] + 1 - 0.5; },
+             mama_lng, mama_lat, nullptr, nullptr);
   auto mama = [&](size_t i) {
-    const auto [lng, lat] = wcs->pixel_to_world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);
-    return std::pair<double, double>(lat * (3.3e-5 + 1.0), lng * (3.3e-5 + 1.0));
+    return std::pair<double, double>(mama_lat[i] * (3.3e-5 + 1.0), mama_lng[i] * (3.3e-5 + 1.0));
   };
   using Getter = std::function<double(size_t, int)>;
   auto scalar = [](const auto& v) { return Getter([&v](size_t i, int) { return double(v[i]); }); };
@@ -944,8 +966,16 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
 
   Table t;
   t.rows = n;
-  for (const auto& p : params) {
-    Column c;
+  t.columns.resize(params.size());
+  // The getters only read (the WCS conversions are done above), so the columns fill in parallel.
+  std::vector<const Getter*> column_getter(params.size(), nullptr);
+  for (size_t pi = 0; pi < params.size(); ++pi)
+    if (!params[pi].spec->needs_wcs || wcs) column_getter[pi] = &getters.at(params[pi].spec->name);
+  const long ncolumns = static_cast<long>(params.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
+  for (long pi = 0; pi < ncolumns; ++pi) {
+    const RequestedParam& p = params[static_cast<size_t>(pi)];
+    Column& c = t.columns[static_cast<size_t>(pi)];
     c.name = p.spec->name;
     c.unit = p.spec->unit;
     c.description = p.spec->description;
@@ -958,18 +988,14 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     c.repeat = size;
     if (name == "VIGNET") c.dims = vignet_dims;
     c.values.assign(n * size, 0.0);
-    if (p.spec->needs_wcs && !wcs) {
-      t.columns.push_back(std::move(c));  // no WCS: zeros, as SExtractor
-      continue;
-    }
-    const Getter& get = getters.at(name);
+    if (!column_getter[static_cast<size_t>(pi)]) continue;  // no WCS: zeros, as SExtractor
+    const Getter& get = *column_getter[static_cast<size_t>(pi)];
+    const bool to_float = c.type == ColumnType::Float32;  // SExtractor stores float
     for (size_t i = 0; i < n; ++i)
       for (int k = 0; k < size; ++k) {
-        double v = get(i, k);
-        if (c.type == ColumnType::Float32) v = static_cast<float>(v);  // SExtractor stores float
-        c.values[i * size + k] = v;
+        const double v = get(i, k);
+        c.values[i * size + k] = to_float ? static_cast<float>(v) : v;
       }
-    t.columns.push_back(std::move(c));
   }
   return t;
 }
