@@ -1,6 +1,7 @@
 // World coordinates through wcslib. Pixel coordinates here are FITS 1-based.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -23,6 +24,14 @@ class Wcs {
   // ecliptic systems when the header uses those.
   std::pair<double, double> pixel_to_j2000(double x, double y) const;
   std::pair<double, double> world_to_pixel(double lon, double lat) const;
+  // The J2000 conversion pixel_to_j2000 applies to native world coordinates (lon, lat).
+  std::pair<double, double> world_to_j2000(double lon, double lat) const;
+  // pixel_to_world of n points in one wcslib call, the same values as one at a time (NaN where a
+  // point does not map); the per-call set-up is what costs on a catalog of 40k objects.
+  void pixels_to_world(size_t n, const double* x, const double* y, double* lon, double* lat) const;
+  // A copy with wcslib structures of its own. wcsp2s writes into its wcsprm (error records,
+  // the distortions' scratch memory), so threads converting at the same time each need one.
+  Wcs independent_copy() const;
   // Intermediate ("focal-plane") coordinates of the first two axes, in axis order: the linear
   // part only, CDELT_i PC_ij (p_j - CRPIX_j) summed over j in order, as SExtractor's raw_to_red
   // (X_FOCAL, Y_FOCAL), without the distortions wcslib would apply.

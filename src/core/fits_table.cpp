@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
@@ -93,25 +97,103 @@ void create_table_hdu(fitsfile* f, const Table& table, const FitsTableOptions& o
   for (const auto& card : options.extra_cards) fits_write_record(f, card.c_str(), &status);
 }
 
-// Writes the rows of `table` from file row first_row + 1 on, in blocks of rows that fit
-// CFITSIO's buffers (about 100 kB of rows), all columns per block: whole columns one after the
-// other make CFITSIO reread and rewrite every block of the table once per column (10x slower on
-// a 1.6M x 11 table). Rows past the end of the table (the last HDU) extend it.
+size_t type_bytes(ColumnType t) {
+  switch (t) {
+    case ColumnType::Int16:
+      return 2;
+    case ColumnType::Int32:
+    case ColumnType::Float32:
+      return 4;
+    case ColumnType::Int64:
+    case ColumnType::Float64:
+      return 8;
+  }
+  return 8;
+}
+
+template <typename U>
+void put_big_endian(unsigned char* out, U u) {
+  for (size_t b = 0; b < sizeof(U); ++b)
+    out[b] = static_cast<unsigned char>(u >> (8 * (sizeof(U) - 1 - b)));
+}
+
+// CFITSIO's conversion of a double to a FITS integer (putcold.c's ffr8fi2/4/8 without scaling):
+// below `low` or above `high` (CFITSIO's DSHRT/DINT/DLONGLONG limits, half a unit past the
+// type's range) the type's minimum or maximum and an overflow; else truncated toward zero. Where
+// C++ leaves the cast undefined (NaN, and 2^63, which passes CFITSIO's 64-bit test) the value
+// CFITSIO's cast gives on x86-64 (cvttsd2si: the lowest 32- or 64-bit integer, of which a 16-bit
+// one keeps the low bits, 0).
+template <typename I>
+I to_integer(double d, double low, double high, bool& ok) {
+  if (d < low) return ok = false, std::numeric_limits<I>::min();
+  if (d > high) return ok = false, std::numeric_limits<I>::max();
+  if (std::isnan(d) || d >= 9223372036854775808.0)
+    return sizeof(I) == 2 ? 0 : std::numeric_limits<I>::min();
+  return static_cast<I>(d);
+}
+
+// The FITS bytes of rows [first_row, first_row + rows) of one column into a row-major buffer
+// (its cells `row_bytes` apart, their elements big-endian one after the other), converted as
+// CFITSIO's fits_write_col of TDOUBLE values converts them (putcold.c, no TSCAL/TZERO): integers
+// truncated toward zero, values beyond the type's range (CFITSIO's DSHRT/DINT/DLONGLONG limits,
+// half a unit out) stored clamped and reported as an overflow. Returns false on an overflow.
+bool encode_column(const Column& c, size_t first_row, size_t rows, unsigned char* out,
+                   size_t row_bytes) {
+  const size_t repeat = static_cast<size_t>(c.repeat), width = type_bytes(c.type);
+  const double* v = c.values.data() + first_row * repeat;
+  bool ok = true;
+  for (size_t r = 0; r < rows; ++r, out += row_bytes)
+    for (size_t k = 0; k < repeat; ++k) {
+      const double d = v[r * repeat + k];
+      unsigned char* cell = out + k * width;
+      switch (c.type) {
+        case ColumnType::Float64:
+          put_big_endian(cell, std::bit_cast<uint64_t>(d));
+          break;
+        case ColumnType::Float32:
+          put_big_endian(cell, std::bit_cast<uint32_t>(static_cast<float>(d)));
+          break;
+        case ColumnType::Int16:
+          put_big_endian(cell,
+                         static_cast<uint16_t>(to_integer<int16_t>(d, -32768.49, 32767.49, ok)));
+          break;
+        case ColumnType::Int32:
+          put_big_endian(cell, static_cast<uint32_t>(
+                                   to_integer<int32_t>(d, -2147483648.49, 2147483647.49, ok)));
+          break;
+        case ColumnType::Int64:
+          put_big_endian(cell, static_cast<uint64_t>(to_integer<int64_t>(
+                                   d, -9.2233720368547755808e18, 9.2233720368547755807e18, ok)));
+          break;
+      }
+    }
+  return ok;
+}
+
+// Writes the rows of `table` from file row first_row + 1 on. The rows are encoded here, in
+// blocks of about 4 MB, and each block goes to CFITSIO in one fits_write_tblbytes: a
+// fits_write_col per column and block cost 20 ms a frame on a 41.7k-row catalog, more than
+// encoding. Rows past the end of the table (the last HDU) extend it. An overflowing value
+// fails as fits_write_col fails on it (NUM_OVERFLOW), after the rows are written.
 void write_row_blocks(fitsfile* f, const Table& table, size_t first_row, int& status) {
   size_t row_bytes = 0;
-  for (const auto& c : table.columns) row_bytes += 8 * static_cast<size_t>(c.repeat);
-  const size_t block = std::max<size_t>(1, 100000 / std::max<size_t>(row_bytes, 1));
-  for (size_t r0 = 0; r0 < table.rows && !status; r0 += block) {
-    const size_t n = std::min(block, table.rows - r0);
-    for (size_t ci = 0; ci < table.columns.size() && !status; ++ci) {
-      const Column& c = table.columns[ci];
-      const size_t repeat = static_cast<size_t>(c.repeat);
-      fits_write_col(f, TDOUBLE, static_cast<int>(ci + 1),
-                     static_cast<LONGLONG>(first_row + r0 + 1), 1,
-                     static_cast<LONGLONG>(n * repeat),
-                     const_cast<double*>(c.values.data() + r0 * repeat), &status);
-    }
+  std::vector<size_t> offset;
+  for (const auto& c : table.columns) {
+    offset.push_back(row_bytes);
+    row_bytes += type_bytes(c.type) * static_cast<size_t>(c.repeat);
   }
+  if (row_bytes == 0 || table.rows == 0) return;
+  const size_t block = std::max<size_t>(1, (4u << 20) / row_bytes);
+  std::vector<unsigned char> bytes(std::min(block, table.rows) * row_bytes);
+  bool ok = true;
+  for (size_t r0 = 0; r0 < table.rows && status <= 0; r0 += block) {
+    const size_t n = std::min(block, table.rows - r0);
+    for (size_t ci = 0; ci < table.columns.size(); ++ci)
+      ok &= encode_column(table.columns[ci], r0, n, bytes.data() + offset[ci], row_bytes);
+    fits_write_tblbytes(f, static_cast<LONGLONG>(first_row + r0 + 1), 1,
+                        static_cast<LONGLONG>(n * row_bytes), bytes.data(), &status);
+  }
+  if (!ok && status <= 0) status = NUM_OVERFLOW;
 }
 
 // Moves to the table HDU read_fits_table reads: the one named in the path, else the first

@@ -112,8 +112,45 @@ std::pair<double, double> Wcs::pixel_to_world(double x, double y) const {
   return {world[lng_], world[lat_]};
 }
 
+void Wcs::pixels_to_world(size_t n, const double* x, const double* y, double* lon,
+                          double* lat) const {
+  if (n == 0) return;
+  const int naxis = wcs_->naxis;
+  std::vector<double> pix(n * naxis, 1.0), img(n * naxis), world(n * naxis), phi(n), theta(n);
+  std::vector<int> stat(n, 0);
+  for (size_t i = 0; i < n; ++i) pix[i * naxis] = x[i], pix[i * naxis + 1] = y[i];
+  const int status = wcsp2s(wcs_.get(), static_cast<int>(n), naxis, pix.data(), img.data(),
+                            phi.data(), theta.data(), world.data(), stat.data());
+  // Status 8 (WCSERR_BAD_PIX) marks the points that do not map in stat; any other failure is
+  // one of the whole call, as it would be of every single-point call.
+  for (size_t i = 0; i < n; ++i) {
+    const bool bad = status != 0 && (status != WCSERR_BAD_PIX || stat[i] != 0);
+    lon[i] = bad ? std::nan("") : world[i * naxis + lng_];
+    lat[i] = bad ? std::nan("") : world[i * naxis + lat_];
+  }
+}
+
+Wcs Wcs::independent_copy() const {
+  auto* w = static_cast<wcsprm*>(std::calloc(1, sizeof(wcsprm)));
+  if (!w) throw Error("WCS: out of memory copying the WCS");
+  w->flag = -1;
+  std::shared_ptr<wcsprm> owned(w, [](wcsprm* p) {
+    wcsfree(p);
+    std::free(p);
+  });
+  if (wcssub(1, wcs_.get(), nullptr, nullptr, w) != 0 || wcsset(w) != 0)
+    throw Error("WCS: cannot copy the WCS for a conversion thread");
+  Wcs out = *this;
+  out.wcs_ = owned;
+  return out;
+}
+
 std::pair<double, double> Wcs::pixel_to_j2000(double x, double y) const {
-  auto [lon, lat] = pixel_to_world(x, y);
+  const auto [lon, lat] = pixel_to_world(x, y);
+  return world_to_j2000(lon, lat);
+}
+
+std::pair<double, double> Wcs::world_to_j2000(double lon, double lat) const {
   if (system_ == System::Galactic) return rotate(kGalToEq, lon, lat);
   if (system_ == System::Ecliptic) {
     // Mean obliquity of the ecliptic at J2000.
