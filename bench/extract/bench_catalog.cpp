@@ -15,6 +15,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
 #include "extract/settings/parameters.hpp"
+#include "extract/sextractor/world_frame.hpp"
 
 using namespace celeris;
 
@@ -57,6 +58,8 @@ int main(int argc, char** argv) try {
   }
   const FitsImage img = read_fits_image(argv[1]);
   const auto wcs = Wcs::from_header(img.header);
+  const std::optional<extract::WorldFrame> world =
+      extract::WorldFrame::from_header(img.header, wcs);
   std::vector<std::string> warnings;
   const auto params = extract::read_parameter_list(argv[2], warnings);
   extract::Config config;
@@ -67,7 +70,7 @@ int main(int argc, char** argv) try {
               r.objects.size(), params.size(), wcs ? "yes" : "no", threads, repeat);
   Table t;
   std::printf("  %-12s %9.3f ms\n", "make_catalog", median_ms(repeat, [&] {
-                t = extract::make_catalog(r.objects, params, config, wcs);
+                t = extract::make_catalog(r.objects, params, config, world);
               }));
   for (const auto& [name, type] : {std::pair{"ASCII_HEAD", extract::CatalogType::AsciiHead},
                                    std::pair{"FITS_1.0", extract::CatalogType::Fits10},
