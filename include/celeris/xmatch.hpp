@@ -297,6 +297,15 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& op
                                    size_t memory_bytes,
                                    const std::function<void(size_t, size_t)>& progress = {});
 
+// The output table of `rows` (join_rows' result: global rows, -1 for a blank side) written to
+// `output` in blocks of `block_rows` rows, each block's input rows read from the two FITS tables
+// (`right` unused when `self`): the file write_catalog(joined_table(...)) writes from the whole
+// tables, byte for byte, without holding them (MPI rank 0's table output). Returns the rows
+// written.
+size_t write_joined_fits(const std::string& left, const std::string& right, bool self,
+                         const std::vector<Pair>& rows, Join join, const std::string& output,
+                         size_t block_rows);
+
 // `--count`: the number of pairs and a histogram of their separations, for matches whose pairs
 // would not fit on disk. bins equal-width bins over [0, radius]; a pair at exactly the radius
 // goes to the last bin. Counts are integers, so partial counts (chunks, MPI ranks) add up exactly.

@@ -509,4 +509,26 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   return StreamedCounts{n1, n2, blocks.written()};
 }
 
+size_t write_joined_fits(const std::string& left_path, const std::string& right_path, bool self,
+                         const std::vector<Pair>& rows, Join join, const std::string& output,
+                         size_t block_rows) {
+  const FitsTableReader left(left_path);
+  std::unique_ptr<FitsTableReader> own_right;
+  if (!self) own_right = std::make_unique<FitsTableReader>(right_path);
+  const FitsTableReader& right = self ? left : *own_right;
+  // Blank sides as joined_table finds them on the whole list, so every block has the same types.
+  bool blank1 = false, blank2 = false;
+  for (const Pair& p : rows) {
+    blank1 |= p.i < 0;
+    blank2 |= p.j < 0;
+  }
+  const Table schema = joined_table(left.schema(), right.schema(), {}, join, blank1, blank2);
+  CatalogWriter out(output, schema);
+  BlockWriter blocks(left, right, join, blank1, blank2, out, std::max<size_t>(1, block_rows));
+  for (const Pair& p : rows) blocks.add(p);
+  blocks.flush();
+  out.finish();
+  return blocks.written();
+}
+
 }  // namespace celeris::xmatch
