@@ -212,7 +212,8 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
     if (all) {
       res.left_rows = hp->left_rows();
       res.right_rows = hp->right_rows();
-      res.chunks = s.size();
+      res.chunks = hats->left.partitions.size();  // units of work: the left partitions
+      res.coarse_order = chunk_order(o);
       join_units(hp->size(), [&](size_t k) { return hp->match(k); });
       joined = true;
     } else {
