@@ -79,6 +79,14 @@ std::pair<std::string, std::string> hats_radec_columns(const std::string& path);
 // must have the same numeric columns.
 Table read_hats_table(const std::string& path, const std::vector<std::string>& columns = {});
 
+// The rows of a HATS catalog by number (RowFetcher, celeris/xmatch.hpp), for an output written
+// in blocks without holding the catalog (MPI rank 0): a first pass reads every file once for the
+// column types read_hats_table gives (a partition holding a null makes its column Float64) and
+// the row counts; a fetch then reads the files holding the wanted rows, keeping the last one, so
+// one file's rows are held at a time. Rows in a block's order of sky (as HATS rows are numbered)
+// read each file about once.
+std::unique_ptr<RowFetcher> hats_rows(const std::string& path);
+
 // The numeric columns of the catalog without values, from its first file (rows: 0, not counted;
 // hats_positions(...)->rows() counts them from every file's footer).
 Table hats_schema(const std::string& path);

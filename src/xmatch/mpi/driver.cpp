@@ -78,10 +78,15 @@ Side open_side(const std::string& path, const std::string& ra, const std::string
   return s;
 }
 
-// A FITS table: not CSV, VOTable, ASCII_HEAD nor HATS (the formats read_catalog tells apart).
-bool is_fits_table(const std::string& path) {
-  return !is_hats_catalog(path) && !csv::is_csv_path(path) && !is_votable(path) &&
-         !is_ascii_head(path);
+// A FITS table or a HATS catalog (not CSV, VOTable nor ASCII_HEAD): rows can be fetched by
+// number, so rank 0 writes a table output a block at a time instead of reading the inputs whole.
+bool rows_by_number(const std::string& path) {
+  return is_hats_catalog(path) ||
+         (!csv::is_csv_path(path) && !is_votable(path) && !is_ascii_head(path));
+}
+
+std::unique_ptr<RowFetcher> row_fetcher(const std::string& path) {
+  return is_hats_catalog(path) ? hats_rows(path) : fits_rows(path);
 }
 
 // Find modes decided by one left row's pairs alone can run on each rank before the exchange.
@@ -126,8 +131,8 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   const bool self = m.self;
   if (m.count && o.join != Join::And) throw Error("--count counts pairs: use --join 1and2");
   // Rank 0 writes a table output from blocks of input rows read as needed when both inputs are
-  // FITS tables; other formats are read whole by rank 0 (they have no row-range reader).
-  bool fits_out = false, rank0_table = false;
+  // FITS tables or HATS catalogs; other formats are read whole by rank 0 (no row reader).
+  bool blocks_out = false, rank0_table = false;
   const bool local_find = find_is_local(o.find, self);
 
   // Read: every rank opens the inputs; rank 0 reads the whole tables when it writes the output.
@@ -139,8 +144,8 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   std::string why_not;  // why HATS inputs are not matched by partitions (stderr)
   collectively(s, where, [&] {
     place_rank(s, o);
-    fits_out = !m.count && is_fits_table(m.left_path) && (self || is_fits_table(m.right_path));
-    rank0_table = s.rank() == 0 && !m.count && !fits_out;
+    blocks_out = !m.count && rows_by_number(m.left_path) && (self || rows_by_number(m.right_path));
+    rank0_table = s.rank() == 0 && !m.count && !blocks_out;
     hats = hats_partition_inputs(m, o, why_not);
     left = open_side(m.left_path, m.ra1, m.dec1, m.frame1, rank0_table);
     if (!self) right = open_side(m.right_path, m.ra2, m.dec2, m.frame2, rank0_table);
@@ -341,9 +346,11 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
     pairs = {};
     t.select += since(t1);
     t1 = Clock::now();
-    if (fits_out) {
-      res.output_rows = write_joined_fits(m.left_path, m.right_path, self, rows, o.join, m.output,
-                                          size_t(1) << 16);
+    if (blocks_out) {
+      const std::unique_ptr<RowFetcher> lf = row_fetcher(m.left_path);
+      const std::unique_ptr<RowFetcher> rf = self ? nullptr : row_fetcher(m.right_path);
+      res.output_rows =
+          write_joined_rows(*lf, self ? *lf : *rf, rows, o.join, m.output, size_t(1) << 16);
     } else {
       const Table joined = joined_table(left.table, self ? left.table : right.table, rows, o.join);
       write_catalog(m.output, joined);
