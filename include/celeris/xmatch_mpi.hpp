@@ -10,11 +10,11 @@
 // partition a chunk at a time (PartitionChunks) and keeps only that chunk's pairs. Find modes that
 // need more than one left row's pairs (best, best2, a self-match's best1) select on rank 0
 // after the pairs are gathered there; rank 0 writes the output with the single-process writer
-// (FITS inputs: a block of output rows at a time, reading only their input rows), so the file is
-// byte-identical. HATS catalogs whose right side has a margin cache of at least the radius skip
-// the row exchange: each rank reads its run of left partitions, the right partitions meeting them
-// and their margin files (src/xmatch/mpi/hats_partitions.hpp). `count` reduces the counts instead
-// of gathering pairs where the find mode allows (all, best1 of two catalogs).
+// (FITS and HATS inputs: a block of output rows at a time, fetching only their input rows), so the
+// file is byte-identical. HATS catalogs whose right side has a margin cache of at least the radius
+// skip the row exchange: each rank reads its run of left partitions, the right partitions meeting
+// them and their margin files (src/xmatch/mpi/hats_partitions.hpp). `count` reduces the counts
+// instead of gathering pairs where the find mode allows (all, best1 of two catalogs).
 //
 // Failure: every phase ends with an agreement among the ranks; when any rank threw, every rank
 // throws JobFailed naming the failed ranks and their partitions, and no output is written (it
