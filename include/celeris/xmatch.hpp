@@ -297,6 +297,27 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& op
                                    size_t memory_bytes,
                                    const std::function<void(size_t, size_t)>& progress = {});
 
+// Rows of an input table fetched by row number, for an output written in blocks.
+class RowFetcher {
+ public:
+  virtual ~RowFetcher() = default;
+  // The columns without values, with the types of the whole table as read_catalog reads it.
+  virtual const Table& schema() const = 0;
+  // Rows `wanted` (sorted, distinct) of every schema column, with the schema's types.
+  virtual Table fetch(const std::vector<int64_t>& wanted) const = 0;
+};
+// A FITS table's rows, read in runs of nearby rows (FitsTableReader).
+std::unique_ptr<RowFetcher> fits_rows(const std::string& path);
+
+// The output table of `rows` (join_rows' result: global rows, -1 for a blank side) written to
+// `output` in blocks of `block_rows` rows, each block's input rows fetched (`right` is `left`
+// again in a self-match): the file write_catalog(joined_table(...)) writes from the whole
+// tables, byte for byte, without holding them (MPI rank 0's table output). Returns the rows
+// written.
+size_t write_joined_rows(const RowFetcher& left, const RowFetcher& right,
+                         const std::vector<Pair>& rows, Join join, const std::string& output,
+                         size_t block_rows);
+
 // `--count`: the number of pairs and a histogram of their separations, for matches whose pairs
 // would not fit on disk. bins equal-width bins over [0, radius]; a pair at exactly the radius
 // goes to the last bin. Counts are integers, so partial counts (chunks, MPI ranks) add up exactly.

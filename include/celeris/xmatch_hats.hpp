@@ -5,9 +5,9 @@
 //   dataset/Norder=K/Dir=D/Npix=N.parquet                           D = N / 10000 * 10000
 // (Npix=N may be a directory of Parquet files read together; hipscat put Norder=K/ at the top.)
 // A collection (collection.properties) stands for its primary catalog (hats_primary_table_url).
-// Margin caches are not read: one process holds every partition, and MPI ranks receive the rows
-// within one radius of their partitions from the other ranks (src/xmatch/mpi), which is what a
-// margin cache of at least the radius would hold.
+// Margin caches (find_hats_margin) are read by MPI ranks only: each rank reads its own partitions
+// and the margin files of the right catalog's partitions it matches (src/xmatch/mpi); one process
+// holds every partition and needs none.
 //
 // Rows of a HATS catalog are numbered in sky order: partitions by their NESTED pixel range
 // (Npix << 2 (29 - Norder)), each partition's files in name order, rows in file order. Output
@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,23 @@ bool is_hats_catalog(const std::string& path);
 // table of objects or sources (a margin cache, an index, a map).
 HatsCatalog open_hats(const std::string& path);
 
+// A margin cache: for each listed partition of its catalog, the rows of the other partitions that
+// lie within threshold_arcsec of that partition's pixel (dataproduct_type=margin,
+// hats_margin_threshold). `missing[k]` is empty when partition k's files exist, else the error
+// naming the absent file (reported by whoever needs that partition, not at open).
+struct HatsMargin {
+  std::string path;
+  double threshold_arcsec = 0;
+  std::vector<HatsPartition> partitions;  // in sky order
+  std::vector<std::string> missing;
+};
+
+// The margin cache LSDB / hats-import write beside a catalog: a collection's default_margin (else
+// the first of all_margins), or a directory `<catalog>_margin` next to a catalog directory.
+// std::nullopt when there is none. Throws when the directory found is not a margin cache, its
+// threshold is absent or not a number, or its partition_info.csv is bad.
+std::optional<HatsMargin> find_hats_margin(const std::string& path);
+
 // Whether this build reads Parquet (CELERIS_PARQUET).
 bool parquet_available();
 
@@ -60,6 +78,14 @@ std::pair<std::string, std::string> hats_radec_columns(const std::string& path);
 // RA/Dec for a count (Parquet is columnar: the other columns are not read at all). Partitions
 // must have the same numeric columns.
 Table read_hats_table(const std::string& path, const std::vector<std::string>& columns = {});
+
+// The rows of a HATS catalog by number (RowFetcher, celeris/xmatch.hpp), for an output written
+// in blocks without holding the catalog (MPI rank 0): a first pass reads every file once for the
+// column types read_hats_table gives (a partition holding a null makes its column Float64) and
+// the row counts; a fetch then reads the files holding the wanted rows, keeping the last one, so
+// one file's rows are held at a time. Rows in a block's order of sky (as HATS rows are numbered)
+// read each file about once.
+std::unique_ptr<RowFetcher> hats_rows(const std::string& path);
 
 // The numeric columns of the catalog without values, from its first file (rows: 0, not counted;
 // hats_positions(...)->rows() counts them from every file's footer).

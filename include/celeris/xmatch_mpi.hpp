@@ -9,9 +9,12 @@
 // union of the ranks' pairs is the single-process pair set, each pair once. A rank matches its
 // partition a chunk at a time (PartitionChunks) and keeps only that chunk's pairs. Find modes that
 // need more than one left row's pairs (best, best2, a self-match's best1) select on rank 0
-// after the pairs are gathered there; rank 0 writes the output with the single-process writer,
-// so the file is byte-identical. `count` reduces the counts instead of gathering pairs where
-// the find mode allows (all, best1 of two catalogs).
+// after the pairs are gathered there; rank 0 writes the output with the single-process writer
+// (FITS and HATS inputs: a block of output rows at a time, fetching only their input rows), so the
+// file is byte-identical. HATS catalogs whose right side has a margin cache of at least the radius
+// skip the row exchange: each rank reads its run of left partitions, the right partitions meeting
+// them and their margin files (src/xmatch/mpi/hats_partitions.hpp). `count` reduces the counts
+// instead of gathering pairs where the find mode allows (all, best1 of two catalogs).
 //
 // Failure: every phase ends with an agreement among the ranks; when any rank threw, every rank
 // throws JobFailed naming the failed ranks and their partitions, and no output is written (it
@@ -58,7 +61,8 @@ class JobFailed : public Error {
 
 // Wall seconds of each phase on this rank (the slowest rank's are reported by the CLI).
 struct PhaseTimes {
-  double read = 0;       // this rank's slice of RA/Dec (and, rank 0, whole tables for output)
+  double read = 0;       // this rank's slice of RA/Dec or HATS partitions (and, rank 0, whole
+                         // non-FITS tables for output)
   double partition = 0;  // pixel counts summed over the ranks, the chunk plan, its split
   double gather = 0;     // rows sent to their partitions and margins (MPI_Alltoallv)
   double join = 0;       // match_pairs on the partition

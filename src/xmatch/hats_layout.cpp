@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -117,7 +118,7 @@ std::vector<std::string> split_csv(const std::string& line) {
 }
 
 // Norder,Npix from partition_info.csv (other columns, e.g. hipscat's Dir and num_rows, ignored).
-std::vector<HatsPartition> read_partition_info(const fs::path& dir) {
+std::vector<HatsPartition> read_partition_info(const fs::path& dir, bool allow_empty) {
   const fs::path p = dir / "partition_info.csv";
   std::ifstream in(p);
   if (!in) throw Error(dir.string() + ": HATS catalog without partition_info.csv");
@@ -149,7 +150,7 @@ std::vector<HatsPartition> read_partition_info(const fs::path& dir) {
                   std::to_string(part.order));
     parts.push_back(part);
   }
-  if (parts.empty()) throw Error(p.string() + ": no partitions");
+  if (parts.empty() && !allow_empty) throw Error(p.string() + ": no partitions");
   return parts;
 }
 
@@ -186,7 +187,87 @@ std::vector<std::string> partition_files(const fs::path& dir, const HatsPartitio
               ": partition listed in partition_info.csv not found");
 }
 
+// The partitions of a catalog directory in sky order, no two overlapping (a margin cache may have
+// none: every partition's margin empty).
+std::vector<HatsPartition> sorted_partitions(const fs::path& dir, bool allow_empty = false) {
+  std::vector<HatsPartition> parts = read_partition_info(dir, allow_empty);
+  std::sort(parts.begin(), parts.end(), [](const HatsPartition& a, const HatsPartition& b) {
+    return first_pixel29(a) < first_pixel29(b);
+  });
+  for (size_t k = 1; k < parts.size(); ++k) {
+    const HatsPartition &a = parts[k - 1], &b = parts[k];
+    if (first_pixel29(a) + pixels29(a) > first_pixel29(b))
+      throw Error(dir.string() +
+                  "/partition_info.csv: partitions Norder=" + std::to_string(a.order) +
+                  " Npix=" + std::to_string(a.pix) + " and Norder=" + std::to_string(b.order) +
+                  " Npix=" + std::to_string(b.pix) + " overlap");
+  }
+  return parts;
+}
+
+std::string npix_suffix(const std::map<std::string, std::string>& kv) {
+  if (auto it = kv.find("hats_npix_suffix"); it != kv.end() && !it->second.empty())
+    return it->second == "/" ? std::string() : it->second;
+  return ".parquet";
+}
+
+// The margin cache named by a collection (default_margin, else the first of all_margins), or the
+// directory <catalog>_margin beside a catalog; empty when neither exists.
+fs::path margin_directory(const fs::path& dir) {
+  if (exists_file(dir / "collection.properties")) {
+    const auto kv = read_properties(dir / "collection.properties");
+    std::string name;
+    if (auto it = kv.find("default_margin"); it != kv.end()) name = it->second;
+    if (auto it = kv.find("all_margins"); name.empty() && it != kv.end()) {
+      std::stringstream names(it->second);
+      std::getline(names >> std::ws, name, ' ');
+      if (const size_t comma = name.find(','); comma != std::string::npos) name.resize(comma);
+    }
+    name = trim(name);
+    return name.empty() ? fs::path() : dir / name;
+  }
+  fs::path plain = dir;
+  if (!plain.has_filename()) plain = plain.parent_path();  // "catalog/" names "catalog"
+  const fs::path beside = plain.parent_path() / (plain.filename().string() + "_margin");
+  std::error_code ec;
+  return fs::is_directory(beside, ec) ? beside : fs::path();
+}
+
 }  // namespace
+
+std::optional<HatsMargin> find_hats_margin(const std::string& path) {
+  const fs::path dir = margin_directory(fs::path(path));
+  if (dir.empty()) return std::nullopt;
+  const auto kv = catalog_properties(dir);
+  const auto type = kv.find("dataproduct_type");
+  if (type == kv.end() || type->second != "margin")
+    throw Error(dir.string() + ": named as the margin cache of " + path +
+                " but its properties do not say dataproduct_type=margin");
+  const auto t = kv.find("hats_margin_threshold");
+  HatsMargin m;
+  m.path = dir.string();
+  size_t used = 0;
+  try {
+    if (t != kv.end()) m.threshold_arcsec = std::stod(t->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t == kv.end() || used == 0 || used != t->second.size() || !(m.threshold_arcsec >= 0))
+    throw Error(dir.string() + ": margin cache without a numeric hats_margin_threshold");
+  m.partitions = sorted_partitions(dir, true);
+  const std::string suffix = npix_suffix(kv);
+  for (HatsPartition& p : m.partitions) {
+    // A margin file absent from disk fails the rank that needs it (naming its partition), not
+    // every rank at open.
+    try {
+      p.files = partition_files(dir, p, suffix);
+      m.missing.emplace_back();
+    } catch (const Error& e) {
+      m.missing.emplace_back(e.what());
+    }
+  }
+  return m;
+}
 
 bool is_hats_catalog(const std::string& path) {
   std::error_code ec;
@@ -221,22 +302,8 @@ HatsCatalog open_hats(const std::string& path) {
   cat.path = dir.string();
   if (auto it = kv.find("hats_col_ra"); it != kv.end()) cat.ra = it->second;
   if (auto it = kv.find("hats_col_dec"); it != kv.end()) cat.dec = it->second;
-  std::string suffix = ".parquet";
-  if (auto it = kv.find("hats_npix_suffix"); it != kv.end() && !it->second.empty())
-    suffix = it->second == "/" ? std::string() : it->second;
-  cat.partitions = read_partition_info(dir);
-  std::sort(cat.partitions.begin(), cat.partitions.end(),
-            [](const HatsPartition& a, const HatsPartition& b) {
-              return first_pixel29(a) < first_pixel29(b);
-            });
-  for (size_t k = 1; k < cat.partitions.size(); ++k) {
-    const HatsPartition &a = cat.partitions[k - 1], &b = cat.partitions[k];
-    if (first_pixel29(a) + pixels29(a) > first_pixel29(b))
-      throw Error(dir.string() +
-                  "/partition_info.csv: partitions Norder=" + std::to_string(a.order) +
-                  " Npix=" + std::to_string(a.pix) + " and Norder=" + std::to_string(b.order) +
-                  " Npix=" + std::to_string(b.pix) + " overlap");
-  }
+  const std::string suffix = npix_suffix(kv);
+  cat.partitions = sorted_partitions(dir);
   for (HatsPartition& p : cat.partitions) p.files = partition_files(dir, p, suffix);
   return cat;
 }

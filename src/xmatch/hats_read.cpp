@@ -167,6 +167,75 @@ Table read_hats_table(const std::string& path, const std::vector<std::string>& c
   return out;
 }
 
+namespace {
+
+class HatsRows final : public RowFetcher {
+ public:
+  explicit HatsRows(const std::string& path) : files_(all_files(open_hats(path))) {
+    schema_ = parquet_file::File(files_.front()).schema();
+    for (const Column& c : schema_.columns) names_.push_back(c.name);
+    first_.push_back(0);
+    Table part;
+    for (const std::string& f : files_) {
+      const parquet_file::File file(f);
+      std::vector<std::string> these;
+      for (const Column& c : file.schema().columns) these.push_back(c.name);
+      if (these != names_)
+        throw Error(f + ": numeric columns differ from those of " + files_.front() +
+                    " (partitions of one catalog must have the same columns)");
+      file.read(names_, part);
+      // As read_hats_table: a partition holding nulls (or a wider type) makes the column Float64.
+      for (size_t k = 0; k < names_.size(); ++k)
+        if (part.columns[k].type != schema_.columns[k].type)
+          schema_.columns[k].type = ColumnType::Float64;
+      first_.push_back(first_.back() + part.rows);
+    }
+    schema_.rows = size_t(first_.back());
+  }
+  const Table& schema() const override { return schema_; }
+  Table fetch(const std::vector<int64_t>& wanted) const override {
+    Table out;
+    out.rows = wanted.size();
+    for (const Column& c : schema_.columns) {
+      Column o = c;
+      o.values.assign(wanted.size() * size_t(c.repeat), 0.0);
+      out.columns.push_back(std::move(o));
+    }
+    for (size_t n = 0; n < wanted.size(); ++n) {
+      const uint64_t row = uint64_t(wanted[n]);
+      if (row >= first_.back()) throw Error("HATS row " + std::to_string(row) + " out of range");
+      const size_t k =
+          size_t(std::upper_bound(first_.begin(), first_.end(), row) - first_.begin()) - 1;
+      if (k != cached_) {
+        parquet_file::File(files_[k]).read(names_, cache_);
+        if (uint64_t(cache_.rows) != first_[k + 1] - first_[k])
+          throw Error(files_[k] + ": row count changed while the output was written");
+        cached_ = k;
+      }
+      const size_t at = size_t(row - first_[k]);
+      for (size_t c = 0; c < out.columns.size(); ++c) {
+        const size_t rep = size_t(out.columns[c].repeat);
+        std::copy_n(cache_.columns[c].values.begin() + std::ptrdiff_t(at * rep), rep,
+                    out.columns[c].values.begin() + std::ptrdiff_t(n * rep));
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> files_, names_;
+  std::vector<uint64_t> first_;  // first_[k]: the catalog row of file k's first row
+  Table schema_;
+  mutable size_t cached_ = size_t(-1);
+  mutable Table cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowFetcher> hats_rows(const std::string& path) {
+  return std::make_unique<HatsRows>(path);
+}
+
 std::unique_ptr<PositionSource> hats_positions(const std::string& path, const std::string& ra,
                                                const std::string& dec) {
   return std::make_unique<HatsPositions>(open_hats(path), ra, dec);

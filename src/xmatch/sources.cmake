@@ -40,6 +40,7 @@ if(CELERIS_HAVE_MPI)
     ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/session.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/exchange.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/distribute.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/hats_partitions.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/mpi/driver.cpp)
   target_include_directories(celeris PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/xmatch)
   target_link_libraries(celeris PUBLIC MPI::MPI_CXX)

@@ -243,11 +243,28 @@ Table fetch_rows(const FitsTableReader& reader, const std::vector<int64_t>& want
   return out;
 }
 
+// A FITS table's rows by number (fetch_rows on a FitsTableReader).
+class FitsRows final : public RowFetcher {
+ public:
+  explicit FitsRows(const std::string& path) : own_(std::make_unique<FitsTableReader>(path)) {
+    reader_ = own_.get();
+  }
+  explicit FitsRows(const FitsTableReader& reader) : reader_(&reader) {}
+  const Table& schema() const override { return reader_->schema(); }
+  Table fetch(const std::vector<int64_t>& wanted) const override {
+    return fetch_rows(*reader_, wanted);
+  }
+
+ private:
+  std::unique_ptr<FitsTableReader> own_;
+  const FitsTableReader* reader_;
+};
+
 // Output rows collected in blocks; each block's input rows are read and joined_table'd.
 class BlockWriter {
  public:
-  BlockWriter(const FitsTableReader& left, const FitsTableReader& right, Join join, bool blank1,
-              bool blank2, CatalogWriter& out, size_t block_rows)
+  BlockWriter(const RowFetcher& left, const RowFetcher& right, Join join, bool blank1, bool blank2,
+              CatalogWriter& out, size_t block_rows)
       : left_(left),
         right_(right),
         join_(join),
@@ -270,7 +287,7 @@ class BlockWriter {
       std::sort(w->begin(), w->end());
       w->erase(std::unique(w->begin(), w->end()), w->end());
     }
-    const Table lt = fetch_rows(left_, wi), rt = fetch_rows(right_, wj);
+    const Table lt = left_.fetch(wi), rt = right_.fetch(wj);
     auto local = [](const std::vector<int64_t>& w, int64_t r) {
       return r < 0 ? r : int64_t(std::lower_bound(w.begin(), w.end(), r) - w.begin());
     };
@@ -285,8 +302,8 @@ class BlockWriter {
   size_t written() const { return written_; }
 
  private:
-  const FitsTableReader& left_;
-  const FitsTableReader& right_;
+  const RowFetcher& left_;
+  const RowFetcher& right_;
   Join join_;
   bool blank1_, blank2_;
   CatalogWriter& out_;
@@ -489,7 +506,8 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   const size_t block_rows =
       std::clamp<size_t>(memory_bytes / 8 / (3 * row_bytes + 64), 256, size_t(1) << 20);
   CatalogWriter out(files.output, schema);
-  BlockWriter blocks(left, right, join, blank1, blank2, out, block_rows);
+  const FitsRows left_rows(left), right_rows(right);
+  BlockWriter blocks(left_rows, right_rows, join, blank1, blank2, out, block_rows);
   {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     auto s = stream();
@@ -507,6 +525,28 @@ StreamedCounts streamed_crossmatch(const StreamedMatch& files, const Options& o,
   blocks.flush();
   out.finish();
   return StreamedCounts{n1, n2, blocks.written()};
+}
+
+std::unique_ptr<RowFetcher> fits_rows(const std::string& path) {
+  return std::make_unique<FitsRows>(path);
+}
+
+size_t write_joined_rows(const RowFetcher& left, const RowFetcher& right,
+                         const std::vector<Pair>& rows, Join join, const std::string& output,
+                         size_t block_rows) {
+  // Blank sides as joined_table finds them on the whole list, so every block has the same types.
+  bool blank1 = false, blank2 = false;
+  for (const Pair& p : rows) {
+    blank1 |= p.i < 0;
+    blank2 |= p.j < 0;
+  }
+  const Table schema = joined_table(left.schema(), right.schema(), {}, join, blank1, blank2);
+  CatalogWriter out(output, schema);
+  BlockWriter blocks(left, right, join, blank1, blank2, out, std::max<size_t>(1, block_rows));
+  for (const Pair& p : rows) blocks.add(p);
+  blocks.flush();
+  out.finish();
+  return blocks.written();
 }
 
 }  // namespace celeris::xmatch

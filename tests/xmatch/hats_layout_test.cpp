@@ -159,3 +159,83 @@ TEST_F(HatsLayout, WithoutParquetReadingIsRefusedSayingHowToEnableIt) {
 }
 
 }  // namespace
+
+// Margin caches (find_hats_margin): found beside a catalog as <catalog>_margin, or named by a
+// collection's default_margin (else the first of all_margins); an absent margin file is recorded
+// for the rank that needs it, not thrown at open; a directory that is not a margin cache, or one
+// without a numeric threshold, is refused.
+class HatsMargin : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("celeris_hats_margin_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const fs::path& rel, const std::string& text) const {
+    fs::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel) << text;
+  }
+  void margin(const fs::path& root, const std::string& threshold_line) const {
+    write(root / "hats.properties", "dataproduct_type=margin\n" + threshold_line);
+    write(root / "partition_info.csv", "Norder,Npix\n1,13\n0,2\n");
+    write(root / "dataset/Norder=0/Dir=0/Npix=2.parquet", "x");  // Npix=13 absent
+  }
+  std::string error_of(const fs::path& catalog) const {
+    try {
+      celeris::xmatch::find_hats_margin(catalog.string());
+    } catch (const celeris::Error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  fs::path dir_;
+};
+
+TEST_F(HatsMargin, BesideTheCatalog) {
+  write("cat/hats.properties", "dataproduct_type=object\n");
+  EXPECT_FALSE(celeris::xmatch::find_hats_margin((dir_ / "cat").string()).has_value());
+  margin("cat_margin", "hats_margin_threshold=10.5\n");
+  const auto m = celeris::xmatch::find_hats_margin((dir_ / "cat").string());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_DOUBLE_EQ(m->threshold_arcsec, 10.5);
+  ASSERT_EQ(m->partitions.size(), 2u);  // sky order: (0, 2) before (1, 13)
+  EXPECT_EQ(m->partitions[0].order, 0);
+  EXPECT_EQ(m->partitions[0].pix, 2);
+  EXPECT_EQ(m->partitions[0].files.size(), 1u);
+  EXPECT_TRUE(m->missing[0].empty());
+  EXPECT_EQ(m->partitions[1].pix, 13);
+  EXPECT_TRUE(m->partitions[1].files.empty());
+  EXPECT_NE(m->missing[1].find("Npix=13"), std::string::npos) << m->missing[1];
+  // "cat/" names the same catalog.
+  EXPECT_TRUE(celeris::xmatch::find_hats_margin((dir_ / "cat").string() + "/").has_value());
+}
+
+TEST_F(HatsMargin, NamedByACollection) {
+  write("coll/collection.properties", "hats_primary_table_url=main\nall_margins=m1 m2\n");
+  margin("coll/m1", "hats_margin_threshold=5\n");
+  margin("coll/m2", "hats_margin_threshold=20\n");
+  auto m = celeris::xmatch::find_hats_margin((dir_ / "coll").string());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_DOUBLE_EQ(m->threshold_arcsec, 5);  // the first of all_margins
+  write("coll/collection.properties",
+        "hats_primary_table_url=main\nall_margins=m1 m2\ndefault_margin=m2\n");
+  m = celeris::xmatch::find_hats_margin((dir_ / "coll").string());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_DOUBLE_EQ(m->threshold_arcsec, 20);
+  write("plain/collection.properties", "hats_primary_table_url=main\n");
+  EXPECT_FALSE(celeris::xmatch::find_hats_margin((dir_ / "plain").string()).has_value());
+}
+
+TEST_F(HatsMargin, BadMarginsRefused) {
+  margin("a_margin", "");
+  EXPECT_NE(error_of(dir_ / "a").find("without a numeric hats_margin_threshold"),
+            std::string::npos);
+  margin("b_margin", "hats_margin_threshold=ten\n");
+  EXPECT_NE(error_of(dir_ / "b").find("hats_margin_threshold"), std::string::npos);
+  write("c_margin/hats.properties", "dataproduct_type=object\nhats_margin_threshold=10\n");
+  EXPECT_NE(error_of(dir_ / "c").find("dataproduct_type=margin"), std::string::npos);
+}

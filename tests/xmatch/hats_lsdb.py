@@ -9,7 +9,8 @@ cache, adaptive partitions of at most 1000 rows up to order 10); LSDB's crossmat
 neighbours within 5 arcsec, k large enough to return every pair) against `celeris xmatch` on the
 same directories: the same pairs by id, separations within 1e-6 arcsec, pairs within 1e-9 arcsec
 of the radius allowed on one side only (pair_sets.py). Also mpirun -n 2 --count on the LSDB
-catalogs equal to one process.
+catalogs equal to one process, and mpirun -n 1, 2, 4 reading LSDB's margin caches (no fallback
+notice) writing the same files as one process (the 5 arcsec match and a 10 arcsec self-match).
 
 Exit 77 (ctest SKIP) when lsdb is not importable (it is not in the CI venv: about 50 s to
 install with its dask / pandas dependencies; run this with a Python that has it:
@@ -99,14 +100,33 @@ def main():
 
     mpirun = shutil.which("mpirun")
     if mpirun:
+        mpi = [mpirun, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
         one = run([celeris, "xmatch", "-q", paths["left"], paths["right"], "-r", "5arcsec",
                    "--count"])
-        two = run([mpirun, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "-n",
-                   "2", celeris, "xmatch", "-q", paths["left"], paths["right"], "-r", "5arcsec",
-                   "--count"])
+        two = run(mpi + ["-n", "2", celeris, "xmatch", "-q", paths["left"], paths["right"], "-r",
+                         "5arcsec", "--count"])
         if one != two:
             die("mpirun -n 2 --count differs from one process")
-        print("mpirun -n 2 --count on the LSDB catalogs: identical")
+        # LSDB's margin caches (10 arcsec) read by the ranks: no fallback notice, the same files.
+        self_one = os.path.join(work, "self_one.csv")
+        run([celeris, "xmatch", "-q", "--self", paths["left"], "-r", "10arcsec", "-o", self_one])
+        for k in (1, 2, 4):
+            for args, ref in (([paths["left"], paths["right"], "-r", "%garcsec" % RADIUS], out),
+                              (["--self", paths["left"], "-r", "10arcsec"], self_one)):
+                got = os.path.join(work, "mpi%d.csv" % k)
+                env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none")
+                done = subprocess.run(mpi + ["-n", str(k), celeris, "xmatch", "-q"] + args
+                                      + ["-o", got], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=env)
+                if done.returncode != 0 or "exchange rows" in done.stderr:
+                    die("mpirun -n %d %s: rc %d %s" % (k, " ".join(args), done.returncode,
+                                                       done.stderr))
+                with open(ref) as a, open(got) as b:
+                    if a.read() != b.read():
+                        die("mpirun -n %d %s: output differs from one process"
+                            % (k, " ".join(args)))
+        print("mpirun -n 2 --count on the LSDB catalogs: identical; mpirun -n 1, 2, 4 reading "
+              "LSDB's margin caches: identical outputs")
     print("PASS")
 
 
