@@ -161,9 +161,16 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   CleanResult result;
   CleanList clean(shapes.size());
   // Only the objects within each other's clean zone are ever compared (the test is repeated
-  // below all the same), and their profiles are computed once, again after each merge.
+  // below all the same), and their profiles are computed once, in parallel beforehand, again
+  // after each merge. An object's shape changes only by merges into it, none of which happens
+  // before its own turn: the profiles from the shapes as given are those SExtractor computes
+  // for each newcomer, and for each list entry until something merges into it.
+  const double beta = params.clean_param;
   std::vector<Profile> profile(params.enabled ? shapes.size() : 0);
-  std::vector<char> profile_valid(profile.size(), 0);
+#pragma omp parallel for schedule(static) num_threads(params.threads)
+  for (size_t i = 0; i < profile.size(); ++i)
+    profile[i] = Profile(shapes[i], isos[i].dthresh, beta);
+  std::vector<char> profile_valid(profile.size(), 1);
   std::vector<size_t> victims, near;
   std::vector<YLimits> ylim(shapes.size(), YLimits{0, 0});
   std::vector<size_t>& list = clean.entries();
@@ -215,7 +222,6 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       for (size_t li : leaving) write_out(li);
     });
   };
-  const double beta = params.clean_param;
   for (size_t in = 0; in < shapes.size(); ++in) {
     events_before(done_line[in]);
     // A full list first writes out the object with the smallest ycmax (the first such).
@@ -229,7 +235,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       continue;
     }
     const Shape& sin = shapes[in];
-    const Profile pin(sin, isos[in].dthresh, beta);  // obj->dthresh (weights: per object)
+    const Profile& pin = profile[in];  // from obj->dthresh (weights: per object)
     victims.clear();
     bool eaten = false;
     near.clear();
@@ -264,6 +270,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       result.removed.push_back({clean.entries()[li], done_line[in], in, in});
       remove_at(li);
     }
+    if (!victims.empty()) profile_valid[in] = 0;
     // SExtractor fixes the limits when the object joins the clean list (after it has eaten its
     // victims); objects it absorbs later widen its box but not these limits.
     ylim[in] = ylimits(shapes[in], params.clean_margin);

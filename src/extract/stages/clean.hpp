@@ -22,6 +22,7 @@ struct CleanParams {
   int clean_margin = 0;       // SExtractor's cleanmargin (from the aperture sizes)
   LineBuffer buffer;          // when objects are written out (sextractor/scan_order.hpp)
   int64_t stack_size = 3000;  // MEMORY_OBJSTACK
+  int threads = 1;            // for what is computed beforehand (the pass itself is sequential)
 };
 
 struct CleanResult {
