@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -553,6 +554,43 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
     EXPECT_EQ(got.objects.cx, want.cx) << what;
     EXPECT_EQ(got.objects.cy, want.cy) << what;
   }
+}
+
+// The levels from one pow and products equal SExtractor's pow per level, bit for bit, over
+// thresholds and peaks of every scale (and where no product can be trusted: non-positive or
+// non-finite ratios, subnormal levels); a large tolerance takes every level by pow.
+TEST(Deblend, ExponentialLevelsEqualPowBitForBit) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const float special[] = {0.0f,
+                           -2.0f,
+                           1e-40f,
+                           3e38f,
+                           std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN()};
+  long levels = 0, by_pow = 0;
+  std::vector<float> got(128), forced(128);
+  for (int trial = 0; trial < 300000; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 63);
+    float t0 = static_cast<float>(std::pow(10.0, -8 + 16 * u(rng)));
+    float peak = static_cast<float>(t0 * std::pow(10.0, (trial % 10 == 0 ? -3 : 0) + 30 * u(rng)));
+    if (trial % 1000 == 1) t0 = special[(trial / 1000) % 6];
+    if (trial % 1000 == 2) peak = special[(trial / 1000) % 6];
+    if (!(peak > 0)) continue;  // plan_deblend keeps every level at t0 then
+    const int pows = exponential_levels(t0, peak, n, got.data());
+    if (trial % 1000 > 2) by_pow += pows, levels += n - 1;
+    ASSERT_EQ(exponential_levels(t0, peak, n, forced.data(), 1e6), n - 1);
+    for (int k = 0; k < n; ++k) {
+      const float want =
+          k == 0 ? t0 : static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / n));
+      ASSERT_TRUE(std::memcmp(&got[k], &want, sizeof(float)) == 0)
+          << "t0 " << t0 << " peak " << peak << " n " << n << " k " << k << ": " << got[k] << " vs "
+          << want;
+      ASSERT_TRUE(std::memcmp(&forced[k], &want, sizeof(float)) == 0) << "forced, k " << k;
+    }
+  }
+  EXPECT_GT(levels, 5000000);
+  EXPECT_LT(by_pow, levels / 10000);  // the products decide nearly every ordinary level
 }
 
 }  // namespace

@@ -64,6 +64,44 @@ ObjectView pixels_at(const ObjectList& list, int64_t base, size_t n) {
 
 }  // namespace
 
+int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance) {
+  const float r = peak / t0;  // in float, as SExtractor
+  auto exact = [&](int k) {
+    return static_cast<float>(t0 * std::pow(r, static_cast<double>(k) / nthresh));
+  };
+  thresh[0] = t0;
+  int by_pow = 0;
+  // Where the bound below is not sure to hold (no positive finite ratio, or no normal float
+  // threshold), every level by pow.
+  const double q = std::pow(r, 1.0 / nthresh);
+  const bool products = t0 > 0 && r > 0 && std::isfinite(r) && q > 0 && std::isfinite(q);
+  // Relative distance of t0 q^k from t0 pow(r, k/n): pow is within an ulp (2.2e-16) of the
+  // true power; the exponents k (1/n) and k/n in double differ by 2 ulps, worth ln(r) 2.2e-16;
+  // each product adds half an ulp. `tolerance` (1e-14) bounds one of these terms with room.
+  const double bound = tolerance * (std::fabs(std::log(static_cast<double>(r))) + nthresh + 2);
+  double v = 1.0;
+  for (int k = 1; k < nthresh; ++k) {
+    v *= q;
+    const double y = t0 * v;
+    const float f = static_cast<float>(y);
+    bool sure = products && std::isnormal(f) && std::isfinite(y);
+    if (sure) {
+      // The float rounding boundaries around f: both more than `bound` away from y.
+      const double lo = (static_cast<double>(f) + std::nextafter(f, 0.0f)) / 2;
+      const double hi =
+          (static_cast<double>(f) + std::nextafter(f, std::numeric_limits<float>::infinity())) / 2;
+      sure = y * (1 - bound) > lo && y * (1 + bound) < hi;
+    }
+    if (sure) {
+      thresh[k] = f;
+    } else {
+      thresh[k] = exact(k);
+      ++by_pow;
+    }
+  }
+  return by_pow;
+}
+
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) {
   DeblendScratch scratch;
   return plan_deblend(parent, params, scratch);
@@ -88,13 +126,10 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
 
   std::vector<float>& thresh = scratch.thresh;
   thresh.assign(nthresh, t0);
+  if (peak > 0 && !params.photo) exponential_levels(t0, peak, nthresh, thresh.data());
   for (int k = 1; k < nthresh; ++k) {
-    if (!(peak > 0))
-      thresh[k] = t0;
-    else if (params.photo)
+    if (peak > 0 && params.photo)
       thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
-    else
-      thresh[k] = static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh));
     if (std::isnan(thresh[k])) return plan;  // no pixel above any level: nothing splits
   }
   DeblendTree& tree = scratch.tree;

@@ -76,6 +76,14 @@ struct DeblendScratch {
   std::vector<int32_t> chain;
 };
 
+// The exponentially spaced levels (refine.c): thresh[0] = t0 and, for k = 1 .. nthresh - 1,
+// thresh[k] = (float)(t0 * pow(peak / t0, k / nthresh)) bit for bit, from one pow: t0 q^k
+// with q = pow(peak / t0, 1 / nthresh) lies within a relative ~1e-15 of t0 pow(...), so its
+// float is the same unless it lies that close to a float rounding boundary, where the level is
+// taken by pow (about one level in 10^5). Returns how many levels were taken by pow.
+// `tolerance`: the error bound's unit (tests force the pow path with a large one).
+int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance = 1e-14);
+
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch);
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params);
