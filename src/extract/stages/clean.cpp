@@ -10,6 +10,23 @@
 
 namespace celeris::extract {
 
+bool clean_profile_above(double amp, double val, double beta, float level) {
+  if (!(val > 1.0)) return false;
+  if (!(val < 1e10)) return 0.0f > level;
+  // CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's quotient; the
+  // float comparison is the same unless amp / val lies near the rounding boundary above level.
+  if (beta == 1.0 && level > 0 && std::isnormal(level) &&
+      level < std::numeric_limits<float>::max() && amp > 0 && std::isfinite(amp)) {
+    const double x = amp / val;
+    const double up = (static_cast<double>(level) +
+                       std::nextafter(level, std::numeric_limits<float>::infinity())) /
+                      2;
+    if (x > up * (1 + 1e-12)) return true;
+    if (x < up * (1 - 1e-12)) return false;
+  }
+  return static_cast<float>(amp * std::pow(val, -beta)) > level;
+}
+
 namespace {
 
 // Moffat-like profile of object o, amp (1 + alpha r^2)^-beta, reaching the detection threshold
@@ -27,7 +44,7 @@ struct Profile {
     const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
                 cxy = static_cast<float>(s.cxy);
     const double val = 1 + alpha * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy);
-    return val > 1.0 && static_cast<float>(val < 1e10 ? amp * std::pow(val, -beta) : 0.0) > level;
+    return clean_profile_above(amp, val, beta, level);
   }
 };
 

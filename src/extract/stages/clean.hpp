@@ -32,6 +32,11 @@ struct CleanResult {
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 
+// SExtractor's test of a profile against another object's CLEAN threshold: whether
+// (float)(amp val^-beta) > level, where val = 1 + alpha r^2 (false unless val > 1; the profile
+// is 0 from val 1e10 on). The pow is skipped where the answer is certain without it.
+bool clean_profile_above(double amp, double val, double beta, float level);
+
 // Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
 // object i's detection was completed (sextractor/scan_order.hpp). `zones`: clean_zones(shapes)
 // (unused when cleaning is off).
