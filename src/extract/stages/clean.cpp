@@ -2,7 +2,9 @@
 #include "extract/sextractor/pi.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -18,9 +20,9 @@ bool clean_profile_above(double amp, double val, double beta, float level) {
   if (beta == 1.0 && level > 0 && std::isnormal(level) &&
       level < std::numeric_limits<float>::max() && amp > 0 && std::isfinite(amp)) {
     const double x = amp / val;
-    const double up = (static_cast<double>(level) +
-                       std::nextafter(level, std::numeric_limits<float>::infinity())) /
-                      2;
+    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
+    const float next = std::bit_cast<float>(std::bit_cast<uint32_t>(level) + 1);
+    const double up = (static_cast<double>(level) + next) / 2;
     if (x > up * (1 + 1e-12)) return true;
     if (x < up * (1 - 1e-12)) return false;
   }

@@ -1,6 +1,7 @@
 #include "extract/stages/deblend.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -86,10 +87,11 @@ int exponential_levels(float t0, float peak, int nthresh, float* thresh, double 
     const float f = static_cast<float>(y);
     bool sure = products && std::isnormal(f) && std::isfinite(y);
     if (sure) {
-      // The float rounding boundaries around f: both more than `bound` away from y.
-      const double lo = (static_cast<double>(f) + std::nextafter(f, 0.0f)) / 2;
-      const double hi =
-          (static_cast<double>(f) + std::nextafter(f, std::numeric_limits<float>::infinity())) / 2;
+      // The float rounding boundaries around f (positive, normal: its neighbours are the
+      // floats whose bits are one less and one more): both more than `bound` away from y.
+      const uint32_t bits = std::bit_cast<uint32_t>(f);
+      const double lo = (static_cast<double>(f) + std::bit_cast<float>(bits - 1)) / 2;
+      const double hi = (static_cast<double>(f) + std::bit_cast<float>(bits + 1)) / 2;
       sure = y * (1 - bound) > lo && y * (1 + bound) < hi;
     }
     if (sure) {
