@@ -214,8 +214,15 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                          w,
                          h,
                          config.photo};
-  Deblended deblended = deblend(detections, dp, config.deblend_rand_offset, nt);
-  const std::vector<int64_t> done_line = done_lines(detections, deblended.parent);
+  // Each detection's done line (its own index as parent), then each object's. The
+  // detections' pixel columns become the objects' (deblend.hpp).
+  std::vector<int64_t> detection_index(detections.size());
+  for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
+  const std::vector<int64_t> detection_done = done_lines(detections, detection_index);
+  Deblended deblended =
+      deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt);
+  std::vector<int64_t> done_line(deblended.parent.size());
+  for (size_t k = 0; k < done_line.size(); ++k) done_line[k] = detection_done[deblended.parent[k]];
   ObjectList& objects = deblended.objects;
   info.n_deblended = objects.size();
   info.rand_draws = deblended.draws;
@@ -290,8 +297,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const int margin = std::max(clean_margin(mp.apertures, mp.n_apertures),
                               mp.vignet_width > 0 ? (mp.vignet_height + 1) / 2 : 0);
   // --- end
-  const CleanParams clean_params{config.clean, config.clean_param, dthresh,
-                                 margin,       mp.buffer,          config.memory_objstack};
+  const CleanParams clean_params{config.clean, config.clean_param,     dthresh, margin,
+                                 mp.buffer,    config.memory_objstack, nt};
   const CleanZones zones = config.clean ? clean_zones(shapes, nt) : CleanZones{};
   timer.lap("clean zones");
   const CleanResult cleaned =

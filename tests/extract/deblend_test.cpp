@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
 #include "celeris/extract.hpp"
+#include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend.hpp"
@@ -371,6 +373,224 @@ TEST(Deblend, MoreThanNsonmaxBranchesOverflow) {
   const DeblendPlan plan2 = plan_deblend(det2[0], p);
   EXPECT_FALSE(plan2.parent_flags & kFlagDeblendOverflow);
   EXPECT_EQ(plan2.cores.size(), 1000u);
+}
+
+// ---- the stage: draws counted without the exp, children written over the detections --------
+
+// The profile weights of a split plan at (x, y), cumulative, as SExtractor's gatherup (the
+// former implementation computed them in both passes).
+int ref_profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p) {
+  const size_t n = plan.cores.size();
+  p.assign(n + 1, 0.0f);
+  float distmin = 1e31f;
+  int iclst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& s = plan.child_shapes[i];
+    const float dx = static_cast<float>(x - s.mx), dy = static_cast<float>(y - s.my);
+    const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
+                cxy = static_cast<float>(s.cxy);
+    const float dist = static_cast<float>(0.5 * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy) /
+                                          static_cast<double>(s.abcor));
+    p[i + 1] = static_cast<float>(p[i] + (dist < 70.0 ? plan.amplitude[i] * std::exp(-dist) : 0.0));
+    if (dist < distmin) {
+      distmin = dist;
+      iclst = static_cast<int>(i);
+    }
+  }
+  return iclst;
+}
+
+size_t ref_draws(const ObjectView& parent, const DeblendPlan& plan) {
+  size_t draws = 0;
+  std::vector<float> p;
+  for (size_t i = 0; i < parent.size(); ++i) {
+    if (plan.in_core[i]) continue;
+    ref_profile_weights(plan, parent.x[i], parent.y[i], p);
+    if (static_cast<double>(p.back()) > 1.0e-31) ++draws;
+  }
+  return draws;
+}
+
+// One detection's objects appended to `out` by the direct method: each child its core pixels,
+// then the pixels drawn for it in the parent's order.
+void ref_finish(const ObjectView& parent, const DeblendPlan& plan, GlibcRand& rng,
+                ObjectList& out) {
+  if (!plan.split) {
+    for (const Pixel p : parent) out.push_pixel(p);
+    out.end_object(plan.parent_flags, parent.fixed_centre, parent.cx, parent.cy);
+    return;
+  }
+  const size_t n = plan.cores.size();
+  std::vector<std::vector<size_t>> given(n);
+  std::vector<float> p;
+  for (size_t i = 0; i < parent.size(); ++i) {
+    if (plan.in_core[i]) continue;
+    const int iclst = ref_profile_weights(plan, parent.x[i], parent.y[i], p);
+    size_t c = static_cast<size_t>(iclst);
+    if (static_cast<double>(p[n]) > 1.0e-31) {
+      const float drand = p[n] * static_cast<float>(rng()) / GlibcRand::kRandMax;
+      size_t k = 1;
+      while (k <= n && p[k] < drand) ++k;
+      c = k <= n ? k - 1 : static_cast<size_t>(iclst);
+    }
+    given[c].push_back(i);
+  }
+  for (size_t c = 0; c < n; ++c) {
+    const ObjectView core = plan.cores[c];
+    for (const Pixel px : core) out.push_pixel(px);
+    for (size_t i : given[c]) out.push_pixel(parent[i]);
+    out.end_object(core.flags, true, core.cx, core.cy);
+  }
+}
+
+TEST(Deblend, CountBelowEqualsLowerBound) {
+  std::mt19937 rng(3);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int n = static_cast<int>(rng() % 70);
+    std::vector<float> t(n);
+    for (float& v : t) v = static_cast<float>(rng() % 20) * 0.5f;  // many equal levels
+    if (n > 0 && trial % 7 == 0) t.back() = inf;
+    std::sort(t.begin(), t.end());
+    for (float c :
+         {-1.0f, 0.0f, 0.25f, 3.0f, 3.5f, 9.5f, 12.0f, inf, -inf,
+          std::numeric_limits<float>::quiet_NaN(), static_cast<float>(rng() % 21) * 0.5f}) {
+      const int want = static_cast<int>(std::lower_bound(t.begin(), t.end(), c) - t.begin());
+      ASSERT_EQ(count_below(t.data(), n, c), want) << "n " << n << " c " << c;
+    }
+  }
+}
+
+TEST(Deblend, DrawCountEqualsTheExactCount) {
+  std::mt19937 rng(23);
+  int splits = 0, ambiguous = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Field f = random_field(rng, 100, 80, 40, 4.0f, 1.0f);
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = 100;
+    p.height = 80;
+    p.mincont = 0.0001;
+    DeblendScratch scratch;
+    for (size_t d = 0; d < f.detections.size(); ++d) {
+      const ObjectView det = f.detections[d];
+      DeblendPlan plan = plan_deblend(det, p, scratch);
+      if (!plan.split) continue;
+      ++splits;
+      ASSERT_EQ(plan.draws, ref_draws(det, plan)) << "trial " << trial << " detection " << d;
+      // Amplitudes where the shortcut cannot decide (tiny: the sums near 1e-31), zero,
+      // negative, and not finite: the count still follows the exact sums.
+      for (float scale : {1e-3f, 1e-30f, 3e-31f, 0.0f, -1.0f}) {
+        DeblendPlan q = plan_deblend(det, p, scratch);
+        for (size_t c = 0; c < q.amplitude.size(); ++c)
+          q.amplitude[c] *= (c % 2 == 0 || scale < 0) ? scale : 1.0f;
+        const size_t want = ref_draws(det, q);
+        ambiguous += want != plan.draws;
+        EXPECT_EQ(count_deblend_draws(det, q), want) << "scale " << scale;
+      }
+      DeblendPlan q = plan_deblend(det, p, scratch);
+      q.amplitude[0] = std::numeric_limits<float>::infinity();
+      EXPECT_EQ(count_deblend_draws(det, q), ref_draws(det, q));
+    }
+  }
+  EXPECT_GT(splits, 20);
+  EXPECT_GT(ambiguous, 10);  // the tiny amplitudes did change counts
+}
+
+// The stage (children written over the detections' own pixel ranges, plans kept only for the
+// detections that split) against plan_deblend and the direct assignment, detection after
+// detection from one rand() stream: every column, offset and parent identical.
+TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < 8; ++trial) {
+    const int w = 120 + trial * 20, h = 90;
+    Field f = random_field(rng, w, h, 60, 4.0f, 1.0f);
+    // Distinct var/dthresh (weights), to see them travel with their pixels.
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (size_t i = 0; i < f.detections.pixel_count(); ++i) {
+      f.detections.var[i] = u(rng);
+      f.detections.dthresh[i] = 3.0f + u(rng) * 1e-3f;
+    }
+    for (size_t k = 0; k < f.detections.size(); k += 3) {  // some detections from elsewhere
+      f.detections.fixed_centre[k] = 1;
+      f.detections.cx[k] = u(rng);
+      f.detections.cy[k] = u(rng);
+    }
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = w;
+    p.height = h;
+    p.mincont = trial % 2 ? 0.005 : 0.0001;
+    p.pixel_thresholds = trial % 3 == 0;
+    const int64_t offset = trial * 5;
+    ObjectList want;
+    std::vector<int64_t> want_parent;
+    GlibcRand stream;
+    for (int64_t i = 0; i < offset; ++i) stream();
+    int64_t draws = 0;
+    for (size_t d = 0; d < f.detections.size(); ++d) {
+      const DeblendPlan plan = plan_deblend(f.detections[d], p);
+      draws += static_cast<int64_t>(plan.draws);
+      const size_t before = want.size();
+      ref_finish(f.detections[d], plan, stream, want);
+      want_parent.resize(want.size(), static_cast<int64_t>(d));
+      ASSERT_GT(want.size(), before);
+    }
+    ObjectList detections = f.detections;
+    const Deblended got = deblend(std::move(detections), p, offset, 1 + trial % 3);
+    const std::string what = "trial " + std::to_string(trial);
+    EXPECT_GT(want.size(), f.detections.size()) << what;  // blends were split
+    EXPECT_EQ(got.draws, draws) << what;
+    EXPECT_EQ(got.parent, want_parent) << what;
+    EXPECT_EQ(got.objects.offset, want.offset) << what;
+    EXPECT_EQ(got.objects.x, want.x) << what;
+    EXPECT_EQ(got.objects.y, want.y) << what;
+    EXPECT_EQ(got.objects.value, want.value) << what;
+    EXPECT_EQ(got.objects.cvalue, want.cvalue) << what;
+    EXPECT_EQ(got.objects.var, want.var) << what;
+    EXPECT_EQ(got.objects.dthresh, want.dthresh) << what;
+    EXPECT_EQ(got.objects.flags, want.flags) << what;
+    EXPECT_EQ(got.objects.fixed_centre, want.fixed_centre) << what;
+    EXPECT_EQ(got.objects.cx, want.cx) << what;
+    EXPECT_EQ(got.objects.cy, want.cy) << what;
+  }
+}
+
+// The levels from one pow and products equal SExtractor's pow per level, bit for bit, over
+// thresholds and peaks of every scale (and where no product can be trusted: non-positive or
+// non-finite ratios, subnormal levels); a large tolerance takes every level by pow.
+TEST(Deblend, ExponentialLevelsEqualPowBitForBit) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const float special[] = {0.0f,
+                           -2.0f,
+                           1e-40f,
+                           3e38f,
+                           std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN()};
+  long levels = 0, by_pow = 0;
+  std::vector<float> got(128), forced(128);
+  for (int trial = 0; trial < 300000; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 63);
+    float t0 = static_cast<float>(std::pow(10.0, -8 + 16 * u(rng)));
+    float peak = static_cast<float>(t0 * std::pow(10.0, (trial % 10 == 0 ? -3 : 0) + 30 * u(rng)));
+    if (trial % 1000 == 1) t0 = special[(trial / 1000) % 6];
+    if (trial % 1000 == 2) peak = special[(trial / 1000) % 6];
+    if (!(peak > 0)) continue;  // plan_deblend keeps every level at t0 then
+    const int pows = exponential_levels(t0, peak, n, got.data());
+    if (trial % 1000 > 2) by_pow += pows, levels += n - 1;
+    ASSERT_EQ(exponential_levels(t0, peak, n, forced.data(), 1e6), n - 1);
+    for (int k = 0; k < n; ++k) {
+      const float want =
+          k == 0 ? t0 : static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / n));
+      ASSERT_TRUE(std::memcmp(&got[k], &want, sizeof(float)) == 0)
+          << "t0 " << t0 << " peak " << peak << " n " << n << " k " << k << ": " << got[k] << " vs "
+          << want;
+      ASSERT_TRUE(std::memcmp(&forced[k], &want, sizeof(float)) == 0) << "forced, k " << k;
+    }
+  }
+  EXPECT_GT(levels, 5000000);
+  EXPECT_LT(by_pow, levels / 10000);  // the products decide nearly every ordinary level
 }
 
 }  // namespace

@@ -2,13 +2,32 @@
 #include "extract/sextractor/pi.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <unordered_map>
 #include <utility>
 
 namespace celeris::extract {
+
+bool clean_profile_above(double amp, double val, double beta, float level) {
+  if (!(val > 1.0)) return false;
+  if (!(val < 1e10)) return 0.0f > level;
+  // CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's quotient; the
+  // float comparison is the same unless amp / val lies near the rounding boundary above level.
+  if (beta == 1.0 && level > 0 && std::isnormal(level) &&
+      level < std::numeric_limits<float>::max() && amp > 0 && std::isfinite(amp)) {
+    const double x = amp / val;
+    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
+    const float next = std::bit_cast<float>(std::bit_cast<uint32_t>(level) + 1);
+    const double up = (static_cast<double>(level) + next) / 2;
+    if (x > up * (1 + 1e-12)) return true;
+    if (x < up * (1 - 1e-12)) return false;
+  }
+  return static_cast<float>(amp * std::pow(val, -beta)) > level;
+}
 
 namespace {
 
@@ -27,7 +46,7 @@ struct Profile {
     const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
                 cxy = static_cast<float>(s.cxy);
     const double val = 1 + alpha * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy);
-    return val > 1.0 && static_cast<float>(val < 1e10 ? amp * std::pow(val, -beta) : 0.0) > level;
+    return clean_profile_above(amp, val, beta, level);
   }
 };
 
@@ -161,9 +180,16 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   CleanResult result;
   CleanList clean(shapes.size());
   // Only the objects within each other's clean zone are ever compared (the test is repeated
-  // below all the same), and their profiles are computed once, again after each merge.
+  // below all the same), and their profiles are computed once, in parallel beforehand, again
+  // after each merge. An object's shape changes only by merges into it, none of which happens
+  // before its own turn: the profiles from the shapes as given are those SExtractor computes
+  // for each newcomer, and for each list entry until something merges into it.
+  const double beta = params.clean_param;
   std::vector<Profile> profile(params.enabled ? shapes.size() : 0);
-  std::vector<char> profile_valid(profile.size(), 0);
+#pragma omp parallel for schedule(static) num_threads(params.threads)
+  for (size_t i = 0; i < profile.size(); ++i)
+    profile[i] = Profile(shapes[i], isos[i].dthresh, beta);
+  std::vector<char> profile_valid(profile.size(), 1);
   std::vector<size_t> victims, near;
   std::vector<YLimits> ylim(shapes.size(), YLimits{0, 0});
   std::vector<size_t>& list = clean.entries();
@@ -223,7 +249,6 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       for (size_t li : leaving) write_out(li);
     });
   };
-  const double beta = params.clean_param;
   for (size_t in = 0; in < shapes.size(); ++in) {
     events_before(done_line[in]);
     // A full list first writes out the object with the smallest ycmax (the first such).
@@ -239,7 +264,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       continue;
     }
     const Shape& sin = shapes[in];
-    const Profile pin(sin, isos[in].dthresh, beta);  // obj->dthresh (weights: per object)
+    const Profile& pin = profile[in];  // from obj->dthresh (weights: per object)
     victims.clear();
     bool eaten = false;
     near.clear();
@@ -274,6 +299,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       result.removed.push_back({clean.entries()[li], done_line[in], in, in, moment(done_line[in])});
       remove_at(li);
     }
+    if (!victims.empty()) profile_valid[in] = 0;
     // SExtractor fixes the limits when the object joins the clean list (after it has eaten its
     // victims); objects it absorbs later widen its box but not these limits.
     ylim[in] = ylimits(shapes[in], params.clean_margin);

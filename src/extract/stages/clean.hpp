@@ -22,6 +22,7 @@ struct CleanParams {
   int clean_margin = 0;       // SExtractor's cleanmargin (from the aperture sizes)
   LineBuffer buffer;          // when objects are written out (sextractor/scan_order.hpp)
   int64_t stack_size = 3000;  // MEMORY_OBJSTACK
+  int threads = 1;            // for what is computed beforehand (the pass itself is sequential)
 };
 
 struct CleanResult {
@@ -39,6 +40,11 @@ struct CleanResult {
   std::vector<int64_t> stack_full_lines;
   std::vector<CleanVictim> removed;  // objects merged into another
 };
+
+// SExtractor's test of a profile against another object's CLEAN threshold: whether
+// (float)(amp val^-beta) > level, where val = 1 + alpha r^2 (false unless val > 1; the profile
+// is 0 from val 1e10 on). The pow is skipped where the answer is certain without it.
+bool clean_profile_above(double amp, double val, double beta, float level);
 
 // Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
 // object i's detection was completed (sextractor/scan_order.hpp). `zones`: clean_zones(shapes)

@@ -1,8 +1,10 @@
 #include "extract/stages/deblend.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
@@ -23,12 +25,7 @@ int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p
   float distmin = 1e31f;
   int iclst = 0;
   for (size_t i = 0; i < n; ++i) {
-    const Shape& s = plan.child_shapes[i];
-    const float dx = static_cast<float>(x - s.mx), dy = static_cast<float>(y - s.my);
-    const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
-                cxy = static_cast<float>(s.cxy);
-    const float dist = static_cast<float>(0.5 * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy) /
-                                          static_cast<double>(s.abcor));
+    const float dist = deblend_profile_dist(plan.child_shapes[i], x, y);
     p[i + 1] = static_cast<float>(p[i] + (dist < 70.0 ? plan.amplitude[i] * std::exp(-dist) : 0.0));
     if (dist < distmin) {
       distmin = dist;
@@ -38,7 +35,74 @@ int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p
   return iclst;
 }
 
+// An amplitude from which one weight alone makes the sum certain to pass 1e-31: for dist < 70,
+// amp exp(-dist) > 0.6 x 3.97e-31 = 2.4e-31, whose float is still above 1e-31; the partial sums
+// (rounded to float) never decrease when no weight is negative.
+constexpr float kSureAmplitude = 0.6f;
+
+// Moves the parent's pixel columns at [base, base + perm.size()) into the order `perm`.
+template <class T, class A>
+void permute(std::vector<T, A>& column, int64_t base, const std::vector<int32_t>& perm,
+             std::vector<T>& tmp) {
+  T* c = column.data() + base;
+  tmp.resize(perm.size());
+  for (size_t j = 0; j < perm.size(); ++j) tmp[j] = c[perm[j]];
+  std::copy(tmp.begin(), tmp.end(), c);
+}
+
+// The view of pixels [base, base + n) of `list`'s columns.
+ObjectView pixels_at(const ObjectList& list, int64_t base, size_t n) {
+  ObjectView v;
+  v.x = list.x.data() + base;
+  v.y = list.y.data() + base;
+  v.value = list.value.data() + base;
+  v.cvalue = list.cvalue.data() + base;
+  v.var = list.var.data() + base;
+  v.dthresh = list.dthresh.data() + base;
+  v.count = n;
+  return v;
+}
+
 }  // namespace
+
+int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance) {
+  const float r = peak / t0;  // in float, as SExtractor
+  auto exact = [&](int k) {
+    return static_cast<float>(t0 * std::pow(r, static_cast<double>(k) / nthresh));
+  };
+  thresh[0] = t0;
+  int by_pow = 0;
+  // Where the bound below is not sure to hold (no positive finite ratio, or no normal float
+  // threshold), every level by pow.
+  const double q = std::pow(r, 1.0 / nthresh);
+  const bool products = t0 > 0 && r > 0 && std::isfinite(r) && q > 0 && std::isfinite(q);
+  // Relative distance of t0 q^k from t0 pow(r, k/n): pow is within an ulp (2.2e-16) of the
+  // true power; the exponents k (1/n) and k/n in double differ by 2 ulps, worth ln(r) 2.2e-16;
+  // each product adds half an ulp. `tolerance` (1e-14) bounds one of these terms with room.
+  const double bound = tolerance * (std::fabs(std::log(static_cast<double>(r))) + nthresh + 2);
+  double v = 1.0;
+  for (int k = 1; k < nthresh; ++k) {
+    v *= q;
+    const double y = t0 * v;
+    const float f = static_cast<float>(y);
+    bool sure = products && std::isnormal(f) && std::isfinite(y);
+    if (sure) {
+      // The float rounding boundaries around f (positive, normal: its neighbours are the
+      // floats whose bits are one less and one more): both more than `bound` away from y.
+      const uint32_t bits = std::bit_cast<uint32_t>(f);
+      const double lo = (static_cast<double>(f) + std::bit_cast<float>(bits - 1)) / 2;
+      const double hi = (static_cast<double>(f) + std::bit_cast<float>(bits + 1)) / 2;
+      sure = y * (1 - bound) > lo && y * (1 + bound) < hi;
+    }
+    if (sure) {
+      thresh[k] = f;
+    } else {
+      thresh[k] = exact(k);
+      ++by_pow;
+    }
+  }
+  return by_pow;
+}
 
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) {
   DeblendScratch scratch;
@@ -64,13 +128,10 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
 
   std::vector<float>& thresh = scratch.thresh;
   thresh.assign(nthresh, t0);
+  if (peak > 0 && !params.photo) exponential_levels(t0, peak, nthresh, thresh.data());
   for (int k = 1; k < nthresh; ++k) {
-    if (!(peak > 0))
-      thresh[k] = t0;
-    else if (params.photo)
+    if (peak > 0 && params.photo)
       thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
-    else
-      thresh[k] = static_cast<float>(t0 * std::pow(peak / t0, static_cast<double>(k) / nthresh));
     if (std::isnan(thresh[k])) return plan;  // no pixel above any level: nothing splits
   }
   DeblendTree& tree = scratch.tree;
@@ -116,6 +177,7 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
     for (int32_t pi : chain) {
       plan.cores.push_pixel(parent[pi]);
       plan.in_core[pi] = 1;
+      plan.core_index.push_back(pi);
     }
     plan.cores.end_object(node.flags | kFlagBlended | inherited);
     const size_t c = plan.cores.size() - 1;
@@ -130,34 +192,52 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
     plan.amplitude.push_back(amp);
     plan.child_shapes.push_back(s);
   }
-  std::vector<float> p;
-  for (size_t i = 0; i < parent.size(); ++i) {
-    if (plan.in_core[i]) continue;
-    const Pixel px = parent[i];
-    profile_weights(plan, px.x, px.y, p);
-    if (static_cast<double>(p.back()) > 1.0e-31) ++plan.draws;
-  }
+  plan.draws = count_deblend_draws(parent, plan);
   return plan;
 }
 
-void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int32_t* random,
-                    ObjectList& out) {
-  if (!plan.split) {
-    for (const Pixel p : parent) out.push_pixel(p);
-    out.end_object(plan.parent_flags, parent.fixed_centre, parent.cx, parent.cy);
-    return;
-  }
-  // Each pixel outside the cores goes to one child; a child's pixels are its core, then those
-  // it was given, in the parent's order (a stable bucket sort by child).
-  std::vector<float> p;
+size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
   const size_t n = plan.cores.size();
-  std::vector<int32_t> chosen(parent.size(), -1);
-  std::vector<size_t> given(n + 1, 0);
-  size_t draw = 0;
+  // With a negative or non-finite amplitude the sums may decrease: every pixel exactly.
+  bool shortcut = true;
+  for (float a : plan.amplitude) shortcut = shortcut && a >= 0 && std::isfinite(a);
+  size_t draws = 0;
+  std::vector<float> p;
   for (size_t i = 0; i < parent.size(); ++i) {
     if (plan.in_core[i]) continue;
-    const Pixel px = parent[i];
-    const int iclst = profile_weights(plan, px.x, px.y, p);
+    const int x = parent.x[i], y = parent.y[i];
+    if (shortcut) {
+      bool near = false, sure = false;
+      for (size_t c = 0; c < n && !sure; ++c)
+        if (deblend_profile_dist(plan.child_shapes[c], x, y) < 70.0) {
+          near = true;
+          sure = plan.amplitude[c] >= kSureAmplitude;
+        }
+      if (sure) ++draws;
+      if (sure || !near) continue;  // no child within reach: every weight is 0
+    }
+    profile_weights(plan, x, y, p);
+    if (static_cast<double>(p.back()) > 1.0e-31) ++draws;
+  }
+  return draws;
+}
+
+void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& out,
+                    int64_t pixel_base, size_t npix, size_t object_base,
+                    DeblendFinishScratch& scratch) {
+  // Each pixel outside the cores goes to one child; a child's pixels are its core, then those
+  // it was given, in the parent's order (a stable bucket sort by child).
+  const ObjectView parent = pixels_at(out, pixel_base, npix);
+  std::vector<float>& p = scratch.p;
+  const size_t n = plan.cores.size();
+  std::vector<int32_t>& chosen = scratch.chosen;
+  chosen.assign(npix, -1);
+  std::vector<size_t>& given = scratch.given;
+  given.assign(n + 1, 0);
+  size_t draw = 0;
+  for (size_t i = 0; i < npix; ++i) {
+    if (plan.in_core[i]) continue;
+    const int iclst = profile_weights(plan, parent.x[i], parent.y[i], p);
     size_t c = static_cast<size_t>(iclst);
     if (static_cast<double>(p[n]) > 1.0e-31) {
       const float drand = p[n] * static_cast<float>(random[draw++]) / GlibcRand::kRandMax;
@@ -169,22 +249,44 @@ void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int
     ++given[c + 1];
   }
   for (size_t c = 0; c < n; ++c) given[c + 1] += given[c];
-  std::vector<int32_t> order(given[n]);
-  for (size_t i = 0; i < parent.size(); ++i)
+  std::vector<int32_t>& order = scratch.order;
+  order.resize(given[n]);
+  for (size_t i = 0; i < npix; ++i)
     if (chosen[i] >= 0) order[given[chosen[i]]++] = static_cast<int32_t>(i);
+  // The children's pixels as indices into the parent's, then every column moved at once.
+  std::vector<int32_t>& perm = scratch.perm;
+  perm.clear();
   size_t next = 0;
+  int64_t end = pixel_base;
   for (size_t c = 0; c < n; ++c) {
-    const ObjectView core = plan.cores[c];
-    for (const Pixel px : core) out.push_pixel(px);
-    for (; next < given[c]; ++next) out.push_pixel(parent[order[next]]);
-    out.end_object(core.flags, true, core.cx, core.cy);
+    const int64_t core0 = plan.cores.offset[c], core1 = plan.cores.offset[c + 1];
+    perm.insert(perm.end(), plan.core_index.begin() + core0, plan.core_index.begin() + core1);
+    for (; next < given[c]; ++next) perm.push_back(order[next]);
+    end = pixel_base + static_cast<int64_t>(perm.size());
+    const size_t o = object_base + c;
+    out.offset[o + 1] = end;
+    out.flags[o] = plan.cores.flags[c];
+    out.fixed_centre[o] = 1;
+    out.cx[o] = plan.cores.cx[c];
+    out.cy[o] = plan.cores.cy[c];
   }
+  permute(out.x, pixel_base, perm, scratch.tmp_int);
+  permute(out.y, pixel_base, perm, scratch.tmp_int);
+  permute(out.value, pixel_base, perm, scratch.tmp_float);
+  permute(out.cvalue, pixel_base, perm, scratch.tmp_float);
+  permute(out.var, pixel_base, perm, scratch.tmp_float);
+  permute(out.dthresh, pixel_base, perm, scratch.tmp_float);
 }
 
-Deblended deblend(const ObjectList& detections, const DeblendParams& params, int64_t rand_offset,
+Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads) {
   const size_t n = detections.size();
-  std::vector<DeblendPlan> plans(n);
+  // Per detection: its flags after planning, the objects it becomes, its draws; the plan itself
+  // is kept only for those that split.
+  std::vector<uint16_t> parent_flags(n);
+  std::vector<size_t> first_object(n + 1, 0), first_draw(n + 1, 0);
+  std::vector<std::unique_ptr<DeblendPlan>> plans;
+  plans.resize(n);
   // Largest detections first, so that none is left to run alone at the end.
   std::vector<uint32_t> by_size(n);
   for (size_t i = 0; i < n; ++i) by_size[i] = static_cast<uint32_t>(i);
@@ -195,31 +297,60 @@ Deblended deblend(const ObjectList& detections, const DeblendParams& params, int
   {
     DeblendScratch scratch;
 #pragma omp for schedule(dynamic, 1)
-    for (size_t k = 0; k < n; ++k)
-      plans[by_size[k]] = plan_deblend(detections[by_size[k]], params, scratch);
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = by_size[k];
+      DeblendPlan plan = plan_deblend(detections[i], params, scratch);
+      parent_flags[i] = plan.parent_flags;
+      first_object[i + 1] = plan.split ? plan.cores.size() : 1;
+      first_draw[i + 1] = plan.draws;
+      if (plan.split) plans[i] = std::make_unique<DeblendPlan>(std::move(plan));
+    }
   }
-  std::vector<size_t> first_draw(n + 1, 0);
-  for (size_t i = 0; i < n; ++i) first_draw[i + 1] = first_draw[i] + plans[i].draws;
+  for (size_t i = 0; i < n; ++i) {
+    first_object[i + 1] += first_object[i];
+    first_draw[i + 1] += first_draw[i];
+  }
   std::vector<int32_t> stream(first_draw.back());
   GlibcRand rng;
   for (int64_t i = 0; i < rand_offset; ++i) rng();
   for (auto& v : stream) v = rng();
-  // Detections in blocks, each block's objects in a list of its own, concatenated in order.
-  constexpr size_t kBlock = 64;
-  const size_t nblocks = (n + kBlock - 1) / kBlock;
-  std::vector<ObjectList> parts(nblocks);
-  std::vector<std::vector<int64_t>> parents(nblocks);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (size_t b = 0; b < nblocks; ++b)
-    for (size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
-      finish_deblend(detections[i], plans[i], stream.data() + first_draw[i], parts[b]);
-      plans[i] = DeblendPlan{};
-      parents[b].resize(parts[b].size(), static_cast<int64_t>(i));
-    }
+
   Deblended out;
   out.draws = static_cast<int64_t>(first_draw.back());
-  for (const auto& p : parents) out.parent.insert(out.parent.end(), p.begin(), p.end());
-  out.objects = ObjectList::concatenate(parts, threads);
+  ObjectList& objects = out.objects;
+  objects.x = std::move(detections.x);
+  objects.y = std::move(detections.y);
+  objects.value = std::move(detections.value);
+  objects.cvalue = std::move(detections.cvalue);
+  objects.var = std::move(detections.var);
+  objects.dthresh = std::move(detections.dthresh);
+  const size_t nobj = first_object[n];
+  objects.offset.assign(nobj + 1, 0);
+  objects.flags.resize(nobj);
+  objects.fixed_centre.resize(nobj);
+  objects.cx.resize(nobj);
+  objects.cy.resize(nobj);
+  out.parent.resize(nobj);
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendFinishScratch scratch;
+#pragma omp for schedule(dynamic, 64)
+    for (size_t i = 0; i < n; ++i) {
+      const size_t o = first_object[i];
+      for (size_t k = o; k < first_object[i + 1]; ++k) out.parent[k] = static_cast<int64_t>(i);
+      if (plans[i]) {
+        finish_deblend(*plans[i], stream.data() + first_draw[i], objects, detections.offset[i],
+                       detections.count(i), o, scratch);
+        plans[i].reset();
+        continue;
+      }
+      objects.offset[o + 1] = detections.offset[i + 1];
+      objects.flags[o] = parent_flags[i];
+      objects.fixed_centre[o] = detections.fixed_centre[i];
+      objects.cx[o] = detections.cx[i];
+      objects.cy[o] = detections.cy[i];
+    }
+  }
   return out;
 }
 

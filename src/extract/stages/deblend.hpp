@@ -10,6 +10,10 @@
 // draws each detection needs; finish_deblend (parallel) assigns the pixels given the slice of
 // the stream that starts at the prefix sum of the counts. The tree itself is built in one pass
 // (deblend_tree.hpp); only the cores' pixel chains are scanned.
+//
+// A detection's children hold exactly its pixels, so the stage writes them over the
+// detection's own range of the pixel columns, which it takes over from the detections: the
+// pixels of detections that do not split (most of them) are never copied.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +47,24 @@ struct DeblendPlan {
   std::vector<Shape> child_shapes;  // moments of the cores
   std::vector<float> amplitude;     // Gaussian amplitude of each child's profile
   std::vector<uint8_t> in_core;     // per parent pixel: already in a child core
+  std::vector<int32_t> core_index;  // parent pixel index of each pixel of `cores`, in order
   size_t draws = 0;                 // rand() calls the pixel assignment will make
 };
+
+// The Gaussian profile's exponent of child `s` at pixel (x, y) (SExtractor refine.c gatherup):
+// the weight is amplitude exp(-dist) where dist < 70, else 0.
+inline float deblend_profile_dist(const Shape& s, int x, int y) {
+  const float dx = static_cast<float>(x - s.mx), dy = static_cast<float>(y - s.my);
+  const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
+              cxy = static_cast<float>(s.cxy);
+  return static_cast<float>(0.5 * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy) /
+                            static_cast<double>(s.abcor));
+}
+
+// The rand() draws finish_deblend makes for a split plan (cores, shapes, amplitudes and in_core
+// filled): one per pixel outside the cores whose summed profile weight is above 1e-31. The exp
+// is taken only where the answer is not certain without it (see deblend.cpp).
+size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan);
 
 // Buffers plan_deblend reuses from one detection to the next (one per thread).
 struct DeblendScratch {
@@ -56,24 +76,48 @@ struct DeblendScratch {
   std::vector<int32_t> chain;
 };
 
+// The exponentially spaced levels (refine.c): thresh[0] = t0 and, for k = 1 .. nthresh - 1,
+// thresh[k] = (float)(t0 * pow(peak / t0, k / nthresh)) bit for bit, from one pow: t0 q^k
+// with q = pow(peak / t0, 1 / nthresh) lies within a relative ~1e-15 of t0 pow(...), so its
+// float is the same unless it lies that close to a float rounding boundary, where the level is
+// taken by pow (about one level in 10^5). Returns how many levels were taken by pow.
+// `tolerance`: the error bound's unit (tests force the pow path with a large one).
+int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance = 1e-14);
+
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch);
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params);
-// Appends the children of `parent` (or `parent` itself when it does not split) to `out`.
-// `random` points to plan.draws consecutive values of the rand() stream.
-void finish_deblend(const ObjectView& parent, const DeblendPlan& plan, const int32_t* random,
-                    ObjectList& out);
+// Buffers finish_deblend reuses from one detection to the next (one per thread).
+struct DeblendFinishScratch {
+  std::vector<float> p;
+  std::vector<int32_t> chosen, order;
+  std::vector<size_t> given;
+  std::vector<int32_t> perm, tmp_int;
+  std::vector<float> tmp_float;
+};
+
+// Writes the children of a split detection over its own pixels: `out`'s pixel columns at
+// [pixel_base, pixel_base + n) hold the detection's n pixels (in chain order) and receive the
+// children's, one after the other, each its core then the pixels it was given in the parent's
+// order; the children's per-object entries go to out.offset[object_base + 1 ...], out.flags
+// [object_base ...] etc. (already sized). `random` points to plan.draws consecutive values of
+// the rand() stream.
+void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& out,
+                    int64_t pixel_base, size_t n, size_t object_base,
+                    DeblendFinishScratch& scratch);
 
 // The deblending stage: every detection's tree in parallel, then the random draws taken from
 // one rand() stream in detection order (the first `rand_offset` numbers skipped: see
 // Config::deblend_rand_offset), then the pixel assignments in parallel. Objects come out in
-// detection order, children in SExtractor's order; parent[k] is object k's detection.
+// detection order, children in SExtractor's order; parent[k] is object k's detection. The
+// detections' pixel columns become the objects' (`detections` keeps its per-object columns
+// and offsets, its pixel columns are left empty).
 struct Deblended {
   ObjectList objects;
   std::vector<int64_t> parent;
   int64_t draws = 0;  // rand() numbers taken (after the skipped rand_offset)
 };
-Deblended deblend(const ObjectList& detections, const DeblendParams& params, int64_t rand_offset,
+Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads);
 
 }  // namespace celeris::extract

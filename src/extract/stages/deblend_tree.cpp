@@ -65,8 +65,7 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
     y0 = std::min(y0, parent.y[i]);
     y1 = std::max(y1, parent.y[i]);
     const float c = parent.cvalue[i];
-    const int lev =
-        static_cast<int>(std::lower_bound(tmax.begin() + 1, tmax.end(), c) - (tmax.begin() + 1));
+    const int lev = count_below(tmax.data() + 1, nthresh - 1, c);
     s.level[i] = static_cast<uint8_t>(lev);
     ++count[lev];
   }
@@ -77,7 +76,9 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
   s.box_y0 = y0 - 1;
   s.box_w = bw;
   auto cell = [&](int x, int y) { return (y - y0 + 1) * bw + (x - x0 + 1); };
-  for (size_t i = 0; i < n; ++i) s.grid[cell(parent.x[i], parent.y[i])] = static_cast<int32_t>(i);
+  // A pixel above the first level is -2 until the union-find adds it, then its index: whether
+  // a neighbour is in is read from the grid alone. Pixels of level 0 are never added (-1).
+  for (size_t i = 0; i < n; ++i) s.grid[cell(parent.x[i], parent.y[i])] = s.level[i] > 0 ? -2 : -1;
 
   // Pixels grouped by level, highest first.
   std::vector<int32_t>& start = s.start;
@@ -113,9 +114,10 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
       s.last[i] = static_cast<int64_t>(y) << 32 | static_cast<uint32_t>(x);
       s.roots.push_back(i);
       const int64_t c = cell(x, y);
+      s.grid[c] = i;
       for (int64_t d : offs) {
         const int32_t q = s.grid[c + d];
-        if (q >= 0 && s.uf[q] >= 0) unite(s, i, q);
+        if (q >= 0) unite(s, i, q);
       }
     }
     // The components alive now are level k's nodes (those with minarea pixels).

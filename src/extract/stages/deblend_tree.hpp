@@ -86,6 +86,20 @@ struct OrderFreeSum {
   bool exact() const;
 };
 
+// std::lower_bound(t, t + n, c) - t for ascending t (n >= 0): how many of the t are below c. A
+// binary search whose steps are selects, not branches: a detection's pixel values fall
+// anywhere among its levels, so a branching search mispredicts at every step.
+inline int count_below(const float* t, int n, float c) {
+  if (n <= 0) return 0;
+  const float* first = t;
+  while (n > 1) {
+    const int half = n / 2;
+    first = first[half] < c ? first + half : first;
+    n -= half;
+  }
+  return static_cast<int>(first - t) + (*first < c ? 1 : 0);
+}
+
 // `thresh` holds t_0 ... t_{nthresh-1} (t_0, the detection threshold, is not used; none NaN).
 // When tree.overflow, the nodes are not filled.
 void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,

@@ -1,0 +1,54 @@
+// CLEAN's profile test (stages/clean.hpp) against its direct form, (float)(amp val^-beta) >
+// level with the pow always taken: the shortcut for CLEAN_PARAM 1 must give the same answer
+// everywhere, including where amp / val lies at the float rounding boundary above the level.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "extract/stages/clean.hpp"
+
+using namespace celeris::extract;
+
+namespace {
+
+bool direct(double amp, double val, double beta, float level) {
+  return val > 1.0 && static_cast<float>(val < 1e10 ? amp * std::pow(val, -beta) : 0.0) > level;
+}
+
+TEST(Clean, ProfileAboveEqualsTheDirectTest) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  long near_boundary = 0, trials = 0;
+  for (int trial = 0; trial < 2000000; ++trial) {
+    const double beta = trial % 5 == 0 ? 0.5 + 2 * u(rng) : 1.0;
+    const double amp = std::pow(10.0, -3 + 9 * u(rng));
+    float level = static_cast<float>(std::pow(10.0, -3 + 7 * u(rng)));
+    double val = 1 + std::pow(10.0, -8 + 12 * u(rng));
+    if (trial % 3 == 0) {
+      // amp / val at the rounding boundary just above the level, give or take a few ulps.
+      const double up = (static_cast<double>(level) +
+                         std::nextafter(level, std::numeric_limits<float>::infinity())) /
+                        2;
+      val = amp / up;
+      for (int k = static_cast<int>(rng() % 7) - 3; k != 0; k += k > 0 ? -1 : 1)
+        val = std::nextafter(val, k > 0 ? 2 * val : 0.0);
+      if (!(val > 1.0)) continue;
+      ++near_boundary;
+    }
+    if (trial % 997 == 0) level = -level;
+    if (trial % 991 == 0) level = 0.0f;
+    if (trial % 983 == 0) level = std::numeric_limits<float>::max();
+    if (trial % 977 == 0) val = 1.0;
+    if (trial % 971 == 0) val = 2e10;
+    if (trial % 967 == 0) val = std::numeric_limits<double>::quiet_NaN();
+    ++trials;
+    ASSERT_EQ(clean_profile_above(amp, val, beta, level), direct(amp, val, beta, level))
+        << "amp " << amp << " val " << val << " beta " << beta << " level " << level;
+  }
+  EXPECT_GT(near_boundary, 300000);
+  EXPECT_GT(trials, 1600000);
+}
+
+}  // namespace
