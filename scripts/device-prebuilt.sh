@@ -4,19 +4,24 @@
 # host cores, GPU from page-locked memory), the CLI's outputs with --device cuda and cpu compared
 # byte for byte (scripts/compare-builds.py --quick), and a stream of crowded frames on both
 # devices with the stream's per-thread accounting (-VERBOSE_TYPE FULL). Logs go to $OUT.
+# BIN=build-gpu/bin: binaries built on the device instead (source scripts/device-build.sh first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-prefix=/tmp/celeris-deps
-mkdir -p "$prefix"
-for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
-export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-# The CUDA runtime: the binaries' runpath is this machine's CUDA, which may lie elsewhere there.
-for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-done
-bin=.devbin
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN  # binaries built on this machine (scripts/device-build.sh, sourced beforehand)
+else
+  prefix=/tmp/celeris-deps
+  mkdir -p "$prefix"
+  for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
+  export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+  # The CUDA runtime: the binaries' runpath is this machine's CUDA, which may lie elsewhere there.
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+    [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+  done
+  bin=.devbin
+fi
 if ldd $bin/celeris | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
