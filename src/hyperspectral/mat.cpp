@@ -177,7 +177,9 @@ class V5Checker {
       const uint64_t n = u32(at + 4);
       if (n > bound - std::min(bound, at + 8 - begin))
         fail(at, "claims " + std::to_string(n) + " bytes, beyond its enclosing data");
-      if (type == 14) {
+      // matio skips an empty matrix inside a cell or struct, but reads a top-level one's flags
+      // and dimensions from whatever bytes follow its tag.
+      if (type == 14 && (n > 0 || depth == 0)) {
         matrix_dims(at, std::min(end, at + 8 + n), n);
         elements(at + 8, std::min(end, at + 8 + n), n, depth + 1);
       }
@@ -194,6 +196,9 @@ class V5Checker {
     // either tag says (a flags tag of another type or size is not skipped by its size), so the
     // dimensions are checked where matio will read them, not where the tags would put them.
     const uint64_t flags = at + 8, dims = flags + 16;
+    if (bytes < 24)  // matio reads 16 bytes of flags and the dimensions' tag all the same
+      fail(at, "is a matrix of " + std::to_string(bytes) +
+                   " bytes, too small for its array flags and dimensions");
     if (dims + 8 > end) return;  // elements() judges it
     const bool sparse = (u32(flags + 8) & 0xff) == 5;
     const uint32_t dims_tag = u32(dims);

@@ -136,6 +136,25 @@ TEST(HyperspectralRobust, MatDimensionsAreCheckedWhereMatioReadsThem) {
   EXPECT_NE(m.find("byte 152 claims 4160749323 bytes"), std::string::npos) << m;
 }
 
+// Found by the CI's fuzz step: a top-level matrix whose tag claims 0 bytes. matio reads its
+// array flags and dimensions from the bytes after the tag all the same, and allocated 8.3 GB for
+// the rank that the next tag's 4.2 GB claim implied; the check had judged the matrix empty.
+TEST(HyperspectralRobust, MatMatrixTooSmallForItsHeaderIsRefused) {
+  ScratchDir dir;
+  std::string bytes = mat_v5({2, 3, 2}, 12);
+  const size_t matrix_tag = 128;
+  ASSERT_EQ(bytes[matrix_tag], 14);  // miMATRIX
+  for (const uint32_t claimed : {0u, 20u}) {
+    std::memcpy(bytes.data() + matrix_tag + 4, &claimed, 4);
+    write_text(dir / "empty.mat", bytes);
+    const std::string m =
+        error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "empty.mat"); });
+    EXPECT_NE(m.find("byte 128 is a matrix of " + std::to_string(claimed) + " bytes, too small"),
+              std::string::npos)
+        << m;
+  }
+}
+
 // Found by tests/fuzz/mat_fuzz.cpp: dimensions (-2, 16711676, 2) that matio multiplied into a
 // calloc of 2^60 bytes while listing the variables.
 TEST(HyperspectralRobust, MatNegativeOrOversizedDimensionsAreRefused) {
