@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
@@ -70,7 +71,10 @@ class HeaderChecker {
     }
     const std::string_view key = c.substr(0, 8);
     if (key == "END     ") return true;
-    if (c.substr(8, 2) != "= ") return false;  // commentary card: free text
+    if (c.substr(8, 2) != "= ") {
+      size_key_past_column_10(index, c, sizes);
+      return false;  // commentary card, or a value CFITSIO finds elsewhere
+    }
     const std::string_view value = c.substr(10);
     const size_t first = value.find_first_not_of(' ');
     if (first == std::string_view::npos) return false;  // undefined value
@@ -101,6 +105,28 @@ class HeaderChecker {
   }
 
  private:
+  // CFITSIO (fitscore.c ffpsvc) also reads a value after the first '=' of a card whose columns
+  // 9-10 are not "= " (but for COMMENT, HISTORY, CONTINUE, HIERARCH and blank names), naming the
+  // card by its characters before the first blank or '=' (getkey.c ffgknm): "TFIELDS 1= 4e13" is
+  // TFIELDS = 4e13 to it. Such a card naming a size keyword is judged as CFITSIO will read it.
+  void size_key_past_column_10(size_t index, std::string_view c, HduSizes& sizes) const {
+    const std::string_view key = c.substr(0, 8);
+    if (key == "COMMENT " || key == "HISTORY " || key == "CONTINUE" || key == "        " ||
+        c.substr(0, 9) == "HIERARCH ")
+      return;
+    const size_t eq = c.find('=');
+    if (eq == std::string_view::npos) return;
+    const std::string_view name = c.substr(0, std::min(c.find_first_of(" ="), size_t(8)));
+    const std::string_view value = c.substr(eq + 1);
+    const size_t first = value.find_first_not_of(' ');
+    if (first == std::string_view::npos || value[first] == '\'') return;
+    const size_t slash = value.find('/', first);
+    record_size_key(index, name,
+                    trimmed(value.substr(first, slash == std::string_view::npos ? slash
+                                                                                : slash - first)),
+                    sizes);
+  }
+
   void record_size_key(size_t index, std::string_view key, const std::string& token,
                        HduSizes& sizes) const {
     const std::string k = trimmed(key);

@@ -172,6 +172,27 @@ TEST(FitsRobust, TfieldsBeyondTheStandardIsRefused) {
   }
 }
 
+// Found by the fuzz step: "TFIELDS 1= 40723041451712" has no "= " in columns 9-10, so the header
+// check took it for commentary, but CFITSIO reads the value after its '=' as TFIELDS.
+TEST(FitsRobust, SizeKeywordWithItsEqualsSignPastColumn9IsJudgedAsCfitsioReadsIt) {
+  std::string bytes = table_file("'RA'", 3);
+  const std::string two = card("TFIELDS", "2");
+  const size_t at = bytes.find(two);
+  ASSERT_NE(at, std::string::npos);
+  std::string odd = "TFIELDS 1= 40723041451712";
+  odd.resize(80, ' ');
+  bytes.replace(at, two.size(), odd);
+  const fs::path p = tmpdir() / "tfields_past_9.fits";
+  write_bytes(p, bytes);
+  one_line_error([&] { celeris::read_fits_table(p.string()); }, "TFIELDS = 40723041451712");
+  // The same card with a value CFITSIO accepts still reads.
+  odd = "TFIELDS 1= 2";
+  odd.resize(80, ' ');
+  bytes.replace(at, odd.size(), odd);
+  write_bytes(p, bytes);
+  EXPECT_NO_THROW(celeris::read_fits_table(p.string()));
+}
+
 TEST(FitsRobust, ImageSizeBeyondTheFileIsRefusedPlainAndGzip) {
   const std::string bytes = image_file(100000, 100000, {}, 1.0f, 10);
   const fs::path plain = tmpdir() / "naxis.fits", gz = tmpdir() / "naxis.fits.gz";
