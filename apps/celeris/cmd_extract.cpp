@@ -41,7 +41,7 @@ an error naming it. Warnings and the run's summary go to stderr.
 
 Several images (or @LIST, a file naming one image per line) are extracted as a stream: reading,
 the first stages (on the GPU with --device cuda) and the rest of successive frames overlap, one
-catalog per frame. CATALOG_NAME and CHECKIMAGE_NAME then name each frame's outputs with {stem}
+catalog per frame (a multi-extension file: one catalog of all its extensions, as alone). CATALOG_NAME and CHECKIMAGE_NAME then name each frame's outputs with {stem}
 (the image's file name without directory and .fits/.fz/.gz) or {index} (1, 2, ...), e.g.
 -CATALOG_NAME out/{stem}.cat. A frame that fails is reported and the others go on; the exit
 status is then 1. Progress goes to stderr (a bar on a terminal, a line per frame otherwise).

@@ -208,6 +208,10 @@ struct Objects {
   // --- VIGNET (measure_vignet.hpp): MeasureRequest::vignet_width x vignet_height pixels per
   // object, row-major (-1e30 where SExtractor has no pixel); empty without VIGNET.
   std::vector<float> vignet;
+  // --- VIGNET_SHIFT (vignet_shift.hpp): MeasureRequest::vignet_shift_width x
+  // vignet_shift_height pixels per object, row-major, resampled to centre the barycentre (0
+  // where SExtractor has no pixel); empty without VIGNET_SHIFT.
+  std::vector<float> vignet_shift;
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -241,7 +245,8 @@ struct MeasureRequest {
   bool weight_flags = false;  // FLAGS_WEIGHT, NLOWWEIGHT_ISO, NLOWDWEIGHT_ISO
   bool petro = false;         // FLUX_PETRO family, PETRO_RADIUS (PHOT_PETROPARAMS)
   bool growth = false;        // FLUX_GROWTH, MAG_GROWTH and their steps (the whole growth curve)
-  int vignet_width = 0, vignet_height = 0;  // VIGNET(w,h); 0: not asked for
+  int vignet_width = 0, vignet_height = 0;              // VIGNET(w,h); 0: not asked for
+  int vignet_shift_width = 0, vignet_shift_height = 0;  // VIGNET_SHIFT(w,h); 0: not asked for
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.
   std::vector<ImageView<const uint32_t>> flag_maps;

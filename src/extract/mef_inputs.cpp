@@ -31,6 +31,14 @@ std::string at_hdu(const std::string& file, int hdu) {
 
 }  // namespace
 
+std::vector<int> multi_extension_hdus(const std::string& path) {
+  const auto [detect, measure] = split_dual_image_path(path);
+  if (detect.find('[') != std::string::npos || measure.find('[') != std::string::npos) return {};
+  std::vector<int> hdus = image_hdus(detect);
+  if (hdus.size() < 2) hdus.clear();
+  return hdus;
+}
+
 std::pair<std::string, std::string> split_dual_image_path(const std::string& path) {
   int depth = 0;
   for (size_t i = 0; i < path.size(); ++i) {

@@ -15,6 +15,12 @@
 
 namespace celeris::extract {
 
+// The image HDUs (1-based) of `path` ("a.fits", or "det.fits,meas.fits": the detection image's)
+// when SExtractor extracts it extension by extension: named without an HDU and holding more than
+// one image. Empty otherwise (one image, an HDU named, or a file that cannot be opened, whose
+// reading then says why).
+std::vector<int> multi_extension_hdus(const std::string& path);
+
 // "det.fits,meas.fits" split at its first comma outside CFITSIO's brackets ("img.fits[1:9,1:9]"
 // is one file); `second` is empty for one image.
 std::pair<std::string, std::string> split_dual_image_path(const std::string& path);

@@ -293,9 +293,14 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.compute_growth = request.growth;
   mp.vignet_width = request.vignet_width;
   mp.vignet_height = request.vignet_height;
-  // SExtractor's cleanmargin also covers half the VIGNET height (prefs.c).
-  const int margin = std::max(clean_margin(mp.apertures, mp.n_apertures),
-                              mp.vignet_width > 0 ? (mp.vignet_height + 1) / 2 : 0);
+  mp.vignet_shift_width = request.vignet_shift_width;
+  mp.vignet_shift_height = request.vignet_shift_height;
+  // SExtractor's cleanmargin also covers half the VIGNET height, and half the VIGNET_SHIFT
+  // height plus 3 (its interpolation mask's reach) (prefs.c).
+  const int margin =
+      std::max({clean_margin(mp.apertures, mp.n_apertures),
+                mp.vignet_width > 0 ? (mp.vignet_height + 1) / 2 : 0,
+                mp.vignet_shift_width > 0 ? (mp.vignet_shift_height + 1) / 2 + 3 : 0});
   // --- end
   const CleanParams clean_params{config.clean, config.clean_param,     dthresh, margin,
                                  mp.buffer,    config.memory_objstack, nt};

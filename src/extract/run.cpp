@@ -66,6 +66,7 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("PETRO") != std::string::npos) req.petro = true;
     if (n.find("_GROWTH") != std::string::npos) req.growth = true;
     if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
+    if (n == "VIGNET_SHIFT") req.vignet_shift_width = p.width, req.vignet_shift_height = p.height;
   }
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +
@@ -336,6 +337,8 @@ Table concatenate(const std::vector<FrameOutputs>& parts) {
   return out;
 }
 
+}  // namespace
+
 // A multi-extension file, as SExtractor extracts it: every image extension in turn, NUMBER
 // starting again at 1 in each, EXT_NUMBER its place among the image extensions, the deblender's
 // rand() stream going on from one extension to the next; one catalog holding them all (FITS_LDAC:
@@ -348,6 +351,10 @@ Table concatenate(const std::vector<FrameOutputs>& parts) {
 FileRunResult extract_extensions(const std::string& path, const std::vector<int>& hdus,
                                  const Settings& settings, const RunPlan& plan) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (settings.catalog_type != CatalogType::None)
+    for (const std::string& input :
+         {split_dual_image_path(path).first, split_dual_image_path(path).second})
+      if (!input.empty()) refuse_output_over_input(settings.catalog_name, input, "CATALOG_NAME");
   check_extension_companions(path, hdus, settings, plan.n_flag_maps);
   for (const std::string& name : settings.check_names)
     for (const std::string& input :
@@ -427,8 +434,6 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
   return out;
 }
 
-}  // namespace
-
 FileRunResult extract_file(const std::string& image_path, const Settings& settings,
                            const WarningSink& warn) {
   const RunPlan plan = plan_run(settings);
@@ -436,17 +441,8 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     for (const auto& w : plan.warnings) warn(w);
   // A multi-extension image (the detection image in dual-image mode; SExtractor takes the
   // extensions from it), named without an HDU, is extracted extension by extension.
-  const auto [detect_path, measure_path] = split_dual_image_path(image_path);
-  if (detect_path.find('[') == std::string::npos && measure_path.find('[') == std::string::npos) {
-    const std::vector<int> hdus = image_hdus(detect_path);
-    if (hdus.size() > 1) {
-      if (settings.catalog_type != CatalogType::None)
-        for (const std::string& input : {detect_path, measure_path})
-          if (!input.empty())
-            refuse_output_over_input(settings.catalog_name, input, "CATALOG_NAME");
-      return extract_extensions(image_path, hdus, settings, plan);
-    }
-  }
+  if (const std::vector<int> hdus = multi_extension_hdus(image_path); !hdus.empty())
+    return extract_extensions(image_path, hdus, settings, plan);
   Frame frame = read_frame(image_path, settings.catalog_name, settings.check_names, settings, plan);
   // Dual-image mode: the detection image goes through the pipeline, the measurement image is
   // frame.request.measure_image.

@@ -4,7 +4,10 @@
 // (deblending, cleaning, measurement, the catalog's columns) of earlier frames run at the same
 // time. The back stages are the slowest and partly serial (cleaning follows SExtractor's order),
 // so on larger hosts two or three frames are in them at once. Outputs are written by the calling
-// thread, in frame order. A frame that fails is reported and skipped; the others go on.
+// thread, in frame order. A multi-extension file named without an HDU is extracted whole by the
+// calling thread in its turn, exactly as alone (extract_extensions: one catalog holding every
+// extension), while the other threads go on with the frames after it. A frame that fails is
+// reported and skipped; the others go on.
 #include <omp.h>
 #include <algorithm>
 #include <chrono>
@@ -20,6 +23,7 @@
 #include "celeris/extract_run.hpp"
 #include "core/bounded_queue.hpp"
 #include "extract/gpu/front_end.hpp"
+#include "extract/mef_inputs.hpp"
 #include "extract/pipeline.hpp"
 #include "extract/run_steps.hpp"
 
@@ -79,6 +83,9 @@ class StepClock {
 struct Job {
   size_t index = 0;
   std::string error;  // set when the frame failed in an earlier step
+  // A multi-extension file's image HDUs: the job is not read nor staged, the writer extracts
+  // the file whole (extract_extensions). Empty for a frame.
+  std::vector<int> extensions;
   Frame frame;
   FrontStage front;
   FrameOutputs outputs;
@@ -189,14 +196,17 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
       Job job;
       job.index = i;
       try {
-        auto t = std::chrono::steady_clock::now();
-        job.frame = read_frame(paths[i], catalog_names[i], check_names[i], settings, plan);
-        steps.add("read", since(t));
-        const auto& px = job.frame.image.pixels;
-        if (gpu) {
-          t = std::chrono::steady_clock::now();
-          job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
-          steps.add("page-lock", since(t));
+        job.extensions = multi_extension_hdus(paths[i]);
+        if (job.extensions.empty()) {
+          auto t = std::chrono::steady_clock::now();
+          job.frame = read_frame(paths[i], catalog_names[i], check_names[i], settings, plan);
+          steps.add("read", since(t));
+          const auto& px = job.frame.image.pixels;
+          if (gpu) {
+            t = std::chrono::steady_clock::now();
+            job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
+            steps.add("page-lock", since(t));
+          }
         }
       } catch (const std::exception& e) {
         job.error = e.what();
@@ -213,7 +223,7 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
         changed.wait(lock, [&] { return job->index < written + window; });
         steps.add("front waits for a back worker", since(t));
       }
-      if (job->error.empty()) try {
+      if (job->error.empty() && job->extensions.empty()) try {
           // The CPU path subtracts the background in the frame's own memory.
           const auto t = std::chrono::steady_clock::now();
           Image<float>& px = job->frame.image.pixels;
@@ -230,7 +240,7 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
   for (size_t w = 0; w < workers; ++w)
     back.emplace_back([&] {
       while (std::optional<Job> job = fronted.pop()) {
-        if (job->error.empty()) try {
+        if (job->error.empty() && job->extensions.empty()) try {
             // The back workers share the cores: each frame's threads are divided among them
             // rather than every worker starting (and spin-waiting) one OpenMP thread per core.
             int& nt = job->front.info.threads;
@@ -267,7 +277,20 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     report.path = paths[next];
     report.catalog_name = catalog_names[next];
     report.error = job->error;
-    if (report.error.empty()) try {
+    if (report.error.empty() && !job->extensions.empty()) try {
+        // The file under its own output names, as extract_file would extract it alone.
+        Settings own = settings;
+        own.catalog_name = catalog_names[next];
+        own.check_names = check_names[next];
+        const auto t = std::chrono::steady_clock::now();
+        report.result = extract_extensions(paths[next], job->extensions, own, plan);
+        steps.add("multi-extension files", since(t));
+        summary.objects += report.result.catalog.rows;
+      } catch (const std::exception& e) {
+        report.error = e.what();
+      }
+    else if (report.error.empty())
+      try {
         const auto t = std::chrono::steady_clock::now();
         write_frame_outputs(job->frame, job->outputs, settings);
         steps.add("write", since(t));

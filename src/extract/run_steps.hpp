@@ -74,4 +74,10 @@ void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs, const 
 FileRunResult finish_frame(Frame& frame, Result&& result, const Settings& settings,
                            const RunPlan& plan);
 
+// A multi-extension file (mef_inputs.hpp multi_extension_hdus gives `hdus`) extracted whole, as
+// extract_file does and SExtractor would: every image extension in turn, one catalog (and one
+// file per check image) holding them all, written under settings' names.
+FileRunResult extract_extensions(const std::string& path, const std::vector<int>& hdus,
+                                 const Settings& settings, const RunPlan& plan);
+
 }  // namespace celeris::extract

@@ -77,6 +77,8 @@ printf 'NUMBER\nALPHA_B1950\n' > b1950.param
 expect_error galactic-b1950 "ALPHA_B1950: only equatorial J2000" "$bin" extract galactic.fits -PARAMETERS_NAME b1950.param
 printf 'NUMBER\nVIGNET(5)\n' > vignet.param
 expect_error vignet-size "VIGNET(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet.param
+printf 'NUMBER\nVIGNET_SHIFT\n' > vignet_shift.param
+expect_error vignet-shift-size "VIGNET_SHIFT(w,h)" "$bin" extract good.fits -PARAMETERS_NAME vignet_shift.param
 printf 'NUMBER\nFLUX_PETRO\n' > petro.param
 expect_error petro-params "PHOT_PETROPARAMS" "$bin" extract good.fits -PARAMETERS_NAME petro.param -PHOT_PETROPARAMS 2.0
 expect_error weight-image-missing "none.fits" "$bin" extract good.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE none.fits

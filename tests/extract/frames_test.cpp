@@ -1,7 +1,9 @@
 // A stream of frames (extract_files): each frame's catalog and check images byte-identical to
 // the one-frame run's, output names from {stem} / {index}, a failing frame reported while the
-// others go on, colliding names refused before anything runs. On a CUDA device the stream with
-// the GPU front end is checked against the CPU one-frame runs (GpuFrontEnd prefix: label gpu).
+// others go on, colliding names refused before anything runs; a multi-extension file in the
+// stream gives the catalog (ASCII, FITS_LDAC) and check images of its run alone. On a CUDA device
+// the stream with the GPU front end is checked against the CPU one-frame runs (GpuFrontEnd prefix:
+// label gpu).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,6 +18,8 @@
 #include "celeris/extract_settings.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/simulate.hpp"
+#include "celeris/table.hpp"
+#include "extract/output/check_image_extensions.hpp"
 
 namespace fs = std::filesystem;
 using namespace celeris;
@@ -54,8 +58,9 @@ class Frames : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Settings settings(const std::string& catalog, bool checks, Backend device) const {
-    Overrides o = {{"CATALOG_NAME", catalog}, {"CATALOG_TYPE", "ASCII_HEAD"}};
+  Settings settings(const std::string& catalog, bool checks, Backend device,
+                    const std::string& type = "ASCII_HEAD") const {
+    Overrides o = {{"CATALOG_NAME", catalog}, {"CATALOG_TYPE", type}};
     if (checks) {
       o.emplace_back("CHECKIMAGE_TYPE", "SEGMENTATION,-BACKGROUND,APERTURES");
       const std::string stem = (dir_ / "{stem}").string();
@@ -175,6 +180,72 @@ TEST_F(Frames, NamesMustBePerFrameAndDistinct) {
       extract_files(twice, settings((dir_ / "{stem}.cat").string(), false, Backend::Cpu), {}, {}),
       Error);
   EXPECT_FALSE(fs::exists(dir_ / "frame0.cat"));  // refused before anything ran
+}
+
+// The column names and values of the table at HDU `hdu` (CFITSIO's 0-based [hdu]) of `path`.
+std::vector<std::pair<std::string, std::vector<double>>> table_values(const std::string& path,
+                                                                      int hdu) {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (const Column& c : read_fits_table(path + "[" + std::to_string(hdu) + "]").columns)
+    out.emplace_back(c.name, c.values);
+  return out;
+}
+
+// Frames 0 and 2 as the two image extensions of mef.fits (an empty primary HDU first, as
+// SExtractor's own multi-extension outputs).
+std::string write_mef(const fs::path& dir, const std::vector<std::string>& images) {
+  const std::string mef = (dir / "mef.fits").string();
+  CheckImageFileWriter w(mef, 2, -32);
+  for (int k : {0, 2}) w.append(read_fits_image(images[k]).pixels.view(), {});
+  w.commit();
+  return mef;
+}
+
+// A multi-extension file named without an HDU, between frames: extracted whole, its catalog
+// (every extension's rows; FITS_LDAC: one LDAC_IMHEAD / LDAC_OBJECTS pair per extension) and
+// check images (an extension each) byte-identical to its run alone, the frames' to theirs.
+TEST_F(Frames, MultiExtensionFileInStreamEqualsItsRunAlone) {
+  const std::string mef = write_mef(dir_, images_);
+  for (const std::string type : {"ASCII_HEAD", "FITS_LDAC"}) {
+    const std::string ref = (dir_ / ("alone_" + type)).string();
+    Settings alone = settings(ref + ".cat", true, Backend::Cpu, type);
+    alone.check_names = {ref + ".seg.fits", ref + ".sub.fits", ref + ".ap.fits"};
+    const FileRunResult r = extract_file(mef, alone);
+    EXPECT_EQ(r.extensions, 2);
+    const std::string frame_ref = (dir_ / ("alone1_" + type)).string();
+    Settings one = settings(frame_ref + ".cat", false, Backend::Cpu, type);
+    extract_file(images_[1], one);
+
+    const std::vector<std::string> paths = {images_[1], mef, images_[0]};
+    const Settings s =
+        settings((dir_ / ("{stem}_" + type + ".cat")).string(), true, Backend::Cpu, type);
+    std::vector<FrameReport> reports;
+    const FramesSummary sum = extract_files(
+        paths, s, {}, [&](const FrameReport& rep) { reports.push_back(rep); }, 2);
+    ASSERT_EQ(reports.size(), 3u);
+    EXPECT_EQ(sum.failed, 0u);
+    for (const auto& rep : reports) EXPECT_EQ(rep.error, "") << rep.path;
+    EXPECT_EQ(reports[1].result.extensions, 2);
+    EXPECT_EQ(reports[1].result.catalog.rows, r.catalog.rows);
+    EXPECT_GT(r.catalog.rows, 100u);
+    const std::string got = (dir_ / ("mef_" + type)).string();
+    const std::string frame_got = (dir_ / ("frame1_" + type)).string();
+    if (type == "ASCII_HEAD") {
+      EXPECT_TRUE(slurp(ref + ".cat") == slurp(got + ".cat"));
+      EXPECT_TRUE(slurp(frame_ref + ".cat") == slurp(frame_got + ".cat"));
+    } else {
+      // The primary HDU, then an LDAC_IMHEAD / LDAC_OBJECTS pair per extension (the frame: one
+      // pair), the objects the same; the headers' extraction time cards differ by run.
+      for (int hdu : {2, 4})
+        EXPECT_TRUE(table_values(ref + ".cat", hdu) == table_values(got + ".cat", hdu)) << hdu;
+      EXPECT_GT(read_fits_table(got + ".cat[2]").rows, 10u);
+      EXPECT_GT(read_fits_table(got + ".cat[4]").rows, 10u);
+      EXPECT_THROW(read_fits_table(got + ".cat[5]"), Error);
+      EXPECT_TRUE(table_values(frame_ref + ".cat", 2) == table_values(frame_got + ".cat", 2));
+    }
+    for (const char* suffix : {".seg.fits", ".sub.fits", ".ap.fits"})
+      EXPECT_TRUE(slurp(ref + suffix) == slurp((dir_ / "mef").string() + suffix)) << type << suffix;
+  }
 }
 
 TEST_F(Frames, GpuFrontEndStreamEqualsCpuOneFrameRuns) {

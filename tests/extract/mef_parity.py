@@ -21,9 +21,13 @@ extension per image extension, as SExtractor reads them: HDU n for HDU n):
   --check T1,T2     check images, each one file with an extension per image extension: the HDU
                     layout (empty primary with NEXTEND, the EXTNAMEs, BITPIX, sizes) and every
                     pixel (check_images.py's comparison) must be source-extractor's
+  --stream          celeris also runs the file in a stream of frames, after a one-image frame
+                    (`celeris extract crowded.fits mef.fits -CATALOG_NAME stream.{stem}...`):
+                    the file's catalog from the stream must be source-extractor's too
 """
 import os
 import shutil
+import subprocess
 import sys
 
 from parity_runs import (exit_code, need_astropy, run_both, sextractor, simulate,
@@ -164,6 +168,7 @@ def main():
     argv, extra = split_extra(sys.argv[1:])
     small = take_switch(argv, "--small")
     dual = take_switch(argv, "--dual")
+    stream = take_switch(argv, "--stream")
     types = take(argv, "--types", "ASCII_HEAD,FITS_LDAC,FITS_1.0").split(",")
     more = take(argv, "--params")
     params = PARAMS + (split_params(more) if more else [])
@@ -216,6 +221,15 @@ def main():
                  args + ["-CATALOG_TYPE", ctype] + extra, work, quiet=("sex",),
                  own=check_args)
         failed += not compare_catalogs(ctype, cats["sex"], cats["cel"], len(exts))
+        if stream:
+            # The file as the second input of a stream (extract_files): one catalog per input.
+            pattern = os.path.join(work, f"stream.{{stem}}.{ctype}.cat")
+            subprocess.run([celeris, "extract", os.path.join(work, "crowded.fits"), image,
+                            "-CATALOG_NAME", pattern] + args + ["-CATALOG_TYPE", ctype] + extra,
+                           check=True, cwd=work)
+            print("stream:", end=" ")
+            failed += not compare_catalogs(ctype, cats["sex"], pattern.replace("{stem}", "mef"),
+                                           len(exts))
         for t, s_path, c_path in zip(checks, check_names["sex"], check_names["cel"]):
             failed += not compare_check_files(t, s_path, c_path)
         checks = []  # the check images of the first catalog type only

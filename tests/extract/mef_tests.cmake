@@ -5,7 +5,8 @@
 # FITS_LDAC table by table for dual-image mode), check images pixel for pixel with
 # source-extractor's HDU layout (tests/extract/mef_parity.py). The file: a crowded 400x400
 # simulation, a sparse 400x300 one with NaN patches and a HorseHead crop (when the shared data
-# is present).
+# is present). mef_stream_vignet_shift: the file given after a one-image frame in a stream
+# (run_frames.cpp), with VIGNET_SHIFT in its catalog.
 # name; mef_parity.py options, then after -- extra -KEY VALUE pairs
 foreach(variant
     "map_weight;--weights;MAP_WEIGHT;--params;FLUXERR_ISO,FLAGS_WEIGHT,NLOWWEIGHT_ISO,NLOWDWEIGHT_ISO"
@@ -14,7 +15,8 @@ foreach(variant
     "dual_image;--dual;--weights;MAP_WEIGHT,MAP_VAR;--types;ASCII_HEAD,FITS_LDAC;--params;FLUXERR_ISO"
     "flag_maps;--flag-maps;2;--params;IMAFLAGS_ISO(2),NIMAFLAGS_ISO(2);--;-FLAG_TYPE;OR,MAX"
     "check_images;--check;BACKGROUND,BACKGROUND_RMS,MINIBACKGROUND,MINIBACK_RMS,-BACKGROUND,FILTERED,SEGMENTATION,OBJECTS,-OBJECTS,APERTURES"
-    "check_images_map_weight;--weights;MAP_WEIGHT;--check;BACKGROUND_RMS,MINIBACK_RMS,-OBJECTS,SEGMENTATION")
+    "check_images_map_weight;--weights;MAP_WEIGHT;--check;BACKGROUND_RMS,MINIBACK_RMS,-OBJECTS,SEGMENTATION"
+    "stream_vignet_shift;--stream;--types;ASCII_HEAD,FITS_LDAC;--params;VIGNET_SHIFT(9,7)")
   list(POP_FRONT variant name)
   add_test(NAME extract.parity.mef_${name}
            COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/mef_parity.py

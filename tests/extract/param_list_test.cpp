@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/error.hpp"
 #include "extract/settings/parameters.hpp"
 
 namespace {
@@ -48,6 +49,17 @@ TEST(ParamList, VignetListedTwiceTakesBothSizesOfTheLast) {
   EXPECT_EQ(p[0].width, 7);
   EXPECT_EQ(p[0].height, 3);
   EXPECT_EQ(p[0].size, 21);
+}
+
+TEST(ParamList, VignetShiftTakesItsOwnTwoSizes) {
+  const auto p = parse("VIGNET(5,5)\nVIGNET_SHIFT(9,7)\n");
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_STREQ(p[1].spec->name, "VIGNET_SHIFT");
+  EXPECT_EQ(p[1].width, 9);
+  EXPECT_EQ(p[1].height, 7);
+  EXPECT_EQ(p[1].size, 63);
+  EXPECT_EQ(p[0].size, 25);
+  EXPECT_THROW(parse("VIGNET_SHIFT(9)\n"), celeris::Error);
 }
 
 TEST(ParamList, ScalarListedTwiceIsOneColumn) {

@@ -4,12 +4,15 @@ compare the catalogs object by object (compare_catalogs.py, the extraction issue
 
 usage: parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR [--drop-cards K1,K2] [--set-cards K=V,K=V]
                  [--crop Y0:Y1,X0:X1] [--rows-frac F] [--params P1,P2] [--col-tol NAME=TOL ...]
+                 [--exact-columns N1,N2]
                  [-- extra -KEY VALUE ...]
 --crop runs both tools on rows Y0:Y1 and columns X0:X1 (numpy slices, 0-based) of the image's
 first image HDU, written with its header (CRPIX moved with the crop; needs astropy).
 --params adds catalog parameters to the compared list (VIGNET(w,h) keeps its comma; FLUX_APER(5)
 replaces the listed FLUX_APER(2)); --append-params P1,P2 appends them as given, even names
 already listed (a .param file listing a parameter twice);
+--exact-columns N1,N2 also runs both tools with FITS_1.0 catalogs and requires those columns
+equal bit for bit (parity_runs.exact_columns);
 --col-tol NAME=TOL also requires the median relative difference of column NAME <= TOL
 (compare_catalogs.py). --flag-maps N writes N
 flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
@@ -22,8 +25,8 @@ header cards / with those set (numbers where they parse as numbers; needs astrop
 import os
 import sys
 
-from parity_runs import (exit_code, input_image, need_astropy, parity, sextractor, split_extra,
-                         split_params, take, take_all)
+from parity_runs import (exact_columns, exit_code, input_image, need_astropy, parity, sextractor,
+                         split_extra, split_params, take, take_all)
 
 PARAMS = ["NUMBER", "X_IMAGE", "Y_IMAGE", "FLUX_ISO", "FLUXERR_ISO", "FLUX_AUTO", "FLUXERR_AUTO",
           "FLUX_APER(2)", "ISOAREA_IMAGE", "A_IMAGE", "B_IMAGE", "THETA_IMAGE", "FLUX_RADIUS",
@@ -96,6 +99,7 @@ def main():
     for item in take_all(argv, "--col-tol"):
         options += ["--col-tol", item]
     n_flag_maps = int(take(argv, "--flag-maps", "0"))
+    exact = take(argv, "--exact-columns")
     celeris, spec, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sextractor()
     os.makedirs(work, exist_ok=True)
@@ -144,8 +148,12 @@ def main():
             names.append(os.path.join(work, f"flag{k}.fits"))
             fits.writeto(names[-1], flag_map(shape, rng), overwrite=True)
         extra = ["-FLAG_IMAGE", ",".join(names)] + extra
-    return parity(celeris, image, work, os.path.basename(image), params, extra, label,
-                  ["--same-columns"] + options)
+    verdict = parity(celeris, image, work, os.path.basename(image), params, extra, label,
+                     ["--same-columns"] + options)
+    if exact:
+        verdict |= exact_columns(celeris, image, work, os.path.basename(image), params, extra,
+                                 exact.split(","))
+    return verdict
 
 
 if __name__ == "__main__":

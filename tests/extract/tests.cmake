@@ -297,6 +297,7 @@ set_tests_properties(extract.parity.mef PROPERTIES LABELS "integration;extract;p
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/mef_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/weights_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/petro_tests.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/vignet_shift_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/windowed_weights_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/parent_b1950_tests.cmake)
 # ASSOC (stages/assoc.cpp): lists made from a source-extractor run, moved, doubled, duplicated

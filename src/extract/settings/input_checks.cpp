@@ -48,10 +48,11 @@ void refuse_unsupported_inputs(const std::string& image_path, const Settings& se
   if (image_path.find('[') == std::string::npos) {
     const int n = count_image_hdus(image_path);
     if (n > 1)
-      throw Error(image_path + ": " + std::to_string(n) +
-                  " image extensions; a multi-extension file is extracted whole only when it is "
-                  "the only image given: name one extension in a stream of frames, e.g. " +
-                  image_path + "[1]");
+      throw Error(
+          image_path + ": " + std::to_string(n) +
+          " image extensions; a multi-extension file is extracted whole only as the image (or "
+          "the detection image of a pair): name one extension here, e.g. " +
+          image_path + "[1]");
   }
   const std::string head = external_header_path(image_path, settings.header_suffix);
   if (!settings.header_suffix.empty() && std::filesystem::exists(head))

@@ -10,7 +10,8 @@
 namespace celeris::extract {
 
 // Throws celeris::Error when `image_path`, named without an HDU, holds more than one image HDU
-// (extract_file extracts those as SExtractor does; a single frame of a stream cannot), or when
+// (extract_file and a stream extract those whole when they are the image or the detection
+// image, as SExtractor does; a measurement image beside a one-image detection cannot), or when
 // the external header SExtractor would read beside it (HEADER_SUFFIX) exists.
 void refuse_unsupported_inputs(const std::string& image_path, const Settings& settings);
 

@@ -381,6 +381,8 @@ const std::vector<ParamSpec>& parameter_table() {
       {"MAG_GROWTH", "mag", "Cumulated magnitude growth-curve", CT::Float32, "%8.4f", true, false},
       {"MAG_GROWTHSTEP", "pixel", "Step for growth-curves", CT::Float32, "%10.3f", false, false},
       {"VIGNET", "count", "Pixel data around detection", CT::Float32, "%12.7g", true, false},
+      {"VIGNET_SHIFT", "count", "Pixel data around detection, corrected for shift", CT::Float32,
+       "%12.7g", true, false},
       // --- weight flags (measure_weight_flags.hpp)
       {"FLAGS_WEIGHT", "", "Weighted extraction flags", CT::Int16, "%1d", false, false},
       {"NLOWWEIGHT_ISO", "", "Nb of pixels with low weight over the iso. profile", CT::Int32, "%9d",
@@ -424,14 +426,14 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
                     printable_excerpt(line) + "'");
     }
     // --- hook: VIGNET(w,h), a two-dimensional cell
-    if (name == "VIGNET") {
+    if (name == "VIGNET" || name == "VIGNET_SHIFT") {
       const char* c = sized ? line.c_str() + end + 1 : "";
       char* after = nullptr;
       const long w = std::strtol(c, &after, 10);
       const long h = *after == ',' ? std::strtol(after + 1, &after, 10) : 0;
       if (!sized || w < 1 || h < 1 || w > 4096 || h > 4096)
-        throw Error(origin + " line " + std::to_string(lineno) +
-                    ": VIGNET needs its size in pixels, VIGNET(w,h), each 1 to 4096 (got '" +
+        throw Error(origin + " line " + std::to_string(lineno) + ": " + name +
+                    " needs its size in pixels, " + name + "(w,h), each 1 to 4096 (got '" +
                     printable_excerpt(line) + "')");
       width = static_cast<int>(w);
       height = static_cast<int>(h);
@@ -936,6 +938,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"MAG_GROWTHSTEP",
        [&](size_t i, int) { return n_mag_growth ? o.growth_rlim[i] / n_mag_growth : 0.0; }},
       {"VIGNET", [&](size_t i, int k) { return double(o.vignet[i * vignet_size + k]); }},
+      {"VIGNET_SHIFT",
+       [&](size_t i, int k) { return double(o.vignet_shift[i * (o.vignet_shift.size() / n) + k]); }},
       {"FLAGS_WEIGHT", scalar(o.flags_weight)},
       {"NLOWWEIGHT_ISO", scalar(o.nlowweight)},
       {"NLOWDWEIGHT_ISO", scalar(o.nlowdweight)},
@@ -958,6 +962,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (name == "FLUX_RADIUS") size = std::min(size, nfrac);
     c.repeat = size;
     if (name == "VIGNET") c.dims = vignet_dims;
+    if (name == "VIGNET_SHIFT") c.dims = {p.width, p.height};
     c.values.assign(n * size, 0.0);
     if (p.spec->needs_wcs && !wcs) {
       t.columns.push_back(std::move(c));  // no world frame built: zeros

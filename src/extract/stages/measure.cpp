@@ -6,6 +6,7 @@
 #include "extract/stages/measure_growth.hpp"
 #include "extract/stages/measure_vignet.hpp"
 #include "extract/stages/measure_windowed.hpp"
+#include "extract/stages/vignet_shift.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -152,6 +153,8 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
   const size_t vignet_size = static_cast<size_t>(ctx.vignet_width) * ctx.vignet_height;
   o.vignet.assign(n * vignet_size, 0.0f);
+  const size_t shift_size = static_cast<size_t>(ctx.vignet_shift_width) * ctx.vignet_shift_height;
+  o.vignet_shift.assign(n * shift_size, 0.0f);
 
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
@@ -240,6 +243,9 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     if (vignet_size)  // --- hook: VIGNET, the pixels as the line buffer held them
       vignet(field, ap, s.mx, s.my, ctx.vignet_width, ctx.vignet_height,
              &o.vignet[i * vignet_size]);
+    if (shift_size)  // VIGNET_SHIFT, the same buffer resampled onto the barycentre
+      vignet_shift(field, ap, s.mx, s.my, ctx.vignet_shift_width, ctx.vignet_shift_height,
+                   &o.vignet_shift[i * shift_size]);
     o.flags[i] = flags;
   }
   return o;
