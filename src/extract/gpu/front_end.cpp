@@ -243,7 +243,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
   // labels do not give: where it might overflow, the frame is detected again on the host with
   // the stack modelled (the stage's name in the timings says so).
-  if (config.memory_pixstack > 0) {
+  if (config.memory_pixstack > 0 && static_cast<int64_t>(w) * h >= config.memory_pixstack - 1) {
     const auto t_stack = Clock::now();
     const int64_t bound = pixel_stack_bound(out.value, out.detection_image(), out.detect_thresh,
                                             out.detections, host_threads);

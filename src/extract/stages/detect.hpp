@@ -52,10 +52,10 @@ ObjectList detections_from_components(ImageView<const float> value, ImageView<co
 
 // An upper bound of the entries SExtractor's pixel stack holds at any time of the scan
 // (sextractor/pixel_stack.hpp), from the components another labeller kept (`detections`, at
-// least DETECT_MINAREA pixels each): all foreground pixels (`value` not NaN, `cvalue` above
-// `threshold`) up to the end of each row, less those of kept components freed before the row
-// begins (on the row after their last). Smaller components are never taken off, hence a
-// bound: below MEMORY_PIXSTACK - 1 the stack cannot overflow. One pass over the frame.
+// least DETECT_MINAREA pixels each): all pixels of `cvalue` above `threshold` (masked ones
+// too) up to the end of each row, less those of kept components freed before the row begins
+// (on the row after their last). Smaller components are never taken off, hence a bound: below
+// MEMORY_PIXSTACK - 1 the stack cannot overflow. One pass over the detection image.
 int64_t pixel_stack_bound(ImageView<const float> value, ImageView<const float> cvalue,
                           float threshold, const ObjectList& detections, int threads);
 
