@@ -72,6 +72,10 @@ struct Config {
   // SExtractor's buffers, which decide when objects are written, hence their NUMBER order:
   int memory_bufsize = 1024;   // MEMORY_BUFSIZE: image lines held at a time
   int memory_objstack = 3000;  // MEMORY_OBJSTACK: objects held before the oldest is written
+  // MEMORY_PIXSTACK: pixels of open detections held during the scan; beyond it the largest one
+  // loses its pixels (FLAGS 128), as in SExtractor (src/extract/sextractor/pixel_stack.hpp);
+  // 0: no limit.
+  int64_t memory_pixstack = 300000;
   bool filter = true;
   std::vector<float> filter_kernel;  // row-major; empty = no filtering
   int filter_width = 0, filter_height = 0;
@@ -269,6 +273,7 @@ struct RunInfo {
   int64_t rand_draws = 0;  // rand() numbers the deblender took (after deblend_rand_offset)
   int threads = 0;         // OpenMP threads used (Config::threads, or chosen by the frame's size)
   std::vector<std::pair<std::string, double>> stage_seconds;
+  std::vector<std::string> warnings;  // what SExtractor would warn of (pixel stack overflows)
 };
 
 struct Result {

@@ -52,6 +52,7 @@ void validate_config(const Config& c) {
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
   if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
   if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
+  if (c.memory_pixstack < 0) throw Error("MEMORY_PIXSTACK must be >= 0 (0: no limit)");
   if (c.filter && !c.filter_kernel.empty() &&
       static_cast<int>(c.filter_kernel.size()) != c.filter_width * c.filter_height)
     throw Error("filter kernel size does not match filter_width x filter_height");
@@ -100,8 +101,11 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
     out.filtered = images->filtered.view();
   }
   timer.lap("filter");
+  std::vector<PixelStackOverflow> overflows;
   out.detections =
-      detect(out.value, out.detection_image(), {out.detect_thresh, config.detect_minarea});
+      detect(out.value, out.detection_image(),
+             {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);
+  for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
   timer.lap("detect");
   out.storage = std::move(images);
   return out;
@@ -133,6 +137,7 @@ FrontStage front_stage(const Config& user_config, int64_t width, int64_t height,
   info.detect_thresh = front.detect_thresh;
   info.analysis_thresh = front.analysis_thresh;
   info.n_detections = front.detections.size();
+  info.warnings.insert(info.warnings.end(), front.warnings.begin(), front.warnings.end());
   if (stage.measure.dual) {  // the measurement image's background and analysis threshold
     const BackgroundMap& m = stage.measure.background;
     info.global_back = config.back_manual ? config.back_value : m.global_back;

@@ -274,6 +274,7 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   FrameOutputs outputs;
   FileRunResult& out = outputs.result;
   out.warnings = plan.warnings;
+  out.warnings.insert(out.warnings.end(), r.info.warnings.begin(), r.info.warnings.end());
   out.catalog = make_catalog(r.objects, plan.params, config, frame.world);
   if (plan.assoc)  // ASSOCSELEC_TYPE: SExtractor writes and numbers only the objects selected
     keep_rows(out.catalog, assoc_selection(r.objects, settings.assoc.select));
@@ -428,6 +429,9 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
   for (size_t k = 1; k < outputs.size(); ++k) {
     out.info.n_detections += outputs[k].result.info.n_detections;
     out.info.n_deblended += outputs[k].result.info.n_deblended;
+    const auto& more = outputs[k].result.info.warnings;
+    out.info.warnings.insert(out.info.warnings.end(), more.begin(), more.end());
+    out.warnings.insert(out.warnings.end(), more.begin(), more.end());
   }
   out.extensions = static_cast<int>(hdus.size());
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -441,15 +445,23 @@ FileRunResult extract_file(const std::string& image_path, const Settings& settin
     for (const auto& w : plan.warnings) warn(w);
   // A multi-extension image (the detection image in dual-image mode; SExtractor takes the
   // extensions from it), named without an HDU, is extracted extension by extension.
-  if (const std::vector<int> hdus = multi_extension_hdus(image_path); !hdus.empty())
-    return extract_extensions(image_path, hdus, settings, plan);
+  if (const std::vector<int> hdus = multi_extension_hdus(image_path); !hdus.empty()) {
+    FileRunResult out = extract_extensions(image_path, hdus, settings, plan);
+    if (warn)
+      for (const auto& w : out.info.warnings) warn(w);
+    return out;
+  }
   Frame frame = read_frame(image_path, settings.catalog_name, settings.check_names, settings, plan);
   // Dual-image mode: the detection image goes through the pipeline, the measurement image is
   // frame.request.measure_image.
   Result r = frame.detect_image
                  ? extract(std::move(frame.detect_image->pixels), frame.config, frame.request)
                  : extract(std::move(frame.image.pixels), frame.config, frame.request);
-  return finish_frame(frame, std::move(r), settings, plan);
+  const std::vector<std::string> frame_warnings = r.info.warnings;
+  FileRunResult out = finish_frame(frame, std::move(r), settings, plan);
+  if (warn)
+    for (const auto& w : frame_warnings) warn(w);
+  return out;
 }
 
 }  // namespace celeris::extract

@@ -303,6 +303,8 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
         report.error = e.what();
       }
     summary.failed += !report.error.empty();
+    if (warn && report.error.empty())  // the frame's own warnings (the plan's came first)
+      for (const auto& w : report.result.info.warnings) warn(report.path + ": " + w);
     const auto t_free = std::chrono::steady_clock::now();
     job.reset();  // the frame's memory goes before the report is handled
     steps.add("free (page-unlock)", since(t_free));

@@ -119,6 +119,25 @@ TEST_F(GpuFrontEnd, SameAsCpuOnSimulationsAndConfigurations) {
   expect_same_on_both(img, c, "5x3 kernel with zero taps");
 }
 
+// SExtractor's pixel stack (MEMORY_PIXSTACK) overflowing: the GPU's labels give no scan order,
+// so the frame is detected again on the host (gpu/front_end.cpp) and must give the CPU's
+// catalog and warnings; with a stack just large enough, no overflow on either.
+TEST_F(GpuFrontEnd, SameAsCpuWhenThePixelStackOverflows) {
+  const Image<float> img = simulated(700, 500, 5, 4);
+  Config c;
+  c.detect_thresh = c.analysis_thresh = 0.3;
+  c.memory_pixstack = 1000;
+  c.device = Backend::Cpu;
+  const Result cpu = extract::extract(img.view(), c);
+  ASSERT_FALSE(cpu.info.warnings.empty()) << "the case must overflow the stack";
+  c.device = Backend::Cuda;
+  const Result gpu = extract::extract(img.view(), c);
+  EXPECT_EQ(cpu.info.warnings, gpu.info.warnings);
+  expect_same_on_both(img, c, "MEMORY_PIXSTACK 1000");
+  c.memory_pixstack = 100000000;
+  expect_same_on_both(img, c, "MEMORY_PIXSTACK 1e8");
+}
+
 TEST_F(GpuFrontEnd, SameErrorsAsCpu) {
   Image<float> nan_image(40, 30, NAN);
   Config c;

@@ -18,7 +18,7 @@ equal bit for bit (parity_runs.exact_columns);
 flag maps of the image's size (int32; rectangles of flag values, some overlapping, over objects
 and sky; seeded) and passes them as FLAG_IMAGE to both tools (needs astropy).
 sim:<name> generates the image with `celeris simulate image` (sparse, crowded, nan, saturated,
-border, strips). --drop-cards / --set-cards run both tools on a copy of the image without those
+border, strips, pixstack). --drop-cards / --set-cards run both tools on a copy of the image without those
 header cards / with those set (numbers where they parse as numbers; needs astropy). Exit code 77
 (ctest SKIP) when the image, source-extractor or astropy is absent.
 """
@@ -41,6 +41,9 @@ SIMS = {
     # Taller than SExtractor's 1024-line buffer: objects written out during the scan, apertures
     # clipped to the buffer (FLAGS 16), saturated stars and NaN patches.
     "strips": ["--size", "3000", "--seed", "9", "--saturated", "40", "--nan-patches", "6"],
+    # Crowded on 1024^2: at very low thresholds the noise percolates into objects open across
+    # hundreds of rows, which overflow a small pixel stack (MEMORY_PIXSTACK).
+    "pixstack": ["--size", "1024", "--seed", "19", "--density", "crowded"],
 }
 
 

@@ -240,6 +240,25 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                                               offset, host_threads);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host chains", seconds_since(t_chains));
+  // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
+  // labels do not give: where it might overflow, the frame is detected again on the host with
+  // the stack modelled (the stage's name in the timings says so).
+  if (config.memory_pixstack > 0 && static_cast<int64_t>(w) * h >= config.memory_pixstack - 1) {
+    const auto t_stack = Clock::now();
+    const int64_t bound = pixel_stack_bound(out.value, out.detection_image(), out.detect_thresh,
+                                            out.detections, host_threads);
+    out.stage_seconds.emplace_back("host pixel-stack bound", seconds_since(t_stack));
+    if (bound >= config.memory_pixstack - 1) {
+      const auto t_detect = Clock::now();
+      std::vector<PixelStackOverflow> overflows;
+      out.detections =
+          detect(out.value, out.detection_image(),
+                 {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);
+      for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
+      out.stage_seconds.emplace_back("host detection (MEMORY_PIXSTACK may overflow)",
+                                     seconds_since(t_detect));
+    }
+  }
   return out;
 }
 

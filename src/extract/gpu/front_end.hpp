@@ -33,6 +33,7 @@ struct FrontEnd {
   ObjectList detections;            // exactly detect()'s
   float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   std::vector<std::pair<std::string, double>> stage_seconds;
+  std::vector<std::string> warnings;  // e.g. pixel stack overflows (sextractor/pixel_stack.hpp)
   std::shared_ptr<void> storage;
 
   // The image thresholds were applied to: the filtered one, or the image itself with FILTER N.

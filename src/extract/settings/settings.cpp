@@ -126,6 +126,9 @@ const std::map<std::string, Setter>& setters() {
                             auto& v) { s.config.memory_bufsize = to_int(k, v, 0, 1, 1 << 30); }},
       {"MEMORY_OBJSTACK", [](Settings& s, auto& k,
                              auto& v) { s.config.memory_objstack = to_int(k, v, 0, 1, 1 << 30); }},
+      // SExtractor's range (preflist.h); the stack is modelled in detection (pixel_stack.hpp).
+      {"MEMORY_PIXSTACK", [](Settings& s, auto& k,
+                             auto& v) { s.config.memory_pixstack = to_int(k, v, 0, 1000, 100000000); }},
       {"DETECT_MINAREA", [](Settings& s, auto& k,
                             auto& v) { s.config.detect_minarea = to_int(k, v, 0, 1, 100000000); }},
       {"DETECT_THRESH",
@@ -450,13 +453,11 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
 // parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y, DGEO_TYPE PIXEL): with those
-// refused, SExtractor does nothing with them either, so any value is accepted. MEMORY_PIXSTACK
-// sizes SExtractor's pixel stack; celeris has none, so it cannot overflow where SExtractor would
-// (SExtractor then says so itself).
+// refused, SExtractor does nothing with them either, so any value is accepted.
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "DGEO_IMAGE", "MEMORY_PIXSTACK", "PATTERN_TYPE", "PSFDISPLAY_TYPE", "PSF_NAME",
-      "PSF_NMAX",   "SOM_NAME",        "XML_NAME",     "XSL_URL",
+      "DGEO_IMAGE", "PATTERN_TYPE", "PSFDISPLAY_TYPE", "PSF_NAME",
+      "PSF_NMAX",   "SOM_NAME",     "XML_NAME",        "XSL_URL",
   };
   return keys;
 }

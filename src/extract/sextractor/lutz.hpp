@@ -7,13 +7,24 @@
 // functions of the chain order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "celeris/error.hpp"
+#include "extract/sextractor/pixel_stack.hpp"
 
 namespace celeris::extract {
 
+// Chain flags: pixels were dropped by a pixel-stack overflow (pixel_stack.hpp), and one of
+// the dropped pixels lay on the grid's border (SExtractor's OBJ_TRUNC, set per pixel as it is
+// scanned, outlives the pixel).
+enum LutzFlag : uint8_t { kLutzOverflow = 1, kLutzDroppedBorder = 2 };
+
 struct LutzComponent {
   std::vector<int64_t> pixels;  // y * width + x, in chain order
+  uint8_t flags = 0;            // LutzFlag bits
 };
 
 // Scans a width x height grid in raster order; on(x, y) tells whether a pixel is foreground.
@@ -25,11 +36,13 @@ namespace lutz_detail {
 struct Chain {
   int64_t first = -1, last = -1;
   int64_t npix = 0;
+  uint8_t flags = 0;  // LutzFlag bits, OR'ed on merging (scan.c's update)
 };
 
 // Appends chain b to chain a.
 inline void append(Chain& a, const Chain& b, std::vector<int64_t>& next) {
   a.npix += b.npix;
+  a.flags |= b.flags;
   if (a.first < 0) {
     a.first = b.first;
     a.last = b.last;
@@ -46,6 +59,38 @@ enum class Above { Outside, Inside, Open, Closed };
 // object continues to the right ('f'), end of the object's last run on the row ('F').
 enum Marker : uint8_t { kNone = 0, kStartFirst, kStartMore, kEndMore, kEndLast };
 
+// scanimage's victim when the pixel stack runs out at column x (pixel_stack.hpp): the object
+// holding the most pixels among those parked on the row (stored[i], still to be picked up or
+// already closed on this row: marker 'S' at i) and those open on it. `mark` is the marker read
+// at x (cleared from `marker` already). A parked entry whose column started an object still
+// open on this row is stale; scanimage's test includes start[0], which is always 0, so column
+// 0 counts as stale once the scan has passed it.
+inline Chain* pixel_stack_victim(int width, int x, uint8_t mark, const std::vector<uint8_t>& marker,
+                                 std::vector<Chain>& stored, std::vector<Chain>& open,
+                                 const std::vector<int>& start) {
+  Chain* victim = nullptr;
+  int64_t most = 0;
+  for (int i = 0; i <= width; ++i) {
+    if (stored[i].npix <= most) continue;
+    if (marker[i] != kStartFirst && !(mark == kStartFirst && i == x)) continue;
+    bool stale = false;
+    if (i < x) {
+      stale = i == 0;
+      for (int s : start) stale = stale || s == i;
+    }
+    if (!stale) {
+      most = stored[i].npix;
+      victim = &stored[i];
+    }
+  }
+  for (Chain& c : open)
+    if (c.npix > most) {
+      most = c.npix;
+      victim = &c;
+    }
+  return victim;
+}
+
 }  // namespace lutz_detail
 
 // Working buffers of lutz_scan, reusable from call to call (deblending scans thousands of
@@ -60,9 +105,16 @@ struct LutzScratch {
   std::vector<lutz_detail::Above> ps_stack;
 };
 
+// With `stack`, the pixels are held in a bounded pixel stack as SExtractor's scan holds them
+// (pixel_stack.hpp): on overflow the largest open object loses all but its first pixel. Throws
+// celeris::Error when no open object has more than one pixel to give back (scan.c's fatal case).
 template <class On, class Emit>
-void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScratch& scratch) {
+void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScratch& scratch,
+               PixelStack* stack) {
   if (width <= 0 || height <= 0) return;
+  // Entries held; the stack is exhausted when a pixel leaves only its last entry free.
+  int64_t in_use = 0;
+  const int64_t exhausted = stack ? stack->size - 1 : INT64_MAX;
   const int w1 = width + 1;
   // Chains link foreground pixels by their ordinal in scan order (not by position), so the
   // buffers grow with the foreground, not with the grid: deblending scans each node's bounding
@@ -84,9 +136,12 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScr
   end.clear();
   ps_stack.clear();
   auto finish = [&](lutz_detail::Chain& c) {
+    if (stack) stack->peak = std::max(stack->peak, in_use);  // a maximum comes before each free
+    in_use -= c.npix;  // the chain goes back to the pool, kept or not
     if (c.npix < minarea) return;
     LutzComponent comp;
     comp.pixels.reserve(static_cast<size_t>(c.npix));
+    comp.flags = c.flags;
     for (int64_t k = c.first; k >= 0; k = next[k]) comp.pixels.push_back(where[k]);
     emit(std::move(comp));
   };
@@ -98,6 +153,26 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScr
       const uint8_t mark = marker[x];
       marker[x] = lutz_detail::kNone;
       const bool lit = y < height && x < width && on(x, y);
+      if (lit && ++in_use >= exhausted) {  // scan.c takes the pixel's entry before the test
+        stack->peak = std::max(stack->peak, in_use);
+        stack->overflows.push_back({x, y});
+        lutz_detail::Chain* victim =
+            lutz_detail::pixel_stack_victim(width, x, mark, marker, stored, open, start);
+        if (!victim || victim->npix <= 1)
+          throw Error("pixel stack overflow at " + std::to_string(x + 1) + "," +
+                      std::to_string(y + 1) + " with no object to free: MEMORY_PIXSTACK " +
+                      std::to_string(stack->size) + " is too small");
+        for (int64_t k = next[victim->first]; k >= 0; k = next[k]) {
+          const int64_t px = where[k] % width, py = where[k] / width;
+          if (px == 0 || py == 0 || px == width - 1 || py == height - 1)
+            victim->flags |= kLutzDroppedBorder;
+        }
+        in_use -= victim->npix - 1;
+        next[victim->first] = -1;
+        victim->last = victim->first;
+        victim->npix = 1;
+        victim->flags |= kLutzOverflow;
+      }
       if (lit && !in_run) {  // a run starts
         in_run = true;
         if (ps == lutz_detail::Above::Inside) {
@@ -188,9 +263,14 @@ void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScr
 }
 
 template <class On, class Emit>
+void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit, LutzScratch& scratch) {
+  lutz_scan(width, height, on, minarea, emit, scratch, nullptr);
+}
+
+template <class On, class Emit>
 void lutz_scan(int width, int height, On&& on, int minarea, Emit&& emit) {
   LutzScratch scratch;
-  lutz_scan(width, height, on, minarea, emit, scratch);
+  lutz_scan(width, height, on, minarea, emit, scratch, nullptr);
 }
 
 }  // namespace celeris::extract

@@ -115,6 +115,8 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
   plan.parent_flags = parent.flags;
   const int nthresh = params.nthresh;
   if (nthresh < 2 || parent.empty()) return plan;
+  // scan.c's sortit: a detection that lost pixels to a pixel-stack overflow is not deblended.
+  if (parent.flags & kFlagExtractOverflow) return plan;
 
   float peak = -std::numeric_limits<float>::max();
   double rv = 0;

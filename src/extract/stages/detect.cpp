@@ -28,7 +28,44 @@ void unite(std::vector<int32_t>& parent, int32_t a, int32_t b) {
   parent[a] = b;  // the smaller provisional label (earlier in raster order) is the root
 }
 
+// The FLAGS a component brings from the pixel stack (pixel_stack.hpp): 128 when it lost pixels,
+// 8 when one it lost lay on the border.
+uint16_t lutz_flags(const LutzComponent& c) {
+  uint16_t flags = 0;
+  if (c.flags & kLutzOverflow) flags |= kFlagExtractOverflow;
+  if (c.flags & kLutzDroppedBorder) flags |= kFlagTruncated;
+  return flags;
+}
+
 }  // namespace
+
+int64_t pixel_stack_bound(ImageView<const float> value, ImageView<const float> cvalue,
+                          float threshold, const ObjectList& detections, int threads) {
+  const int64_t w = value.width, h = value.height;
+  if (w * h == 0) return 0;
+  std::vector<int64_t> lit(static_cast<size_t>(h), 0), freed(static_cast<size_t>(h) + 2, 0);
+  // detect()'s test less its NaN check on `value`: counting masked pixels too keeps the bound
+  // and halves the memory read.
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t y = 0; y < h; ++y) {
+    const float* c = &cvalue(0, y);
+    int64_t n = 0;
+    for (int64_t x = 0; x < w; ++x) n += c[x] > threshold;
+    lit[static_cast<size_t>(y)] = n;
+  }
+  for (size_t k = 0; k < detections.size(); ++k) {
+    int32_t ymax = 0;
+    for (int64_t i = detections.offset[k]; i < detections.offset[k + 1]; ++i)
+      ymax = std::max(ymax, detections.y[static_cast<size_t>(i)]);
+    freed[static_cast<size_t>(ymax) + 2] += static_cast<int64_t>(detections.count(k));
+  }
+  int64_t held = 0, bound = 0;
+  for (int64_t y = 0; y < h; ++y) {
+    held += lit[static_cast<size_t>(y)] - freed[static_cast<size_t>(y)];
+    bound = std::max(bound, held);
+  }
+  return bound;
+}
 
 std::vector<int32_t> label_components(const std::vector<uint8_t>& mask, int width, int height,
                                       int32_t& count) {
@@ -87,44 +124,54 @@ Thresholds detection_thresholds(const Config& config, double rms) {
 }
 
 ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
-                  const DetectParams& params) {
+                  const DetectParams& params, std::vector<PixelStackOverflow>* overflows) {
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
   const float threshold = params.threshold;
   ObjectList out;
+  PixelStack stack;
+  stack.size = params.pixstack;
+  LutzScratch scratch;
   lutz_scan(
       w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; },
       params.minarea,
       [&](LutzComponent&& c) {
-        uint16_t flags = 0;
+        uint16_t flags = lutz_flags(c);
         for (int64_t p : c.pixels) {
           const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
           out.push_pixel({x, y, value(x, y), cvalue(x, y)});
           if (x == 0 || y == 0 || x == w - 1 || y == h - 1) flags |= kFlagTruncated;
         }
         out.end_object(flags);
-      });
+      },
+      scratch, params.pixstack > 0 ? &stack : nullptr);
+  if (overflows) *overflows = std::move(stack.overflows);
   return out;
 }
 
 ObjectList detect_weighted(ImageView<const float> value, ImageView<const float> cvalue,
                            ImageView<const float> thresh, ImageView<const float> var,
-                           const DetectParams& params) {
+                           const DetectParams& params, std::vector<PixelStackOverflow>* overflows) {
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
   auto t = [&](int x, int y) { return thresh.data ? thresh(x, y) : params.threshold; };
   auto v = [&](int x, int y) { return var.data ? var(x, y) : 0.0f; };
   ObjectList out;
+  PixelStack stack;
+  stack.size = params.pixstack;
+  LutzScratch scratch;
   lutz_scan(
       w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > t(x, y); },
       params.minarea,
       [&](LutzComponent&& c) {
-        uint16_t flags = 0;
+        uint16_t flags = lutz_flags(c);
         for (int64_t p : c.pixels) {
           const int x = static_cast<int>(p % w), y = static_cast<int>(p / w);
           out.push_pixel({x, y, value(x, y), cvalue(x, y), v(x, y), t(x, y)});
           if (x == 0 || y == 0 || x == w - 1 || y == h - 1) flags |= kFlagTruncated;
         }
         out.end_object(flags);
-      });
+      },
+      scratch, params.pixstack > 0 ? &stack : nullptr);
+  if (overflows) *overflows = std::move(stack.overflows);
   return out;
 }
 

@@ -168,9 +168,12 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
       std::fill(maps.thresh.data(), maps.thresh.data() + maps.thresh.size(), t.detect);
     }
   }
+  std::vector<PixelStackOverflow> overflows;
   out.detections = detect_weighted(
       out.value, cvalue, maps.detect ? maps.thresh.view() : ImageView<const float>{},
-      maps.measure ? maps.var.view() : ImageView<const float>{}, {t.detect, config.detect_minarea});
+      maps.measure ? maps.var.view() : ImageView<const float>{},
+      {t.detect, config.detect_minarea, config.memory_pixstack}, &overflows);
+  for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
   out.storage = std::move(images);  // the views above point into these images
   return out;
 }
