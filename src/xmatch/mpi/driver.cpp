@@ -158,7 +158,10 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   const bool gather = !(m.count && local_find);  // pairs (not counts) go to rank 0
   std::vector<Pair> pairs;                       // rank 0: every rank's pairs, when gathered
   PairCount count = m.count ? PairCount(o.radius_arcsec, m.bins) : PairCount();
-  auto join_units = [&](size_t units, const std::function<std::vector<Pair>(size_t)>& match) {
+  // `count_all`, when given, counts every unit at once (PartitionChunks::count: on the GPU, the
+  // rank's rows uploaded in as few runs as the device memory allows, the pairs counted there).
+  auto join_units = [&](size_t units, const std::function<std::vector<Pair>(size_t)>& match,
+                        const std::function<void(PairCount&)>& count_all = {}) {
     auto join_unit = [&](size_t k) {
       std::vector<Pair> p = match(k);
       // A find decided by one left row's pairs is applied per unit: a left row's pairs all lie
@@ -171,7 +174,9 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
       maybe_inject_fault(s.rank());
       const auto tj = Clock::now();
       // Counted here: the units' counts are summed on rank 0 after the last one.
-      if (!gather)
+      if (!gather && count_all && o.find == Find::All)
+        count_all(count);
+      else if (!gather)
         for (size_t k = 0; k < units; ++k) count.add(join_unit(k));
       t.join += since(tj);
     });
@@ -310,7 +315,9 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
     std::unique_ptr<PartitionChunks> chunks;
     collectively(s, where,
                  [&] { chunks = std::make_unique<PartitionChunks>(rows, plan, first, last, o); });
-    join_units(chunks->size(), [&](size_t k) { return chunks->match(k); });
+    join_units(
+        chunks->size(), [&](size_t k) { return chunks->match(k); },
+        [&](PairCount& c) { chunks->count(c); });
     chunks.reset();
     rows = PartitionRows{};
   }
