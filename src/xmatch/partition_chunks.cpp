@@ -3,6 +3,8 @@
 // of (pixel, rank) cuts) and the right rows of its pixels and their neighbours from the buckets,
 // so no chunk rescans the partition, and only one chunk's rows and pairs exist at a time: a rank
 // counting 9 billion pairs never holds more than its current chunk's.
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -36,9 +38,9 @@ struct Buckets {
   uint64_t count(int64_t p) const { return start[size_t(p) + 1] - start[size_t(p)]; }
 };
 
-// `at(k)` gives local row k's position (RA, Dec) of n rows.
+// Coarse pixel of each of n rows, `at(k)` giving local row k's position (RA, Dec).
 template <class At>
-Buckets bucket_by_pixel(size_t n, At at, int order) {
+std::vector<int32_t> pixels_of(size_t n, At at, int order) {
   if (n > size_t(UINT32_MAX)) throw Error("a partition of more than 2^32 rows: use more ranks");
   std::vector<int32_t> pix(n);  // coarse orders <= 7: below 2^31 pixels
 #pragma omp parallel for schedule(static)
@@ -46,15 +48,44 @@ Buckets bucket_by_pixel(size_t n, At at, int order) {
     const auto [ra, dec] = at(size_t(k));
     pix[size_t(k)] = int32_t(hp::radec2pix_nest(order, ra, dec));
   }
+  return pix;
+}
+
+// The rows grouped by pixel, each pixel's rows in row order: a counting sort, in parallel (each
+// thread counts a contiguous block of rows, and scatters them after the rows of the same pixel in
+// the blocks before it, so the order within a pixel is the row order whatever the threads).
+Buckets bucket_by_pixel(const std::vector<int32_t>& pix, int order) {
+  const size_t n = pix.size();
+  const size_t npix = size_t(hp::npix(order));
   Buckets b;
-  const int64_t npix = hp::npix(order);
-  b.start.assign(size_t(npix) + 1, 0);
-  for (int32_t p : pix) ++b.start[size_t(p) + 1];
-  for (int64_t p = 0; p < npix; ++p) b.start[size_t(p) + 1] += b.start[size_t(p)];
-  std::vector<uint64_t> next(b.start.begin(), b.start.end() - 1);
+  b.start.assign(npix + 1, 0);
   b.index.resize(n);
-  // A counting sort keeps each pixel's rows in row order.
-  for (size_t k = 0; k < n; ++k) b.index[next[size_t(pix[k])]++] = uint32_t(k);
+  const int nt = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
+  // counts[t][p]: rows of pixel p in thread t's block; then where they go.
+  std::vector<std::vector<uint64_t>> at(static_cast<size_t>(nt));
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const size_t lo = n * size_t(t) / size_t(nt), hi = n * size_t(t + 1) / size_t(nt);
+    std::vector<uint64_t>& c = at[size_t(t)];
+    c.assign(npix, 0);
+    for (size_t k = lo; k < hi; ++k) ++c[size_t(pix[k])];
+#pragma omp barrier
+#pragma omp single
+    {
+      uint64_t run = 0;
+      for (size_t p = 0; p < npix; ++p) {
+        b.start[p] = run;
+        for (int u = 0; u < nt; ++u) {
+          const uint64_t m = at[size_t(u)][p];
+          at[size_t(u)][p] = run;
+          run += m;
+        }
+      }
+      b.start[npix] = run;
+    }
+    for (size_t k = lo; k < hi; ++k) b.index[c[size_t(pix[k])]++] = uint32_t(k);
+  }
   return b;
 }
 
@@ -182,14 +213,26 @@ PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& pla
   Impl& m = *impl_;
   m.options.find = Find::All;
   m.options.join = Join::And;
-  m.left = bucket_by_pixel(
-      rows.left_count(), [&m](size_t k) { return m.left_at(k); }, plan.order);
-  m.right = bucket_by_pixel(
+  std::vector<int32_t> rpix = pixels_of(
       rows.right.size(),
       [&rows](size_t k) {
         return std::pair<double, double>{rows.right.ra[k], rows.right.dec[k]};
       },
       plan.order);
+  if (rows.left_in_right.empty()) {
+    m.left =
+        bucket_by_pixel(pixels_of(
+                            rows.left.size(), [&m](size_t k) { return m.left_at(k); }, plan.order),
+                        plan.order);
+  } else {
+    // A self-match's left rows are right rows: their pixels are known.
+    std::vector<int32_t> lpix(rows.left_in_right.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < int64_t(lpix.size()); ++k)
+      lpix[size_t(k)] = rpix[rows.left_in_right[size_t(k)]];
+    m.left = bucket_by_pixel(lpix, plan.order);
+  }
+  m.right = bucket_by_pixel(rpix, plan.order);
   m.stamp.assign(size_t(hp::npix(plan.order)), 0);
   // Pixel p holds the partition's cuts [lo, hi) of p; in the first pixel they start at the
   // partition's first cut's rank, which match() subtracts to find them in the bucket.
@@ -281,7 +324,7 @@ void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
   // Runs of consecutive chunks whose left rows and margin fit the device (cuda_count_bytes),
   // each uploaded and counted in one call; a chunk alone too large for it is matched by
   // match_pairs on the GPU (which cuts it further) and its pairs counted on the host.
-  std::vector<std::pair<size_t, size_t> > runs;
+  std::vector<std::pair<size_t, size_t>> runs;
   {
     size_t ka = 0;
     uint64_t nl = 0, nr = 0;
