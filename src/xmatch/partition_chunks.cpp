@@ -302,7 +302,6 @@ void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
 #ifndef CELERIS_HAVE_CUDA
   throw Error("celeris was built without the CUDA backend");
 #else
-  const auto t0 = std::chrono::steady_clock::now();
   const Options& o = m.options;
   const int order = index_order(o);
   const bool neighbours = detail::neighbour_search(o);
@@ -391,7 +390,6 @@ void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
     stats->gather_seconds += gather_s;
     stats->join_seconds += join_s;
   }
-  (void)t0;
 #endif
 }
 

@@ -117,6 +117,12 @@ void place_rank(const Session& s, Options& o) {
     if (e != cudaSuccess)
       throw Error(std::string("cannot select GPU ") + std::to_string(s.local_rank() % n) + ": " +
                   cudaGetErrorString(e));
+    // Ranks sharing a GPU share its memory: without --gpu-memory each plans for its share of 80%
+    // of what is free now (else every rank would plan its device runs for the whole device).
+    const int sharing = (s.local_size() + n - 1) / n;
+    size_t free = 0, total = 0;
+    if (o.device_memory == 0 && sharing > 1 && cudaMemGetInfo(&free, &total) == cudaSuccess)
+      o.device_memory = free / 10 * 8 / size_t(sharing);
   }
 #endif
 }
