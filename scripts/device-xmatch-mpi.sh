@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # On the GPU machine, one device call of at most 600 s: `mpirun -n N celeris xmatch` (issue 20).
-#   bash scripts/device-xmatch-mpi.sh [all|tests|bench|hats]       (default: all = tests + bench)
+#   bash scripts/device-xmatch-mpi.sh [billion|all|tests|bench|hats]   (default: billion)
 # Carry .debs (scripts/fetch-device-debs.sh makes it: .debs/*.deb, .debs/mpi/*.deb for OpenMPI,
 # .debs/arrow-26.tar.xz for Parquet; 34 MB). Every mode first builds celeris with CUDA + MPI +
 # Parquet in build-gpu-mpi/ (kept between calls while the machine stays warm), then:
-#   tests  the MPI and HATS ctests: xmatch.mpi (CPU ranks 1/2/4), xmatch.mpi_gpu (1/2/4 ranks
-#          sharing the GPU), xmatch.hats (mpirun -n 1/2), xmatch.hats_simulate, and the
-#          test_xmatch unit tests (XMatchCuda.* on the GPU, XMatchChunked.*)
-#   bench  bench/xmatch/bench_mpi.py: d1, d5, d25 self-matches at 0.0056 deg, --count, with
-#          1, 2, 4, 8 ranks, CPU ranks then GPU ranks
-#   hats   bench/xmatch/bench_hats_billion.py on HATS_ROWS rows (default 300 M; 7.4 GB on disk):
-#          one streamed process (--memory 12G), then mpirun -n 4 and -n 8 --count, on the GPU
+#   billion  the GPU's xmatch tests (xmatch.mpi_gpu: 1/2/4 ranks sharing the GPU, their --count
+#            against the CPU's, the d1 set included; XMatchCuda.*: the GPU join and the GPU count
+#            against the CPU), then bench/xmatch/bench_count_billion: the 1.23 B-row self-match
+#            at 0.0056 deg counted from a catalog generated in host memory (BILLION_ROWS, default
+#            1230000000; about 60 s to generate on 16 cores, 30-60 GB of host memory)
+#   tests    the MPI and HATS ctests: xmatch.mpi (CPU ranks 1/2/4), xmatch.mpi_gpu (1/2/4 ranks
+#            sharing the GPU), xmatch.hats (mpirun -n 1/2), xmatch.hats_simulate, and the
+#            test_xmatch unit tests (XMatchCuda.* on the GPU, XMatchChunked.*, XMatchCountBins.*)
+#   bench    bench/xmatch/bench_mpi.py: d1, d5, d25 self-matches at 0.0056 deg, --count, with
+#            1, 2, 4, 8 ranks, CPU ranks then GPU ranks
+#   all      tests + bench
+#   hats     bench/xmatch/bench_hats_billion.py on HATS_ROWS rows (default 300 M; 7.4 GB on disk):
+#            one streamed process (--memory 12G), then mpirun -n 4 and -n 8 --count, on the GPU
 # HATS_ROWS: the dev-VM rates of docs/xmatch.md (generation 3.4 M rows/s on 2 cores, a counted
 # match about 1 M rows/s on 2 cores) scaled to 16 cores and the GPU give about 20 s to generate
 # 300 M rows and 40-100 s for each of the three matches; with a cold build (about 3-4 min) that
@@ -22,8 +28,8 @@
 # non-zero at the end. A failed setup or build stops at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:-all}
-case "$mode" in all | tests | bench | hats) ;; *) echo "usage: $0 [all|tests|bench|hats]" >&2; exit 2 ;; esac
+mode=${1:-billion}
+case "$mode" in billion | all | tests | bench | hats) ;; *) echo "usage: $0 [billion|all|tests|bench|hats]" >&2; exit 2 ;; esac
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 budget=${BUDGET:-570}
@@ -94,7 +100,7 @@ fi
 
 # ---- build (fatal) ------------------------------------------------------------------------------
 bdir=build-gpu-mpi
-targets=(celeris_cli test_xmatch bench_simulate_hats)
+targets=(celeris_cli test_xmatch bench_simulate_hats bench_count_billion)
 # (CELERIS_CUDA=OFF and CMAKE_EXTRA, e.g. a ccache launcher, are for a dry run on a machine
 # without a GPU.)
 step build 330 bash -c "cmake -S . -B $bdir -DCMAKE_BUILD_TYPE=Release -DCELERIS_CUDA=${CELERIS_CUDA:-ON} \
@@ -108,7 +114,7 @@ step build 330 bash -c "cmake -S . -B $bdir -DCMAKE_BUILD_TYPE=Release -DCELERIS
 if [ "$mode" = all ] || [ "$mode" = tests ]; then
   # The MPI tests are RUN_SERIAL; the unit tests of test_xmatch run beside each other.
   step ctest 240 ctest --test-dir "$bdir" --output-on-failure -j 4 \
-    -R '^xmatch\.(mpi|mpi_gpu|hats|hats_simulate)$|^XMatch(Cuda|Chunked)\.'
+    -R '^xmatch\.(mpi|mpi_gpu|hats|hats_simulate)$|^XMatch(Cuda|Chunked|CountBins)\.'
   grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest.log" | tee -a "$summary" || true
 fi
 if [ "$mode" = all ] || [ "$mode" = bench ]; then
@@ -118,6 +124,16 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
       --sets d1,d5,d25 --ranks 1,2,4,8 --backend "$backend"
     grep "^|" "$out/bench-mpi-$backend.log" | tee -a "$summary" || true
   done
+fi
+if [ "$mode" = billion ]; then
+  step ctest-gpu 150 ctest --test-dir "$bdir" --output-on-failure -j 2 \
+    -R '^xmatch\.mpi_gpu$|^XMatchCuda\.|^XMatchCountBins\.'
+  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest-gpu.log" | tee -a "$summary" || true
+  timed=()
+  [ -x /usr/bin/time ] && timed=(/usr/bin/time -f "peak resident %M kB, %e s")
+  step billion "$(left)" ${timed[@]+"${timed[@]}"} "$bdir/bin/bench_count_billion" --rows "${BILLION_ROWS:-1230000000}" --device cuda \
+    ${BILLION_GPU_MEMORY:+--gpu-memory "$BILLION_GPU_MEMORY"}
+  grep -E "^\||^# |^pairs|peak resident" "$out/billion.log" | tee -a "$summary" || true
 fi
 if [ "$mode" = hats ]; then
   rows=${HATS_ROWS:-300000000}

@@ -117,17 +117,21 @@ int count_pairs_single(const std::vector<std::string>& inputs, bool self, const 
     if (xmatch::is_galactic(f1, r1, d1)) xmatch::galactic_to_icrs(p1);
     std::vector<xmatch::Pair> pairs;
     n1 = n2 = left.rows;
-    if (self) {
-      pairs = xmatch::self_pairs(p1, o);
-    } else {
+    xmatch::SkyPoints p2;
+    if (!self) {
       const Table right = read_for_count(inputs[1], ra2, dec2);
       const auto [r2, d2] = xmatch::find_radec_columns(right, ra2, dec2, inputs[1]);
-      xmatch::SkyPoints p2 = xmatch::table_positions(right, r2, d2, inputs[1]);
+      p2 = xmatch::table_positions(right, r2, d2, inputs[1]);
       if (xmatch::is_galactic(f2, r2, d2)) xmatch::galactic_to_icrs(p2);
-      pairs = xmatch::match_pairs(p1, p2, o);
       n2 = right.rows;
     }
-    c.add(xmatch::select_pairs(std::move(pairs), o.find, self, n1, n2));
+    if (o.find == xmatch::Find::All) {
+      // Counted without holding the pairs (on the GPU: counted on the device).
+      xmatch::count_pairs(p1, p2, self, o, c);
+    } else {
+      pairs = self ? xmatch::self_pairs(p1, o) : xmatch::match_pairs(p1, p2, o);
+      c.add(xmatch::select_pairs(std::move(pairs), o.find, self, n1, n2));
+    }
   }
   std::fputs(xmatch::format_count(c).c_str(), stdout);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -41,68 +41,16 @@
 #include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
 #include "celeris/simulate.hpp"
+#include "simulate_partition.hpp"
 
 namespace fs = std::filesystem;
 namespace hp = celeris::healpix;
 
 namespace {
 
-struct Params {
-  uint64_t rows = 0;
-  int order = 5;
-  uint64_t seed = 1;
-  double repeats = 1.0, scatter_arcsec = 0.5;
-};
-
-uint64_t splitmix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-struct Rows {
-  std::vector<int64_t> id;
-  std::vector<double> ra, dec;
-};
-
-// The rows of partition `pix` (first catalog row `first`, `count` rows).
-Rows simulate_partition(const Params& p, int64_t pix, uint64_t first, uint64_t count) {
-  std::mt19937_64 rng(splitmix(p.seed ^ splitmix(uint64_t(pix))));
-  const int sub = 2 * (29 - p.order);
-  std::uniform_int_distribution<int64_t> subpix(0, (int64_t(1) << sub) - 1);
-  std::poisson_distribution<int> extra(std::max(p.repeats - 1.0, 1e-12));
-  std::normal_distribution<double> gauss(0.0, p.scatter_arcsec / 3600.0);
-  Rows r;
-  r.id.reserve(count);
-  r.ra.reserve(count);
-  r.dec.reserve(count);
-  while (r.id.size() < count) {
-    double theta, phi;
-    hp::pix2ang_nest(29, (pix << sub) + subpix(rng), theta, phi);
-    const double ra0 = phi * 180.0 / M_PI, dec0 = 90.0 - theta * 180.0 / M_PI;
-    const int n = 1 + (p.repeats > 1.0 ? extra(rng) : 0);
-    for (int k = 0; k < n && r.id.size() < count; ++k) {
-      double ra = ra0, dec = dec0;
-      if (k > 0 || p.repeats > 1.0) {
-        for (int tries = 0; tries < 16; ++tries) {
-          const double d = dec0 + gauss(rng);
-          const double c = std::max(std::cos(d * M_PI / 180.0), 1e-9);
-          double a = std::fmod(ra0 + gauss(rng) / c + 360.0, 360.0);
-          if (std::fabs(d) > 90.0) continue;  // over the pole: draw again
-          if (hp::radec2pix_nest(p.order, a, d) != pix) continue;
-          ra = a;
-          dec = d;
-          break;
-        }
-      }
-      r.id.push_back(int64_t(first + r.id.size()));
-      r.ra.push_back(ra);
-      r.dec.push_back(dec);
-    }
-  }
-  return r;
-}
+using celeris::bench::Params;
+using celeris::bench::Rows;
+using celeris::bench::simulate_partition;
 
 template <class T, class ArrowArray>
 std::shared_ptr<arrow::Array> wrap(const std::vector<T>& v) {
@@ -167,10 +115,7 @@ int main(int argc, char** argv) {
     const std::string tmp = out + ".partial";
     fs::remove_all(tmp);
     const int64_t npix = 12 * (int64_t(1) << (2 * p.order));
-    const uint64_t base = p.rows / uint64_t(npix), rest = p.rows % uint64_t(npix);
-    const auto first_row = [&](int64_t pix) {
-      return uint64_t(pix) * base + std::min<uint64_t>(uint64_t(pix), rest);
-    };
+    const auto first_row = [&](int64_t pix) { return celeris::bench::first_row(p, pix); };
     for (int64_t d = 0; d < npix; d += 10000)
       fs::create_directories(fs::path(tmp) / "dataset" / ("Norder=" + std::to_string(p.order)) /
                              ("Dir=" + std::to_string(d)));

@@ -228,6 +228,7 @@ struct PartitionRows {
   std::vector<uint32_t> left_in_right;
   size_t left_count() const { return left_in_right.empty() ? left.size() : left_in_right.size(); }
 };
+struct PairCount;
 // A partition's chunks [first, last) of a plan, matched one at a time from its rows in memory:
 // the rows are bucketed by coarse pixel once (4 B per row), and each chunk takes its left rows
 // and its margin's right rows from the buckets, so only one chunk's rows and pairs are held
@@ -245,6 +246,11 @@ class PartitionChunks {
   // those of match_chunk_range(first + k, first + k + 1) on the whole catalogs. Throws when a
   // margin pixel's right rows are not all present.
   std::vector<Pair> match(size_t k, ChunkStats* stats = nullptr);
+  // Adds the pairs of every chunk to `count` without keeping them: the same counts as
+  // count.add(match(k)) for each k. On the CPU chunk by chunk; on the GPU (options.backend) runs
+  // of consecutive chunks whose rows fit the device memory (Options::device_memory) uploaded once
+  // each, their pairs counted and binned there (src/xmatch/count_bins.hpp).
+  void count(PairCount& count, ChunkStats* stats = nullptr);
 
  private:
   struct Impl;
@@ -331,6 +337,13 @@ struct PairCount {
   void add(const std::vector<Pair>& pairs);
   void merge(const PairCount& other);  // same radius and bins
 };
+// Adds to `count` the pairs of match_pairs(left, right) (self_pairs(left) when `self`; `right` is
+// then ignored), options.find must be All. On the GPU (options.backend) the pairs are counted and
+// binned on the device and never written: the catalogs uploaded once when they fit the device
+// memory (Options::device_memory), else in runs of HEALPix chunks. The same counts as
+// count.add(match_pairs(...)) on the CPU, bin for bin.
+void count_pairs(const SkyPoints& left, const SkyPoints& right, bool self, const Options& options,
+                 PairCount& count);
 // The count as text: "pairs N", then one line per bin: lower and upper edge (arcsec), pairs.
 std::string format_count(const PairCount& count);
 

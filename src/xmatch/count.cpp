@@ -7,6 +7,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/xmatch.hpp"
+#include "count_bins.hpp"
 
 namespace celeris::xmatch {
 
@@ -18,12 +19,9 @@ PairCount::PairCount(double radius, int bins) : radius_arcsec(radius) {
 
 void PairCount::add(const Pair& p) {
   ++pairs;
-  const double nb = double(histogram.size());
   // Separations lie in [0, radius]; the one at the radius itself (and any rounding above it)
-  // belongs to the last bin.
-  const double b = std::floor(p.sep_arcsec / radius_arcsec * nb);
-  const size_t k = b < 0 ? 0 : b >= nb ? histogram.size() - 1 : size_t(b);
-  ++histogram[k];
+  // belongs to the last bin. The GPU's counting kernel bins by the same rule (count_bins.hpp).
+  ++histogram[detail::histogram_bin(p.sep_arcsec, radius_arcsec, histogram.size())];
 }
 
 void PairCount::add(const std::vector<Pair>& ps) {

@@ -14,6 +14,7 @@
 #include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
+#include "join_search.hpp"
 
 #ifdef CELERIS_HAVE_CUDA
 #include "join_cuda.hpp"
@@ -239,8 +240,7 @@ std::vector<Pair> join_gpu([[maybe_unused]] const SkyPoints& left,
                            [[maybe_unused]] const Options& o, [[maybe_unused]] bool self) {
 #ifdef CELERIS_HAVE_CUDA
   // Larger than the device: the same HEALPix chunks as --memory, each matched on the GPU.
-  const size_t usable = detail::cuda_free_bytes() / 10 * 8;
-  const size_t budget = o.device_memory ? std::min(o.device_memory, usable) : usable;
+  const size_t budget = detail::cuda_budget(o.device_memory);
   if (budget < (size_t(16) << 20))
     throw Error("the CUDA join needs at least 16 MiB of device memory (" +
                 std::to_string(budget >> 20) + " MiB allowed or free)");
@@ -262,6 +262,12 @@ std::vector<Pair> join_gpu([[maybe_unused]] const SkyPoints& left,
 }
 
 }  // namespace
+
+namespace detail {
+bool neighbour_search(const Options& o) {
+  return use_neighbours(o);
+}
+}  // namespace detail
 
 int index_order(const Options& o) {
   if (o.order >= 0) return o.order;

@@ -119,35 +119,12 @@ struct JoinArgs {
   double lim2;
 };
 
-// Launch: one thread per left row (in pixel order), kBlock per block. Traffic: per row the
-// candidates' vectors (24 B each, shared by the warp's neighbouring rows through L1) and one or
-// two directory reads per searched pixel. Guarantees: Write = false: counts[i] = pairs of left
-// row i; Write = true: those pairs at [offsets[i], offsets[i + 1]), sorted by right row.
-template <bool Write>
-__global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, uint64_t* counts,
-                            const uint64_t* offsets, uint32_t* out_j, double* out_sep,
-                            uint32_t row_lo = 0, uint32_t row_hi = 0xffffffffu) {
-  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t >= a.nl) return;
-  const uint32_t i = a.lrow[t];
-  if (i < row_lo || i >= row_hi) return;  // a batch of the writing pass: left rows [lo, hi)
-  const hp::Vec3 v = a.lvec[t];
-  const uint64_t begin = Write ? offsets[i] : 0;
-  uint64_t pos = begin;
-  auto refine = [&](size_t b, size_t e) {
-    for (size_t k = b; k < e; ++k) {
-      const double c2 = hp::chord2(v, a.ix.vec[k]);
-      if (c2 <= a.lim2) {
-        const uint32_t j = a.ix.row[k];
-        if (a.self && j <= i) continue;
-        if (Write) {
-          out_j[pos] = j;
-          out_sep[pos] = hp::angle_of_chord2(c2) / kArcsec;
-        }
-        ++pos;
-      }
-    }
-  };
+// The candidate loop shared by the join and the counting kernel: calls refine(b, e) for every
+// range [b, e) of sorted index entries that may hold right rows within the radius of v (the
+// pixel and its neighbours, each once, or the inclusive disc query's ranges).
+template <class Refine>
+__device__ void for_each_candidate(const JoinArgs& a, const hp::DiscPlan& plan, const hp::Vec3& v,
+                                   Refine&& refine) {
   if (a.neighbours) {
     int64_t cand[9];
     cand[0] = hp::vec2pix_nest(a.order, v);
@@ -165,6 +142,37 @@ __global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, uint64_t* counts,
       refine(locate(a.ix, uint64_t(pb)), locate(a.ix, uint64_t(pe)));
     });
   }
+}
+
+// Launch: one thread per left row (in pixel order), kBlock per block. Traffic: per row the
+// candidates' vectors (24 B each, shared by the warp's neighbouring rows through L1) and one or
+// two directory reads per searched pixel. Guarantees: Write = false: counts[i] = pairs of left
+// row i; Write = true: those pairs at [offsets[i], offsets[i + 1]), sorted by right row.
+template <bool Write>
+__global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, uint64_t* counts,
+                            const uint64_t* offsets, uint32_t* out_j, double* out_sep,
+                            uint32_t row_lo = 0, uint32_t row_hi = 0xffffffffu) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t >= a.nl) return;
+  const uint32_t i = a.lrow[t];
+  if (i < row_lo || i >= row_hi) return;  // a batch of the writing pass: left rows [lo, hi)
+  const hp::Vec3 v = a.lvec[t];
+  const uint64_t begin = Write ? offsets[i] : 0;
+  uint64_t pos = begin;
+  for_each_candidate(a, plan, v, [&](size_t b, size_t e) {
+    for (size_t k = b; k < e; ++k) {
+      const double c2 = hp::chord2(v, a.ix.vec[k]);
+      if (c2 <= a.lim2) {
+        const uint32_t j = a.ix.row[k];
+        if (a.self && j <= i) continue;
+        if (Write) {
+          out_j[pos] = j;
+          out_sep[pos] = hp::angle_of_chord2(c2) / kArcsec;
+        }
+        ++pos;
+      }
+    }
+  });
   if constexpr (!Write) {
     counts[i] = pos;
   } else {
@@ -182,6 +190,57 @@ __global__ void join_kernel(JoinArgs a, hp::DiscPlan plan, uint64_t* counts,
       out_sep[m] = s;
     }
   }
+}
+
+// Bins held in a block's shared memory by the counting kernel (32 KB); more go straight to
+// global atomics.
+constexpr int kSharedBins = 4096;
+
+// Launch: one thread per left row (in pixel order), kBlock per block, kSharedBins * 8 B of shared
+// memory when the histogram fits there. Traffic: the join's candidate reads; per pair one read of
+// the right row's id and one shared-memory atomic (one global atomic per bin per block at the
+// end). Guarantees: hist[b] += the pairs of bin b, a pair being a left row t and a right row k
+// with chord2 <= lim2 (and, when a.self, rid[k] > lid[t]), its bin the number of starts <= chord2
+// (count_bins.hpp: the host's bin of the host's separation). Writes no pairs.
+__global__ void count_kernel(JoinArgs a, hp::DiscPlan plan, const int64_t* lid, const int64_t* rid,
+                             const double* starts, int nstarts, unsigned long long* hist) {
+  extern __shared__ unsigned long long local[];
+  const bool in_shared = nstarts < kSharedBins;
+  if (in_shared)
+    for (int b = threadIdx.x; b <= nstarts; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < a.nl) {
+    const hp::Vec3 v = a.lvec[t];
+    const int64_t i = lid[t];
+    unsigned long long* h = in_shared ? local : hist;
+    for_each_candidate(a, plan, v, [&](size_t b, size_t e) {
+      for (size_t k = b; k < e; ++k) {
+        const double c2 = hp::chord2(v, a.ix.vec[k]);
+        if (c2 > a.lim2 || (a.self && rid[k] <= i)) continue;
+        int lo = 0, hi = nstarts;  // number of starts <= c2
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (starts[mid] <= c2)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        atomicAdd(&h[lo], 1ull);
+      }
+    });
+  }
+  if (!in_shared) return;
+  __syncthreads();
+  for (int b = threadIdx.x; b <= nstarts; b += blockDim.x)
+    if (local[b]) atomicAdd(&hist[b], local[b]);
+}
+
+// Launch: one thread per sorted entry. out[k] = the id of sorted entry k's row: in[row[k]], or
+// row[k] itself when there are no ids (in == nullptr).
+__global__ void ids_kernel(const int64_t* in, const uint32_t* row, size_t n, int64_t* out) {
+  const size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k < n) out[k] = in ? in[row[k]] : int64_t(row[k]);
 }
 
 // Sorted (pixel, row) of `v`, with the vectors gathered into that order.
@@ -463,6 +522,104 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
   out.times.write = ev.ms(4, 5);
   out.times.download = ev.ms(6, 7);
   out.times.write_download = ev.ms(4, 7);
+}
+
+namespace {
+
+// A side's rows on the device in pixel order: the sorted index (pixels, rows, vectors) and each
+// entry's id. The unsorted vectors and the uploaded ids are freed before returning.
+struct SortedSide {
+  Sorted s;
+  DeviceArray<int64_t> id;
+  explicit SortedSide(size_t n) : s(n), id(n) {}
+};
+
+void sort_side(const SkyPoints& p, const int64_t* ids, int order, SortedSide& out,
+               cuda::ScratchPool& scratch) {
+  const size_t n = p.size();
+  {
+    DeviceArray<hp::Vec3> v(n);
+    upload_vectors(p, v);
+    sort_by_pixel(v.data(), n, order, out.s, scratch);
+  }
+  DeviceArray<int64_t> in(ids ? n : 0);
+  if (ids) in.upload(ids, n);
+  ids_kernel<<<grid_for(n), kBlock>>>(ids ? in.data() : nullptr, out.s.row.data(), n,
+                                      out.id.data());
+  cuda_check_launch("ids kernel");
+}
+
+}  // namespace
+
+void count_cuda(const SkyPoints* left, const int64_t* left_ids, const SkyPoints& right,
+                const int64_t* right_ids, bool self, int order, bool neighbours, double radius_rad,
+                const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                CudaCountTimes* times) {
+  const size_t nr = right.size(), nl = left ? left->size() : nr;
+  if (hist.size() != starts.size() + 1) throw Error("count_cuda: bins and edges differ");
+  if (nl >= (uint64_t(1) << 32) || nr >= (uint64_t(1) << 32))
+    throw Error("CUDA xmatch: more than 2^32 - 1 rows on one side");
+  if (nl == 0 || nr == 0) return;
+  cuda::EventTimer ev(4);
+  ev.mark(0);
+  // Phase 1 as in the join: the right side indexed; the left side in the same pixel order for
+  // locality (or the right side itself when the left rows are the right rows).
+  cuda::ScratchPool scratch;
+  SortedSide rs(nr);
+  sort_side(right, right_ids, order, rs, scratch);
+  SortedSide ls(left ? nl : 0);
+  if (left) sort_side(*left, left_ids, order, ls, scratch);
+  const int dorder = directory_order(order, nr);
+  const uint64_t ncells = uint64_t(hp::npix(dorder));
+  {
+    DeviceArray<uint32_t> cells(ncells + 1);
+    DeviceArray<uint32_t> dir(ncells + 1);
+    cuda_check(cudaMemset(cells.data(), 0, (ncells + 1) * sizeof(uint32_t)), "memset");
+    const int shift = 2 * (order - dorder);
+    histogram_kernel<<<grid_for(nr), kBlock>>>(rs.s.pix.data(), nr, shift, cells.data());
+    cuda_check_launch("histogram kernel");
+    size_t temp_bytes = 0;
+    cuda_check(
+        cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cells.data(), dir.data(), ncells + 1),
+        "scan size");
+    cuda_check(cub::DeviceScan::ExclusiveSum(scratch.acquire(temp_bytes), temp_bytes, cells.data(),
+                                             dir.data(), ncells + 1),
+               "directory scan");
+    scratch.release();
+    ev.mark(1);
+
+    // Phases 2+3, counting only.
+    const SortedSide& l = left ? ls : rs;
+    JoinArgs a{
+        IndexView{rs.s.pix.data(), rs.s.row.data(), rs.s.vec.data(), nr, dir.data(), ncells, shift},
+        l.s.vec.data(),
+        l.s.row.data(),
+        nl,
+        order,
+        neighbours,
+        self,
+        hp::chord2_of_angle(radius_rad)};
+    const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
+    const int nstarts = int(starts.size());
+    DeviceArray<double> d_starts(starts.size());
+    if (!starts.empty()) d_starts.upload(starts.data(), starts.size());
+    DeviceArray<unsigned long long> d_hist(hist.size());
+    cuda_check(cudaMemset(d_hist.data(), 0, hist.size() * sizeof(unsigned long long)), "memset");
+    const size_t shared =
+        nstarts < kSharedBins ? (size_t(nstarts) + 1) * sizeof(unsigned long long) : 0;
+    count_kernel<<<grid_for(nl), kBlock, shared>>>(a, plan, l.id.data(), rs.id.data(),
+                                                   d_starts.data(), nstarts, d_hist.data());
+    cuda_check_launch("count kernel");
+    std::vector<unsigned long long> h(hist.size());
+    d_hist.download(h.data(), h.size());
+    ev.mark(2);
+    for (size_t b = 0; b < hist.size(); ++b) hist[b] += uint64_t(h[b]);
+  }
+  CELERIS_CUDA_CHECK(cudaDeviceSynchronize());
+  if (times) {
+    times->index += ev.ms(0, 1);
+    times->count += ev.ms(1, 2);
+  }
 }
 
 }  // namespace celeris::xmatch::detail

@@ -93,10 +93,43 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
 
 // Free device memory in bytes (cudaMemGetInfo).
 size_t cuda_free_bytes();
+// Device bytes a CUDA join or count may use: 80% of the free memory, or `device_memory`
+// (Options::device_memory, --gpu-memory) when that is set and smaller.
+inline size_t cuda_budget(size_t device_memory) {
+  const size_t usable = cuda_free_bytes() / 10 * 8;
+  return device_memory ? (device_memory < usable ? device_memory : usable) : usable;
+}
 // Device bytes join_cuda_columns needs for nl left and nr right rows, pairs excluded (an upper
 // estimate: inputs, vectors, sort buffers, pixel directory, counts).
 inline size_t cuda_join_bytes(size_t nl, size_t nr, bool self) {
   return (self ? 0 : 112 * nl) + 136 * nr + 16 * nl + (size_t(4) << 20);
+}
+
+// Milliseconds of count_cuda, accumulated over calls: upload and index of both sides (RA/Dec
+// up, vectors, radix sorts, ids, directory), then the counting kernel and the histogram's
+// download.
+struct CudaCountTimes {
+  double index = 0;
+  double count = 0;
+};
+
+// The histogram of the pairs of join_cuda_columns, without writing them (`--count`): hist[b] +=
+// the pairs (i, j) with chord2(left[i], right[j]) <= chord2_of_angle(radius_rad) whose squared
+// chord has b of `starts` at or below it (chord2_bin_starts: the host's bins, so the counts equal
+// those of PairCount::add on the CPU join's pairs). `left` == nullptr: the left rows are the
+// right rows (uploaded once). `self`: only pairs whose right id exceeds the left id, an id being
+// left_ids[i] / right_ids[j] (global row numbers; nullptr: the row index), so a partition of a
+// self-match, whose left rows are among its right rows, counts each pair i < j once. hist has
+// starts.size() + 1 bins. Rows must number < 2^32 on each side. Device memory: cuda_count_bytes.
+void count_cuda(const SkyPoints* left, const int64_t* left_ids, const SkyPoints& right,
+                const int64_t* right_ids, bool self, int order, bool neighbours, double radius_rad,
+                const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                CudaCountTimes* times = nullptr);
+// Device bytes count_cuda needs (an upper estimate: a side's sort peaks at about 84 B a row
+// (vectors, keys and rows twice, CUB's buffers), its index keeps 44 B a row (pixel, row, vector,
+// id), the directory and its histogram at most 32 B a right row). `same`: left == nullptr.
+inline size_t cuda_count_bytes(size_t nl, size_t nr, bool same) {
+  return (same ? 0 : 96 * nl) + 128 * nr + (size_t(8) << 20);
 }
 
 }  // namespace celeris::xmatch::detail

@@ -3,6 +3,8 @@
 // of (pixel, rank) cuts) and the right rows of its pixels and their neighbours from the buckets,
 // so no chunk rescans the partition, and only one chunk's rows and pairs exist at a time: a rank
 // counting 9 billion pairs never holds more than its current chunk's.
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -14,6 +16,12 @@
 #include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
+#include "count_bins.hpp"
+#include "join_search.hpp"
+
+#ifdef CELERIS_HAVE_CUDA
+#include "join_cuda.hpp"
+#endif
 
 namespace celeris::xmatch {
 
@@ -30,9 +38,9 @@ struct Buckets {
   uint64_t count(int64_t p) const { return start[size_t(p) + 1] - start[size_t(p)]; }
 };
 
-// `at(k)` gives local row k's position (RA, Dec) of n rows.
+// Coarse pixel of each of n rows, `at(k)` giving local row k's position (RA, Dec).
 template <class At>
-Buckets bucket_by_pixel(size_t n, At at, int order) {
+std::vector<int32_t> pixels_of(size_t n, At at, int order) {
   if (n > size_t(UINT32_MAX)) throw Error("a partition of more than 2^32 rows: use more ranks");
   std::vector<int32_t> pix(n);  // coarse orders <= 7: below 2^31 pixels
 #pragma omp parallel for schedule(static)
@@ -40,15 +48,44 @@ Buckets bucket_by_pixel(size_t n, At at, int order) {
     const auto [ra, dec] = at(size_t(k));
     pix[size_t(k)] = int32_t(hp::radec2pix_nest(order, ra, dec));
   }
+  return pix;
+}
+
+// The rows grouped by pixel, each pixel's rows in row order: a counting sort, in parallel (each
+// thread counts a contiguous block of rows, and scatters them after the rows of the same pixel in
+// the blocks before it, so the order within a pixel is the row order whatever the threads).
+Buckets bucket_by_pixel(const std::vector<int32_t>& pix, int order) {
+  const size_t n = pix.size();
+  const size_t npix = size_t(hp::npix(order));
   Buckets b;
-  const int64_t npix = hp::npix(order);
-  b.start.assign(size_t(npix) + 1, 0);
-  for (int32_t p : pix) ++b.start[size_t(p) + 1];
-  for (int64_t p = 0; p < npix; ++p) b.start[size_t(p) + 1] += b.start[size_t(p)];
-  std::vector<uint64_t> next(b.start.begin(), b.start.end() - 1);
+  b.start.assign(npix + 1, 0);
   b.index.resize(n);
-  // A counting sort keeps each pixel's rows in row order.
-  for (size_t k = 0; k < n; ++k) b.index[next[size_t(pix[k])]++] = uint32_t(k);
+  const int nt = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
+  // counts[t][p]: rows of pixel p in thread t's block; then where they go.
+  std::vector<std::vector<uint64_t>> at(static_cast<size_t>(nt));
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const size_t lo = n * size_t(t) / size_t(nt), hi = n * size_t(t + 1) / size_t(nt);
+    std::vector<uint64_t>& c = at[size_t(t)];
+    c.assign(npix, 0);
+    for (size_t k = lo; k < hi; ++k) ++c[size_t(pix[k])];
+#pragma omp barrier
+#pragma omp single
+    {
+      uint64_t run = 0;
+      for (size_t p = 0; p < npix; ++p) {
+        b.start[p] = run;
+        for (int u = 0; u < nt; ++u) {
+          const uint64_t m = at[size_t(u)][p];
+          at[size_t(u)][p] = run;
+          run += m;
+        }
+      }
+      b.start[npix] = run;
+    }
+    for (size_t k = lo; k < hi; ++k) b.index[c[size_t(pix[k])]++] = uint32_t(k);
+  }
   return b;
 }
 
@@ -86,7 +123,68 @@ struct PartitionChunks::Impl {
     const uint64_t hi = p == e.pix ? e.rank : plan.left_counts[size_t(p)];
     return {lo, std::max(lo, hi)};
   }
+
+  // The local rows of the partition's chunks [ka, kb): left rows `li` and the right rows of their
+  // margin `ri`; `sorted`: each ascending (so in global row order), else in pixel order. Throws
+  // when a margin pixel's right rows are not all present.
+  void gather(size_t ka, size_t kb, std::vector<uint32_t>& li, std::vector<uint32_t>& ri,
+              bool sorted);
+  // The margin pixels (the chunks' left pixels and their neighbours) of chunks [ka, kb), each once.
+  std::vector<int64_t> margin(size_t ka, size_t kb);
+  // Throws unless every right row of each of these pixels is in the partition.
+  void check_margin(const std::vector<int64_t>& pixels) const {
+    for (int64_t q : pixels)
+      if (right.count(q) != plan.right_counts[size_t(q)])
+        mismatch("right rows", q, right.count(q), plan.right_counts[size_t(q)]);
+  }
 };
+
+std::vector<int64_t> PartitionChunks::Impl::margin(size_t ka, size_t kb) {
+  std::vector<int64_t> out;
+  ++mark;
+  for (size_t k = ka; k < kb; ++k) {
+    const ChunkCut cb = plan.chunks[first + k].begin, ce = plan.chunks[first + k].end;
+    const int64_t last_pix = ce.rank > 0 ? ce.pix : ce.pix - 1;
+    for (int64_t p = cb.pix; p <= last_pix; ++p) {
+      const auto [lo, hi] = cut_range(p, cb, ce);
+      if (lo == hi) continue;
+      int64_t nb[9];
+      const int nnb = pixel_and_neighbours(plan.order, p, nb);
+      for (int a = 0; a < nnb; ++a)
+        if (stamp[size_t(nb[a])] != mark) {
+          stamp[size_t(nb[a])] = mark;
+          out.push_back(nb[a]);
+        }
+    }
+  }
+  return out;
+}
+
+void PartitionChunks::Impl::gather(size_t ka, size_t kb, std::vector<uint32_t>& li,
+                                   std::vector<uint32_t>& ri, bool sorted) {
+  li.clear();
+  ri.clear();
+  for (size_t k = ka; k < kb; ++k) {
+    const ChunkCut cb = plan.chunks[first + k].begin, ce = plan.chunks[first + k].end;
+    const int64_t last_pix = ce.rank > 0 ? ce.pix : ce.pix - 1;
+    for (int64_t p = cb.pix; p <= last_pix; ++p) {
+      const auto [lo, hi] = cut_range(p, cb, ce);
+      if (lo == hi) continue;
+      const uint64_t shift = p == begin.pix ? begin.rank : 0;
+      const uint32_t* at = left.index.data() + left.start[size_t(p)];
+      li.insert(li.end(), at + (lo - shift), at + (hi - shift));
+    }
+  }
+  const std::vector<int64_t> pixels = margin(ka, kb);
+  check_margin(pixels);
+  for (int64_t q : pixels) {
+    const uint32_t* at = right.index.data() + right.start[size_t(q)];
+    ri.insert(ri.end(), at, at + right.count(q));
+  }
+  if (!sorted) return;
+  std::sort(li.begin(), li.end());
+  std::sort(ri.begin(), ri.end());
+}
 
 PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& plan, size_t first,
                                  size_t last, const Options& o)
@@ -115,14 +213,26 @@ PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& pla
   Impl& m = *impl_;
   m.options.find = Find::All;
   m.options.join = Join::And;
-  m.left = bucket_by_pixel(
-      rows.left_count(), [&m](size_t k) { return m.left_at(k); }, plan.order);
-  m.right = bucket_by_pixel(
+  std::vector<int32_t> rpix = pixels_of(
       rows.right.size(),
       [&rows](size_t k) {
         return std::pair<double, double>{rows.right.ra[k], rows.right.dec[k]};
       },
       plan.order);
+  if (rows.left_in_right.empty()) {
+    m.left =
+        bucket_by_pixel(pixels_of(
+                            rows.left.size(), [&m](size_t k) { return m.left_at(k); }, plan.order),
+                        plan.order);
+  } else {
+    // A self-match's left rows are right rows: their pixels are known.
+    std::vector<int32_t> lpix(rows.left_in_right.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < int64_t(lpix.size()); ++k)
+      lpix[size_t(k)] = rpix[rows.left_in_right[size_t(k)]];
+    m.left = bucket_by_pixel(lpix, plan.order);
+  }
+  m.right = bucket_by_pixel(rpix, plan.order);
   m.stamp.assign(size_t(hp::npix(plan.order)), 0);
   // Pixel p holds the partition's cuts [lo, hi) of p; in the first pixel they start at the
   // partition's first cut's rank, which match() subtracts to find them in the bucket.
@@ -148,36 +258,9 @@ std::vector<Pair> PartitionChunks::match(size_t k, ChunkStats* stats) {
   Impl& m = *impl_;
   if (k >= size()) throw Error("PartitionChunks: chunk index out of range");
   const auto t0 = std::chrono::steady_clock::now();
-  const int order = m.plan.order;
-  const ChunkCut cb = m.plan.chunks[m.first + k].begin, ce = m.plan.chunks[m.first + k].end;
-  const int64_t last_pix = ce.rank > 0 ? ce.pix : ce.pix - 1;
-  ++m.mark;
   std::vector<uint32_t> li, ri;  // local rows of the chunk
-  std::vector<int64_t> margin;   // its right pixels
-  for (int64_t p = cb.pix; p <= last_pix; ++p) {
-    const auto [lo, hi] = m.cut_range(p, cb, ce);
-    if (lo == hi) continue;
-    const uint64_t shift = p == m.begin.pix ? m.begin.rank : 0;
-    const uint32_t* at = m.left.index.data() + m.left.start[size_t(p)];
-    li.insert(li.end(), at + (lo - shift), at + (hi - shift));
-    int64_t nb[9];
-    const int nnb = pixel_and_neighbours(order, p, nb);
-    for (int a = 0; a < nnb; ++a)
-      if (m.stamp[size_t(nb[a])] != m.mark) {
-        m.stamp[size_t(nb[a])] = m.mark;
-        margin.push_back(nb[a]);
-      }
-  }
-  for (int64_t q : margin) {
-    // Every right row of a margin pixel must have been sent to this partition.
-    if (m.right.count(q) != m.plan.right_counts[size_t(q)])
-      mismatch("right rows", q, m.right.count(q), m.plan.right_counts[size_t(q)]);
-    const uint32_t* at = m.right.index.data() + m.right.start[size_t(q)];
-    ri.insert(ri.end(), at, at + m.right.count(q));
-  }
   // Local rows are in global row order: sorted, the chunk's pairs come out sorted by (i, j).
-  std::sort(li.begin(), li.end());
-  std::sort(ri.begin(), ri.end());
+  m.gather(k, k + 1, li, ri, true);
   SkyPoints lp, rp;
   lp.ra.resize(li.size());
   lp.dec.resize(li.size());
@@ -207,6 +290,107 @@ std::vector<Pair> PartitionChunks::match(size_t k, ChunkStats* stats) {
     stats->join_seconds += std::chrono::duration<double>(t2 - t1).count();
   }
   return pairs;
+}
+
+void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
+  Impl& m = *impl_;
+  if (c.histogram.empty()) throw Error("PartitionChunks::count: a PairCount without bins");
+  if (resolve_backend(m.options.backend) != Backend::Cuda) {
+    for (size_t k = 0; k < size(); ++k) c.add(match(k, stats));
+    return;
+  }
+#ifndef CELERIS_HAVE_CUDA
+  throw Error("celeris was built without the CUDA backend");
+#else
+  const Options& o = m.options;
+  const int order = index_order(o);
+  const bool neighbours = detail::neighbour_search(o);
+  const double radius = o.radius_arcsec * hp::pi / (180.0 * 3600.0);
+  const std::vector<double> starts = detail::chord2_bin_starts(c.radius_arcsec, c.histogram.size());
+  if (c.radius_arcsec != o.radius_arcsec)
+    throw Error("PartitionChunks::count: the count's radius is not the match's");
+  const size_t budget = detail::cuda_budget(o.device_memory);
+  std::vector<uint64_t> hist(c.histogram.size(), 0);
+  double gather_s = 0, join_s = 0;
+  auto count_rows = [&](const SkyPoints& lp, const std::vector<int64_t>& lid, const SkyPoints& rp,
+                        const std::vector<int64_t>& rid) {
+    const auto tj = std::chrono::steady_clock::now();
+    detail::count_cuda(&lp, lid.data(), rp, rid.data(), m.plan.self, order, neighbours, radius,
+                       starts, hist);
+    join_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tj).count();
+    if (stats) stats->peak_rows = std::max(stats->peak_rows, lp.size() + rp.size());
+  };
+  // Runs of consecutive chunks whose left rows and margin fit the device (cuda_count_bytes),
+  // each uploaded and counted in one call; a chunk alone too large for it is matched by
+  // match_pairs on the GPU (which cuts it further) and its pairs counted on the host.
+  std::vector<std::pair<size_t, size_t>> runs;
+  {
+    size_t ka = 0;
+    uint64_t nl = 0, nr = 0;
+    ++m.mark;
+    for (size_t k = 0; k < size(); ++k) {
+      const std::vector<int64_t> own = m.margin(k, k + 1);
+      uint64_t more = 0;
+      for (int64_t q : own) more += m.plan.right_counts[size_t(q)];
+      const uint64_t left_k = m.plan.chunks[m.first + k].left_rows;
+      // Right rows already in the run are counted again: an over-estimate, never an under one.
+      if (k > ka && detail::cuda_count_bytes(nl + left_k, nr + more, false) > budget) {
+        runs.emplace_back(ka, k);
+        ka = k;
+        nl = nr = 0;
+      }
+      nl += left_k;
+      nr += more;
+    }
+    if (size() > ka) runs.emplace_back(ka, size());
+  }
+  for (const auto& [ka, kb] : runs) {
+    const auto tg = std::chrono::steady_clock::now();
+    std::vector<uint32_t> li, ri;
+    m.gather(ka, kb, li, ri, false);  // the count needs no row order: ids travel with rows
+    if (detail::cuda_count_bytes(li.size(), ri.size(), false) > budget) {
+      // One chunk (runs of several always fit): the pairs' path, which chunks on the device.
+      gather_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tg).count();
+      for (size_t k = ka; k < kb; ++k) {
+        const auto tj = std::chrono::steady_clock::now();
+        for (const Pair& p : match(k))
+          ++hist[detail::histogram_bin(p.sep_arcsec, c.radius_arcsec, hist.size())];
+        join_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tj).count();
+      }
+      continue;
+    }
+    SkyPoints lp, rp;
+    std::vector<int64_t> lid(li.size()), rid(ri.size());
+    lp.ra.resize(li.size());
+    lp.dec.resize(li.size());
+    rp.ra.resize(ri.size());
+    rp.dec.resize(ri.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t n = 0; n < int64_t(li.size()); ++n) {
+      std::tie(lp.ra[size_t(n)], lp.dec[size_t(n)]) = m.left_at(li[size_t(n)]);
+      lid[size_t(n)] = m.left_row(li[size_t(n)]);
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t n = 0; n < int64_t(ri.size()); ++n) {
+      rp.ra[size_t(n)] = m.rows.right.ra[ri[size_t(n)]];
+      rp.dec[size_t(n)] = m.rows.right.dec[ri[size_t(n)]];
+      rid[size_t(n)] = m.rows.right_rows[ri[size_t(n)]];
+    }
+    gather_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tg).count();
+    count_rows(lp, lid, rp, rid);
+  }
+  uint64_t total = 0;
+  for (size_t b = 0; b < hist.size(); ++b) {
+    c.histogram[b] += hist[b];
+    total += hist[b];
+  }
+  c.pairs += total;
+  if (stats) {
+    stats->chunks += size();
+    stats->gather_seconds += gather_s;
+    stats->join_seconds += join_s;
+  }
+#endif
 }
 
 }  // namespace celeris::xmatch

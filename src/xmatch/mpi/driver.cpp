@@ -117,6 +117,12 @@ void place_rank(const Session& s, Options& o) {
     if (e != cudaSuccess)
       throw Error(std::string("cannot select GPU ") + std::to_string(s.local_rank() % n) + ": " +
                   cudaGetErrorString(e));
+    // Ranks sharing a GPU share its memory: without --gpu-memory each plans for its share of 80%
+    // of what is free now (else every rank would plan its device runs for the whole device).
+    const int sharing = (s.local_size() + n - 1) / n;
+    size_t free = 0, total = 0;
+    if (o.device_memory == 0 && sharing > 1 && cudaMemGetInfo(&free, &total) == cudaSuccess)
+      o.device_memory = free / 10 * 8 / size_t(sharing);
   }
 #endif
 }
@@ -158,7 +164,10 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
   const bool gather = !(m.count && local_find);  // pairs (not counts) go to rank 0
   std::vector<Pair> pairs;                       // rank 0: every rank's pairs, when gathered
   PairCount count = m.count ? PairCount(o.radius_arcsec, m.bins) : PairCount();
-  auto join_units = [&](size_t units, const std::function<std::vector<Pair>(size_t)>& match) {
+  // `count_all`, when given, counts every unit at once (PartitionChunks::count: on the GPU, the
+  // rank's rows uploaded in as few runs as the device memory allows, the pairs counted there).
+  auto join_units = [&](size_t units, const std::function<std::vector<Pair>(size_t)>& match,
+                        const std::function<void(PairCount&)>& count_all = {}) {
     auto join_unit = [&](size_t k) {
       std::vector<Pair> p = match(k);
       // A find decided by one left row's pairs is applied per unit: a left row's pairs all lie
@@ -171,7 +180,9 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
       maybe_inject_fault(s.rank());
       const auto tj = Clock::now();
       // Counted here: the units' counts are summed on rank 0 after the last one.
-      if (!gather)
+      if (!gather && count_all && o.find == Find::All)
+        count_all(count);
+      else if (!gather)
         for (size_t k = 0; k < units; ++k) count.add(join_unit(k));
       t.join += since(tj);
     });
@@ -310,7 +321,9 @@ Result crossmatch(const Session& s, const Match& m, const Options& options) {
     std::unique_ptr<PartitionChunks> chunks;
     collectively(s, where,
                  [&] { chunks = std::make_unique<PartitionChunks>(rows, plan, first, last, o); });
-    join_units(chunks->size(), [&](size_t k) { return chunks->match(k); });
+    join_units(
+        chunks->size(), [&](size_t k) { return chunks->match(k); },
+        [&](PairCount& c) { chunks->count(c); });
     chunks.reset();
     rows = PartitionRows{};
   }
