@@ -33,7 +33,9 @@ struct Field {
 // n objects on a side x side field, in detection order (by last row). Fluxes span four decades
 // and CLEAN thresholds sit between 1 and 3 times the detection threshold, so that profiles of
 // bright objects cover many faint neighbours.
-Field crowded_field(std::mt19937& rng, int n, int side) {
+// `spread`: objects have up to 10^spread times the pixels of their core's isophote, which
+// flattens their profiles, so that a newcomer often lies under several brighter ones.
+Field crowded_field(std::mt19937& rng, int n, int side, double spread) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Field f;
   for (int i = 0; i < n; ++i) {
@@ -48,7 +50,7 @@ Field crowded_field(std::mt19937& rng, int n, int side) {
     s.cxx = c * c * ia2 + sn * sn * ib2;
     s.cyy = sn * sn * ia2 + c * c * ib2;
     s.cxy = 2 * c * sn * (ia2 - ib2);
-    s.npix = 4 + static_cast<int>(10 * s.a * s.b * (1 + u(rng)));
+    s.npix = 4 + static_cast<int>(10 * s.a * s.b * (1 + u(rng)) * std::pow(10.0, spread * u(rng)));
     s.flux = 30.0 * std::pow(10.0, 4 * u(rng)) * s.npix / 10;
     s.abcor = static_cast<float>(0.9 + 0.1 * u(rng));
     s.peak = static_cast<float>(s.flux / s.npix * 3);
@@ -132,7 +134,7 @@ TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
   for (int trial = 0; trial < 60; ++trial) {
     const int side = 200 + static_cast<int>(rng() % 300);
     const int n = 500 + static_cast<int>(rng() % 2500);
-    const Field f = crowded_field(rng, n, side);
+    const Field f = crowded_field(rng, n, side, trial % 4 < 2 ? 0.0 : 2.5);
     CleanParams p;
     p.clean_param = trial % 3 == 0 ? 1.0 + 0.5 * (trial % 4) : 1.0;
     p.detect_thresh = 10.0f;

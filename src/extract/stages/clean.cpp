@@ -1,10 +1,10 @@
 #include "extract/stages/clean.hpp"
+#include "extract/stages/clean_list.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <queue>
 #include <utility>
 
 namespace celeris::extract {
@@ -42,97 +42,6 @@ YLimits ylimits(const Shape& s, int clean_margin) {
           std::max(yc + clean_margin, static_cast<int>(s.ymax) + margin)};
 }
 
-// SExtractor's clean list: the objects kept so far, compared with each newcomer in list order.
-class CleanList {
- public:
-  explicit CleanList(size_t n) : pos_(n, -1) {}
-
-  std::vector<size_t>& entries() { return list_; }
-  // The list position of object o, -1 when it is not in the list.
-  int64_t position(size_t o) const { return pos_[o]; }
-
-  void push(size_t o) {
-    pos_[o] = static_cast<int64_t>(list_.size());
-    list_.push_back(o);
-  }
-  // SExtractor's subcleanobj: the last entry takes the freed slot.
-  void remove_at(size_t li) {
-    pos_[list_[li]] = -1;
-    if (li + 1 != list_.size()) {
-      list_[li] = list_.back();
-      pos_[list_[li]] = static_cast<int64_t>(li);
-    }
-    list_.pop_back();
-  }
-
- private:
-  std::vector<size_t> list_;
-  std::vector<int64_t> pos_;
-};
-
-// The list's entries ordered by (ycmax, list position), for the write-out of a full list: a
-// binary heap of list positions that knows where each position sits in it, so that an entry's
-// key can change (the last entry moving into a freed slot) without allocations.
-class SlotHeap {
- public:
-  // key(slot) gives the entry's ycmax.
-  explicit SlotHeap(const std::vector<int>& ycmax_of_slot) : key_(ycmax_of_slot) {}
-  size_t top() const { return heap_.front(); }
-  void push(size_t slot) {
-    if (where_.size() <= slot) where_.resize(slot + 1);
-    where_[slot] = heap_.size();
-    heap_.push_back(slot);
-    up(heap_.size() - 1);
-  }
-  // Removes `slot` (the heap must hold it).
-  void erase(size_t slot) {
-    const size_t h = where_[slot];
-    const size_t last = heap_.back();
-    heap_.pop_back();
-    if (last == slot) return;
-    heap_[h] = last;
-    where_[last] = h;
-    fix(h);
-  }
-  // After the key of `slot` changed.
-  void update(size_t slot) { fix(where_[slot]); }
-
- private:
-  bool less(size_t s, size_t t) const { return key_[s] != key_[t] ? key_[s] < key_[t] : s < t; }
-  void fix(size_t h) {
-    if (h > 0 && less(heap_[h], heap_[(h - 1) / 2]))
-      up(h);
-    else
-      down(h);
-  }
-  void place(size_t h, size_t slot) {
-    heap_[h] = slot;
-    where_[slot] = h;
-  }
-  void up(size_t h) {
-    const size_t slot = heap_[h];
-    while (h > 0 && less(slot, heap_[(h - 1) / 2])) {
-      place(h, heap_[(h - 1) / 2]);
-      h = (h - 1) / 2;
-    }
-    place(h, slot);
-  }
-  void down(size_t h) {
-    const size_t slot = heap_[h], n = heap_.size();
-    for (;;) {
-      size_t c = 2 * h + 1;
-      if (c >= n) break;
-      if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
-      if (!less(heap_[c], slot)) break;
-      place(h, heap_[c]);
-      h = c;
-    }
-    place(h, slot);
-  }
-  const std::vector<int>& key_;
-  std::vector<size_t> heap_, where_;
-};
-
 }  // namespace
 
 // Why the decisions made beforehand are SExtractor's. When newcomer `in` is cleaned, it is
@@ -160,7 +69,9 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   result.written_at.reserve(n);
   result.buffer_at.reserve(n);
   result.written_moment.reserve(n);
-  CleanList clean(n);
+  // The list holds at most MEMORY_OBJSTACK entries (one, if that is not positive).
+  CleanList list(
+      n, static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))));
   const double beta = params.clean_param;
   std::vector<CleanProfile>& profile = pairs.profile;
   // Profiles are recomputed lazily after a merge into their object.
@@ -175,30 +86,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   for (size_t i = 0; i < n; ++i) ylim[i] = ylimits(shapes[i], params.clean_margin);
   std::vector<size_t> victims, near;
   std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
-  std::vector<size_t>& list = clean.entries();
-  // Indexes of the list for the two write-out rules, which SExtractor applies by scanning the
-  // whole list: the entries by (ycmax, position) and a lazy min-heap of (ycmin, object).
-  std::vector<int> slot_ycmax;  // the ycmax of the entry at each list position
-  SlotHeap by_ycmax(slot_ycmax);
-  std::priority_queue<std::pair<int, size_t>, std::vector<std::pair<int, size_t>>, std::greater<>>
-      by_ycmin;
-  auto add = [&](size_t o) {  // after ylim[o] is set
-    clean.push(o);
-    slot_ycmax.push_back(ylim[o].ycmax);
-    by_ycmax.push(list.size() - 1);
-    by_ycmin.emplace(ylim[o].ycmin, o);
-  };
-  // SExtractor's subcleanobj: the last entry takes the freed slot.
-  auto remove_at = [&](size_t li) {
-    const size_t last = list.size() - 1;
-    by_ycmax.erase(last);
-    if (li != last) {
-      slot_ycmax[li] = slot_ycmax[last];
-      by_ycmax.update(li);
-    }
-    slot_ycmax.pop_back();
-    clean.remove_at(li);
-  };
+  auto add = [&](size_t o) { list.push(o, ylim[o].ycmin, ylim[o].ycmax); };
   int64_t now = 0;  // the scan line of the write-outs below
   // Write-outs made so far because the stack was full: a moment is the scan line plus these
   // (blanking_view.hpp), so that such a write-out follows the merges made before it on its line.
@@ -211,7 +99,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     result.written_at.push_back(now);
     result.buffer_at.push_back(amid_line ? now + 1 : now);
     result.written_moment.push_back(moment(now));
-    remove_at(li);
+    list.remove_at(li);
   };
   // At each of the buffer's write-out events, the objects whose apertures no longer reach the
   // buffer leave. SExtractor scans the list from its end, each removal moving the last entry
@@ -223,13 +111,8 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     schedule.events_before(line, [&](int64_t at, int64_t ymin) {
       now = at;
       leaving.clear();
-      while (!by_ycmin.empty() && by_ycmin.top().first <= ymin) {
-        const int64_t li = clean.position(by_ycmin.top().second);
-        if (li >= 0) leaving.push_back(static_cast<size_t>(li));
-        by_ycmin.pop();  // objects never return to the list
-      }
-      std::sort(leaving.begin(), leaving.end(), std::greater<>());
-      for (size_t li : leaving) write_out(li);
+      list.each_ycmin_at_most(ymin, [&](size_t li) { leaving.push_back(li); });
+      for (size_t v = leaving.size(); v--;) write_out(leaving[v]);
     });
   };
   // Whether an object of in's zone has changed since detection.
@@ -246,7 +129,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       now = done_line[in];
       ++stack_full;
       result.stack_full_lines.push_back(now);
-      write_out(by_ycmax.top(), true);
+      write_out(list.first_of_smallest_ycmax(), true);
     }
     if (!params.enabled) {
       add(in);
@@ -258,7 +141,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       const Shape& sin = shapes[in];
       for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
         const size_t o = zones.neighbours[k];
-        const int64_t li = clean.position(o);
+        const int64_t li = list.position(o);
         if (li < 0) continue;
         if (!profile_valid[o]) profile[o] = CleanProfile(shapes[o], isos[o].dthresh, beta);
         profile_valid[o] = 1;
@@ -269,7 +152,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     } else if (pairs.any[in]) {
       for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
         if (pairs.pair[k] == CleanPair::kNone) continue;
-        const int64_t li = clean.position(zones.neighbours[k]);
+        const int64_t li = list.position(zones.neighbours[k]);
         if (li >= 0) met.emplace_back(static_cast<size_t>(li), pairs.pair[k]);
       }
     }
@@ -294,7 +177,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       const size_t li = victims[v];
       merge(list[li], in, flags, shapes, isos);
       result.removed.push_back({list[li], done_line[in], in, in, moment(done_line[in])});
-      remove_at(li);
+      list.remove_at(li);
     }
     if (!victims.empty()) {
       profile_valid[in] = 0;
