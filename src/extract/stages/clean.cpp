@@ -84,7 +84,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   std::vector<YLimits> ylim(n);
 #pragma omp parallel for schedule(static) num_threads(params.threads)
   for (size_t i = 0; i < n; ++i) ylim[i] = ylimits(shapes[i], params.clean_margin);
-  std::vector<size_t> victims, near;
+  std::vector<size_t> victims;
   std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
   auto add = [&](size_t o) { list.push(o, ylim[o].ycmin, ylim[o].ycmax); };
   int64_t now = 0;  // the scan line of the write-outs below
