@@ -311,8 +311,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                                  mp.buffer,    config.memory_objstack, nt};
   const CleanZones zones = config.clean ? clean_zones(shapes, nt) : CleanZones{};
   timer.lap("clean zones");
+  CleanPairs pairs =
+      config.clean ? clean_pairs(shapes, isos, zones, config.clean_param, nt) : CleanPairs{};
+  timer.lap("clean pairs");
   const CleanResult cleaned =
-      clean_objects(objects.flags, shapes, isos, done_line, zones, clean_params);
+      clean_objects(objects.flags, shapes, isos, done_line, zones, std::move(pairs), clean_params);
   timer.lap("clean");
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.

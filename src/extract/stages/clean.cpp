@@ -1,54 +1,15 @@
 #include "extract/stages/clean.hpp"
-#include "extract/sextractor/pi.hpp"
+#include "extract/stages/clean_list.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <queue>
-#include <unordered_map>
 #include <utility>
 
 namespace celeris::extract {
 
-bool clean_profile_above(double amp, double val, double beta, float level) {
-  if (!(val > 1.0)) return false;
-  if (!(val < 1e10)) return 0.0f > level;
-  // CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's quotient; the
-  // float comparison is the same unless amp / val lies near the rounding boundary above level.
-  if (beta == 1.0 && level > 0 && std::isnormal(level) &&
-      level < std::numeric_limits<float>::max() && amp > 0 && std::isfinite(amp)) {
-    const double x = amp / val;
-    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
-    const float next = std::bit_cast<float>(std::bit_cast<uint32_t>(level) + 1);
-    const double up = (static_cast<double>(level) + next) / 2;
-    if (x > up * (1 + 1e-12)) return true;
-    if (x < up * (1 - 1e-12)) return false;
-  }
-  return static_cast<float>(amp * std::pow(val, -beta)) > level;
-}
-
 namespace {
-
-// Moffat-like profile of object o, amp (1 + alpha r^2)^-beta, reaching the detection threshold
-// on the isophote of area fdnpix; evaluated at offset (dx, dy) from its centre.
-struct Profile {
-  double amp = 0, alpha = 0;
-  Profile() = default;
-  Profile(const Shape& s, float dthresh, double beta) {
-    const double unitarea = kSexPi * static_cast<float>(s.a) * static_cast<float>(s.b);
-    amp = static_cast<float>(s.flux) / (2 * unitarea * s.abcor);
-    alpha = (std::pow(amp / dthresh, 1.0 / beta) - 1) * unitarea / s.npix;
-  }
-  // Returns whether the profile exceeds `level` at (dx, dy), as SExtractor's test.
-  bool above(const Shape& s, float dx, float dy, double beta, float level) const {
-    const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
-                cxy = static_cast<float>(s.cxy);
-    const double val = 1 + alpha * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy);
-    return clean_profile_above(amp, val, beta, level);
-  }
-};
 
 void merge(size_t slave, size_t master, std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
            std::vector<Iso>& isos) {
@@ -81,141 +42,51 @@ YLimits ylimits(const Shape& s, int clean_margin) {
           std::max(yc + clean_margin, static_cast<int>(s.ymax) + margin)};
 }
 
-// SExtractor's clean list: the objects kept so far, compared with each newcomer in list order.
-class CleanList {
- public:
-  explicit CleanList(size_t n) : pos_(n, -1) {}
-
-  std::vector<size_t>& entries() { return list_; }
-  // The list position of object o, -1 when it is not in the list.
-  int64_t position(size_t o) const { return pos_[o]; }
-
-  void push(size_t o) {
-    pos_[o] = static_cast<int64_t>(list_.size());
-    list_.push_back(o);
-  }
-  // SExtractor's subcleanobj: the last entry takes the freed slot.
-  void remove_at(size_t li) {
-    pos_[list_[li]] = -1;
-    if (li + 1 != list_.size()) {
-      list_[li] = list_.back();
-      pos_[list_[li]] = static_cast<int64_t>(li);
-    }
-    list_.pop_back();
-  }
-
- private:
-  std::vector<size_t> list_;
-  std::vector<int64_t> pos_;
-};
-
-// The list's entries ordered by (ycmax, list position), for the write-out of a full list: a
-// binary heap of list positions that knows where each position sits in it, so that an entry's
-// key can change (the last entry moving into a freed slot) without allocations.
-class SlotHeap {
- public:
-  // key(slot) gives the entry's ycmax.
-  explicit SlotHeap(const std::vector<int>& ycmax_of_slot) : key_(ycmax_of_slot) {}
-  size_t top() const { return heap_.front(); }
-  void push(size_t slot) {
-    if (where_.size() <= slot) where_.resize(slot + 1);
-    where_[slot] = heap_.size();
-    heap_.push_back(slot);
-    up(heap_.size() - 1);
-  }
-  // Removes `slot` (the heap must hold it).
-  void erase(size_t slot) {
-    const size_t h = where_[slot];
-    const size_t last = heap_.back();
-    heap_.pop_back();
-    if (last == slot) return;
-    heap_[h] = last;
-    where_[last] = h;
-    fix(h);
-  }
-  // After the key of `slot` changed.
-  void update(size_t slot) { fix(where_[slot]); }
-
- private:
-  bool less(size_t s, size_t t) const { return key_[s] != key_[t] ? key_[s] < key_[t] : s < t; }
-  void fix(size_t h) {
-    if (h > 0 && less(heap_[h], heap_[(h - 1) / 2]))
-      up(h);
-    else
-      down(h);
-  }
-  void place(size_t h, size_t slot) {
-    heap_[h] = slot;
-    where_[slot] = h;
-  }
-  void up(size_t h) {
-    const size_t slot = heap_[h];
-    while (h > 0 && less(slot, heap_[(h - 1) / 2])) {
-      place(h, heap_[(h - 1) / 2]);
-      h = (h - 1) / 2;
-    }
-    place(h, slot);
-  }
-  void down(size_t h) {
-    const size_t slot = heap_[h], n = heap_.size();
-    for (;;) {
-      size_t c = 2 * h + 1;
-      if (c >= n) break;
-      if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
-      if (!less(heap_[c], slot)) break;
-      place(h, heap_[c]);
-      h = c;
-    }
-    place(h, slot);
-  }
-  const std::vector<int>& key_;
-  std::vector<size_t> heap_, where_;
-};
-
 }  // namespace
 
+// Why the decisions made beforehand are SExtractor's. When newcomer `in` is cleaned, it is
+// compared with each entry o of the clean list in list order; entries outside its clean zone
+// are skipped (the zones list every earlier object inside it), and each other comparison is a
+// function of the two objects' shapes and thresholds at that moment (clean_pair). The
+// newcomer's are those detected: a merge goes into an object only at its own turn or later.
+// An entry's are those detected unless something has already been merged into it (it is then
+// "changed"). So, while no changed object lies in the newcomer's zone, every comparison gives
+// clean_pairs' precomputed answer, and the comparisons answering kNone change nothing (a
+// fainter entry not under the newcomer's profile is no victim; a brighter one whose profile
+// does not cover the newcomer lets the scan go on): visiting only the entries with another
+// answer, in list order, takes the same decisions in the same order. Otherwise every entry of
+// the zone is compared afresh, as SExtractor does. The list itself (membership, positions,
+// write-outs) is kept by the same sequential bookkeeping either way; only the comparisons move
+// out of the pass. Groups of interacting objects are not decided independently: on crowded
+// frames the zone graph is mostly one component, and list positions, which order the
+// comparisons, depend on every write-out before.
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                          const CleanZones& zones, const CleanParams& params) {
+                          const CleanZones& zones, CleanPairs pairs, const CleanParams& params) {
+  const size_t n = shapes.size();
   CleanResult result;
-  CleanList clean(shapes.size());
-  // Only the objects within each other's clean zone are ever compared (the test is repeated
-  // below all the same), and their profiles are computed once, in parallel beforehand, again
-  // after each merge. An object's shape changes only by merges into it, none of which happens
-  // before its own turn: the profiles from the shapes as given are those SExtractor computes
-  // for each newcomer, and for each list entry until something merges into it.
+  result.order.reserve(n);
+  result.written_at.reserve(n);
+  result.buffer_at.reserve(n);
+  result.written_moment.reserve(n);
+  // The list holds at most MEMORY_OBJSTACK entries (one, if that is not positive).
+  CleanList list(
+      n, static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))));
   const double beta = params.clean_param;
-  std::vector<Profile> profile(params.enabled ? shapes.size() : 0);
-#pragma omp parallel for schedule(static) num_threads(params.threads)
-  for (size_t i = 0; i < profile.size(); ++i)
-    profile[i] = Profile(shapes[i], isos[i].dthresh, beta);
+  std::vector<CleanProfile>& profile = pairs.profile;
+  // Profiles are recomputed lazily after a merge into their object.
   std::vector<char> profile_valid(profile.size(), 1);
-  std::vector<size_t> victims, near;
-  std::vector<YLimits> ylim(shapes.size(), YLimits{0, 0});
-  std::vector<size_t>& list = clean.entries();
-  // Indexes of the list for the two write-out rules, which SExtractor applies by scanning the
-  // whole list: the entries by (ycmax, position) and a lazy min-heap of (ycmin, object).
-  std::vector<int> slot_ycmax;  // the ycmax of the entry at each list position
-  SlotHeap by_ycmax(slot_ycmax);
-  std::priority_queue<std::pair<int, size_t>, std::vector<std::pair<int, size_t>>, std::greater<>>
-      by_ycmin;
-  auto add = [&](size_t o) {  // after ylim[o] is set
-    clean.push(o);
-    slot_ycmax.push_back(ylim[o].ycmax);
-    by_ycmax.push(list.size() - 1);
-    by_ycmin.emplace(ylim[o].ycmin, o);
-  };
-  // SExtractor's subcleanobj: the last entry takes the freed slot.
-  auto remove_at = [&](size_t li) {
-    const size_t last = list.size() - 1;
-    by_ycmax.erase(last);
-    if (li != last) {
-      slot_ycmax[li] = slot_ycmax[last];
-      by_ycmax.update(li);
-    }
-    slot_ycmax.pop_back();
-    clean.remove_at(li);
-  };
+  // Objects something has been merged into (their comparisons are no longer those precomputed).
+  std::vector<uint8_t> changed(n, 0);
+  bool any_changed = false;
+  // SExtractor fixes an object's limits when it joins the clean list; from its shape as
+  // detected unless it has absorbed victims by then (computed again there).
+  std::vector<YLimits> ylim(n);
+#pragma omp parallel for schedule(static) num_threads(params.threads)
+  for (size_t i = 0; i < n; ++i) ylim[i] = ylimits(shapes[i], params.clean_margin);
+  std::vector<size_t> victims;
+  std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
+  auto add = [&](size_t o) { list.push(o, ylim[o].ycmin, ylim[o].ycmax); };
   int64_t now = 0;  // the scan line of the write-outs below
   // Write-outs made so far because the stack was full: a moment is the scan line plus these
   // (blanking_view.hpp), so that such a write-out follows the merges made before it on its line.
@@ -228,7 +99,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     result.written_at.push_back(now);
     result.buffer_at.push_back(amid_line ? now + 1 : now);
     result.written_moment.push_back(moment(now));
-    remove_at(li);
+    list.remove_at(li);
   };
   // At each of the buffer's write-out events, the objects whose apertures no longer reach the
   // buffer leave. SExtractor scans the list from its end, each removal moving the last entry
@@ -240,69 +111,80 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     schedule.events_before(line, [&](int64_t at, int64_t ymin) {
       now = at;
       leaving.clear();
-      while (!by_ycmin.empty() && by_ycmin.top().first <= ymin) {
-        const int64_t li = clean.position(by_ycmin.top().second);
-        if (li >= 0) leaving.push_back(static_cast<size_t>(li));
-        by_ycmin.pop();  // objects never return to the list
-      }
-      std::sort(leaving.begin(), leaving.end(), std::greater<>());
-      for (size_t li : leaving) write_out(li);
+      list.each_ycmin_at_most(ymin, [&](size_t li) { leaving.push_back(li); });
+      for (size_t v = leaving.size(); v--;) write_out(leaving[v]);
     });
   };
-  for (size_t in = 0; in < shapes.size(); ++in) {
+  // Whether an object of in's zone has changed since detection.
+  auto zone_changed = [&](size_t in) {
+    if (!any_changed) return false;
+    for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k)
+      if (changed[zones.neighbours[k]]) return true;
+    return false;
+  };
+  for (size_t in = 0; in < n; ++in) {
     events_before(done_line[in]);
     // A full list first writes out the object with the smallest ycmax (the first such).
     if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
       now = done_line[in];
       ++stack_full;
       result.stack_full_lines.push_back(now);
-      write_out(by_ycmax.top(), true);
+      write_out(list.first_of_smallest_ycmax(), true);
     }
     if (!params.enabled) {
-      ylim[in] = ylimits(shapes[in], params.clean_margin);
       add(in);
       continue;
     }
-    const Shape& sin = shapes[in];
-    const Profile& pin = profile[in];  // from obj->dthresh (weights: per object)
+    // The entries of in's zone now in the list, with their answers, in list order.
+    met.clear();
+    if (params.compare_every_pair || zone_changed(in)) {
+      const Shape& sin = shapes[in];
+      for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
+        const size_t o = zones.neighbours[k];
+        const int64_t li = list.position(o);
+        if (li < 0) continue;
+        if (!profile_valid[o]) profile[o] = CleanProfile(shapes[o], isos[o].dthresh, beta);
+        profile_valid[o] = 1;
+        const CleanPair c =
+            clean_pair(sin, isos[in], profile[in], shapes[o], isos[o], profile[o], beta);
+        if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
+      }
+    } else if (pairs.any[in]) {
+      for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
+        if (pairs.pair[k] == CleanPair::kNone) continue;
+        const int64_t li = list.position(zones.neighbours[k]);
+        if (li >= 0) met.emplace_back(static_cast<size_t>(li), pairs.pair[k]);
+      }
+    }
+    std::sort(met.begin(), met.end());
     victims.clear();
     bool eaten = false;
-    near.clear();
-    for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
-      const int64_t li = clean.position(zones.neighbours[k]);
-      if (li >= 0) near.push_back(static_cast<size_t>(li));
-    }
-    std::sort(near.begin(), near.end());
-    for (size_t li : near) {
-      const size_t o = clean.entries()[li];
-      const Shape& so = shapes[o];
-      if (!in_clean_zone(sin, so)) continue;
-      const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
-      if (static_cast<float>(so.flux) < static_cast<float>(sin.flux)) {
-        if (pin.above(sin, dx, dy, beta, isos[o].mthresh)) victims.push_back(li);
-      } else {
-        if (!profile_valid[o])
-          profile[o] = Profile(so, isos[o].dthresh, beta), profile_valid[o] = 1;
-        if (profile[o].above(so, dx, dy, beta, isos[in].mthresh)) {
-          merge(in, o, flags, shapes, isos);
-          profile_valid[o] = 0;
-          result.removed.push_back({in, done_line[in], o, in, moment(done_line[in])});
-          eaten = true;
-          break;
-        }
+    for (const auto& [li, c] : met) {
+      if (c == CleanPair::kVictim) {
+        victims.push_back(li);
+        continue;
       }
+      const size_t o = list[li];
+      merge(in, o, flags, shapes, isos);
+      profile_valid[o] = 0;
+      changed[o] = 1, any_changed = true;
+      result.removed.push_back({in, done_line[in], o, in, moment(done_line[in])});
+      eaten = true;
+      break;
     }
     if (eaten) continue;
     for (size_t v = victims.size(); v--;) {
       const size_t li = victims[v];
-      merge(clean.entries()[li], in, flags, shapes, isos);
-      result.removed.push_back({clean.entries()[li], done_line[in], in, in, moment(done_line[in])});
-      remove_at(li);
+      merge(list[li], in, flags, shapes, isos);
+      result.removed.push_back({list[li], done_line[in], in, in, moment(done_line[in])});
+      list.remove_at(li);
     }
-    if (!victims.empty()) profile_valid[in] = 0;
-    // SExtractor fixes the limits when the object joins the clean list (after it has eaten its
-    // victims); objects it absorbs later widen its box but not these limits.
-    ylim[in] = ylimits(shapes[in], params.clean_margin);
+    if (!victims.empty()) {
+      profile_valid[in] = 0;
+      changed[in] = 1, any_changed = true;
+      // Its box has grown: the limits from the shape it joins the list with.
+      ylim[in] = ylimits(shapes[in], params.clean_margin);
+    }
     add(in);
   }
   events_before(std::numeric_limits<int64_t>::max());

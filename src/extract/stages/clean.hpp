@@ -9,6 +9,7 @@
 
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/clean_pairs.hpp"
 #include "extract/stages/clean_zones.hpp"
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/moments.hpp"
@@ -23,6 +24,9 @@ struct CleanParams {
   LineBuffer buffer;          // when objects are written out (sextractor/scan_order.hpp)
   int64_t stack_size = 3000;  // MEMORY_OBJSTACK
   int threads = 1;            // for what is computed beforehand (the pass itself is sequential)
+  // Tests: compare every pair of the clean list as the pass meets it (SExtractor's direct form)
+  // instead of using the decisions made beforehand (clean_pairs.hpp); the results are the same.
+  bool compare_every_pair = false;
 };
 
 struct CleanResult {
@@ -41,16 +45,12 @@ struct CleanResult {
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 
-// SExtractor's test of a profile against another object's CLEAN threshold: whether
-// (float)(amp val^-beta) > level, where val = 1 + alpha r^2 (false unless val > 1; the profile
-// is 0 from val 1e10 on). The pow is skipped where the answer is certain without it.
-bool clean_profile_above(double amp, double val, double beta, float level);
-
 // Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
-// object i's detection was completed (sextractor/scan_order.hpp). `zones`: clean_zones(shapes)
-// (unused when cleaning is off).
+// object i's detection was completed (sextractor/scan_order.hpp). `zones`: clean_zones(shapes);
+// `pairs`: clean_pairs(shapes, isos, zones, params.clean_param), both from the arguments as
+// given (unused when cleaning is off).
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                          const CleanZones& zones, const CleanParams& params);
+                          const CleanZones& zones, CleanPairs pairs, const CleanParams& params);
 
 }  // namespace celeris::extract

@@ -1,0 +1,71 @@
+#include "extract/stages/clean_pairs.hpp"
+#include "extract/sextractor/pi.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace celeris::extract {
+
+bool clean_profile_above(double amp, double val, double beta, float level) {
+  if (!(val > 1.0)) return false;
+  if (!(val < 1e10)) return 0.0f > level;
+  // CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's quotient; the
+  // float comparison is the same unless amp / val lies near the rounding boundary above level.
+  if (beta == 1.0 && level > 0 && std::isnormal(level) &&
+      level < std::numeric_limits<float>::max() && amp > 0 && std::isfinite(amp)) {
+    const double x = amp / val;
+    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
+    const float next = std::bit_cast<float>(std::bit_cast<uint32_t>(level) + 1);
+    const double up = (static_cast<double>(level) + next) / 2;
+    if (x > up * (1 + 1e-12)) return true;
+    if (x < up * (1 - 1e-12)) return false;
+  }
+  return static_cast<float>(amp * std::pow(val, -beta)) > level;
+}
+
+CleanProfile::CleanProfile(const Shape& s, float dthresh, double beta) {
+  const double unitarea = kSexPi * static_cast<float>(s.a) * static_cast<float>(s.b);
+  amp = static_cast<float>(s.flux) / (2 * unitarea * s.abcor);
+  alpha = (std::pow(amp / dthresh, 1.0 / beta) - 1) * unitarea / s.npix;
+}
+
+CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profile_in,
+                     const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta) {
+  if (!in_clean_zone(sin, so)) return CleanPair::kNone;
+  const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
+  if (static_cast<float>(so.flux) < static_cast<float>(sin.flux))
+    return profile_in.above(sin, dx, dy, beta, io.mthresh) ? CleanPair::kVictim : CleanPair::kNone;
+  return profile_o.above(so, dx, dy, beta, iin.mthresh) ? CleanPair::kMaster : CleanPair::kNone;
+}
+
+CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                       const CleanZones& zones, double beta, int threads) {
+  const size_t n = shapes.size();
+  CleanPairs p;
+  p.profile.resize(n);
+  p.pair.resize(zones.neighbours.size());
+  p.any.assign(n, 0);
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < n; ++i) p.profile[i] = CleanProfile(shapes[i], isos[i].dthresh, beta);
+      // Objects have few or many neighbours (crowded patches): chunks, not one block per thread.
+#pragma omp for schedule(dynamic, 512)
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t any = 0;
+      for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+        const uint32_t o = zones.neighbours[k];
+        const CleanPair c =
+            clean_pair(shapes[i], isos[i], p.profile[i], shapes[o], isos[o], p.profile[o], beta);
+        p.pair[k] = c;
+        any |= c != CleanPair::kNone;
+      }
+      p.any[i] = any;
+    }
+  }
+  return p;
+}
+
+}  // namespace celeris::extract

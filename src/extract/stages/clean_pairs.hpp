@@ -1,0 +1,62 @@
+// CLEAN's pairwise test (SExtractor clean.c), decided beforehand and in parallel for every pair
+// of objects within each other's clean zone, from the shapes as detected. The sequential clean
+// pass (clean.cpp) then visits only the pairs whose test fires, and compares the others again
+// only where an earlier merge has changed one of the two objects (clean.cpp says why that gives
+// SExtractor's decisions exactly).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "extract/stages/clean_zones.hpp"
+#include "extract/stages/isophotal.hpp"
+#include "extract/stages/moments.hpp"
+
+namespace celeris::extract {
+
+// SExtractor's test of a profile against another object's CLEAN threshold: whether
+// (float)(amp val^-beta) > level, where val = 1 + alpha r^2 (false unless val > 1; the profile
+// is 0 from val 1e10 on). The pow is skipped where the answer is certain without it.
+bool clean_profile_above(double amp, double val, double beta, float level);
+
+// Moffat-like profile of an object, amp (1 + alpha r^2)^-beta, reaching the detection threshold
+// on the isophote of area fdnpix (clean.c, addcleanobj's amp and alpha).
+struct CleanProfile {
+  double amp = 0, alpha = 0;
+  CleanProfile() = default;
+  CleanProfile(const Shape& s, float dthresh, double beta);
+  // Whether the profile of the object of shape s exceeds `level` at offset (dx, dy) from its
+  // centre, as SExtractor's test.
+  bool above(const Shape& s, float dx, float dy, double beta, float level) const {
+    const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
+                cxy = static_cast<float>(s.cxy);
+    const double val = 1 + alpha * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy);
+    return clean_profile_above(amp, val, beta, level);
+  }
+};
+
+// What CLEAN's comparison of a newcomer i with an earlier object o of its clean list decides.
+enum class CleanPair : uint8_t {
+  kNone = 0,    // nothing: i moves on to the next entry of its list
+  kVictim = 1,  // o is fainter and lies under i's profile: i will absorb o (unless i is eaten)
+  kMaster = 2,  // o is at least as bright and i lies under o's profile: o absorbs i
+};
+
+// The comparison of newcomer `in` with earlier object `o` from their shapes and thresholds, as
+// SExtractor makes it (clean.c clean()); `profile_in` / `profile_o`: their profiles from the
+// same shapes.
+CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profile_in,
+                     const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta);
+
+struct CleanPairs {
+  std::vector<CleanProfile> profile;  // each object's, from its shape as given
+  std::vector<CleanPair> pair;        // for each entry of CleanZones::neighbours
+  std::vector<uint8_t> any;           // per object: a pair of its own that is not kNone
+};
+
+// Every profile, and the decision for every pair of `zones`, from the shapes and thresholds as
+// given (before any merge), with `threads` threads.
+CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                       const CleanZones& zones, double beta, int threads);
+
+}  // namespace celeris::extract

@@ -1,0 +1,96 @@
+// The clean list's indexes (stages/clean_list.hpp) against SExtractor's way of answering the same
+// questions: scanning the whole list. Random pushes and removals (the last entry taking the
+// freed slot), with values repeated so that ties are decided by position.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "extract/stages/clean_list.hpp"
+
+using namespace celeris::extract;
+
+namespace {
+
+struct Naive {
+  std::vector<size_t> list;
+  std::vector<int> ycmin, ycmax;  // per position
+  void push(size_t o, int lo, int hi) {
+    list.push_back(o), ycmin.push_back(lo), ycmax.push_back(hi);
+  }
+  void remove_at(size_t li) {
+    list[li] = list.back(), ycmin[li] = ycmin.back(), ycmax[li] = ycmax.back();
+    list.pop_back(), ycmin.pop_back(), ycmax.pop_back();
+  }
+  size_t first_of_smallest_ycmax() const {
+    size_t best = 0;
+    for (size_t li = 1; li < list.size(); ++li)
+      if (ycmax[li] < ycmax[best]) best = li;
+    return best;
+  }
+  std::vector<size_t> ycmin_at_most(int64_t row) const {
+    std::vector<size_t> out;
+    for (size_t li = 0; li < list.size(); ++li)
+      if (ycmin[li] <= row) out.push_back(li);
+    return out;
+  }
+};
+
+TEST(CleanList, IndexesEqualScanningTheList) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const size_t n = 2000;
+    // A small capacity in some trials: the tree must grow.
+    CleanList list(n, trial % 3 == 0 ? 3 : 1 + rng() % 600);
+    Naive naive;
+    const int range = trial % 2 == 0 ? 20 : 100000;  // many ties, or few
+    size_t next = 0;
+    for (int step = 0; step < 6000; ++step) {
+      const unsigned r = rng() % 10;
+      if (next < n && (r < 5 || naive.list.empty())) {
+        const int lo = static_cast<int>(rng() % range) - range / 2;
+        const int hi = lo + static_cast<int>(rng() % range);
+        list.push(next, lo, hi);
+        naive.push(next, lo, hi);
+        ++next;
+      } else if (!naive.list.empty()) {
+        const size_t li = r < 8 ? rng() % naive.list.size() : naive.first_of_smallest_ycmax();
+        list.remove_at(li);
+        naive.remove_at(li);
+      }
+      ASSERT_EQ(list.entries(), naive.list);
+      for (size_t li = 0; li < naive.list.size(); ++li)
+        ASSERT_EQ(list.position(naive.list[li]), static_cast<int64_t>(li));
+      if (naive.list.empty()) continue;
+      ASSERT_EQ(list.first_of_smallest_ycmax(), naive.first_of_smallest_ycmax()) << step;
+      const int64_t row = static_cast<int64_t>(rng() % range) - range / 2;
+      std::vector<size_t> got;
+      list.each_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
+      ASSERT_EQ(got, naive.ycmin_at_most(row)) << step;
+    }
+  }
+}
+
+TEST(CleanList, RowBoundsBeyondInt32) {
+  CleanList list(3, 4);
+  list.push(0, std::numeric_limits<int32_t>::min(), 0);
+  list.push(1, std::numeric_limits<int32_t>::max(), 5);
+  list.push(2, 7, -3);
+  EXPECT_EQ(list.first_of_smallest_ycmax(), 2u);
+  std::vector<size_t> got;
+  auto at_most = [&](int64_t row) {
+    got.clear();
+    list.each_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
+    return got;
+  };
+  EXPECT_EQ(at_most(std::numeric_limits<int64_t>::max()), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max()), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max() - 1), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(at_most(6), (std::vector<size_t>{0}));
+  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::min()), (std::vector<size_t>{0}));
+  EXPECT_TRUE(at_most(std::numeric_limits<int64_t>::min()).empty());
+}
+
+}  // namespace

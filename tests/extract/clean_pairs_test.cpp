@@ -1,0 +1,191 @@
+// CLEAN with its comparisons decided beforehand (stages/clean_pairs.hpp) against CLEAN comparing
+// every pair as the sequential pass meets it (CleanParams::compare_every_pair, SExtractor's
+// direct form), on random crowded fields built so that merges are frequent, chain (an object
+// that has absorbed others is compared again, with its new flux and profile), and compete (a
+// newcomer under several brighter profiles, eaten by the first in list order, whose victims
+// found before are then spared), with the line buffer's write-outs and a full object stack
+// reordering the list. Every output must be identical: NUMBER order, write-out lines, merges
+// with their masters and moments, and the merged shapes, thresholds and flags.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "extract/stages/clean.hpp"
+#include "extract/stages/clean_pairs.hpp"
+#include "extract/stages/clean_zones.hpp"
+
+using namespace celeris::extract;
+
+namespace {
+
+struct Field {
+  std::vector<uint16_t> flags;
+  std::vector<Shape> shapes;
+  std::vector<Iso> isos;
+  std::vector<int64_t> done_line;
+};
+
+// n objects on a side x side field, in detection order (by last row). Fluxes span four decades
+// and CLEAN thresholds sit between 1 and 3 times the detection threshold, so that profiles of
+// bright objects cover many faint neighbours.
+// `spread`: objects have up to 10^spread times the pixels of their core's isophote, which
+// flattens their profiles, so that a newcomer often lies under several brighter ones.
+Field crowded_field(std::mt19937& rng, int n, int side, double spread) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Field f;
+  for (int i = 0; i < n; ++i) {
+    Shape s;
+    s.mx = side * u(rng);
+    s.my = side * u(rng);
+    s.a = 0.6 + 3.0 * u(rng);
+    s.b = s.a * (0.3 + 0.7 * u(rng));
+    s.theta = (u(rng) - 0.5) * 3.14159;
+    const double c = std::cos(s.theta), sn = std::sin(s.theta);
+    const double ia2 = 1 / (s.a * s.a), ib2 = 1 / (s.b * s.b);
+    s.cxx = c * c * ia2 + sn * sn * ib2;
+    s.cyy = sn * sn * ia2 + c * c * ib2;
+    s.cxy = 2 * c * sn * (ia2 - ib2);
+    s.npix = 4 + static_cast<int>(10 * s.a * s.b * (1 + u(rng)) * std::pow(10.0, spread * u(rng)));
+    s.flux = 30.0 * std::pow(10.0, 4 * u(rng)) * s.npix / 10;
+    s.abcor = static_cast<float>(0.9 + 0.1 * u(rng));
+    s.peak = static_cast<float>(s.flux / s.npix * 3);
+    const int r = static_cast<int>(2 * s.a) + 1;
+    s.xmin = static_cast<int>(s.mx) - r, s.xmax = static_cast<int>(s.mx) + r;
+    s.ymin = std::max(0, static_cast<int>(s.my) - r);
+    s.ymax = std::min(side - 1, static_cast<int>(s.my) + r);
+    Iso iso;
+    iso.flux = static_cast<float>(s.flux);
+    iso.area = s.npix;
+    iso.peak = s.peak;
+    iso.cpeak = s.peak;
+    iso.xpeak = static_cast<int>(s.mx), iso.ypeak = static_cast<int>(s.my);
+    iso.dthresh = 10.0f;
+    iso.mthresh = static_cast<float>(10.0 * (1 + 2 * u(rng)));
+    f.shapes.push_back(s);
+    f.isos.push_back(iso);
+    f.flags.push_back(static_cast<uint16_t>(rng() % 4));
+  }
+  // Detection order: by the row on which each detection completes.
+  std::vector<size_t> idx(n);
+  for (int i = 0; i < n; ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](size_t a, size_t b) { return f.shapes[a].ymax < f.shapes[b].ymax; });
+  Field g;
+  for (size_t i : idx) {
+    g.shapes.push_back(f.shapes[i]);
+    g.isos.push_back(f.isos[i]);
+    g.flags.push_back(f.flags[i]);
+    g.done_line.push_back(f.shapes[i].ymax + 1);
+  }
+  return g;
+}
+
+struct Cleaned {
+  CleanResult r;
+  Field f;
+};
+
+Cleaned run(Field f, CleanParams p, bool every_pair) {
+  p.compare_every_pair = every_pair;
+  const CleanZones zones = clean_zones(f.shapes, p.threads);
+  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.threads);
+  CleanResult r = clean_objects(f.flags, f.shapes, f.isos, f.done_line, zones, pairs, p);
+  return {std::move(r), std::move(f)};
+}
+
+void expect_same(const Cleaned& a, const Cleaned& b) {
+  ASSERT_EQ(a.r.order, b.r.order);
+  ASSERT_EQ(a.r.written_at, b.r.written_at);
+  ASSERT_EQ(a.r.buffer_at, b.r.buffer_at);
+  ASSERT_EQ(a.r.written_moment, b.r.written_moment);
+  ASSERT_EQ(a.r.stack_full_lines, b.r.stack_full_lines);
+  ASSERT_EQ(a.r.removed.size(), b.r.removed.size());
+  for (size_t k = 0; k < a.r.removed.size(); ++k) {
+    const CleanVictim &x = a.r.removed[k], &y = b.r.removed[k];
+    ASSERT_EQ(x.object, y.object) << k;
+    ASSERT_EQ(x.master, y.master) << k;
+    ASSERT_EQ(x.by, y.by) << k;
+    ASSERT_EQ(x.line, y.line) << k;
+    ASSERT_EQ(x.moment, y.moment) << k;
+  }
+  ASSERT_EQ(a.f.flags, b.f.flags);
+  for (size_t i = 0; i < a.f.shapes.size(); ++i) {
+    const Shape &s = a.f.shapes[i], &t = b.f.shapes[i];
+    ASSERT_EQ(s.flux, t.flux) << i;
+    ASSERT_EQ(s.npix, t.npix) << i;
+    ASSERT_EQ(s.peak, t.peak) << i;
+    ASSERT_EQ(s.xmin, t.xmin) << i;
+    ASSERT_EQ(s.xmax, t.xmax) << i;
+    ASSERT_EQ(s.ymin, t.ymin) << i;
+    ASSERT_EQ(s.ymax, t.ymax) << i;
+    ASSERT_EQ(a.f.isos[i].flux, b.f.isos[i].flux) << i;
+    ASSERT_EQ(a.f.isos[i].cpeak, b.f.isos[i].cpeak) << i;
+  }
+}
+
+TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
+  std::mt19937 rng(17);
+  long merges = 0, chained = 0, stack_full = 0, trials = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int side = 200 + static_cast<int>(rng() % 300);
+    const int n = 500 + static_cast<int>(rng() % 2500);
+    const Field f = crowded_field(rng, n, side, trial % 4 < 2 ? 0.0 : 2.5);
+    CleanParams p;
+    p.clean_param = trial % 3 == 0 ? 1.0 + 0.5 * (trial % 4) : 1.0;
+    p.detect_thresh = 10.0f;
+    p.clean_margin = static_cast<int>(rng() % 20);
+    p.buffer.height = side;
+    p.buffer.rows = trial % 5 == 0 ? side + 10 : 30 + static_cast<int>(rng() % 100);
+    p.buffer.margin = 1 + static_cast<int>(rng() % 3);
+    p.buffer.filter_rows = 3;
+    p.stack_size = trial % 2 == 0 ? 3000 : 20 + static_cast<int>(rng() % 200);
+    p.threads = 1 + trial % 3;
+    const Cleaned direct = run(f, p, true);
+    const Cleaned fast = run(f, p, false);
+    expect_same(direct, fast);
+    if (HasFatalFailure()) {
+      ADD_FAILURE() << "trial " << trial;
+      return;
+    }
+    ++trials;
+    merges += static_cast<long>(direct.r.removed.size());
+    stack_full += static_cast<long>(direct.r.stack_full_lines.size());
+    // Masters merged into more than once: objects compared again after a merge changed them.
+    std::map<size_t, int> times;
+    for (const CleanVictim& v : direct.r.removed) ++times[v.master];
+    for (const auto& [m, t] : times) chained += t > 1;
+  }
+  // The fields exercise what makes order matter.
+  EXPECT_GT(merges, 5000);
+  EXPECT_GT(chained, 500);
+  EXPECT_GT(stack_full, 1000);
+  EXPECT_EQ(trials, 60);
+}
+
+// clean_pair against the comparison written out: the newcomer is the victim's master when the
+// earlier object is fainter, else the earlier one may absorb it; outside the zone, nothing.
+TEST(CleanPairs, PairAnswersFollowTheFluxOrder) {
+  Shape bright, faint;
+  bright.mx = 10, bright.my = 10, bright.a = bright.b = 2, bright.cxx = bright.cyy = 0.25;
+  bright.npix = 2000, bright.flux = 1e5;  // a wide profile: 362 ADU at 4 px
+  faint = bright;
+  faint.mx = 14, faint.flux = 50, faint.npix = 5;
+  Iso iso;
+  iso.dthresh = 10, iso.mthresh = 15;
+  const CleanProfile pb(bright, iso.dthresh, 1.0), pf(faint, iso.dthresh, 1.0);
+  EXPECT_EQ(clean_pair(bright, iso, pb, faint, iso, pf, 1.0), CleanPair::kVictim);
+  EXPECT_EQ(clean_pair(faint, iso, pf, bright, iso, pb, 1.0), CleanPair::kMaster);
+  Shape far = faint;
+  far.mx = 10 + 41;  // beyond 10 x (2 + 2)
+  EXPECT_EQ(clean_pair(bright, iso, pb, far, iso, pf, 1.0), CleanPair::kNone);
+  Iso high = iso;
+  high.mthresh = 1e9;  // above any profile
+  EXPECT_EQ(clean_pair(faint, high, pf, bright, iso, pb, 1.0), CleanPair::kNone);
+}
+
+}  // namespace
