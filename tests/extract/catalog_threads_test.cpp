@@ -1,7 +1,8 @@
 // make_catalog runs its world conversions and fills its columns on several threads (one copy of
-// the world frame per thread, conversions in blocks of 512 objects): the catalog must be the one
-// a single thread makes, bit for bit, and its world coordinates those of WorldFrame::world, sky
-// and j2000 called object by object, on each of SExtractor's frames: a longitude-first WCS, a
+// the world frame per thread, conversions in blocks of 512 positions): the catalog must be the
+// one a single thread makes, bit for bit, its world coordinates those of WorldFrame::world, sky
+// and j2000 called object by object, and its world shapes those of local_jacobian's
+// single-point conversions, on each of SExtractor's frames: a longitude-first WCS, a
 // latitude-first one (DEC--TAN, RA---TAN), the linear frame of a header without WCS, and no
 // frame at all.
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/fk5_to_fk4.hpp"
 #include "extract/sextractor/world_frame.hpp"
+#include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {
 namespace {
@@ -184,6 +186,24 @@ void check_frame(const std::optional<WorldFrame>& frame) {
     const auto [w0, w1] = f.world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);
     return std::pair(w1 * (3.3e-5 + 1.0), w0 * (3.3e-5 + 1.0));
   });
+  // World shapes through the Jacobian of single-point conversions (local_jacobian at the
+  // barycentre), as before the batches.
+  std::vector<double> a_world, theta_world, errtheta_world, awin_world;
+  for (size_t i = 0; i < n; ++i) {
+    const Jacobian j = local_jacobian(f, o.x[i] + 1, o.y[i] + 1);
+    ASSERT_TRUE(j.ok);
+    const WorldShape s = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
+    a_world.push_back(s.a), theta_world.push_back(s.theta);
+    errtheta_world.push_back(world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]).theta);
+    awin_world.push_back(world_shape(j, o.x2win[i], o.y2win[i], o.xywin[i]).a);
+  }
+  for (const auto& [name, ref] :
+       {std::pair("A_WORLD", &a_world), std::pair("THETA_WORLD", &theta_world),
+        std::pair("ERRTHETA_WORLD", &errtheta_world), std::pair("AWIN_WORLD", &awin_world)}) {
+    const Column* c = four.find(name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_TRUE(same_bits(c->values, as_column(*c, *ref))) << name;
+  }
   // B1950 from the J2000 position (Config's EQUINOX as the epoch, as SExtractor).
   const double epoch = config.wcs_equinox;
   const Column* a1950 = four.find("ALPHA_B1950");

@@ -548,18 +548,19 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   auto frame_of_thread = [&]() -> const WorldFrame& {
     return thread_frames.empty() ? *wcs : thread_frames[static_cast<size_t>(omp_get_thread_num())];
   };
-  // The world coordinates of the 1-based pixel positions px(i), py(i), in blocks of objects,
-  // one wcslib call per block (WorldFrame::convert): the values of world(), sky() and j2000()
-  // called object by object.
-  auto to_world = [&](auto px, auto py, const WorldColumns& c) {
+  // The world coordinates of the 1-based pixel positions px(i), py(i), i < count (n: one per
+  // object), in blocks, one wcslib call per block (WorldFrame::convert): the values of world(),
+  // sky() and j2000() called one position at a time.
+  auto to_world = [&](auto px, auto py, const WorldColumns& c, size_t count = 0) {
     constexpr size_t kBlock = 512;
+    if (count == 0) count = n;
     for (std::vector<double>* v : {c.w0, c.w1, c.lon, c.lat, c.ra, c.dec})
-      if (v) v->resize(n);
+      if (v) v->resize(count);
     auto at = [](std::vector<double>* v, size_t i) { return v ? v->data() + i : nullptr; };
-    const long nblocks = static_cast<long>((n + kBlock - 1) / kBlock);
+    const long nblocks = static_cast<long>((count + kBlock - 1) / kBlock);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
     for (long b = 0; b < nblocks; ++b) {
-      const size_t i0 = static_cast<size_t>(b) * kBlock, m = std::min(kBlock, n - i0);
+      const size_t i0 = static_cast<size_t>(b) * kBlock, m = std::min(kBlock, count - i0);
       double x[kBlock], y[kBlock];
       for (size_t k = 0; k < m; ++k) x[k] = px(i0 + k), y[k] = py(i0 + k);
       frame_of_thread().convert(
@@ -600,9 +601,25 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     we.resize(n);
     const bool win = !o.x2win.empty();
     if (win) wws.resize(n), wwe.resize(n);
+    // local_jacobian's three positions per object, (x, y), (x + 1, y) and (x, y + 1), through
+    // the frame in batches: position 3 i + k of object i.
+    std::vector<double> jw0, jw1;
+    to_world(
+        [&](size_t p) {
+          const double x = o.x[p / 3] + 1;
+          return p % 3 == 1 ? x + 1.0 : x;
+        },
+        [&](size_t p) {
+          const double y = o.y[p / 3] + 1;
+          return p % 3 == 2 ? y + 1.0 : y;
+        },
+        {&jw0, &jw1}, 3 * n);
 #pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (size_t i = 0; i < n; ++i) {
-      const Jacobian j = local_jacobian(frame_of_thread(), o.x[i] + 1, o.y[i] + 1);
+      const double w[3][2] = {{jw0[3 * i], jw1[3 * i]},
+                              {jw0[3 * i + 1], jw1[3 * i + 1]},
+                              {jw0[3 * i + 2], jw1[3 * i + 2]}};
+      const Jacobian j = local_jacobian(*wcs, w);
       if (!j.ok) continue;
       ws[i] = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
       we[i] = world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]);
