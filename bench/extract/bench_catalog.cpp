@@ -1,6 +1,7 @@
 // Times the per-frame work after the extraction stages: make_catalog (the columns, the WCS
 // conversions) and write_catalog in ASCII_HEAD, FITS_1.0 and FITS_LDAC, on the objects of one
-// frame (extracted once on the CPU): the median of --repeat runs each.
+// frame (extracted once on the CPU, measuring what the parameter list asks for, as `celeris
+// extract` does: extract/run_steps.hpp plan_run): the median of --repeat runs each.
 //   bench_catalog IMAGE.fits PARAMS.param [--repeat N] [--threads N] [--out DIR]
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/run_steps.hpp"
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/world_frame.hpp"
 
@@ -60,11 +62,15 @@ int main(int argc, char** argv) try {
   const auto wcs = Wcs::from_header(img.header);
   const std::optional<extract::WorldFrame> world =
       extract::WorldFrame::from_header(img.header, wcs);
-  std::vector<std::string> warnings;
-  const auto params = extract::read_parameter_list(argv[2], warnings);
+  extract::Settings settings;
+  settings.parameters_name = argv[2];
+  const extract::RunPlan plan = extract::plan_run(settings);
+  const auto& params = plan.params;
   extract::Config config;
   config.threads = threads;
-  extract::MeasureRequest req;  // every aperture and flux fraction, as make_catalog indexes them
+  extract::MeasureRequest req = plan.request;
+  // Every aperture and flux fraction measured, as make_catalog indexes them.
+  req.n_apertures = req.n_fluxfrac = -1;
   const extract::Result r = extract::extract(img.pixels.view(), config, req);
   std::printf("%s: %zu objects, %zu columns, WCS %s, threads %d (0: all), %d repeats\n", argv[1],
               r.objects.size(), params.size(), wcs ? "yes" : "no", threads, repeat);

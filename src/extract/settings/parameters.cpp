@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "celeris/error.hpp"
+#include "extract/settings/threads.hpp"
 #include "extract/sextractor/fk5_to_fk4.hpp"
 #include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_class_star.hpp"
@@ -519,6 +520,18 @@ double magerr(double flux, double err) {
   return flux > 0 ? 1.086 * err / flux : 99.0;
 }
 
+// Where make_catalog puts one position per object through the world frame: world() in the
+// header's axis order, sky() (native longitude, latitude) and j2000()
+// (sextractor/world_frame.hpp); a null pair is not computed.
+struct WorldColumns {
+  std::vector<double>* w0 = nullptr;
+  std::vector<double>* w1 = nullptr;
+  std::vector<double>* lon = nullptr;
+  std::vector<double>* lat = nullptr;
+  std::vector<double>* ra = nullptr;
+  std::vector<double>* dec = nullptr;
+};
+
 }  // namespace
 
 Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
@@ -527,17 +540,42 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
   const double zp = config.mag_zeropoint;
+  // The per-object world conversions and the columns run on `nthreads` OpenMP threads (one
+  // per 4096 objects at most: a crowded 4096^2 frame has 40k), each with its own copy of the
+  // world frame (wcslib's wcsp2s writes into its structure: WorldFrame::independent_copy).
+  const int nthreads = worker_threads(config.threads, static_cast<int64_t>(n) * 32);
+  std::vector<WorldFrame> thread_frames;
+  if (wcs && nthreads > 1)
+    for (int t = 0; t < nthreads; ++t) thread_frames.push_back(wcs->independent_copy());
+  auto frame_of_thread = [&]() -> const WorldFrame& {
+    return thread_frames.empty() ? *wcs : thread_frames[static_cast<size_t>(omp_get_thread_num())];
+  };
+  // The world coordinates of the 1-based pixel positions px(i), py(i), i < count (n: one per
+  // object), in blocks, one wcslib call per block (WorldFrame::convert): the values of world(),
+  // sky() and j2000() called one position at a time.
+  auto to_world = [&](auto px, auto py, const WorldColumns& c, size_t count = 0) {
+    constexpr size_t kBlock = 512;
+    if (count == 0) count = n;
+    for (std::vector<double>* v : {c.w0, c.w1, c.lon, c.lat, c.ra, c.dec})
+      if (v) v->resize(count);
+    auto at = [](std::vector<double>* v, size_t i) { return v ? v->data() + i : nullptr; };
+    const long nblocks = static_cast<long>((count + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
+    for (long b = 0; b < nblocks; ++b) {
+      const size_t i0 = static_cast<size_t>(b) * kBlock, m = std::min(kBlock, count - i0);
+      double x[kBlock], y[kBlock];
+      for (size_t k = 0; k < m; ++k) x[k] = px(i0 + k), y[k] = py(i0 + k);
+      frame_of_thread().convert(
+          m, x, y,
+          {at(c.w0, i0), at(c.w1, i0), at(c.lon, i0), at(c.lat, i0), at(c.ra, i0), at(c.dec, i0)});
+    }
+  };
   // World coordinates of the (1-based) barycentres, computed once: in the header's axis
   // order, native longitude and latitude, J2000 (sextractor/world_frame.hpp).
   std::vector<double> xw, yw, as, ds, ra, dec;
-  if (wcs) {
-    xw.resize(n), yw.resize(n), as.resize(n), ds.resize(n), ra.resize(n), dec.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::tie(xw[i], yw[i]) = wcs->world(o.x[i] + 1, o.y[i] + 1);
-      std::tie(as[i], ds[i]) = wcs->sky(o.x[i] + 1, o.y[i] + 1);
-      std::tie(ra[i], dec[i]) = wcs->j2000(o.x[i] + 1, o.y[i] + 1);
-    }
-  }
+  if (wcs)
+    to_world([&](size_t i) { return o.x[i] + 1; }, [&](size_t i) { return o.y[i] + 1; },
+             {&xw, &yw, &as, &ds, &ra, &dec});
   const size_t nmap = n ? o.imaflags.size() / n : 0;  // flag maps measured
   // Vector sizes of the growth curves and VIGNET asked for.
   int n_flux_growth = 0, n_mag_growth = 0;
@@ -565,8 +603,25 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     we.resize(n);
     const bool win = !o.x2win.empty();
     if (win) wws.resize(n), wwe.resize(n);
+    // local_jacobian's three positions per object, (x, y), (x + 1, y) and (x, y + 1), through
+    // the frame in batches: position 3 i + k of object i.
+    std::vector<double> jw0, jw1;
+    to_world(
+        [&](size_t p) {
+          const double x = o.x[p / 3] + 1;
+          return p % 3 == 1 ? x + 1.0 : x;
+        },
+        [&](size_t p) {
+          const double y = o.y[p / 3] + 1;
+          return p % 3 == 2 ? y + 1.0 : y;
+        },
+        {&jw0, &jw1}, 3 * n);
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (size_t i = 0; i < n; ++i) {
-      const Jacobian j = local_jacobian(*wcs, o.x[i] + 1, o.y[i] + 1);
+      const double w[3][2] = {{jw0[3 * i], jw1[3 * i]},
+                              {jw0[3 * i + 1], jw1[3 * i + 1]},
+                              {jw0[3 * i + 2], jw1[3 * i + 2]}};
+      const Jacobian j = local_jacobian(*wcs, w);
       if (!j.ok) continue;
       ws[i] = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
       we[i] = world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]);
@@ -581,23 +636,19 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   const bool celestial = wcs && wcs->celestial();
   if (celestial && want_j2000) {
     dtheta.resize(n);
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (size_t i = 0; i < n; ++i) dtheta[i] = dtheta_j2000(ra[i], dec[i]);
   }
   // SExtractor's POLAR_IMAGE, in its float arithmetic on the float A_IMAGE and B_IMAGE.
   auto polar = [](float a, float b) { return double((a * a - b * b) / (a * a + b * b)); };
   // Peak pixel (1-based) through the WCS, when asked for.
-  std::vector<double> xpw, ypw, aspk, dspk, rapk, decpk;
   bool want_peak = false;
   for (const auto& p : params)
     want_peak |= std::string(p.spec->name).find("PEAK_") != std::string::npos && p.spec->needs_wcs;
-  if (wcs && want_peak) {
-    xpw.resize(n), ypw.resize(n), aspk.resize(n), dspk.resize(n), rapk.resize(n), decpk.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::tie(xpw[i], ypw[i]) = wcs->world(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
-      std::tie(aspk[i], dspk[i]) = wcs->sky(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
-      std::tie(rapk[i], decpk[i]) = wcs->j2000(o.xpeak[i] + 1.0, o.ypeak[i] + 1.0);
-    }
-  }
+  std::vector<double> xpw, ypw, aspk, dspk, rapk, decpk;
+  if (wcs && want_peak)
+    to_world([&](size_t i) { return o.xpeak[i] + 1.0; }, [&](size_t i) { return o.ypeak[i] + 1.0; },
+             {&xpw, &ypw, &aspk, &dspk, &rapk, &decpk});
   // The pixel scale as source-extractor 2.25 applies it: its world areas and FWHM_WORLD agree to
   // the last digit only with PIXEL_SCALE rounded to float (HorseHead with 0.6 and 0.37: 177 of
   // 579 ISOAREA_WORLD differ in the 7th digit in double).
@@ -611,14 +662,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   };
   // Windowed world coordinates, when asked for.
   std::vector<double> xww, yww, asw, dsw, raw, decw;
-  if (wcs && !o.xwin.empty()) {
-    xww.resize(n), yww.resize(n), asw.resize(n), dsw.resize(n), raw.resize(n), decw.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::tie(xww[i], yww[i]) = wcs->world(o.xwin[i] + 1, o.ywin[i] + 1);
-      std::tie(asw[i], dsw[i]) = wcs->sky(o.xwin[i] + 1, o.ywin[i] + 1);
-      std::tie(raw[i], decw[i]) = wcs->j2000(o.xwin[i] + 1, o.ywin[i] + 1);
-    }
-  }
+  if (wcs && !o.xwin.empty())
+    to_world([&](size_t i) { return o.xwin[i] + 1; }, [&](size_t i) { return o.ywin[i] + 1; },
+             {&xww, &yww, &asw, &dsw, &raw, &decw});
   // B1950 positions and SExtractor's rotation of north to B1950 at the barycentre, when asked
   // for (equatorial J2000 frames only: run.cpp refuses others).
   std::vector<Radec> b1950, b1950_peak, b1950_win;
@@ -632,7 +678,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     const double epoch = config.wcs_equinox;  // SExtractor passes the EQUINOX as the epoch
     auto convert = [&](const std::vector<double>& a, const std::vector<double>& d) {
       std::vector<Radec> out(a.size());
-      for (size_t i = 0; i < a.size(); ++i) out[i] = sextractor_j2000_to_b1950(epoch, a[i], d[i]);
+      const long m = static_cast<long>(a.size());
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
+      for (long i = 0; i < m; ++i) out[i] = sextractor_j2000_to_b1950(epoch, a[i], d[i]);
       return out;
     };
     b1950 = convert(ra, dec);
@@ -642,6 +690,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     // stays at the (0, 0) SExtractor's structure was allocated with (fk5_to_fk4.hpp).
     const Radec pole = b1950_pole ? sextractor_j2000_to_b1950(epoch, 0.0, 90.0) : Radec{};
     dtheta1950.resize(n);
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (size_t i = 0; i < n; ++i) dtheta1950[i] = sextractor_dtheta_b1950(pole, b1950[i], yw[i]);
   }
   // SExtractor's position error ellipse (analyse.c), per object.
@@ -683,8 +732,17 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     const double mx2 = o.x2win[i], my2 = o.y2win[i], mxy = o.xywin[i], d = mx2 - my2;
     return std::sqrt(0.25 * d * d + mxy * mxy) / (0.5 * (mx2 + my2));
   };
+  // The world coordinates (axis order) X_MAMA and Y_MAMA need, converted once when asked for:
+  // the columns are filled on several threads, which must not share the WCS.
+  bool want_mama = false;
+  for (const auto& p : params)
+    want_mama |= std::string(p.spec->name) == "X_MAMA" || std::string(p.spec->name) == "Y_MAMA";
+  std::vector<double> mama_w0, mama_w1;
+  if (wcs && want_mama)
+    to_world([&](size_t i) { return o.x[i] + 1 - 0.5; }, [&](size_t i) { return o.y[i] + 1 - 0.5; },
+             {&mama_w0, &mama_w1});
   auto mama = [&](size_t i) {
-    const auto [w0, w1] = wcs->world(o.x[i] + 1 - 0.5, o.y[i] + 1 - 0.5);  // axis order
+    const double w0 = mama_w0[i], w1 = mama_w1[i];
     return std::pair<double, double>(w1 * (3.3e-5 + 1.0), w0 * (3.3e-5 + 1.0));
   };
   using Getter = std::function<double(size_t, int)>;
@@ -949,8 +1007,17 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
 
   Table t;
   t.rows = n;
-  for (const auto& p : params) {
-    Column c;
+  t.columns.resize(params.size());
+  // The getters only read (the world conversions are done above), so the columns fill in
+  // parallel.
+  std::vector<const Getter*> column_getter(params.size(), nullptr);
+  for (size_t pi = 0; pi < params.size(); ++pi)
+    if (!params[pi].spec->needs_wcs || wcs) column_getter[pi] = &getters.at(params[pi].spec->name);
+  const long ncolumns = static_cast<long>(params.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
+  for (long pi = 0; pi < ncolumns; ++pi) {
+    const RequestedParam& p = params[static_cast<size_t>(pi)];
+    Column& c = t.columns[static_cast<size_t>(pi)];
     c.name = p.spec->name;
     c.unit = p.spec->unit;
     c.description = p.spec->description;
@@ -964,18 +1031,14 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (name == "VIGNET") c.dims = vignet_dims;
     if (name == "VIGNET_SHIFT") c.dims = {p.width, p.height};
     c.values.assign(n * size, 0.0);
-    if (p.spec->needs_wcs && !wcs) {
-      t.columns.push_back(std::move(c));  // no world frame built: zeros
-      continue;
-    }
-    const Getter& get = getters.at(name);
+    const Getter* get = column_getter[static_cast<size_t>(pi)];
+    if (!get) continue;                                   // no world frame built: zeros
+    const bool to_float = c.type == ColumnType::Float32;  // SExtractor stores float
     for (size_t i = 0; i < n; ++i)
       for (int k = 0; k < size; ++k) {
-        double v = get(i, k);
-        if (c.type == ColumnType::Float32) v = static_cast<float>(v);  // SExtractor stores float
-        c.values[i * size + k] = v;
+        const double v = (*get)(i, k);
+        c.values[i * size + k] = to_float ? static_cast<float>(v) : v;
       }
-    t.columns.push_back(std::move(c));
   }
   return t;
 }

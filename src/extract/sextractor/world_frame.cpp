@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "extract/sextractor/header_read.hpp"
@@ -80,6 +82,31 @@ std::pair<double, double> WorldFrame::sky(double x, double y) const {
 
 std::pair<double, double> WorldFrame::j2000(double x, double y) const {
   return wcs_ ? wcs_->pixel_to_j2000(x, y) : std::pair(0.0, 0.0);
+}
+
+void WorldFrame::convert(size_t n, const double* x, const double* y, const Outputs& out) const {
+  if (!wcs_) {  // the linear frame: no wcslib call to save
+    for (size_t i = 0; i < n; ++i) {
+      if (out.world0) std::tie(out.world0[i], out.world1[i]) = world(x[i], y[i]);
+      if (out.sky_lon) out.sky_lon[i] = out.sky_lat[i] = 0.0;
+      if (out.ra) out.ra[i] = out.dec[i] = 0.0;
+    }
+    return;
+  }
+  std::vector<double> lon(n), lat(n);
+  wcs_->pixels_to_world(n, x, y, lon.data(), lat.data());
+  const bool swap = wcs_->latitude_first();
+  for (size_t i = 0; i < n; ++i) {  // as world(), sky() and j2000() from pixel_to_world
+    if (out.world0) out.world0[i] = swap ? lat[i] : lon[i], out.world1[i] = swap ? lon[i] : lat[i];
+    if (out.sky_lon) out.sky_lon[i] = lon[i], out.sky_lat[i] = lat[i];
+    if (out.ra) std::tie(out.ra[i], out.dec[i]) = wcs_->world_to_j2000(lon[i], lat[i]);
+  }
+}
+
+WorldFrame WorldFrame::independent_copy() const {
+  WorldFrame f = *this;
+  if (wcs_) f.wcs_ = wcs_->independent_copy();
+  return f;
 }
 
 }  // namespace celeris::extract

@@ -6,6 +6,7 @@
 // those only where a longitude and a latitude axis exist.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <utility>
 
@@ -36,6 +37,20 @@ class WorldFrame {
   std::pair<double, double> j2000(double x, double y) const;
   // SExtractor's raw_to_red: the linear part only, in axis order (X_FOCAL, Y_FOCAL).
   std::pair<double, double> focal(double x, double y) const;
+
+  // Where convert() writes world(), sky() and j2000() of each point; a null pair is skipped.
+  struct Outputs {
+    double *world0 = nullptr, *world1 = nullptr;
+    double *sky_lon = nullptr, *sky_lat = nullptr;
+    double *ra = nullptr, *dec = nullptr;
+  };
+  // world(), sky() and j2000() of the n 1-based pixel positions (x[i], y[i]) with one wcslib
+  // call (Wcs::pixels_to_world), the same values bit for bit: a catalog of 40k objects pays
+  // wcslib's per-call set-up once per batch instead of three times per object.
+  void convert(size_t n, const double* x, const double* y, const Outputs& out) const;
+  // A frame with a WCS of its own (Wcs::independent_copy): wcslib writes into its structure
+  // while converting, so threads converting at the same time each need one.
+  WorldFrame independent_copy() const;
 
  private:
   std::optional<Wcs> wcs_;

@@ -27,6 +27,11 @@ Jacobian local_jacobian(const WorldFrame& frame, double x, double y) {
   } catch (...) {
     return j;  // SExtractor: no Jacobian where the WCS does not map
   }
+  return local_jacobian(frame, w);
+}
+
+Jacobian local_jacobian(const WorldFrame& frame, const double (&w)[3][2]) {
+  Jacobian j;
   for (const auto& p : w)
     if (!std::isfinite(p[0]) || !std::isfinite(p[1])) return j;
   const int lng = frame.lng(), lat = frame.lat();

@@ -26,6 +26,9 @@ struct Jacobian {
   bool ok = false;
 };
 Jacobian local_jacobian(const WorldFrame& frame, double x, double y);
+// The same from the frame's world coordinates (axis order, WorldFrame::world) at (x, y),
+// (x + 1, y) and (x, y + 1), converted beforehand (make_catalog converts them in batches).
+Jacobian local_jacobian(const WorldFrame& frame, const double (&w)[3][2]);
 
 struct WorldShape {
   double x2 = 0, y2 = 0, xy = 0;    // X2_WORLD ... (deg^2)
