@@ -110,7 +110,8 @@ int main(int argc, char** argv) try {
   std::vector<double> plan_s(n, 0.0), finish_s(n, 0.0);
   std::vector<DeblendPlan> plans(n);
   // Each time the least of three runs: the host is shared, and a run preempted once reads as
-  // a few milliseconds however small the detection.
+  // a few milliseconds however small the detection (the second and third run find the
+  // detection in cache: these are warm times).
   {
     DeblendScratch scratch;
     for (size_t i = 0; i < n; ++i) {
@@ -147,6 +148,28 @@ int main(int argc, char** argv) try {
     }
   }
 
+  // One pass over every detection on one thread, in the stage's order (largest first) and in
+  // detection order (pixels one after the other in memory): what the order costs in cache misses.
+  auto one_pass = [&](const std::vector<size_t>& order) {
+    DeblendScratch scratch;
+    const auto t0 = Clock::now();
+    size_t splits = 0;
+    for (size_t i : order) splits += plan_deblend(detections[i], params, scratch).split;
+    const double t = seconds_since(t0);
+    if (splits == 0 && n > 0) std::printf("(no split)\n");
+    return t;
+  };
+  std::vector<size_t> in_order(n), largest_first(n);
+  std::iota(in_order.begin(), in_order.end(), size_t{0});
+  largest_first = in_order;
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](size_t a, size_t b) { return detections.count(a) > detections.count(b); });
+  std::vector<double> pass_in_order, pass_largest_first;
+  for (int k = 0; k < repeat; ++k) {
+    pass_largest_first.push_back(one_pass(largest_first));
+    pass_in_order.push_back(one_pass(in_order));
+  }
+
   // The stage as the pipeline runs it.
   std::vector<double> stage_s;
   for (int k = 0; k <= repeat; ++k) {
@@ -177,6 +200,8 @@ int main(int argc, char** argv) try {
               npix, nsplit, first_object[n], first_draw[n]);
   std::printf("deblend() with %d threads: %.2f ms (median of %d)\n", threads, 1e3 * median(stage_s),
               repeat);
+  std::printf("one thread, one pass of plans: largest first %.2f ms, detection order %.2f ms\n",
+              1e3 * median(pass_largest_first), 1e3 * median(pass_in_order));
   std::printf("one thread: plan %.2f ms, finish %.2f ms in total\n", 1e3 * plan_total,
               1e3 * finish_total);
   std::printf("slowest plans (ms; pixels; children):\n");
