@@ -443,6 +443,107 @@ void ref_finish(const ObjectView& parent, const DeblendPlan& plan, GlibcRand& rn
   }
 }
 
+// A random field whose values are rounded to whole units, so that maxima are often plateaus
+// of equal pixels (where a peak test that takes equal neighbours as higher, or as lower,
+// miscounts), detected at `thresh`.
+Field plateau_field(std::mt19937& rng, int w, int h, int nstars, float thresh) {
+  Field f = random_field(rng, w, h, nstars, thresh, 1.0f);
+  for (int i = 0; i < w * h; ++i) f.value.data()[i] = std::round(f.value.data()[i] / 4) * 4;
+  f.detections = detect(f.value.view(), f.value.view(), {thresh, 3});
+  return f;
+}
+
+// Peaks by their definition: pixels of the detection with no 8-neighbour in it of higher value.
+int brute_force_peaks(const ObjectView& d) {
+  int peaks = 0;
+  for (size_t a = 0; a < d.size(); ++a) {
+    bool peak = true;
+    for (size_t b = 0; b < d.size(); ++b)
+      if (std::abs(d.x[a] - d.x[b]) <= 1 && std::abs(d.y[a] - d.y[b]) <= 1 &&
+          d.cvalue[b] > d.cvalue[a])
+        peak = false;
+    peaks += peak;
+  }
+  return peaks;
+}
+
+TEST(Deblend, CountPeaksEqualsBruteForce) {
+  std::mt19937 rng(41);
+  int one = 0, many = 0;
+  DeblendTreeScratch scratch;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Field f = trial % 2 ? plateau_field(rng, 80, 60, 25, 5.0f)
+                              : random_field(rng, 80, 60, 25, 5.0f, 1.0f);
+    for (size_t d = 0; d < f.detections.size(); ++d) {
+      const int want = brute_force_peaks(f.detections[d]);
+      ASSERT_EQ(count_peaks(f.detections[d], 1 << 30, scratch), want) << "detection " << d;
+      ASSERT_EQ(count_peaks(f.detections[d], 2, scratch), std::min(want, 2));
+      one += want == 1;
+      many += want > 1;
+    }
+  }
+  EXPECT_GT(one, 20);
+  EXPECT_GT(many, 20);
+}
+
+// Two flat-topped blobs joined by a fainter bridge: every pixel of each 3x3 top is a peak (equal
+// neighbours are not higher), and the detection splits; one flat top alone is one blob.
+TEST(Deblend, FlatTopsArePeaks) {
+  Image<float> v(30, 12, 0.0f);
+  for (int x = 2; x < 28; ++x)
+    for (int y = 2; y < 10; ++y)  // rising towards the nearer top: no peak outside the tops
+      v(x, y) = 100.0f - 3.0f * static_cast<float>(std::min(std::abs(x - 6), std::abs(x - 21)) +
+                                                   std::abs(y - 6));
+  for (int x : {6, 21})
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) v(x + dx, 6 + dy) = 500.0f;
+  const ObjectList det = detect(v.view(), v.view(), {5.0f, 3});
+  ASSERT_EQ(det.size(), 1u);
+  DeblendTreeScratch s;
+  EXPECT_EQ(count_peaks(det[0], 1 << 30, s), 18);
+  DeblendParams p;
+  p.detect_thresh = 5.0f;
+  p.width = 30;
+  p.height = 12;
+  const DeblendPlan plan = plan_deblend(det[0], p);
+  ASSERT_TRUE(plan.split);
+  EXPECT_EQ(plan.cores.size(), 2u);
+}
+
+// Detections of one peak skip the tree: the plans must be those of the full tree, on fields
+// with plateaus and with every sub-area size (DETECT_MINAREA 1 lets one-pixel branches count).
+TEST(Deblend, OnePeakSkipGivesTheFullTreesPlans) {
+  std::mt19937 rng(42);
+  int skipped = 0, splits = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const Field f = trial % 2 ? plateau_field(rng, 90, 70, 30, 4.0f)
+                              : random_field(rng, 90, 70, 30, 4.0f, 1.0f);
+    DeblendScratch fast, full;
+    full.every_tree = true;
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = 90;
+    p.height = 70;
+    p.minarea = 1 + trial % 4;
+    p.mincont = trial % 3 == 0 ? 0.0 : 0.005;
+    p.photo = trial % 5 == 0;
+    for (size_t d = 0; d < f.detections.size(); ++d) {
+      const ObjectView det = f.detections[d];
+      const DeblendPlan a = plan_deblend(det, p, fast), b = plan_deblend(det, p, full);
+      const std::string what = "trial " + std::to_string(trial) + " detection " + std::to_string(d);
+      ASSERT_EQ(a.split, b.split) << what;
+      ASSERT_EQ(a.parent_flags, b.parent_flags) << what;
+      ASSERT_EQ(a.draws, b.draws) << what;
+      ASSERT_EQ(a.cores.offset, b.cores.offset) << what;
+      ASSERT_EQ(a.core_index, b.core_index) << what;
+      skipped += count_peaks(det, 2, fast.tree_scratch) < 2;
+      splits += b.split;
+    }
+  }
+  EXPECT_GT(skipped, 50);
+  EXPECT_GT(splits, 50);
+}
+
 TEST(Deblend, CountBelowEqualsLowerBound) {
   std::mt19937 rng(3);
   const float inf = std::numeric_limits<float>::infinity();

@@ -117,6 +117,8 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
   if (nthresh < 2 || parent.empty()) return plan;
   // scan.c's sortit: a detection that lost pixels to a pixel-stack overflow is not deblended.
   if (parent.flags & kFlagExtractOverflow) return plan;
+  // One peak: no level has two nodes, nothing splits (deblend_tree.hpp, count_peaks).
+  if (!scratch.every_tree && count_peaks(parent, 2, scratch.tree_scratch) < 2) return plan;
 
   float peak = -std::numeric_limits<float>::max();
   double rv = 0;

@@ -74,6 +74,8 @@ struct DeblendScratch {
   std::vector<uint8_t> ok;                    // per tree node: no split below it
   std::vector<std::pair<int, int32_t>> kept;  // (level, node) of the cores
   std::vector<int32_t> chain;
+  // Tests: build the tree even for a detection of one peak (count_peaks).
+  bool every_tree = false;
 };
 
 // The exponentially spaced levels (refine.c): thresh[0] = t0 and, for k = 1 .. nthresh - 1,

@@ -42,6 +42,35 @@ bool OrderFreeSum::exact() const {
   return total < std::ldexp(1.0, 52 + ulp_exp);
 }
 
+int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& s) {
+  const size_t n = parent.size();
+  int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = std::numeric_limits<int>::min(), y1 = x1;
+  for (size_t i = 0; i < n; ++i) {
+    x0 = std::min(x0, parent.x[i]);
+    x1 = std::max(x1, parent.x[i]);
+    y0 = std::min(y0, parent.y[i]);
+    y1 = std::max(y1, parent.y[i]);
+  }
+  // The box with a border of one, so that neighbours need no bounds checks.
+  const int64_t bw = int64_t{x1} - x0 + 3, bh = int64_t{y1} - y0 + 3;
+  s.grid.assign(static_cast<size_t>(bw * bh), -1);
+  auto cell = [&](size_t i) { return (parent.y[i] - y0 + 1) * bw + (parent.x[i] - x0 + 1); };
+  for (size_t i = 0; i < n; ++i) s.grid[cell(i)] = static_cast<int32_t>(i);
+  const int64_t offs[8] = {-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1};
+  int peaks = 0;
+  for (size_t i = 0; i < n && peaks < stop; ++i) {
+    const float c = parent.cvalue[i];
+    const int64_t at = cell(i);
+    bool peak = true;
+    for (int64_t d : offs) {
+      const int32_t q = s.grid[at + d];
+      if (q >= 0 && parent.cvalue[q] > c) peak = false;
+    }
+    peaks += peak;
+  }
+  return peaks;
+}
+
 void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
                         int img_w, int img_h, DeblendTreeScratch& s, DeblendTree& tree) {
   const int nthresh = static_cast<int>(thresh.size());

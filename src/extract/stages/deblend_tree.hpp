@@ -100,6 +100,15 @@ inline int count_below(const float* t, int n, float c) {
   return static_cast<int>(first - t) + (*first < c ? 1 : 0);
 }
 
+// How many of the detection's pixels are peaks: no 8-neighbour among its pixels has a higher
+// filtered value (ties and NaN neighbours do not count as higher), counting stops at `stop`.
+// Each component of the pixels above a level holds one (its highest pixel: its neighbours
+// are in it, so not higher, or not above the level), and two components hold two. So with
+// fewer than two peaks no level has two nodes, no node two branches, and the detection
+// neither splits nor overflows: plan_deblend skips its tree (most detections of a crowded
+// field are single stars). Uses the scratch's grid.
+int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& scratch);
+
 // `thresh` holds t_0 ... t_{nthresh-1} (t_0, the detection threshold, is not used; none NaN).
 // When tree.overflow, the nodes are not filled.
 void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,

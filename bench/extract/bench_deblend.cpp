@@ -1,0 +1,239 @@
+// Times the deblending stage of one frame detection by detection, to tell whether its wall time
+// on many cores is bound by the largest detections (one thread plans one detection) or by the
+// total work. The front end (background, filter, detection) runs as `celeris extract` runs it
+// with the default configuration; then, on one thread, every detection's plan_deblend and
+// finish_deblend are timed alone, and the stage itself (deblend()) is timed with --threads.
+// Printed: the largest detections with their times, the totals, and for P threads the
+// makespan of the stage's own schedule (largest first, each detection to the first free
+// thread) next to the bound max(largest detection, total / P).
+//   bench_deblend IMAGE.fits [--threads N] [--repeat N] [--top N] [--cores 2,16]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/fits.hpp"
+#include "extract/sextractor/glibc_rand.hpp"
+#include "extract/stages/background.hpp"
+#include "extract/stages/deblend.hpp"
+#include "extract/stages/detect.hpp"
+#include "extract/stages/filter.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// The makespan of `times` (seconds, in the order the stage hands them out) on p threads that
+// each take the next one when free (OpenMP's schedule(dynamic, 1)).
+double makespan(const std::vector<double>& times, int p) {
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int k = 0; k < p; ++k) free_at.push(0.0);
+  double end = 0;
+  for (double t : times) {
+    const double start = free_at.top();
+    free_at.pop();
+    free_at.push(start + t);
+    end = std::max(end, start + t);
+  }
+  return end;
+}
+
+// A copy of the detection list (deblend() consumes its input).
+ObjectList copy_of(const ObjectList& d) {
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: %s IMAGE.fits [--threads N] [--repeat N] [--top N] [--cores 2,16]\n",
+                 argv[0]);
+    return 2;
+  }
+  int threads = 2, repeat = 5, top = 15;
+  std::string cores = "2,16";
+  for (int i = 2; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+    if (a == "--threads")
+      threads = std::stoi(argv[i + 1]);
+    else if (a == "--repeat")
+      repeat = std::stoi(argv[i + 1]);
+    else if (a == "--top")
+      top = std::stoi(argv[i + 1]);
+    else if (a == "--cores")
+      cores = argv[i + 1];
+    else
+      throw Error("unknown option " + a);
+  }
+  const FitsImage img = read_fits_image(argv[1]);
+  Config config;
+  config.threads = threads;
+  const BackgroundMap bkg = background_map(img.pixels.view(), config);
+  const Image<float> value = subtract_background(img.pixels.view(), bkg, nullptr, threads);
+  const Thresholds t = detection_thresholds(config, bkg.global_rms);
+  const Image<float> filtered = detection_image(value.view(), FilterParams::of(config, threads));
+  const ObjectList detections =
+      detect(value.view(), filtered.view(), {t.detect, config.detect_minarea});
+  const size_t n = detections.size();
+  const DeblendParams params{config.deblend_nthresh,
+                             config.deblend_mincont,
+                             config.detect_minarea,
+                             t.detect,
+                             false,
+                             static_cast<int>(img.pixels.width()),
+                             static_cast<int>(img.pixels.height()),
+                             false};
+
+  // One thread: each detection's plan and finish alone.
+  std::vector<double> plan_s(n, 0.0), finish_s(n, 0.0);
+  std::vector<DeblendPlan> plans(n);
+  // Each time the least of three runs: the host is shared, and a run preempted once reads as
+  // a few milliseconds however small the detection (the second and third run find the
+  // detection in cache: these are warm times).
+  {
+    DeblendScratch scratch;
+    for (size_t i = 0; i < n; ++i) {
+      plan_s[i] = 1e30;
+      for (int r = 0; r < 3; ++r) {
+        const auto t0 = Clock::now();
+        plans[i] = plan_deblend(detections[i], params, scratch);
+        plan_s[i] = std::min(plan_s[i], seconds_since(t0));
+      }
+    }
+  }
+  std::vector<size_t> first_object(n + 1, 0), first_draw(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    first_object[i + 1] = first_object[i] + (plans[i].split ? plans[i].cores.size() : 1);
+    first_draw[i + 1] = first_draw[i] + plans[i].draws;
+  }
+  std::vector<int32_t> stream(first_draw[n]);
+  GlibcRand rng;
+  for (auto& v : stream) v = rng();
+  {
+    ObjectList out = copy_of(detections);
+    out.offset.assign(first_object[n] + 1, 0);
+    out.flags.resize(first_object[n]);
+    out.fixed_centre.resize(first_object[n]);
+    out.cx.resize(first_object[n]);
+    out.cy.resize(first_object[n]);
+    DeblendFinishScratch scratch;
+    for (size_t i = 0; i < n; ++i) {
+      if (!plans[i].split) continue;
+      const auto t0 = Clock::now();
+      finish_deblend(plans[i], stream.data() + first_draw[i], out, detections.offset[i],
+                     detections.count(i), first_object[i], scratch);
+      finish_s[i] = seconds_since(t0);
+    }
+  }
+
+  // One pass over every detection on one thread, in the stage's order (largest first) and in
+  // detection order (pixels one after the other in memory): what the order costs in cache misses.
+  auto one_pass = [&](const std::vector<size_t>& order) {
+    DeblendScratch scratch;
+    const auto t0 = Clock::now();
+    size_t splits = 0;
+    for (size_t i : order) splits += plan_deblend(detections[i], params, scratch).split;
+    const double t = seconds_since(t0);
+    if (splits == 0 && n > 0) std::printf("(no split)\n");
+    return t;
+  };
+  std::vector<size_t> in_order(n), largest_first(n);
+  std::iota(in_order.begin(), in_order.end(), size_t{0});
+  largest_first = in_order;
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](size_t a, size_t b) { return detections.count(a) > detections.count(b); });
+  std::vector<double> pass_in_order, pass_largest_first;
+  for (int k = 0; k < repeat; ++k) {
+    pass_largest_first.push_back(one_pass(largest_first));
+    pass_in_order.push_back(one_pass(in_order));
+  }
+
+  // The stage as the pipeline runs it.
+  std::vector<double> stage_s;
+  for (int k = 0; k <= repeat; ++k) {
+    ObjectList d = copy_of(detections);
+    const auto t0 = Clock::now();
+    const Deblended r = deblend(std::move(d), params, 0, threads);
+    if (k > 0) stage_s.push_back(seconds_since(t0));
+    if (r.objects.size() != first_object[n]) throw Error("deblend() and the timed plans differ");
+  }
+
+  // Largest first, as deblend() hands the detections out.
+  std::vector<size_t> by_size(n);
+  std::iota(by_size.begin(), by_size.end(), size_t{0});
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](size_t a, size_t b) { return detections.count(a) > detections.count(b); });
+  std::vector<size_t> by_time = by_size;
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](size_t a, size_t b) { return plan_s[a] > plan_s[b]; });
+
+  const double plan_total = std::accumulate(plan_s.begin(), plan_s.end(), 0.0);
+  const double finish_total = std::accumulate(finish_s.begin(), finish_s.end(), 0.0);
+  size_t npix = 0, nsplit = 0;
+  for (size_t i = 0; i < n; ++i) {
+    npix += detections.count(i);
+    nsplit += plans[i].split;
+  }
+  std::printf("%s: %zu detections, %zu pixels, %zu split into %zu objects, %zu draws\n", argv[1], n,
+              npix, nsplit, first_object[n], first_draw[n]);
+  std::printf("deblend() with %d threads: %.2f ms (median of %d)\n", threads, 1e3 * median(stage_s),
+              repeat);
+  std::printf("one thread, one pass of plans: largest first %.2f ms, detection order %.2f ms\n",
+              1e3 * median(pass_largest_first), 1e3 * median(pass_in_order));
+  std::printf("one thread: plan %.2f ms, finish %.2f ms in total\n", 1e3 * plan_total,
+              1e3 * finish_total);
+  std::printf("slowest plans (ms; pixels; children):\n");
+  for (int k = 0; k < top && k < static_cast<int>(n); ++k) {
+    const size_t i = by_time[k];
+    std::printf("  %8.3f ms  %7zu px  %4zu children  finish %7.3f ms\n", 1e3 * plan_s[i],
+                detections.count(i), plans[i].split ? plans[i].cores.size() : 1, 1e3 * finish_s[i]);
+  }
+  std::printf("largest detections (pixels; plan ms):\n");
+  for (int k = 0; k < 5 && k < static_cast<int>(n); ++k)
+    std::printf("  %7zu px  %8.3f ms\n", detections.count(by_size[k]), 1e3 * plan_s[by_size[k]]);
+  double top_share = 0;
+  for (int k = 0; k < 10 && k < static_cast<int>(n); ++k) top_share += plan_s[by_time[k]];
+  std::printf("the 10 slowest plans: %.1f%% of the plan total\n", 100 * top_share / plan_total);
+
+  // Plans go out one by one, largest first; finishes in chunks of 64 in detection order.
+  std::vector<double> plan_order(n), finish_order((n + 63) / 64, 0.0);
+  for (size_t k = 0; k < n; ++k) plan_order[k] = plan_s[by_size[k]];
+  for (size_t k = 0; k < n; ++k) finish_order[k / 64] += finish_s[k];
+  const double largest_plan = plan_s[by_time[0]];
+  const double largest_finish = *std::max_element(finish_s.begin(), finish_s.end());
+  std::stringstream list(cores);
+  for (std::string c; std::getline(list, c, ',');) {
+    const int p = std::stoi(c);
+    std::printf(
+        "%2d threads: plan makespan %.2f ms (bound max(%.2f, %.2f)), finish makespan %.2f ms "
+        "(bound max(%.2f, %.2f))\n",
+        p, 1e3 * makespan(plan_order, p), 1e3 * largest_plan, 1e3 * plan_total / p,
+        1e3 * makespan(finish_order, p), 1e3 * largest_finish, 1e3 * finish_total / p);
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_deblend: %s\n", e.what());
+  return 1;
+}
