@@ -41,7 +41,7 @@ def run(cmd, log):
     return r.returncode
 
 
-def frame_params(binary, frame, names, path):
+def frame_params(binary, frame, names, path, extra=()):
     """Writes the parameter list for `frame`: every name, less those the frame refuses (e.g. the
     J2000 angles on a galactic WCS: "error: THETA_J2000: only equatorial ..."), so that a refused
     column does not leave the whole frame uncompared. Returns the file's path."""
@@ -50,7 +50,7 @@ def frame_params(binary, frame, names, path):
         with open(path, "w") as f:
             f.write("\n".join(names) + "\n")
         r = subprocess.run([binary, "extract", frame, "-PARAMETERS_NAME", path, "-CATALOG_TYPE",
-                            "NONE"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            "NONE", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         refused = [n for n in names if r.returncode != 0 and f"error: {n.split('(')[0]}:" in r.stdout]
         if not refused:
             return path
@@ -102,7 +102,10 @@ def main():
     total = 0
     for frame in frames:
         stem = os.path.splitext(os.path.basename(frame))[0]
-        params = frame_params(args.a, frame, all_names, os.path.join(args.work, f"{stem}.param"))
+        # With A's arguments (CLASS_STAR's network among them): a run failing for another reason
+        # would strip nothing.
+        params = frame_params(args.a, frame, all_names, os.path.join(args.work, f"{stem}.param"),
+                              shlex.split(args.a_args))
         for vname, vargs in variants.items():
             outs = {}
             for side, binary, extra in (("a", args.a, args.a_args), ("b", args.b, args.b_args)):
