@@ -93,9 +93,7 @@ class HeaderChecker {
              "string value without its closing quote: " + printable_excerpt(trimmed(value), 40));
       return false;
     }
-    const size_t slash = value.find('/', first);
-    const std::string token =
-        trimmed(value.substr(first, slash == std::string_view::npos ? slash : slash - first));
+    const std::string token = unquoted_token(value, first);
     if (token.size() > kMaxUnquoted)
       fail(index, key,
            "unquoted value of " + std::to_string(token.size()) +
@@ -120,11 +118,13 @@ class HeaderChecker {
     const std::string_view value = c.substr(eq + 1);
     const size_t first = value.find_first_not_of(' ');
     if (first == std::string_view::npos || value[first] == '\'') return;
+    record_size_key(index, name, unquoted_token(value, first), sizes);
+  }
+
+  // An unquoted value: from its first character to the comment's '/', blanks trimmed.
+  static std::string unquoted_token(std::string_view value, size_t first) {
     const size_t slash = value.find('/', first);
-    record_size_key(index, name,
-                    trimmed(value.substr(first, slash == std::string_view::npos ? slash
-                                                                                : slash - first)),
-                    sizes);
+    return trimmed(value.substr(first, slash == std::string_view::npos ? slash : slash - first));
   }
 
   void record_size_key(size_t index, std::string_view key, const std::string& token,

@@ -281,6 +281,36 @@ int directory_order(int order, size_t n) {
   return c;
 }
 
+// The sorted right rows' cell directory, for the join and the count alike: cells of order
+// directory_order(order, nr); dir[c] is the first right row of cell c (an exclusive scan of the
+// cells' row counts), dir[ncells] = nr.
+struct CellDirectory {
+  DeviceArray<uint32_t> dir;
+  uint64_t ncells = 0;
+  int shift = 0;  // a row's pixel >> shift is its cell
+};
+
+CellDirectory cell_directory(const uint64_t* sorted_pix, size_t nr, int order,
+                             cuda::ScratchPool& scratch) {
+  CellDirectory d;
+  const int dorder = directory_order(order, nr);
+  d.ncells = uint64_t(hp::npix(dorder));
+  d.shift = 2 * (order - dorder);
+  d.dir = DeviceArray<uint32_t>(d.ncells + 1);
+  DeviceArray<uint32_t> counts(d.ncells + 1);
+  cuda_check(cudaMemset(counts.data(), 0, (d.ncells + 1) * sizeof(uint32_t)), "memset");
+  histogram_kernel<<<grid_for(nr), kBlock>>>(sorted_pix, nr, d.shift, counts.data());
+  cuda_check_launch("histogram kernel");
+  size_t temp_bytes = 0;
+  cuda_check(
+      cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts.data(), d.dir.data(), d.ncells + 1),
+      "scan size");
+  cuda_check(cub::DeviceScan::ExclusiveSum(scratch.acquire(temp_bytes), temp_bytes, counts.data(),
+                                           d.dir.data(), d.ncells + 1),
+             "directory scan");
+  return d;
+}
+
 }  // namespace
 
 namespace {
@@ -454,24 +484,12 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
   sort_by_pixel(d_right.data(), nr, order, rs, scratch);
   Sorted ls(self ? 0 : nl);
   if (!self) sort_by_pixel(d_left.data(), nl, order, ls, scratch);
-  const int dorder = directory_order(order, nr);
-  const uint64_t ncells = uint64_t(hp::npix(dorder));
-  DeviceArray<uint32_t> hist(ncells + 1), dir(ncells + 1);
-  cuda_check(cudaMemset(hist.data(), 0, (ncells + 1) * sizeof(uint32_t)), "memset");
-  const int shift = 2 * (order - dorder);
-  histogram_kernel<<<grid_for(nr), kBlock>>>(rs.pix.data(), nr, shift, hist.data());
-  cuda_check_launch("histogram kernel");
-  size_t temp_bytes = 0;
-  cuda_check(
-      cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, hist.data(), dir.data(), ncells + 1),
-      "scan size");
-  cuda_check(cub::DeviceScan::ExclusiveSum(scratch.acquire(temp_bytes), temp_bytes, hist.data(),
-                                           dir.data(), ncells + 1),
-             "directory scan");
+  const CellDirectory cells = cell_directory(rs.pix.data(), nr, order, scratch);
   ev.mark(2);
 
   // Phases 2+3: count, scan, write.
-  JoinArgs a{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), nr, dir.data(), ncells, shift},
+  JoinArgs a{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), nr, cells.dir.data(),
+                       cells.ncells, cells.shift},
              self ? rs.vec.data() : ls.vec.data(),
              self ? rs.row.data() : ls.row.data(),
              nl,
@@ -485,7 +503,7 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
   join_kernel<false><<<grid_for(nl), kBlock>>>(a, plan, d_count.data(), nullptr, nullptr, nullptr);
   cuda_check_launch("count kernel");
   ev.mark(3);
-  temp_bytes = 0;
+  size_t temp_bytes = 0;
   cuda_check(
       cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_count.data(), d_off.data(), nl + 1),
       "scan size");
@@ -569,36 +587,22 @@ void count_cuda(const SkyPoints* left, const int64_t* left_ids, const SkyPoints&
   sort_side(right, right_ids, order, rs, scratch);
   SortedSide ls(left ? nl : 0);
   if (left) sort_side(*left, left_ids, order, ls, scratch);
-  const int dorder = directory_order(order, nr);
-  const uint64_t ncells = uint64_t(hp::npix(dorder));
   {
-    DeviceArray<uint32_t> cells(ncells + 1);
-    DeviceArray<uint32_t> dir(ncells + 1);
-    cuda_check(cudaMemset(cells.data(), 0, (ncells + 1) * sizeof(uint32_t)), "memset");
-    const int shift = 2 * (order - dorder);
-    histogram_kernel<<<grid_for(nr), kBlock>>>(rs.s.pix.data(), nr, shift, cells.data());
-    cuda_check_launch("histogram kernel");
-    size_t temp_bytes = 0;
-    cuda_check(
-        cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cells.data(), dir.data(), ncells + 1),
-        "scan size");
-    cuda_check(cub::DeviceScan::ExclusiveSum(scratch.acquire(temp_bytes), temp_bytes, cells.data(),
-                                             dir.data(), ncells + 1),
-               "directory scan");
+    const CellDirectory cells = cell_directory(rs.s.pix.data(), nr, order, scratch);
     scratch.release();
     ev.mark(1);
 
     // Phases 2+3, counting only.
     const SortedSide& l = left ? ls : rs;
-    JoinArgs a{
-        IndexView{rs.s.pix.data(), rs.s.row.data(), rs.s.vec.data(), nr, dir.data(), ncells, shift},
-        l.s.vec.data(),
-        l.s.row.data(),
-        nl,
-        order,
-        neighbours,
-        self,
-        hp::chord2_of_angle(radius_rad)};
+    JoinArgs a{IndexView{rs.s.pix.data(), rs.s.row.data(), rs.s.vec.data(), nr, cells.dir.data(),
+                         cells.ncells, cells.shift},
+               l.s.vec.data(),
+               l.s.row.data(),
+               nl,
+               order,
+               neighbours,
+               self,
+               hp::chord2_of_angle(radius_rad)};
     const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
     const int nstarts = int(starts.size());
     DeviceArray<double> d_starts(starts.size());

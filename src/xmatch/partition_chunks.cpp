@@ -123,6 +123,15 @@ struct PartitionChunks::Impl {
     const uint64_t hi = p == e.pix ? e.rank : plan.left_counts[size_t(p)];
     return {lo, std::max(lo, hi)};
   }
+  // f(p, lo, hi) for every pixel p from b's to the last one e leaves rows of, with cut_range.
+  template <class F>
+  void for_each_cut(ChunkCut b, ChunkCut e, F&& f) const {
+    const int64_t last_pix = e.rank > 0 ? e.pix : e.pix - 1;
+    for (int64_t p = b.pix; p <= last_pix; ++p) {
+      const auto [lo, hi] = cut_range(p, b, e);
+      f(p, lo, hi);
+    }
+  }
 
   // The local rows of the partition's chunks [ka, kb): left rows `li` and the right rows of their
   // margin `ri`; `sorted`: each ascending (so in global row order), else in pixel order. Throws
@@ -143,19 +152,17 @@ std::vector<int64_t> PartitionChunks::Impl::margin(size_t ka, size_t kb) {
   std::vector<int64_t> out;
   ++mark;
   for (size_t k = ka; k < kb; ++k) {
-    const ChunkCut cb = plan.chunks[first + k].begin, ce = plan.chunks[first + k].end;
-    const int64_t last_pix = ce.rank > 0 ? ce.pix : ce.pix - 1;
-    for (int64_t p = cb.pix; p <= last_pix; ++p) {
-      const auto [lo, hi] = cut_range(p, cb, ce);
-      if (lo == hi) continue;
-      int64_t nb[9];
-      const int nnb = pixel_and_neighbours(plan.order, p, nb);
-      for (int a = 0; a < nnb; ++a)
-        if (stamp[size_t(nb[a])] != mark) {
-          stamp[size_t(nb[a])] = mark;
-          out.push_back(nb[a]);
-        }
-    }
+    for_each_cut(plan.chunks[first + k].begin, plan.chunks[first + k].end,
+                 [&](int64_t p, uint64_t lo, uint64_t hi) {
+                   if (lo == hi) return;
+                   int64_t nb[9];
+                   const int nnb = pixel_and_neighbours(plan.order, p, nb);
+                   for (int a = 0; a < nnb; ++a)
+                     if (stamp[size_t(nb[a])] != mark) {
+                       stamp[size_t(nb[a])] = mark;
+                       out.push_back(nb[a]);
+                     }
+                 });
   }
   return out;
 }
@@ -165,15 +172,13 @@ void PartitionChunks::Impl::gather(size_t ka, size_t kb, std::vector<uint32_t>& 
   li.clear();
   ri.clear();
   for (size_t k = ka; k < kb; ++k) {
-    const ChunkCut cb = plan.chunks[first + k].begin, ce = plan.chunks[first + k].end;
-    const int64_t last_pix = ce.rank > 0 ? ce.pix : ce.pix - 1;
-    for (int64_t p = cb.pix; p <= last_pix; ++p) {
-      const auto [lo, hi] = cut_range(p, cb, ce);
-      if (lo == hi) continue;
-      const uint64_t shift = p == begin.pix ? begin.rank : 0;
-      const uint32_t* at = left.index.data() + left.start[size_t(p)];
-      li.insert(li.end(), at + (lo - shift), at + (hi - shift));
-    }
+    for_each_cut(plan.chunks[first + k].begin, plan.chunks[first + k].end,
+                 [&](int64_t p, uint64_t lo, uint64_t hi) {
+                   if (lo == hi) return;
+                   const uint64_t shift = p == begin.pix ? begin.rank : 0;
+                   const uint32_t* at = left.index.data() + left.start[size_t(p)];
+                   li.insert(li.end(), at + (lo - shift), at + (hi - shift));
+                 });
   }
   const std::vector<int64_t> pixels = margin(ka, kb);
   check_margin(pixels);
@@ -238,13 +243,11 @@ PartitionChunks::PartitionChunks(const PartitionRows& rows, const ChunkPlan& pla
   // partition's first cut's rank, which match() subtracts to find them in the bucket.
   m.begin = plan.chunks[first].begin;
   const ChunkCut end = plan.chunks[last - 1].end;
-  const int64_t last_pix = end.rank > 0 ? end.pix : end.pix - 1;
   uint64_t inside = 0;
-  for (int64_t p = m.begin.pix; p <= last_pix; ++p) {
-    const auto [lo, hi] = m.cut_range(p, m.begin, end);
+  m.for_each_cut(m.begin, end, [&](int64_t p, uint64_t lo, uint64_t hi) {
     if (m.left.count(p) != hi - lo) mismatch("left rows", p, m.left.count(p), hi - lo);
     inside += hi - lo;
-  }
+  });
   if (inside != rows.left_count()) throw outside(rows.left_count() - inside);
 }
 
