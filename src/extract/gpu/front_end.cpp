@@ -21,7 +21,18 @@ namespace celeris::extract::gpu {
 
 namespace {
 
-enum Mark { kStart, kUploaded, kMeshes, kSubtracted, kFiltered, kLabelled, kSorted, kMarks };
+enum Mark {
+  kStart,
+  kUploaded,
+  kMeshKernels,
+  kMeshes,
+  kMapReady,
+  kSubtracted,
+  kFiltered,
+  kLabelled,
+  kSorted,
+  kMarks
+};
 
 // Page-locked buffers for the two images that come back. Allocating them costs more than one
 // download from pageable memory, so they are pooled: a FrontEnd holds one pair and gives it
@@ -150,11 +161,14 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   const size_t meshes = map.back.size();
   c.mesh_scratch.grow(mesh_scratch_bytes(g));
   mesh_statistics(d_image, g, c.mesh_scratch.data(), c.back.grow(meshes), c.sigma.grow(meshes), s);
+  timer.mark(kMeshKernels, s);
   c.back.download_async(map.back.data(), meshes, s);
   c.sigma.download_async(map.sigma.data(), meshes, s);
   c.stream.synchronize();
   timer.mark(kMeshes, s);
+  const auto t_finish = Clock::now();
   finish_background(map, config);
+  const double finish = seconds_since(t_finish);
 
   // 2. The map's rows and the subtraction.
   c.back.upload_async(map.back.data(), meshes, s);
@@ -179,6 +193,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   }
   if (!map.manual)
     row_nodes(c.back.data(), c.dback.data(), g, c.node.data(), c.dnode.data(), c.u.data(), s);
+  timer.mark(kMapReady, s);
   subtract_background(d_image, c.node.data(), c.dnode.data(), xw, g, map.manual, map.manual_value,
                       d_value, s);
   timer.mark(kSubtracted, s);
@@ -228,7 +243,10 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                        {image.device ? "gpu copy (device-resident frame)" : "gpu upload",
                         timer.seconds(kStart, kUploaded)},
                        {"gpu background meshes", timer.seconds(kUploaded, kMeshes)},
-                       {"gpu subtract", timer.seconds(kMeshes, kSubtracted)},
+                       {"  of which mesh kernels", timer.seconds(kUploaded, kMeshKernels)},
+                       {"host background map (finish_background)", finish},
+                       {"gpu map upload and rows", timer.seconds(kMeshes, kMapReady)},
+                       {"gpu subtract", timer.seconds(kMapReady, kSubtracted)},
                        {"gpu filter", timer.seconds(kSubtracted, kFiltered)},
                        {"gpu label", timer.seconds(kFiltered, kLabelled)},
                        {"gpu components", timer.seconds(kLabelled, kSorted)}};

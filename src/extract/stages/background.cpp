@@ -192,13 +192,6 @@ void fill_bad_meshes(BackgroundMap& m) {
   m.sigma = std::move(sigma);
 }
 
-float median(std::vector<float>& v) {
-  const size_t n = v.size();
-  std::sort(v.begin(), v.end());
-  if (n < 2) return v[0];
-  return n % 2 ? v[n / 2]
-               : static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
-}
 
 // Median filter of the mesh grid. The window shrinks symmetrically at the grid edges (so edge
 // meshes are filtered along one axis and corners not at all); a mesh is replaced only when it
@@ -219,10 +212,10 @@ void median_filter_meshes(BackgroundMap& m, int fw, int fh, double fthresh) {
           sbuf.push_back(m.sigma[y * m.nx + x]);
         }
       const int i = py * m.nx + px;
-      const float med = median(bbuf);
+      const float med = median_of(bbuf);
       if (std::fabs(med - m.back[i]) >= fthresh) {
         back[i] = med;
-        sigma[i] = median(sbuf);
+        sigma[i] = median_of(sbuf);
       } else {
         back[i] = m.back[i];
         sigma[i] = m.sigma[i];
@@ -235,12 +228,12 @@ void median_filter_meshes(BackgroundMap& m, int fw, int fh, double fthresh) {
 // Global RMS: the median of the mesh sigmas; when that is not positive (mostly constant data),
 // the median of the positive ones, else 1.
 float global_sigma(std::vector<float> s) {
-  float med = median(s);
+  float med = median_of(s);
   if (med > 0) return med;
   std::vector<float> pos;
   for (float v : s)
     if (v > 0) pos.push_back(v);
-  if (!pos.empty() && pos.size() < s.size()) return median(pos);
+  if (!pos.empty() && pos.size() < s.size()) return median_of(pos);
   return 1.0f;
 }
 
@@ -352,6 +345,18 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
 
 }  // namespace
 
+// The middle element(s) by selection, not a full sort: the same values (order statistics do not
+// depend on how they are found), in linear time; `v` is left partly reordered.
+float median_of(std::vector<float>& v) {
+  const size_t n = v.size();
+  if (n < 2) return v[0];
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (n % 2) return *mid;
+  const float below = *std::max_element(v.begin(), mid);  // the (n/2 - 1)-th in order
+  return static_cast<float>((below + static_cast<double>(*mid)) / 2.0);
+}
+
 BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config) {
   if (width <= 0 || height <= 0) throw Error("empty image: no pixels to measure");
   BackgroundMap m;
@@ -371,7 +376,7 @@ void finish_background(BackgroundMap& m, const Config& config) {
   median_filter_meshes(m, config.back_filter_width, config.back_filter_height,
                        config.back_filtthresh);
   std::vector<float> b = m.back;
-  m.global_back = median(b);
+  m.global_back = median_of(b);
   m.global_rms = global_sigma(m.sigma);
   spline_columns(m.back, m.nx, m.ny, m.dback);
   spline_columns(m.sigma, m.nx, m.ny, m.dsigma);

@@ -49,6 +49,10 @@ BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config);
 // splines; BACK_TYPE MANUAL then makes the subtracted map the constant BACK_VALUE.
 void finish_background(BackgroundMap& m, const Config& config);
 
+// SExtractor's fqmedian: the middle value, the mean (in double) of the two middle values for an
+// even count. Reorders `v`.
+float median_of(std::vector<float>& v);
+
 // Estimates the background of `image` (NaN = masked). Meshes are processed in parallel.
 BackgroundMap estimate_background(ImageView<const float> image, const Config& config);
 

@@ -21,11 +21,12 @@ struct MedianWalk {
   int64_t lowsum, highsum;  // counts taken by each side
 };
 
-CELERIS_HD inline MedianWalk median_walk(const int64_t* c0, int lcut, int hcut) {
+template <class C0>
+CELERIS_HD inline MedianWalk median_walk(const C0& c0, int lcut, int hcut) {
   if (hcut < lcut) return {lcut, hcut, 0, 0};
   const int n = hcut - lcut + 1;
-  auto low = [&](int a) { return c0[lcut + a] - c0[lcut]; };
-  auto high = [&](int b) { return c0[hcut + 1] - c0[hcut + 1 - b]; };
+  auto low = [&](int a) { return static_cast<int64_t>(c0[lcut + a]) - c0[lcut]; };
+  auto high = [&](int b) { return static_cast<int64_t>(c0[hcut + 1]) - c0[hcut + 1 - b]; };
   auto high_at_most = [&](int64_t v) {  // #{b in 0..n : high(b) <= v}
     int l = 0, r = n + 1;
     while (l < r) {
@@ -60,10 +61,12 @@ struct Mode {
 // over the clipped range at every iteration; those sums are integers far below 2^53, hence
 // exact, so the cumulative integer sums c0, c1, c2 (nlevels + 1 entries each) give the same
 // doubles in O(1) per iteration. `mean` is the 2-sigma-clipped mean that fixed the histogram
-// origin qzero and step qscale.
-CELERIS_HD inline Mode histogram_mode(const int* histo, const int64_t* c0, const int64_t* c1,
-                                      const int64_t* c2, int nlevels, double mean, float qzero,
-                                      float qscale) {
+// origin qzero and step qscale. c0, c1, c2: anything indexable that gives those integers (arrays
+// on the CPU; on the GPU c1 and c2 are rebuilt on demand from per-chunk prefixes, which keeps the
+// block's shared memory small).
+template <class C0, class C1, class C2>
+CELERIS_HD inline Mode histogram_mode(const int* histo, const C0& c0, const C1& c1, const C2& c2,
+                                      int nlevels, double mean, float qzero, float qscale) {
   const int nlm1 = nlevels - 1;
   int lcut_i = 0, hcut_i = nlm1;
   double sig = 10.0 * nlm1, sig1 = 1.0, mea = static_cast<float>(mean), med = mea;
@@ -73,9 +76,10 @@ CELERIS_HD inline Mode histogram_mode(const int* histo, const int64_t* c0, const
     const int lo = walk.lo, hi = walk.hi;
     const int64_t lowsum = walk.lowsum, highsum = walk.highsum;
     const bool any = hcut_i >= lcut_i;
-    const double hsum = any ? static_cast<double>(c0[hcut_i + 1] - c0[lcut_i]) : 0.0;
-    mea = any ? static_cast<double>(c1[hcut_i + 1] - c1[lcut_i]) : 0.0;
-    sig = any ? static_cast<double>(c2[hcut_i + 1] - c2[lcut_i]) : 0.0;
+    const double hsum =
+        any ? static_cast<double>(static_cast<int64_t>(c0[hcut_i + 1]) - c0[lcut_i]) : 0.0;
+    mea = any ? static_cast<double>(static_cast<int64_t>(c1[hcut_i + 1]) - c1[lcut_i]) : 0.0;
+    sig = any ? static_cast<double>(static_cast<int64_t>(c2[hcut_i + 1]) - c2[lcut_i]) : 0.0;
     const int hlo = histo[lo < nlevels ? lo : nlm1], hhi = histo[hi >= 0 ? hi : 0];
     const double peak = hlo > hhi ? hlo : hhi;
     med = hi >= 0 ? (hi + 0.5 +

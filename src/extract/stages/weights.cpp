@@ -19,15 +19,6 @@ constexpr double kQuantNSigma = 5.0;
 constexpr int kQuantMaxLevels = 4096;
 constexpr double kQuantAMin = 4.0;
 
-// fqmedian: the mean of the two middle values for an even count.
-float median(std::vector<float>& v) {
-  const size_t n = v.size();
-  std::sort(v.begin(), v.end());
-  if (n < 2) return v[0];
-  return n % 2 ? v[n / 2]
-               : static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
-}
-
 struct Histogram {
   int nlevels = 0;
   float qscale = 1, qzero = 0;
@@ -187,7 +178,7 @@ float weight_scale(ImageView<const float> image, ImageView<const float> var, flo
                  "defaulted to 1\n");
     return 1.0f;
   }
-  return median(ratio);
+  return median_of(ratio);
 }
 
 void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float wthresh, int xlag,
