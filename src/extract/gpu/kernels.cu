@@ -207,8 +207,9 @@ __global__ void __launch_bounds__(kModeThreads)
   __syncthreads();
   if (threadIdx.x != 0) return;
   // Entries past nlevels equal c[nlevels]: the walk reads c[0 .. nlevels] only.
-  const mode::Mode m = mode::histogram_mode(histo, c0, ChunkPrefix<1>{histo, p1},
-                                            ChunkPrefix<2>{histo, p2}, nlevels, mean, qzero, qscale);
+  const mode::Mode m =
+      mode::histogram_mode(histo, c0, ChunkPrefix<1>{histo, p1}, ChunkPrefix<2>{histo, p2}, nlevels,
+                           mean, qzero, qscale);
   back_out[mesh] = m.back;
   sigma_out[mesh] = m.sigma;
 }
