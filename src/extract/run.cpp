@@ -68,6 +68,7 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("_GROWTH") != std::string::npos) req.growth = true;
     if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
     if (n == "VIGNET_SHIFT") req.vignet_shift_width = p.width, req.vignet_shift_height = p.height;
+    if (n == "DURATION_ANALYSIS") req.duration_analysis = true;
   }
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +

@@ -31,3 +31,4 @@ foreach(variant
   set_tests_properties(extract.parity.${name}_pixel_scale_0 PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
+

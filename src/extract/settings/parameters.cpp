@@ -142,6 +142,10 @@ const std::vector<ParamSpec>& parameter_table() {
        false, false},
       {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
        CT::Float32, "%12.7g", false, false},
+      // The measurement's wall-clock time (Objects::duration_analysis): cannot match
+      // SExtractor's bit for bit; same type, unit and format.
+      {"DURATION_ANALYSIS", "s", "Duration of analysis for this source", CT::Float32, "%9.4g",
+       false, false},
       // --- shapes and position errors in world coordinates (measure_world_shape.hpp)
       {"X2_WORLD", "deg**2", "Variance along X-WORLD (alpha)", CT::Float64, "%18.10e", false, true},
       {"Y2_WORLD", "deg**2", "Variance along Y-WORLD (delta)", CT::Float64, "%18.10e", false, true},
@@ -922,6 +926,7 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"POLARWIN_IMAGE", [&](size_t i, int) { return polarwin(i); }},
       {"POLARWIN_WORLD", [&](size_t i, int) { return double(wws[i].polar); }},
       {"CLASS_STAR", scalar(o.class_star)},
+      {"DURATION_ANALYSIS", scalar(o.duration_analysis)},
       {"FLUX_ISOCOR", scalar(o.flux_isocor)},
       {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},
       {"MAG_ISOCOR", [&](size_t i, int) { return mag(o.flux_isocor[i], zp); }},
