@@ -106,12 +106,13 @@ TEST(PixelScale, WantedOnlyWithPixelScaleZeroAndAColumnThatTakesIt) {
     for (const char* n : names) out.push_back({find_parameter(n), 1, 0, 0});
     return out;
   };
-  for (const char* n :
-       {"CLASS_STAR", "MU_MAX", "MU_THRESHOLD", "FWHM_WORLD", "ISOAREA_WORLD", "ISOAREAF_WORLD"}) {
+  for (const char* n : {"CLASS_STAR", "MU_MAX", "MU_THRESHOLD", "FWHM_WORLD", "ISOAREA_WORLD",
+                        "ISOAREAF_WORLD", "FWHMPSF_WORLD"}) {
     EXPECT_TRUE(wcs_pixel_scale_wanted(params({"NUMBER", n}), 0.0)) << n;
     EXPECT_FALSE(wcs_pixel_scale_wanted(params({"NUMBER", n}), 0.2)) << n;
   }
-  EXPECT_FALSE(wcs_pixel_scale_wanted(params({"X_WORLD", "FWHM_IMAGE", "ISOAREA_IMAGE"}), 0.0));
+  EXPECT_FALSE(wcs_pixel_scale_wanted(
+      params({"X_WORLD", "FWHM_IMAGE", "ISOAREA_IMAGE", "FWHMPSF_IMAGE"}), 0.0));
   EXPECT_FALSE(uses_local_pixel_area("CLASS_STAR"));  // the field's scale, not the local area
 }
 

@@ -142,6 +142,11 @@ const std::vector<ParamSpec>& parameter_table() {
        false, false},
       {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
        CT::Float32, "%12.7g", false, false},
+      // SEEING_FWHM itself (arcsec, in SExtractor's "pixel" column: analyse.c copies it into
+      // fwhm_psf when a seeing is given), and in world units as FWHM_WORLD scales FWHM_IMAGE.
+      {"FWHMPSF_IMAGE", "pixel", "FWHM of the local PSF model", CT::Float32, "%8.3f", false, false},
+      {"FWHMPSF_WORLD", "deg", "FWHM of the local PSF model (world units)", CT::Float32, "%12.7g",
+       false, false},
       // The measurement's wall-clock time (Objects::duration_analysis): cannot match
       // SExtractor's bit for bit; same type, unit and format.
       {"DURATION_ANALYSIS", "s", "Duration of analysis for this source", CT::Float32, "%9.4g",
@@ -927,6 +932,9 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"POLARWIN_WORLD", [&](size_t i, int) { return double(wws[i].polar); }},
       {"CLASS_STAR", scalar(o.class_star)},
       {"DURATION_ANALYSIS", scalar(o.duration_analysis)},
+      {"FWHMPSF_IMAGE", [&](size_t, int) { return double(static_cast<float>(config.seeing_fwhm)); }},
+      {"FWHMPSF_WORLD",
+       [&](size_t i, int) { return static_cast<float>(config.seeing_fwhm) * scale_deg(i); }},
       {"FLUX_ISOCOR", scalar(o.flux_isocor)},
       {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},
       {"MAG_ISOCOR", [&](size_t i, int) { return mag(o.flux_isocor[i], zp); }},

@@ -14,7 +14,7 @@ constexpr double kDeg = kSexPi / 180.0;  // SExtractor's DEG, from its own PI
 
 bool uses_local_pixel_area(const std::string& name) {
   return name == "MU_MAX" || name == "MU_THRESHOLD" || name == "FWHM_WORLD" ||
-         name == "ISOAREA_WORLD" || name == "ISOAREAF_WORLD";
+         name == "ISOAREA_WORLD" || name == "ISOAREAF_WORLD" || name == "FWHMPSF_WORLD";
 }
 
 bool uses_pixel_scale(const std::string& name) {

@@ -3,7 +3,7 @@
 // - the field's scale (astrom.c initastrom, fitswcs.c range_wcs), one per image, at the image
 //   centre: CLASS_STAR's seeing in pixels;
 // - the local pixel area at each object's barycentre (analyse.c, fitswcs.c wcs_jacobian):
-//   MU_MAX, MU_THRESHOLD, FWHM_WORLD, ISOAREA_WORLD and ISOAREAF_WORLD.
+//   MU_MAX, MU_THRESHOLD, FWHM_WORLD, FWHMPSF_WORLD, ISOAREA_WORLD and ISOAREAF_WORLD.
 // An image without a WCS has SExtractor's linear frame (CDELT 1 by default, world_frame.hpp):
 // a pixel of 1 deg, 3600 arcsec.
 #pragma once
