@@ -6,24 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "extract/header_cards.hpp"
 #include "extract/sextractor/world_frame.hpp"
 #include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {
 namespace {
 
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
+using test::card;
 
-WorldFrame frame_of(std::vector<std::string> cards) {
-  cards.insert(cards.begin(), {card("SIMPLE", "T"), card("BITPIX", "-32"), card("NAXIS", "2"),
-                               card("NAXIS1", "100"), card("NAXIS2", "80")});
-  const FitsHeader h(cards);
+WorldFrame frame_of(const std::vector<std::string>& cards) {
+  const FitsHeader h = test::image_header(100, 80, cards);
   return WorldFrame::from_header(h, Wcs::from_header(h));
 }
 
