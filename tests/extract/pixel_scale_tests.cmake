@@ -9,6 +9,9 @@
 #   cos(latitude) of the longitude steps), and latitude first (DEC--TAN, RA---TAN at Dec -41);
 # - no WCS (M13_blue_0001) and a linear one (sep_emmi_image): SExtractor's linear frame, 1 deg
 #   (3600 arcsec) a pixel by default;
+# - DSS plate solutions (world_frame.hpp: SExtractor reads none of the plate polynomial that
+#   wcslib applies): HorseHead (its TAN frame) and M6707HH (no CTYPE: the linear frame), with
+#   their world positions; before, X_WORLD differed in every row of both;
 # - 2MASS J (TAN at Dec -28.9, 4311 objects): the world areas left out, whose ~1e-9 Jacobian
 #   difference moves 1 ISOAREA_WORLD in 4311 across the printed 7th digit.
 set(CELERIS_PS_PARAMS
@@ -21,6 +24,8 @@ foreach(variant
     "sim_nan_latitude_first;sim:nan;--params;${CELERIS_PS_PARAMS};--exact-columns;${CELERIS_PS_EXACT};--set-cards;CTYPE1=DEC--TAN,CTYPE2=RA---TAN,CRVAL1=-41,CRVAL2=150,CD1_1=0,CD1_2=5.55555555556E-05,CD2_1=-5.55555555556E-05,CD2_2=0"
     "M13_blue_0001;${CELERIS_TEST_DATA}/images/M13_blue_0001.fits;--params;${CELERIS_PS_PARAMS}"
     "sep_emmi_image;${CELERIS_TEST_DATA}/images/sep_emmi_image.fits;--params;${CELERIS_PS_PARAMS}"
+    "HorseHead;${CELERIS_TEST_DATA}/images/HorseHead.fits;--params;${CELERIS_PS_PARAMS},X_WORLD,Y_WORLD,ALPHA_J2000,DELTA_J2000,XWIN_WORLD,A_WORLD,THETA_J2000;--exact-columns;${CELERIS_PS_EXACT}"
+    "M6707HH;${CELERIS_TEST_DATA}/images/M6707HH.fits;--params;${CELERIS_PS_PARAMS},X_WORLD,Y_WORLD,ALPHA_J2000,DELTA_J2000,XWIN_WORLD,A_WORLD;--exact-columns;${CELERIS_PS_EXACT}"
     "gc_2mass_j;${CELERIS_TEST_DATA}/images/gc_2mass_j.fits;--params;ISO0,ISO5,CLASS_STAR,MU_THRESHOLD,MU_MAX,FWHM_WORLD,FWHMPSF_IMAGE,FWHMPSF_WORLD;--exact-columns;FWHMPSF_IMAGE,FWHMPSF_WORLD")
   list(POP_FRONT variant name case)
   add_test(NAME extract.parity.${name}_pixel_scale_0
