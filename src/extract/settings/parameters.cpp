@@ -612,6 +612,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   // PIXEL_SCALE 0: the local pixel area (deg^2) at each barycentre, from the same Jacobian
   // (measure_pixel_scale.hpp; run.cpp reads the WCS for it).
   want_area &= config.pixel_scale == 0.0;
+  if (want_area && !wcs)  // a caller that did not read the world frame (run.cpp does)
+    throw Error("PIXEL_SCALE 0 needs the image's world frame for the local pixel area");
   std::vector<double> area;
   if (wcs && (want_world_shape || want_area)) {
     if (want_world_shape) ws.resize(n), we.resize(n);
