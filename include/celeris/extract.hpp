@@ -216,6 +216,9 @@ struct Objects {
   // vignet_shift_height pixels per object, row-major, resampled to centre the barycentre (0
   // where SExtractor has no pixel); empty without VIGNET_SHIFT.
   std::vector<float> vignet_shift;
+  // --- DURATION_ANALYSIS (s): the wall-clock time of the object's measurement (measure.cpp's
+  // per-object loop body); empty unless MeasureRequest::duration_analysis.
+  std::vector<float> duration_analysis;
 
   size_t size() const { return x.size(); }
   void resize(size_t n, size_t n_aper, size_t n_frac);
@@ -251,6 +254,7 @@ struct MeasureRequest {
   bool growth = false;        // FLUX_GROWTH, MAG_GROWTH and their steps (the whole growth curve)
   int vignet_width = 0, vignet_height = 0;              // VIGNET(w,h); 0: not asked for
   int vignet_shift_width = 0, vignet_shift_height = 0;  // VIGNET_SHIFT(w,h); 0: not asked for
+  bool duration_analysis = false;  // DURATION_ANALYSIS: time each object's measurement
   // External flag maps (FLAG_IMAGE), the image's size, and how each combines (FLAG_TYPE):
   // they fill Objects::imaflags / nimaflags.
   std::vector<ImageView<const uint32_t>> flag_maps;

@@ -300,6 +300,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.vignet_height = request.vignet_height;
   mp.vignet_shift_width = request.vignet_shift_width;
   mp.vignet_shift_height = request.vignet_shift_height;
+  mp.time_objects = request.duration_analysis;
   // SExtractor's cleanmargin also covers half the VIGNET height, and half the VIGNET_SHIFT
   // height plus 3 (its interpolation mask's reach) (prefs.c).
   const int margin =

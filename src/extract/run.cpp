@@ -22,6 +22,7 @@
 #include "extract/stages/assoc.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
+#include "extract/stages/measure_pixel_scale.hpp"
 #include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {
@@ -67,22 +68,16 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("_GROWTH") != std::string::npos) req.growth = true;
     if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
     if (n == "VIGNET_SHIFT") req.vignet_shift_width = p.width, req.vignet_shift_height = p.height;
+    if (n == "DURATION_ANALYSIS") req.duration_analysis = true;
   }
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
     throw Error("CHECKIMAGE_NAME: " + std::to_string(settings.check_names.size()) +
                 " name(s) for " + std::to_string(settings.check_types.size()) +
                 " CHECKIMAGE_TYPE(s)");
   req.check_images = settings.check_types;
-  // Pixel-scale-dependent columns: PIXEL_SCALE 0 means SExtractor's local WCS pixel area, which
-  // celeris does not compute yet.
-  if (settings.config.pixel_scale == 0.0)
-    for (const auto& p : params) {
-      const std::string n = p.spec->name;
-      if (n == "CLASS_STAR" || n == "MU_MAX" || n == "MU_THRESHOLD" || n == "FWHM_WORLD" ||
-          n == "ISOAREA_WORLD" || n == "ISOAREAF_WORLD")
-        throw Error("PIXEL_SCALE 0 (the pixel scale from the WCS) is not supported yet for " + n +
-                    "; give PIXEL_SCALE in arcsec");
-    }
+  // PIXEL_SCALE 0 (SExtractor's default): the pixel scale from the WCS, or from SExtractor's
+  // linear frame without one (measure_pixel_scale.hpp).
+  if (wcs_pixel_scale_wanted(params, settings.config.pixel_scale)) plan.want_wcs = true;
   // DETECT_TYPE PHOTO: the Petrosian and growth-curve columns' photographic mode (photom.c,
   // growth.c) is not reproduced yet, nor the GPU's measurement (its exp is not glibc's).
   if (settings.config.photo) {
@@ -179,6 +174,9 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   if (plan.want_wcs) {
     frame.wcs = Wcs::from_header(img.header);
     frame.world = WorldFrame::from_header(img.header, frame.wcs);
+    if (wcs_pixel_scale_wanted(plan.params, config.pixel_scale))
+      check_field_pixel_scale(img.header, *frame.world, static_cast<int>(img.pixels.width()),
+                              static_cast<int>(img.pixels.height()), image_path);
   }
   const std::optional<Wcs>& wcs = frame.wcs;
   config.wcs_equinox = img.header.value_double("EQUINOX").value_or(
@@ -260,11 +258,17 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   if (plan.star_network) {  // --- hook: CLASS_STAR (measure_class_star.hpp)
     Objects& o = r.objects;
     o.class_star.resize(o.size());
+    // PIXEL_SCALE 0: the field's scale at the image centre (astrom.c initastrom), in double.
+    const double pixel_scale =
+        config.pixel_scale != 0.0
+            ? static_cast<float>(config.pixel_scale)  // as parameters.cpp does
+            : field_pixel_scale(*frame.world, static_cast<int>(img.pixels.width()),
+                                static_cast<int>(img.pixels.height())) *
+                  3600.0;
     for (size_t i = 0; i < o.size(); ++i)
       o.class_star[i] =
           class_star(*plan.star_network, &o.iso[i * kNIso], static_cast<float>(o.flux_max[i]),
-                     static_cast<float>(r.info.analysis_thresh), config.seeing_fwhm,
-                     static_cast<float>(config.pixel_scale));  // as parameters.cpp does
+                     static_cast<float>(r.info.analysis_thresh), config.seeing_fwhm, pixel_scale);
   }
   if (plan.assoc) {  // --- hook: ASSOC (stages/assoc.hpp), on the measurement image's rows
     const AssocIndex index(*plan.assoc, settings.assoc.radius,

@@ -11,35 +11,22 @@
 
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/header_cards.hpp"
 
 namespace {
 
 using celeris::FitsHeader;
 using celeris::Wcs;
 
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
+using celeris::test::card;
 
 std::vector<std::string> header(const std::string& lon, const std::string& lat) {
-  return {card("SIMPLE", "T"),
-          card("NAXIS", "2"),
-          card("NAXIS1", "4096"),
-          card("NAXIS2", "4096"),
-          card("CTYPE1", "'" + lon + "'"),
-          card("CTYPE2", "'" + lat + "'"),
-          card("CRPIX1", "2048.5"),
-          card("CRPIX2", "2048.5"),
-          card("CRVAL1", "150.1"),
-          card("CRVAL2", "2.2"),
-          card("CD1_1", "-7.5E-05"),
-          card("CD1_2", "1.0E-06"),
-          card("CD2_1", "2.0E-06"),
-          card("CD2_2", "7.5E-05")};
+  return celeris::test::image_cards(
+      4096, 4096,
+      {card("CTYPE1", "'" + lon + "'"), card("CTYPE2", "'" + lat + "'"), card("CRPIX1", "2048.5"),
+       card("CRPIX2", "2048.5"), card("CRVAL1", "150.1"), card("CRVAL2", "2.2"),
+       card("CD1_1", "-7.5E-05"), card("CD1_2", "1.0E-06"), card("CD2_1", "2.0E-06"),
+       card("CD2_2", "7.5E-05")});
 }
 
 std::vector<std::string> sip_header() {

@@ -19,6 +19,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/simulate.hpp"
 #include "celeris/wcs.hpp"
+#include "extract/header_cards.hpp"
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/fk5_to_fk4.hpp"
 #include "extract/sextractor/world_frame.hpp"
@@ -27,18 +28,10 @@
 namespace celeris::extract {
 namespace {
 
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
+using test::card;
 
-std::optional<WorldFrame> frame_of(std::vector<std::string> cards) {
-  cards.insert(cards.begin(), {card("SIMPLE", "T"), card("BITPIX", "-32"), card("NAXIS", "2"),
-                               card("NAXIS1", "1024"), card("NAXIS2", "1024")});
-  const FitsHeader h(cards);
+std::optional<WorldFrame> frame_of(const std::vector<std::string>& cards) {
+  const FitsHeader h = test::image_header(1024, 1024, cards);
   return WorldFrame::from_header(h, Wcs::from_header(h));
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "celeris/fits.hpp"
+#include "extract/header_cards.hpp"
 #include "extract/sextractor/wcs_draws.hpp"
 
 namespace {
@@ -14,27 +15,15 @@ namespace {
 using celeris::FitsHeader;
 using celeris::extract::sextractor_wcs_rand_draws;
 
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
+using celeris::test::card;
 
 // A 2-D image header with the given projection and latitude of the reference point.
 std::vector<std::string> header(const std::string& lon, const std::string& lat,
                                 const std::string& crval2) {
-  return {card("SIMPLE", "T"),
-          card("NAXIS", "2"),
-          card("NAXIS1", "640"),
-          card("NAXIS2", "638"),
-          card("CTYPE1", "'" + lon + "'"),
-          card("CTYPE2", "'" + lat + "'"),
-          card("CRVAL1", "359.9998"),
-          card("CRVAL2", crval2),
-          card("CD1_1", "-0.002"),
-          card("CD2_2", "0.002")};
+  return celeris::test::image_cards(
+      640, 638,
+      {card("CTYPE1", "'" + lon + "'"), card("CTYPE2", "'" + lat + "'"), card("CRVAL1", "359.9998"),
+       card("CRVAL2", crval2), card("CD1_1", "-0.002"), card("CD2_2", "0.002")});
 }
 
 int draws(std::vector<std::string> cards) {

@@ -3,27 +3,24 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "celeris/fits.hpp"
+#include "celeris/wcs.hpp"
+#include "extract/header_cards.hpp"
 #include "extract/sextractor/world_frame.hpp"
 #include "extract/stages/measure_world_shape.hpp"
 
 namespace celeris::extract {
 namespace {
 
-std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
+using test::card;
 
-WorldFrame frame_of(std::vector<std::string> cards) {
-  cards.insert(cards.begin(), {card("SIMPLE", "T"), card("BITPIX", "-32"), card("NAXIS", "2"),
-                               card("NAXIS1", "100"), card("NAXIS2", "80")});
-  const FitsHeader h(cards);
+WorldFrame frame_of(const std::vector<std::string>& cards) {
+  const FitsHeader h = test::image_header(100, 80, cards);
   return WorldFrame::from_header(h, Wcs::from_header(h));
 }
 
@@ -99,6 +96,42 @@ TEST(WorldFrame, LatitudeFirstKeepsTheAxisOrder) {
   EXPECT_NEAR(j.lm3, 0.0, 1e-9);
   const WorldShape w = world_shape(j, 1.0, 4.0, 0.0);
   EXPECT_FLOAT_EQ(w.theta_sky, w.theta);
+}
+
+}  // namespace
+}  // namespace celeris::extract
+
+namespace celeris::extract {
+namespace {
+
+// A DSS plate solution (HorseHead: RA---TAN with a CD matrix, and the plate's AMDX/AMDY
+// polynomial): wcslib applies the polynomial, SExtractor's read_wcs reads only the TAN frame, and
+// the world frame is SExtractor's. Skipped without the shared image.
+TEST(WorldFrame, DssPlateSolutionIsNotPartOfSExtractorsFrame) {
+  const std::string path = std::string(CELERIS_TEST_DATA) + "/images/HorseHead.fits";
+  if (FILE* f = std::fopen(path.c_str(), "rb"))
+    std::fclose(f);
+  else
+    GTEST_SKIP() << path << " absent";
+  const FitsHeader with = read_fits_image(path).header;
+  std::vector<std::string> cards;
+  for (const std::string& c : with.cards())
+    if (c.rfind("AMD", 0) != 0 && c.rfind("PLT", 0) != 0 && c.rfind("PPO", 0) != 0 &&
+        c.rfind("CNPIX", 0) != 0 && c.rfind("XPIXELSZ", 0) != 0 && c.rfind("YPIXELSZ", 0) != 0)
+      cards.push_back(c);
+  const FitsHeader without(cards);
+  const auto dss = Wcs::from_header(with), tan = Wcs::from_header(without);
+  ASSERT_TRUE(dss && tan);
+  // wcslib's own reading moves the positions by the plate polynomial (~0.07 arcsec here) ...
+  EXPECT_GT(
+      std::fabs(dss->pixel_to_world(100.0, 700.0).first - tan->pixel_to_world(100.0, 700.0).first),
+      1e-6);
+  // ... the world frame does not, and matches the TAN frame bit for bit.
+  const WorldFrame frame = WorldFrame::from_header(with, dss);
+  for (const auto& [x, y] : {std::pair(100.0, 700.0), std::pair(445.5, 446.0)}) {
+    EXPECT_EQ(frame.world(x, y), tan->pixel_to_world(x, y));
+    EXPECT_EQ(frame.j2000(x, y), tan->pixel_to_j2000(x, y));
+  }
 }
 
 }  // namespace

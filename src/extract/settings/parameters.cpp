@@ -16,6 +16,7 @@
 #include "extract/sextractor/parameter_names.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_growth.hpp"
+#include "extract/stages/measure_pixel_scale.hpp"
 #include "extract/stages/measure_windowed.hpp"
 #include "extract/stages/measure_world_shape.hpp"
 
@@ -141,6 +142,15 @@ const std::vector<ParamSpec>& parameter_table() {
        false, false},
       {"ISOAREAF_WORLD", "deg**2", "Isophotal area (filtered) above Detection threshold",
        CT::Float32, "%12.7g", false, false},
+      // SEEING_FWHM itself (arcsec, in SExtractor's "pixel" column: analyse.c copies it into
+      // fwhm_psf when a seeing is given), and in world units as FWHM_WORLD scales FWHM_IMAGE.
+      {"FWHMPSF_IMAGE", "pixel", "FWHM of the local PSF model", CT::Float32, "%8.3f", false, false},
+      {"FWHMPSF_WORLD", "deg", "FWHM of the local PSF model (world units)", CT::Float32, "%12.7g",
+       false, false},
+      // The measurement's wall-clock time (Objects::duration_analysis): cannot match
+      // SExtractor's bit for bit; same type, unit and format.
+      {"DURATION_ANALYSIS", "s", "Duration of analysis for this source", CT::Float32, "%9.4g",
+       false, false},
       // --- shapes and position errors in world coordinates (measure_world_shape.hpp)
       {"X2_WORLD", "deg**2", "Variance along X-WORLD (alpha)", CT::Float64, "%18.10e", false, true},
       {"Y2_WORLD", "deg**2", "Variance along Y-WORLD (delta)", CT::Float64, "%18.10e", false, true},
@@ -593,15 +603,22 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
   // as SExtractor), when asked for: isophotal, position error, windowed, windowed error.
   std::vector<WorldShape> ws, we, wws, wwe;
   std::vector<double> dtheta;  // SExtractor's dtheta2000 at the barycentre
-  bool want_world_shape = false, want_j2000 = false;
+  bool want_world_shape = false, want_j2000 = false, want_area = false;
   for (const auto& p : params) {
     want_world_shape |= uses_world_jacobian(p.spec->name);
     want_j2000 |= uses_j2000_rotation(p.spec->name);
+    want_area |= uses_local_pixel_area(p.spec->name);
   }
-  if (wcs && want_world_shape) {
-    ws.resize(n);
-    we.resize(n);
-    const bool win = !o.x2win.empty();
+  // PIXEL_SCALE 0: the local pixel area (deg^2) at each barycentre, from the same Jacobian
+  // (measure_pixel_scale.hpp; run.cpp reads the WCS for it).
+  want_area &= config.pixel_scale == 0.0;
+  if (want_area && !wcs)  // a caller that did not read the world frame (run.cpp does)
+    throw Error("PIXEL_SCALE 0 needs the image's world frame for the local pixel area");
+  std::vector<double> area;
+  if (wcs && (want_world_shape || want_area)) {
+    if (want_world_shape) ws.resize(n), we.resize(n);
+    if (want_area) area.resize(n);
+    const bool win = want_world_shape && !o.x2win.empty();
     if (win) wws.resize(n), wwe.resize(n);
     // local_jacobian's three positions per object, (x, y), (x + 1, y) and (x, y + 1), through
     // the frame in batches: position 3 i + k of object i.
@@ -622,7 +639,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
                               {jw0[3 * i + 1], jw1[3 * i + 1]},
                               {jw0[3 * i + 2], jw1[3 * i + 2]}};
       const Jacobian j = local_jacobian(*wcs, w);
-      if (!j.ok) continue;
+      if (want_area) area[i] = local_pixel_area(j);
+      if (!j.ok || !want_world_shape) continue;
       ws[i] = world_shape(j, o.x2[i], o.y2[i], o.xy[i]);
       we[i] = world_shape(j, o.errx2[i], o.erry2[i], o.errxy[i]);
       if (!win) continue;
@@ -657,8 +675,16 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (o.flags[i] & kFlagNeighbours) return err ? o.fluxerr_isocor[i] : o.flux_isocor[i];
     return static_cast<float>(err ? o.fluxerr_auto[i] : o.flux_auto[i]);
   };
-  auto mu = [&](float adu) {  // SExtractor's surface brightness (photom.c), float value
-    return adu > 0.0f ? -2.5 * std::log10(adu / (pixscale * pixscale)) + zp : 99.0;
+  // SExtractor's surface brightness (photom.c), float value; with PIXEL_SCALE 0 over the local
+  // pixel area in arcsec^2, in its order of operations.
+  auto mu = [&](float adu, size_t i) {
+    const double arcsec2 = area.empty() ? pixscale * pixscale : area[i] * 3600.0 * 3600.0;
+    return adu > 0.0f ? -2.5 * std::log10(adu / arcsec2) + zp : 99.0;
+  };
+  // FWHM_WORLD's scale (deg) and the world areas' (deg^2): PIXEL_SCALE, or the local pixel area.
+  auto scale_deg = [&](size_t i) { return area.empty() ? pixscale / 3600.0 : std::sqrt(area[i]); };
+  auto area_deg2 = [&](size_t i) {
+    return area.empty() ? pixscale / 3600.0 * pixscale / 3600.0 : area[i];
   };
   // Windowed world coordinates, when asked for.
   std::vector<double> xww, yww, asw, dsw, raw, decw;
@@ -907,6 +933,10 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"POLARWIN_IMAGE", [&](size_t i, int) { return polarwin(i); }},
       {"POLARWIN_WORLD", [&](size_t i, int) { return double(wws[i].polar); }},
       {"CLASS_STAR", scalar(o.class_star)},
+      {"DURATION_ANALYSIS", scalar(o.duration_analysis)},
+      {"FWHMPSF_IMAGE", [&](size_t, int) { return double(static_cast<float>(config.seeing_fwhm)); }},
+      {"FWHMPSF_WORLD",
+       [&](size_t i, int) { return static_cast<float>(config.seeing_fwhm) * scale_deg(i); }},
       {"FLUX_ISOCOR", scalar(o.flux_isocor)},
       {"FLUXERR_ISOCOR", scalar(o.fluxerr_isocor)},
       {"MAG_ISOCOR", [&](size_t i, int) { return mag(o.flux_isocor[i], zp); }},
@@ -919,15 +949,12 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"MAGERR_BEST",
        [&](size_t i, int) { return magerr(float(best(i, false)), float(best(i, true))); }},
       {"THRESHOLDMAX", scalar(o.threshold)},  // SExtractor's obj->dthresh: the detection threshold
-      // Surface brightness of a value in ADU per pixel (PIXEL_SCALE != 0; run.cpp refuses 0).
-      {"MU_THRESHOLD", [&](size_t i, int) { return mu(o.iso_thresh[i]); }},
-      {"MU_MAX", [&](size_t i, int) { return mu(static_cast<float>(o.flux_max[i])); }},
-      {"FWHM_WORLD",
-       [&](size_t i, int) { return static_cast<float>(o.fwhm[i]) * (pixscale / 3600.0); }},
-      {"ISOAREA_WORLD",
-       [&](size_t i, int) { return o.isoarea[i] * (pixscale / 3600.0 * pixscale / 3600.0); }},
-      {"ISOAREAF_WORLD",
-       [&](size_t i, int) { return o.isoareaf[i] * (pixscale / 3600.0 * pixscale / 3600.0); }},
+      // Surface brightness of a value in ADU per pixel.
+      {"MU_THRESHOLD", [&](size_t i, int) { return mu(o.iso_thresh[i], i); }},
+      {"MU_MAX", [&](size_t i, int) { return mu(static_cast<float>(o.flux_max[i]), i); }},
+      {"FWHM_WORLD", [&](size_t i, int) { return static_cast<float>(o.fwhm[i]) * scale_deg(i); }},
+      {"ISOAREA_WORLD", [&](size_t i, int) { return o.isoarea[i] * area_deg2(i); }},
+      {"ISOAREAF_WORLD", [&](size_t i, int) { return o.isoareaf[i] * area_deg2(i); }},
       {"IMAFLAGS_ISO", [&](size_t i, int k) { return double(o.imaflags[i * nmap + k]); }},
       {"NIMAFLAGS_ISO", [&](size_t i, int k) { return double(o.nimaflags[i * nmap + k]); }},
       {"XWIN_IMAGE", [&](size_t i, int) { return o.xwin[i] + 1; }},

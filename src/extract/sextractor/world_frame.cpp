@@ -1,5 +1,6 @@
 #include "extract/sextractor/world_frame.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -14,8 +15,28 @@ using sex_header::axis_key;
 using sex_header::find_card;
 using sex_header::read_double;
 
+namespace {
+
+// The DSS plate solution's keywords (plate centre, plate scale, pixel size, scan orientation,
+// the AMDX/AMDY polynomial): wcspih reads them as a TAN frame with the plate polynomial as a
+// distortion; SExtractor's read_wcs reads none of them.
+bool is_dss_card(const std::string& card) {
+  const std::string key = card.substr(0, std::min<size_t>(8, card.size()));
+  for (const char* prefix : {"PLT", "AMDX", "AMDY", "PPO", "CNPIX", "XPIXELSZ", "YPIXELSZ"})
+    if (key.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 WorldFrame WorldFrame::from_header(const FitsHeader& header, std::optional<Wcs> wcs) {
   WorldFrame f;
+  // A DSS plate solution: the frame SExtractor sees is the header's own WCS without it (a TAN
+  // frame from CTYPE/CRVAL/CD on HorseHead; the linear frame on M6707HH, which has no CTYPE).
+  std::vector<std::string> plain;
+  for (const std::string& c : header.cards())
+    if (!is_dss_card(c)) plain.push_back(c);
+  if (plain.size() != header.cards().size()) wcs = Wcs::from_header(FitsHeader(std::move(plain)));
   f.wcs_ = std::move(wcs);
   if (f.wcs_) return f;
   // read_wcs() (fitswcs.c), for the two image axes, keys found as SExtractor finds them.

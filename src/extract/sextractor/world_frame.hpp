@@ -3,7 +3,8 @@
 // CRVALn, CRPIXn, CDELTn and CDi_j (or PCi_j, PC00i00j, CROTA2), defaults 0, 1, 1 and the
 // identity. So an image without any WCS has X_WORLD = X_IMAGE - 1, Y_WORLD = Y_IMAGE - 1, and
 // its sky columns (ALPHA_*, DELTA_*, THETA_SKY, THETA_J2000, ...) are 0: SExtractor computes
-// those only where a longitude and a latitude axis exist.
+// those only where a longitude and a latitude axis exist. A DSS plate solution (PLTRAH...,
+// AMDXn, AMDYn), which wcslib would apply, is not part of it: SExtractor reads none of it.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,8 @@ namespace celeris::extract {
 
 class WorldFrame {
  public:
-  // `wcs` is the header's celestial WCS (Wcs::from_header), nullopt when it has none.
+  // `wcs` is the header's celestial WCS (Wcs::from_header), nullopt when it has none; on a
+  // header with DSS plate-solution cards the frame reads the WCS again without them.
   static WorldFrame from_header(const FitsHeader& header, std::optional<Wcs> wcs);
 
   // The celestial WCS, or nullptr for a linear frame.

@@ -9,6 +9,7 @@
 #include "extract/stages/vignet_shift.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -155,9 +156,14 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   o.vignet.assign(n * vignet_size, 0.0f);
   const size_t shift_size = static_cast<size_t>(ctx.vignet_shift_width) * ctx.vignet_shift_height;
   o.vignet_shift.assign(n * shift_size, 0.0f);
+  // DURATION_ANALYSIS: SExtractor times endobject() per object (gettimeofday, analyse.c);
+  // celeris times this loop's body, the object's measurement, on a steady clock.
+  if (ctx.time_objects) o.duration_analysis.assign(n, 0.0f);
+  using Clock = std::chrono::steady_clock;
 
 #pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
   for (size_t i = 0; i < n; ++i) {
+    const Clock::time_point started = ctx.time_objects ? Clock::now() : Clock::time_point{};
     const size_t src = order[i];
     const Shape& s = shapes[src];
     const Iso& iso = isos[src];
@@ -247,6 +253,9 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       vignet_shift(field, ap, s.mx, s.my, ctx.vignet_shift_width, ctx.vignet_shift_height,
                    &o.vignet_shift[i * shift_size]);
     o.flags[i] = flags;
+    if (ctx.time_objects)
+      o.duration_analysis[i] =
+          static_cast<float>(std::chrono::duration<double>(Clock::now() - started).count());
   }
   return o;
 }

@@ -49,6 +49,7 @@ struct MeasureParams {
   bool compute_growth = false;
   int vignet_width = 0, vignet_height = 0;              // 0: no VIGNET
   int vignet_shift_width = 0, vignet_shift_height = 0;  // 0: no VIGNET_SHIFT (vignet_shift.hpp)
+  bool time_objects = false;  // DURATION_ANALYSIS: Objects::duration_analysis
 };
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
