@@ -50,14 +50,13 @@ YLimits ylimits(const Shape& s, int clean_margin) {
 // function of the two objects' shapes and thresholds at that moment (clean_pair). The
 // newcomer's are those detected: a merge goes into an object only at its own turn or later.
 // An entry's are those detected unless something has already been merged into it (it is then
-// "changed"). So, while no changed object lies in the newcomer's zone, every comparison gives
-// clean_pairs' precomputed answer, and the comparisons answering kNone change nothing (a
-// fainter entry not under the newcomer's profile is no victim; a brighter one whose profile
-// does not cover the newcomer lets the scan go on): visiting only the entries with another
-// answer, in list order, takes the same decisions in the same order. Otherwise every entry of
-// the zone is compared afresh, as SExtractor does. The list itself (membership, positions,
-// write-outs) is kept by the same sequential bookkeeping either way; only the comparisons move
-// out of the pass. Groups of interacting objects are not decided independently: on crowded
+// "changed"). So the comparison with an unchanged entry gives clean_pairs' precomputed answer,
+// whatever else has changed, and a changed entry is compared afresh, as SExtractor does. The
+// comparisons answering kNone change nothing (a fainter entry not under the newcomer's profile
+// is no victim; a brighter one whose profile does not cover the newcomer lets the scan go on):
+// visiting only the entries with another answer, in list order, takes the same decisions in
+// the same order. The list itself (membership, positions, write-outs) is kept by the same
+// sequential bookkeeping either way; only the comparisons move out of the pass. Groups of interacting objects are not decided independently: on crowded
 // frames the zone graph is mostly one component, and list positions, which order the
 // comparisons, depend on every write-out before.
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
@@ -115,12 +114,11 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
       for (size_t v = leaving.size(); v--;) write_out(leaving[v]);
     });
   };
-  // Whether an object of in's zone has changed since detection.
-  auto zone_changed = [&](size_t in) {
-    if (!any_changed) return false;
-    for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k)
-      if (changed[zones.neighbours[k]]) return true;
-    return false;
+  // The comparison of newcomer `in` with list entry o from their shapes now (SExtractor's).
+  auto compare_afresh = [&](size_t in, size_t o) {
+    if (!profile_valid[o]) profile[o] = CleanProfile(shapes[o], isos[o].dthresh, beta);
+    profile_valid[o] = 1;
+    return clean_pair(shapes[in], isos[in], profile[in], shapes[o], isos[o], profile[o], beta);
   };
   for (size_t in = 0; in < n; ++in) {
     events_before(done_line[in]);
@@ -137,23 +135,24 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     }
     // The entries of in's zone now in the list, with their answers, in list order.
     met.clear();
-    if (params.compare_every_pair || zone_changed(in)) {
-      const Shape& sin = shapes[in];
+    if (params.compare_every_pair) {
       for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
         const size_t o = zones.neighbours[k];
         const int64_t li = list.position(o);
         if (li < 0) continue;
-        if (!profile_valid[o]) profile[o] = CleanProfile(shapes[o], isos[o].dthresh, beta);
-        profile_valid[o] = 1;
-        const CleanPair c =
-            clean_pair(sin, isos[in], profile[in], shapes[o], isos[o], profile[o], beta);
+        const CleanPair c = compare_afresh(in, o);
         if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
       }
-    } else if (pairs.any[in]) {
+    } else if (pairs.any[in] || any_changed) {
+      // Per pair: the answer made beforehand while o is as detected, else o compared afresh.
       for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
-        if (pairs.pair[k] == CleanPair::kNone) continue;
-        const int64_t li = list.position(zones.neighbours[k]);
-        if (li >= 0) met.emplace_back(static_cast<size_t>(li), pairs.pair[k]);
+        const size_t o = zones.neighbours[k];
+        CleanPair c = pairs.pair[k];
+        if (!changed[o] && c == CleanPair::kNone) continue;
+        const int64_t li = list.position(o);
+        if (li < 0) continue;
+        if (changed[o] && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
+        met.emplace_back(static_cast<size_t>(li), c);
       }
     }
     std::sort(met.begin(), met.end());
