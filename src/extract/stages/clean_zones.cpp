@@ -8,13 +8,14 @@ namespace celeris::extract {
 
 namespace {
 
-// Objects are bucketed by size tier (a <= 2, 4, ..., 128 px) and by a grid of 64-pixel cells;
-// around an object, each tier is searched out to the clean zone of the tier's largest member
-// (plus a pixel for the float rounding of the zone test), or scanned whole when it has fewer
-// members than that search has cells. Objects larger than the last tier, or with a position or
-// axis that is not finite, are in the last tier, always scanned whole.
+// Objects are bucketed by size tier (a <= 2, 4, ..., 128 px) and, within a tier, by a grid of
+// cells 10 times the tier's largest axis wide (its members' clean zones are about that wide,
+// so a search covers a few cells whatever the tier). Around an object, each tier is searched
+// out to the clean zone of the tier's largest member (plus a pixel for the float rounding of
+// the zone test), or scanned whole when it has fewer members than that search has cells.
+// Objects larger than the last tier, or with a position or axis that is not finite, are in the
+// last tier, always scanned whole.
 constexpr int kTiers = 7;
-constexpr double kCell = 64.0;
 
 float tier_max(int t) {
   return static_cast<float>(2 << t);
@@ -28,16 +29,13 @@ int tier_of(const Shape& s) {
   return t;
 }
 
-struct Grid {
-  double x0 = 0, y0 = 0;
-  int64_t nx = 1, ny = 1;
-  int64_t cell_x(double x) const {
-    return std::clamp<int64_t>(static_cast<int64_t>(std::floor((x - x0) / kCell)), 0, nx - 1);
-  }
-  int64_t cell_y(double y) const {
-    return std::clamp<int64_t>(static_cast<int64_t>(std::floor((y - y0) / kCell)), 0, ny - 1);
-  }
-};
+// floor(q) clamped to [0, n - 1], 0 for a NaN; without std::floor, a library call on x86-64's
+// baseline instruction set, made several times per object and tier.
+int64_t clamped_floor(double q, int64_t n) {
+  if (!(q >= 0)) return 0;
+  if (q >= static_cast<double>(n)) return n - 1;
+  return static_cast<int64_t>(q);
+}
 
 // What the zone test reads of an object, packed (24 bytes instead of a 152-byte Shape spread
 // over three cache lines), so that a cell's candidates are read as one contiguous run.
@@ -51,17 +49,63 @@ ZonePoint zone_point(const Shape& s, uint32_t index) {
   return {s.mx, s.my, static_cast<float>(s.a), index};
 }
 
-// One tier: its members' points grouped by cell (CSR over the grid's cells), by ascending
-// index within a cell. The last tier has no cells: `start` is empty and `points` ascend.
+// One tier: its members' points grouped by cell (CSR over its grid's cells), by ascending index
+// within a cell. The last tier has no grid: `start` is empty and `points` ascend.
 struct Tier {
+  double x0 = 0, y0 = 0;
+  double per_cell = 1;  // 1 / the cell width: a product costs far less than a division
+
+  int64_t nx = 1, ny = 1;
   std::vector<int64_t> start;  // nx * ny + 1
   std::vector<ZonePoint> points;
+  int64_t cell_x(double x) const { return clamped_floor((x - x0) * per_cell, nx); }
+  int64_t cell_y(double y) const { return clamped_floor((y - y0) * per_cell, ny); }
+  int64_t cell_of(const ZonePoint& p) const { return cell_y(p.y) * nx + cell_x(p.x); }
 };
 
 // Objects per output chunk: each chunk's neighbours go to one buffer of its own, so the search
 // allocates once per chunk rather than once per object, and threads take chunks dynamically
 // (crowded patches have many neighbours, sparse ones few).
 constexpr size_t kChunk = 256;
+
+// The tiers of `points` (by tier number), each grid over the tiers' common bounding box.
+void build_tiers(const std::vector<ZonePoint>& points, const std::vector<uint8_t>& tier,
+                 Tier (&tiers)[kTiers + 1]) {
+  double x0 = std::numeric_limits<double>::infinity(), y0 = x0, x1 = -x0, y1 = -x0;
+  size_t count[kTiers + 1] = {};
+  for (size_t i = 0; i < points.size(); ++i) {
+    ++count[tier[i]];
+    if (tier[i] == kTiers) continue;
+    x0 = std::min(x0, points[i].x), x1 = std::max(x1, points[i].x);
+    y0 = std::min(y0, points[i].y), y1 = std::max(y1, points[i].y);
+  }
+  for (int t = 0; t <= kTiers; ++t) tiers[t].points.resize(count[t]);
+  for (int t = 0; t < kTiers; ++t) {
+    Tier& tr = tiers[t];
+    if (count[t] == 0) continue;
+    tr.x0 = x0, tr.y0 = y0, tr.per_cell = 1.0 / (10.0 * tier_max(t));
+    tr.nx = static_cast<int64_t>((x1 - x0) * tr.per_cell) + 1;
+    tr.ny = static_cast<int64_t>((y1 - y0) * tr.per_cell) + 1;
+    tr.start.assign(tr.nx * tr.ny + 1, 0);
+  }
+  // Counting sort by cell, stable in the object index.
+  for (size_t i = 0; i < points.size(); ++i)
+    if (tier[i] != kTiers) ++tiers[tier[i]].start[tiers[tier[i]].cell_of(points[i]) + 1];
+  std::vector<int64_t> fill[kTiers];
+  for (int t = 0; t < kTiers; ++t) {
+    std::vector<int64_t>& s = tiers[t].start;
+    for (size_t c = 1; c < s.size(); ++c) s[c] += s[c - 1];
+    if (!s.empty()) fill[t].assign(s.begin(), s.end() - 1);
+  }
+  size_t last = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    Tier& tr = tiers[tier[i]];
+    if (tier[i] == kTiers)
+      tr.points[last++] = points[i];
+    else
+      tr.points[fill[tier[i]][tr.cell_of(points[i])]++] = points[i];
+  }
+}
 
 }  // namespace
 
@@ -70,53 +114,21 @@ CleanZones clean_zones(const std::vector<Shape>& shapes, int threads) {
   CleanZones zones;
   zones.offset.assign(n + 1, 0);
   if (n == 0) return zones;
+  std::vector<ZonePoint> points(n);
   std::vector<uint8_t> tier(n);
-  Grid g;
-  double x1 = -std::numeric_limits<double>::infinity(), y1 = x1;
-  g.x0 = g.y0 = std::numeric_limits<double>::infinity();
-  size_t count[kTiers + 1] = {};
+  // below[i]: the largest y of the objects before i that are in a grid (-inf if none), which no
+  // earlier object exceeds: objects come in detection order, so this bounds the search rows
+  // of i to those above about its own last row.
+  std::vector<double> below(n);
+  double top = -std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < n; ++i) {
+    points[i] = zone_point(shapes[i], static_cast<uint32_t>(i));
     tier[i] = static_cast<uint8_t>(tier_of(shapes[i]));
-    ++count[tier[i]];
-    if (tier[i] == kTiers) continue;
-    g.x0 = std::min(g.x0, shapes[i].mx), x1 = std::max(x1, shapes[i].mx);
-    g.y0 = std::min(g.y0, shapes[i].my), y1 = std::max(y1, shapes[i].my);
+    below[i] = top;
+    if (tier[i] != kTiers) top = std::max(top, points[i].y);
   }
-  if (x1 >= g.x0) {
-    g.nx = static_cast<int64_t>((x1 - g.x0) / kCell) + 1;
-    g.ny = static_cast<int64_t>((y1 - g.y0) / kCell) + 1;
-  }
-  const int64_t ncell = g.nx * g.ny;
-  auto cell_of = [&](size_t i) { return g.cell_y(shapes[i].my) * g.nx + g.cell_x(shapes[i].mx); };
-  std::vector<int64_t> cell(n);
   Tier tiers[kTiers + 1];
-  // Counting sort of each tier by cell, stable in the object index.
-  for (int t = 0; t < kTiers; ++t)
-    if (count[t] > 0) tiers[t].start.assign(ncell + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (tier[i] == kTiers) continue;
-    cell[i] = cell_of(i);
-    ++tiers[tier[i]].start[cell[i] + 1];
-  }
-  for (int t = 0; t <= kTiers; ++t) {
-    Tier& tr = tiers[t];
-    tr.points.resize(count[t]);
-    for (int64_t c = 0; c < static_cast<int64_t>(tr.start.size()) - 1; ++c)
-      tr.start[c + 1] += tr.start[c];
-  }
-  {
-    std::vector<int64_t> fill[kTiers];
-    for (int t = 0; t < kTiers; ++t)
-      if (count[t] > 0) fill[t].assign(tiers[t].start.begin(), tiers[t].start.end() - 1);
-    size_t last = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const ZonePoint p = zone_point(shapes[i], static_cast<uint32_t>(i));
-      if (tier[i] == kTiers)
-        tiers[kTiers].points[last++] = p;
-      else
-        tiers[tier[i]].points[fill[tier[i]][cell[i]]++] = p;
-    }
-  }
+  build_tiers(points, tier, tiers);
 
   const size_t nchunks = (n + kChunk - 1) / kChunk;
   std::vector<std::vector<uint32_t>> found(nchunks);
@@ -127,47 +139,58 @@ CleanZones clean_zones(const std::vector<Shape>& shapes, int threads) {
     for (size_t chunk = 0; chunk < nchunks; ++chunk) {
       std::vector<uint32_t>& out = found[chunk];
       for (size_t i = chunk * kChunk; i < std::min(n, (chunk + 1) * kChunk); ++i) {
-        const Shape& s = shapes[i];
-        const ZonePoint si = zone_point(s, static_cast<uint32_t>(i));
-        near.clear();
+        const ZonePoint& si = points[i];
+        size_t kept = 0;  // near[0, kept): the objects found
         auto consider = [&](const ZonePoint& p) {
-          if (p.index < i && in_clean_zone(si.x, si.y, si.a, p.x, p.y, p.a))
-            near.push_back(p.index);
+          if (p.index < i && in_clean_zone(si.x, si.y, si.a, p.x, p.y, p.a)) {
+            if (near.size() <= kept) near.resize(2 * kept + 16);
+            near[kept++] = p.index;
+          }
         };
         // The last tier ascends: none of its members from i on comes before i.
         for (const ZonePoint& p : tiers[kTiers].points) {
           if (p.index >= i) break;
           consider(p);
         }
-        if (!std::isfinite(s.mx) || !std::isfinite(s.my)) {  // compare with everything before it
-          for (uint32_t j = 0; j < i; ++j)
-            if (tier[j] != kTiers) consider(zone_point(shapes[j], j));
-        } else {
+        if (tier[i] == kTiers && (!std::isfinite(si.x) || !std::isfinite(si.y))) {
+          for (uint32_t j = 0; j < i; ++j)  // compare with everything before it
+            if (tier[j] != kTiers) consider(points[j]);
+        } else if (below[i] > -std::numeric_limits<double>::infinity()) {
           for (int t = 0; t < kTiers; ++t) {
             const Tier& tr = tiers[t];
             if (tr.points.empty()) continue;
             const double r = (si.a + tier_max(t)) * kCleanZone + 1.0;
-            const int64_t cx0 = r < 1e12 ? g.cell_x(s.mx - r) : 0;
-            const int64_t cx1 = r < 1e12 ? g.cell_x(s.mx + r) : g.nx - 1;
-            const int64_t cy0 = r < 1e12 ? g.cell_y(s.my - r) : 0;
-            const int64_t cy1 = r < 1e12 ? g.cell_y(s.my + r) : g.ny - 1;
             // A NaN or huge axis, or a search wider than the tier: the whole tier.
-            if (!(r < 1e12) ||
+            const bool whole = !(r < 1e12);
+            const int64_t cx0 = whole ? 0 : tr.cell_x(si.x - r);
+            const int64_t cx1 = whole ? tr.nx - 1 : tr.cell_x(si.x + r);
+            const int64_t cy0 = whole ? 0 : tr.cell_y(si.y - r);
+            const int64_t cy1 = whole ? tr.ny - 1 : tr.cell_y(std::min(si.y + r, below[i]));
+            if (whole ||
                 (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > static_cast<int64_t>(tr.points.size())) {
               for (const ZonePoint& p : tr.points) consider(p);
               continue;
             }
+            // The cells of a row are one run of the tier's points. The test is written without
+            // branches (an index is stored, then kept or overwritten): candidates pass it
+            // unpredictably, and most runs are a few points long.
             for (int64_t cy = cy0; cy <= cy1; ++cy) {
-              const ZonePoint* p = tr.points.data() + tr.start[cy * g.nx + cx0];
-              const ZonePoint* end = tr.points.data() + tr.start[cy * g.nx + cx1 + 1];
-              for (; p < end; ++p) consider(*p);
+              const int64_t k0 = tr.start[cy * tr.nx + cx0], k1 = tr.start[cy * tr.nx + cx1 + 1];
+              if (near.size() < kept + static_cast<size_t>(k1 - k0))
+                near.resize(2 * (kept + k1 - k0));
+              uint32_t* out = near.data();
+              for (int64_t k = k0; k < k1; ++k) {
+                const ZonePoint& p = tr.points[k];
+                out[kept] = p.index;
+                kept += (p.index < i) & in_clean_zone(si.x, si.y, si.a, p.x, p.y, p.a);
+              }
             }
           }
         }
-        std::sort(near.begin(), near.end());
-        near.erase(std::unique(near.begin(), near.end()), near.end());
-        out.insert(out.end(), near.begin(), near.end());
-        zones.offset[i + 1] = static_cast<int64_t>(near.size());
+        std::sort(near.begin(), near.begin() + kept);
+        const auto end = std::unique(near.begin(), near.begin() + kept);
+        out.insert(out.end(), near.begin(), end);
+        zones.offset[i + 1] = end - near.begin();
       }
     }
   }
