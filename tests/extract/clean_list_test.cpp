@@ -73,6 +73,42 @@ TEST(CleanList, IndexesEqualScanningTheList) {
   }
 }
 
+// The ycmax index is built only when first asked for (a full object stack): after thousands of
+// pushes and removals it must answer as the scan, and go on answering after later changes.
+TEST(CleanList, YcmaxIndexBuiltLateEqualsScanningTheList) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    const size_t n = 5000;
+    CleanList list(n, trial % 2 == 0 ? 4 : 800);
+    Naive naive;
+    const int range = trial % 4 < 2 ? 20 : 100000;
+    const int first_query = 500 + static_cast<int>(rng() % 4000);
+    size_t next = 0;
+    for (int step = 0; step < 8000; ++step) {
+      if (next < n && (rng() % 10 < 6 || naive.list.empty())) {
+        const int lo = static_cast<int>(rng() % range) - range / 2;
+        const int hi = lo + static_cast<int>(rng() % range);
+        list.push(next, lo, hi);
+        naive.push(next, lo, hi);
+        ++next;
+      } else if (!naive.list.empty()) {
+        const size_t li = rng() % naive.list.size();
+        list.remove_at(li);
+        naive.remove_at(li);
+      }
+      if (step < first_query || naive.list.empty()) continue;
+      ASSERT_EQ(list.first_of_smallest_ycmax(), naive.first_of_smallest_ycmax())
+          << "trial " << trial << " step " << step;
+      if (rng() % 3 == 0) {  // a full stack writes out that entry
+        const size_t li = naive.first_of_smallest_ycmax();
+        list.remove_at(li);
+        naive.remove_at(li);
+      }
+    }
+    ASSERT_EQ(list.entries(), naive.list);
+  }
+}
+
 TEST(CleanList, RowBoundsBeyondInt32) {
   CleanList list(3, 4);
   list.push(0, std::numeric_limits<int32_t>::min(), 0);

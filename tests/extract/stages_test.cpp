@@ -298,6 +298,38 @@ TEST(CleanZones, EqualTheBruteForcePairs) {
   EXPECT_TRUE(clean_zones({}, 2).neighbours.empty());
 }
 
+// In detection order (ascending y, as cleaning gets them) the search stops at the largest y of
+// the objects before each one: a crowded field of small objects, positions on and between the
+// grid's cell edges, against every pair tested directly.
+TEST(CleanZones, EqualTheBruteForcePairsInDetectionOrder) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> pos(0.0, 1.0), axis(0.3, 5.0);
+  std::vector<Shape> shapes(8000);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Shape& s = shapes[i];
+    s.mx = 1500 * pos(rng);
+    s.my = 400 * pos(rng);
+    if (i % 3 == 0) s.my = std::round(s.my / 20) * 20 + (i % 2 ? 0.0 : 1e-9);  // cell edges
+    s.a = axis(rng);
+  }
+  std::sort(shapes.begin(), shapes.end(),
+            [](const Shape& s, const Shape& t) { return s.my < t.my; });
+  for (int threads : {1, 2}) {
+    const CleanZones z = clean_zones(shapes, threads);
+    size_t pairs = 0;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      std::vector<uint32_t> expect;
+      for (size_t j = 0; j < i; ++j)
+        if (in_clean_zone(shapes[i], shapes[j])) expect.push_back(static_cast<uint32_t>(j));
+      const std::vector<uint32_t> got(z.neighbours.begin() + z.offset[i],
+                                      z.neighbours.begin() + z.offset[i + 1]);
+      ASSERT_EQ(got, expect) << "object " << i << " threads " << threads;
+      pairs += expect.size();
+    }
+    EXPECT_GT(pairs, 10 * shapes.size());
+  }
+}
+
 // Freed large buffers are reused at the same size, and their contents are not assumed.
 TEST(LargeBuffers, ReusedAtTheSameSize) {
   const size_t bytes = size_t(6) << 20;

@@ -83,11 +83,15 @@ class PositionMinTree {
 };
 
 // The clean list with both indexes: entries by (ycmax, position) and by (ycmin, position).
+// The ycmax index serves only a full object stack, which most frames never see: it is built
+// the first time it is asked for (from each position's ycmax, kept alongside the list) and
+// kept up to date from then on, so that frames whose stack never fills do not maintain it.
 class CleanList {
  public:
   // n objects in all; at most `capacity` in the list at once (it grows past it if need be).
-  CleanList(size_t n, size_t capacity) : pos_(n, -1), by_ycmax_(capacity), by_ycmin_(capacity) {
+  CleanList(size_t n, size_t capacity) : pos_(n, -1), by_ycmin_(capacity), capacity_(capacity) {
     list_.reserve(capacity);
+    ycmax_.reserve(capacity);
   }
 
   const std::vector<size_t>& entries() const { return list_; }
@@ -101,7 +105,8 @@ class CleanList {
     const size_t li = list_.size();
     pos_[o] = static_cast<int64_t>(li);
     list_.push_back(o);
-    by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
+    ycmax_.push_back(ycmax);
+    if (ycmax_indexed_) by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
     by_ycmin_.set(li, PositionMinTree::key(ycmin, li));
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
@@ -110,16 +115,26 @@ class CleanList {
     pos_[list_[li]] = -1;
     if (li != last) {
       list_[li] = list_[last];
+      ycmax_[li] = ycmax_[last];
       pos_[list_[li]] = static_cast<int64_t>(li);
-      move_key(by_ycmax_, last, li);
+      if (ycmax_indexed_) move_key(by_ycmax_, last, li);
       move_key(by_ycmin_, last, li);
     }
-    by_ycmax_.set(last, PositionMinTree::kEmpty);
+    if (ycmax_indexed_) by_ycmax_.set(last, PositionMinTree::kEmpty);
     by_ycmin_.set(last, PositionMinTree::kEmpty);
     list_.pop_back();
+    ycmax_.pop_back();
   }
   // The position of the entry with the smallest ycmax, the first such (the list not empty).
-  size_t first_of_smallest_ycmax() const { return PositionMinTree::position_of(by_ycmax_.min()); }
+  size_t first_of_smallest_ycmax() {
+    if (!ycmax_indexed_) {
+      by_ycmax_ = PositionMinTree(std::max(capacity_, list_.size()));
+      for (size_t li = 0; li < list_.size(); ++li)
+        by_ycmax_.set(li, PositionMinTree::key(ycmax_[li], li));
+      ycmax_indexed_ = true;
+    }
+    return PositionMinTree::position_of(by_ycmax_.min());
+  }
   // Calls f(position) for each entry whose ycmin is at most `row`, by ascending position.
   template <class F>
   void each_ycmin_at_most(int64_t row, F&& f) const {
@@ -131,8 +146,11 @@ class CleanList {
     t.set(to, PositionMinTree::key(PositionMinTree::value_of(t.at(from)), to));
   }
   std::vector<size_t> list_;
+  std::vector<int32_t> ycmax_;  // per position
   std::vector<int64_t> pos_;
   PositionMinTree by_ycmax_, by_ycmin_;
+  size_t capacity_;
+  bool ycmax_indexed_ = false;
 };
 
 }  // namespace celeris::extract

@@ -15,13 +15,17 @@ inline constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100
 
 // SExtractor's test of whether objects s and t are within each other's clean zone: squared
 // distance in float (from the double difference) against (a_s + a_t)^2 in float, times 100 in
-// double. Symmetric in s and t.
-inline bool in_clean_zone(const Shape& s, const Shape& t) {
-  const float dx = static_cast<float>(s.mx - t.mx), dy = static_cast<float>(s.my - t.my);
-  float rlim = static_cast<float>(s.a) + static_cast<float>(t.a);
+// double. Symmetric in s and t. Positions (mx, my) and semi-major axes as float.
+inline bool in_clean_zone(double sx, double sy, float sa, double tx, double ty, float ta) {
+  const float dx = static_cast<float>(sx - tx), dy = static_cast<float>(sy - ty);
+  float rlim = sa + ta;
   rlim *= rlim;
   const float d2 = dx * dx + dy * dy;
   return d2 < rlim * kCleanZone * kCleanZone;
+}
+
+inline bool in_clean_zone(const Shape& s, const Shape& t) {
+  return in_clean_zone(s.mx, s.my, static_cast<float>(s.a), t.mx, t.my, static_cast<float>(t.a));
 }
 
 // For each object i, the objects j < i with in_clean_zone(i, j), ascending, in CSR form:
