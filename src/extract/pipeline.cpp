@@ -223,7 +223,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // detections' pixel columns become the objects' (deblend.hpp).
   std::vector<int64_t> detection_index(detections.size());
   for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
-  const std::vector<int64_t> detection_done = done_lines(detections, detection_index);
+  const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
   Deblended deblended =
       deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt);
   std::vector<int64_t> done_line(deblended.parent.size());
