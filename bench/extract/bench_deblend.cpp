@@ -5,8 +5,11 @@
 // finish_deblend are timed alone, and the stage itself (deblend()) is timed with --threads.
 // Printed: the largest detections with their times, the totals, and for P threads the
 // makespan of the stage's own schedule (largest first, each detection to the first free
-// thread) next to the bound max(largest detection, total / P).
+// thread) next to the bound max(largest detection, total / P). Also timed: the rand() stream the
+// stage takes after skipping --rand-offset numbers (a later extension of a multi-extension file
+// starts deep into it), stepped one number at a time as before and jumped to by threads.
 //   bench_deblend IMAGE.fits [--threads N] [--repeat N] [--top N] [--cores 2,16]
+//                 [--rand-offset N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -67,11 +70,13 @@ ObjectList copy_of(const ObjectList& d) {
 int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s IMAGE.fits [--threads N] [--repeat N] [--top N] [--cores 2,16]\n",
+                 "usage: %s IMAGE.fits [--threads N] [--repeat N] [--top N] [--cores 2,16] "
+                 "[--rand-offset N]\n",
                  argv[0]);
     return 2;
   }
   int threads = 2, repeat = 5, top = 15;
+  int64_t rand_offset = 100000000;
   std::string cores = "2,16";
   for (int i = 2; i < argc; i += 2) {
     const std::string a = argv[i];
@@ -84,6 +89,8 @@ int main(int argc, char** argv) try {
       top = std::stoi(argv[i + 1]);
     else if (a == "--cores")
       cores = argv[i + 1];
+    else if (a == "--rand-offset")
+      rand_offset = std::stoll(argv[i + 1]);
     else
       throw Error("unknown option " + a);
   }
@@ -180,7 +187,22 @@ int main(int argc, char** argv) try {
     if (r.objects.size() != first_object[n]) throw Error("deblend() and the timed plans differ");
   }
 
-  // Largest first, as deblend() hands the detections out.
+  // The stream after rand_offset numbers: stepped (the stage before) and jumped to by threads.
+  std::vector<int32_t> stepped(first_draw[n]), jumped(first_draw[n]);
+  auto t_step = Clock::now();
+  GlibcRand seq;
+  for (int64_t i = 0; i < rand_offset; ++i) seq();
+  for (auto& v : stepped) v = seq();
+  const double step_s = seconds_since(t_step);
+  std::vector<double> jump_s;
+  for (int k = 0; k < repeat; ++k) {
+    const auto t0 = Clock::now();
+    glibc_rand_stream(static_cast<uint64_t>(rand_offset), jumped.data(), jumped.size(), threads);
+    jump_s.push_back(seconds_since(t0));
+  }
+  if (jumped != stepped) throw Error("the jumped stream differs from the stepped one");
+
+  // Largest first, as deblend() handed the detections out before.
   std::vector<size_t> by_size(n);
   std::iota(by_size.begin(), by_size.end(), size_t{0});
   std::stable_sort(by_size.begin(), by_size.end(),
@@ -200,6 +222,10 @@ int main(int argc, char** argv) try {
               npix, nsplit, first_object[n], first_draw[n]);
   std::printf("deblend() with %d threads: %.2f ms (median of %d)\n", threads, 1e3 * median(stage_s),
               repeat);
+  std::printf(
+      "stream of %zu draws after %lld: stepped %.2f ms, jumped with %d threads %.3f ms (median)\n",
+      first_draw[n], static_cast<long long>(rand_offset), 1e3 * step_s, threads,
+      1e3 * median(jump_s));
   std::printf("one thread, one pass of plans: largest first %.2f ms, detection order %.2f ms\n",
               1e3 * median(pass_largest_first), 1e3 * median(pass_in_order));
   std::printf("one thread: plan %.2f ms, finish %.2f ms in total\n", 1e3 * plan_total,
@@ -217,9 +243,23 @@ int main(int argc, char** argv) try {
   for (int k = 0; k < 10 && k < static_cast<int>(n); ++k) top_share += plan_s[by_time[k]];
   std::printf("the 10 slowest plans: %.1f%% of the plan total\n", 100 * top_share / plan_total);
 
-  // Plans go out one by one, largest first; finishes in chunks of 64 in detection order.
-  std::vector<double> plan_order(n), finish_order((n + 63) / 64, 0.0);
-  for (size_t k = 0; k < n; ++k) plan_order[k] = plan_s[by_size[k]];
+  // Plans go out as deblend() hands them out on p threads: the detections above 1/16 of a
+  // thread's share of the pixels one by one, largest first, then the others in chunks of 8 in
+  // detection order; finishes in chunks of 64 in detection order.
+  auto plan_order = [&](int p) {
+    const size_t share = npix / (16 * static_cast<size_t>(p));
+    std::vector<double> order;
+    for (size_t i : by_size)
+      if (detections.count(i) > share) order.push_back(plan_s[i]);
+    size_t in_chunk = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (detections.count(i) > share) continue;
+      if (in_chunk++ % 8 == 0) order.push_back(0.0);
+      order.back() += plan_s[i];
+    }
+    return order;
+  };
+  std::vector<double> finish_order((n + 63) / 64, 0.0);
   for (size_t k = 0; k < n; ++k) finish_order[k / 64] += finish_s[k];
   const double largest_plan = plan_s[by_time[0]];
   const double largest_finish = *std::max_element(finish_s.begin(), finish_s.end());
@@ -229,7 +269,7 @@ int main(int argc, char** argv) try {
     std::printf(
         "%2d threads: plan makespan %.2f ms (bound max(%.2f, %.2f)), finish makespan %.2f ms "
         "(bound max(%.2f, %.2f))\n",
-        p, 1e3 * makespan(plan_order, p), 1e3 * largest_plan, 1e3 * plan_total / p,
+        p, 1e3 * makespan(plan_order(p), p), 1e3 * largest_plan, 1e3 * plan_total / p,
         1e3 * makespan(finish_order, p), 1e3 * largest_finish, 1e3 * finish_total / p);
   }
   return 0;

@@ -223,7 +223,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // detections' pixel columns become the objects' (deblend.hpp).
   std::vector<int64_t> detection_index(detections.size());
   for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
-  const std::vector<int64_t> detection_done = done_lines(detections, detection_index);
+  const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
   Deblended deblended =
       deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt);
   std::vector<int64_t> done_line(deblended.parent.size());
@@ -235,11 +235,6 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
 
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as
   // SExtractor), which writes objects out in SExtractor's order.
-  std::vector<Shape> shapes(objects.size());
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-  for (size_t i = 0; i < objects.size(); ++i)
-    shapes[i] =
-        compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted), dweighted);
   IsoParams iso_params;
   iso_params.background = &bkg;
   iso_params.backsig = bkg.global_rms;
@@ -257,10 +252,16 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   iso_params.weighted = mweighted;
   iso_params.weight_gain = config.weight_gain;
   iso_params.pixel_thresholds = dweighted;
+  // One pass: each object's pixels are read for its shape and again, still in cache, for its
+  // isophotal values.
+  std::vector<Shape> shapes(objects.size());
   std::vector<Iso> isos(objects.size());
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-  for (size_t i = 0; i < objects.size(); ++i)
+  for (size_t i = 0; i < objects.size(); ++i) {
+    shapes[i] =
+        compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted), dweighted);
     isos[i] = isophotal(objects[i], shapes[i], iso_params);
+  }
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
   std::vector<Shape> detected_shapes;

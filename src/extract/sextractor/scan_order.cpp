@@ -118,12 +118,15 @@ int64_t Blanking::line_of(int64_t moment) const {
   return lo;
 }
 
-std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent) {
+std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent,
+                                int threads) {
   std::vector<int64_t> last_row(detections.size(), 0);
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t d = 0; d < detections.size(); ++d)
     for (int64_t i = detections.offset[d]; i < detections.offset[d + 1]; ++i)
       last_row[d] = std::max<int64_t>(last_row[d], detections.y[i]);
   std::vector<int64_t> done(parent.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t k = 0; k < parent.size(); ++k) done[k] = last_row[parent[k]] + 1;
   return done;
 }

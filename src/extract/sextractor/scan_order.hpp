@@ -123,6 +123,8 @@ class Blanking {
 };
 
 // The scan line on which each object was completed: its detection's last row + 1.
-std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent);
+// `threads`: the work is split over detections (one pass over their pixels).
+std::vector<int64_t> done_lines(const ObjectList& detections, const std::vector<int64_t>& parent,
+                                int threads = 1);
 
 }  // namespace celeris::extract

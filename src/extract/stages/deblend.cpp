@@ -17,6 +17,9 @@ namespace {
 
 constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
 
+DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params,
+                           DeblendScratch& scratch);
+
 // Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
 // the nearest child in the moment metric.
 int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p) {
@@ -111,14 +114,22 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) 
 
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch) {
+  if (!may_split(parent, params, scratch)) {
+    DeblendPlan plan;
+    plan.parent_flags = parent.flags;
+    return plan;
+  }
+  return plan_candidate(parent, params, scratch);
+}
+
+namespace {
+
+// plan_deblend for a detection that may_split.
+DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params,
+                           DeblendScratch& scratch) {
   DeblendPlan plan;
   plan.parent_flags = parent.flags;
   const int nthresh = params.nthresh;
-  if (nthresh < 2 || parent.empty()) return plan;
-  // scan.c's sortit: a detection that lost pixels to a pixel-stack overflow is not deblended.
-  if (parent.flags & kFlagExtractOverflow) return plan;
-  // One peak: no level has two nodes, nothing splits (deblend_tree.hpp, count_peaks).
-  if (!scratch.every_tree && count_peaks(parent, 2, scratch.tree_scratch) < 2) return plan;
 
   float peak = -std::numeric_limits<float>::max();
   double rv = 0;
@@ -199,6 +210,8 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
   plan.draws = count_deblend_draws(parent, plan);
   return plan;
 }
+
+}  // namespace
 
 size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
   const size_t n = plan.cores.size();
@@ -282,6 +295,44 @@ void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& 
   permute(out.dthresh, pixel_base, perm, scratch.tmp_float);
 }
 
+namespace {
+
+// The order in which the detections are planned. Those that could hold up the end of the stage
+// if handed out late (more than 1/16 of a thread's share of the pixels) go first, largest first;
+// the others follow in detection order, whose pixels and per-object entries lie one after the
+// other in memory (handing every detection out by size cost a cache miss per column and per
+// detection, and a serial sort of them all).
+struct PlanOrder {
+  std::vector<uint32_t> order;
+  size_t big = 0;  // order[0 .. big): the large ones
+};
+
+PlanOrder plan_order(const ObjectList& detections, int threads) {
+  const size_t n = detections.size();
+  const size_t share = detections.pixel_count() / (16 * static_cast<size_t>(std::max(threads, 1)));
+  PlanOrder p;
+  p.order.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    if (detections.count(i) > share) p.order.push_back(static_cast<uint32_t>(i));
+  std::stable_sort(p.order.begin(), p.order.end(), [&](uint32_t a, uint32_t b) {
+    return detections.count(a) > detections.count(b);
+  });
+  p.big = p.order.size();
+  for (size_t i = 0; i < n; ++i)
+    if (detections.count(i) <= share) p.order.push_back(static_cast<uint32_t>(i));
+  return p;
+}
+
+}  // namespace
+
+bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch) {
+  if (params.nthresh < 2 || parent.empty()) return false;
+  // scan.c's sortit: a detection that lost pixels to a pixel-stack overflow is not deblended.
+  if (parent.flags & kFlagExtractOverflow) return false;
+  // One peak: no level has two nodes, nothing splits (deblend_tree.hpp, count_peaks).
+  return scratch.every_tree || count_peaks(parent, 2, scratch.tree_scratch) >= 2;
+}
+
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads) {
   const size_t n = detections.size();
@@ -289,35 +340,36 @@ Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t 
   // is kept only for those that split.
   std::vector<uint16_t> parent_flags(n);
   std::vector<size_t> first_object(n + 1, 0), first_draw(n + 1, 0);
-  std::vector<std::unique_ptr<DeblendPlan>> plans;
-  plans.resize(n);
-  // Largest detections first, so that none is left to run alone at the end.
-  std::vector<uint32_t> by_size(n);
-  for (size_t i = 0; i < n; ++i) by_size[i] = static_cast<uint32_t>(i);
-  std::stable_sort(by_size.begin(), by_size.end(), [&](uint32_t a, uint32_t b) {
-    return detections.count(a) > detections.count(b);
-  });
+  std::vector<std::unique_ptr<DeblendPlan>> plans(n);
+  const PlanOrder order = plan_order(detections, threads);
 #pragma omp parallel num_threads(threads)
   {
     DeblendScratch scratch;
-#pragma omp for schedule(dynamic, 1)
-    for (size_t k = 0; k < n; ++k) {
-      const size_t i = by_size[k];
-      DeblendPlan plan = plan_deblend(detections[i], params, scratch);
+    auto plan_one = [&](size_t i) {
+      const ObjectView parent = detections[i];
+      parent_flags[i] = parent.flags;
+      first_object[i + 1] = 1;
+      // Most detections of a crowded field are single stars: answered without a plan.
+      if (!may_split(parent, params, scratch)) return;
+      DeblendPlan plan = plan_candidate(parent, params, scratch);
       parent_flags[i] = plan.parent_flags;
       first_object[i + 1] = plan.split ? plan.cores.size() : 1;
       first_draw[i + 1] = plan.draws;
       if (plan.split) plans[i] = std::make_unique<DeblendPlan>(std::move(plan));
-    }
+    };
+#pragma omp for schedule(dynamic, 1) nowait
+    for (size_t k = 0; k < order.big; ++k) plan_one(order.order[k]);
+#pragma omp for schedule(dynamic, 8)
+    for (size_t k = order.big; k < n; ++k) plan_one(order.order[k]);
   }
   for (size_t i = 0; i < n; ++i) {
     first_object[i + 1] += first_object[i];
     first_draw[i + 1] += first_draw[i];
   }
+  // The draws, after the first rand_offset numbers of the stream, jumped over (glibc_rand.hpp).
   std::vector<int32_t> stream(first_draw.back());
-  GlibcRand rng;
-  for (int64_t i = 0; i < rand_offset; ++i) rng();
-  for (auto& v : stream) v = rng();
+  glibc_rand_stream(static_cast<uint64_t>(std::max<int64_t>(rand_offset, 0)), stream.data(),
+                    stream.size(), threads);
 
   Deblended out;
   out.draws = static_cast<int64_t>(first_draw.back());

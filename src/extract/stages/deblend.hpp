@@ -86,6 +86,12 @@ struct DeblendScratch {
 // `tolerance`: the error bound's unit (tests force the pow path with a large one).
 int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance = 1e-14);
 
+// Whether the detection can split at all: false (the detection stays as it is, its flags
+// unchanged, no draws) without DEBLEND_NTHRESH >= 2, for a detection that lost pixels to a
+// pixel-stack overflow, and for one of fewer than two peaks (count_peaks). plan_deblend asks it
+// first; the stage asks it before making a plan, for most detections the only question.
+bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch);
+
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch);
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params);

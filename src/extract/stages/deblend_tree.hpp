@@ -40,7 +40,8 @@ struct DeblendTree {
 
 // Buffers reused from one detection to the next (one per thread).
 struct DeblendTreeScratch {
-  std::vector<int32_t> grid;  // detection's bounding box (+1 border): pixel index, or -1
+  std::vector<int32_t> grid;     // detection's bounding box (+1 border): pixel index, or -1
+  std::vector<float> peak_grid;  // count_peaks: the box's filtered values, -inf off the detection
   int64_t box_x0 = 0, box_y0 = 0, box_w = 0;  // the grid's first column and row, its width
   std::vector<uint8_t> level;                 // per pixel: highest level it is above (0: none)
   std::vector<int32_t> order;                 // pixels grouped by level
@@ -106,7 +107,7 @@ inline int count_below(const float* t, int n, float c) {
 // are in it, so not higher, or not above the level), and two components hold two. So with
 // fewer than two peaks no level has two nodes, no node two branches, and the detection
 // neither splits nor overflows: plan_deblend skips its tree (most detections of a crowded
-// field are single stars). Uses the scratch's grid.
+// field are single stars). Uses the scratch's peak_grid.
 int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& scratch);
 
 // `thresh` holds t_0 ... t_{nthresh-1} (t_0, the detection threshold, is not used; none NaN).

@@ -17,14 +17,18 @@ namespace {
 // index too far), because cleaning decisions depend on it.
 float clean_threshold(const ObjectView& d, float dthresh, bool pixel_thresholds, int minarea) {
   if (static_cast<int>(d.size()) < minarea) return 0.0f;
-  std::vector<float> heap(minarea);
+  // On the stack for the usual DETECT_MINAREA: no allocation per object in the threaded loop.
+  float small[64] = {};
+  std::vector<float> large;
+  if (minarea > 64) large.resize(minarea);
+  float* heap = minarea > 64 ? large.data() : small;
   int h = minarea;
   for (const Pixel p : d) {
     const float tpix = p.cvalue - (pixel_thresholds ? p.dthresh : dthresh);
     if (h > 0) {
       heap[minarea - h] = tpix;
     } else if (h == 0) {
-      std::sort(heap.begin(), heap.end());
+      std::sort(heap, heap + minarea);
     } else if (tpix > heap[0]) {
       heap[0] = tpix;
       for (int j = 0, k; (k = (j + 1) << 1) <= minarea; j = k) {
