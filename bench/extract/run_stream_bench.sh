@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine, after build-gpu/ is built (scripts/device-build.sh celeris_cli
-# bench_extract_stages): a stream of frames through `celeris extract` (run_frames.cpp) with the
-# GPU front end and with the CPU path, against the same frames extracted one process each, all in
-# one call; every stream catalog compared with its one-frame catalog (cmp). Prints everything.
+# bench_stream): a stream of frames through `celeris extract` (run_frames.cpp) with the GPU
+# front end and with the CPU path, against the same frames extracted one process each, all in
+# one call; every stream catalog compared with its one-frame catalog (cmp). Each stream's
+# threads' steps (-VERBOSE_TYPE FULL: read, reader waits, front, back, write) are printed; then,
+# on the sparse frames, bench_stream times the stream's shapes (readers / frames read ahead /
+# back workers; SHAPES, default below) with the GPU front end. Prints everything.
 #   bash bench/extract/run_stream_bench.sh [N_CROWDED] [N_SPARSE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,17 +23,20 @@ done
 wait
 rm -f "$work"/*/*.truth.fits
 for set in sparse crowded; do
-  n=$(ls "$work/$set"/*.fits | wc -l)
+  n=$(ls "$work/$set"/*.fits 2>/dev/null | wc -l)
+  [ "$n" -gt 0 ] || continue  # N_CROWDED or N_SPARSE 0: that set skipped
   for dev in cuda cpu; do
     mkdir -p "$work/$set/$dev" "$work/$set/one_$dev"
     # Page cache warm for every run.
     cat "$work/$set"/*.fits >/dev/null
     s=$(date +%s.%N)
     $bin extract "$work/$set"/*.fits -CATALOG_NAME "$work/$set/$dev/{stem}.cat" --device $dev \
-      --progress none -VERBOSE_TYPE QUIET
+      --progress none -VERBOSE_TYPE FULL 2>"$work/$set/$dev.log"
     e=$(date +%s.%N)
     awk -v s="$s" -v e="$e" -v n="$n" -v what="$set 4096^2 x $n, stream, --device $dev" \
       'BEGIN { printf "%s: %.2f s (%.2f frames/s)\n", what, e - s, n / (e - s) }'
+    # The summary and the threads' steps (up to the stages' list).
+    sed -n '/^celeris extract:/,/^  stages/p' "$work/$set/$dev.log" | grep -v '^  stages'
     s=$(date +%s.%N)
     for f in "$work/$set"/*.fits; do
       b=$(basename "$f" .fits)
@@ -48,6 +54,11 @@ for set in sparse crowded; do
   same=0
   for f in "$work/$set/cpu"/*.cat; do cmp -s "$f" "$work/$set/cuda/$(basename "$f")" && same=$((same + 1)); done
   echo "  cuda stream catalogs identical to cpu stream catalogs: $same of $n"
+  if [ "$set" = sparse ] && [ -x build-gpu/bin/bench_stream ]; then
+    cat "$work/$set"/*.fits >/dev/null
+    build-gpu/bin/bench_stream "$work/$set"/*.fits --device cuda --repeat 2 \
+      --shapes "${SHAPES:-0/0/0,1/3/0,2/4/0,4/6/0,8/10/0,8/10/2}"
+  fi
   if command -v source-extractor >/dev/null; then
     # The files celeris builds in: the same catalog columns and filter (run from $work/se).
     mkdir -p "$work/$set/se"

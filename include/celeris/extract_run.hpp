@@ -51,10 +51,12 @@ struct FramesSummary {
   size_t frames = 0, failed = 0, objects = 0;
   double seconds = 0;  // wall time of the whole stream
   // Where the stream's threads spent their time, summed over frames (seconds): each step's
-  // work ("read", "page-lock", "front stages", "back stages", "write") and each wait ("front
-  // waits for a back worker", "writer waits for the next frame"); then every stage of the
-  // frames' own timing (RunInfo::stage_seconds, by name in first-seen order). A step whose sum
-  // over its threads is near `seconds` is the one that bounds the frame rate.
+  // work ("read", summed over the reader threads; "page-locked buffers (allocated once)",
+  // "front stages", "back stages", "write", "free") and each wait ("reader waits for a buffer",
+  // "front waits for the next frame read", "front waits for a back worker", "writer waits for
+  // the next frame"); then every stage of the frames' own timing (RunInfo::stage_seconds, by
+  // name in first-seen order). A step whose sum over its threads is near `seconds` is the one
+  // that bounds the frame rate.
   std::vector<std::pair<std::string, double>> step_seconds, stage_seconds;
 };
 

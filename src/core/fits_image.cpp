@@ -131,12 +131,13 @@ bool names_hdu(const std::string& path) {
   return path.find('[') != std::string::npos;
 }
 
-// Raw values of one FITS integer or float type through CFITSIO, scaled by scaled_pixel.
+// Raw values of one FITS integer or float type through CFITSIO, scaled by scaled_pixel, masked
+// by masked_pixel.
 template <typename Raw>
-void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, Image<float>& out,
+void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, ImageView<float> out,
                  const std::string& path) {
-  const long width = static_cast<long>(out.width());
-  const long height = static_cast<long>(out.height());
+  const long width = static_cast<long>(out.width);
+  const long height = static_cast<long>(out.height);
   const long rows_per_chunk = std::max(1L, (1L << 20) / width);
   std::vector<Raw> raw(static_cast<size_t>(std::min(height, rows_per_chunk) * width));
   std::vector<char> nulls(raw.size());
@@ -150,15 +151,19 @@ void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, Image<f
     fits_read_imgnull(f, datatype, static_cast<LONGLONG>(y0) * width + 1, count, raw.data(),
                       nulls.data(), &anynul, &status);
     check_fits(status, path + ": reading pixels");
-    float* dst = out.data() + static_cast<size_t>(y0) * width;
+    float* dst = out.data + static_cast<size_t>(y0) * width;
     for (LONGLONG i = 0; i < count; ++i) {
-      dst[i] = anynul && nulls[i] ? nan : scaled_pixel<Raw>(raw[i], bs, bz);
+      dst[i] = masked_pixel(anynul && nulls[i] ? nan : scaled_pixel<Raw>(raw[i], bs, bz));
     }
   }
 }
 
-// Fills `out` with the HDU's pixels, BSCALE/BZERO applied, BLANK and NaN pixels as NaN.
-void read_pixels(fitsfile* f, int bitpix, Image<float>& out, const std::string& path) {
+// Fills `out` with the HDU's pixels, BSCALE/BZERO applied, BLANK and NaN pixels as NaN, and
+// masked_pixel: infinities are not measurable either, so they are masked like NaN. So are values
+// beyond 1e30 (SExtractor's BIG, its own marker of unusable pixels): measuring them overflows
+// single precision (a 3.4e38 pixel times a coordinate is infinite), and the non-finite centroids
+// that follow index outside the background mesh.
+void read_pixels(fitsfile* f, int bitpix, ImageView<float> out, const std::string& path) {
   int status = 0, compressed = fits_is_compressed_image(f, &status);
   double bscale = 1.0, bzero = 0.0;
   if (fits_read_key(f, TDOUBLE, "BSCALE", &bscale, nullptr, &status) == KEY_NO_EXIST) status = 0;
@@ -192,7 +197,7 @@ void read_pixels(fitsfile* f, int bitpix, Image<float>& out, const std::string& 
 
 }  // namespace
 
-FitsImage read_fits_image(const std::string& path) {
+FitsImageRead read_fits_image_into(const std::string& path, const PixelMemory& memory) {
   FitsFile f = FitsFile::open_read(path);
   if (!names_hdu(path)) move_to_first_image(f.get(), path);
   int status = 0, hdutype = 0, hdunum = 0;
@@ -219,23 +224,24 @@ FitsImage read_fits_image(const std::string& path) {
     throw Error(path + ": HDU " + std::to_string(hdunum) + " is an empty image (" +
                 std::to_string(naxes[0]) + " x " + std::to_string(naxes[1]) + ")");
 
-  FitsImage out;
-  out.path = path;
-  out.hdu = hdunum;
-  out.bitpix = bitpix;
-  out.header = FitsHeader(read_header_cards(f.get()));
-  out.pixels = Image<float>::uninitialized(naxes[0], naxes[1]);  // read_pixels writes all
+  FitsImageRead out;
+  FitsImage& image = out.image;
+  image.path = path;
+  image.hdu = hdunum;
+  image.bitpix = bitpix;
+  image.header = FitsHeader(read_header_cards(f.get()));
+  float* given = memory ? memory(naxes[0], naxes[1]) : nullptr;
+  if (!given) {
+    image.pixels = Image<float>::uninitialized(naxes[0], naxes[1]);  // read_pixels writes all
+    given = image.pixels.data();
+  }
+  out.pixels = {given, naxes[0], naxes[1]};
   read_pixels(f.get(), bitpix, out.pixels, path);
-  // Infinities are not measurable either: mask them like NaN. So are values beyond 1e30
-  // (SExtractor's BIG, its own marker of unusable pixels): measuring them overflows single
-  // precision (a 3.4e38 pixel times a coordinate is infinite), and the non-finite centroids that
-  // follow index outside the background mesh.
-  float* px = out.pixels.data();
-  const long long n = static_cast<long long>(out.pixels.width() * out.pixels.height());
-#pragma omp parallel for schedule(static) if (n > (1 << 20))
-  for (long long i = 0; i < n; ++i)
-    if (!(std::fabs(px[i]) <= kMaxPixelValue)) px[i] = std::numeric_limits<float>::quiet_NaN();
   return out;
+}
+
+FitsImage read_fits_image(const std::string& path) {
+  return std::move(read_fits_image_into(path, {}).image);
 }
 
 void write_fits_image(const std::string& path, ImageView<const float> image,

@@ -4,10 +4,13 @@
 
 #include <fitsio.h>
 
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
 
+#include "celeris/fits.hpp"
 #include "celeris/image.hpp"
 
 namespace celeris {
@@ -24,13 +27,36 @@ inline float scaled_pixel(Raw raw, float bs, float bz) {
     return static_cast<float>(raw) * bs + bz;
 }
 
+// A pixel as read_fits_image returns it: magnitudes beyond kMaxPixelValue (and NaN, infinity)
+// masked as NaN.
+inline float masked_pixel(float v) {
+  return std::fabs(v) <= kMaxPixelValue ? v : std::numeric_limits<float>::quiet_NaN();
+}
+
 // Reads the current HDU's pixels straight from the file, in parallel slices converted from
 // big-endian on every thread, when CFITSIO holds it as an uncompressed file on disk (not gzip,
 // not tile-compressed, not an in-memory copy made by a filter or section). Returns false,
 // having read nothing, where it does not apply; the pixels are then CFITSIO's to read. The
 // values are those of the CFITSIO path to the bit: the same scaled_pixel, BLANK (integer
-// BITPIX) and NaN / infinity (float BITPIX, as CFITSIO's null test) as NaN.
-bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero, Image<float>& out,
+// BITPIX) and NaN / infinity (float BITPIX, as CFITSIO's null test) as NaN, then masked_pixel.
+// Types of 4 bytes (BITPIX 32, -32) are read into `out` itself and converted where they lie.
+bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero, ImageView<float> out,
                         const std::string& path);
+inline bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero,
+                               Image<float>& out, const std::string& path) {
+  return read_pixels_direct(f, bitpix, bscale, bzero, out.view(), path);
+}
+
+// read_fits_image with the pixels written where the caller says (a stream of frames reads into
+// its page-locked buffers, uploaded to the GPU without a copy). `memory(width, height)` is
+// called once, after the header is read and checked and before any pixel is read: it returns
+// width * height floats, or nullptr to have them in image.pixels as read_fits_image does.
+// `pixels` views them either way; the values and the errors are read_fits_image's.
+struct FitsImageRead {
+  FitsImage image;  // image.pixels empty when `memory` gave the pixels' memory
+  ImageView<float> pixels;
+};
+using PixelMemory = std::function<float*(int64_t width, int64_t height)>;
+FitsImageRead read_fits_image_into(const std::string& path, const PixelMemory& memory);
 
 }  // namespace celeris

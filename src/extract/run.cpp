@@ -133,7 +133,7 @@ RunPlan plan_run(const Settings& settings) {
 
 Frame read_frame(const std::string& image_path, const std::string& catalog_name,
                  const std::vector<std::string>& check_names, const Settings& settings,
-                 const RunPlan& plan) {
+                 const RunPlan& plan, const PixelMemory& memory) {
   Frame frame;
   frame.started = std::chrono::steady_clock::now();
   frame.path = image_path;
@@ -157,8 +157,15 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
     for (const std::string& name : check_names)
       refuse_output_over_input(name, path, "CHECKIMAGE_NAME");
   }
-  frame.image = read_fits_image(measure_path.empty() ? detect_path : measure_path);
-  if (!measure_path.empty()) frame.detect_image = read_fits_image(detect_path);
+  if (measure_path.empty()) {
+    FitsImageRead read = read_fits_image_into(detect_path, memory);
+    frame.image = std::move(read.image);
+    frame.pixels = read.pixels;
+  } else {
+    frame.image = read_fits_image(measure_path);
+    frame.pixels = frame.image.pixels.view();
+    frame.detect_image = read_fits_image(detect_path);
+  }
   // --- end of dual-image mode
   FitsImage& img = frame.image;
 
@@ -197,8 +204,8 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   frame.request = plan.request;
   MeasureRequest& req = frame.request;
 
-  const int width = static_cast<int>(img.pixels.width()),
-            height = static_cast<int>(img.pixels.height());
+  const int width = static_cast<int>(frame.pixels.width),
+            height = static_cast<int>(frame.pixels.height);
   // --- hook: world shapes (measure_world_shape.hpp). The THETA*_J2000 angles need an
   // equatorial J2000 frame (SExtractor's rotation to J2000 is then 0 up to rounding).
   if (wcs)
@@ -247,7 +254,7 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
     frame.detect_weight_map = read_weight_map(settings.weight_images[0]);
     req.detect_weight_map = frame.detect_weight_map->pixels.view();
   }
-  if (frame.detect_image) req.measure_image = img.pixels.view();
+  if (frame.detect_image) req.measure_image = frame.pixels;
   return frame;
 }
 
@@ -273,7 +280,7 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   if (plan.assoc) {  // --- hook: ASSOC (stages/assoc.hpp), on the measurement image's rows
     const AssocIndex index(*plan.assoc, settings.assoc.radius,
                            settings.assoc.world ? &*frame.wcs : nullptr);
-    associate(r.objects, index, static_cast<int>(img.pixels.height()), plan.assoc_size);
+    associate(r.objects, index, static_cast<int>(frame.pixels.height), plan.assoc_size);
   }
   FrameOutputs outputs;
   FileRunResult& out = outputs.result;
@@ -283,8 +290,8 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   if (plan.assoc)  // ASSOCSELEC_TYPE: SExtractor writes and numbers only the objects selected
     keep_rows(out.catalog, assoc_selection(r.objects, settings.assoc.select));
   out.info = r.info;
-  out.width = static_cast<int>(img.pixels.width());
-  out.height = static_cast<int>(img.pixels.height());
+  out.width = static_cast<int>(frame.pixels.width);
+  out.height = static_cast<int>(frame.pixels.height);
   out.hdu = img.hdu;
   out.gain = config.gain;
   out.satur_level = config.satur_level;

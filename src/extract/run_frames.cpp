@@ -1,15 +1,21 @@
 // A stream of frames through one extraction (extract_run.hpp extract_files): threads joined by
-// bounded queues, so that reading frame k+1 (and page-locking it for the GPU), the front stages
-// of frame k (background, filter, detection; the GPU's with --device cuda) and the back stages
-// (deblending, cleaning, measurement, the catalog's columns) of earlier frames run at the same
-// time. The back stages are the slowest and partly serial (cleaning follows SExtractor's order),
-// so on larger hosts two or three frames are in them at once. Outputs are written by the calling
-// thread, in frame order. A multi-extension file named without an HDU is extracted whole by the
-// calling thread in its turn, exactly as alone (extract_extensions: one catalog holding every
-// extension), while the other threads go on with the frames after it. A frame that fails is
-// reported and skipped; the others go on.
+// bounded queues, so that reading frames k+1.. (several at once, each into a buffer of the
+// stream's pool: page-locked with --device cuda, so that the upload needs no page-locking nor
+// copy), the front stages of frame k (background, filter, detection; the GPU's with --device
+// cuda) and the back stages (deblending, cleaning, measurement, the catalog's columns) of
+// earlier frames run at the same time. The back stages are the slowest and partly serial
+// (cleaning follows SExtractor's order), so on larger hosts two or three frames are in them at
+// once. Outputs are written by the calling thread, in frame order. A multi-extension file named
+// without an HDU is extracted whole by the calling thread in its turn, exactly as alone
+// (extract_extensions: one catalog holding every extension), while the other threads go on with
+// the frames after it. A frame that fails is reported and skipped; the others go on.
+#include "extract/run_frames.hpp"
+
 #include <omp.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -18,10 +24,10 @@
 #include <set>
 #include <thread>
 
-#include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "core/bounded_queue.hpp"
+#include "core/cuda/pinned_buffer_pool.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/mef_inputs.hpp"
 #include "extract/pipeline.hpp"
@@ -87,14 +93,36 @@ struct Job {
   // the file whole (extract_extensions). Empty for a frame.
   std::vector<int> extensions;
   Frame frame;
+  // The pool's slot the frame was read with (and the page-locked memory frame.pixels may lie
+  // in), given back when the front stages are done with the pixels.
+  std::shared_ptr<cuda::PinnedFramePool::Lease> slot;
   FrontStage front;
   FrameOutputs outputs;
 };
 
+unsigned host_cores() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Frames in the back stages at once: one per 8 host cores, 1 to 3.
 size_t back_workers() {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return std::clamp<size_t>(cores / 8, 1, 3);
+  return std::clamp<size_t>(host_cores() / 8, 1, 3);
+}
+
+// Cores that read: one per 4 host cores, 1 to 4 (the front and back stages hold the others).
+// One frame per reader thread: the decode (pread from the page cache, a byte swap) runs at some
+// GB/s on one core, and frames read side by side need no fork and join per slice.
+size_t reader_cores() {
+  return std::clamp<size_t>(host_cores() / 4, 1, 4);
+}
+
+// Page-locked memory of a stream at most: an eighth of the host's memory. Page-locked pages
+// cannot be swapped nor moved; a frame whose buffer would pass this is read into ordinary
+// memory (and uploaded from there, slower).
+size_t page_locked_budget() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return size_t(1) << 30;
+  return static_cast<size_t>(pages) * static_cast<size_t>(page) / 8;
 }
 
 }  // namespace
@@ -134,6 +162,14 @@ std::vector<std::string> expand_image_list(const std::vector<std::string>& args)
 
 FramesSummary extract_files(const std::vector<std::string>& paths, const Settings& settings,
                             const WarningSink& warn, const FrameSink& done, size_t workers) {
+  StreamShape shape;
+  shape.back_workers = workers;
+  return extract_frames(paths, settings, warn, done, shape);
+}
+
+FramesSummary extract_frames(const std::vector<std::string>& paths, const Settings& settings,
+                             const WarningSink& warn, const FrameSink& done,
+                             const StreamShape& shape) {
   const auto t0 = std::chrono::steady_clock::now();
   if (paths.empty()) throw Error("no image given");
   // Weight maps and dual-image mode are read and passed by extract_file: one image per call.
@@ -177,61 +213,102 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     for (const auto& w : plan.warnings) warn(w);
   const bool gpu = settings.config.device == Backend::Cuda;
 
-  // Two frames read ahead, one between the front and the back, `workers` in the back stages and
-  // at most one more waiting to be written: a bounded number of frames in memory.
-  if (workers == 0) workers = back_workers();
+  // `read_ahead` frames read or being read (each holding a slot of the pool), one between the
+  // front and the back, `workers` in the back stages and at most one more waiting to be
+  // written: a bounded number of frames in memory. With --device cuda the read-ahead frames
+  // lie in page-locked memory, an eighth of the host's memory at most.
+  const size_t workers = shape.back_workers ? shape.back_workers : back_workers();
   const size_t window = workers + 1;
-  BoundedQueue<Job> read(2), fronted(1);
+  const size_t readers = std::min(total, shape.readers ? shape.readers : reader_cores());
+  const size_t read_ahead = shape.read_ahead ? shape.read_ahead : readers + 2;
+  // The readers convert pixels on threads of their own (read_fits_image's slices) when they
+  // are fewer than the cores that read (a stream of one or two frames).
+  const int reader_omp_threads = static_cast<int>(std::max<size_t>(1, reader_cores() / readers));
+  cuda::PinnedFramePool pool(read_ahead, gpu, page_locked_budget());
+  std::mutex read_m;
+  std::condition_variable read_cv;
+  std::map<size_t, Job> arrived;  // read, in whatever order the readers finish
+  std::atomic<size_t> next_to_read{0};
+  BoundedQueue<Job> fronted(1);
   std::mutex m;
   std::condition_variable changed;
   size_t written = 0;           // frames written (or reported failed) so far
   std::map<size_t, Job> ready;  // back stages done, waiting for their turn to be written
   StepClock steps, stages;
-  std::thread reader([&] {
-    // The reader converts pixels on a few threads of its own (read_fits_image's slices): the
-    // front and back stages hold the cores.
-    omp_set_num_threads(
-        static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u)));
-    for (size_t i = 0; i < total; ++i) {
+  auto read_frames = [&] {
+    omp_set_num_threads(reader_omp_threads);
+    for (;;) {
+      // The slot first, then the frame: every frame claimed holds a slot, so the frame the
+      // front waits for is never held up by slots lent to later frames.
+      auto t = std::chrono::steady_clock::now();
+      std::shared_ptr<cuda::PinnedFramePool::Lease> slot = pool.take();
+      const double waited = since(t);
+      const size_t i = next_to_read++;
+      if (i >= total) break;
+      steps.add("reader waits for a buffer", waited);
       Job job;
       job.index = i;
       try {
         job.extensions = multi_extension_hdus(paths[i]);
         if (job.extensions.empty()) {
-          auto t = std::chrono::steady_clock::now();
-          job.frame = read_frame(paths[i], catalog_names[i], check_names[i], settings, plan);
-          steps.add("read", since(t));
-          const auto& px = job.frame.image.pixels;
-          if (gpu) {
-            t = std::chrono::steady_clock::now();
-            job.frame.locked = lock_host_memory(px.data(), px.size() * sizeof(float));
-            steps.add("page-lock", since(t));
-          }
+          t = std::chrono::steady_clock::now();
+          // With --device cuda the pixels go straight into the slot's page-locked memory.
+          const PixelMemory memory = [&](int64_t w, int64_t h) {
+            return gpu ? slot->floats(static_cast<size_t>(w * h)) : nullptr;
+          };
+          job.frame =
+              read_frame(paths[i], catalog_names[i], check_names[i], settings, plan, memory);
+          const double allocating = slot->allocation_seconds();
+          steps.add("read", since(t) - allocating);
+          if (allocating > 0) steps.add("page-locked buffers (allocated once)", allocating);
         }
       } catch (const std::exception& e) {
         job.error = e.what();
       }
-      read.push(std::move(job));
+      job.slot = std::move(slot);
+      {
+        std::lock_guard<std::mutex> lock(read_m);
+        arrived.emplace(i, std::move(job));
+      }
+      read_cv.notify_all();
     }
-    read.close();
-  });
+  };
+  std::vector<std::thread> reader;
+  for (size_t r = 0; r < readers; ++r) reader.emplace_back(read_frames);
   std::thread front([&] {
-    while (std::optional<Job> job = read.pop()) {
+    for (size_t next = 0; next < total; ++next) {
+      std::optional<Job> job;
+      {
+        const auto t = std::chrono::steady_clock::now();
+        std::unique_lock<std::mutex> lock(read_m);
+        read_cv.wait(lock, [&] { return arrived.count(next) > 0; });
+        job = std::move(arrived.at(next));
+        arrived.erase(next);
+        steps.add("front waits for the next frame read", since(t));
+      }
       {
         const auto t = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(m);
         changed.wait(lock, [&] { return job->index < written + window; });
         steps.add("front waits for a back worker", since(t));
       }
+      Frame& frame = job->frame;
       if (job->error.empty() && job->extensions.empty()) try {
           // The CPU path subtracts the background in the frame's own memory.
           const auto t = std::chrono::steady_clock::now();
-          Image<float>& px = job->frame.image.pixels;
-          job->front = extract_front(px.view(), gpu ? nullptr : &px, job->frame.config);
+          job->front =
+              extract_front(frame.pixels, gpu ? nullptr : &frame.image.pixels, frame.config);
           steps.add("front stages", since(t));
         } catch (const std::exception& e) {
           job->error = e.what();
         }
+      if (gpu) {
+        // The GPU front end has uploaded the pixels and is done with them (the back stages read
+        // the images it brought back): the slot's memory goes to a frame read next.
+        frame.pixels.data = nullptr;
+        frame.image.pixels = Image<float>();
+      }
+      job->slot.reset();
       fronted.push(std::move(*job));
     }
     fronted.close();
@@ -307,7 +384,7 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
       for (const auto& w : report.result.info.warnings) warn(report.path + ": " + w);
     const auto t_free = std::chrono::steady_clock::now();
     job.reset();  // the frame's memory goes before the report is handled
-    steps.add("free (page-unlock)", since(t_free));
+    steps.add("free", since(t_free));
     {
       std::lock_guard<std::mutex> lock(m);
       ++written;
@@ -315,7 +392,7 @@ FramesSummary extract_files(const std::vector<std::string>& paths, const Setting
     }
     if (done) done(report);
   }
-  reader.join();
+  for (std::thread& t : reader) t.join();
   front.join();
   for (std::thread& t : back) t.join();
   summary.seconds = since(t0);

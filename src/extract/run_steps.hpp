@@ -13,6 +13,7 @@
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/wcs.hpp"
+#include "core/fits_pixels.hpp"
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/world_frame.hpp"
 #include "extract/stages/assoc_list.hpp"
@@ -41,7 +42,11 @@ RunPlan plan_run(const Settings& settings);
 struct Frame {
   std::string path, catalog_name;
   std::vector<std::string> check_names;
-  FitsImage image;
+  FitsImage image;  // image.pixels empty when the pixels were read into memory the caller gave
+  // The image's pixels, wherever they were read: image.pixels, or memory given to read_frame (a
+  // stream's page-locked buffer, held by the stream while the frame needs it). The shape stays
+  // when the memory goes (the catalog's summary cards give it).
+  ImageView<float> pixels;
   Config config;
   std::optional<Wcs> wcs;
   std::optional<WorldFrame> world;  // SExtractor's view of it (linear without a WCS)
@@ -51,13 +56,12 @@ struct Frame {
   std::optional<FitsImage> detect_image, weight_map, detect_weight_map;
   MeasureRequest request;
   std::chrono::steady_clock::time_point started;
-  // Page-locked image memory (GPU runs). Declared last, so destroyed first: unlocked before the
-  // image's memory is freed.
-  std::shared_ptr<void> locked;
 };
+// `memory`, when given, says where the image's pixels go (read_fits_image_into; not in
+// dual-image mode, whose two images are read as read_fits_image reads them).
 Frame read_frame(const std::string& path, const std::string& catalog_name,
                  const std::vector<std::string>& check_names, const Settings& settings,
-                 const RunPlan& plan);
+                 const RunPlan& plan, const PixelMemory& memory = {});
 
 // A frame's outputs made but not written: CLASS_STAR, the catalog's columns, the summary
 // cards, the check images (frame_outputs; any thread), then written (write_frame_outputs: all or

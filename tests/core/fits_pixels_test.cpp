@@ -2,7 +2,8 @@
 // read plain (direct) and gzip-compressed (CFITSIO decompresses it in memory, so the direct
 // reader declines and CFITSIO reads), every BITPIX, with and without BSCALE/BZERO and BLANK, in a
 // primary HDU and in a second extension, with NaN, infinities, zeros of both signs, denormals
-// and BLANK values among random pixels. The images must be equal to the bit.
+// and BLANK values among random pixels. The images must be equal to the bit, read into the
+// image or into memory the caller gives (read_fits_image_into).
 #include "core/fits_pixels.hpp"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "celeris/fits.hpp"
@@ -171,8 +173,64 @@ TEST(FitsPixels, DirectReadEqualsCfitsioEveryBitpixScalingAndBlank) {
           const celeris::FitsImage b = celeris::read_fits_image(gz.string() + sel);
           std::string why;
           EXPECT_TRUE(same_bits(a.pixels, b.pixels, why)) << name << ": " << why;
+          // Into memory the caller gives (a stream's page-locked buffer), direct and through
+          // CFITSIO: the same bits, and nothing in image.pixels.
+          for (const fs::path& path : {plain, gz}) {
+            celeris::Image<float> given = celeris::Image<float>::uninitialized(w, h);
+            const celeris::FitsImageRead into =
+                celeris::read_fits_image_into(path.string() + sel, [&](int64_t iw, int64_t ih) {
+                  EXPECT_EQ(iw, w);
+                  EXPECT_EQ(ih, h);
+                  return given.data();
+                });
+            EXPECT_TRUE(into.image.pixels.empty());
+            EXPECT_EQ(into.pixels.data, given.data());
+            EXPECT_EQ(into.image.bitpix, bitpix);
+            EXPECT_TRUE(same_bits(a.pixels, given, why)) << name << " into: " << why;
+          }
           ++cases;
         }
   EXPECT_EQ(cases, 40);
+  fs::remove_all(dir);
+}
+
+// Magnitudes beyond kMaxPixelValue (1e30) read as NaN, in the direct reader's one pass as through
+// CFITSIO: stored floats (BITPIX -32, byte-swapped in place) and scaled integers (BITPIX 16 with
+// BSCALE 2^90, exact in float: 807 -> 9.99e29 kept, 808 -> 1.0003e30 masked).
+TEST(FitsPixels, ValuesBeyondMaxPixelValueAreMasked) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("celeris_fits_mask_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> floats = {1e30f, -1e30f, 1.0001e30f, -2e30f, 3e38f, 5.0f, -7.5f, 0.0f};
+  const std::vector<float> want_f = {1e30f, -1e30f, nan, nan, nan, 5.0f, -7.5f, 0.0f};
+  std::string fdata, idata;
+  for (float v : floats) put_big_endian<uint32_t>(std::bit_cast<uint32_t>(v), fdata);
+  const std::vector<int16_t> ints = {807, -807, 808, -808, 3, 0, 806, -32768};
+  const float s = std::ldexp(1.0f, 90);
+  for (int16_t v : ints) put_big_endian<uint16_t>(static_cast<uint16_t>(v), idata);
+  const std::vector<float> want_i = {807 * s, -807 * s, nan, nan, 3 * s, 0.0f, 806 * s, nan};
+  for (const auto& [bitpix, data, want] :
+       {std::tuple{-32, fdata, want_f}, std::tuple{16, idata, want_i}}) {
+    const std::vector<std::string> extra =
+        bitpix > 0 ? std::vector<std::string>{card("BSCALE", "1237940039285380274899124224.0")}
+                   : std::vector<std::string>{};
+    const std::string bytes = image_hdu(true, bitpix, 4, 2, extra, padded(data));
+    const fs::path plain = dir / ("m" + std::to_string(bitpix) + ".fits");
+    const fs::path gz = dir / ("m" + std::to_string(bitpix) + ".fits.gz");
+    write_bytes(plain, bytes);
+    write_gzip(gz, bytes);
+    for (const fs::path& path : {plain, gz}) {
+      const celeris::FitsImage im = celeris::read_fits_image(path.string());
+      ASSERT_EQ(im.pixels.size(), 8);
+      for (size_t i = 0; i < 8; ++i) {
+        const float got = im.pixels.data()[i];
+        if (std::isnan(want[i]))
+          EXPECT_TRUE(std::isnan(got)) << path << " pixel " << i << ": " << got;
+        else
+          EXPECT_EQ(got, want[i]) << path << " pixel " << i;
+      }
+    }
+  }
   fs::remove_all(dir);
 }

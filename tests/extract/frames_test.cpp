@@ -1,15 +1,25 @@
 // A stream of frames (extract_files): each frame's catalog and check images byte-identical to
 // the one-frame run's, output names from {stem} / {index}, a failing frame reported while the
 // others go on, colliding names refused before anything runs; a multi-extension file in the
-// stream gives the catalog (ASCII, FITS_LDAC) and check images of its run alone. On a CUDA device
-// the stream with the GPU front end is checked against the CPU one-frame runs (GpuFrontEnd prefix:
-// label gpu).
+// stream gives the catalog (ASCII, FITS_LDAC) and check images of its run alone. Several readers
+// (extract_frames' StreamShape): frames of different sizes and BITPIX (scaled integers with
+// BLANK among them), failing frames among them, lists longer than the read-ahead, still each
+// frame's one-frame catalog, in order. The pool of page-locked buffers the readers read into
+// (PinnedFramePool): its slots bound the frames read ahead. On a CUDA device the stream with the
+// GPU front end is checked against the CPU one-frame runs, and the pool's buffers against the
+// driver (Gpu prefix: skipped without a device).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "celeris/device.hpp"
@@ -19,7 +29,10 @@
 #include "celeris/fits.hpp"
 #include "celeris/simulate.hpp"
 #include "celeris/table.hpp"
+#include "core/cuda/pinned_buffer_pool.hpp"
+#include "core/fits_bytes.hpp"
 #include "extract/output/check_image_extensions.hpp"
+#include "extract/run_frames.hpp"
 
 namespace fs = std::filesystem;
 using namespace celeris;
@@ -109,7 +122,8 @@ class Frames : public ::testing::Test {
     };
     for (const char* step : {"read", "front stages", "back stages", "write"})
       EXPECT_GT(seconds(sum.step_seconds, step), 0.0) << step;
-    EXPECT_EQ(seconds(sum.step_seconds, "page-lock") >= 0, device == Backend::Cuda);
+    EXPECT_EQ(seconds(sum.step_seconds, "page-locked buffers (allocated once)") >= 0,
+              device == Backend::Cuda);
     for (const char* stage : {"deblend", "clean", "measure"})
       EXPECT_GT(seconds(sum.stage_seconds, stage), 0.0) << stage;
     EXPECT_LE(seconds(sum.step_seconds, "back stages"),
@@ -252,4 +266,202 @@ TEST_F(Frames, GpuFrontEndStreamEqualsCpuOneFrameRuns) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   expect_stream_matches(Backend::Cuda);
   expect_stream_matches(Backend::Cuda, 3);
+}
+
+namespace {
+
+// The simulated frame `k` (its own size, crowding and seed) stored with `bitpix`: -32 and -64
+// as floats; 16 as BZERO 32768 offset integers, 32 scaled by BSCALE 0.001, both with BLANK for
+// the NaN patches. Written byte by byte (big-endian), as a camera would.
+std::string write_frame(const fs::path& path, int w, int h, int stars, uint64_t seed, int bitpix) {
+  sim::ImageParams p;
+  p.width = w;
+  p.height = h;
+  p.n_stars = stars;
+  p.seed = seed;
+  p.n_nan_patches = 1;
+  const Image<float> im = sim::simulate_image(p).pixels;
+  std::vector<std::string> cards = {
+      test::card("SIMPLE", "T"), test::card("BITPIX", std::to_string(bitpix)),
+      test::card("NAXIS", "2"), test::card("NAXIS1", std::to_string(w)),
+      test::card("NAXIS2", std::to_string(h))};
+  const double bscale = bitpix == 32 ? 0.001 : 1.0, bzero = bitpix == 16 ? 32768.0 : 0.0;
+  const long long blank = bitpix == 16 ? -32768 : -2147483647LL - 1;
+  if (bitpix > 0) {
+    cards.push_back(test::card("BSCALE", bitpix == 32 ? "0.001" : "1.0"));
+    cards.push_back(test::card("BZERO", bitpix == 16 ? "32768.0" : "0.0"));
+    cards.push_back(test::card("BLANK", std::to_string(blank)));
+  }
+  std::string data;
+  auto put = [&](uint64_t v, int bytes) {
+    for (int b = bytes - 1; b >= 0; --b) data += static_cast<char>((v >> (8 * b)) & 0xFF);
+  };
+  for (int64_t i = 0; i < im.size(); ++i) {
+    const float v = im.data()[i];
+    if (bitpix == -32) {
+      put(std::bit_cast<uint32_t>(v), 4);
+    } else if (bitpix == -64) {
+      put(std::bit_cast<uint64_t>(static_cast<double>(v)), 8);
+    } else {
+      const double lo = bitpix == 16 ? -32767 : -2147483647.0,
+                   hi = bitpix == 16 ? 32767 : 2147483647.0;
+      const long long q =
+          std::isnan(v)
+              ? blank
+              : static_cast<long long>(std::clamp(std::round((v - bzero) / bscale), lo, hi));
+      put(static_cast<uint64_t>(q), bitpix / 8);
+    }
+  }
+  test::write_bytes(path, test::header(cards) + test::padded(data));
+  return path.string();
+}
+
+}  // namespace
+
+// Frames of different sizes and BITPIX in one stream, read by three readers with two slots
+// (readers wait for slots; the frames arrive out of order): each catalog and check image the
+// frame's one-frame run's, the frames in order.
+TEST_F(Frames, MixedSizesAndBitpixWithSeveralReadersEqualOneFrameRuns) {
+  std::vector<std::string> paths;
+  const int spec[][4] = {{300, 200, 120, -32}, {512, 384, 300, 16},  {257, 401, 80, 32},
+                         {200, 260, 90, -64},  {512, 512, 200, -32}, {160, 120, 40, 16}};
+  for (int k = 0; k < 6; ++k)
+    paths.push_back(write_frame(dir_ / ("mixed" + std::to_string(k) + ".fits"), spec[k][0],
+                                spec[k][1], spec[k][2], 40 + static_cast<uint64_t>(k), spec[k][3]));
+  std::vector<std::string> refs;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    refs.push_back((dir_ / ("mixed_ref" + std::to_string(k))).string());
+    Settings one = settings(refs[k] + ".cat", true, Backend::Cpu);
+    one.check_names = {refs[k] + ".seg.fits", refs[k] + ".sub.fits", refs[k] + ".ap.fits"};
+    extract_file(paths[k], one);
+  }
+  for (const StreamShape shape : {StreamShape{2, 3, 2}, StreamShape{1, 2, 5}}) {
+    const Settings s = settings((dir_ / "{stem}.cat").string(), true, Backend::Cpu);
+    std::vector<size_t> order;
+    const FramesSummary sum = extract_frames(
+        paths, s, {},
+        [&](const FrameReport& r) {
+          EXPECT_EQ(r.error, "") << r.path;
+          order.push_back(r.index);
+        },
+        shape);
+    EXPECT_EQ(sum.failed, 0u);
+    EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+    for (size_t k = 0; k < paths.size(); ++k) {
+      const std::string& ref = refs[k];
+      const std::string got = (dir_ / ("mixed" + std::to_string(k))).string();
+      const std::string catalog = slurp(ref + ".cat");
+      EXPECT_GT(catalog.size(), 1000u) << k;
+      EXPECT_TRUE(catalog == slurp(got + ".cat")) << k;
+      for (const char* suffix : {".seg.fits", ".sub.fits", ".ap.fits"})
+        EXPECT_TRUE(slurp(ref + suffix) == slurp(got + suffix)) << k << suffix;
+    }
+  }
+}
+
+// Failing frames (missing, not FITS, a truncated file) among good ones read in parallel: each
+// reported with its own error, in order, the others' catalogs their one-frame runs'.
+TEST_F(Frames, FailingFramesAmongParallelReadersAreReportedAndTheOthersGoOn) {
+  const std::string not_fits = (dir_ / "notes.fits").string();
+  std::ofstream(not_fits) << "not a FITS file\n";
+  const std::string truncated = (dir_ / "cut.fits").string();
+  const std::string whole = slurp(images_[1]);
+  test::write_bytes(truncated, whole.substr(0, 2880 + 4 * 512 * 100));  // 100 rows of 512
+  const std::vector<std::string> paths = {
+      images_[0], (dir_ / "missing.fits").string(), images_[2], not_fits, truncated, images_[1]};
+  std::vector<FrameReport> reports;
+  const FramesSummary sum = extract_frames(
+      paths, settings((dir_ / "{index}.cat").string(), false, Backend::Cpu), {},
+      [&](const FrameReport& r) { reports.push_back(r); }, StreamShape{2, 3, 3});
+  ASSERT_EQ(reports.size(), 6u);
+  EXPECT_EQ(sum.failed, 3u);
+  for (size_t k = 0; k < 6; ++k) EXPECT_EQ(reports[k].index, k);
+  EXPECT_NE(reports[1].error.find("missing.fits"), std::string::npos) << reports[1].error;
+  EXPECT_NE(reports[3].error.find("notes.fits"), std::string::npos) << reports[3].error;
+  EXPECT_NE(reports[4].error.find("cut.fits"), std::string::npos) << reports[4].error;
+  for (size_t k : {0, 2, 5}) EXPECT_EQ(reports[k].error, "") << k;
+  const std::vector<std::string> refs = reference_outputs(false);
+  EXPECT_TRUE(slurp(refs[0] + ".cat") == slurp(dir_ / "1.cat"));
+  EXPECT_TRUE(slurp(refs[2] + ".cat") == slurp(dir_ / "3.cat"));
+  EXPECT_TRUE(slurp(refs[1] + ".cat") == slurp(dir_ / "6.cat"));
+  for (const char* name : {"2.cat", "4.cat", "5.cat"}) EXPECT_FALSE(fs::exists(dir_ / name));
+}
+
+// An @list of 14 frames (the three images again and again) through slots fewer than the
+// frames, fewer than the readers too: every frame once, in order, each its image's catalog.
+TEST_F(Frames, ListLongerThanTheReadAheadKeepsItsOrder) {
+  const fs::path list = dir_ / "night.txt";
+  {
+    std::ofstream out(list);
+    for (int k = 0; k < 14; ++k) out << images_[static_cast<size_t>(k % 3)] << "\n";
+  }
+  const std::vector<std::string> paths = expand_image_list({"@" + list.string()});
+  ASSERT_EQ(paths.size(), 14u);
+  const std::vector<std::string> refs = reference_outputs(false);
+  for (const StreamShape shape : {StreamShape{2, 4, 1}, StreamShape{3, 2, 3}}) {
+    std::vector<size_t> order;
+    const FramesSummary sum = extract_frames(
+        paths, settings((dir_ / "{index}.cat").string(), false, Backend::Cpu), {},
+        [&](const FrameReport& r) {
+          EXPECT_EQ(r.error, "") << r.path;
+          order.push_back(r.index);
+        },
+        shape);
+    EXPECT_EQ(sum.frames, 14u);
+    EXPECT_EQ(sum.failed, 0u);
+    ASSERT_EQ(order.size(), 14u);
+    for (size_t k = 0; k < 14; ++k) {
+      EXPECT_EQ(order[k], k);
+      char name[16];
+      std::snprintf(name, sizeof name, "%02zu.cat", k + 1);
+      EXPECT_TRUE(slurp(refs[k % 3] + ".cat") == slurp(dir_ / name)) << name;
+    }
+  }
+}
+
+// The pool's slots bound the leases: a third taker waits until one of two slots comes back.
+// Without page-locked memory (a CPU stream, or no device) a slot lends none.
+TEST(PinnedFramePool, SlotsBoundTheLeases) {
+  cuda::PinnedFramePool pool(2, false, size_t(1) << 30);
+  EXPECT_EQ(pool.slots(), 2u);
+  auto a = pool.take();
+  auto b = pool.take();
+  EXPECT_EQ(a->floats(1000), nullptr);
+  std::atomic<bool> got{false};
+  std::thread third([&] {
+    auto c = pool.take();
+    got = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(got.load());
+  a.reset();
+  third.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(pool.page_locked_bytes(), 0u);
+}
+
+// On a device: a slot's buffer is page-locked, reused by the next lease of the slot, grown for a
+// larger frame, and never past the budget.
+TEST(PinnedFramePool, GpuBuffersArePageLockedReusedAndGrown) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  cuda::PinnedFramePool pool(1, true, 4000 * sizeof(float));
+  float* first = nullptr;
+  {
+    auto lease = pool.take();
+    first = lease->floats(1000);
+    ASSERT_NE(first, nullptr);
+    EXPECT_TRUE(cuda::is_page_locked(first));
+    EXPECT_GT(lease->allocation_seconds(), 0.0);
+  }
+  {
+    auto lease = pool.take();
+    EXPECT_EQ(lease->floats(800), first);  // the same memory, not allocated again
+    EXPECT_EQ(lease->allocation_seconds(), 0.0);
+    float* grown = lease->floats(3000);
+    ASSERT_NE(grown, nullptr);
+    EXPECT_TRUE(cuda::is_page_locked(grown));
+    EXPECT_EQ(pool.page_locked_bytes(), 3000 * sizeof(float));
+    EXPECT_EQ(lease->floats(5000), nullptr);  // past the budget: ordinary memory for that frame
+  }
+  EXPECT_FALSE(cuda::is_page_locked(std::vector<float>(10).data()));
 }

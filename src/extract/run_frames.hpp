@@ -1,0 +1,28 @@
+// The shape of a stream of frames (run_frames.cpp): how many threads read, how many frames wait
+// read ahead, how many are in the back stages. extract_files (extract_run.hpp) picks them from
+// the host's cores; tests and benchmarks name them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "celeris/extract_run.hpp"
+
+namespace celeris::extract {
+
+struct StreamShape {
+  size_t back_workers = 0;  // frames in the back stages at once; 0: one per 8 cores, 1 to 3
+  size_t readers = 0;       // frames read at once; 0: one per 4 cores, 1 to 4
+  // Frames read (or being read) and not yet through the front stages; each holds a buffer of the
+  // pool (page-locked with --device cuda). 0: readers + 2, so that the readers go on while the
+  // front works on one frame and the next waits.
+  size_t read_ahead = 0;
+};
+
+// extract_files with the stream's shape named (0: picked from the host's cores).
+FramesSummary extract_frames(const std::vector<std::string>& paths, const Settings& settings,
+                             const WarningSink& warn, const FrameSink& done,
+                             const StreamShape& shape);
+
+}  // namespace celeris::extract
