@@ -68,13 +68,6 @@ class RunPlanner {
         end_place_(left.start[size_t(end_pix)]),
         stamp_(plan.left_counts.size(), 0) {}
 
-  // Every chunk a run of its own.
-  std::vector<Run> each_chunk() {
-    std::vector<Run> out;
-    for (size_t k = 0; k < plan_.chunks.size(); ++k) out.push_back(make(k, k + 1));
-    return out;
-  }
-
   // Runs of consecutive chunks as long as fits(left rows, right rows) holds; throws when one
   // chunk alone does not fit.
   template <class Fits>
@@ -301,12 +294,16 @@ void count_impl(const PixelSorted& left, const PixelSorted* right_in, int64_t fi
   const bool cuda = resolve_backend(o.backend) == Backend::Cuda;
   std::vector<uint64_t> hist(c.histogram.size(), 0);
   if (!cuda) {
-    // One chunk a run, chunks of about run_bytes.
-    const size_t bytes =
-        std::max(min_chunk_bytes(order, lc, rc), run_bytes ? run_bytes : kCpuRunBytes);
-    const ChunkPlan plan = plan_chunks(order, std::move(lc), std::move(rc), self, bytes);
+    // Runs of about run_bytes (chunk_bytes_per_*_row), grouped from chunks of a quarter of it as
+    // on the GPU (so that the grouping is tested without a device too).
+    const size_t least = min_chunk_bytes(order, lc, rc);
+    const size_t bytes = std::max(least, run_bytes ? run_bytes : kCpuRunBytes);
+    const ChunkPlan plan =
+        plan_chunks(order, std::move(lc), std::move(rc), self, std::max(least, bytes / 4));
     RunPlanner planner(left, right, plan, end_pix);
-    const std::vector<Run> runs = planner.each_chunk();
+    const std::vector<Run> runs = planner.runs([&](uint64_t nl, uint64_t nr) {
+      return nl * chunk_bytes_per_left_row + nr * chunk_bytes_per_right_row <= bytes;
+    });
     for (const Run& r : runs) {
       count_run_cpu(left, right, self, r, o, hist, stats);
       if (stats)

@@ -324,7 +324,7 @@ TEST(XMatchCuda, SortedCountSameAsCpu) {
       for (int bins : {20, 5000}) {
         const PairCount want = reference_count(a, b, self, radius, bins);
         ASSERT_GT(want.pairs, 10000u);
-        for (size_t bytes : {size_t(0), size_t(20) << 20, size_t(12) << 20}) {
+        for (size_t bytes : {size_t(0), size_t(20) << 20, size_t(16) << 20}) {
           PairCount got(radius, bins);
           SortedCountStats stats;
           count_sorted(sa, self ? nullptr : &sb, o, got, &stats, bytes);
