@@ -201,13 +201,17 @@ constexpr int kSharedBins = 4096;
 // memory when the histogram fits there. Traffic: the join's candidate reads; per pair one read of
 // the right row's id and one shared-memory atomic (one global atomic per bin per block at the
 // end). Guarantees: hist[b] += the pairs of bin b, a pair being a left row t whose id lies in
-// [lo, hi) and a right row k with chord2 <= lim2 (and, when a.self, id(k) > id(t)), its bin the
-// number of starts <= chord2 (count_bins.hpp: the host's bin of the host's separation). An id is
-// lid[t] / rid[k], or the row's input index (a.lrow[t] / a.ix.row[k]) when those are null. Writes
-// no pairs.
-__global__ void count_kernel(JoinArgs a, hp::DiscPlan plan, const int64_t* lid, const int64_t* rid,
-                             int64_t lo, int64_t hi, const double* starts, int nstarts,
-                             unsigned long long* hist) {
+// [lo, hi) and a right row k with chord2 <= lim2, its bin the number of starts <= chord2
+// (count_bins.hpp: the host's bin of the host's separation). An id is lid[t] / rid[k], or the
+// row's input index (a.lrow[t] / a.ix.row[k]) when those are null. Writes no pairs.
+// When a.self, each pair of distinct rows once: with `same` (the left rows are the index's own
+// entries, t an index position) the pairs with k > t, so a thread skips the candidates before
+// its own entry and half the chord tests of a self-match are not made; the index is sorted
+// stably by pixel, so k > t is the order (pixel, input index), the same in every run of a
+// sorted catalog, and each pair counts in exactly one run. Else the pairs with id(k) > id(t).
+__global__ void count_kernel(JoinArgs a, hp::DiscPlan plan, bool same, const int64_t* lid,
+                             const int64_t* rid, int64_t lo, int64_t hi, const double* starts,
+                             int nstarts, unsigned long long* hist) {
   extern __shared__ unsigned long long local[];
   const bool in_shared = nstarts < kSharedBins;
   if (in_shared)
@@ -219,10 +223,12 @@ __global__ void count_kernel(JoinArgs a, hp::DiscPlan plan, const int64_t* lid, 
   if (row && i >= lo && i < hi) {
     const hp::Vec3 v = a.lvec[t];
     unsigned long long* h = in_shared ? local : hist;
+    const bool after_t = a.self && same;
+    const bool by_id = a.self && !same;
     for_each_candidate(a, plan, v, [&](size_t b, size_t e) {
-      for (size_t k = b; k < e; ++k) {
+      for (size_t k = after_t && b <= t ? t + 1 : b; k < e; ++k) {
         const double c2 = hp::chord2(v, a.ix.vec[k]);
-        if (c2 > a.lim2 || (a.self && (rid ? rid[k] : int64_t(a.ix.row[k])) <= i)) continue;
+        if (c2 > a.lim2 || (by_id && (rid ? rid[k] : int64_t(a.ix.row[k])) <= i)) continue;
         int lo_bin = 0, hi_bin = nstarts;  // number of starts <= c2
         while (lo_bin < hi_bin) {
           const int mid = (lo_bin + hi_bin) / 2;
@@ -604,8 +610,8 @@ void count_indexed(const Sorted& rs, const int64_t* rid, const Sorted* ls, const
   cuda_check(cudaMemset(d_hist.data(), 0, hist.size() * sizeof(unsigned long long)), "memset");
   const size_t shared =
       nstarts < kSharedBins ? (size_t(nstarts) + 1) * sizeof(unsigned long long) : 0;
-  count_kernel<<<grid_for(nl), kBlock, shared>>>(a, plan, lid, rid, lo, hi, d_starts.data(),
-                                                 nstarts, d_hist.data());
+  count_kernel<<<grid_for(nl), kBlock, shared>>>(a, plan, ls == nullptr, lid, rid, lo, hi,
+                                                 d_starts.data(), nstarts, d_hist.data());
   cuda_check_launch("count kernel");
   std::vector<unsigned long long> h(hist.size());
   d_hist.download(h.data(), h.size());
