@@ -5,10 +5,14 @@
 # .debs/arrow-26.tar.xz for Parquet; 34 MB). Every mode first builds celeris with CUDA + MPI +
 # Parquet in build-gpu-mpi/ (kept between calls while the machine stays warm), then:
 #   billion  the GPU's xmatch tests (xmatch.mpi_gpu: 1/2/4 ranks sharing the GPU, their --count
-#            against the CPU's, the d1 set included; XMatchCuda.*: the GPU join and the GPU count
-#            against the CPU), then bench/xmatch/bench_count_billion: the 1.23 B-row self-match
-#            at 0.0056 deg counted from a catalog generated in host memory (BILLION_ROWS, default
-#            1230000000; about 60 s to generate on 16 cores, 30-60 GB of host memory)
+#            against the CPU's, the d1 set included; XMatchCuda.*: the GPU join, the GPU count and
+#            the sorted count against the CPU; XMatchSortedCount.*, XMatchCountingSort.*), then
+#            bench/xmatch/bench_count_billion: the 1.23 B-row self-match at 0.0056 deg counted
+#            from a catalog generated in host memory (BILLION_ROWS, default 1230000000; about
+#            35 s to generate on 16 cores, about 45 GB of host memory), in one process, then
+#            under mpirun -n BILLION_RANKS (default 4; 0: skipped) ranks sharing the GPU, each
+#            generating only its own pixels and their margin, BILLION_RANK_GPU_MEMORY each
+#            (default 14G), OMP_NUM_THREADS = cores / ranks
 #   tests    the MPI and HATS ctests: xmatch.mpi (CPU ranks 1/2/4), xmatch.mpi_gpu (1/2/4 ranks
 #            sharing the GPU), xmatch.hats (mpirun -n 1/2), xmatch.hats_simulate, and the
 #            test_xmatch unit tests (XMatchCuda.* on the GPU, XMatchChunked.*, XMatchCountBins.*)
@@ -127,13 +131,22 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
 fi
 if [ "$mode" = billion ]; then
   step ctest-gpu 150 ctest --test-dir "$bdir" --output-on-failure -j 2 \
-    -R '^xmatch\.mpi_gpu$|^XMatchCuda\.|^XMatchCountBins\.'
+    -R '^xmatch\.mpi_gpu$|^XMatchCuda\.|^XMatchCountBins\.|^XMatchSortedCount\.|^XMatchCountingSort\.'
   grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest-gpu.log" | tee -a "$summary" || true
   timed=()
   [ -x /usr/bin/time ] && timed=(/usr/bin/time -f "peak resident %M kB, %e s")
-  step billion "$(left)" ${timed[@]+"${timed[@]}"} "$bdir/bin/bench_count_billion" --rows "${BILLION_ROWS:-1230000000}" --device cuda \
+  ranks=${BILLION_RANKS:-4}
+  # One process first; the ranks' run gets what is left (at least 100 s kept for it).
+  cap=$(($(left) - (ranks > 1 ? 100 : 0)))
+  step billion "$cap" ${timed[@]+"${timed[@]}"} "$bdir/bin/bench_count_billion" --rows "${BILLION_ROWS:-1230000000}" --device cuda \
     ${BILLION_GPU_MEMORY:+--gpu-memory "$BILLION_GPU_MEMORY"}
   grep -E "^\||^# |^pairs|peak resident" "$out/billion.log" | tee -a "$summary" || true
+  if [ "$ranks" -gt 1 ]; then
+    step billion-mpi "$(left)" mpirun -n "$ranks" -x OMP_NUM_THREADS=$(($(nproc) / ranks)) \
+      "$bdir/bin/bench_count_billion" --rows "${BILLION_ROWS:-1230000000}" --device cuda \
+      --gpu-memory "${BILLION_RANK_GPU_MEMORY:-14G}"
+    grep -E "^\||^# |^pairs" "$out/billion-mpi.log" | tee -a "$summary" || true
+  fi
 fi
 if [ "$mode" = hats ]; then
   rows=${HATS_ROWS:-300000000}

@@ -1,9 +1,8 @@
 // `--count` in one process (count_pairs): on the CPU the pairs are matched and binned; on the GPU
 // they are counted and binned on the device without being written (count_cuda), the catalogs
-// uploaded whole when they fit the device memory, else in runs of HEALPix chunks
-// (PartitionChunks::count over one partition holding every row).
+// uploaded whole when they fit the device memory, else sorted by coarse pixel and counted in runs
+// of HEALPix chunks (count_sorted).
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -11,6 +10,7 @@
 #include "celeris/xmatch.hpp"
 #include "count_bins.hpp"
 #include "join_search.hpp"
+#include "sorted_count.hpp"
 
 #ifdef CELERIS_HAVE_CUDA
 #include "join_cuda.hpp"
@@ -31,12 +31,10 @@ void count_pairs(const SkyPoints& left, const SkyPoints& right, bool self, const
   throw Error("celeris was built without the CUDA backend");
 #else
   const SkyPoints& r = self ? left : right;
-  // Every position validated (as match_pairs does), and counted per coarse pixel for the plan.
+  // Every position validated (as match_pairs does) before anything goes to the device.
   const int corder = chunk_order(o);
-  const auto lsrc = memory_positions(left);
-  std::vector<uint64_t> lc = pixel_counts(*lsrc, corder, self ? "catalog" : "left catalog");
-  std::vector<uint64_t> rc =
-      self ? lc : pixel_counts(*memory_positions(r), corder, "right catalog");
+  pixel_counts(*memory_positions(left), corder, self ? "catalog" : "left catalog");
+  if (!self) pixel_counts(*memory_positions(r), corder, "right catalog");
   if (left.size() == 0 || r.size() == 0) return;
   const size_t budget = detail::cuda_budget(o.device_memory);
   if (detail::cuda_count_bytes(left.size(), r.size(), self) <= budget) {
@@ -52,27 +50,15 @@ void count_pairs(const SkyPoints& left, const SkyPoints& right, bool self, const
     }
     return;
   }
-  // Larger than the device: one partition holding every row, counted in runs of chunks. The plan's
-  // chunks are cut at a quarter of the device budget (in chunk_bytes_per_*_row) so that runs of
-  // them fill the device.
-  PartitionRows rows;
-  rows.right = r;
-  rows.right_rows.resize(r.size());
-  std::iota(rows.right_rows.begin(), rows.right_rows.end(), int64_t(0));
+  // Larger than the device: both catalogs sorted by coarse pixel (16 B + 4 B a row on the host),
+  // counted in runs of chunks uploaded straight from the sorted arrays (sorted_count.hpp).
+  const PixelSorted ls = pixel_sorted(left, corder, self ? "catalog" : "left catalog");
   if (self) {
-    if (r.size() > size_t(UINT32_MAX)) throw Error("a catalog of more than 2^32 rows");
-    rows.left_in_right.resize(r.size());
-    std::iota(rows.left_in_right.begin(), rows.left_in_right.end(), uint32_t(0));
+    count_sorted(ls, nullptr, o, c);
   } else {
-    rows.left = left;
-    rows.left_rows.resize(left.size());
-    std::iota(rows.left_rows.begin(), rows.left_rows.end(), int64_t(0));
+    const PixelSorted rs = pixel_sorted(r, corder, "right catalog");
+    count_sorted(ls, &rs, o, c);
   }
-  const size_t least = min_chunk_bytes(corder, lc, rc);
-  const ChunkPlan plan =
-      plan_chunks(corder, std::move(lc), std::move(rc), self, std::max(least, budget / 4));
-  PartitionChunks chunks(rows, plan, 0, plan.chunks.size(), o);
-  chunks.count(c);
 #endif
 }
 

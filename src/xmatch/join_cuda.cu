@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <cub/device/device_radix_sort.cuh>
@@ -199,34 +200,44 @@ constexpr int kSharedBins = 4096;
 // Launch: one thread per left row (in pixel order), kBlock per block, kSharedBins * 8 B of shared
 // memory when the histogram fits there. Traffic: the join's candidate reads; per pair one read of
 // the right row's id and one shared-memory atomic (one global atomic per bin per block at the
-// end). Guarantees: hist[b] += the pairs of bin b, a pair being a left row t and a right row k
-// with chord2 <= lim2 (and, when a.self, rid[k] > lid[t]), its bin the number of starts <= chord2
-// (count_bins.hpp: the host's bin of the host's separation). Writes no pairs.
-__global__ void count_kernel(JoinArgs a, hp::DiscPlan plan, const int64_t* lid, const int64_t* rid,
-                             const double* starts, int nstarts, unsigned long long* hist) {
+// end). Guarantees: hist[b] += the pairs of bin b, a pair being a left row t whose id lies in
+// [lo, hi) and a right row k with chord2 <= lim2, its bin the number of starts <= chord2
+// (count_bins.hpp: the host's bin of the host's separation). An id is lid[t] / rid[k], or the
+// row's input index (a.lrow[t] / a.ix.row[k]) when those are null. Writes no pairs.
+// When a.self, each pair of distinct rows once: with `same` (the left rows are the index's own
+// entries, t an index position) the pairs with k > t, so a thread skips the candidates before
+// its own entry and half the chord tests of a self-match are not made; the index is sorted
+// stably by pixel, so k > t is the order (pixel, input index), the same in every run of a
+// sorted catalog, and each pair counts in exactly one run. Else the pairs with id(k) > id(t).
+__global__ void count_kernel(JoinArgs a, hp::DiscPlan plan, bool same, const int64_t* lid,
+                             const int64_t* rid, int64_t lo, int64_t hi, const double* starts,
+                             int nstarts, unsigned long long* hist) {
   extern __shared__ unsigned long long local[];
   const bool in_shared = nstarts < kSharedBins;
   if (in_shared)
     for (int b = threadIdx.x; b <= nstarts; b += blockDim.x) local[b] = 0;
   __syncthreads();
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t < a.nl) {
+  const bool row = t < a.nl;
+  const int64_t i = row ? (lid ? lid[t] : int64_t(a.lrow[t])) : 0;
+  if (row && i >= lo && i < hi) {
     const hp::Vec3 v = a.lvec[t];
-    const int64_t i = lid[t];
     unsigned long long* h = in_shared ? local : hist;
+    const bool after_t = a.self && same;
+    const bool by_id = a.self && !same;
     for_each_candidate(a, plan, v, [&](size_t b, size_t e) {
-      for (size_t k = b; k < e; ++k) {
+      for (size_t k = after_t && b <= t ? t + 1 : b; k < e; ++k) {
         const double c2 = hp::chord2(v, a.ix.vec[k]);
-        if (c2 > a.lim2 || (a.self && rid[k] <= i)) continue;
-        int lo = 0, hi = nstarts;  // number of starts <= c2
-        while (lo < hi) {
-          const int mid = (lo + hi) / 2;
+        if (c2 > a.lim2 || (by_id && (rid ? rid[k] : int64_t(a.ix.row[k])) <= i)) continue;
+        int lo_bin = 0, hi_bin = nstarts;  // number of starts <= c2
+        while (lo_bin < hi_bin) {
+          const int mid = (lo_bin + hi_bin) / 2;
           if (starts[mid] <= c2)
-            lo = mid + 1;
+            lo_bin = mid + 1;
           else
-            hi = mid;
+            hi_bin = mid;
         }
-        atomicAdd(&h[lo], 1ull);
+        atomicAdd(&h[lo_bin], 1ull);
       }
     });
   }
@@ -569,6 +580,68 @@ void sort_side(const SkyPoints& p, const int64_t* ids, int order, SortedSide& ou
 
 }  // namespace
 
+namespace {
+
+// Phases 2+3, counting only, over sides already indexed on the device: the right side `rs` (its
+// ids `rid`, or null), the left side `ls` (null: the right side itself) with ids `lid`; only left
+// rows whose id lies in [lo, hi) count.
+void count_indexed(const Sorted& rs, const int64_t* rid, const Sorted* ls, const int64_t* lid,
+                   size_t nl, int64_t lo, int64_t hi, bool self, int order, bool neighbours,
+                   double radius_rad, const std::vector<double>& starts,
+                   std::vector<uint64_t>& hist, cuda::ScratchPool& scratch) {
+  const size_t nr = rs.pix.size();
+  const CellDirectory cells = cell_directory(rs.pix.data(), nr, order, scratch);
+  scratch.release();
+  const Sorted& l = ls ? *ls : rs;
+  JoinArgs a{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), nr, cells.dir.data(),
+                       cells.ncells, cells.shift},
+             l.vec.data(),
+             l.row.data(),
+             nl,
+             order,
+             neighbours,
+             self,
+             hp::chord2_of_angle(radius_rad)};
+  const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
+  const int nstarts = int(starts.size());
+  DeviceArray<double> d_starts(starts.size());
+  if (!starts.empty()) d_starts.upload(starts.data(), starts.size());
+  DeviceArray<unsigned long long> d_hist(hist.size());
+  cuda_check(cudaMemset(d_hist.data(), 0, hist.size() * sizeof(unsigned long long)), "memset");
+  const size_t shared =
+      nstarts < kSharedBins ? (size_t(nstarts) + 1) * sizeof(unsigned long long) : 0;
+  count_kernel<<<grid_for(nl), kBlock, shared>>>(a, plan, ls == nullptr, lid, rid, lo, hi,
+                                                 d_starts.data(), nstarts, d_hist.data());
+  cuda_check_launch("count kernel");
+  std::vector<unsigned long long> h(hist.size());
+  d_hist.download(h.data(), h.size());
+  for (size_t b = 0; b < hist.size(); ++b) hist[b] += uint64_t(h[b]);
+}
+
+// The unit vectors of rows held as host ranges, each range uploaded straight from the host arrays
+// into its place on the device (pageable copies: no host staging copy is made).
+void upload_vectors(const HostRanges& p, DeviceArray<hp::Vec3>& v) {
+  const size_t n = p.size();
+  DeviceArray<double> ra(n), dec(n);
+  size_t at = 0;
+  for (const auto& [b, e] : p.ranges) {
+    if (e <= b) continue;
+    ra.upload(p.ra + b, e - b, at);
+    dec.upload(p.dec + b, e - b, at);
+    at += e - b;
+  }
+  vector_kernel<<<grid_for(n), kBlock>>>(ra.data(), dec.data(), n, v.data());
+  cuda_check_launch("vector kernel");
+}
+
+void sort_ranges(const HostRanges& p, int order, Sorted& out, cuda::ScratchPool& scratch) {
+  DeviceArray<hp::Vec3> v(p.size());
+  upload_vectors(p, v);
+  sort_by_pixel(v.data(), p.size(), order, out, scratch);
+}
+
+}  // namespace
+
 void count_cuda(const SkyPoints* left, const int64_t* left_ids, const SkyPoints& right,
                 const int64_t* right_ids, bool self, int order, bool neighbours, double radius_rad,
                 const std::vector<double>& starts, std::vector<uint64_t>& hist,
@@ -587,38 +660,41 @@ void count_cuda(const SkyPoints* left, const int64_t* left_ids, const SkyPoints&
   sort_side(right, right_ids, order, rs, scratch);
   SortedSide ls(left ? nl : 0);
   if (left) sort_side(*left, left_ids, order, ls, scratch);
-  {
-    const CellDirectory cells = cell_directory(rs.s.pix.data(), nr, order, scratch);
-    scratch.release();
-    ev.mark(1);
-
-    // Phases 2+3, counting only.
-    const SortedSide& l = left ? ls : rs;
-    JoinArgs a{IndexView{rs.s.pix.data(), rs.s.row.data(), rs.s.vec.data(), nr, cells.dir.data(),
-                         cells.ncells, cells.shift},
-               l.s.vec.data(),
-               l.s.row.data(),
-               nl,
-               order,
-               neighbours,
-               self,
-               hp::chord2_of_angle(radius_rad)};
-    const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
-    const int nstarts = int(starts.size());
-    DeviceArray<double> d_starts(starts.size());
-    if (!starts.empty()) d_starts.upload(starts.data(), starts.size());
-    DeviceArray<unsigned long long> d_hist(hist.size());
-    cuda_check(cudaMemset(d_hist.data(), 0, hist.size() * sizeof(unsigned long long)), "memset");
-    const size_t shared =
-        nstarts < kSharedBins ? (size_t(nstarts) + 1) * sizeof(unsigned long long) : 0;
-    count_kernel<<<grid_for(nl), kBlock, shared>>>(a, plan, l.id.data(), rs.id.data(),
-                                                   d_starts.data(), nstarts, d_hist.data());
-    cuda_check_launch("count kernel");
-    std::vector<unsigned long long> h(hist.size());
-    d_hist.download(h.data(), h.size());
-    ev.mark(2);
-    for (size_t b = 0; b < hist.size(); ++b) hist[b] += uint64_t(h[b]);
+  ev.mark(1);
+  count_indexed(rs.s, rs.id.data(), left ? &ls.s : nullptr, left ? ls.id.data() : rs.id.data(), nl,
+                INT64_MIN, INT64_MAX, self, order, neighbours, radius_rad, starts, hist, scratch);
+  ev.mark(2);
+  CELERIS_CUDA_CHECK(cudaDeviceSynchronize());
+  if (times) {
+    times->index += ev.ms(0, 1);
+    times->count += ev.ms(1, 2);
   }
+}
+
+void count_cuda_ranges(const HostRanges* left, const HostRanges& right, size_t self_lo,
+                       size_t self_hi, int order, bool neighbours, double radius_rad,
+                       const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                       CudaCountTimes* times) {
+  const size_t nr = right.size(), nl = left ? left->size() : nr;
+  if (hist.size() != starts.size() + 1) throw Error("count_cuda_ranges: bins and edges differ");
+  if (nl >= (uint64_t(1) << 32) || nr >= (uint64_t(1) << 32))
+    throw Error("CUDA xmatch: more than 2^32 - 1 rows on one side");
+  if (!left && (self_lo > self_hi || self_hi > nr))
+    throw Error("count_cuda_ranges: the left rows are not among the right rows");
+  if (nl == 0 || nr == 0 || (!left && self_lo == self_hi)) return;
+  cuda::EventTimer ev(4);
+  ev.mark(0);
+  cuda::ScratchPool scratch;
+  Sorted rs(nr);
+  sort_ranges(right, order, rs, scratch);
+  Sorted ls(left ? nl : 0);
+  if (left) sort_ranges(*left, order, ls, scratch);
+  ev.mark(1);
+  // Self: the ids are the rows' places among the uploaded right rows (their input index).
+  count_indexed(rs, nullptr, left ? &ls : nullptr, nullptr, nl, left ? INT64_MIN : int64_t(self_lo),
+                left ? INT64_MAX : int64_t(self_hi), !left, order, neighbours, radius_rad, starts,
+                hist, scratch);
+  ev.mark(2);
   CELERIS_CUDA_CHECK(cudaDeviceSynchronize());
   if (times) {
     times->index += ev.ms(0, 1);

@@ -125,6 +125,28 @@ void count_cuda(const SkyPoints* left, const int64_t* left_ids, const SkyPoints&
                 const int64_t* right_ids, bool self, int order, bool neighbours, double radius_rad,
                 const std::vector<double>& starts, std::vector<uint64_t>& hist,
                 CudaCountTimes* times = nullptr);
+// Rows held as ranges [first, second) of host arrays (a catalog sorted by pixel, sorted_count.hpp),
+// taken in the order given: row k of the whole is the k-th row of the concatenated ranges.
+struct HostRanges {
+  const double* ra = nullptr;
+  const double* dec = nullptr;
+  std::vector<std::pair<size_t, size_t>> ranges;
+  size_t size() const {
+    size_t n = 0;
+    for (const auto& r : ranges) n += r.second - r.first;
+    return n;
+  }
+};
+// count_cuda for rows given as host ranges, each uploaded straight from its host arrays (no
+// gathered copy, no row numbers). left == nullptr: a self-match whose left rows are the right rows
+// [self_lo, self_hi) of the concatenation (uploaded once, with the right rows); a pair (left row
+// a, right row b) counts when b > a in the concatenation, so when the ranges ascend through a
+// sorted catalog each pair of distinct rows counts once over a partition of the left rows. Else
+// every pair of left x right. Device memory: cuda_count_bytes(left ? nl : 0, nr, !left).
+void count_cuda_ranges(const HostRanges* left, const HostRanges& right, size_t self_lo,
+                       size_t self_hi, int order, bool neighbours, double radius_rad,
+                       const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                       CudaCountTimes* times = nullptr);
 // Device bytes count_cuda needs (an upper estimate: a side's sort peaks at about 84 B a row
 // (vectors, keys and rows twice, CUB's buffers), its index keeps 44 B a row (pixel, row, vector,
 // id), the directory and its histogram at most 32 B a right row). `same`: left == nullptr.

@@ -17,6 +17,7 @@
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
 #include "count_bins.hpp"
+#include "counting_sort.hpp"
 #include "join_search.hpp"
 
 #ifdef CELERIS_HAVE_CUDA
@@ -51,41 +52,14 @@ std::vector<int32_t> pixels_of(size_t n, At at, int order) {
   return pix;
 }
 
-// The rows grouped by pixel, each pixel's rows in row order: a counting sort, in parallel (each
-// thread counts a contiguous block of rows, and scatters them after the rows of the same pixel in
-// the blocks before it, so the order within a pixel is the row order whatever the threads).
+// The rows grouped by pixel, each pixel's rows in row order: a parallel stable counting sort
+// (counting_sort.hpp) of the row numbers.
 Buckets bucket_by_pixel(const std::vector<int32_t>& pix, int order) {
-  const size_t n = pix.size();
-  const size_t npix = size_t(hp::npix(order));
   Buckets b;
-  b.start.assign(npix + 1, 0);
-  b.index.resize(n);
-  const int nt = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
-  // counts[t][p]: rows of pixel p in thread t's block; then where they go.
-  std::vector<std::vector<uint64_t>> at(static_cast<size_t>(nt));
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
-    const size_t lo = n * size_t(t) / size_t(nt), hi = n * size_t(t + 1) / size_t(nt);
-    std::vector<uint64_t>& c = at[size_t(t)];
-    c.assign(npix, 0);
-    for (size_t k = lo; k < hi; ++k) ++c[size_t(pix[k])];
-#pragma omp barrier
-#pragma omp single
-    {
-      uint64_t run = 0;
-      for (size_t p = 0; p < npix; ++p) {
-        b.start[p] = run;
-        for (int u = 0; u < nt; ++u) {
-          const uint64_t m = at[size_t(u)][p];
-          at[size_t(u)][p] = run;
-          run += m;
-        }
-      }
-      b.start[npix] = run;
-    }
-    for (size_t k = lo; k < hi; ++k) b.index[c[size_t(pix[k])]++] = uint32_t(k);
-  }
+  b.index.resize(pix.size());
+  uint32_t* index = b.index.data();
+  b.start = detail::counting_sort(pix.data(), pix.size(), size_t(hp::npix(order)),
+                                  [index](size_t k, size_t d) { index[d] = uint32_t(k); });
   return b;
 }
 
@@ -326,7 +300,7 @@ void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
   // Runs of consecutive chunks whose left rows and margin fit the device (cuda_count_bytes),
   // each uploaded and counted in one call; a chunk alone too large for it is matched by
   // match_pairs on the GPU (which cuts it further) and its pairs counted on the host.
-  std::vector<std::pair<size_t, size_t>> runs;
+  std::vector<std::pair<size_t, size_t> > runs;
   {
     size_t ka = 0;
     uint64_t nl = 0, nr = 0;

@@ -1,18 +1,22 @@
 // `--count` without the pairs: the squared-chord bin edges the GPU uses give the host's bins
-// (count_bins.hpp), and the counts of PartitionChunks::count and count_pairs equal those of the
-// pairs binned on the host, on the CPU and (skipped without a device) on the GPU.
+// (count_bins.hpp), and the counts of PartitionChunks::count, count_pairs and count_sorted (the
+// catalogs sorted by pixel, sorted_count.hpp) equal those of the pairs binned on the host, on the
+// CPU and (skipped without a device) on the GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
 #include "xmatch/count_bins.hpp"
+#include "xmatch/sorted_count.hpp"
 
 using namespace celeris::xmatch;
 namespace hp = celeris::healpix;
@@ -223,5 +227,148 @@ TEST(XMatchCuda, CountSameAsCpu) {
                             what + ", " + std::to_string(parts) + " partitions");
       }
     }
+  }
+}
+
+// pixel_sorted: the rows in (pixel, row) order, the pixel offsets those of the pixels' counts.
+TEST(XMatchSortedCount, PixelSortedIsStableByPixel) {
+  std::mt19937_64 rng(8);
+  const SkyPoints a = sky(rng, 20000, 20);
+  for (int order : {0, 3, 7}) {
+    const PixelSorted s = pixel_sorted(a, order);
+    ASSERT_EQ(s.size(), a.size());
+    ASSERT_EQ(s.start.size(), size_t(hp::npix(order)) + 1);
+    std::vector<size_t> want(a.size());
+    std::iota(want.begin(), want.end(), size_t(0));
+    auto pix = [&](size_t k) { return hp::radec2pix_nest(order, a.ra[k], a.dec[k]); };
+    std::stable_sort(want.begin(), want.end(), [&](size_t x, size_t y) { return pix(x) < pix(y); });
+    for (size_t k = 0; k < a.size(); ++k) {
+      ASSERT_EQ(s.ra[k], a.ra[want[k]]) << order << ", " << k;
+      ASSERT_EQ(s.dec[k], a.dec[want[k]]) << order << ", " << k;
+      const int64_t p = pix(want[k]);
+      ASSERT_LE(s.start[size_t(p)], k);
+      ASSERT_LT(k, s.start[size_t(p) + 1]);
+    }
+  }
+  const PixelSorted none = pixel_sorted(SkyPoints{}, 2);
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_EQ(none.start, std::vector<uint64_t>(size_t(hp::npix(2)) + 1, 0));
+}
+
+// A bad position is one line naming the side and the 1-based row; a catalog sorted at another
+// order than the radius's chunk order, or a --find other than all, is refused.
+TEST(XMatchSortedCount, BadInput) {
+  SkyPoints a;
+  a.ra = {10, 20, 30, 40};
+  a.dec = {0, 0, std::nan(""), 95};
+  try {
+    pixel_sorted(a, 3, "left catalog");
+    FAIL() << "no error";
+  } catch (const celeris::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("left catalog: row 3"), std::string::npos) << e.what();
+  }
+  a.dec[2] = 0;
+  a.dec[3] = 0;
+  Options o;
+  o.radius_arcsec = 20;
+  const PixelSorted wrong = pixel_sorted(a, 2);
+  PairCount c(20, 4);
+  EXPECT_THROW(count_sorted(wrong, nullptr, o, c), celeris::Error);
+  const PixelSorted right = pixel_sorted(a, chunk_order(o));
+  o.find = Find::Best;
+  EXPECT_THROW(count_sorted(right, nullptr, o, c), celeris::Error);
+}
+
+// On the CPU: count_sorted over runs of many sizes (down to chunks that split the dense spots'
+// pixels) gives the pairs' own counts, self-match and two catalogs, an empty side counting none.
+TEST(XMatchSortedCount, CpuCountsArePairCounts) {
+  std::mt19937_64 rng(9);
+  const SkyPoints a = sky(rng, 6000, 20), b = sky(rng, 4000, 20);
+  Options o;
+  o.radius_arcsec = 20;
+  const int order = chunk_order(o);
+  const PixelSorted sa = pixel_sorted(a, order), sb = pixel_sorted(b, order);
+  for (bool self : {false, true}) {
+    const PairCount want = reference_count(a, b, self, 20, 9);
+    ASSERT_GT(want.pairs, 1000u);
+    for (size_t bytes : {size_t(0), size_t(2000000), size_t(200000), size_t(1)}) {
+      PairCount got(20, 9);
+      SortedCountStats stats;
+      count_sorted(sa, self ? nullptr : &sb, o, got, &stats, bytes);
+      expect_same_count(got, want,
+                        std::string(self ? "self, " : "") + std::to_string(bytes) + " bytes");
+      if (bytes == 1) EXPECT_GT(stats.runs, 10u);
+    }
+  }
+  const PixelSorted empty = pixel_sorted(SkyPoints{}, order);
+  PairCount zero(20, 9);
+  count_sorted(sa, &empty, o, zero);
+  count_sorted(empty, nullptr, o, zero);
+  EXPECT_EQ(zero.pairs, 0u);
+}
+
+// On the GPU: count_sorted's runs (uploaded straight from the sorted arrays, a self-match's left
+// rows a range of its right rows) equal the CPU's pairs binned on the host, with one run and with
+// runs cut by a small device budget.
+TEST(XMatchCuda, SortedCountSameAsCpu) {
+  if (celeris::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(10);
+  for (double radius : {2.0, 20.16}) {
+    const SkyPoints a = sky(rng, 150000, radius), b = sky(rng, 100000, radius);
+    Options o;
+    o.radius_arcsec = radius;
+    o.backend = celeris::Backend::Cuda;
+    const int order = chunk_order(o);
+    const PixelSorted sa = pixel_sorted(a, order), sb = pixel_sorted(b, order);
+    for (bool self : {false, true}) {
+      for (int bins : {20, 5000}) {
+        const PairCount want = reference_count(a, b, self, radius, bins);
+        ASSERT_GT(want.pairs, 10000u);
+        for (size_t bytes : {size_t(0), size_t(20) << 20, size_t(16) << 20}) {
+          PairCount got(radius, bins);
+          SortedCountStats stats;
+          count_sorted(sa, self ? nullptr : &sb, o, got, &stats, bytes);
+          expect_same_count(got, want,
+                            std::to_string(radius) + " arcsec, " + (self ? "self, " : "") +
+                                std::to_string(bins) + " bins, " + std::to_string(bytes) +
+                                " bytes, " + std::to_string(stats.runs) + " runs");
+        }
+      }
+    }
+  }
+}
+
+// count_sorted_part over 1, 2, 3 and 5 parts, each holding only its pixels' rows and their
+// neighbours' (as an MPI rank that generates or reads only those), summed: the self-match's count.
+TEST(XMatchSortedCount, PartsSumToTheWhole) {
+  std::mt19937_64 rng(12);
+  const SkyPoints a = sky(rng, 6000, 20);
+  Options o;
+  o.radius_arcsec = 20;
+  const int order = chunk_order(o);
+  const int64_t npix = hp::npix(order);
+  const PairCount want = reference_count(a, a, true, 20, 9);
+  ASSERT_GT(want.pairs, 1000u);
+  for (int parts : {1, 2, 3, 5}) {
+    PairCount total(20, 9);
+    for (int k = 0; k < parts; ++k) {
+      const int64_t first = npix * k / parts, end = npix * (k + 1) / parts;
+      std::vector<uint8_t> held(size_t(npix), 0);
+      for (int64_t p = first; p < end; ++p) {
+        int64_t nb[9];
+        const int n = pixel_and_neighbours(order, p, nb);
+        for (int q = 0; q < n; ++q) held[size_t(nb[q])] = 1;
+      }
+      SkyPoints mine;
+      for (size_t r = 0; r < a.size(); ++r)
+        if (held[size_t(hp::radec2pix_nest(order, a.ra[r], a.dec[r]))]) {
+          mine.ra.push_back(a.ra[r]);
+          mine.dec.push_back(a.dec[r]);
+        }
+      PairCount c(20, 9);
+      count_sorted_part(pixel_sorted(mine, order), first, end, o, c, nullptr, 200000);
+      total.merge(c);
+    }
+    expect_same_count(total, want, std::to_string(parts) + " parts");
   }
 }
