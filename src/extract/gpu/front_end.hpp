@@ -34,6 +34,9 @@ struct FrontEnd {
   float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::vector<std::string> warnings;  // e.g. pixel stack overflows (sextractor/pixel_stack.hpp)
+  // The GPU path's bound of the entries SExtractor's pixel stack holds (detect.hpp
+  // pixel_stack_bound; -1 where not taken: the CPU path, or a frame smaller than the stack).
+  int64_t pixel_stack_bound = -1;
   std::shared_ptr<void> storage;
 
   // The image thresholds were applied to: the filtered one, or the image itself with FILTER N.
