@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "celeris/error.hpp"
+#include "celeris/simulate.hpp"
 #include "extract/gpu/chain_order_host.hpp"
+#include "extract/pipeline.hpp"
 #include "extract/sextractor/lutz.hpp"
 
 using namespace celeris;
@@ -134,6 +136,39 @@ TEST(ChainOrder, ComponentsTouchingEveryBorder) {
   Mask m = random_mask(120, 90, 0.5, 7);
   for (int x = 0; x < 120; ++x) m.at(x, 0) = m.at(x, 89) = x % 3 != 0;
   expect_same_chains(m, "random with lit borders");
+}
+
+// A crowded simulation through the CPU front end (background, filter, detect()): every
+// detection's chain order from its raster-sorted pixels.
+TEST(ChainOrder, SameAsDetectOnACrowdedSimulation) {
+  sim::ImageParams p;
+  p.width = p.height = 1024;
+  p.seed = 21;
+  p.n_stars = 6250;  // celeris simulate --density crowded, scaled to 1024^2
+  p.n_galaxies = 3125;
+  const Image<float> img = sim::simulate_image(p).pixels;
+  for (double thresh : {1.5, 0.4}) {
+    Config c;
+    c.threads = 2;
+    c.detect_thresh = c.analysis_thresh = thresh;
+    c.memory_pixstack = 0;
+    const FrontStage st = extract_front(img.view(), nullptr, c);
+    const ObjectList& d = st.front.detections;
+    ASSERT_GT(d.size(), 1000u);
+    size_t largest = 0;
+    for (size_t k = 0; k < d.size(); ++k) {
+      std::vector<int32_t> chain;
+      for (int64_t i = d.offset[k]; i < d.offset[k + 1]; ++i)
+        chain.push_back(d.y[static_cast<size_t>(i)] * p.width + d.x[static_cast<size_t>(i)]);
+      std::vector<int32_t> raster = chain;
+      std::sort(raster.begin(), raster.end());
+      ASSERT_EQ(chain::chain_order(raster.data(), static_cast<int64_t>(raster.size()), p.width),
+                chain)
+          << "detection " << k << " at " << thresh << " sigma";
+      largest = std::max(largest, chain.size());
+    }
+    if (thresh < 1) EXPECT_GT(largest, 1000u);  // merged objects of many runs
+  }
 }
 
 TEST(ChainOrder, PixelsThatAreNotOneComponentAreRefused) {

@@ -3,6 +3,7 @@
 // test names' GpuFrontEnd prefix; scripts/device-extract-gpu.sh covers the real frames).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -162,11 +163,13 @@ void expect_same_detections(const Image<float>& img, Config c, const std::string
   EXPECT_TRUE(std::memcmp(cpu.cvalue.data(), gpu.cvalue.data(), 4 * cpu.value.size()) == 0) << what;
   EXPECT_EQ(cpu.flags, gpu.flags) << what;
   EXPECT_EQ(fe.pixel_stack_bound, -1) << what;
-  // The bound, with the smallest stack SExtractor accepts (taken on every frame of 999 pixels
-  // or more), against the host's over the unbounded detections.
-  c.memory_pixstack = kMinPixStack;
+  // The bound, with a stack one entry larger than the frame (so that the bound is taken, and
+  // the host's detection that follows a large one cannot overflow), against the host's over
+  // the unbounded detections. Frames under MEMORY_PIXSTACK's minimum take no bound.
+  const int64_t npix = img.width() * img.height();
+  c.memory_pixstack = std::max<int64_t>(kMinPixStack, npix + 1);
   const FrontEnd bounded = gpu::front_end(img.view(), c, filter, 2);
-  if (img.width() * img.height() >= kMinPixStack - 1)
+  if (npix >= kMinPixStack - 1)
     EXPECT_EQ(bounded.pixel_stack_bound, pixel_stack_bound(bounded.value, bounded.detection_image(),
                                                            bounded.detect_thresh, cpu, 2))
         << what;
