@@ -34,8 +34,10 @@ struct ChainWork {
 // Launch shape: passes over the m pixels (boundary flags, two CUB scans, a scatter, a CUB
 // max-scan, a scatter) and one thread per component replaying the scan over its runs, so its
 // time follows the largest component's runs (every component's thread is resident at once on
-// a large GPU: no ordering by size helps). Memory: ~60 bytes per kept pixel. Waits once, for
-// the counts. Deterministic. Throws celeris::Error if a component breaks the routine's
+// a large GPU: no ordering by size helps). Memory: 32 bytes per kept pixel, 28 per run, 36 per
+// component (crowded 4096^2: 944k pixels, 227k runs, 43k components, 38 MB; its largest
+// component has 69 runs). Waits twice: for the counts, and at the end for the failure flag.
+// Deterministic. Throws celeris::Error if a component breaks the routine's
 // invariants (which sorted_components' output does not).
 int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, int width,
                          ChainWork& work, int32_t* chained, int32_t* offset, cudaStream_t stream);
