@@ -3,9 +3,11 @@
 // test names' GpuFrontEnd prefix; scripts/device-extract-gpu.sh covers the real frames).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "celeris/device.hpp"
@@ -13,6 +15,9 @@
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
+#include "extract/gpu/front_end.hpp"
+#include "extract/stages/detect.hpp"
+#include "extract/stages/filter.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -136,6 +141,71 @@ TEST_F(GpuFrontEnd, SameAsCpuWhenThePixelStackOverflows) {
   expect_same_on_both(img, c, "MEMORY_PIXSTACK 1000");
   c.memory_pixstack = 100000000;
   expect_same_on_both(img, c, "MEMORY_PIXSTACK 1e8");
+}
+
+// The detections' chain order and the pixel-stack bound, computed on the device
+// (gpu/chain_kernels.cu), against the host's: detect() (lutz_scan over the whole frame) on the
+// images the GPU front end returned, every pixel column and flag, and detect.hpp's
+// pixel_stack_bound over those detections.
+void expect_same_detections(const Image<float>& img, Config c, const std::string& what) {
+  c.device = Backend::Cuda;
+  c.memory_pixstack = 0;  // no stack: the detections are the GPU's chains
+  const FilterParams filter = FilterParams::of(c, 2);
+  const FrontEnd fe = gpu::front_end(img.view(), c, filter, 2);
+  const ObjectList cpu =
+      detect(fe.value, fe.detection_image(), {fe.detect_thresh, c.detect_minarea, 0});
+  const ObjectList& gpu = fe.detections;
+  ASSERT_EQ(cpu.size(), gpu.size()) << what;
+  EXPECT_EQ(cpu.offset, gpu.offset) << what;
+  EXPECT_TRUE(cpu.x == gpu.x) << what;
+  EXPECT_TRUE(cpu.y == gpu.y) << what;
+  EXPECT_TRUE(std::memcmp(cpu.value.data(), gpu.value.data(), 4 * cpu.value.size()) == 0) << what;
+  EXPECT_TRUE(std::memcmp(cpu.cvalue.data(), gpu.cvalue.data(), 4 * cpu.value.size()) == 0) << what;
+  EXPECT_EQ(cpu.flags, gpu.flags) << what;
+  EXPECT_EQ(fe.pixel_stack_bound, -1) << what;
+  // The bound, with a stack one entry larger than the frame (so that the bound is taken, and
+  // the host's detection that follows a large one cannot overflow), against the host's over
+  // the unbounded detections. Frames under MEMORY_PIXSTACK's minimum take no bound.
+  const int64_t npix = img.width() * img.height();
+  c.memory_pixstack = std::max<int64_t>(kMinPixStack, npix + 1);
+  const FrontEnd bounded = gpu::front_end(img.view(), c, filter, 2);
+  if (npix >= kMinPixStack - 1)
+    EXPECT_EQ(bounded.pixel_stack_bound, pixel_stack_bound(bounded.value, bounded.detection_image(),
+                                                           bounded.detect_thresh, cpu, 2))
+        << what;
+  else
+    EXPECT_EQ(bounded.pixel_stack_bound, -1) << what;
+}
+
+TEST_F(GpuFrontEnd, ChainOrderAndPixelStackBoundAsOnTheHost) {
+  expect_same_detections(simulated(700, 500, 5, 4), Config{}, "sparse with NaN patches");
+  sim::ImageParams p;
+  p.width = p.height = 1024;
+  p.seed = 17;
+  p.n_stars = 6000;  // crowded (celeris simulate --density crowded)
+  p.n_galaxies = 3000;
+  const Image<float> crowded = sim::simulate_image(p).pixels;
+  expect_same_detections(crowded, Config{}, "crowded 1024^2");
+  Config low;
+  low.detect_thresh = low.analysis_thresh = 0.2;  // large merged components
+  expect_same_detections(crowded, low, "crowded at 0.2 sigma");
+  low.detect_thresh = low.analysis_thresh = 0.02;  // nearly the whole frame one component
+  expect_same_detections(crowded, low, "crowded at 0.02 sigma");
+  Config one;
+  one.detect_minarea = 1;
+  one.filter = false;
+  expect_same_detections(simulated(1, 300, 3), one, "one column");
+  expect_same_detections(simulated(300, 1, 3), one, "one row");
+  expect_same_detections(simulated(37, 29, 3), one, "37x29");
+  // Every pixel lit: one component as large as the frame, touching every border.
+  Image<float> flat(300, 200, 5.0f);
+  flat(0, 0) = 4.0f;  // some RMS, so that a relative threshold is defined
+  Config absolute;
+  absolute.thresh_type = absolute.analysis_thresh_type = ThreshType::Absolute;
+  absolute.detect_thresh = absolute.analysis_thresh = 0.5;
+  absolute.back_manual = true;
+  absolute.back_value = 0.0;
+  expect_same_detections(flat, absolute, "all lit");
 }
 
 TEST_F(GpuFrontEnd, SameErrorsAsCpu) {

@@ -1,7 +1,7 @@
 // The GPU front end's driver (front_end.hpp): the process-wide context (buffers reused from
 // frame to frame), the order of the kernels on its stream, the small CPU steps between them
 // (the mesh grid's filling, filtering and splines, which are the CPU path's own functions) and
-// the detections' chain order on the host.
+// the gathering of the detections' pixel values on the host.
 #include "extract/gpu/front_end.hpp"
 
 #include <chrono>
@@ -14,6 +14,7 @@
 #include "core/cuda/event_timer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/stream.hpp"
+#include "extract/gpu/chain_kernels.hpp"
 #include "extract/gpu/kernels.hpp"
 #include "extract/stages/detect.hpp"
 
@@ -31,6 +32,7 @@ enum Mark {
   kFiltered,
   kLabelled,
   kSorted,
+  kChained,
   kMarks
 };
 
@@ -90,7 +92,8 @@ struct Context {
   cuda::DeviceBuffer<float> image, value, back, sigma, dback, node, dnode, u, xw, kernel;
   cuda::DeviceBuffer<int> lo;
   cuda::DeviceBuffer<unsigned char> mesh_scratch, comp_scratch;
-  cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys;
+  cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys, chained, offsets;
+  ChainWork chains;
   cuda::DeviceBuffer<unsigned long long> counter;
   ReturnPool returns;
 };
@@ -112,6 +115,50 @@ bool available() {
 }
 
 namespace {
+
+// The detections from the chained pixels (component c's at chained[offset[c] .. offset[c + 1]),
+// in chain order): each pixel's two values read from the images that came back, FLAGS 8 when
+// one of its pixels lies on the image border, as detect() gives them. Parallel over pixels.
+ObjectList detections_from_chains(ImageView<const float> value, ImageView<const float> cvalue,
+                                  const std::vector<int32_t>& chained,
+                                  const std::vector<int32_t>& offset, int threads) {
+  const int64_t w = value.width, h = value.height;
+  const int64_t n = static_cast<int64_t>(chained.size());
+  const size_t nobj = offset.size() - 1;
+  ObjectList out;
+  for (auto* c : {&out.x, &out.y}) c->resize(chained.size());
+  for (auto* c : {&out.value, &out.cvalue, &out.var, &out.dthresh}) c->resize(chained.size());
+  out.offset.assign(offset.begin(), offset.end());
+  out.flags.assign(nobj, 0);
+  out.fixed_centre.assign(nobj, 0);
+  out.cx.assign(nobj, 0.0);
+  out.cy.assign(nobj, 0.0);
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t p = chained[static_cast<size_t>(i)];
+      const int32_t x = static_cast<int32_t>(p % w), y = static_cast<int32_t>(p / w);
+      const size_t k = static_cast<size_t>(i);
+      out.x[k] = x;
+      out.y[k] = y;
+      out.value[k] = value(x, y);
+      out.cvalue[k] = cvalue(x, y);
+      out.var[k] = 0.0f;
+      out.dthresh[k] = 0.0f;
+    }
+#pragma omp for schedule(dynamic, 256)
+    for (size_t k = 0; k < nobj; ++k)
+      for (int64_t i = offset[k]; i < offset[k + 1]; ++i) {
+        const int32_t x = out.x[static_cast<size_t>(i)], y = out.y[static_cast<size_t>(i)];
+        if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+          out.flags[k] = kFlagTruncated;
+          break;
+        }
+      }
+  }
+  return out;
+}
 
 // The frame's pixels: in host memory (`host`) or already on the device (`device`).
 struct Pixels {
@@ -228,11 +275,29 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                         c.comp_scratch.data(), c.pixels.grow(n), c.keys.grow(n), s);
   timer.mark(kSorted, s);
 
-  // 5. Back to the host: the sorted components (the images are on their way).
+  // 5. Each component's pixels in SExtractor's chain order (chain_order.hpp), on the device.
+  const int64_t ncomp = chain_components(c.pixels.data(), c.keys.data(), kept, w, c.chains,
+                                         c.chained.grow(static_cast<size_t>(kept)),
+                                         c.offsets.grow(static_cast<size_t>(kept) + 1), s);
+  timer.mark(kChained, s);
+  // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
+  // labels do not give: an upper bound of what it holds is taken, and where that might
+  // overflow, the frame is detected again on the host with the stack modelled (below).
+  const bool stack_may_matter =
+      config.memory_pixstack > 0 && static_cast<int64_t>(w) * h >= config.memory_pixstack - 1;
+  double bound_seconds = 0;
+  if (stack_may_matter) {
+    const auto t_bound = Clock::now();
+    out.pixel_stack_bound = gpu::pixel_stack_bound(d_cvalue, w, h, out.detect_thresh, c.keys.data(),
+                                                   c.offsets.data(), ncomp, c.chains, s);
+    bound_seconds = seconds_since(t_bound);
+  }
+
+  // 6. Back to the host: the chained pixels (the images are on their way).
   const auto t_download = Clock::now();
-  std::vector<int32_t> pixels(kept), keys(kept);
-  c.pixels.download_async(pixels.data(), kept, s);
-  c.keys.download_async(keys.data(), kept, s);
+  std::vector<int32_t> chained(static_cast<size_t>(kept)), offset(static_cast<size_t>(ncomp) + 1);
+  c.chained.download_async(chained.data(), chained.size(), s);
+  c.offsets.download_async(offset.data(), offset.size(), s);
   c.stream.synchronize();
   c.copies.synchronize();
   const double download = seconds_since(t_download);
@@ -249,33 +314,23 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                        {"gpu subtract", timer.seconds(kMapReady, kSubtracted)},
                        {"gpu filter", timer.seconds(kSubtracted, kFiltered)},
                        {"gpu label", timer.seconds(kFiltered, kLabelled)},
-                       {"gpu components", timer.seconds(kLabelled, kSorted)}};
-  std::vector<int64_t> offset = {0};
-  for (int64_t i = 1; i <= kept; ++i)
-    if (i == kept || keys[i] != keys[i - 1]) offset.push_back(i);
-  const auto t_chains = Clock::now();
-  out.detections = detections_from_components(out.value, out.detection_image(), pixels.data(),
-                                              offset, host_threads);
+                       {"gpu components", timer.seconds(kLabelled, kSorted)},
+                       {"gpu chains", timer.seconds(kSorted, kChained)}};
+  if (stack_may_matter) out.stage_seconds.emplace_back("gpu pixel-stack bound", bound_seconds);
+  const auto t_gather = Clock::now();
+  out.detections =
+      detections_from_chains(out.value, out.detection_image(), chained, offset, host_threads);
   out.stage_seconds.emplace_back("gpu download wait", download);
-  out.stage_seconds.emplace_back("host chains", seconds_since(t_chains));
-  // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
-  // labels do not give: where it might overflow, the frame is detected again on the host with
-  // the stack modelled (the stage's name in the timings says so).
-  if (config.memory_pixstack > 0 && static_cast<int64_t>(w) * h >= config.memory_pixstack - 1) {
-    const auto t_stack = Clock::now();
-    const int64_t bound = pixel_stack_bound(out.value, out.detection_image(), out.detect_thresh,
-                                            out.detections, host_threads);
-    out.stage_seconds.emplace_back("host pixel-stack bound", seconds_since(t_stack));
-    if (bound >= config.memory_pixstack - 1) {
-      const auto t_detect = Clock::now();
-      std::vector<PixelStackOverflow> overflows;
-      out.detections =
-          detect(out.value, out.detection_image(),
-                 {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);
-      for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
-      out.stage_seconds.emplace_back("host detection (MEMORY_PIXSTACK may overflow)",
-                                     seconds_since(t_detect));
-    }
+  out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
+  if (stack_may_matter && out.pixel_stack_bound >= config.memory_pixstack - 1) {
+    const auto t_detect = Clock::now();
+    std::vector<PixelStackOverflow> overflows;
+    out.detections =
+        detect(out.value, out.detection_image(),
+               {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);
+    for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
+    out.stage_seconds.emplace_back("host detection (MEMORY_PIXSTACK may overflow)",
+                                   seconds_since(t_detect));
   }
   return out;
 }

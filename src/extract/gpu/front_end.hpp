@@ -1,7 +1,9 @@
 // The extraction's first stages on the GPU: background mesh statistics, the background map and
-// its subtraction, the detection filter, thresholding, 8-connected labelling (union-find) and the
-// components in SExtractor's completion order. The data stay on the device between those stages;
-// what the CPU stages after them need (the map, the two images, the detections) comes back.
+// its subtraction, the detection filter, thresholding, 8-connected labelling (union-find), the
+// components in SExtractor's completion order with each one's pixels in its chain order
+// (chain_order.hpp), and the bound on SExtractor's pixel stack. The data stay on the device
+// between those stages; what the CPU stages after them need (the map, the two images, the
+// detections' pixel indices) comes back, and the host gathers the detections' pixel values.
 // Every value is the CPU path's to the last bit: the per-mesh mode and the spline surface are
 // the same host/device functions (stages/background_mode.hpp, background_spline.hpp), sums run
 // in the CPU's order, and the CUDA code is compiled without FMA contraction.
@@ -34,6 +36,9 @@ struct FrontEnd {
   float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::vector<std::string> warnings;  // e.g. pixel stack overflows (sextractor/pixel_stack.hpp)
+  // The GPU path's bound of the entries SExtractor's pixel stack holds (detect.hpp
+  // pixel_stack_bound; -1 where not taken: the CPU path, or a frame smaller than the stack).
+  int64_t pixel_stack_bound = -1;
   std::shared_ptr<void> storage;
 
   // The image thresholds were applied to: the filtered one, or the image itself with FILTER N.

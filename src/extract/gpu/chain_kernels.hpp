@@ -1,0 +1,55 @@
+// The detections' chain order and SExtractor's pixel-stack bound on the GPU (chain_kernels.cu),
+// after sorted_components (kernels.hpp) has the kept pixels grouped by component in completion
+// order, raster order within each. Plain C++17 on raw device pointers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/cuda/device_buffer.hpp"
+#include "extract/gpu/chain_order.hpp"
+
+namespace celeris::extract::gpu {
+
+// Device work buffers of the two stages below, grown as frames need (one per GPU context).
+struct ChainWork {
+  cuda::DeviceBuffer<int32_t> comp_flag, comp_index, run_flag, run_index;  // per pixel
+  cuda::DeviceBuffer<int32_t> comp_run, run_first;                         // per component, run
+  cuda::DeviceBuffer<int32_t> piece_end, piece_next;                       // per pixel
+  cuda::DeviceBuffer<uint8_t> marks, above;
+  cuda::DeviceBuffer<chain::Link> stored;
+  cuda::DeviceBuffer<chain::Open> open;
+  cuda::DeviceBuffer<int64_t> rows, bound;
+  cuda::DeviceBuffer<int32_t> counts;  // components, runs, failed
+  cuda::DeviceBuffer<unsigned char> cub;
+};
+
+// The components of `pixels` / `keys` (m kept pixels; keys[i] is the last pixel of pixel i's
+// component: sorted_components' output) with each component's pixels in SExtractor's chain
+// order (chain_order.hpp): `chained` (m entries, y * width + x) and `offset` (components + 1
+// entries; component c holds chained[offset[c] .. offset[c + 1])) receive them, on the device;
+// returns the number of components.
+// Launch shape: passes over the m pixels (boundary flags, two CUB scans, a scatter, a CUB
+// max-scan, a scatter) and one thread per component replaying the scan over its runs, so its
+// time follows the largest component's runs (every component's thread is resident at once on
+// a large GPU: no ordering by size helps). Memory: 32 bytes per kept pixel, 28 per run, 36 per
+// component (crowded 4096^2: 944k pixels, 227k runs, 43k components, 38 MB; its largest
+// component has 69 runs). Waits twice: for the counts, and at the end for the failure flag.
+// Deterministic. Throws celeris::Error if a component breaks the routine's
+// invariants (which sorted_components' output does not).
+int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, int width,
+                         ChainWork& work, int32_t* chained, int32_t* offset, cudaStream_t stream);
+
+// SExtractor's pixel-stack bound, the value of detect.hpp's pixel_stack_bound: pixels of the
+// detection image `cvalue` (width x height) above `threshold` up to the end of each row, less
+// the kept components freed before it (on the second row after their last). `keys` and
+// `offset` as chain_components leaves them (component c's last pixel is keys[offset[c]], its
+// size offset[c + 1] - offset[c]). One block per row, one thread per component, two CUB passes
+// over the rows; waits for the value.
+int64_t pixel_stack_bound(const float* cvalue, int width, int height, float threshold,
+                          const int32_t* keys, const int32_t* offset, int64_t components,
+                          ChainWork& work, cudaStream_t stream);
+
+}  // namespace celeris::extract::gpu
