@@ -72,12 +72,13 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     out = subprocess.run([args.a, "extract", "-dp"], stdout=subprocess.PIPE, text=True, check=True).stdout
     # Every parameter but the flag-map and ASSOC columns (they need FLAG_IMAGE files and an
-    # ASSOC list, not given here).
+    # ASSOC list, not given here) and DURATION_ANALYSIS (a clock reading, different every run).
     # Vectors of three; VIGNET and VIGNET_SHIFT are two-dimensional.
     all_names = [line[1:].split()[0].replace("VIGNET(n)", "VIGNET(5,5)").replace("VIGNET_SHIFT(n)", "VIGNET_SHIFT(7,5)").replace("(n)", "(3)")
                  for line in out.splitlines()]
     all_names = [n for n in all_names if not n.startswith(("IMAFLAGS_ISO", "NIMAFLAGS_ISO",
-                                                            "VECTOR_ASSOC", "NUMBER_ASSOC"))]
+                                                            "VECTOR_ASSOC", "NUMBER_ASSOC",
+                                                            "DURATION_ANALYSIS"))]
     # CLASS_STAR's network: Debian's, or the one the device's carried packages unpack
     # (scripts/device-env.sh); without one the column is left out, as said here.
     nnw = next((p for p in ["/usr/share/source-extractor/default.nnw",
