@@ -195,6 +195,26 @@ TEST(Background, PixelListEqualsSingleMesh) {
   EXPECT_LT(lb.back, 110.0f);
 }
 
+// median_of takes three routes (a network for 9 values, an insertion sort up to 32, selection
+// beyond): each must give the sorted array's middle value (the mean in double of the two middle
+// ones for an even count), on noise, on few distinct values (ties) and on signed values.
+TEST(Background, MedianOfEqualsTheSortedMiddle) {
+  std::mt19937 rng(7);
+  for (int n = 1; n <= 70; ++n)
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<float> v(static_cast<size_t>(n));
+      const int distinct = trial % 3 == 0 ? 3 : 1000000;
+      for (float& x : v)
+        x = static_cast<float>(static_cast<int>(rng() % distinct) - distinct / 2) * 0.37f;
+      std::vector<float> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      const size_t h = sorted.size() / 2;
+      const float want =
+          n % 2 ? sorted[h] : static_cast<float>((sorted[h - 1] + double(sorted[h])) / 2.0);
+      EXPECT_EQ(celeris::extract::median_of(v), want) << "n " << n << " trial " << trial;
+    }
+}
+
 TEST(GlibcRand, SameStreamAsTheCLibrary) {
   std::srand(1);
   GlibcRand r;
