@@ -10,16 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace celeris::test {
+#include "core/fits_card.hpp"
 
-// "KEY     = value" padded to 80 characters (value written as given: quote strings yourself).
-inline std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
+namespace celeris::test {
 
 // The cards (each padded to 80 characters), END, padded to whole blocks.
 inline std::string header(std::vector<std::string> cards) {

@@ -7,17 +7,9 @@
 #include <vector>
 
 #include "celeris/fits.hpp"
+#include "core/fits_card.hpp"
 
 namespace celeris::test {
-
-// `KEY     = value`, padded to 80 characters; a string value carries its own quotes.
-inline std::string card(const std::string& key, const std::string& value) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= " + value;
-  c.resize(80, ' ');
-  return c;
-}
 
 // SIMPLE, BITPIX -32, NAXIS 2, NAXIS1 `width`, NAXIS2 `height`, then `cards`.
 inline std::vector<std::string> image_cards(int width, int height,
