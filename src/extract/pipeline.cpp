@@ -113,7 +113,8 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
 
 // Stages 1-3 on either device; `run` makes the FrontEnd from the resolved configuration.
 template <class Run>
-FrontStage front_stage(const Config& user_config, int64_t width, int64_t height, Run&& run) {
+FrontStage front_stage(const Config& user_config, int64_t width, int64_t height, Run&& run,
+                       bool host_front = false) {
   FrontStage stage;
   Config& config = stage.config;
   config = user_config;
@@ -130,7 +131,7 @@ FrontStage front_stage(const Config& user_config, int64_t width, int64_t height,
   info.threads = worker_threads(config, width * height);
   stage.front = run(config, filter, info.threads, timer, stage);
   for (auto& st : stage.front.stage_seconds) info.stage_seconds.push_back(st);
-  if (config.device == Backend::Cuda) timer.lap("gpu stages, total");
+  if (config.device == Backend::Cuda && !host_front) timer.lap("gpu stages, total");
   const FrontEnd& front = stage.front;
   info.global_back = config.back_manual ? config.back_value : front.background.global_back;
   info.global_rms = front.background.global_rms;
@@ -156,22 +157,29 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
                          const MeasureRequest& request) {
   validate(image, config);
-  // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp), on the CPU.
+  // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp): their stages 1-3
+  // run on the CPU on either device (with --device cuda the measurement's GPU part still runs on
+  // the GPU, and the run's warnings say where the detection ran).
   const bool weighted = config.detect_weight.type != WeightType::None ||
                         config.measure_weight.type != WeightType::None;
-  if (weighted && config.device == Backend::Cuda)
-    throw Error("WEIGHT_TYPE: weight maps are not supported on the GPU yet (use --device cpu)");
   check_dual_image(image, config, request);
-  return front_stage(
+  const bool host_front = weighted || request.measure_image.data;
+  FrontStage stage = front_stage(
       config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
-        if (c.device == Backend::Cuda) return gpu::front_end(image, c, f, nt);
+        if (c.device == Backend::Cuda && !host_front) return gpu::front_end(image, c, f, nt);
         if (weighted)
           return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
         FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
         stage.measure = measure_image(request.measure_image, c, nt);
         return front;
-      });
+      },
+      host_front);
+  if (host_front && config.device == Backend::Cuda)
+    stage.info.warnings.push_back(
+        std::string("--device cuda with ") + (weighted ? "weight maps" : "dual-image mode") +
+        ": background, filtering and detection run on the CPU, the photometry on the GPU");
+  return stage;
 }
 
 FrontStage extract_front(const DeviceImage& image, const Config& config) {
@@ -437,7 +445,7 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
 Result extract(const DeviceImage& image, const Config& config, const MeasureRequest& request) {
   if (config.detect_weight.type != WeightType::None ||
       config.measure_weight.type != WeightType::None || request.measure_image.data) {
-    // Weight maps and dual-image mode run on the CPU front end (refused with --device cuda).
+    // Weight maps and dual-image mode run on the CPU front end.
     Image<float> host = image.download();
     return extract_back(extract_front(host.view(), &host, config, request), request);
   }

@@ -427,3 +427,54 @@ TEST_F(GpuMeasure, WholeCatalogSameOnBothDevices) {
   const Image<float> crowded = simulated(2048, 2048, 20000, 21, 3);
   expect_same_catalogs(crowded, Config{}, MeasureRequest{}, "crowded 2048");
 }
+
+// Weight maps and dual-image mode with --device cuda: stages 1-3 on the CPU, the photometry on
+// the GPU (with the variance maps and the measurement image uploaded), the same catalog as the
+// CPU path's; the run says where its detection ran.
+TEST_F(GpuMeasure, WeightsAndDualImageSameOnBothDevices) {
+  const Image<float> image = simulated(700, 500, 200, 6, 3);
+  Image<float> weight(image.width(), image.height()), second(image.width(), image.height());
+  for (int64_t y = 0; y < image.height(); ++y)
+    for (int64_t x = 0; x < image.width(); ++x) {
+      // A smooth gradient of relative weights, a rectangle of zero weight over part of the field.
+      weight(x, y) = (x > 300 && x < 360 && y > 100 && y < 400) ? 0.0f : 0.5f + float(x) / 700.0f;
+      second(x, y) = 1.5f * image(x, y) + 3.0f;  // the "other band"
+    }
+  Config c;
+  c.phot_apertures = {3.0, 8.0};
+  MeasureRequest req;
+  req.weight_map = weight.view();
+  c.detect_weight.type = WeightType::MapWeight;
+  c.measure_weight.type = WeightType::MapWeight;
+  expect_same_catalogs(image, c, req, "MAP_WEIGHT");
+  c.gain = 4.0;
+  req.windowed = true;
+  expect_same_catalogs(image, c, req, "MAP_WEIGHT, GAIN 4, windowed");
+  // Separate detection (MAP_WEIGHT) and measurement (MAP_VAR) maps, not interpolated.
+  Image<float> var(image.width(), image.height());
+  for (int64_t y = 0; y < image.height(); ++y)
+    for (int64_t x = 0; x < image.width(); ++x) var(x, y) = 1.0f + float(y) / 250.0f;
+  Config sep = c;
+  sep.separate_weights = true;
+  sep.measure_weight.type = WeightType::MapVar;
+  sep.measure_weight.interpolate = false;
+  MeasureRequest sreq;
+  sreq.detect_weight_map = weight.view();
+  sreq.weight_map = var.view();
+  expect_same_catalogs(image, sep, sreq, "MAP_WEIGHT,MAP_VAR");
+  Config d;
+  MeasureRequest dual;
+  dual.measure_image = second.view();
+  expect_same_catalogs(image, d, dual, "dual-image");
+  dual.weight_map = weight.view();
+  d.detect_weight.type = WeightType::MapWeight;
+  d.measure_weight.type = WeightType::MapWeight;
+  expect_same_catalogs(image, d, dual, "dual-image, MAP_WEIGHT");
+  d = Config{};
+  dual.weight_map = {};
+  d.device = Backend::Cuda;
+  const Result r = extract::extract(image.view(), d, dual);
+  bool said = false;
+  for (const std::string& w : r.info.warnings) said |= w.find("on the CPU") != std::string::npos;
+  EXPECT_TRUE(said) << "the run's warnings say that the detection ran on the CPU";
+}

@@ -27,7 +27,7 @@ struct Context {
   cuda::Stream stream;
   cuda::EventTimer timer{kMarks};
   cuda::DeviceBuffer<float> value, var, dvar, dvalue;
-  cuda::DeviceBuffer<int32_t> code;
+  cuda::DeviceBuffer<int32_t> code, dcode;  // the blanking codes; dual-image mode's detection side
   // The small inputs (shapes, diameters, fractions) and all outputs, each packed in one buffer
   // so that each crosses the bus in one copy.
   cuda::DeviceBuffer<unsigned char> in, out;
@@ -196,6 +196,11 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
     view.blanking.code = upload_image(c, c.code, view.blanking.code, npix, s, nt);
   else
     view.blanking.code = nullptr;
+  // Dual-image mode: the detection image's own blanking, which Kron's radius pass reads.
+  if (view.mask_detected && view.dblanking.code)
+    view.dblanking.code = upload_image(c, c.dcode, view.dblanking.code, npix, s, nt);
+  else
+    view.dblanking.code = nullptr;
   if (view.var) view.var = upload_image(c, c.var, view.var, npix, s, nt);
   if (view.dvar) view.dvar = upload_image(c, c.dvar, view.dvar, npix, s, nt);
   if (view.dvalue) view.dvalue = upload_image(c, c.dvalue, view.dvalue, npix, s, nt);

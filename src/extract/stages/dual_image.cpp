@@ -16,8 +16,6 @@ void check_dual_image(ImageView<const float> detect, const Config& config,
                 std::to_string(detect.height) + ", the measurement image " +
                 std::to_string(m.width) + "x" + std::to_string(m.height) +
                 ": they must have the same size");
-  if (config.device == Backend::Cuda)
-    throw Error("dual-image mode is not supported on the GPU yet (use --device cpu)");
   if (config.backphoto_type == BackPhotoType::Local)
     throw Error("dual-image mode with BACKPHOTO_TYPE LOCAL is not supported yet");
   for (CheckImage c : request.check_images)
