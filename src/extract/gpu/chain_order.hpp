@@ -113,7 +113,11 @@ struct State {
     }
     s.above[nabove++] = a;
   }
-  CELERIS_HD uint8_t pop_above() { return nabove > 0 ? s.above[--nabove] : (ok = false, kClosed); }
+  CELERIS_HD uint8_t pop_above() {
+    if (nabove > 0) return s.above[--nabove];
+    ok = false;
+    return kClosed;
+  }
 };
 
 }  // namespace detail
