@@ -266,7 +266,11 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
   if (settings.dgeo) {
     if (settings.catalog_type != CatalogType::None)
       refuse_output_over_input(catalog_name, settings.dgeo_image, "CATALOG_NAME");
-    frame.dgeo_map = read_dgeo_map(settings.dgeo_image, width, height);
+    // The map's HDU follows the detection image's (SExtractor's image_name[0]).
+    const FitsImage& detect = frame.detect_image ? *frame.detect_image : img;
+    const bool image_names_hdu = detect_path.find('[') != std::string::npos;
+    frame.dgeo_map =
+        read_dgeo_map(settings.dgeo_image, width, height, image_names_hdu ? -1 : detect.hdu - 1);
     req.dgeo_x = frame.dgeo_map.dx.view();
     req.dgeo_y = frame.dgeo_map.dy.view();
   }

@@ -5,11 +5,12 @@ column of the catalogs compared (compare_catalogs.py, every row identical as pri
 columns of --exact-columns equal bit for bit in FITS_1.0 catalogs.
 
 usage: dgeo_parity.py CELERIS_BIN IMAGE|sim:<name> WORKDIR --map smooth|wide|int16
-                      [--exact-columns N1,N2] [-- extra -KEY VALUE ...]
+                      [--exact-columns N1,N2] [--dual] [-- extra -KEY VALUE ...]
 --map smooth: shifts within +-0.6 pixel, varying over the frame (each pixel's offset truncated
 to an int by SExtractor moves by one pixel or none, by the sign of its shift); wide: within
 +-2.5 pixels (offsets moved by up to 3 pixels either way); int16: the smooth map stored as
-BITPIX 16 with BSCALE/BZERO (the scaling applied on reading). Exit code 77 (ctest SKIP) when the
+BITPIX 16 with BSCALE/BZERO (the scaling applied on reading). --dual: dual-image mode, the image
+detecting and 1.3 x image + 5 measured. Exit code 77 (ctest SKIP) when the
 image, source-extractor or astropy is absent.
 """
 import os
@@ -17,7 +18,7 @@ import sys
 
 from parity import SIMS
 from parity_runs import (exact_columns, exit_code, image_pixels, input_image, need_astropy,
-                         parity, sextractor, split_extra, take)
+                         parity, sextractor, split_extra, take, take_switch)
 
 # Every column the map changes: positions, moments, their errors, the FWHM, the windowed
 # family, the photometry centred on the barycentre, and the six DGEO columns.
@@ -56,6 +57,7 @@ def main():
     if kind not in ("smooth", "wide", "int16"):
         sys.exit(f"--map {kind}: one of smooth, wide, int16")
     exact = take(argv, "--exact-columns")
+    dual = take_switch(argv, "--dual")
     celeris, spec, work = os.path.abspath(argv[0]), argv[1], os.path.abspath(argv[2])
     sextractor()
     need_astropy()
@@ -65,6 +67,13 @@ def main():
     extra = ["-DGEO_TYPE", "PIXEL", "-DGEO_IMAGE", dgeo] + extra
     label = (spec if spec.startswith("sim:") else os.path.basename(image)) + f" DGEO {kind}"
     stem = os.path.basename(image).replace(".fits", "") + "-dgeo-" + kind
+    if dual:  # the map goes with the detection image's pixels, the measurement image's size
+        import numpy as np
+        from astropy.io import fits
+        data, header = image_pixels(image)
+        measure = os.path.join(work, stem + "-measure.fits")
+        fits.writeto(measure, (data * 1.3 + 5).astype(np.float32), header, overwrite=True)
+        image, label, stem = image + "," + measure, label + " dual", stem + "-dual"
     verdict = parity(celeris, image, work, stem, PARAMS, extra, label,
                      ["--same-columns", "--rows-frac", "1.0"])
     if exact:

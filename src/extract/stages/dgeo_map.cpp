@@ -40,7 +40,10 @@ void read_plane(fitsfile* f, int bitpix, float bs, float bz, int plane, Image<fl
 
 }  // namespace
 
-DgeoImages read_dgeo_map(const std::string& path, int64_t width, int64_t height) {
+DgeoImages read_dgeo_map(const std::string& given, int64_t width, int64_t height, int image_hdu) {
+  // The HDU SExtractor reads (makeit.c: nima0 < 0 ? ntab : (ndgeo < 0 ? 1 : ndgeo)).
+  const bool names_hdu = given.find('[') != std::string::npos;
+  const std::string path = image_hdu >= 0 ? given.substr(0, given.find('[')) : given;
   std::optional<FitsFile> file;
   try {
     file.emplace(FitsFile::open_read(path));
@@ -48,7 +51,16 @@ DgeoImages read_dgeo_map(const std::string& path, int64_t width, int64_t height)
     throw Error("DGEO_IMAGE " + std::string(e.what()));  // "<path>: no such file", ...
   }
   fitsfile* f = file->get();
-  int status = 0, hdutype = 0, bitpix = 0, naxis = 0;
+  int status = 0, hdutype = 0, bitpix = 0, naxis = 0, nhdu = 0;
+  fits_get_num_hdus(f, &nhdu, &status);
+  check_fits(status, "DGEO_IMAGE " + path);
+  // A map of one HDU serves any image HDU; otherwise the image's own HDU number, or the second
+  // HDU for an image named with its HDU and a map named without.
+  const int hdu = nhdu == 1 ? 0 : image_hdu >= 0 ? image_hdu : names_hdu ? -1 : 1;
+  if (hdu >= nhdu)
+    throw Error("DGEO_IMAGE " + path + ": no HDU " + std::to_string(hdu + 1) + " (" +
+                std::to_string(nhdu) + " in the file), the map source-extractor would read");
+  if (hdu >= 0) fits_movabs_hdu(f, hdu + 1, &hdutype, &status);
   long naxes[9] = {0};
   fits_get_hdu_type(f, &hdutype, &status);
   fits_get_img_param(f, 9, &bitpix, &naxis, naxes, &status);

@@ -27,13 +27,17 @@ struct DgeoImages {
   DgeoMap view() const { return {dx.view(), dy.view()}; }
 };
 
-// Reads DGEO_IMAGE as SExtractor does (readimage.c): the first image HDU (or the one `path`
-// names with CFITSIO's [..] syntax), a cube of NAXIS1 x NAXIS2 x NAXIS3 whose first plane is the
-// x shift and second the y shift (further planes unread), scaled by BSCALE/BZERO. Throws
-// celeris::Error, naming the file, when it cannot be read, is not a cube of at least two planes,
-// its planes are not width x height (SExtractor: "Incompatible differential geometry map
-// size"), or a shift is not finite or beyond 1e6 pixels (SExtractor turns shifts into int
-// pixel offsets: such a value has no defined result there).
-DgeoImages read_dgeo_map(const std::string& path, int64_t width, int64_t height);
+// Reads DGEO_IMAGE as SExtractor does (readimage.c): an image HDU holding a cube of NAXIS1 x
+// NAXIS2 x NAXIS3 whose first plane is the x shift and second the y shift (further planes
+// unread), scaled by BSCALE/BZERO. The HDU is SExtractor's (makeit.c, checked on the binary):
+// for an image named without an HDU, the map's HDU of the same number, `image_hdu` (0-based;
+// any [..] on the map's name is dropped, as SExtractor drops it); for an image named with one
+// (`image_hdu` -1), the HDU the map's name gives, else the map's second HDU. A map of a single
+// HDU serves any image. Throws celeris::Error, naming the file, when it cannot be read, lacks
+// that HDU, is not a cube of at least two planes, its planes are not width x height
+// (SExtractor: "Incompatible differential geometry map size"), or a shift is not finite or
+// beyond 1e6 pixels (SExtractor turns shifts into int pixel offsets: such a value has no
+// defined result there).
+DgeoImages read_dgeo_map(const std::string& path, int64_t width, int64_t height, int image_hdu);
 
 }  // namespace celeris::extract

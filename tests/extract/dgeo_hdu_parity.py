@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Which HDU of DGEO_IMAGE source-extractor reads (makeit.c: nima0 < 0 ? ntab : (ndgeo < 0 ? 1 :
+ndgeo)), against celeris: a simulation written as one image and as a file of two image HDUs,
+maps of one HDU and of two (the second the first negated, so that reading the wrong one moves
+every position), and each pairing of an image named with or without its HDU and a map named
+with or without one; every catalog row identical (compare_catalogs.py).
+
+usage: dgeo_hdu_parity.py CELERIS_BIN WORKDIR
+Exit code 77 (ctest SKIP) when source-extractor or astropy is absent.
+"""
+import os
+import sys
+
+from dgeo_parity import PARAMS, write_map
+from parity_runs import (COMMON, compare, exit_code, need_astropy, run_both, sextractor,
+                         simulate, write_conv, write_params)
+
+# (image, map): an image named without its HDU reads the map's HDU of the same number, whatever
+# the map's name says; one named with it reads the HDU the map's name gives, else the second.
+CASES = [("one.fits", "map1.fits"), ("one.fits", "map2.fits"), ("one.fits", "map2.fits[1]"),
+         ("two.fits[1]", "map1.fits"), ("two.fits[1]", "map2.fits"), ("two.fits[0]", "map2.fits"),
+         ("two.fits[1]", "map2.fits[0]")]
+
+
+def main():
+    celeris, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    sex = sextractor()
+    need_astropy()
+    import numpy as np
+    from astropy.io import fits
+    os.makedirs(work, exist_ok=True)
+    one = simulate(celeris, os.path.join(work, "one.fits"), ["--size", "256", "--seed", "21",
+                                                             "--stars", "60"])
+    data = fits.getdata(one)
+    fits.HDUList([fits.PrimaryHDU(data), fits.ImageHDU(data)]).writeto(
+        os.path.join(work, "two.fits"), overwrite=True)
+    cube = fits.getdata(write_map(one, os.path.join(work, "map1.fits"), "smooth"))
+    fits.HDUList([fits.PrimaryHDU(cube), fits.ImageHDU(-cube)]).writeto(
+        os.path.join(work, "map2.fits"), overwrite=True)
+    param = write_params(os.path.join(work, "hdu.param"), PARAMS)
+    verdict = 0
+    for k, (image, dgeo) in enumerate(CASES):
+        args = (["-PARAMETERS_NAME", param, "-FILTER_NAME", write_conv(work)] + COMMON +
+                ["-DGEO_TYPE", "PIXEL", "-DGEO_IMAGE", dgeo])
+        catalogs = (os.path.join(work, f"case{k}.sex.cat"), os.path.join(work, f"case{k}.cel.cat"))
+        run_both(sex, celeris, image, catalogs, args, work)
+        verdict |= compare(*catalogs, f"{image} with {dgeo}",
+                           ["--same-columns", "--rows-frac", "1.0"])
+    return verdict
+
+
+if __name__ == "__main__":
+    sys.exit(exit_code(main))
