@@ -387,12 +387,6 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
          {split_dual_image_path(path).first, split_dual_image_path(path).second})
       if (!input.empty()) refuse_output_over_input(settings.catalog_name, input, "CATALOG_NAME");
   check_extension_companions(path, hdus, settings, plan.n_flag_maps);
-  // SExtractor reads each extension's map from the DGEO_IMAGE extension of the same rank: not
-  // reproduced yet.
-  if (settings.dgeo)
-    throw Error(
-        "DGEO_TYPE PIXEL with a multi-extension image is not supported yet (name one "
-        "extension, image.fits[1])");
   for (const std::string& name : settings.check_names)
     for (const std::string& input :
          {split_dual_image_path(path).first, split_dual_image_path(path).second})

@@ -30,8 +30,8 @@ foreach(variant
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
-# Which HDU of DGEO_IMAGE is read, for images and maps named with or without their HDU
-# (dgeo_hdu_parity.py, 7 pairings on a 256^2 simulation). About 3 s.
+# Which HDU of DGEO_IMAGE is read, for images and maps named with or without their HDU, and for
+# a multi-extension image (dgeo_hdu_parity.py, 10 pairings on a 256^2 simulation). About 4 s.
 add_test(NAME extract.parity.dgeo_hdus
          COMMAND ${CELERIS_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/extract/dgeo_hdu_parity.py
                  $<TARGET_FILE:celeris_cli> ${CMAKE_CURRENT_BINARY_DIR}/parity/dgeo_hdus)
