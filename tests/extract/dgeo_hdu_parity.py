@@ -4,7 +4,7 @@ ndgeo)), against celeris: a simulation written as one image and as a file of two
 maps of one HDU and of two (the second the first negated, so that reading the wrong one moves
 every position), and each pairing of an image named with or without its HDU and a map named
 with or without one; every catalog row identical (compare_catalogs.py for one HDU, every line
-of the ASCII_HEAD catalogs for the whole two-image file).
+of the ASCII_HEAD catalogs for the whole two-image file), and in a stream of two frames.
 
 usage: dgeo_hdu_parity.py CELERIS_BIN WORKDIR
 Exit code 77 (ctest SKIP) when source-extractor or astropy is absent.
@@ -56,6 +56,24 @@ def main():
             rows = [r for r in a if not r.startswith("#")], [r for r in b if not r.startswith("#")]
         same = rows[0] == rows[1] and len(rows[0]) > 0
         print(f"{label:32s} {len(rows[0])} and {len(rows[1])} rows: " +
+              ("every line identical PASS" if same else "FAIL"))
+        verdict |= 0 if same else 1
+    # A stream of frames (two images on one command line, one catalog each) reads the map for
+    # each frame: both catalogs must be source-extractor's of one.fits with map2.fits (case 1).
+    import shutil
+    import subprocess
+    shutil.copy(os.path.join(work, "one.fits"), os.path.join(work, "one_copy.fits"))
+    args = (["-PARAMETERS_NAME", param, "-FILTER_NAME", write_conv(work)] + COMMON +
+            ["-DGEO_TYPE", "PIXEL", "-DGEO_IMAGE", "map2.fits"])
+    subprocess.run([celeris, "extract", "one.fits", "one_copy.fits", "-CATALOG_NAME",
+                    "stream_{stem}.cat"] + args, check=True, cwd=work)
+    with open(os.path.join(work, "case1.sex.cat")) as f:
+        want = [r for r in f if not r.startswith("#")]
+    for stem in ("one", "one_copy"):
+        with open(os.path.join(work, f"stream_{stem}.cat")) as f:
+            got = [r for r in f if not r.startswith("#")]
+        same = got == want and len(want) > 0
+        print(f"stream frame {stem}.fits with map2.fits {len(got)} rows: " +
               ("every line identical PASS" if same else "FAIL"))
         verdict |= 0 if same else 1
     return verdict
