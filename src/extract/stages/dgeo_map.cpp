@@ -1,5 +1,6 @@
 #include "extract/stages/dgeo_map.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -20,15 +21,22 @@ constexpr float kMaxShift = 1e6f;  // pixels; beyond it SExtractor's int offsets
 // on some pixels), with no BLANK substitution (SExtractor reads the map's values as they are).
 void read_plane(fitsfile* f, int bitpix, float bs, float bz, int plane, Image<float>& out,
                 const std::string& path) {
-  long first[3] = {1, 1, plane};
-  std::vector<double> raw(static_cast<size_t>(out.size()));
-  int status = 0;
-  fits_read_pix(f, TDOUBLE, first, static_cast<LONGLONG>(raw.size()), nullptr, raw.data(), nullptr,
-                &status);
-  check_fits(status, "DGEO_IMAGE " + path);
-  for (size_t i = 0; i < raw.size(); ++i)  // the stored values, exact in double
-    out.data()[i] = bitpix == DOUBLE_IMG ? scaled_pixel<double>(raw[i], bs, bz)
-                                         : scaled_pixel<float>(static_cast<float>(raw[i]), bs, bz);
+  const int64_t width = out.width(), height = out.height();
+  // The stored values (exact in double) a slice of rows at a time, to bound the scratch memory.
+  const int64_t rows_per_chunk = std::max<int64_t>(1, (int64_t{1} << 20) / width);
+  std::vector<double> raw(static_cast<size_t>(std::min(height, rows_per_chunk) * width));
+  for (int64_t y0 = 0; y0 < height; y0 += rows_per_chunk) {
+    const int64_t n = std::min(rows_per_chunk, height - y0) * width;
+    long first[3] = {1, static_cast<long>(y0 + 1), plane};
+    int status = 0;
+    fits_read_pix(f, TDOUBLE, first, static_cast<LONGLONG>(n), nullptr, raw.data(), nullptr,
+                  &status);
+    check_fits(status, "DGEO_IMAGE " + path);
+    float* dst = out.data() + y0 * width;
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = bitpix == DOUBLE_IMG ? scaled_pixel<double>(raw[i], bs, bz)
+                                    : scaled_pixel<float>(static_cast<float>(raw[i]), bs, bz);
+  }
   for (int64_t i = 0; i < out.size(); ++i) {
     const float v = out.data()[i];
     if (!std::isfinite(v) || std::fabs(v) > kMaxShift)
