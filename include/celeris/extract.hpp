@@ -216,6 +216,13 @@ struct Objects {
   // vignet_shift_height pixels per object, row-major, resampled to centre the barycentre (0
   // where SExtractor has no pixel); empty without VIGNET_SHIFT.
   std::vector<float> vignet_shift;
+  // --- Differential geometry (DGEO_TYPE PIXEL, src/extract/stages/dgeo_map.hpp), filled only with
+  // a map (MeasureRequest::dgeo_x): the mean shifts subtracted from X/Y_IMAGE (DGEOX_IMAGE,
+  // DGEOY_IMAGE) and from XWIN/YWIN_IMAGE (DGEOXWIN_IMAGE, DGEOYWIN_IMAGE; with the windowed
+  // measurements), pixels; and the map's planes around each object, MeasureRequest's
+  // vignet_dgeox/y_width x height per object, row-major, 0 off the image (VIGNET_DGEOX/Y).
+  std::vector<float> dgeox, dgeoy, dgeoxwin, dgeoywin;
+  std::vector<float> vignet_dgeox, vignet_dgeoy;
   // --- DURATION_ANALYSIS (s): the wall-clock time of the object's measurement (measure.cpp's
   // per-object loop body); empty unless MeasureRequest::duration_analysis.
   std::vector<float> duration_analysis;
@@ -265,6 +272,12 @@ struct MeasureRequest {
   // Dual-image mode (stages/dual_image.hpp): the measurement image, the detection image's size;
   // empty: one image for both.
   ImageView<const float> measure_image;
+  // DGEO_TYPE PIXEL: the differential-geometry map's x and y shift planes (pixels), the image's
+  // size; empty: none. Every position is measured less each pixel's shift, as SExtractor 2.25
+  // does (docs/extract.md, "Differential geometry"). CPU only.
+  ImageView<const float> dgeo_x, dgeo_y;
+  int vignet_dgeox_width = 0, vignet_dgeox_height = 0;  // VIGNET_DGEOX(w,h); 0: not asked for
+  int vignet_dgeoy_width = 0, vignet_dgeoy_height = 0;  // VIGNET_DGEOY(w,h); 0: not asked for
   std::vector<CheckImage> check_images;  // made in this order into Result::check_images
 };
 

@@ -63,6 +63,10 @@ struct Settings {
   // name is also looked for in /usr/share/source-extractor, where Debian puts default.nnw).
   std::string starnnw_name = "default.nnw";
   AssocSettings assoc;  // ASSOC_* (read only when VECTOR_ASSOC / NUMBER_ASSOC is asked for)
+  // DGEO_TYPE PIXEL (dgeo true): the differential-geometry map DGEO_IMAGE is read and every
+  // position measured less its pixel shifts (src/extract/stages/dgeo_map.hpp); NONE: not read.
+  bool dgeo = false;
+  std::string dgeo_image = "dgeo.fits";
   Verbose verbose = Verbose::Normal;
   bool satur_level_given = false;  // set explicitly (file or command line)
   bool gain_given = false;

@@ -1,5 +1,7 @@
 #include "extract/mef_inputs.hpp"
 
+#include <fitsio.h>
+
 #include <algorithm>
 
 #include "celeris/error.hpp"
@@ -27,6 +29,17 @@ std::vector<std::pair<std::string, std::string>> weight_files(const Settings& se
 
 std::string at_hdu(const std::string& file, int hdu) {
   return file + "[" + std::to_string(hdu - 1) + "]";
+}
+
+// The number of HDUs of `file`, 0 when CFITSIO cannot open it (reading it later says why).
+int hdu_count(const std::string& file) {
+  fitsfile* f = nullptr;
+  int status = 0, n = 0;
+  if (fits_open_file(&f, file.c_str(), READONLY, &status)) return 0;
+  fits_get_num_hdus(f, &n, &status);
+  status = 0;
+  fits_close_file(f, &status);
+  return n;
 }
 
 }  // namespace
@@ -87,6 +100,12 @@ Settings extension_settings(const Settings& settings, int hdu) {
   for (std::string& name : s.weight_images)
     if (!name.empty()) name = at_hdu(name, hdu);
   for (std::string& name : s.flag_images) name = at_hdu(name, hdu);
+  // DGEO_IMAGE: SExtractor reads the map's HDU of the image's number, dropping any [..] on the
+  // map's name (makeit.c); a map of one HDU serves every extension (dgeo_map.hpp).
+  if (s.dgeo) {
+    const std::string file = s.dgeo_image.substr(0, s.dgeo_image.find('['));
+    s.dgeo_image = hdu_count(file) == 1 ? file : at_hdu(file, hdu);
+  }
   return s;
 }
 

@@ -36,7 +36,8 @@ void check_extension_companions(const std::string& path, const std::vector<int>&
 // The image of HDU `hdu` (1-based): "a.fits[hdu-1]", or "det.fits[hdu-1],meas.fits[hdu-1]".
 std::string extension_image_path(const std::string& path, int hdu);
 
-// `settings` with every weight map and flag map named at HDU `hdu` (CFITSIO's "w.fits[hdu-1]").
+// `settings` with every weight map and flag map named at HDU `hdu` (CFITSIO's "w.fits[hdu-1]"),
+// and DGEO_IMAGE at the HDU SExtractor reads for it (at `hdu` unless the map has one HDU).
 Settings extension_settings(const Settings& settings, int hdu);
 
 }  // namespace celeris::extract

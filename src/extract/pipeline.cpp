@@ -68,6 +68,19 @@ void validate(ImageView<const float> image, const Config& c) {
   validate_config(c);
 }
 
+// DGEO_TYPE PIXEL: a map of the image's size, measured on the CPU (the GPU's measurement does
+// not take the shifts).
+void check_dgeo(int64_t width, int64_t height, const Config& c, const MeasureRequest& r) {
+  if (!r.dgeo_x.data && !r.dgeo_y.data) return;
+  if (c.device == Backend::Cuda)
+    throw Error("DGEO_TYPE PIXEL with --device cuda is not supported yet (use --device cpu)");
+  for (const ImageView<const float>& m : {r.dgeo_x, r.dgeo_y})
+    if (m.width != width || m.height != height)
+      throw Error("DGEO_IMAGE is " + std::to_string(m.width) + "x" + std::to_string(m.height) +
+                  ", the image " + std::to_string(width) + "x" + std::to_string(height) +
+                  ": they must have the same size");
+}
+
 // SExtractor's cleanmargin: from the apertures the catalog actually asks for (none when no
 // *_APER column is requested); it sets when objects are written, hence their NUMBER.
 int clean_margin(const std::vector<double>& apertures, int n_apertures) {
@@ -163,6 +176,7 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   const bool weighted = config.detect_weight.type != WeightType::None ||
                         config.measure_weight.type != WeightType::None;
   check_dual_image(image, config, request);
+  check_dgeo(image.width, image.height, config, request);
   const bool host_front = weighted || request.measure_image.data;
   FrontStage stage = front_stage(
       config, image.width, image.height,
@@ -204,6 +218,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const Config& config = stage.config;
   const FrontEnd& front = stage.front;
   const int w = stage.width, h = stage.height, nt = info.threads;
+  check_dgeo(w, h, config, request);
   // Detection weights make each pixel's threshold its own; measurement weights its variance.
   const WeightMaps& wmaps = stage.weights;
   const bool dweighted = wmaps.detect, mweighted = wmaps.measure;
@@ -217,6 +232,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const ObjectList& detections = front.detections;
   const float dthresh = front.detect_thresh;
   const float athresh = measure.dual ? measure.analysis_thresh : front.analysis_thresh;
+  // DGEO_TYPE PIXEL: every stage that takes a position takes each pixel's less its shift.
+  const DgeoMap dgeo_map{request.dgeo_x, request.dgeo_y};
+  const DgeoMap* dgeo = dgeo_map.get();
 
   // 4. Deblending.
   const DeblendParams dp{config.deblend_nthresh,
@@ -226,7 +244,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                          dweighted,
                          w,
                          h,
-                         config.photo};
+                         config.photo,
+                         dgeo};
   // Each detection's done line (its own index as parent), then each object's. The
   // detections' pixel columns become the objects' (deblend.hpp).
   std::vector<int64_t> detection_index(detections.size());
@@ -260,6 +279,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   iso_params.weighted = mweighted;
   iso_params.weight_gain = config.weight_gain;
   iso_params.pixel_thresholds = dweighted;
+  iso_params.dgeo = dgeo;
   // One pass: each object's pixels are read for its shape and again, still in cache, for its
   // isophotal values.
   std::vector<Shape> shapes(objects.size());
@@ -267,7 +287,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
   for (size_t i = 0; i < objects.size(); ++i) {
     shapes[i] =
-        compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted), dweighted);
+        compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted), dweighted, dgeo);
     isos[i] = isophotal(objects[i], shapes[i], iso_params);
   }
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
@@ -310,6 +330,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.vignet_shift_width = request.vignet_shift_width;
   mp.vignet_shift_height = request.vignet_shift_height;
   mp.time_objects = request.duration_analysis;
+  mp.dgeo = dgeo;  // DGEO*_IMAGE, VIGNET_DGEOX/Y (measure_dgeo.hpp)
+  mp.vignet_dgeox_width = request.vignet_dgeox_width;
+  mp.vignet_dgeox_height = request.vignet_dgeox_height;
+  mp.vignet_dgeoy_width = request.vignet_dgeoy_width;
+  mp.vignet_dgeoy_height = request.vignet_dgeoy_height;
   // SExtractor's cleanmargin also covers half the VIGNET height, and half the VIGNET_SHIFT
   // height plus 3 (its interpolation mask's reach) (prefs.c).
   const int margin =
@@ -443,6 +468,7 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
 }
 
 Result extract(const DeviceImage& image, const Config& config, const MeasureRequest& request) {
+  check_dgeo(image.width(), image.height(), config, request);
   if (config.detect_weight.type != WeightType::None ||
       config.measure_weight.type != WeightType::None || request.measure_image.data) {
     // Weight maps and dual-image mode run on the CPU front end.

@@ -20,6 +20,7 @@
 #include "extract/sextractor/summary_cards.hpp"
 #include "extract/sextractor/wcs_draws.hpp"
 #include "extract/stages/assoc.hpp"
+#include "extract/stages/dgeo_map.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
 #include "extract/stages/measure_pixel_scale.hpp"
@@ -68,6 +69,8 @@ RunPlan plan_run(const Settings& settings) {
     if (n.find("_GROWTH") != std::string::npos) req.growth = true;
     if (n == "VIGNET") req.vignet_width = p.width, req.vignet_height = p.height;
     if (n == "VIGNET_SHIFT") req.vignet_shift_width = p.width, req.vignet_shift_height = p.height;
+    if (n == "VIGNET_DGEOX") req.vignet_dgeox_width = p.width, req.vignet_dgeox_height = p.height;
+    if (n == "VIGNET_DGEOY") req.vignet_dgeoy_width = p.width, req.vignet_dgeoy_height = p.height;
     if (n == "DURATION_ANALYSIS") req.duration_analysis = true;
   }
   if (settings.check_types.size() != settings.check_names.size() && !settings.check_types.empty())
@@ -89,6 +92,9 @@ RunPlan plan_run(const Settings& settings) {
     if (settings.config.device == Backend::Cuda)
       throw Error("DETECT_TYPE PHOTO with --device cuda is not supported yet (use --device cpu)");
   }
+  // --- hook: DGEO_TYPE PIXEL (stages/dgeo_map.hpp): the shifts enter the CPU's measurement only.
+  if (settings.dgeo && settings.config.device == Backend::Cuda)
+    throw Error("DGEO_TYPE PIXEL with --device cuda is not supported yet (use --device cpu)");
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
   for (const auto& p : params)
     if (std::string(p.spec->name) == "CLASS_STAR") {
@@ -255,6 +261,19 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
     req.detect_weight_map = frame.detect_weight_map->pixels.view();
   }
   if (frame.detect_image) req.measure_image = frame.pixels;
+  // --- hook: DGEO_TYPE PIXEL: the map is read whatever the catalog asks for, as SExtractor
+  // does: it moves every position.
+  if (settings.dgeo) {
+    if (settings.catalog_type != CatalogType::None)
+      refuse_output_over_input(catalog_name, settings.dgeo_image, "CATALOG_NAME");
+    // The map's HDU follows the detection image's (SExtractor's image_name[0]).
+    const FitsImage& detect = frame.detect_image ? *frame.detect_image : img;
+    const bool image_names_hdu = detect_path.find('[') != std::string::npos;
+    frame.dgeo_map =
+        read_dgeo_map(settings.dgeo_image, width, height, image_names_hdu ? -1 : detect.hdu - 1);
+    req.dgeo_x = frame.dgeo_map.dx.view();
+    req.dgeo_y = frame.dgeo_map.dy.view();
+  }
   return frame;
 }
 

@@ -17,6 +17,7 @@
 #include "extract/settings/parameters.hpp"
 #include "extract/sextractor/world_frame.hpp"
 #include "extract/stages/assoc_list.hpp"
+#include "extract/stages/dgeo_map.hpp"
 #include "extract/stages/measure_class_star.hpp"
 
 namespace celeris::extract {
@@ -54,6 +55,7 @@ struct Frame {
   // Dual-image mode: the detection image (`image` is then the measurement image). Weight maps
   // (MAP_* types): the measurement (or only) map and a separate detection map.
   std::optional<FitsImage> detect_image, weight_map, detect_weight_map;
+  DgeoImages dgeo_map;  // DGEO_TYPE PIXEL: DGEO_IMAGE's planes (stages/dgeo_map.hpp)
   MeasureRequest request;
   std::chrono::steady_clock::time_point started;
 };

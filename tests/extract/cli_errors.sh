@@ -241,6 +241,41 @@ expect_error assoc-segmentation "ASSOCSELEC_TYPE" "$bin" extract good.fits -PARA
 expect_error assoc-world-no-wcs "needs a WCS" "$bin" extract nowcs.fits -PARAMETERS_NAME assoc.param -ASSOC_NAME ok.list -ASSOCCOORD_TYPE WORLD
 # DETECT_TYPE PHOTO's MAG_GAMMA: SExtractor's range.
 expect_error mag-gamma "MAG_GAMMA" "$bin" extract good.fits -DETECT_TYPE PHOTO -MAG_GAMMA 0
+# DGEO_TYPE PIXEL (stages/dgeo_map.hpp): the map must be a cube of x and y shift planes of the
+# image's size (source-extractor: "Incompatible differential geometry map size", "Error while
+# reading" a 2-D map), finite, at each HDU a multi-extension image reads (--device cuda:
+# dgeo_test.cpp).
+python3 - <<'PY'
+import struct
+def card(k, v): return (f"{k:<8}= {v:>20}").ljust(80)
+def hdu(naxes, values, first=True):
+    cards = [card("SIMPLE", "T") if first else "XTENSION= 'IMAGE   '".ljust(80),
+             card("BITPIX", "-32"), card("NAXIS", str(len(naxes)))]
+    cards += [card(f"NAXIS{i+1}", str(n)) for i, n in enumerate(naxes)]
+    if not first:
+        cards += [card("PCOUNT", "0"), card("GCOUNT", "1")]
+    h = "".join(cards + ["END".ljust(80)]).encode()
+    h += b" " * (-len(h) % 2880)
+    data = struct.pack(f">{len(values)}f", *values)
+    return h + data + b"\0" * (-len(data) % 2880)
+def write(name, naxes, values):
+    open(name, "wb").write(hdu(naxes, values))
+# A map of two HDUs whose second does not fit mef.fits's second extension.
+open("dgeo_mef_bad.fits", "wb").write(hdu([64, 64, 2], [0.25] * 8192) +
+                                      hdu([32, 32, 2], [0.25] * 2048, first=False))
+write("dgeo64.fits", [64, 64, 2], [0.25] * 8192)
+write("dgeo32.fits", [32, 32, 2], [0.25] * 2048)
+write("dgeo2d.fits", [64, 64], [0.25] * 4096)
+write("dgeonan.fits", [64, 64, 2], [0.25] * 5000 + [float("nan")] + [0.25] * 3191)
+PY
+expect_error dgeo-missing "DGEO_IMAGE nothere.fits" "$bin" extract good.fits -DGEO_TYPE PIXEL -DGEO_IMAGE nothere.fits
+expect_error dgeo-size "same size" "$bin" extract good.fits -DGEO_TYPE PIXEL -DGEO_IMAGE dgeo32.fits
+expect_error dgeo-2d "at least 2 planes" "$bin" extract good.fits -DGEO_TYPE PIXEL -DGEO_IMAGE dgeo2d.fits
+expect_error dgeo-nan "finite" "$bin" extract good.fits -DGEO_TYPE PIXEL -DGEO_IMAGE dgeonan.fits
+expect_error dgeo-type "DGEO_TYPE: expected one of NONE, PIXEL" "$bin" extract good.fits -DGEO_TYPE POLY -DGEO_IMAGE dgeo64.fits
+expect_error dgeo-mef-hdu "dgeo_mef_bad.fits\[1\] is 32x32" "$bin" extract mef.fits -DGEO_TYPE PIXEL -DGEO_IMAGE dgeo_mef_bad.fits
+printf 'NUMBER\nVIGNET_DGEOX(5)\n' > dgeovig.param
+expect_error dgeo-vignet-size "VIGNET_DGEOX(w,h)" "$bin" extract good.fits -PARAMETERS_NAME dgeovig.param
 # Keys that act only with a refused feature are accepted (SExtractor ignores them too then).
 "$bin" extract good.fits -FLAG_IMAGE none.fits -STARNNW_NAME none.nnw -WEIGHT_IMAGE none.fits \
   -ASSOC_NAME none.list -FILTER_NAME ok.conv -VERBOSE_TYPE QUIET -CATALOG_NAME inert.cat \

@@ -303,6 +303,7 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/extract/parent_b1950_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/pixstack_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/pixel_scale_tests.cmake)
 include(${CMAKE_CURRENT_SOURCE_DIR}/extract/duration_tests.cmake)
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/dgeo_tests.cmake)
 # ASSOC (stages/assoc.cpp): lists made from a source-extractor run, moved, doubled, duplicated
 # and padded with fakes, through every ASSOC_TYPE, ASSOCSELEC_TYPE, ASSOC_DATA form, radius and
 # ASSOCCOORD_TYPE WORLD; catalogs identical to source-extractor's, row for row

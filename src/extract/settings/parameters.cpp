@@ -394,6 +394,19 @@ const std::vector<ParamSpec>& parameter_table() {
       {"VIGNET", "count", "Pixel data around detection", CT::Float32, "%12.7g", true, false},
       {"VIGNET_SHIFT", "count", "Pixel data around detection, corrected for shift", CT::Float32,
        "%12.7g", true, false},
+      // --- differential geometry (stages/dgeo_map.hpp, measure_dgeo.hpp)
+      {"DGEOX_IMAGE", "pixel", "Differential geometry correction to X_IMAGE", CT::Float32, "%+7.4f",
+       false, false},
+      {"DGEOY_IMAGE", "pixel", "Differential geometry correction to Y_IMAGE", CT::Float32, "%+7.4f",
+       false, false},
+      {"DGEOXWIN_IMAGE", "pixel", "Differential geometry correction to XWIN_IMAGE", CT::Float32,
+       "%+7.4f", false, false},
+      {"DGEOYWIN_IMAGE", "pixel", "Differential geometry correction to YWIN_IMAGE", CT::Float32,
+       "%+7.4f", false, false},
+      {"VIGNET_DGEOX", "pix", "Differential x geometry data around detection", CT::Float32,
+       "%+10.6f", true, false},
+      {"VIGNET_DGEOY", "pix", "Differential y geometry data around detection", CT::Float32,
+       "%+10.6f", true, false},
       // --- weight flags (measure_weight_flags.hpp)
       {"FLAGS_WEIGHT", "", "Weighted extraction flags", CT::Int16, "%1d", false, false},
       {"NLOWWEIGHT_ISO", "", "Nb of pixels with low weight over the iso. profile", CT::Int32, "%9d",
@@ -437,7 +450,8 @@ std::vector<RequestedParam> parse_parameter_list(const std::string& text, const 
                     printable_excerpt(line) + "'");
     }
     // --- hook: VIGNET(w,h), a two-dimensional cell
-    if (name == "VIGNET" || name == "VIGNET_SHIFT") {
+    if (name == "VIGNET" || name == "VIGNET_SHIFT" || name == "VIGNET_DGEOX" ||
+        name == "VIGNET_DGEOY") {
       const char* c = sized ? line.c_str() + end + 1 : "";
       char* after = nullptr;
       const long w = std::strtol(c, &after, 10);
@@ -1025,6 +1039,17 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
       {"VIGNET", [&](size_t i, int k) { return double(o.vignet[i * vignet_size + k]); }},
       {"VIGNET_SHIFT",
        [&](size_t i, int k) { return double(o.vignet_shift[i * (o.vignet_shift.size() / n) + k]); }},
+      // Differential geometry: 0 without a map, as SExtractor leaves them.
+      {"DGEOX_IMAGE", [&](size_t i, int) { return o.dgeox.empty() ? 0.0 : double(o.dgeox[i]); }},
+      {"DGEOY_IMAGE", [&](size_t i, int) { return o.dgeoy.empty() ? 0.0 : double(o.dgeoy[i]); }},
+      {"DGEOXWIN_IMAGE",
+       [&](size_t i, int) { return o.dgeoxwin.empty() ? 0.0 : double(o.dgeoxwin[i]); }},
+      {"DGEOYWIN_IMAGE",
+       [&](size_t i, int) { return o.dgeoywin.empty() ? 0.0 : double(o.dgeoywin[i]); }},
+      {"VIGNET_DGEOX",
+       [&](size_t i, int k) { return double(o.vignet_dgeox[i * (o.vignet_dgeox.size() / n) + k]); }},
+      {"VIGNET_DGEOY",
+       [&](size_t i, int k) { return double(o.vignet_dgeoy[i * (o.vignet_dgeoy.size() / n) + k]); }},
       {"FLAGS_WEIGHT", scalar(o.flags_weight)},
       {"NLOWWEIGHT_ISO", scalar(o.nlowweight)},
       {"NLOWDWEIGHT_ISO", scalar(o.nlowdweight)},
@@ -1056,7 +1081,8 @@ Table make_catalog(const Objects& o, const std::vector<RequestedParam>& params,
     if (name == "FLUX_RADIUS") size = std::min(size, nfrac);
     c.repeat = size;
     if (name == "VIGNET") c.dims = vignet_dims;
-    if (name == "VIGNET_SHIFT") c.dims = {p.width, p.height};
+    if (name == "VIGNET_SHIFT" || name == "VIGNET_DGEOX" || name == "VIGNET_DGEOY")
+      c.dims = {p.width, p.height};
     c.values.assign(n * size, 0.0);
     const Getter* get = column_getter[static_cast<size_t>(pi)];
     if (!get) continue;                                   // no world frame built: zeros

@@ -279,6 +279,9 @@ const std::map<std::string, Setter>& setters() {
          s.gain_given = true;
        }},
       {"GAIN_KEY", [](Settings& s, auto& k, auto& v) { s.gain_key = to_string_value(k, v); }},
+      {"DGEO_TYPE",
+       [](Settings& s, auto& k, auto& v) { s.dgeo = to_choice(k, v, {"NONE", "PIXEL"}) == "PIXEL"; }},
+      {"DGEO_IMAGE", [](Settings& s, auto& k, auto& v) { s.dgeo_image = to_string_value(k, v); }},
       {"FLAG_IMAGE",
        [](Settings& s, auto& k, auto& v) {
          if (v.empty() || v.size() > 4) bad_value(k, v, "expected 1 to 4 file names");
@@ -441,9 +444,6 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
       {"WRITE_XML",
        {[](const Values& v) { return all_equal(v, "N"); },
         "the XML run summary is not written (only N)"}},
-      {"DGEO_TYPE",
-       {[](const Values& v) { return all_equal(v, "NONE"); },
-        "differential geometry maps are not supported (only NONE)"}},
       {"FILTER_THRESH",
        {[](const Values& v) { return v.empty(); },
         "filter thresholds are not supported (leave it empty)"}},
@@ -452,12 +452,11 @@ const std::map<std::string, Unsupported>& unsupported_keys() {
 }
 
 // SExtractor keys that act only together with a feature celeris refuses elsewhere (a catalog
-// parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y, DGEO_TYPE PIXEL): with those
+// parameter it does not compute, DETECT_TYPE PHOTO, WRITE_XML Y): with those
 // refused, SExtractor does nothing with them either, so any value is accepted.
 const std::vector<std::string>& inert_keys() {
   static const std::vector<std::string> keys = {
-      "DGEO_IMAGE", "PATTERN_TYPE", "PSFDISPLAY_TYPE", "PSF_NAME",
-      "PSF_NMAX",   "SOM_NAME",     "XML_NAME",        "XSL_URL",
+      "PATTERN_TYPE", "PSFDISPLAY_TYPE", "PSF_NAME", "PSF_NMAX", "SOM_NAME", "XML_NAME", "XSL_URL",
   };
   return keys;
 }

@@ -196,7 +196,7 @@ DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params
     }
     plan.cores.end_object(node.flags | kFlagBlended | inherited);
     const size_t c = plan.cores.size() - 1;
-    const Shape s = compute_shape(plan.cores[c], node.thresh, params.pixel_thresholds);
+    const Shape s = compute_shape(plan.cores[c], node.thresh, params.pixel_thresholds, params.dgeo);
     plan.cores.fixed_centre[c] = 1;
     plan.cores.cx[c] = s.mx;
     plan.cores.cy[c] = s.my;

@@ -37,6 +37,9 @@ struct DeblendParams {
   bool pixel_thresholds = false;
   int width = 0, height = 0;  // image size, for kFlagTruncated
   bool photo = false;         // DETECT_TYPE PHOTO: levels spaced linearly (refine.c)
+  // A differential-geometry map (dgeo_map.hpp): the cores' barycentres and moments, hence the
+  // pixels' assignment to children, take it (refine.c preanalyse).
+  const DgeoMap* dgeo = nullptr;
 };
 
 // The tree of one detection and what its pixel assignment needs.

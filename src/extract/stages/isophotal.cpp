@@ -90,7 +90,8 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
     tv += pix;
     double err = dbacknoise2;
     if (gain > 0.0 && p.cvalue > 0.0f) err += p.cvalue / gain;
-    const double x = p.x - s.mx, y = p.y - s.my;
+    double x = p.x - s.mx, y = p.y - s.my;
+    if (ctx.dgeo) x -= ctx.dgeo->dx(p.x, p.y), y -= ctx.dgeo->dy(p.x, p.y);  // the true position
     esum += err;
     emx2 += err * x * x;
     emy2 += err * y * y;
@@ -139,7 +140,8 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
     for (const Pixel p : d) {
       const double pix = static_cast<double>(measured(p)) - dbkg;
       if (!(pix > thresh0 && pix < sat)) continue;
-      const double dx = p.x - s.mx, dy = p.y - s.my;
+      double dx = p.x - s.mx, dy = p.y - s.my;
+      if (ctx.dgeo) dx -= ctx.dgeo->dx(p.x, p.y), dy -= ctx.dgeo->dy(p.x, p.y);
       const double lpix = std::log(pix), inverr2 = pix * pix, d2 = dx * dx + dy * dy;
       sw += inverr2;
       sx += d2 * inverr2;

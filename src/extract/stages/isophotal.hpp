@@ -47,6 +47,9 @@ struct IsoParams {
   ImageView<const float> measure;
   float dbacksig = 0;
   double ngamma = 0;  // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD)
+  // A differential-geometry map (dgeo_map.hpp): the position errors and the FWHM take each
+  // pixel's position less its shift (analyse.c examineiso, in double: no truncation there).
+  const DgeoMap* dgeo = nullptr;
 };
 
 // `dbkg`: the object's local background (local_background.hpp), 0 for BACKPHOTO_TYPE GLOBAL.

@@ -3,6 +3,7 @@
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/measure_best.hpp"
 #include "extract/stages/measure_class_star.hpp"
+#include "extract/stages/measure_dgeo.hpp"
 #include "extract/stages/measure_growth.hpp"
 #include "extract/stages/measure_vignet.hpp"
 #include "extract/stages/measure_windowed.hpp"
@@ -156,6 +157,16 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   o.vignet.assign(n * vignet_size, 0.0f);
   const size_t shift_size = static_cast<size_t>(ctx.vignet_shift_width) * ctx.vignet_shift_height;
   o.vignet_shift.assign(n * shift_size, 0.0f);
+  // Differential geometry: the mean shifts, and the map around each object.
+  const bool dgeo = ctx.dgeo != nullptr;
+  if (dgeo) {
+    for (auto* v : {&o.dgeox, &o.dgeoy}) v->assign(n, 0.0f);
+    if (ctx.compute_win) o.dgeoxwin.assign(n, 0.0f), o.dgeoywin.assign(n, 0.0f);
+  }
+  const size_t dgeox_size = static_cast<size_t>(ctx.vignet_dgeox_width) * ctx.vignet_dgeox_height;
+  const size_t dgeoy_size = static_cast<size_t>(ctx.vignet_dgeoy_width) * ctx.vignet_dgeoy_height;
+  o.vignet_dgeox.assign(n * dgeox_size, 0.0f);
+  o.vignet_dgeoy.assign(n * dgeoy_size, 0.0f);
   // DURATION_ANALYSIS: SExtractor times endobject() per object (gettimeofday, analyse.c);
   // celeris times this loop's body, the object's measurement, on a steady clock.
   if (ctx.time_objects) o.duration_analysis.assign(n, 0.0f);
@@ -197,6 +208,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.background[i] = bkg;
     o.threshold[i] = iso.dthresh;  // SExtractor prints dthresh: no local background
     o.fwhm[i] = iso.fwhm;
+    if (dgeo) o.dgeox[i] = s.dgeox, o.dgeoy[i] = s.dgeoy;
 
     const ApertureShape ap = aperture_shape(src, s, iso, i, written_at, ctx);
     float hl_radius = 0.5f;
@@ -242,8 +254,11 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
       const WindowedStart start{s.mx,         s.my,         s.x2,         s.y2,
                                 s.xy,         float(s.a),   float(s.b),   float(o.theta[i]),
                                 float(s.cxx), float(s.cyy), float(s.cxy), iso.errx2,
-                                iso.erry2,    iso.errxy,    s.singular,   hl_radius};
-      store_windowed(o, i, windowed(field, ap, start, flags));
+                                iso.erry2,    iso.errxy,    s.singular,   hl_radius,
+                                ctx.dgeo,     s.dgeox,      s.dgeoy};
+      const WindowedResult win = windowed(field, ap, start, flags);
+      store_windowed(o, i, win);
+      if (dgeo) o.dgeoxwin[i] = win.dgeox, o.dgeoywin[i] = win.dgeoy;
     }
     if (iso.peak + bkg >= ctx.satur_level) flags |= kFlagSaturated;
     if (vignet_size)  // --- hook: VIGNET, the pixels as the line buffer held them
@@ -252,6 +267,13 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     if (shift_size)  // VIGNET_SHIFT, the same buffer resampled onto the barycentre
       vignet_shift(field, ap, s.mx, s.my, ctx.vignet_shift_width, ctx.vignet_shift_height,
                    &o.vignet_shift[i * shift_size]);
+    // VIGNET_DGEOX/Y: the map's planes, 0 without one (SExtractor leaves them so).
+    if (dgeox_size && dgeo)
+      dgeo_vignet(ctx.dgeo->dx, ap, s.mx, s.my, ctx.vignet_dgeox_width, ctx.vignet_dgeox_height,
+                  &o.vignet_dgeox[i * dgeox_size]);
+    if (dgeoy_size && dgeo)
+      dgeo_vignet(ctx.dgeo->dy, ap, s.mx, s.my, ctx.vignet_dgeoy_width, ctx.vignet_dgeoy_height,
+                  &o.vignet_dgeoy[i * dgeoy_size]);
     o.flags[i] = flags;
     if (ctx.time_objects)
       o.duration_analysis[i] =

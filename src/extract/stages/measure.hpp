@@ -50,6 +50,11 @@ struct MeasureParams {
   int vignet_width = 0, vignet_height = 0;              // 0: no VIGNET
   int vignet_shift_width = 0, vignet_shift_height = 0;  // 0: no VIGNET_SHIFT (vignet_shift.hpp)
   bool time_objects = false;  // DURATION_ANALYSIS: Objects::duration_analysis
+  // A differential-geometry map (dgeo_map.hpp): DGEOX/Y_IMAGE, the windowed position less the
+  // shifts with DGEOX/YWIN_IMAGE, and VIGNET_DGEOX/Y (measure_dgeo.hpp; 0: not asked for).
+  const DgeoMap* dgeo = nullptr;
+  int vignet_dgeox_width = 0, vignet_dgeox_height = 0;
+  int vignet_dgeoy_width = 0, vignet_dgeoy_height = 0;
 };
 
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the

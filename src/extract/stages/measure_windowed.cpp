@@ -66,23 +66,34 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
 
   double mx = start.mx, my = start.my;
   double tv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0, mx2 = 0, my2 = 0, mxy = 0;
-  double dxpos = 0, dypos = 0;
+  double dxpos = 0, dypos = 0, ddxpos = 0, ddypos = 0;
+  const DgeoMap* dgeo = start.dgeo;
+  // winpos.c takes the isophotal mean shift into double.
+  const double dmx = start.dgeox, dmy = start.dgeoy;
   int iter;
   for (iter = 0; iter < kNIterMax; ++iter) {
     int xmin = static_cast<int>(mx - raper + 0.499999);
     int xmax = static_cast<int>(mx + raper + 1.499999);
     int ymin = static_cast<int>(my - raper + 0.499999);
     int ymax = static_cast<int>(my + raper + 1.499999);
-    const double mx2ph = mx * 2.0 + 0.49999, my2ph = my * 2.0 + 0.49999;  // mirror centre
+    // Mirror centre, at the pixel position of the barycentre.
+    const double mx2ph = (mx + dmx) * 2.0 + 0.49999, my2ph = (my + dmy) * 2.0 + 0.49999;
     if (xmin < 0) xmin = 0, flags |= kFlagAperIncomplete;
     if (xmax > w) xmax = w, flags |= kFlagAperIncomplete;
     if (ymin < fymin) ymin = fymin, flags |= kFlagAperIncomplete;
     if (ymax > fymax) ymax = fymax, flags |= kFlagAperIncomplete;
     tv = esum = emxy = emx2 = emy2 = mx2 = my2 = mxy = 0.0;
-    dxpos = dypos = 0.0;
+    dxpos = dypos = ddxpos = ddypos = 0.0;
     for (int y = ymin; y < ymax; ++y)
       for (int x = xmin; x < xmax; ++x) {
         float dx = static_cast<float>(x - mx), dy = static_cast<float>(y - my);
+        float ddx = 0, ddy = 0;
+        if (dgeo) {
+          ddx = dgeo->dx(x, y);
+          ddy = dgeo->dy(x, y);
+          dx -= ddx;
+          dy -= ddy;
+        }
         const float r2 = dx * dx + dy * dy;
         if (!(r2 < rextlim2)) continue;
         float locarea = 1.0f;
@@ -117,6 +128,12 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
         tv += locpix;
         dx = static_cast<float>(x - mx);
         dy = static_cast<float>(y - my);
+        if (dgeo) {
+          dx -= ddx;
+          dy -= ddy;
+          ddxpos += locpix * ddx;
+          ddypos += locpix * ddy;
+        }
         dxpos += locpix * dx;
         dypos += locpix * dy;
         double err = var;
@@ -147,6 +164,10 @@ WindowedResult windowed(const PhotometryField& f, const ApertureShape& s,
   r.niter = static_cast<int16_t>(iter + 1);
   r.flux = static_cast<float>(tv);
   r.fluxerr = static_cast<float>(std::sqrt(esum));
+  if (dgeo) {
+    r.dgeox = static_cast<float>((ddxpos / tv) * kFac);
+    r.dgeoy = static_cast<float>((ddypos / tv) * kFac);
+  }
   double temp2 = mx2 * my2 - mxy * mxy;
   // Off the 1-sigma footprint ellipse: the difference of the 1-based positions, in float.
   const float ddx = static_cast<float>((mx + 1.0) - (start.mx + 1.0));

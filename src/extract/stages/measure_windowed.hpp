@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "celeris/extract.hpp"
+#include "extract/stages/dgeo_map.hpp"
 #include "extract/stages/photometry.hpp"
 
 namespace celeris::extract {
@@ -22,6 +23,11 @@ struct WindowedStart {
   double errx2 = 0, erry2 = 0, errxy = 0;  // isophotal position errors
   bool singular = false;                   // the 1/12 guard was applied to the moments
   float hl_radius = 0.5f;                  // half-light radius (half_light_radius)
+  // A differential-geometry map (dgeo_map.hpp): each pixel's position less its shift in the
+  // window, and the isophotal mean shift (Shape::dgeox, dgeoy) placing the MASK_TYPE CORRECT
+  // mirror at the pixel position.
+  const DgeoMap* dgeo = nullptr;
+  float dgeox = 0, dgeoy = 0;
 };
 
 struct WindowedResult {
@@ -35,6 +41,9 @@ struct WindowedResult {
   int16_t flags = 0;                       // FLAGS_WIN: 1 singular, 2 negative moments,
                                            // 4 non-positive flux, 8 moved off the footprint
   int16_t niter = 0;                       // NITER_WIN
+  // DGEOXWIN_IMAGE, DGEOYWIN_IMAGE: the window-weighted mean shift of the last iteration, times
+  // the step factor 2 as SExtractor applies it to the centroid step; kept on a fallback too.
+  float dgeox = 0, dgeoy = 0;
 };
 
 // The windowed measurement of the object `s` (its id, measurement time and line-buffer rows:

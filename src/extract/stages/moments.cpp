@@ -13,7 +13,7 @@ constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 va
 constexpr double kTwelfth = 0.0833333;
 }  // namespace
 
-Shape compute_shape(const ObjectView& object, float thresh, bool weighted) {
+Shape compute_shape(const ObjectView& object, float thresh, bool weighted, const DgeoMap* dgeo) {
   Shape s;
   s.xmin = s.ymin = std::numeric_limits<int>::max();
   s.xmax = s.ymax = std::numeric_limits<int>::min();
@@ -31,13 +31,21 @@ Shape compute_shape(const ObjectView& object, float thresh, bool weighted) {
   s.npix = static_cast<int>(object.size());
   s.flux = rv;
   // Moments relative to the box corner to limit round-off, as SExtractor.
-  double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0;
+  double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0, mdx = 0, mdy = 0;
   int area2 = 0;
   const float half = (thresh + s.peak) / 2;
   for (const Pixel p : object) {
     // The products in float (SExtractor: PIXTYPE times int), summed in double.
-    const int x = p.x - s.xmin, y = p.y - s.ymin;
+    int x = p.x - s.xmin, y = p.y - s.ymin;
     const float c = p.cvalue;
+    if (dgeo) {
+      // SExtractor's int offsets less the float shift, truncated back to int (scan.c).
+      const float dx = dgeo->dx(p.x, p.y), dy = dgeo->dy(p.x, p.y);
+      x = static_cast<int>(static_cast<float>(x) - dx);
+      y = static_cast<int>(static_cast<float>(y) - dy);
+      mdx += c * dx;
+      mdy += c * dy;
+    }
     mx += c * static_cast<float>(x);
     my += c * static_cast<float>(y);
     mx2 += c * static_cast<float>(x) * static_cast<float>(x);
@@ -46,6 +54,8 @@ Shape compute_shape(const ObjectView& object, float thresh, bool weighted) {
     if (p.value > half) ++area2;
   }
   double xm = mx / rv, ym = my / rv, xm2, ym2, xym;
+  s.dgeox = static_cast<float>(mdx / rv);
+  s.dgeoy = static_cast<float>(mdy / rv);
   if (object.fixed_centre) {
     const double xn = object.cx - s.xmin, yn = object.cy - s.ymin;
     xm2 = mx2 / rv + xn * xn - 2 * xm * xn;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "extract/objects.hpp"
+#include "extract/stages/dgeo_map.hpp"
 
 namespace celeris::extract {
 
@@ -19,14 +20,21 @@ struct Shape {
   double cxx = 0, cyy = 0, cxy = 0;
   bool singular = false;  // the 1/12 guard was applied
   float abcor = 1.0f;     // isophotal area correction used by deblending and cleaning
+  // With a differential-geometry map: the mean shift of the pixels, weighted as the barycentre
+  // (DGEOX_IMAGE, DGEOY_IMAGE); 0 without one.
+  float dgeox = 0.0f, dgeoy = 0.0f;
 };
 
 // Computes the shape; `thresh` is the object's detection threshold (its deblending level for a
 // deblending branch), used for the area correction abcor. When `object.fixed_centre`, moments
 // are taken about (cx, cy) instead of the barycentre (SExtractor's robust analysis of
 // deblended objects). With detection weights SExtractor leaves abcor at 1 (preanalyse's
-// dweight_flag): `weighted` does the same.
-Shape compute_shape(const ObjectView& object, float thresh, bool weighted = false);
+// dweight_flag): `weighted` does the same. With a differential-geometry map `dgeo`, each
+// pixel's offset from the box corner less its shift is truncated to an int, as SExtractor 2.25
+// stores it (scan.c preanalyse: "int x; x -= dx"): truncated toward zero, a shift of less than a
+// pixel moves a pixel by one whole pixel (positive shifts) or not at all (negative ones).
+Shape compute_shape(const ObjectView& object, float thresh, bool weighted = false,
+                    const DgeoMap* dgeo = nullptr);
 
 // SExtractor's guard on position-error moments of a singular (fully correlated) profile: when
 // their determinant is below esum^2, esum (a twelfth of a pixel, scaled as the moments) is added
