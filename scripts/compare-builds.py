@@ -73,9 +73,15 @@ def main():
     out = subprocess.run([args.a, "extract", "-dp"], stdout=subprocess.PIPE, text=True, check=True).stdout
     # Every parameter but the flag-map and ASSOC columns (they need FLAG_IMAGE files and an
     # ASSOC list, not given here) and DURATION_ANALYSIS (a clock reading, different every run).
-    # Vectors of three; VIGNET and VIGNET_SHIFT are two-dimensional.
-    all_names = [line[1:].split()[0].replace("VIGNET(n)", "VIGNET(5,5)").replace("VIGNET_SHIFT(n)", "VIGNET_SHIFT(7,5)").replace("(n)", "(3)")
-                 for line in out.splitlines()]
+    # Vectors of three; the VIGNET columns are two-dimensional.
+    # VIGNET, VIGNET_DGEOX/Y: 5x5; VIGNET_SHIFT: 7x5.
+    def sized(name):
+        if name == "VIGNET_SHIFT(n)":
+            return "VIGNET_SHIFT(7,5)"
+        if name.startswith("VIGNET") and name.endswith("(n)"):
+            return name.replace("(n)", "(5,5)")
+        return name.replace("(n)", "(3)")
+    all_names = [sized(line[1:].split()[0]) for line in out.splitlines()]
     all_names = [n for n in all_names if not n.startswith(("IMAFLAGS_ISO", "NIMAFLAGS_ISO",
                                                             "VECTOR_ASSOC", "NUMBER_ASSOC",
                                                             "DURATION_ANALYSIS"))]
