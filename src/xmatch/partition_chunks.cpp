@@ -17,6 +17,7 @@
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
 #include "count_bins.hpp"
+#include "count_cpu.hpp"
 #include "counting_sort.hpp"
 #include "join_search.hpp"
 
@@ -112,6 +113,9 @@ struct PartitionChunks::Impl {
   // when a margin pixel's right rows are not all present.
   void gather(size_t ka, size_t kb, std::vector<uint32_t>& li, std::vector<uint32_t>& ri,
               bool sorted);
+  // Chunk k's pairs counted on the CPU into hist (count_cpu.hpp), bins of `starts`.
+  void count_cpu(size_t k, const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                 ChunkStats* stats);
   // The margin pixels (the chunks' left pixels and their neighbours) of chunks [ka, kb), each once.
   std::vector<int64_t> margin(size_t ka, size_t kb);
   // Throws unless every right row of each of these pixels is in the partition.
@@ -121,6 +125,54 @@ struct PartitionChunks::Impl {
         mismatch("right rows", q, right.count(q), plan.right_counts[size_t(q)]);
   }
 };
+
+void PartitionChunks::Impl::count_cpu(size_t k, const std::vector<double>& starts,
+                                      std::vector<uint64_t>& hist, ChunkStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint32_t> li, ri;
+  gather(k, k + 1, li, ri, true);  // ascending: the rows in global row order
+  SkyPoints lp, rp;
+  rp.ra.resize(ri.size());
+  rp.dec.resize(ri.size());
+  for (size_t n = 0; n < ri.size(); ++n) {
+    rp.ra[n] = rows.right.ra[ri[n]];
+    rp.dec[n] = rows.right.dec[ri[n]];
+  }
+  // A self-match's left rows marked among the chunk's right rows (both ascending in global row;
+  // the margin holds the left pixels themselves, so each is there).
+  std::vector<uint8_t> is_left;
+  if (plan.self) {
+    is_left.assign(ri.size(), 0);
+    size_t j = 0;
+    for (uint32_t l : li) {
+      const int64_t g = left_row(l);
+      while (j < ri.size() && rows.right_rows[ri[j]] < g) ++j;
+      if (j == ri.size() || rows.right_rows[ri[j]] != g)
+        throw Error("PartitionChunks: a self-match's left row " + std::to_string(g) +
+                    " is not among its chunk's right rows");
+      is_left[j] = 1;
+    }
+  } else {
+    lp.ra.resize(li.size());
+    lp.dec.resize(li.size());
+    for (size_t n = 0; n < li.size(); ++n) std::tie(lp.ra[n], lp.dec[n]) = left_at(li[n]);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  // Each pair of a self-match counts in the chunk whose left rows hold the row that comes first
+  // in (index pixel, global row) order, the order count_cpu's half scan uses here since the
+  // chunk's rows keep their global order: once over all chunks and partitions.
+  const detail::RowSpan rs{rp.ra.data(), rp.dec.data(), rp.size()};
+  const detail::RowSpan ls{lp.ra.data(), lp.dec.data(), lp.size()};
+  detail::count_cpu(plan.self ? nullptr : &ls, rs, plan.self ? is_left.data() : nullptr, options,
+                    starts, hist, options.threads);
+  if (stats) {
+    ++stats->chunks;
+    stats->peak_rows = std::max(stats->peak_rows, (plan.self ? 0 : li.size()) + ri.size());
+    stats->gather_seconds += std::chrono::duration<double>(t1 - t0).count();
+    stats->join_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  }
+}
 
 std::vector<int64_t> PartitionChunks::Impl::margin(size_t ka, size_t kb) {
   std::vector<int64_t> out;
@@ -273,7 +325,17 @@ void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
   Impl& m = *impl_;
   if (c.histogram.empty()) throw Error("PartitionChunks::count: a PairCount without bins");
   if (resolve_backend(m.options.backend) != Backend::Cuda) {
-    for (size_t k = 0; k < size(); ++k) c.add(match(k, stats));
+    if (c.radius_arcsec != m.options.radius_arcsec)
+      throw Error("PartitionChunks::count: the count's radius is not the match's");
+    detail::check_options(m.options, m.plan.self);  // as match_pairs did for each chunk
+    const std::vector<double> starts =
+        detail::chord2_bin_starts(c.radius_arcsec, c.histogram.size());
+    std::vector<uint64_t> hist(c.histogram.size(), 0);
+    for (size_t k = 0; k < size(); ++k) m.count_cpu(k, starts, hist, stats);
+    for (size_t b = 0; b < hist.size(); ++b) {
+      c.histogram[b] += hist[b];
+      c.pairs += hist[b];
+    }
     return;
   }
 #ifndef CELERIS_HAVE_CUDA
