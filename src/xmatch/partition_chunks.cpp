@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <parallel/algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -129,34 +130,56 @@ struct PartitionChunks::Impl {
 void PartitionChunks::Impl::count_cpu(size_t k, const std::vector<double>& starts,
                                       std::vector<uint64_t>& hist, ChunkStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Every step on the threads of the count (a rank's few cores would otherwise wait for the
+  // chunk's sorts and copies on one).
+  const int nt = options.threads > 0 ? options.threads : omp_get_max_threads();
   std::vector<uint32_t> li, ri;
-  gather(k, k + 1, li, ri, true);  // ascending: the rows in global row order
+  gather(k, k + 1, li, ri, false);
+  auto ascending = [nt](std::vector<uint32_t>& v) {  // local rows ascending: global row order
+    if (nt > 1 && v.size() >= (size_t(1) << 16))
+      __gnu_parallel::sort(v.begin(), v.end(), __gnu_parallel::multiway_mergesort_tag(nt));
+    else
+      std::sort(v.begin(), v.end());
+  };
+  ascending(li);
+  ascending(ri);
   SkyPoints lp, rp;
   rp.ra.resize(ri.size());
   rp.dec.resize(ri.size());
-  for (size_t n = 0; n < ri.size(); ++n) {
-    rp.ra[n] = rows.right.ra[ri[n]];
-    rp.dec[n] = rows.right.dec[ri[n]];
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+  for (int64_t n = 0; n < int64_t(ri.size()); ++n) {
+    rp.ra[size_t(n)] = rows.right.ra[ri[size_t(n)]];
+    rp.dec[size_t(n)] = rows.right.dec[ri[size_t(n)]];
   }
-  // A self-match's left rows marked among the chunk's right rows (both ascending in global row;
-  // the margin holds the left pixels themselves, so each is there).
+  // A self-match's left rows marked among the chunk's right rows (found by global row; the
+  // margin holds the left pixels themselves, so each is there).
   std::vector<uint8_t> is_left;
+  int64_t missing = -1;
   if (plan.self) {
     is_left.assign(ri.size(), 0);
-    size_t j = 0;
-    for (uint32_t l : li) {
-      const int64_t g = left_row(l);
-      while (j < ri.size() && rows.right_rows[ri[j]] < g) ++j;
-      if (j == ri.size() || rows.right_rows[ri[j]] != g)
-        throw Error("PartitionChunks: a self-match's left row " + std::to_string(g) +
-                    " is not among its chunk's right rows");
-      is_left[j] = 1;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t n = 0; n < int64_t(li.size()); ++n) {
+      const int64_t g = left_row(li[size_t(n)]);
+      const auto at = std::lower_bound(ri.begin(), ri.end(), g, [this](uint32_t r, int64_t x) {
+        return rows.right_rows[r] < x;
+      });
+      if (at == ri.end() || rows.right_rows[*at] != g) {
+#pragma omp critical(celeris_partition_count_missing)
+        missing = g;
+        continue;
+      }
+      is_left[size_t(at - ri.begin())] = 1;
     }
   } else {
     lp.ra.resize(li.size());
     lp.dec.resize(li.size());
-    for (size_t n = 0; n < li.size(); ++n) std::tie(lp.ra[n], lp.dec[n]) = left_at(li[n]);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t n = 0; n < int64_t(li.size()); ++n)
+      std::tie(lp.ra[size_t(n)], lp.dec[size_t(n)]) = left_at(li[size_t(n)]);
   }
+  if (missing >= 0)
+    throw Error("PartitionChunks: a self-match's left row " + std::to_string(missing) +
+                " is not among its chunk's right rows");
   const auto t1 = std::chrono::steady_clock::now();
   // Each pair of a self-match counts in the chunk whose left rows hold the row that comes first
   // in (index pixel, global row) order, the order count_cpu's half scan uses here since the
@@ -164,7 +187,7 @@ void PartitionChunks::Impl::count_cpu(size_t k, const std::vector<double>& start
   const detail::RowSpan rs{rp.ra.data(), rp.dec.data(), rp.size()};
   const detail::RowSpan ls{lp.ra.data(), lp.dec.data(), lp.size()};
   detail::count_cpu(plan.self ? nullptr : &ls, rs, plan.self ? is_left.data() : nullptr, options,
-                    starts, hist, options.threads);
+                    starts, hist, nt);
   if (stats) {
     ++stats->chunks;
     stats->peak_rows = std::max(stats->peak_rows, (plan.self ? 0 : li.size()) + ri.size());
