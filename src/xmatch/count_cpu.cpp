@@ -50,7 +50,7 @@ Side sorted_side(const RowSpan& s, int order, int threads) {
     key[size_t(k)] = {hp::vec2pix_nest(order, v[size_t(k)]), uint32_t(k)};
   }
   if (threads > 1 && s.n >= kParallelSortRows)
-    __gnu_parallel::sort(key.begin(), key.end());
+    __gnu_parallel::sort(key.begin(), key.end(), __gnu_parallel::multiway_mergesort_tag(threads));
   else
     std::sort(key.begin(), key.end());
   Side out;

@@ -8,9 +8,10 @@
 //   * a self-match tests only the candidates after the row's own index entry ("half scan"): each
 //     unordered pair once, from the row whose entry comes first;
 //   * candidates tested in blocks: the squared chords of a block in one loop the compiler
-//     vectorises (the same double expression as hp::chord2, no FMA: -ffp-contract=off under ISO
-//     C++), the ones within the squared-chord limit compacted without a branch, then binned by
-//     the squared-chord bin starts (count_bins.hpp) with a branch-free bisection.
+//     vectorises (the same double expression as hp::chord2; lanes round as the scalar code does,
+//     and no FMA: the build targets the x86-64 baseline, which has none, in ISO C++ mode, which
+//     does not contract), the ones within the squared-chord limit compacted without a branch,
+//     then binned by the squared-chord bin starts (count_bins.hpp) with a branch-free bisection.
 // The pairs are exactly those of match_pairs / self_pairs (chord2 <= chord2_of_angle(radius) on
 // the same vectors) and each lands in the bin PairCount::add gives the join's separation.
 #pragma once
