@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine, one device call of at most 600 s: `mpirun -n N celeris xmatch` (issue 20).
-#   bash scripts/device-xmatch-mpi.sh [billion|all|tests|bench|hats]   (default: billion)
+#   bash scripts/device-xmatch-mpi.sh [billion|all|tests|bench|hats|cpucount]   (default: billion)
 # Carry .debs (scripts/fetch-device-debs.sh makes it: .debs/*.deb, .debs/mpi/*.deb for OpenMPI,
 # .debs/arrow-26.tar.xz for Parquet; 34 MB). Every mode first builds celeris with CUDA + MPI +
 # Parquet in build-gpu-mpi/ (kept between calls while the machine stays warm), then:
@@ -21,6 +21,11 @@
 #   all      tests + bench
 #   hats     bench/xmatch/bench_hats_billion.py on HATS_ROWS rows (default 300 M; 7.4 GB on disk):
 #            one streamed process (--memory 12G), then mpirun -n 4 and -n 8 --count, on the GPU
+#   cpucount the CPU count without pairs (src/xmatch/count_cpu.hpp; issue 20's >= 3 M pairs/s a
+#            core): its unit tests and xmatch.mpi, then bench_count_billion --device cpu on
+#            CPU_ROWS_1 rows (default 20 M) with OMP_NUM_THREADS=1 (the rate of one core), on
+#            CPU_ROWS rows (default 300 M, about 5 GB of host memory) with every core, and under
+#            mpirun -n CPU_RANKS (default 4; 0: skipped) ranks of cores / ranks threads each
 # HATS_ROWS: the dev-VM rates of docs/xmatch.md (generation 3.4 M rows/s on 2 cores, a counted
 # match about 1 M rows/s on 2 cores) scaled to 16 cores and the GPU give about 20 s to generate
 # 300 M rows and 40-100 s for each of the three matches; with a cold build (about 3-4 min) that
@@ -33,7 +38,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-billion}
-case "$mode" in billion | all | tests | bench | hats) ;; *) echo "usage: $0 [billion|all|tests|bench|hats]" >&2; exit 2 ;; esac
+case "$mode" in billion | all | tests | bench | hats | cpucount) ;; *) echo "usage: $0 [billion|all|tests|bench|hats|cpucount]" >&2; exit 2 ;; esac
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 budget=${BUDGET:-570}
@@ -146,6 +151,26 @@ if [ "$mode" = billion ]; then
       "$bdir/bin/bench_count_billion" --rows "${BILLION_ROWS:-1230000000}" --device cuda \
       --gpu-memory "${BILLION_RANK_GPU_MEMORY:-14G}"
     grep -E "^\||^# |^pairs" "$out/billion-mpi.log" | tee -a "$summary" || true
+  fi
+fi
+if [ "$mode" = cpucount ]; then
+  step ctest-cpu 120 ctest --test-dir "$bdir" --output-on-failure -j 4 \
+    -R '^xmatch\.mpi$|^XMatchCountCpu\.|^XMatchCountBins\.|^XMatchSortedCount\.'
+  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest-cpu.log" | tee -a "$summary" || true
+  timed=()
+  [ -x /usr/bin/time ] && timed=(/usr/bin/time -f "peak resident %M kB, %e s")
+  step cpu-1thread 120 env OMP_NUM_THREADS=1 ${timed[@]+"${timed[@]}"} "$bdir/bin/bench_count_billion" \
+    --rows "${CPU_ROWS_1:-20000000}" --device cpu
+  grep -E "^\||^# |^pairs|peak resident" "$out/cpu-1thread.log" | tee -a "$summary" || true
+  ranks=${CPU_RANKS:-4}
+  cap=$(($(left) - (ranks > 1 ? 120 : 0)))
+  step cpu-all "$cap" ${timed[@]+"${timed[@]}"} "$bdir/bin/bench_count_billion" \
+    --rows "${CPU_ROWS:-300000000}" --device cpu
+  grep -E "^\||^# |^pairs|peak resident" "$out/cpu-all.log" | tee -a "$summary" || true
+  if [ "$ranks" -gt 1 ]; then
+    step cpu-mpi "$(left)" mpirun -n "$ranks" -x OMP_NUM_THREADS=$(($(nproc) / ranks)) \
+      "$bdir/bin/bench_count_billion" --rows "${CPU_ROWS:-300000000}" --device cpu
+    grep -E "^\||^# |^pairs" "$out/cpu-mpi.log" | tee -a "$summary" || true
   fi
 fi
 if [ "$mode" = hats ]; then

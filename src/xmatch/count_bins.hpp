@@ -41,4 +41,20 @@ inline size_t bin_of(const std::vector<double>& starts, double c2) {
   return lo;
 }
 
+// bin_of over starts[0, n) without a data-dependent branch (the CPU count's inner loop, where a
+// pair's bin is unpredictable): the window [base, base + len) holds the first start > c2 or its
+// end; each step keeps the upper part when the lower part's last start is <= c2 (a conditional
+// move, not a jump).
+inline size_t bin_of_branch_free(const double* starts, size_t n, double c2) {
+  if (n == 0) return 0;
+  const double* base = starts;
+  size_t len = n;
+  while (len > 1) {
+    const size_t half = len / 2;
+    base = base[half - 1] <= c2 ? base + half : base;
+    len -= half;
+  }
+  return size_t(base - starts) + (base[0] <= c2 ? 1 : 0);
+}
+
 }  // namespace celeris::xmatch::detail

@@ -278,30 +278,42 @@ int index_order(const Options& o) {
   return std::clamp(k + 1, 0, hp::max_order);
 }
 
-std::vector<Pair> match_pairs(const SkyPoints& left, const SkyPoints& right, const Options& o) {
+namespace detail {
+void check_options(const Options& o, bool self) {
   check_radius(o);
-  check_points(left, "left catalog");
-  check_points(right, "right catalog");
-  if (left.size() == 0 || right.size() == 0) return {};
-  const int order = index_order(o);
-  if (use_neighbours(o) && o.order >= 0 &&
-      o.order > hp::order_for_radius(o.radius_arcsec * kArcsec))
+  index_order(o);  // throws when the neighbour search is asked for a radius too large for it
+  const int finest = hp::order_for_radius(o.radius_arcsec * kArcsec);
+  if (use_neighbours(o) && o.order >= 0 && o.order > finest) {
+    if (self)
+      throw Error("order " + std::to_string(o.order) + " is too fine for the neighbour search");
     throw Error("order " + std::to_string(o.order) +
                 " has pixels narrower than the radius; the neighbour search needs order <= " +
-                std::to_string(hp::order_for_radius(o.radius_arcsec * kArcsec)));
+                std::to_string(finest));
+  }
+}
+
+void check_inputs(const SkyPoints* left, const SkyPoints& right, const Options& o) {
+  check_radius(o);
+  if (left) check_points(*left, "left catalog");
+  check_points(right, left ? "right catalog" : "catalog");
+  if ((left && left->size() == 0) || right.size() == 0) return;
+  check_options(o, left == nullptr);
+}
+}  // namespace detail
+
+std::vector<Pair> match_pairs(const SkyPoints& left, const SkyPoints& right, const Options& o) {
+  detail::check_inputs(&left, right, o);
+  if (left.size() == 0 || right.size() == 0) return {};
+  const int order = index_order(o);
   if (on_gpu(o)) return join_gpu(left, right, order, o, false);
   const Index ix = build_index(unit_vectors(right), order, use_neighbours(o));
   return join(unit_vectors(left), ix, o, false);
 }
 
 std::vector<Pair> self_pairs(const SkyPoints& points, const Options& o) {
-  check_radius(o);
-  check_points(points, "catalog");
+  detail::check_inputs(nullptr, points, o);
   if (points.size() == 0) return {};
   const int order = index_order(o);
-  if (use_neighbours(o) && o.order >= 0 &&
-      o.order > hp::order_for_radius(o.radius_arcsec * kArcsec))
-    throw Error("order " + std::to_string(o.order) + " is too fine for the neighbour search");
   if (on_gpu(o)) return join_gpu(points, points, order, o, true);
   const std::vector<hp::Vec3> v = unit_vectors(points);
   const Index ix = build_index(v, order, use_neighbours(o));

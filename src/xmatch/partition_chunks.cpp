@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <parallel/algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
 #include "count_bins.hpp"
+#include "count_cpu.hpp"
 #include "counting_sort.hpp"
 #include "join_search.hpp"
 
@@ -112,6 +114,9 @@ struct PartitionChunks::Impl {
   // when a margin pixel's right rows are not all present.
   void gather(size_t ka, size_t kb, std::vector<uint32_t>& li, std::vector<uint32_t>& ri,
               bool sorted);
+  // Chunk k's pairs counted on the CPU into hist (count_cpu.hpp), bins of `starts`.
+  void count_cpu(size_t k, const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                 ChunkStats* stats);
   // The margin pixels (the chunks' left pixels and their neighbours) of chunks [ka, kb), each once.
   std::vector<int64_t> margin(size_t ka, size_t kb);
   // Throws unless every right row of each of these pixels is in the partition.
@@ -121,6 +126,76 @@ struct PartitionChunks::Impl {
         mismatch("right rows", q, right.count(q), plan.right_counts[size_t(q)]);
   }
 };
+
+void PartitionChunks::Impl::count_cpu(size_t k, const std::vector<double>& starts,
+                                      std::vector<uint64_t>& hist, ChunkStats* stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every step on the threads of the count (a rank's few cores would otherwise wait for the
+  // chunk's sorts and copies on one).
+  const int nt = options.threads > 0 ? options.threads : omp_get_max_threads();
+  std::vector<uint32_t> li, ri;
+  gather(k, k + 1, li, ri, false);
+  auto ascending = [nt](std::vector<uint32_t>& v) {  // local rows ascending: global row order
+    if (nt > 1 && v.size() >= (size_t(1) << 16))
+      __gnu_parallel::sort(v.begin(), v.end(), __gnu_parallel::multiway_mergesort_tag(nt));
+    else
+      std::sort(v.begin(), v.end());
+  };
+  ascending(li);
+  ascending(ri);
+  SkyPoints lp, rp;
+  rp.ra.resize(ri.size());
+  rp.dec.resize(ri.size());
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+  for (int64_t n = 0; n < int64_t(ri.size()); ++n) {
+    rp.ra[size_t(n)] = rows.right.ra[ri[size_t(n)]];
+    rp.dec[size_t(n)] = rows.right.dec[ri[size_t(n)]];
+  }
+  // A self-match's left rows marked among the chunk's right rows (found by global row; the
+  // margin holds the left pixels themselves, so each is there).
+  std::vector<uint8_t> is_left;
+  int64_t missing = -1;
+  if (plan.self) {
+    is_left.assign(ri.size(), 0);
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t n = 0; n < int64_t(li.size()); ++n) {
+      const int64_t g = left_row(li[size_t(n)]);
+      const auto at = std::lower_bound(ri.begin(), ri.end(), g, [this](uint32_t r, int64_t x) {
+        return rows.right_rows[r] < x;
+      });
+      if (at == ri.end() || rows.right_rows[*at] != g) {
+#pragma omp critical(celeris_partition_count_missing)
+        missing = g;
+        continue;
+      }
+      is_left[size_t(at - ri.begin())] = 1;
+    }
+  } else {
+    lp.ra.resize(li.size());
+    lp.dec.resize(li.size());
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t n = 0; n < int64_t(li.size()); ++n)
+      std::tie(lp.ra[size_t(n)], lp.dec[size_t(n)]) = left_at(li[size_t(n)]);
+  }
+  if (missing >= 0)
+    throw Error("PartitionChunks: a self-match's left row " + std::to_string(missing) +
+                " is not among its chunk's right rows");
+  const auto t1 = std::chrono::steady_clock::now();
+  // Each pair of a self-match counts in the chunk whose left rows hold the row that comes first
+  // in (index pixel, global row) order, the order count_cpu's half scan uses here since the
+  // chunk's rows keep their global order: once over all chunks and partitions.
+  const detail::RowSpan rs{rp.ra.data(), rp.dec.data(), rp.size()};
+  const detail::RowSpan ls{lp.ra.data(), lp.dec.data(), lp.size()};
+  detail::count_cpu(plan.self ? nullptr : &ls, rs, plan.self ? is_left.data() : nullptr, options,
+                    starts, hist, nt);
+  if (stats) {
+    ++stats->chunks;
+    stats->peak_rows = std::max(stats->peak_rows, (plan.self ? 0 : li.size()) + ri.size());
+    stats->gather_seconds += std::chrono::duration<double>(t1 - t0).count();
+    stats->join_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  }
+}
 
 std::vector<int64_t> PartitionChunks::Impl::margin(size_t ka, size_t kb) {
   std::vector<int64_t> out;
@@ -273,7 +348,17 @@ void PartitionChunks::count(PairCount& c, ChunkStats* stats) {
   Impl& m = *impl_;
   if (c.histogram.empty()) throw Error("PartitionChunks::count: a PairCount without bins");
   if (resolve_backend(m.options.backend) != Backend::Cuda) {
-    for (size_t k = 0; k < size(); ++k) c.add(match(k, stats));
+    if (c.radius_arcsec != m.options.radius_arcsec)
+      throw Error("PartitionChunks::count: the count's radius is not the match's");
+    detail::check_options(m.options, m.plan.self);  // as match_pairs did for each chunk
+    const std::vector<double> starts =
+        detail::chord2_bin_starts(c.radius_arcsec, c.histogram.size());
+    std::vector<uint64_t> hist(c.histogram.size(), 0);
+    for (size_t k = 0; k < size(); ++k) m.count_cpu(k, starts, hist, stats);
+    for (size_t b = 0; b < hist.size(); ++b) {
+      c.histogram[b] += hist[b];
+      c.pairs += hist[b];
+    }
     return;
   }
 #ifndef CELERIS_HAVE_CUDA

@@ -1,15 +1,17 @@
 // count_sorted: `--count` from catalogs sorted by coarse pixel (sorted_count.hpp explains why).
 // pixel_sorted makes the sorted catalog; count_sorted cuts the plan's chunks into runs, finds each
 // run's rows as ranges of the sorted arrays and counts them on the GPU (uploaded straight from
-// those ranges) or on the CPU (copied out and matched by match_pairs).
+// those ranges) or on the CPU (count_cpu, a run a thread).
 #include "sorted_count.hpp"
 
+#include <omp.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "celeris/error.hpp"
 #include "celeris/healpix.hpp"
 #include "count_bins.hpp"
+#include "count_cpu.hpp"
 #include "counting_sort.hpp"
 #include "join_search.hpp"
 
@@ -31,9 +34,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The CPU's runs: small enough that a run's pairs (match_pairs returns them, 24 B each, both
-// orientations in a self-match) stay within a few hundred MB, large enough that the margins
-// (neighbour pixels' rows, matched again by the next run) cost little.
+// The CPU's runs: small enough that a run per thread stays in a few tens of MB (count_cpu holds
+// about 100 B a row: the copy, the vectors, the sort keys), large enough that the margins
+// (neighbour pixels' rows, indexed again by the next run) cost little.
 constexpr size_t kCpuRunBytes = size_t(32) << 20;
 
 double since(Clock::time_point t) {
@@ -190,32 +193,54 @@ HostColumn<T> host_column(size_t n) {
   return HostColumn<T>(static_cast<T*>(p));
 }
 
-// One run on the CPU: its rows copied out, matched by match_pairs, the pairs binned (in a
-// self-match a pair once, when the right row comes after the left one in the sorted catalog).
+// One run on the calling thread: its right rows copied out (its left rows are one range of the
+// sorted catalog, read in place) and counted by count_cpu. In a self-match the left rows are a
+// range of the run's rows and each pair counts from the row first in (pixel at the index order,
+// place) order; the run's rows keep their order in the catalog, so that order is the same in
+// every run and each pair counts in exactly one: the run whose left rows hold that first row
+// (the other row, within the radius, is in its margin).
 void count_run_cpu(const PixelSorted& left, const PixelSorted& right, bool self, const Run& r,
-                   const Options& o, std::vector<uint64_t>& hist, SortedCountStats* stats) {
-  const auto t0 = Clock::now();
+                   const Options& o, const std::vector<double>& starts, std::vector<uint64_t>& hist,
+                   int threads) {
   const SkyPoints rp = copy_ranges(right.ra.get(), right.dec.get(), r.right);
-  size_t shift = 0;  // a left row's place among the right rows, less its place among the left
-  SkyPoints lp;
+  const detail::RowSpan rs{rp.ra.data(), rp.dec.data(), rp.size()};
   if (self) {
     const auto [la, lb] = left_within_right(r);
-    lp = copy_ranges(rp.ra.data(), rp.dec.data(), {{la, lb}});
-    shift = la;
+    std::vector<uint8_t> is_left(rp.size(), 0);
+    std::fill(is_left.begin() + int64_t(la), is_left.begin() + int64_t(lb), uint8_t(1));
+    detail::count_cpu(nullptr, rs, is_left.data(), o, starts, hist, threads);
   } else {
-    lp = copy_ranges(left.ra.get(), left.dec.get(), {{r.left_begin, r.left_end}});
+    const detail::RowSpan ls{left.ra.get() + r.left_begin, left.dec.get() + r.left_begin,
+                             r.left_end - r.left_begin};
+    detail::count_cpu(&ls, rs, nullptr, o, starts, hist, threads);
   }
-  const auto t1 = Clock::now();
-  Options m = o;
-  m.backend = Backend::Cpu;
-  for (const Pair& q : match_pairs(lp, rp, m)) {
-    if (self && size_t(q.j) <= size_t(q.i) + shift) continue;
-    ++hist[detail::histogram_bin(q.sep_arcsec, o.radius_arcsec, hist.size())];
+}
+
+// The runs on the CPU: one run a thread when there are enough runs for every thread (no
+// synchronisation inside a run), else the runs one after the other, each on all threads.
+void count_runs_cpu(const PixelSorted& left, const PixelSorted& right, bool self,
+                    const std::vector<Run>& runs, const Options& o,
+                    const std::vector<double>& starts, std::vector<uint64_t>& hist) {
+  const int nthreads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  if (runs.size() < size_t(nthreads)) {
+    for (const Run& r : runs) count_run_cpu(left, right, self, r, o, starts, hist, nthreads);
+    return;
   }
-  if (stats) {
-    stats->stage_seconds += std::chrono::duration<double>(t1 - t0).count();
-    stats->join_seconds += since(t1);
+  std::vector<std::vector<uint64_t>> part(size_t(nthreads), std::vector<uint64_t>(hist.size(), 0));
+  std::exception_ptr failed;  // an exception may not leave the parallel region
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+  for (int64_t k = 0; k < int64_t(runs.size()); ++k) {
+    try {
+      count_run_cpu(left, right, self, runs[size_t(k)], o, starts,
+                    part[size_t(omp_get_thread_num())], 1);
+    } catch (...) {
+#pragma omp critical(celeris_count_runs_cpu)
+      if (!failed) failed = std::current_exception();
+    }
   }
+  if (failed) std::rethrow_exception(failed);
+  for (const auto& h : part)
+    for (size_t b = 0; b < hist.size(); ++b) hist[b] += h[b];
 }
 
 }  // namespace
@@ -294,6 +319,7 @@ void count_impl(const PixelSorted& left, const PixelSorted* right_in, int64_t fi
   const bool cuda = resolve_backend(o.backend) == Backend::Cuda;
   std::vector<uint64_t> hist(c.histogram.size(), 0);
   if (!cuda) {
+    detail::check_options(o, self);  // as match_pairs did for each run
     // Runs of about run_bytes (chunk_bytes_per_*_row), grouped from chunks of a quarter of it as
     // on the GPU (so that the grouping is tested without a device too).
     const size_t least = min_chunk_bytes(order, lc, rc);
@@ -304,13 +330,16 @@ void count_impl(const PixelSorted& left, const PixelSorted* right_in, int64_t fi
     const std::vector<Run> runs = planner.runs([&](uint64_t nl, uint64_t nr) {
       return nl * chunk_bytes_per_left_row + nr * chunk_bytes_per_right_row <= bytes;
     });
-    for (const Run& r : runs) {
-      count_run_cpu(left, right, self, r, o, hist, stats);
-      if (stats)
+    const auto t = Clock::now();
+    count_runs_cpu(left, right, self, runs, o,
+                   detail::chord2_bin_starts(c.radius_arcsec, hist.size()), hist);
+    if (stats) {
+      stats->join_seconds += since(t);
+      for (const Run& r : runs)
         stats->peak_rows =
             std::max(stats->peak_rows, (self ? 0 : r.left_end - r.left_begin) + r.right_rows);
+      stats->runs += runs.size();
     }
-    if (stats) stats->runs += runs.size();
   } else {
 #ifndef CELERIS_HAVE_CUDA
     throw Error("celeris was built without the CUDA backend");

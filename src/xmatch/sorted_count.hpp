@@ -58,9 +58,9 @@ PixelSorted pixel_sorted(const SkyPoints& s, int order, const char* side = "cata
 struct SortedCountStats {
   size_t runs = 0;
   size_t peak_rows = 0;        // largest run: left rows (0 in a self-match) + right rows
-  double stage_seconds = 0;    // host: the run's rows copied out (CPU backend only; the GPU
-                               // uploads straight from the sorted arrays)
-  double join_seconds = 0;     // upload, index and count (GPU), or match and bin (CPU)
+  double stage_seconds = 0;    // unused (0): the CPU copies a run's rows inside its thread's
+                               // count (join_seconds); the GPU uploads from the sorted arrays
+  double join_seconds = 0;     // upload, index and count (GPU), or copy, index and count (CPU)
   double upload_index_ms = 0;  // GPU: of join_seconds, the upload + index (device events)
   double count_ms = 0;         // GPU: of join_seconds, the counting kernel
 };
@@ -71,8 +71,9 @@ struct SortedCountStats {
 // on the unsorted catalogs, bin for bin. The rows are matched in runs of HEALPix chunks
 // (plan_chunks): on the GPU (options.backend) runs that fit the device budget
 // (Options::device_memory), uploaded range by range and counted there (count_cuda_ranges); on the
-// CPU runs of about `run_bytes` (chunk_bytes_per_*_row; 0: 32 MiB) matched by match_pairs and
-// binned on the host. `run_bytes` on the GPU, when set, caps the device budget (tests: many runs).
+// CPU runs of about `run_bytes` (chunk_bytes_per_*_row; 0: 32 MiB), a run a thread, each counted
+// by count_cpu (count_cpu.hpp: no pair written). `run_bytes` on the GPU, when set, caps the device
+// budget (tests: many runs).
 void count_sorted(const PixelSorted& left, const PixelSorted* right, const Options& options,
                   PairCount& count, SortedCountStats* stats = nullptr, size_t run_bytes = 0);
 

@@ -9,6 +9,7 @@ target_sources(celeris PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count_bins.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count_pairs.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/count_cpu.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/sorted_count.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/frames.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/xmatch/sexagesimal.cpp
