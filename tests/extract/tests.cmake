@@ -358,3 +358,4 @@ foreach(variant "relative_absolute;-THRESH_TYPE;RELATIVE,ABSOLUTE;-ANALYSIS_THRE
   set_tests_properties(extract.parity.HorseHead_thresh_${name} PROPERTIES
                        LABELS "integration;extract;parity" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+include(${CMAKE_CURRENT_SOURCE_DIR}/extract/survey_call_tests.cmake)
