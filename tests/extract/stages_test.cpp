@@ -15,6 +15,7 @@
 #include "celeris/simulate.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/background_spline.hpp"
 #include "extract/stages/clean_zones.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
@@ -233,6 +234,57 @@ TEST(Background, MedianOfEqualsTheSortedMiddle) {
           n % 2 ? sorted[h] : static_cast<float>((sorted[h - 1] + double(sorted[h])) / 2.0);
       EXPECT_EQ(celeris::extract::median_of(v), want) << "n " << n << " trial " << trial;
     }
+}
+
+// finish_background's grid steps against their one-mesh, one-column definitions: the median
+// filter (threaded over mesh rows) against median_of on each window, and the y-splines (taken a
+// grid row at a time for all columns) against spline::second_derivatives on each column, bit
+// for bit, on grids with and without smoothing, with 1 and 4 threads.
+TEST(Background, FinishedGridEqualsItsPerMeshDefinition) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> noise(100.0f, 3.0f);
+  for (const auto& [nx, ny] : {std::pair{64, 64}, {37, 5}, {1, 9}, {7, 2}, {3, 1}}) {
+    for (const int threads : {1, 4}) {
+      Config c;
+      c.threads = threads;
+      c.back_filtthresh = threads == 1 ? 0.0 : 2.0;  // every mesh replaced, or only outliers
+      BackgroundMap m = mesh_layout(int64_t(nx) * 64, int64_t(ny) * 64, c);
+      ASSERT_EQ(m.nx, nx);
+      ASSERT_EQ(m.ny, ny);
+      for (float& v : m.back) v = noise(rng);
+      for (float& v : m.sigma) v = 3.0f + 0.1f * noise(rng);
+      const std::vector<float> back0 = m.back, sigma0 = m.sigma;
+      finish_background(m, c);
+      // The median filter, mesh by mesh (the 3x3 default, shrunk at the edges).
+      std::vector<float> back(back0.size()), sigma(sigma0.size());
+      const int npx = nx > 1 ? 1 : 0, npy = ny > 1 ? 1 : 0;
+      for (int py = 0; py < ny; ++py)
+        for (int px = 0; px < nx; ++px) {
+          const int hx = std::min({npx, px, nx - 1 - px}), hy = std::min({npy, py, ny - 1 - py});
+          std::vector<float> wb, ws;
+          for (int y = py - hy; y <= py + hy; ++y)
+            for (int x = px - hx; x <= px + hx; ++x) {
+              wb.push_back(back0[size_t(y * nx + x)]);
+              ws.push_back(sigma0[size_t(y * nx + x)]);
+            }
+          const size_t i = size_t(py * nx + px);
+          const float med = median_of(wb);
+          const bool replace = (npx || npy) && std::fabs(med - back0[i]) >= c.back_filtthresh;
+          back[i] = replace ? med : back0[i];
+          sigma[i] = replace ? median_of(ws) : sigma0[i];
+        }
+      EXPECT_EQ(m.back, back) << nx << "x" << ny << ", " << threads << " threads";
+      EXPECT_EQ(m.sigma, sigma) << nx << "x" << ny << ", " << threads << " threads";
+      // The splines, column by column.
+      std::vector<float> dback(back.size()), dsigma(sigma.size()), u(static_cast<size_t>(ny));
+      for (int x = 0; x < nx; ++x) {
+        spline::second_derivatives(back.data() + x, ny, nx, dback.data() + x, u.data());
+        spline::second_derivatives(sigma.data() + x, ny, nx, dsigma.data() + x, u.data());
+      }
+      EXPECT_EQ(m.dback, dback) << nx << "x" << ny;
+      EXPECT_EQ(m.dsigma, dsigma) << nx << "x" << ny;
+    }
+  }
 }
 
 TEST(GlibcRand, SameStreamAsTheCLibrary) {
