@@ -172,7 +172,7 @@ double cpu_seconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rank = 0, ranks = 1;
+  int rank = 0, ranks = 1, local_rank = 0;  // local_rank: the rank's place on its host
   // MPI only under mpirun (OpenMPI's or a PMI launcher's variables): a plain run stays one
   // process without MPI's singleton start-up.
   const bool mpi = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE");
@@ -181,6 +181,10 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &local_rank);
+    MPI_Comm_free(&host);
   }
 #else
   if (mpi) {
@@ -242,8 +246,12 @@ int main(int argc, char** argv) {
     o.radius_arcsec = xm::parse_radius_arcsec(radius);
     o.backend = device == "cuda" ? celeris::Backend::Cuda : celeris::Backend::Cpu;
     if (!gpu_memory.empty()) o.device_memory = xm::parse_memory_size(gpu_memory);
-    if (o.backend == celeris::Backend::Cuda && celeris::cuda_device_count() == 0)
+    const int gpus = o.backend == celeris::Backend::Cuda ? celeris::cuda_device_count() : 0;
+    if (o.backend == celeris::Backend::Cuda && gpus == 0)
       throw celeris::Error("--device cuda: no CUDA device");
+    // One GPU per rank, as the CLI's MPI driver places them: the rank's place on its host modulo
+    // the host's GPUs (ranks share a GPU when there are more ranks than GPUs).
+    if (gpus > 0) celeris::select_cuda_device(local_rank % gpus);
     const int corder = xm::chunk_order(o);
     if (ranks > 1 && corder < p.order)
       throw celeris::Error("under mpirun the chunk order (" + std::to_string(corder) +
@@ -251,8 +259,10 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       struct utsname un;
       uname(&un);
-      std::printf("# bench_count_billion, %s UTC, %s, %d ranks x %d threads\n# command:",
-                  utc_now().c_str(), un.nodename, ranks, omp_get_max_threads());
+      std::printf(
+          "# bench_count_billion, %s UTC, %s, %d ranks x %d threads, %d GPUs (rank r on "
+          "GPU r mod %d)\n# command:",
+          utc_now().c_str(), un.nodename, ranks, omp_get_max_threads(), gpus, std::max(gpus, 1));
       for (int k = 0; k < argc; ++k) std::printf(" %s", argv[k]);
       std::printf("\n");
       std::fflush(stdout);

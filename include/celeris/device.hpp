@@ -16,6 +16,9 @@ Device parse_device(const std::string& name);
 const char* device_name(Device d);  // "cpu" | "cuda" | "auto"
 bool cuda_compiled();               // built with the CUDA backend
 int cuda_device_count();            // 0 when none or not compiled
+// Makes CUDA device `ordinal` the calling thread's current device (one GPU per MPI rank: the
+// rank's place on its host modulo cuda_device_count()); throws naming the device when it cannot.
+void select_cuda_device(int ordinal);
 // Auto -> Cuda or Cpu; Cuda without CUDA compiled in, or without a device, throws.
 Device resolve_device(Device requested);
 std::string describe_devices();  // one line per device, for --version

@@ -2,10 +2,13 @@
 
 #include "celeris/error.hpp"
 
+#include <string>
+
 namespace celeris {
 
 #ifdef CELERIS_HAVE_CUDA
 int cuda_device_count_impl();
+void select_cuda_device_impl(int ordinal);
 std::string describe_devices_impl();
 #endif
 
@@ -41,6 +44,14 @@ int cuda_device_count() {
   return cuda_device_count_impl();
 #else
   return 0;
+#endif
+}
+
+void select_cuda_device(int ordinal) {
+#ifdef CELERIS_HAVE_CUDA
+  select_cuda_device_impl(ordinal);
+#else
+  throw Error("cannot select GPU " + std::to_string(ordinal) + ": celeris was built without CUDA");
 #endif
 }
 

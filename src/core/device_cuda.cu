@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "celeris/error.hpp"
+
 namespace celeris {
 
 int cuda_device_count_impl() {
@@ -14,6 +16,14 @@ int cuda_device_count_impl() {
   return n;
 }
 
+void select_cuda_device_impl(int ordinal) {
+  const cudaError_t e = cudaSetDevice(ordinal);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("cannot select GPU " + std::to_string(ordinal) + ": " + cudaGetErrorString(e));
+  }
+}
+
 std::string describe_devices_impl() {
   const int n = cuda_device_count_impl();
   if (n == 0) return "no CUDA device";
@@ -22,8 +32,8 @@ std::string describe_devices_impl() {
     cudaDeviceProp p{};
     cudaGetDeviceProperties(&p, i);
     out += "GPU " + std::to_string(i) + ": " + p.name + " (sm_" + std::to_string(p.major) +
-           std::to_string(p.minor) + ", " +
-           std::to_string(p.totalGlobalMem / (1024 * 1024)) + " MiB)\n";
+           std::to_string(p.minor) + ", " + std::to_string(p.totalGlobalMem / (1024 * 1024)) +
+           " MiB)\n";
   }
   return out;
 }

@@ -113,10 +113,7 @@ void place_rank(const Session& s, Options& o) {
 #ifdef CELERIS_HAVE_CUDA
   if (o.backend == Backend::Cuda) {
     const int n = cuda_device_count();
-    const cudaError_t e = cudaSetDevice(s.local_rank() % n);
-    if (e != cudaSuccess)
-      throw Error(std::string("cannot select GPU ") + std::to_string(s.local_rank() % n) + ": " +
-                  cudaGetErrorString(e));
+    select_cuda_device(s.local_rank() % n);
     // Ranks sharing a GPU share its memory: without --gpu-memory each plans for its share of 80%
     // of what is free now (else every rank would plan its device runs for the whole device).
     const int sharing = (s.local_size() + n - 1) / n;
