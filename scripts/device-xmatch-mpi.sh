@@ -120,11 +120,17 @@ step build 330 bash -c "cmake -S . -B $bdir -DCMAKE_BUILD_TYPE=Release -DCELERIS
 "$bdir/bin/celeris" version | tee -a "$summary"
 
 # ---- the modes ----------------------------------------------------------------------------------
+# ctest_step NAME CAP JOBS REGEX: the ctests matching REGEX as step NAME, their verdict in the summary.
+ctest_step() {
+  step "$1" "$2" ctest --test-dir "$bdir" --output-on-failure -j "$3" -R "$4"
+  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/$1.log" | tee -a "$summary" || true
+}
+# The benchmarks' peak memory, where GNU time is installed.
+timed=()
+[ -x /usr/bin/time ] && timed=(/usr/bin/time -f "peak resident %M kB, %e s")
 if [ "$mode" = all ] || [ "$mode" = tests ]; then
   # The MPI tests are RUN_SERIAL; the unit tests of test_xmatch run beside each other.
-  step ctest 240 ctest --test-dir "$bdir" --output-on-failure -j 4 \
-    -R '^xmatch\.(mpi|mpi_gpu|hats|hats_simulate)$|^XMatch(Cuda|Chunked|CountBins)\.'
-  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest.log" | tee -a "$summary" || true
+  ctest_step ctest 240 4 '^xmatch\.(mpi|mpi_gpu|hats|hats_simulate)$|^XMatch(Cuda|Chunked|CountBins)\.'
 fi
 if [ "$mode" = all ] || [ "$mode" = bench ]; then
   work=/tmp/xmatch-bench
@@ -135,11 +141,8 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
   done
 fi
 if [ "$mode" = billion ]; then
-  step ctest-gpu 150 ctest --test-dir "$bdir" --output-on-failure -j 2 \
-    -R '^xmatch\.mpi_gpu$|^XMatchCuda\.|^XMatchCountBins\.|^XMatchSortedCount\.|^XMatchCountingSort\.'
-  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest-gpu.log" | tee -a "$summary" || true
-  timed=()
-  [ -x /usr/bin/time ] && timed=(/usr/bin/time -f "peak resident %M kB, %e s")
+  ctest_step ctest-gpu 150 2 \
+    '^xmatch\.mpi_gpu$|^XMatchCuda\.|^XMatchCountBins\.|^XMatchSortedCount\.|^XMatchCountingSort\.'
   ranks=${BILLION_RANKS:-4}
   # One process first; the ranks' run gets what is left (at least 100 s kept for it).
   cap=$(($(left) - (ranks > 1 ? 100 : 0)))
@@ -154,11 +157,7 @@ if [ "$mode" = billion ]; then
   fi
 fi
 if [ "$mode" = cpucount ]; then
-  step ctest-cpu 120 ctest --test-dir "$bdir" --output-on-failure -j 4 \
-    -R '^xmatch\.mpi$|^XMatchCountCpu\.|^XMatchCountBins\.|^XMatchSortedCount\.'
-  grep -E "tests passed|tests failed|Skipped|Failed|\(Failed\)" "$out/ctest-cpu.log" | tee -a "$summary" || true
-  timed=()
-  [ -x /usr/bin/time ] && timed=(/usr/bin/time -f "peak resident %M kB, %e s")
+  ctest_step ctest-cpu 120 4 '^xmatch\.mpi$|^XMatchCountCpu\.|^XMatchCountBins\.|^XMatchSortedCount\.'
   step cpu-1thread 120 env OMP_NUM_THREADS=1 ${timed[@]+"${timed[@]}"} "$bdir/bin/bench_count_billion" \
     --rows "${CPU_ROWS_1:-20000000}" --device cpu
   grep -E "^\||^# |^pairs|peak resident" "$out/cpu-1thread.log" | tee -a "$summary" || true
