@@ -58,13 +58,17 @@ void validate_config(const Config& c) {
     throw Error("filter kernel size does not match filter_width x filter_height");
 }
 
-void validate(ImageView<const float> image, const Config& c) {
+// `count_on_device`: the GPU front end counts the valid pixels after its upload (front_end.cpp),
+// so the host's pass over the frame is left out.
+void validate(ImageView<const float> image, const Config& c, bool count_on_device = false) {
   if (image.width <= 0 || image.height <= 0) throw Error("empty image: no pixels to extract from");
-  size_t valid = 0;
-  const int nt = worker_threads(c, image.size());
+  if (!count_on_device) {
+    size_t valid = 0;
+    const int nt = worker_threads(c, image.size());
 #pragma omp parallel for reduction(+ : valid) schedule(static) num_threads(nt)
-  for (int64_t i = 0; i < image.size(); ++i) valid += !std::isnan(image.data[i]);
-  if (valid == 0) throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
+    for (int64_t i = 0; i < image.size(); ++i) valid += !std::isnan(image.data[i]);
+    if (valid == 0) throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
+  }
   validate_config(c);
 }
 
@@ -169,15 +173,15 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
 
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
                          const MeasureRequest& request) {
-  validate(image, config);
   // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp): their stages 1-3
   // run on the CPU on either device (with --device cuda the measurement's GPU part still runs on
   // the GPU, and the run's warnings say where the detection ran).
   const bool weighted = config.detect_weight.type != WeightType::None ||
                         config.measure_weight.type != WeightType::None;
+  const bool host_front = weighted || request.measure_image.data;
+  validate(image, config, config.device == Backend::Cuda && !host_front);
   check_dual_image(image, config, request);
   check_dgeo(image.width, image.height, config, request);
-  const bool host_front = weighted || request.measure_image.data;
   FrontStage stage = front_stage(
       config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {

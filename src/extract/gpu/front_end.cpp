@@ -194,11 +194,14 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     CELERIS_CUDA_CHECK(cudaMemcpyAsync(d_image, image.device,
                                        static_cast<size_t>(n) * sizeof(float),
                                        cudaMemcpyDeviceToDevice, s));
-    if (count_valid(d_image, n, c.counter.grow(1), s) == 0)
-      throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
   } else {
     c.image.upload_async(image.host, n, s);
   }
+  // The valid pixels are counted here, on the device, for host frames too (extract_front
+  // leaves that pass over host memory out when this path runs): the wait is the upload's, which
+  // the mesh kernels would wait for anyway.
+  if (count_valid(d_image, n, c.counter.grow(1), s) == 0)
+    throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
   timer.mark(kUploaded, s);
 
   // 1. Mesh statistics on the GPU; the grid's filling, filtering and splines on the CPU.
