@@ -118,6 +118,19 @@ size_t reader_cores() {
   return std::clamp<size_t>(host_cores() * 3 / 8, 1, 6);
 }
 
+// Frame `next` out of `waiting` (filled in any order by other threads under `m`, announced on
+// `cv`) once it is there: how the front takes frames from the readers and the writer from the
+// back workers, each in frame order.
+template <class Job>
+Job take_in_turn(std::mutex& m, std::condition_variable& cv, std::map<size_t, Job>& waiting,
+                 size_t next) {
+  std::unique_lock<std::mutex> lock(m);
+  cv.wait(lock, [&] { return waiting.count(next) > 0; });
+  Job job = std::move(waiting.at(next));
+  waiting.erase(next);
+  return job;
+}
+
 // Page-locked memory of a stream at most: an eighth of the host's memory. Page-locked pages
 // cannot be swapped nor moved; a frame whose buffer would pass this is read into ordinary
 // memory (and uploaded from there, slower).
@@ -282,10 +295,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
       std::optional<Job> job;
       {
         const auto t = std::chrono::steady_clock::now();
-        std::unique_lock<std::mutex> lock(read_m);
-        read_cv.wait(lock, [&] { return arrived.count(next) > 0; });
-        job = std::move(arrived.at(next));
-        arrived.erase(next);
+        job = take_in_turn(read_m, read_cv, arrived, next);
         steps.add("front waits for the next frame read", since(t));
       }
       {
@@ -344,10 +354,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
     std::optional<Job> job;
     {
       const auto t = std::chrono::steady_clock::now();
-      std::unique_lock<std::mutex> lock(m);
-      changed.wait(lock, [&] { return ready.count(next) > 0; });
-      job = std::move(ready.at(next));
-      ready.erase(next);
+      job = take_in_turn(m, changed, ready, next);
       steps.add("writer waits for the next frame", since(t));
     }
     FrameReport report;

@@ -322,6 +322,21 @@ CellDirectory cell_directory(const uint64_t* sorted_pix, size_t nr, int order,
   return d;
 }
 
+// The kernels' arguments for the right side `rs` (indexed by `cells`) against the left side `l`
+// (`rs` itself in a self-match): what the join and the count share.
+JoinArgs join_args(const Sorted& rs, const CellDirectory& cells, const Sorted& l, size_t nl,
+                   int order, bool neighbours, bool self, double radius_rad) {
+  return JoinArgs{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), rs.pix.size(),
+                            cells.dir.data(), cells.ncells, cells.shift},
+                  l.vec.data(),
+                  l.row.data(),
+                  nl,
+                  order,
+                  neighbours,
+                  self,
+                  hp::chord2_of_angle(radius_rad)};
+}
+
 }  // namespace
 
 namespace {
@@ -499,15 +514,7 @@ void join_cuda_columns(const SkyPoints& left, const SkyPoints& right, int order,
   ev.mark(2);
 
   // Phases 2+3: count, scan, write.
-  JoinArgs a{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), nr, cells.dir.data(),
-                       cells.ncells, cells.shift},
-             self ? rs.vec.data() : ls.vec.data(),
-             self ? rs.row.data() : ls.row.data(),
-             nl,
-             order,
-             neighbours,
-             self,
-             hp::chord2_of_angle(radius_rad)};
+  const JoinArgs a = join_args(rs, cells, self ? rs : ls, nl, order, neighbours, self, radius_rad);
   const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
   DeviceArray<uint64_t> d_count(nl + 1), d_off(nl + 1);
   cuda_check(cudaMemset(d_count.data() + nl, 0, sizeof(uint64_t)), "memset");
@@ -593,15 +600,7 @@ void count_indexed(const Sorted& rs, const int64_t* rid, const Sorted* ls, const
   const CellDirectory cells = cell_directory(rs.pix.data(), nr, order, scratch);
   scratch.release();
   const Sorted& l = ls ? *ls : rs;
-  JoinArgs a{IndexView{rs.pix.data(), rs.row.data(), rs.vec.data(), nr, cells.dir.data(),
-                       cells.ncells, cells.shift},
-             l.vec.data(),
-             l.row.data(),
-             nl,
-             order,
-             neighbours,
-             self,
-             hp::chord2_of_angle(radius_rad)};
+  const JoinArgs a = join_args(rs, cells, l, nl, order, neighbours, self, radius_rad);
   const hp::DiscPlan plan = hp::make_disc_plan(order, radius_rad);
   const int nstarts = int(starts.size());
   DeviceArray<double> d_starts(starts.size());
