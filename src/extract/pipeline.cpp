@@ -11,6 +11,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/output/check_images.hpp"
 #include "extract/pipeline.hpp"
@@ -128,6 +129,15 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
   return out;
 }
 
+// Whether the back stages read the detection image on the host: the FILTERED check image, and
+// BACKPHOTO_TYPE LOCAL, whose blanking (as seen at each detection) is made there. Otherwise the
+// GPU front end leaves it on the device, where the blanking codes are made (blanking_gpu.hpp).
+bool host_detection_image(const Config& config, const MeasureRequest& request) {
+  return config.backphoto_type == BackPhotoType::Local ||
+         std::find(request.check_images.begin(), request.check_images.end(),
+                   CheckImage::Filtered) != request.check_images.end();
+}
+
 // Stages 1-3 on either device; `run` makes the FrontEnd from the resolved configuration.
 template <class Run>
 FrontStage front_stage(const Config& user_config, int64_t width, int64_t height, Run&& run,
@@ -185,7 +195,8 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   FrontStage stage = front_stage(
       config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
-        if (c.device == Backend::Cuda && !host_front) return gpu::front_end(image, c, f, nt);
+        if (c.device == Backend::Cuda && !host_front)
+          return gpu::front_end(image, c, f, nt, host_detection_image(c, request));
         if (weighted)
           return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
         FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
@@ -200,17 +211,18 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   return stage;
 }
 
-FrontStage extract_front(const DeviceImage& image, const Config& config) {
+FrontStage extract_front(const DeviceImage& image, const Config& config,
+                         const MeasureRequest& request) {
   if (image.empty()) throw Error("empty image: no pixels to extract from");
   if (config.device != Backend::Cuda) {
     // The CPU path on a host copy (whose memory becomes the subtracted image).
     Image<float> host = image.download();
-    return extract_front(host.view(), &host, config);
+    return extract_front(host.view(), &host, config, request);
   }
   validate_config(config);
   return front_stage(config, image.width(), image.height(),
                      [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
-                       return gpu::front_end(image, c, f, nt);
+                       return gpu::front_end(image, c, f, nt, host_detection_image(c, request));
                      });
 }
 
@@ -232,7 +244,10 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const BackgroundMap& bkg = measure.dual ? measure.background : front.background;
   const ImageView<const float> dvalue = front.value;
   const ImageView<const float> value = measure.dual ? measure.value.view() : dvalue;
-  const ImageView<const float> cvalue = front.detection_image();
+  // The detection image on the host (not there when the GPU front end left it on the device:
+  // then nothing below reads it, host_detection_image).
+  const ImageView<const float> cvalue =
+      front.filtered_on_device_only ? ImageView<const float>{} : front.detection_image();
   const ObjectList& detections = front.detections;
   const float dthresh = front.detect_thresh;
   const float athresh = measure.dual ? measure.analysis_thresh : front.analysis_thresh;
@@ -357,10 +372,18 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       clean_objects(objects.flags, shapes, isos, done_line, zones, std::move(pairs), clean_params);
   timer.lap("clean");
 
-  // 6. Measurement, each object as SExtractor saw the image when it wrote the object out.
-  const Blanking blanking(
-      dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag, local_back, nt,
-      dweighted ? wmaps.thresh.view() : ImageView<const float>{}, false, cleaned.stack_full_lines);
+  // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The
+  // GPU front end's images are still on the device: the blanking codes are made there (LOCAL's
+  // blanking, as seen at each detection, is the host's alone).
+  const bool codes_on_device = front.device_value && !local_back && !measure.dual && !dweighted;
+  const Blanking blanking =
+      codes_on_device
+          ? Blanking(gpu::blanking_codes(front.device_value, front.device_cvalue, w, h, dthresh,
+                                         objects, cleaned.removed, mp.buffer.blank_lag, nt),
+                     w, mp.buffer.blank_lag, cleaned.stack_full_lines)
+          : Blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
+                     local_back, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},
+                     false, cleaned.stack_full_lines);
   // Dual-image mode: SExtractor blanks the measurement image's detected pixels as it scans them
   // and the detection image's blank_lag rows behind (scan.c); Kron's and the Petrosian radius
   // passes read the detection image, everything else the measurement image.
@@ -372,6 +395,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   timer.lap("blanking");
   PhotometryField field;
   field.value = value;
+  if (!measure.dual) field.value_on_device = front.device_value;
   field.blanking = measure_blanking ? &*measure_blanking : &blanking;
   if (measure_blanking) field.dblanking = &blanking;
   field.backsig = bkg.global_rms;
@@ -479,7 +503,7 @@ Result extract(const DeviceImage& image, const Config& config, const MeasureRequ
     Image<float> host = image.download();
     return extract_back(extract_front(host.view(), &host, config, request), request);
   }
-  return extract_back(extract_front(image, config), request);
+  return extract_back(extract_front(image, config, request), request);
 }
 
 Result extract(Image<float>&& image, const Config& config, const MeasureRequest& request) {

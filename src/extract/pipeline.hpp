@@ -23,14 +23,17 @@ struct FrontStage {
 };
 
 // `reuse`, when given, holds the image's own pixels: the CPU path subtracts the background in
-// place (the result then lives in *reuse's memory, moved into the FrontStage).
+// place (the result then lives in *reuse's memory, moved into the FrontStage). Without the
+// request, the stages are those of the default request (the back's request must then ask no
+// FILTERED check image, which the GPU front end would leave on the device).
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config);
 // With the request's weight maps and measurement image (dual-image mode), if any: on the CPU.
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
                          const MeasureRequest& request);
 // From a frame in device memory: the GPU front end without an upload (with config.device cuda),
 // or the CPU path on a host copy.
-FrontStage extract_front(const DeviceImage& image, const Config& config);
+FrontStage extract_front(const DeviceImage& image, const Config& config,
+                         const MeasureRequest& request = {});
 Result extract_back(FrontStage&& stage, const MeasureRequest& request);
 
 }  // namespace celeris::extract

@@ -308,8 +308,8 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
       if (job->error.empty() && job->extensions.empty()) try {
           // The CPU path subtracts the background in the frame's own memory.
           const auto t = std::chrono::steady_clock::now();
-          job->front =
-              extract_front(frame.pixels, gpu ? nullptr : &frame.image.pixels, frame.config);
+          job->front = extract_front(frame.pixels, gpu ? nullptr : &frame.image.pixels,
+                                     frame.config, frame.request);
           steps.add("front stages", since(t));
         } catch (const std::exception& e) {
           job->error = e.what();

@@ -127,6 +127,15 @@ __global__ void chain_scatter_kernel(const int32_t* pixels, int64_t m, const int
   chained[piece_next[h] + (i - h)] = pixels[i];
 }
 
+__global__ void gather_values_kernel(const int32_t* chained, int64_t m, const float* value,
+                                     const float* cvalue, float* out_value, float* out_cvalue) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= m) return;
+  const int32_t p = chained[i];
+  out_value[i] = value[p];
+  out_cvalue[i] = cvalue[p];
+}
+
 size_t align256(size_t b) {
   return (b + 255) / 256 * 256;
 }
@@ -157,6 +166,14 @@ __global__ void freed_kernel(const int32_t* keys, const int32_t* offset, int64_t
 }
 
 }  // namespace
+
+void gather_values(const int32_t* chained, int64_t m, const float* value, const float* cvalue,
+                   float* out_value, float* out_cvalue, cudaStream_t stream) {
+  if (m == 0) return;
+  gather_values_kernel<<<blocks_for(m), kThreads, 0, stream>>>(chained, m, value, cvalue, out_value,
+                                                               out_cvalue);
+  cuda::cuda_check_launch("gather_values_kernel");
+}
 
 int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, int width,
                          ChainWork& w, int32_t* chained, int32_t* offset, cudaStream_t stream) {

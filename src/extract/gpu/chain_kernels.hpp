@@ -52,4 +52,9 @@ int64_t pixel_stack_bound(const float* cvalue, int width, int height, float thre
                           const int32_t* keys, const int32_t* offset, int64_t components,
                           ChainWork& work, cudaStream_t stream);
 
+// The two images' values at the m chained pixels (y * width + x), for the host's detections:
+// value[chained[i]] and cvalue[chained[i]] into out_value[i] and out_cvalue[i].
+void gather_values(const int32_t* chained, int64_t m, const float* value, const float* cvalue,
+                   float* out_value, float* out_cvalue, cudaStream_t stream);
+
 }  // namespace celeris::extract::gpu

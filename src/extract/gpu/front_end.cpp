@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "celeris/error.hpp"
+#include "core/cuda/buffer_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
@@ -36,49 +37,19 @@ enum Mark {
   kMarks
 };
 
-// Page-locked buffers for the two images that come back. Allocating them costs more than one
-// download from pageable memory, so they are pooled: a FrontEnd holds one pair and gives it
-// back when its last copy goes (possibly on another thread, after the CPU stages).
-struct ReturnImages {
-  cuda::PinnedBuffer<float> value, filtered;
-};
+// A frame's two images, on the device and (page-locked, so that the download runs at the bus's
+// speed) on the host. Allocating them costs more than a frame's work, so they are pooled: a
+// FrontEnd holds one set and gives it back when its last copy goes (possibly on another
+// thread, after the CPU stages, which may read the device images too: the GPU's blanking and
+// photometry).
+struct FrameImages {
+  cuda::DeviceBuffer<float> image;  // the frame as uploaded, then the detection image
+  cuda::DeviceBuffer<float> value;  // the background-subtracted image
+  cuda::PinnedBuffer<float> host_value, host_filtered;
 
-class ReturnPool {
- public:
-  std::shared_ptr<ReturnImages> take(size_t n, bool filtered) {
-    std::unique_ptr<ReturnImages> got;
-    {
-      std::lock_guard<std::mutex> lock(state_->m);
-      auto& free = state_->free;
-      for (size_t k = 0; k < free.size(); ++k)
-        if (free[k]->value.size() >= n && (!filtered || free[k]->filtered.size() >= n)) {
-          got = std::move(free[k]);
-          free.erase(free.begin() + static_cast<std::ptrdiff_t>(k));
-          break;
-        }
-    }
-    if (!got) {
-      got = std::make_unique<ReturnImages>();
-      got->value.reset(n);
-      if (filtered) got->filtered.reset(n);
-    }
-    std::shared_ptr<State> state = state_;
-    return {got.release(), [state](ReturnImages* r) {
-              std::lock_guard<std::mutex> lock(state->m);
-              if (state->free.size() < kKept)
-                state->free.emplace_back(r);
-              else
-                delete r;
-            }};
+  bool fits(size_t n) const {
+    return image.size() >= n && value.size() >= n && host_value.size() >= n;
   }
-
- private:
-  static constexpr size_t kKept = 4;  // frames in flight in a stream of frames, and one spare
-  struct State {
-    std::mutex m;
-    std::vector<std::unique_ptr<ReturnImages>> free;
-  };
-  std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
 // Everything one frame after another reuses. One per process, never destroyed (its CUDA
@@ -89,18 +60,28 @@ struct Context {
   cuda::Stream copies;  // the images' download, beside the labelling
   cuda::Event filtered{false};
   cuda::EventTimer timer{kMarks};
-  cuda::DeviceBuffer<float> image, value, back, sigma, dback, node, dnode, u, xw, kernel;
+  cuda::DeviceBuffer<float> back, sigma, dback, node, dnode, u, xw, kernel, gathered;
   cuda::DeviceBuffer<int> lo;
   cuda::DeviceBuffer<unsigned char> mesh_scratch, comp_scratch;
   cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys, chained, offsets;
   ChainWork chains;
   cuda::DeviceBuffer<unsigned long long> counter;
-  ReturnPool returns;
+  // The detections as they come back: chained pixels, offsets, the two images' values there.
+  cuda::PinnedBuffer<int32_t> host_chained, host_offsets;
+  cuda::PinnedBuffer<float> host_gathered;
+  // Frames in flight in a stream of frames (the front, the back workers, the queue between),
+  // and one spare.
+  cuda::BufferPool<FrameImages> frames{6};
 };
 
 Context& context() {
   static Context* c = new Context;
   return *c;
+}
+
+template <class T>
+void grow(cuda::PinnedBuffer<T>& b, size_t n) {
+  if (b.size() < n) b.reset(n);
 }
 
 }  // namespace
@@ -117,18 +98,18 @@ bool available() {
 namespace {
 
 // The detections from the chained pixels (component c's at chained[offset[c] .. offset[c + 1]),
-// in chain order): each pixel's two values read from the images that came back, FLAGS 8 when
-// one of its pixels lies on the image border, as detect() gives them. Parallel over pixels.
-ObjectList detections_from_chains(ImageView<const float> value, ImageView<const float> cvalue,
-                                  const std::vector<int32_t>& chained,
-                                  const std::vector<int32_t>& offset, int threads) {
-  const int64_t w = value.width, h = value.height;
-  const int64_t n = static_cast<int64_t>(chained.size());
-  const size_t nobj = offset.size() - 1;
+// in chain order) and the two images' values there (gathered on the device), FLAGS 8 when one
+// of its pixels lies on the image border, as detect() gives them. Parallel over pixels.
+ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, int64_t n,
+                                  const int32_t* offset, size_t nobj, const float* value,
+                                  const float* cvalue, int threads) {
   ObjectList out;
-  for (auto* c : {&out.x, &out.y}) c->resize(chained.size());
-  for (auto* c : {&out.value, &out.cvalue, &out.var, &out.dthresh}) c->resize(chained.size());
-  out.offset.assign(offset.begin(), offset.end());
+  for (auto* c : {&out.x, &out.y}) c->resize(static_cast<size_t>(n));
+  out.value.assign(value, value + n);
+  out.cvalue.assign(cvalue, cvalue + n);
+  out.var.assign(static_cast<size_t>(n), 0.0f);
+  out.dthresh.assign(static_cast<size_t>(n), 0.0f);
+  out.offset.assign(offset, offset + nobj + 1);
   out.flags.assign(nobj, 0);
   out.fixed_centre.assign(nobj, 0);
   out.cx.assign(nobj, 0.0);
@@ -137,15 +118,9 @@ ObjectList detections_from_chains(ImageView<const float> value, ImageView<const 
   {
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < n; ++i) {
-      const int32_t p = chained[static_cast<size_t>(i)];
-      const int32_t x = static_cast<int32_t>(p % w), y = static_cast<int32_t>(p / w);
-      const size_t k = static_cast<size_t>(i);
-      out.x[k] = x;
-      out.y[k] = y;
-      out.value[k] = value(x, y);
-      out.cvalue[k] = cvalue(x, y);
-      out.var[k] = 0.0f;
-      out.dthresh[k] = 0.0f;
+      const int32_t p = chained[i];
+      out.x[static_cast<size_t>(i)] = static_cast<int32_t>(p % w);
+      out.y[static_cast<size_t>(i)] = static_cast<int32_t>(p / w);
     }
 #pragma omp for schedule(dynamic, 256)
     for (size_t k = 0; k < nobj; ++k)
@@ -168,7 +143,7 @@ struct Pixels {
 };
 
 FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filter,
-             int host_threads) {
+             int host_threads, bool host_filtered) {
   cuda::cuda_require_device("--device cuda");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
   const int64_t n = image.width * image.height;
@@ -184,9 +159,20 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
   cuda::EventTimer& timer = c.timer;
-  float* d_image = c.image.grow(n);
-  float* d_value = c.value.grow(n);
-  std::shared_ptr<ReturnImages> back_home = c.returns.take(n, config.filter);
+  const size_t nz = static_cast<size_t>(n);
+  const bool download_filtered = config.filter && host_filtered;
+  std::shared_ptr<FrameImages> frame =
+      c.frames.take([&](const FrameImages& f) { return f.fits(nz); },
+                    [&] {
+                      auto f = std::make_unique<FrameImages>();
+                      f->image.reset(nz);
+                      f->value.reset(nz);
+                      f->host_value.reset(nz);
+                      return f;
+                    });
+  if (download_filtered) grow(frame->host_filtered, nz);
+  float* d_image = frame->image.data();
+  float* d_value = frame->value.data();
   const double setup = seconds_since(t_setup);
   timer.mark(kStart, s);
   if (image.device) {
@@ -195,7 +181,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                                        static_cast<size_t>(n) * sizeof(float),
                                        cudaMemcpyDeviceToDevice, s));
   } else {
-    c.image.upload_async(image.host, n, s);
+    frame->image.upload_async(image.host, nz, s);
   }
   // The valid pixels are counted here, on the device, for host frames too (extract_front
   // leaves that pass over host memory out when this path runs): the wait is the upload's, which
@@ -264,8 +250,9 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // The images go back on the copy stream while the labelling runs (neither writes them).
   c.filtered.record(s);
   CELERIS_CUDA_CHECK(cudaStreamWaitEvent(c.copies.get(), c.filtered.get(), 0));
-  c.value.download_async(back_home->value.data(), n, c.copies.get());
-  if (config.filter) c.image.download_async(back_home->filtered.data(), n, c.copies.get());
+  frame->value.download_async(frame->host_value.data(), nz, c.copies.get());
+  if (download_filtered)
+    frame->image.download_async(frame->host_filtered.data(), nz, c.copies.get());
 
   // 4. Labelling and the components in completion order.
   label(d_value, d_cvalue, out.detect_thresh, w, h, c.parent.grow(n), c.count.grow(n),
@@ -296,17 +283,26 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     bound_seconds = seconds_since(t_bound);
   }
 
-  // 6. Back to the host: the chained pixels (the images are on their way).
+  // 6. Back to the host: the chained pixels and their values (the images are on their way).
   const auto t_download = Clock::now();
-  std::vector<int32_t> chained(static_cast<size_t>(kept)), offset(static_cast<size_t>(ncomp) + 1);
-  c.chained.download_async(chained.data(), chained.size(), s);
-  c.offsets.download_async(offset.data(), offset.size(), s);
+  const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
+  float* gathered = c.gathered.grow(2 * m);
+  gather_values(c.chained.data(), kept, d_value, d_cvalue, gathered, gathered + m, s);
+  grow(c.host_chained, m);
+  grow(c.host_offsets, nc + 1);
+  grow(c.host_gathered, 2 * m);
+  c.chained.download_async(c.host_chained.data(), m, s);
+  c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
+  c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
   c.stream.synchronize();
   c.copies.synchronize();
   const double download = seconds_since(t_download);
-  out.value = {back_home->value.data(), w, h};
-  if (config.filter) out.filtered = {back_home->filtered.data(), w, h};
-  out.storage = back_home;
+  out.value = {frame->host_value.data(), w, h};
+  if (download_filtered) out.filtered = {frame->host_filtered.data(), w, h};
+  out.filtered_on_device_only = config.filter && !download_filtered;
+  out.device_value = d_value;
+  out.device_cvalue = d_cvalue;
+  out.storage = frame;
   out.stage_seconds = {{"gpu setup", setup},
                        {image.device ? "gpu copy (device-resident frame)" : "gpu upload",
                         timer.seconds(kStart, kUploaded)},
@@ -322,11 +318,18 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   if (stack_may_matter) out.stage_seconds.emplace_back("gpu pixel-stack bound", bound_seconds);
   const auto t_gather = Clock::now();
   out.detections =
-      detections_from_chains(out.value, out.detection_image(), chained, offset, host_threads);
+      detections_from_chains(w, h, c.host_chained.data(), kept, c.host_offsets.data(), nc,
+                             c.host_gathered.data(), c.host_gathered.data() + m, host_threads);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
   if (stack_may_matter && out.pixel_stack_bound >= config.memory_pixstack - 1) {
     const auto t_detect = Clock::now();
+    if (out.filtered_on_device_only) {  // the host's detection reads the detection image
+      grow(frame->host_filtered, nz);
+      frame->image.download(frame->host_filtered.data(), nz);
+      out.filtered = {frame->host_filtered.data(), w, h};
+      out.filtered_on_device_only = false;
+    }
     std::vector<PixelStackOverflow> overflows;
     out.detections =
         detect(out.value, out.detection_image(),
@@ -341,15 +344,16 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
 }  // namespace
 
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
-                   int host_threads) {
-  return run({image.data, nullptr, image.width, image.height}, config, filter, host_threads);
+                   int host_threads, bool host_filtered) {
+  return run({image.data, nullptr, image.width, image.height}, config, filter, host_threads,
+             host_filtered);
 }
 
 FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
-                   int host_threads) {
+                   int host_threads, bool host_filtered) {
   return run(
       {nullptr, reinterpret_cast<const float*>(image.address()), image.width(), image.height()},
-      config, filter, host_threads);
+      config, filter, host_threads, host_filtered);
 }
 
 }  // namespace celeris::extract::gpu

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "celeris/device_image.hpp"
+#include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
 #include "extract/objects.hpp"
@@ -40,9 +41,19 @@ struct FrontEnd {
   // pixel_stack_bound; -1 where not taken: the CPU path, or a frame smaller than the stack).
   int64_t pixel_stack_bound = -1;
   std::shared_ptr<void> storage;
+  // The GPU path: the same two images on the device, valid while `storage` is held (null on
+  // the CPU path); the detection image is device_value's with FILTER N. The filtered image
+  // stays there alone unless a host stage asked for it (front_end's host_filtered).
+  const float* device_value = nullptr;
+  const float* device_cvalue = nullptr;
+  bool filtered_on_device_only = false;
 
   // The image thresholds were applied to: the filtered one, or the image itself with FILTER N.
-  ImageView<const float> detection_image() const { return filtered.data ? filtered : value; }
+  ImageView<const float> detection_image() const {
+    if (filtered_on_device_only)
+      throw Error("internal: the filtered image was left on the device (gpu::front_end)");
+    return filtered.data ? filtered : value;
+  }
 };
 
 namespace gpu {
@@ -53,12 +64,14 @@ bool available();
 // Throws celeris::Error when no GPU can run it, or when the frame has 2^31 pixels or more.
 // Calls are serialised on one process-wide context (stream, device work buffers grown as frames
 // need, page-locked return buffers): a sequence of frames allocates once.
+// `host_filtered`: bring the filtered image back to the host too (FILTERED check image,
+// BACKPHOTO_TYPE LOCAL's host blanking); else it stays on the device (device_cvalue).
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
-                   int host_threads);
+                   int host_threads, bool host_filtered = true);
 // The same from a frame already in device memory (no upload; its valid pixels are counted on
 // the device, as the CPU path counts them).
 FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
-                   int host_threads);
+                   int host_threads, bool host_filtered = true);
 
 }  // namespace gpu
 }  // namespace celeris::extract

@@ -162,9 +162,9 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
 
-  // The device's view of the field: the host's with device pointers.
-  const phot::View host_view = photometry_view(field);
-  phot::View view = host_view;
+  // The device's view of the field: the host's with device pointers (codes made on the GPU
+  // already there).
+  phot::View view = photometry_view(field, false);
   const size_t npix = static_cast<size_t>(field.value.width) * field.value.height;
   Layout in;
   std::vector<int32_t> on_device, on_host;
@@ -190,17 +190,16 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
 
   c.timer.mark(kStart, s);
   const int nt = std::max(1, request.host_threads);
-  view.value = upload_image(c, c.value, field.value.data, npix, s, nt);
+  view.value = field.value_on_device ? field.value_on_device
+                                     : upload_image(c, c.value, field.value.data, npix, s, nt);
   // The blanking codes are read only where MASK_TYPE is not NONE.
-  if (view.mask_detected && view.blanking.code)
-    view.blanking.code = upload_image(c, c.code, view.blanking.code, npix, s, nt);
-  else
-    view.blanking.code = nullptr;
+  auto codes = [&](const Blanking* b, const int32_t* on_device, cuda::DeviceBuffer<int32_t>& d) {
+    if (!view.mask_detected || !b) return static_cast<const int32_t*>(nullptr);
+    return on_device ? on_device : upload_image(c, d, b->view().code, npix, s, nt);
+  };
+  view.blanking.code = codes(field.blanking, view.blanking.code, c.code);
   // Dual-image mode: the detection image's own blanking, which Kron's radius pass reads.
-  if (view.mask_detected && view.dblanking.code)
-    view.dblanking.code = upload_image(c, c.dcode, view.dblanking.code, npix, s, nt);
-  else
-    view.dblanking.code = nullptr;
+  view.dblanking.code = codes(field.dblanking, view.dblanking.code, c.dcode);
   if (view.var) view.var = upload_image(c, c.var, view.var, npix, s, nt);
   if (view.dvar) view.dvar = upload_image(c, c.dvar, view.dvar, npix, s, nt);
   if (view.dvalue) view.dvalue = upload_image(c, c.dvalue, view.dvalue, npix, s, nt);
@@ -232,10 +231,15 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   c.timer.mark(kMeasured, s);
   c.out.download_async(c.staged_out.data(), lay.bytes(), s);
   c.timer.mark(kDownloaded, s);
+  // Codes made on the GPU that host code will read start their copy now, beside the kernel.
+  if (view.mask_detected && (request.host_reads_codes || !on_host.empty()))
+    for (const Blanking* b : {field.blanking, field.dblanking})
+      if (b) b->prefetch_host();
   // Meanwhile the largest objects on the host threads, with the same function.
   const auto t_host = Clock::now();
   PhotometryColumns held;
   if (!on_host.empty()) {
+    const phot::View host_view = photometry_view(field);
     held.flux_aper.resize(n * na);
     held.fluxerr_aper.resize(n * na);
     held.flux_auto.resize(n);

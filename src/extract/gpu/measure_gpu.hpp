@@ -1,7 +1,8 @@
 // The measurement's photometry on the GPU: FLUX_APER (every aperture), FLUX_AUTO, FLUXERR_AUTO,
 // KRON_RADIUS, FLUX_RADIUS (and the half-light radius the windowed measurements start from) of
 // all objects at once, with the CPU's arithmetic (stages/photometry_math.hpp) and the CPU's
-// results bit for bit. The images and the blanking codes go up once, on one stream; the
+// results bit for bit. The images and the blanking codes go up once, on one stream, unless
+// they are there already (PhotometryField::value_on_device, Blanking::device_view); the
 // columns come back once. measure.cpp calls it with --device cuda; tests and benchmarks call it
 // directly.
 #pragma once
@@ -22,6 +23,9 @@ struct PhotometryRequest {
   bool growth = false;           // run the growth curve (FLUX_RADIUS or windowed measurements)
   bool hl_radius = false;        // and return the half-light radius (windowed measurements)
   int host_threads = 1;          // for copying pageable images into page-locked chunks
+  // Whether host code reads the blanking codes after this call (windowed, Petrosian, VIGNET
+  // columns): codes made on the GPU then start their copy to the host beside the kernel.
+  bool host_reads_codes = false;
   // Objects whose growth curve reaches this radius (6 A_IMAGE, or PHOT_AUTOAPERS' search
   // diameter when larger; pixels) are measured on the host threads, with the same function,
   // while the kernel runs: one GPU thread measures one object, some ten times slower than a CPU

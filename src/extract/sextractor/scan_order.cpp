@@ -54,49 +54,66 @@ WriteOutSchedule::WriteOutSchedule(const LineBuffer& buffer) {
   if (one_strip_ && buffer.filter_rows > buffer.height) last_ = next_ - 1;
 }
 
+OwnedCodes::OwnedCodes(const ObjectList& objects, const std::vector<CleanVictim>& removed,
+                       int blank_lag, bool immediate)
+    : objects_(&objects),
+      removed_(&removed),
+      victim_of_(objects.size(), -1),
+      blank_lag_(blank_lag),
+      immediate_(immediate) {
+  for (size_t v = 0; v < removed.size(); ++v)
+    victim_of_[removed[v].object] = static_cast<int64_t>(v);
+}
+
+int32_t OwnedCodes::given_back(const CleanVictim& v, int64_t y) const {
+  const int64_t m = v.moment >= 0 ? v.moment : v.line;
+  const int64_t again = immediate_ && y + blank_lag_ > v.line ? 1 : 0;
+  return static_cast<int32_t>(-(2 * m + again) - 2);
+}
+
+int32_t OwnedCodes::victim_code(const CleanVictim& v, int64_t y) const {
+  // Pixels of merged objects are given back; rows the blanker had not reached at the merge are
+  // blanked afterwards all the same (-1), so only rows it had passed record the line. Blanked as
+  // scanned (immediate), every row had been, and the view blanks it again at the lagging pass.
+  const int64_t first_lag = immediate_ ? 1 : blank_lag_;
+  return y + first_lag <= v.line ? given_back(v, y) : -1;
+}
+
 Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, float threshold,
                    const ObjectList& objects, const std::vector<CleanVictim>& removed,
                    int blank_lag, bool given_back_by, int threads,
                    ImageView<const float> pixel_threshold, bool immediate,
                    std::vector<int64_t> stack_full_lines)
-    : blank_lag_(blank_lag), immediate_(immediate), stack_full_lines_(std::move(stack_full_lines)) {
+    : width_(value.width),
+      blank_lag_(blank_lag),
+      immediate_(immediate),
+      stack_full_lines_(std::move(stack_full_lines)) {
   const int64_t w = value.width, h = value.height;
   code_ = Image<int32_t>::uninitialized(w, h);
   const float* pt = pixel_threshold.data;
-#pragma omp parallel num_threads(threads)
-  {
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < value.size(); ++i)
-      code_.data()[i] =
-          !std::isnan(value.data[i]) && cvalue.data[i] > (pt ? pt[i] : threshold) ? -1 : 0;
-      // Objects own disjoint pixels.
-#pragma omp for schedule(dynamic, 256)
-    for (size_t k = 0; k < objects.size(); ++k)
-      for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
-        code_(objects.x[i], objects.y[i]) = static_cast<int32_t>(k + 1);
-  }
-  // Pixels of merged objects are given back; rows the blanker had not reached at the merge are
-  // blanked afterwards all the same (-1), so only rows it had passed record the line. Blanked as
-  // scanned (immediate), every row had been, and the view blanks it again at the lagging pass.
-  const int64_t first_lag = immediate ? 1 : blank_lag;
-  auto given_back = [&](const CleanVictim& v, int64_t y) {
-    const int64_t m = v.moment >= 0 ? v.moment : v.line;
-    const int64_t again = immediate && y + blank_lag > v.line ? 1 : 0;
-    return static_cast<int32_t>(-(2 * m + again) - 2);
-  };
-  for (const CleanVictim& v : removed)
-    for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
-      const int32_t x = objects.x[i], y = objects.y[i];
-      code_(x, y) = int64_t(y) + first_lag <= v.line ? given_back(v, y) : -1;
-    }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < value.size(); ++i)
+    code_.data()[i] =
+        !std::isnan(value.data[i]) && cvalue.data[i] > (pt ? pt[i] : threshold) ? -1 : 0;
+  // Objects own disjoint pixels.
+  const OwnedCodes owned(objects, removed, blank_lag, immediate);
+  owned.for_each(threads,
+                 [&](int64_t i, int32_t code) { code_(objects.x[i], objects.y[i]) = code; });
   if (!given_back_by || removed.empty()) return;
   given_back_by_ = Image<int32_t>(w, h, -1);
   for (const CleanVictim& v : removed)
     for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i) {
       const int32_t x = objects.x[i], y = objects.y[i];
-      if (code_(x, y) == given_back(v, y)) given_back_by_(x, y) = static_cast<int32_t>(v.by);
+      if (code_(x, y) == owned.given_back(v, y)) given_back_by_(x, y) = static_cast<int32_t>(v.by);
     }
 }
+
+Blanking::Blanking(std::shared_ptr<const DeviceCodes> codes, int64_t width, int blank_lag,
+                   std::vector<int64_t> stack_full_lines)
+    : device_(std::move(codes)),
+      width_(width),
+      blank_lag_(blank_lag),
+      stack_full_lines_(std::move(stack_full_lines)) {}
 
 int64_t Blanking::line_start(int64_t line) const {
   // The write-outs because the stack was full on the lines before.

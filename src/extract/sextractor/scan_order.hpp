@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "celeris/extract.hpp"
@@ -80,6 +81,48 @@ struct CleanVictim {
   int64_t moment = -1;  // the merge's moment (blanking_view.hpp); -1: line
 };
 
+// The code (blanking_view.hpp) of every pixel an object owns after cleaning, in the objects'
+// pixel order: k + 1 for object k's, or, for an object merged away, the code of a pixel given
+// back (or -1 where the blanker had not reached its row at the merge). Calls put(i, code) for
+// each pixel i of objects.x/y, over `threads` threads; the other detected pixels are -1, the
+// rest 0. The host's Blanking and the GPU's (gpu/blanking_gpu.hpp) both take it.
+class OwnedCodes {
+ public:
+  OwnedCodes(const ObjectList& objects, const std::vector<CleanVictim>& removed, int blank_lag,
+             bool immediate);
+  template <class Put>
+  void for_each(int threads, Put&& put) const {
+    const ObjectList& o = *objects_;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+    for (size_t k = 0; k < o.size(); ++k) {
+      const int64_t v = victim_of_[k];
+      for (int64_t i = o.offset[k]; i < o.offset[k + 1]; ++i)
+        put(i, v < 0 ? static_cast<int32_t>(k + 1) : victim_code((*removed_)[v], o.y[i]));
+    }
+  }
+  // The code a pixel of row y of victim v gets; given_back(): whether it records the merge.
+  int32_t victim_code(const CleanVictim& v, int64_t y) const;
+  int32_t given_back(const CleanVictim& v, int64_t y) const;
+
+ private:
+  const ObjectList* objects_;
+  const std::vector<CleanVictim>* removed_;
+  std::vector<int64_t> victim_of_;  // per object, its entry in `removed` (the last), or -1
+  int blank_lag_;
+  bool immediate_;
+};
+
+// Blanking codes made on the GPU (gpu/blanking_gpu.hpp): on the device at once, copied to the
+// host only when host code reads them. The interface keeps this file free of CUDA.
+class DeviceCodes {
+ public:
+  virtual ~DeviceCodes() = default;
+  virtual const int32_t* device() const = 0;
+  // Starts the copy to the host (once); host() waits for it (starting it if needed).
+  virtual void prefetch() const = 0;
+  virtual const int32_t* host() const = 0;
+};
+
 // Built after cleaning from the objects and the merges, then asked by photometry, the local
 // background and the -OBJECTS check image.
 class Blanking {
@@ -97,7 +140,20 @@ class Blanking {
            bool given_back_by, int threads = 1, ImageView<const float> pixel_threshold = {},
            bool immediate = false, std::vector<int64_t> stack_full_lines = {});
 
-  BlankingView view() const { return {code_.data(), code_.width(), blank_lag_, immediate_}; }
+  // Codes made on the GPU (gpu/blanking_gpu.hpp), of a frame `width` pixels wide; without
+  // given_back_by (blanked_at_detection is the host's alone).
+  Blanking(std::shared_ptr<const DeviceCodes> codes, int64_t width, int blank_lag,
+           std::vector<int64_t> stack_full_lines = {});
+
+  BlankingView view() const { return {host_codes(), width_, blank_lag_, immediate_}; }
+  // The same codes on the device: null when they were made on the host.
+  BlankingView device_view() const {
+    return {device_ ? device_->device() : nullptr, width_, blank_lag_, immediate_};
+  }
+  // Codes made on the GPU: starts their copy to the host, which view() would otherwise wait for.
+  void prefetch_host() const {
+    if (device_) device_->prefetch();
+  }
   bool blanked(int x, int y, int32_t id, int64_t time, int64_t moment = -1) const {
     return view().blanked(x, y, id, time, moment);
   }
@@ -105,21 +161,24 @@ class Blanking {
   // back on that very line counts as given back only when the object that gave it back was
   // processed first.
   bool blanked_at_detection(int x, int y, size_t index, int64_t done_line) const {
-    const int32_t c = code_(x, y);
+    const int32_t c = code_(x, y);  // host codes: LOCAL builds them there (pipeline.cpp)
     if (c <= -2 && line_of((-(int64_t(c) + 2)) >> 1) == done_line)
       return !(given_back_by_(x, y) < static_cast<int64_t>(index));
     return blanked(x, y, 0, done_line, line_start(done_line));
   }
 
  private:
-  Image<int32_t> code_;           // see BlankingView
-  Image<int32_t> given_back_by_;  // the object whose cleaning gave the pixel back
+  Image<int32_t> code_;                        // see BlankingView
+  Image<int32_t> given_back_by_;               // the object whose cleaning gave the pixel back
+  std::shared_ptr<const DeviceCodes> device_;  // or codes made on the GPU
+  int64_t width_ = 0;
   int blank_lag_ = 0;
   bool immediate_ = false;
   std::vector<int64_t> stack_full_lines_;
   // The moment a scan line begins (its first write-outs), and the line of a moment.
   int64_t line_start(int64_t line) const;
   int64_t line_of(int64_t moment) const;
+  const int32_t* host_codes() const { return device_ ? device_->host() : code_.data(); }
 };
 
 // The scan line on which each object was completed: its detection's last row + 1.

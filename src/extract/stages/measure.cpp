@@ -81,6 +81,8 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
   req.growth = ctx.n_fluxfrac > 0 || ctx.compute_win;
   req.hl_radius = ctx.compute_win;
   req.host_threads = ctx.threads;
+  req.host_reads_codes = ctx.compute_win || ctx.compute_petro || ctx.compute_growth ||
+                         ctx.vignet_width > 0 || ctx.vignet_shift_width > 0;
   gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
   if (ctx.gpu_seconds) {
     ctx.gpu_seconds->emplace_back("gpu measure setup", c.setup);

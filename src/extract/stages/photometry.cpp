@@ -7,12 +7,12 @@ namespace celeris::extract {
 static_assert(phot::kNeighbours == kFlagNeighbours && phot::kAperIncomplete == kFlagAperIncomplete,
               "photometry_math.hpp's FLAGS bits are celeris/extract.hpp's");
 
-phot::View photometry_view(const PhotometryField& f) {
+phot::View photometry_view(const PhotometryField& f, bool host_codes) {
   phot::View v;
   v.value = f.value.data;
   v.width = static_cast<int>(f.value.width);
   v.height = static_cast<int>(f.value.height);
-  if (f.blanking) v.blanking = f.blanking->view();
+  if (f.blanking) v.blanking = host_codes ? f.blanking->view() : f.blanking->device_view();
   v.mask_detected = f.mask_type != MaskType::None;
   v.correct = f.mask_type == MaskType::Correct;
   v.backsig = f.backsig;
@@ -23,7 +23,7 @@ phot::View photometry_view(const PhotometryField& f) {
   v.dvar = f.dvar.data;
   v.dwthresh = f.dwthresh;
   v.dvalue = f.dvalue.data;
-  if (f.dblanking) v.dblanking = f.dblanking->view();
+  if (f.dblanking) v.dblanking = host_codes ? f.dblanking->view() : f.dblanking->device_view();
   v.ngamma = f.ngamma;  // DETECT_TYPE PHOTO
   return v;
 }

@@ -38,6 +38,9 @@ struct PhotometryField {
   ImageView<const float> detection() const { return dvalue.data ? dvalue : value; }
   // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
   double ngamma = 0;
+  // `value`'s pixels already on the GPU (the GPU front end's), which its photometry then reads
+  // instead of uploading them; null: none.
+  const float* value_on_device = nullptr;
 
   bool weighted() const { return var.data != nullptr; }
   // A bad weight: the pixel is treated as a masked one.
@@ -54,8 +57,10 @@ struct PhotometryField {
   }
 };
 
-// The same as the shared arithmetic (photometry_math.hpp, CPU and GPU) reads it.
-phot::View photometry_view(const PhotometryField& f);
+// The same as the shared arithmetic (photometry_math.hpp, CPU and GPU) reads it. `host_codes`
+// false: the blanking views hold the codes' device addresses (Blanking::device_view; null where
+// the codes were made on the host), for the GPU's photometry.
+phot::View photometry_view(const PhotometryField& f, bool host_codes = true);
 
 FluxResult aperture_flux(const PhotometryField& f, const ApertureShape& s, double diameter,
                          uint16_t& flags);

@@ -1,0 +1,26 @@
+// The blanking codes (sextractor/blanking_view.hpp) made on the GPU from the GPU front end's two
+// images, which are still there, and the objects' pixels: the host's Blanking constructor reads
+// both images whole (a pass over 2 x 4 bytes a pixel) and the photometry then uploads the codes
+// (4 more); here only the objects' pixels cross the bus (8 bytes each). The codes come to the
+// host only when host code reads them (DeviceCodes::host), the same to the last pixel.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "extract/objects.hpp"
+#include "extract/sextractor/scan_order.hpp"
+
+namespace celeris::extract::gpu {
+
+// `value` and `cvalue`: device images (FrontEnd::device_value, device_cvalue), width x height;
+// `threshold`: the detection threshold; the objects after deblending and the merges of cleaning,
+// as the host's Blanking takes them. Waits until the codes are made. Throws celeris::Error
+// without a CUDA device (or in a build without CUDA).
+std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const float* cvalue,
+                                                  int64_t width, int64_t height, float threshold,
+                                                  const ObjectList& objects,
+                                                  const std::vector<CleanVictim>& removed,
+                                                  int blank_lag, int threads);
+
+}  // namespace celeris::extract::gpu

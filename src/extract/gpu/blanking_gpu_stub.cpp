@@ -1,0 +1,13 @@
+// Builds without CUDA: the GPU's blanking codes are not there, and asking for them is an error.
+#include "celeris/error.hpp"
+#include "extract/gpu/blanking_gpu.hpp"
+
+namespace celeris::extract::gpu {
+
+std::shared_ptr<const DeviceCodes> blanking_codes(const float*, const float*, int64_t, int64_t,
+                                                  float, const ObjectList&,
+                                                  const std::vector<CleanVictim>&, int, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+}  // namespace celeris::extract::gpu
