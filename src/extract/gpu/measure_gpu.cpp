@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -92,6 +93,29 @@ void split_by_size(const std::vector<ApertureShape>& shapes, double min_rlim, do
   }
 }
 
+// Moves the largest of `device` (by decreasing radius) to `host` while the host threads, sharing
+// the host's objects, would finish before the kernel's largest object (PhotometryRequest's
+// device_slowdown). Bins of one pixel of radius: the order within the moved ones is the
+// counting sort's.
+void balance(const std::vector<ApertureShape>& shapes, double min_rlim, double slowdown,
+             int threads, std::vector<int32_t>& device, std::vector<int32_t>& host) {
+  if (!(slowdown > 0) || device.empty()) return;
+  auto work = [&](int32_t i) {
+    const double r = growth_radius(shapes[static_cast<size_t>(i)], min_rlim);
+    return std::isfinite(r) ? (2 * r + 1) * (2 * r + 1) : 0.0;
+  };
+  double host_work = 0;
+  for (const int32_t i : host) host_work += work(i);
+  size_t moved = 0;
+  for (; moved < device.size(); ++moved) {
+    const double after = moved + 1 < device.size() ? work(device[moved + 1]) : 0.0;
+    if ((host_work + work(device[moved])) / threads > slowdown * after) break;
+    host_work += work(device[moved]);
+  }
+  host.insert(host.end(), device.begin(), device.begin() + static_cast<std::ptrdiff_t>(moved));
+  device.erase(device.begin(), device.begin() + static_cast<std::ptrdiff_t>(moved));
+}
+
 template <class T>
 void grow(cuda::PinnedBuffer<T>& b, size_t n) {
   if (b.size() < n) b.reset(n);
@@ -169,6 +193,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   Layout in;
   std::vector<int32_t> on_device, on_host;
   split_by_size(shapes, request.autoparams.min_search, request.host_min_rlim, on_device, on_host);
+  balance(shapes, request.autoparams.min_search, request.device_slowdown,
+          std::max(1, request.host_threads), on_device, on_host);
   const size_t at_shapes = in.add<ApertureShape>(n), at_order = in.add<int32_t>(n),
                at_apertures = in.add<double>(na), at_fractions = in.add<double>(nf);
   Layout lay;

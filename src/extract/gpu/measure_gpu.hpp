@@ -32,6 +32,11 @@ struct PhotometryRequest {
   // core, and the kernel would wait on its largest object (a bright star of A_IMAGE 30 px).
   // The results are the same either way. 0: all on the host; infinity: all on the GPU.
   double host_min_rlim = 48.0;
+  // Below that radius, the largest objects also go to the host while the host threads would
+  // still finish theirs before the kernel its largest: an object's work taken as its box,
+  // (2 r + 1)^2 pixels, a GPU thread this many times slower than a host thread on it (measured
+  // on the H100 with bench_gpu_photometry; bench/results). 0: no balancing.
+  double device_slowdown = 0;
 };
 
 // The columns, object i at i (and i * apertures + k, i * fractions + k), as measure.cpp's CPU
@@ -45,7 +50,7 @@ struct PhotometryColumns {
   // columns down. `setup`: host time before the first copy (buffers grown, inputs packed).
   double setup = 0, upload = 0, kernel = 0, download = 0;
   double host = 0;          // host time measuring the objects kept there (beside the kernel)
-  size_t host_objects = 0;  // how many (host_min_rlim)
+  size_t host_objects = 0;  // how many (host_min_rlim, device_slowdown)
 };
 
 // Throws celeris::Error without a CUDA device (or in a build without CUDA). Calls are serialised on

@@ -1,0 +1,144 @@
+// Times the GPU photometry (gpu/measure_gpu.hpp) of one frame's detections for several splits
+// between the kernel and the host threads (PhotometryRequest's host_min_rlim and
+// device_slowdown): the kernel waits on its largest object, which one GPU thread measures many
+// times slower than a host core, so the largest go to the host while it can keep up. The
+// columns are checked equal to the first variant's, bit for bit, every time.
+// The frame goes through the GPU front end (default configuration); each detection is measured
+// as written out after the scan (no deblending, no cleaning), with MASK_TYPE CORRECT on the
+// blanking codes made on the GPU; FLUX_APER(5 px), FLUX_AUTO, FLUX_RADIUS(0.5).
+//   bench_gpu_photometry IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/fits.hpp"
+#include "extract/gpu/blanking_gpu.hpp"
+#include "extract/gpu/front_end.hpp"
+#include "extract/gpu/measure_gpu.hpp"
+#include "extract/stages/filter.hpp"
+#include "extract/stages/moments.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+std::vector<double> numbers(const std::string& list) {
+  std::vector<double> out;
+  std::stringstream in(list);
+  for (std::string v; std::getline(in, v, ',');) out.push_back(std::stod(v));
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+bool same_columns(const gpu::PhotometryColumns& a, const gpu::PhotometryColumns& b) {
+  return same_bits(a.flux_aper, b.flux_aper) && same_bits(a.fluxerr_aper, b.fluxerr_aper) &&
+         same_bits(a.flux_auto, b.flux_auto) && same_bits(a.fluxerr_auto, b.fluxerr_auto) &&
+         same_bits(a.kron_radius, b.kron_radius) && same_bits(a.flux_radius, b.flux_radius) &&
+         same_bits(a.flags, b.flags);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]\n",
+                 argv[0]);
+    return 2;
+  }
+  int repeat = 5;
+  std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24};
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--repeat")
+      repeat = std::stoi(argv[i + 1]);
+    else if (a == "--slowdowns")
+      slowdowns = numbers(argv[i + 1]);
+    else if (a == "--rlims")
+      rlims = numbers(argv[i + 1]);
+  }
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const FitsImage img = read_fits_image(argv[1]);
+  Config config;
+  const FilterParams filter = FilterParams::of(config, threads);
+  const FrontEnd front = gpu::front_end(img.pixels.view(), config, filter, threads, false);
+  const ObjectList& d = front.detections;
+  std::vector<ApertureShape> shapes(d.size());
+  for (size_t k = 0; k < d.size(); ++k) {
+    const Shape s = compute_shape(d[k], front.detect_thresh, false);
+    shapes[k] = {static_cast<int32_t>(k + 1),
+                 static_cast<float>(s.mx),
+                 static_cast<float>(s.my),
+                 s.mx,
+                 s.my,
+                 static_cast<float>(s.a),
+                 static_cast<float>(s.b),
+                 static_cast<float>(s.cxx),
+                 static_cast<float>(s.cyy),
+                 static_cast<float>(s.cxy)};
+  }
+  const int w = static_cast<int>(img.pixels.width()), h = static_cast<int>(img.pixels.height());
+  const Blanking blanking(gpu::blanking_codes(front.device_value, front.device_cvalue, w, h,
+                                              front.detect_thresh, d, {}, 2, threads),
+                          w, 2);
+  PhotometryField field;
+  field.value = front.value;
+  field.value_on_device = front.device_value;
+  field.blanking = &blanking;
+  field.backsig = front.background.global_rms;
+  std::printf("%s: %d x %d, %zu detections, %d host threads, %d repeats (median, ms)\n", argv[1], w,
+              h, d.size(), threads, repeat);
+  std::printf("%8s %10s %8s %10s %10s %10s %8s\n", "rlim", "slowdown", "on host", "call", "kernel",
+              "host", "same");
+  gpu::PhotometryColumns first;
+  bool have_first = false;
+  for (const double rlim : rlims)
+    for (const double slowdown : slowdowns) {
+      gpu::PhotometryRequest req;
+      req.apertures = {5.0};
+      req.fluxfrac = {0.5};
+      req.growth = true;
+      req.host_threads = threads;
+      req.host_min_rlim = rlim;
+      req.device_slowdown = slowdown;
+      std::vector<double> call, kernel, host;
+      gpu::PhotometryColumns c;
+      bool same = true;
+      for (int k = 0; k <= repeat; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        c = gpu::measure_photometry(field, shapes, req);
+        const double t =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!have_first) first = c, have_first = true;
+        same = same && same_columns(first, c);
+        if (k == 0) continue;  // warm-up
+        call.push_back(t);
+        kernel.push_back(c.kernel);
+        host.push_back(c.host);
+      }
+      std::printf("%8.0f %10.1f %8zu %10.3f %10.3f %10.3f %8s\n", rlim, slowdown, c.host_objects,
+                  1e3 * median(call), 1e3 * median(kernel), 1e3 * median(host),
+                  same ? "yes" : "NO");
+    }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_gpu_photometry: %s\n", e.what());
+  return 1;
+}
