@@ -95,9 +95,14 @@ int main(int argc, char** argv) try {
                  static_cast<float>(s.cxy)};
   }
   const int w = static_cast<int>(img.pixels.width()), h = static_cast<int>(img.pixels.height());
-  const Blanking blanking(gpu::blanking_codes(front.device_value, front.device_cvalue, w, h,
-                                              front.detect_thresh, d, {}, 2, threads),
-                          w, 2);
+  // Codes made afresh for every call (outside its time), so that each call copies them to the
+  // host when it measures objects there, as a frame does.
+  auto fresh_codes = [&] {
+    return Blanking(gpu::blanking_codes(front.device_value, front.device_cvalue, w, h,
+                                        front.detect_thresh, d, {}, 2, threads),
+                    w, 2);
+  };
+  Blanking blanking;
   PhotometryField field;
   field.value = front.value;
   field.value_on_device = front.device_value;
@@ -122,6 +127,7 @@ int main(int argc, char** argv) try {
       gpu::PhotometryColumns c;
       bool same = true;
       for (int k = 0; k <= repeat; ++k) {
+        blanking = fresh_codes();
         const auto t0 = std::chrono::steady_clock::now();
         c = gpu::measure_photometry(field, shapes, req);
         const double t =

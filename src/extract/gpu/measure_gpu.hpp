@@ -34,9 +34,10 @@ struct PhotometryRequest {
   double host_min_rlim = 48.0;
   // Below that radius, the largest objects also go to the host while the host threads would
   // still finish theirs before the kernel its largest: an object's work taken as its box,
-  // (2 r + 1)^2 pixels, a GPU thread this many times slower than a host thread on it (measured
-  // on the H100 with bench_gpu_photometry; bench/results). 0: no balancing.
-  double device_slowdown = 0;
+  // (2 r + 1)^2 pixels, a GPU thread this many times slower than a host thread on it. 80, the
+  // best of 0-80 on the H100 with 16 host threads (bench_gpu_photometry, crowded 4096^2: the
+  // call 9.95 -> 5.24 ms; sparse: 2.18 -> 1.0 ms at 40; bench/results/...-stop28.md). 0: none.
+  double device_slowdown = 80;
 };
 
 // The columns, object i at i (and i * apertures + k, i * fractions + k), as measure.cpp's CPU
