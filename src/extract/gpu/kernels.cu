@@ -273,67 +273,6 @@ __global__ void filter_kernel(const float* value, const float* kernel, int kw, i
   out[static_cast<size_t>(y) * width + x] = masked ? -INFINITY : acc;
 }
 
-// ---- Labelling ---------------------------------------------------------------------------------
-
-__device__ int find_root(const int32_t* parent, int a) {
-  int p = parent[a];
-  while (p != a) {
-    a = p;
-    p = parent[a];
-  }
-  return a;
-}
-
-// Links the trees of a and b, the larger root under the smaller, so that a component's root
-// ends as its first pixel in raster order.
-__device__ void unite(int32_t* parent, int a, int b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
-  while (a != b) {
-    if (a < b) {
-      const int t = a;
-      a = b;
-      b = t;
-    }
-    const int old = atomicCAS(&parent[a], a, b);
-    if (old == a) return;
-    a = find_root(parent, old);
-    b = find_root(parent, b);
-  }
-}
-
-__global__ void label_init_kernel(const float* value, const float* cvalue, float threshold,
-                                  int64_t n, int32_t* parent, int32_t* count, int32_t* last) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= n) return;
-  parent[p] = !isnan(value[p]) && cvalue[p] > threshold ? static_cast<int32_t>(p) : -1;
-  count[p] = 0;
-  last[p] = -1;
-}
-
-__global__ void label_merge_kernel(int width, int height, int32_t* parent) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  if (x >= width) return;
-  const int p = y * width + x;
-  if (parent[p] < 0) return;
-  if (x > 0 && parent[p - 1] >= 0) unite(parent, p, p - 1);
-  if (y > 0) {
-    const int up = p - width;
-    if (x > 0 && parent[up - 1] >= 0) unite(parent, p, up - 1);
-    if (parent[up] >= 0) unite(parent, p, up);
-    if (x + 1 < width && parent[up + 1] >= 0) unite(parent, p, up + 1);
-  }
-}
-
-__global__ void label_finish_kernel(int64_t n, int32_t* parent, int32_t* count, int32_t* last) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= n || parent[p] < 0) return;
-  const int r = find_root(parent, static_cast<int>(p));
-  parent[p] = r;
-  atomicAdd(&count[r], 1);
-  atomicMax(&last[r], static_cast<int32_t>(p));
-}
-
 // ---- Components --------------------------------------------------------------------------------
 
 struct KeepPixel {
@@ -416,18 +355,6 @@ void filter(const float* value, const float* kernel, int kw, int kh, int width, 
   filter_kernel<<<row_grid(width, height, 256), 256, 0, stream>>>(value, kernel, kw, kh, width,
                                                                   height, filtered);
   cuda::cuda_check_launch("filter_kernel");
-}
-
-void label(const float* value, const float* cvalue, float threshold, int width, int height,
-           int32_t* parent, int32_t* count, int32_t* last, cudaStream_t stream) {
-  const int64_t n = static_cast<int64_t>(width) * height;
-  const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
-  label_init_kernel<<<blocks, 256, 0, stream>>>(value, cvalue, threshold, n, parent, count, last);
-  cuda::cuda_check_launch("label_init_kernel");
-  label_merge_kernel<<<row_grid(width, height, 256), 256, 0, stream>>>(width, height, parent);
-  cuda::cuda_check_launch("label_merge_kernel");
-  label_finish_kernel<<<blocks, 256, 0, stream>>>(n, parent, count, last);
-  cuda::cuda_check_launch("label_finish_kernel");
 }
 
 size_t component_scratch_bytes(int64_t n) {
