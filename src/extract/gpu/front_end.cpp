@@ -104,11 +104,7 @@ ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, 
                                   const int32_t* offset, size_t nobj, const float* value,
                                   const float* cvalue, int threads) {
   ObjectList out;
-  for (auto* c : {&out.x, &out.y}) c->resize(static_cast<size_t>(n));
-  out.value.assign(value, value + n);
-  out.cvalue.assign(cvalue, cvalue + n);
-  out.var.assign(static_cast<size_t>(n), 0.0f);
-  out.dthresh.assign(static_cast<size_t>(n), 0.0f);
+  const size_t m = static_cast<size_t>(n);
   out.offset.assign(offset, offset + nobj + 1);
   out.flags.assign(nobj, 0);
   out.fixed_centre.assign(nobj, 0);
@@ -116,11 +112,36 @@ ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, 
   out.cy.assign(nobj, 0.0);
 #pragma omp parallel num_threads(threads)
   {
+    // The six pixel columns made by one thread each, side by side: a column's allocation is
+    // first touched (zeroed, its pages faulted in) by the thread that makes it, and one thread
+    // alone would take them one after another (2.4 ms of a crowded 4096^2 frame on the H100's
+    // host). Then x and y over all threads.
+#pragma omp for schedule(static, 1)
+    for (int c = 0; c < 6; ++c) switch (c) {
+        case 0:
+          out.x.resize(m);
+          break;
+        case 1:
+          out.y.resize(m);
+          break;
+        case 2:
+          out.value.assign(value, value + n);
+          break;
+        case 3:
+          out.cvalue.assign(cvalue, cvalue + n);
+          break;
+        case 4:
+          out.var.assign(m, 0.0f);
+          break;
+        default:
+          out.dthresh.assign(m, 0.0f);
+      }
+    const int32_t w32 = static_cast<int32_t>(w);  // a frame has fewer than 2^31 pixels
 #pragma omp for schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-      const int32_t p = chained[i];
-      out.x[static_cast<size_t>(i)] = static_cast<int32_t>(p % w);
-      out.y[static_cast<size_t>(i)] = static_cast<int32_t>(p / w);
+    for (size_t i = 0; i < m; ++i) {
+      const int32_t y = chained[i] / w32;
+      out.x[i] = chained[i] - y * w32;
+      out.y[i] = y;
     }
 #pragma omp for schedule(dynamic, 256)
     for (size_t k = 0; k < nobj; ++k)
