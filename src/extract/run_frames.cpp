@@ -109,13 +109,15 @@ size_t back_workers() {
   return std::clamp<size_t>(host_cores() / 8, 1, 3);
 }
 
-// Cores that read: three per 8 host cores, 1 to 6 (the front and back stages hold the others).
+// Cores that read: one per 2 host cores, 1 to 8 (the front and back stages hold the others).
 // One frame per reader thread: the decode (pread from the page cache, a byte swap) runs at one
 // to some GB/s on one core, and frames read side by side need no fork and join per slice.
 // (bench_stream, 64 sparse 4096^2 frames, H100 host of 16 cores whose threads read at about
-// 0.9 GB/s each: 4 readers 54.8 frames/s, 6 readers 63.2, 8 readers 62.7.)
+// 0.9 GB/s each. Stop 27: 4 readers 54.8 frames/s, 6 readers 63.2, 8 readers 62.7. Stop 28,
+// once the back stages stopped passing over whole images (the GPU's blanking codes): 6 readers
+// 56.0, 8 readers 68.4-72.4, 10 readers 69.8.)
 size_t reader_cores() {
-  return std::clamp<size_t>(host_cores() * 3 / 8, 1, 6);
+  return std::clamp<size_t>(host_cores() / 2, 1, 8);
 }
 
 // Frame `next` out of `waiting` (filled in any order by other threads under `m`, announced on
