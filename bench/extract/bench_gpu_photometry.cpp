@@ -23,6 +23,7 @@
 #include "extract/gpu/front_end.hpp"
 #include "extract/gpu/measure_gpu.hpp"
 #include "extract/stages/filter.hpp"
+#include "extract/stages/measure.hpp"
 #include "extract/stages/moments.hpp"
 
 using namespace celeris;
@@ -82,17 +83,8 @@ int main(int argc, char** argv) try {
   const ObjectList& d = front.detections;
   std::vector<ApertureShape> shapes(d.size());
   for (size_t k = 0; k < d.size(); ++k) {
-    const Shape s = compute_shape(d[k], front.detect_thresh, false);
-    shapes[k] = {static_cast<int32_t>(k + 1),
-                 static_cast<float>(s.mx),
-                 static_cast<float>(s.my),
-                 s.mx,
-                 s.my,
-                 static_cast<float>(s.a),
-                 static_cast<float>(s.b),
-                 static_cast<float>(s.cxx),
-                 static_cast<float>(s.cyy),
-                 static_cast<float>(s.cxy)};
+    shapes[k] = centred_aperture(static_cast<int32_t>(k + 1),
+                                 compute_shape(d[k], front.detect_thresh, false));
   }
   const int w = static_cast<int>(img.pixels.width()), h = static_cast<int>(img.pixels.height());
   // Codes made afresh for every call (outside its time), so that each call copies them to the

@@ -22,6 +22,7 @@
 #include "extract/gpu/measure_object.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/detect.hpp"
+#include "extract/stages/measure.hpp"
 #include "extract/stages/moments.hpp"
 #include "extract/stages/photometry.hpp"
 
@@ -98,16 +99,7 @@ std::vector<ApertureShape> aperture_shapes(const Frame& f, uint64_t seed) {
   std::vector<ApertureShape> out;
   for (size_t k = 0; k < f.shapes.size(); ++k) {
     const Shape& s = f.shapes[k];
-    ApertureShape a{static_cast<int32_t>(k + 1),
-                    static_cast<float>(s.mx),
-                    static_cast<float>(s.my),
-                    s.mx,
-                    s.my,
-                    static_cast<float>(s.a),
-                    static_cast<float>(s.b),
-                    static_cast<float>(s.cxx),
-                    static_cast<float>(s.cyy),
-                    static_cast<float>(s.cxy)};
+    ApertureShape a = centred_aperture(static_cast<int32_t>(k + 1), s);
     switch (rng() % 3) {
       case 0:
         break;  // after the scan, whole image in the buffer

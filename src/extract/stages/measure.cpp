@@ -16,23 +16,27 @@
 
 namespace celeris::extract {
 
+ApertureShape centred_aperture(int32_t id, const Shape& s) {
+  return {id,
+          static_cast<float>(s.mx),
+          static_cast<float>(s.my),
+          s.mx,
+          s.my,
+          static_cast<float>(s.a),
+          static_cast<float>(s.b),
+          static_cast<float>(s.cxx),
+          static_cast<float>(s.cyy),
+          static_cast<float>(s.cxy)};
+}
+
 namespace {
 
 // The position, ellipse and line-buffer rows of objects[src] as photometry reads them.
 ApertureShape aperture_shape(size_t src, const Shape& s, const Iso& iso, size_t row,
                              const std::vector<int64_t>& written_at, const MeasureParams& ctx) {
   const int64_t buffer_at = ctx.buffer_at ? (*ctx.buffer_at)[row] : written_at[row];
-  ApertureShape ap{static_cast<int32_t>(src + 1),
-                   static_cast<float>(s.mx),
-                   static_cast<float>(s.my),
-                   s.mx,
-                   s.my,
-                   static_cast<float>(s.a),
-                   static_cast<float>(s.b),
-                   static_cast<float>(s.cxx),
-                   static_cast<float>(s.cyy),
-                   static_cast<float>(s.cxy),
-                   written_at[row]};
+  ApertureShape ap = centred_aperture(static_cast<int32_t>(src + 1), s);
+  ap.time = written_at[row];
   if (ctx.moment_at) ap.moment = (*ctx.moment_at)[row];
   ap.dbkg = iso.dbkg;
   const LineBuffer::Rows rows = ctx.buffer.rows_at_write_out(buffer_at);

@@ -60,6 +60,10 @@ struct MeasureParams {
 // Photometry and catalog values of objects[order[i]] for each i (in parallel), each as the
 // image stood at scan line written_at[i] (PhotometryField::blanked); object k's pixels own id
 // k + 1 in the blanking.
+// The apertures' view of object `id - 1`'s shape, measured after the scan (ApertureShape's
+// defaults for the scan line, the buffer's rows and the local background).
+ApertureShape centred_aperture(int32_t id, const Shape& s);
+
 Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& shapes,
                         const std::vector<Iso>& isos, const std::vector<size_t>& order,
                         const std::vector<int64_t>& written_at, const PhotometryField& field,
