@@ -132,6 +132,15 @@ TEST_F(GpuFrontEnd, SameAsCpuOnSimulationsAndConfigurations) {
   c.filter_width = 5;
   c.filter_height = 3;
   expect_same_on_both(img, c, "5x3 kernel with zero taps");
+  // The back stages' blanking: made on the host for LOCAL (as seen at each detection, which
+  // brings the filtered image back), unread with MASK_TYPE NONE.
+  c = Config{};
+  c.backphoto_type = BackPhotoType::Local;
+  c.backphoto_thick = 12;
+  expect_same_on_both(img, c, "BACKPHOTO_TYPE LOCAL");
+  c = Config{};
+  c.mask_type = MaskType::None;
+  expect_same_on_both(img, c, "MASK_TYPE NONE");
 }
 
 // SExtractor's pixel stack (MEMORY_PIXSTACK) overflowing: the GPU's labels give no scan order,
