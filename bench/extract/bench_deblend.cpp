@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/median.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -40,10 +41,7 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using celeris::bench::median;
 
 // The makespan of `times` (seconds, in the order the stage hands them out) on p threads that
 // each take the next one when free (OpenMP's schedule(dynamic, 1)).

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/median.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -38,10 +39,7 @@ std::vector<double> numbers(const std::string& list) {
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using celeris::bench::median;
 
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {

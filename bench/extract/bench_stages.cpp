@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/median.hpp"
 #include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
@@ -24,10 +25,7 @@ using namespace celeris;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using celeris::bench::median;
 
 bool same(const extract::Objects& a, const extract::Objects& b) {
   return a.x == b.x && a.y == b.y && a.flux_iso == b.flux_iso && a.flux_auto == b.flux_auto &&

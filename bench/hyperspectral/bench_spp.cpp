@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/median.hpp"
 #include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/hyperspectral.hpp"
@@ -53,10 +54,7 @@ double best_of_inplace(int n, const hs::Cube& cube, F f) {
   return best;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using celeris::bench::median;
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");

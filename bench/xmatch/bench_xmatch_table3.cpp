@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/median.hpp"
 #include "celeris/device.hpp"
 #include "celeris/healpix.hpp"
 #include "celeris/xmatch.hpp"
@@ -38,10 +39,7 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using celeris::bench::median;
 
 #ifdef CELERIS_HAVE_CUDA
 // Pair for pair: the GPU's columns against the CPU's rows (sorted by (i, j)).

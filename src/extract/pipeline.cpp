@@ -247,7 +247,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // The detection image on the host (not there when the GPU front end left it on the device:
   // then nothing below reads it, host_detection_image).
   const ImageView<const float> cvalue =
-      front.filtered_on_device_only ? ImageView<const float>{} : front.detection_image();
+      front.filtered_on_device_only() ? ImageView<const float>{} : front.detection_image();
   const ObjectList& detections = front.detections;
   const float dthresh = front.detect_thresh;
   const float athresh = measure.dual ? measure.analysis_thresh : front.analysis_thresh;
@@ -374,8 +374,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The
   // GPU front end's images are still on the device: the blanking codes are made there (LOCAL's
-  // blanking, as seen at each detection, is the host's alone).
-  const bool codes_on_device = front.device_value && !local_back && !measure.dual && !dweighted;
+  // blanking, as seen at each detection, is the host's alone). Weights and dual-image mode run
+  // the front end on the host, which leaves no device images.
+  const bool codes_on_device = front.device_value && !local_back;
   const Blanking blanking =
       codes_on_device
           ? Blanking(gpu::blanking_codes(front.device_value, front.device_cvalue, w, h, dthresh,

@@ -51,6 +51,13 @@ class PinnedBuffer {
     allocate(n);
   }
 
+  // At least n elements, reallocating (contents lost) only when the buffer is smaller: for
+  // staging buffers reused over a sequence of frames (as DeviceBuffer::grow).
+  T* grow(size_t n) {
+    if (n > n_) reset(n);
+    return p_;
+  }
+
  private:
   void allocate(size_t n) {
     if (n == 0) return;

@@ -47,9 +47,8 @@ class GpuCodes final : public DeviceCodes {
   void prefetch() const override {
     std::call_once(started_, [&] {
       CodeImages& im = *images_;
-      if (im.host.size() < n_) im.host.reset(n_);
       const cudaStream_t s = context().copies.get();
-      im.device.download_async(im.host.data(), n_, s);
+      im.device.download_async(im.host.grow(n_), n_, s);
       copied_.record(s);
       copying_.store(true, std::memory_order_release);
     });
@@ -96,8 +95,7 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const floa
                    });
   const int64_t m = objects.offset.empty() ? 0 : objects.offset.back();
   std::lock_guard<std::mutex> lock(c.busy);
-  if (c.staged.size() < static_cast<size_t>(m)) c.staged.reset(static_cast<size_t>(m));
-  OwnedCode* staged = c.staged.data();
+  OwnedCode* staged = c.staged.grow(static_cast<size_t>(m));
   const OwnedCodes owned(objects, removed, blank_lag, false);
   owned.for_each(threads, [&](int64_t i, int32_t code) {
     staged[i] = {static_cast<int32_t>(int64_t(objects.y[i]) * width + objects.x[i]), code};

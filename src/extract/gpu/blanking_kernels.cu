@@ -1,6 +1,7 @@
 // The blanking codes on the GPU (blanking_kernels.hpp): the same predicate and the same codes as
 // the host Blanking's constructor (sextractor/scan_order.cpp), pixel for pixel.
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/launch.hpp"
 #include "extract/gpu/blanking_kernels.hpp"
 
 namespace celeris::extract::gpu {
@@ -20,20 +21,17 @@ __global__ void owned_kernel(const OwnedCode* owned, int64_t m, int32_t* code) {
   if (i < m) code[owned[i].pixel] = owned[i].code;
 }
 
-unsigned blocks_for(int64_t n) {
-  return static_cast<unsigned>((n + kThreads - 1) / kThreads);
-}
-
 }  // namespace
 
 void blanking_codes(const float* value, const float* cvalue, float threshold, int64_t n,
                     const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream) {
   if (n == 0) return;
-  detected_kernel<<<blocks_for(n), kThreads, 0, stream>>>(value, cvalue, threshold, n, code);
+  detected_kernel<<<cuda::blocks_for(n, kThreads), kThreads, 0, stream>>>(value, cvalue, threshold,
+                                                                          n, code);
   cuda::cuda_check_launch("detected_kernel");
   if (m == 0) return;
   // Objects own disjoint pixels: no two writes meet.
-  owned_kernel<<<blocks_for(m), kThreads, 0, stream>>>(owned, m, code);
+  owned_kernel<<<cuda::blocks_for(m, kThreads), kThreads, 0, stream>>>(owned, m, code);
   cuda::cuda_check_launch("owned_kernel");
 }
 

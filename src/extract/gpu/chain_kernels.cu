@@ -6,6 +6,7 @@
 
 #include "celeris/error.hpp"
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/launch.hpp"
 #include "extract/gpu/chain_kernels.hpp"
 #include "extract/gpu/chain_order.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 constexpr int kThreads = 256;
 
 unsigned blocks_for(int64_t n, int threads = kThreads) {
-  return static_cast<unsigned>((n + threads - 1) / threads);
+  return cuda::blocks_for(n, threads);
 }
 
 // Where a component starts (its key changes) and where a run starts (a component starts, the

@@ -79,11 +79,6 @@ Context& context() {
   return *c;
 }
 
-template <class T>
-void grow(cuda::PinnedBuffer<T>& b, size_t n) {
-  if (b.size() < n) b.reset(n);
-}
-
 }  // namespace
 
 bool available() {
@@ -116,26 +111,21 @@ ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, 
     // first touched (zeroed, its pages faulted in) by the thread that makes it, and one thread
     // alone would take them one after another (2.4 ms of a crowded 4096^2 frame on the H100's
     // host). Then x and y over all threads.
-#pragma omp for schedule(static, 1)
-    for (int c = 0; c < 6; ++c) switch (c) {
-        case 0:
-          out.x.resize(m);
-          break;
-        case 1:
-          out.y.resize(m);
-          break;
-        case 2:
-          out.value.assign(value, value + n);
-          break;
-        case 3:
-          out.cvalue.assign(cvalue, cvalue + n);
-          break;
-        case 4:
-          out.var.assign(m, 0.0f);
-          break;
-        default:
-          out.dthresh.assign(m, 0.0f);
-      }
+#pragma omp sections
+    {
+#pragma omp section
+      out.x.resize(m);
+#pragma omp section
+      out.y.resize(m);
+#pragma omp section
+      out.value.assign(value, value + n);
+#pragma omp section
+      out.cvalue.assign(cvalue, cvalue + n);
+#pragma omp section
+      out.var.assign(m, 0.0f);
+#pragma omp section
+      out.dthresh.assign(m, 0.0f);
+    }
     const int32_t w32 = static_cast<int32_t>(w);  // a frame has fewer than 2^31 pixels
 #pragma omp for schedule(static)
     for (size_t i = 0; i < m; ++i) {
@@ -191,7 +181,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                       f->host_value.reset(nz);
                       return f;
                     });
-  if (download_filtered) grow(frame->host_filtered, nz);
+  if (download_filtered) frame->host_filtered.grow(nz);
   float* d_image = frame->image.data();
   float* d_value = frame->value.data();
   const double setup = seconds_since(t_setup);
@@ -309,9 +299,9 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
   float* gathered = c.gathered.grow(2 * m);
   gather_values(c.chained.data(), kept, d_value, d_cvalue, gathered, gathered + m, s);
-  grow(c.host_chained, m);
-  grow(c.host_offsets, nc + 1);
-  grow(c.host_gathered, 2 * m);
+  c.host_chained.grow(m);
+  c.host_offsets.grow(nc + 1);
+  c.host_gathered.grow(2 * m);
   c.chained.download_async(c.host_chained.data(), m, s);
   c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
   c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
@@ -320,7 +310,6 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   const double download = seconds_since(t_download);
   out.value = {frame->host_value.data(), w, h};
   if (download_filtered) out.filtered = {frame->host_filtered.data(), w, h};
-  out.filtered_on_device_only = config.filter && !download_filtered;
   out.device_value = d_value;
   out.device_cvalue = d_cvalue;
   out.storage = frame;
@@ -345,11 +334,10 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
   if (stack_may_matter && out.pixel_stack_bound >= config.memory_pixstack - 1) {
     const auto t_detect = Clock::now();
-    if (out.filtered_on_device_only) {  // the host's detection reads the detection image
-      grow(frame->host_filtered, nz);
+    if (out.filtered_on_device_only()) {  // the host's detection reads the detection image
+      frame->host_filtered.grow(nz);
       frame->image.download(frame->host_filtered.data(), nz);
       out.filtered = {frame->host_filtered.data(), w, h};
-      out.filtered_on_device_only = false;
     }
     std::vector<PixelStackOverflow> overflows;
     out.detections =

@@ -46,11 +46,15 @@ struct FrontEnd {
   // stays there alone unless a host stage asked for it (front_end's host_filtered).
   const float* device_value = nullptr;
   const float* device_cvalue = nullptr;
-  bool filtered_on_device_only = false;
+
+  // Whether the filtered image is on the device alone (not brought back to the host).
+  bool filtered_on_device_only() const {
+    return device_cvalue && device_cvalue != device_value && !filtered.data;
+  }
 
   // The image thresholds were applied to: the filtered one, or the image itself with FILTER N.
   ImageView<const float> detection_image() const {
-    if (filtered_on_device_only)
+    if (filtered_on_device_only())
       throw Error("internal: the filtered image was left on the device (gpu::front_end)");
     return filtered.data ? filtered : value;
   }

@@ -116,11 +116,6 @@ void balance(const std::vector<ApertureShape>& shapes, double min_rlim, double s
   device.erase(device.begin(), device.begin() + static_cast<std::ptrdiff_t>(moved));
 }
 
-template <class T>
-void grow(cuda::PinnedBuffer<T>& b, size_t n) {
-  if (b.size() < n) b.reset(n);
-}
-
 bool page_locked(const void* p) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -145,7 +140,7 @@ void upload_bytes(Context& c, void* device, const void* host, size_t bytes, cuda
   constexpr size_t kChunk = size_t(8) << 20, kSlice = size_t(512) << 10;
   for (size_t off = 0, k = 0; off < bytes; off += kChunk, ++k) {
     Context::Staging& st = c.staging[k % 2];
-    if (st.buffer.size() < kChunk) st.buffer.reset(kChunk);
+    st.buffer.grow(kChunk);
     st.free.synchronize();  // its previous chunk has crossed (never recorded: returns at once)
     const size_t len = std::min(kChunk, bytes - off);
     const char* from = static_cast<const char*>(host) + off;
@@ -202,8 +197,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
                at_flux_auto = lay.add<double>(n), at_fluxerr_auto = lay.add<double>(n),
                at_kron = lay.add<float>(n), at_flux_radius = lay.add<float>(n * nf),
                at_hl = lay.add<float>(n), at_flags = lay.add<uint16_t>(n);
-  grow(c.staged_in, in.bytes());
-  grow(c.staged_out, lay.bytes());
+  c.staged_in.grow(in.bytes());
+  c.staged_out.grow(lay.bytes());
   unsigned char* staged = c.staged_in.data();
   std::memcpy(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape));
   if (!on_device.empty())

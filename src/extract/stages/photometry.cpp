@@ -12,11 +12,10 @@ phot::View photometry_view(const PhotometryField& f, bool host_codes) {
   v.value = f.value.data;
   v.width = static_cast<int>(f.value.width);
   v.height = static_cast<int>(f.value.height);
-  // MASK_TYPE NONE reads no codes (phot::View::masked): codes made on the GPU are not copied.
-  const bool masking = f.mask_type != MaskType::None;
-  if (f.blanking && masking)
-    v.blanking = host_codes ? f.blanking->view() : f.blanking->device_view();
   v.mask_detected = f.mask_type != MaskType::None;
+  // MASK_TYPE NONE reads no codes (phot::View::masked): codes made on the GPU are not copied.
+  if (f.blanking && v.mask_detected)
+    v.blanking = host_codes ? f.blanking->view() : f.blanking->device_view();
   v.correct = f.mask_type == MaskType::Correct;
   v.backsig = f.backsig;
   v.gain = f.gain;
@@ -26,7 +25,7 @@ phot::View photometry_view(const PhotometryField& f, bool host_codes) {
   v.dvar = f.dvar.data;
   v.dwthresh = f.dwthresh;
   v.dvalue = f.dvalue.data;
-  if (f.dblanking && masking)
+  if (f.dblanking && v.mask_detected)
     v.dblanking = host_codes ? f.dblanking->view() : f.dblanking->device_view();
   v.ngamma = f.ngamma;  // DETECT_TYPE PHOTO
   return v;
