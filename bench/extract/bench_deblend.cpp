@@ -174,6 +174,19 @@ int main(int argc, char** argv) try {
     pass_largest_first.push_back(one_pass(largest_first));
     pass_in_order.push_back(one_pass(in_order));
   }
+  // The same pass split in two: may_split alone (count_peaks) on every detection, then the plans
+  // of those of two peaks or more: what answering may_split elsewhere would leave.
+  std::vector<size_t> several_peaks;
+  std::vector<double> pass_may_split, pass_candidates;
+  for (int k = 0; k < repeat; ++k) {
+    DeblendScratch scratch;
+    several_peaks.clear();
+    const auto t0 = Clock::now();
+    for (size_t i = 0; i < n; ++i)
+      if (may_split(detections[i], params, scratch)) several_peaks.push_back(i);
+    pass_may_split.push_back(seconds_since(t0));
+    pass_candidates.push_back(one_pass(several_peaks));
+  }
 
   // The stage as the pipeline runs it.
   std::vector<double> stage_s;
@@ -226,6 +239,10 @@ int main(int argc, char** argv) try {
       1e3 * median(jump_s));
   std::printf("one thread, one pass of plans: largest first %.2f ms, detection order %.2f ms\n",
               1e3 * median(pass_largest_first), 1e3 * median(pass_in_order));
+  std::printf(
+      "one thread, in detection order: may_split on all %.2f ms; plans of the %zu of two peaks or "
+      "more %.2f ms\n",
+      1e3 * median(pass_may_split), several_peaks.size(), 1e3 * median(pass_candidates));
   std::printf("one thread: plan %.2f ms, finish %.2f ms in total\n", 1e3 * plan_total,
               1e3 * finish_total);
   std::printf("slowest plans (ms; pixels; children):\n");

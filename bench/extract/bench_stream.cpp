@@ -5,17 +5,26 @@
 // one reader's share of the wall time). With --out the catalogs (ASCII_HEAD) are written there
 // as {stem}.cat; without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
-// A shape R/K/W: R readers, K frames read ahead, W back workers; 0 picks as extract_files does.
+//                [--read-only T,...]
+// --read-only: no extraction; the frames read (read_frame, as a stream's readers read them,
+// into ordinary memory) by T threads side by side, each its own frames: a reader's time per
+// frame alone, against its time inside the stream (where it shares the cores).
+// A shape R/K/W[/F]: R readers, K frames read ahead, W back workers, F fronts; 0 (or F left out)
+// picks as extract_files does.
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/extract_settings.hpp"
 #include "extract/run_frames.hpp"
+#include "extract/run_steps.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -24,14 +33,47 @@ namespace {
 
 StreamShape parse_shape(const std::string& s) {
   StreamShape shape;
-  unsigned long r = 0, k = 0, w = 0;
-  char tail = 0;
-  if (std::sscanf(s.c_str(), "%lu/%lu/%lu%c", &r, &k, &w, &tail) != 3)
-    throw Error("--shapes: '" + s + "' is not R/K/W (readers/read-ahead/back workers)");
+  unsigned long r = 0, k = 0, w = 0, f = 0;
+  int used = 0;  // characters read: the whole item, or it is refused
+  const int got = std::sscanf(s.c_str(), "%lu/%lu/%lu%n/%lu%n", &r, &k, &w, &used, &f, &used);
+  if ((got != 3 && got != 4) || used != static_cast<int>(s.size()))
+    throw Error("--shapes: '" + s +
+                "' is not R/K/W or R/K/W/F (readers/read-ahead/back workers/fronts)");
   shape.readers = r;
   shape.read_ahead = k;
   shape.back_workers = w;
+  shape.fronts = f;
   return shape;
+}
+
+// Reads every frame with `threads` threads side by side (no extraction); prints the time per
+// frame per thread and the frames/s of them all.
+void read_only(const std::vector<std::string>& frames, const Settings& settings, int threads,
+               int repeat) {
+  const RunPlan plan = plan_run(settings);
+  double best_wall = 1e30, best_per_frame = 0;
+  for (int r = 0; r < repeat; ++r) {
+    std::atomic<size_t> next{0};
+    std::atomic<int64_t> busy_ns{0};
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (size_t i; (i = next++) < frames.size();) {
+          const auto f0 = std::chrono::steady_clock::now();
+          const Frame f = read_frame(frames[i], "none.cat", {}, settings, plan);
+          busy_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - f0)
+                         .count();
+        }
+      });
+    for (auto& t : pool) t.join();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (wall < best_wall) best_wall = wall, best_per_frame = 1e-9 * busy_ns / frames.size();
+  }
+  std::printf("read only, %d threads: %.1f ms a frame per thread, %.1f frames/s\n", threads,
+              1e3 * best_per_frame, frames.size() / best_wall);
 }
 
 }  // namespace
@@ -39,7 +81,7 @@ StreamShape parse_shape(const std::string& s) {
 int main(int argc, char** argv) {
   try {
     std::vector<std::string> frames;
-    std::string device = "cpu", out, shapes = "0/0/0";
+    std::string device = "cpu", out, shapes = "0/0/0", read_threads;
     int repeat = 1;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -55,6 +97,8 @@ int main(int argc, char** argv) {
         repeat = std::max(1, std::atoi(value().c_str()));
       else if (a == "--out")
         out = value();
+      else if (a == "--read-only")
+        read_threads = value();
       else if (!a.empty() && a[0] == '-')
         throw Error("unknown option " + a);
       else
@@ -69,6 +113,12 @@ int main(int argc, char** argv) {
     settings.config.device = device == "cuda" ? Backend::Cuda : Backend::Cpu;
     std::printf("bench_stream: %zu frames, --device %s, best of %d\n", frames.size(),
                 device.c_str(), repeat);
+    if (!read_threads.empty()) {
+      std::stringstream counts(read_threads);
+      for (std::string t; std::getline(counts, t, ',');)
+        read_only(frames, settings, std::max(1, std::atoi(t.c_str())), repeat);
+      return 0;
+    }
     std::stringstream list(shapes);
     for (std::string item; std::getline(list, item, ',');) {
       const StreamShape shape = parse_shape(item);
@@ -80,10 +130,10 @@ int main(int argc, char** argv) {
       }
       const double n = static_cast<double>(best.frames);
       std::printf(
-          "readers %zu, read-ahead %zu, back workers %zu (0: picked): %.2f frames/s "
+          "readers %zu, read-ahead %zu, back workers %zu, fronts %zu (0: picked): %.2f frames/s "
           "(%.3f s, %zu objects)\n",
-          shape.readers, shape.read_ahead, shape.back_workers, n / best.seconds, best.seconds,
-          best.objects);
+          shape.readers, shape.read_ahead, shape.back_workers, shape.fronts, n / best.seconds,
+          best.seconds, best.objects);
       for (const auto& [name, sec] : best.step_seconds)
         std::printf("    %-40s %8.1f ms/frame\n", name.c_str(), 1e3 * sec / n);
     }

@@ -32,6 +32,7 @@
 #include "extract/mef_inputs.hpp"
 #include "extract/pipeline.hpp"
 #include "extract/run_steps.hpp"
+#include "extract/settings/threads.hpp"
 
 namespace celeris::extract {
 
@@ -292,8 +293,15 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   };
   std::vector<std::thread> reader;
   for (size_t r = 0; r < readers; ++r) reader.emplace_back(read_frames);
-  std::thread front([&] {
-    for (size_t next = 0; next < total; ++next) {
+  // The fronts take frames in order; two may finish out of order, which the back workers and
+  // the writer (frames written in order) allow.
+  const size_t fronts = std::min(total, shape.fronts ? shape.fronts : (gpu ? 2 : 1));
+  std::atomic<size_t> next_to_front{0};
+  std::atomic<size_t> fronts_running{fronts};
+  auto front_frames = [&] {
+    // The fronts share the host's cores for their steps on it (the gather).
+    if (fronts > 1) omp_set_num_threads(std::max(1, static_cast<int>(host_cores() / fronts)));
+    for (size_t next; (next = next_to_front++) < total;) {
       std::optional<Job> job;
       {
         const auto t = std::chrono::steady_clock::now();
@@ -325,8 +333,10 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
       job->slot.reset();
       fronted.push(std::move(*job));
     }
-    fronted.close();
-  });
+    if (--fronts_running == 0) fronted.close();
+  };
+  std::vector<std::thread> front;
+  for (size_t f = 0; f < fronts; ++f) front.emplace_back(front_frames);
   std::vector<std::thread> back;
   for (size_t w = 0; w < workers; ++w)
     back.emplace_back([&] {
@@ -334,9 +344,13 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
         if (job->error.empty() && job->extensions.empty()) try {
             // The back workers share the cores: each frame's threads are divided among them
             // rather than every worker starting (and spin-waiting) one OpenMP thread per core.
+            // (Counted here, not from the front's share, which is smaller with two fronts.)
             int& nt = job->front.info.threads;
-            if (workers > 1 && job->frame.config.threads <= 0)
-              nt = std::max(1, nt / static_cast<int>(workers));
+            if (job->frame.config.threads <= 0) {
+              const int64_t pixels = int64_t{job->front.width} * job->front.height;
+              nt = std::max(
+                  1, std::min(worker_threads(0, pixels), static_cast<int>(host_cores() / workers)));
+            }
             const auto t = std::chrono::steady_clock::now();
             Result r = extract_back(std::move(job->front), job->frame.request);
             for (const auto& [stage, s] : r.info.stage_seconds) stages.add(stage, s);
@@ -404,7 +418,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
     if (done) done(report);
   }
   for (std::thread& t : reader) t.join();
-  front.join();
+  for (std::thread& t : front) t.join();
   for (std::thread& t : back) t.join();
   summary.seconds = since(t0);
   summary.step_seconds = steps.steps();

@@ -18,6 +18,10 @@ struct StreamShape {
   // pool (page-locked with --device cuda). 0: readers + 2, so that the readers go on while the
   // front works on one frame and the next waits.
   size_t read_ahead = 0;
+  // Frames in the front stages at once. 0: two with --device cuda (one frame's upload and host
+  // steps beside another's kernels; gpu/front_end.cpp), one on the CPU (whose front stages take
+  // every core).
+  size_t fronts = 0;
 };
 
 // extract_files with the stream's shape named (0: picked from the host's cores).

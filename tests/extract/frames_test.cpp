@@ -17,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -387,21 +388,24 @@ TEST_F(Frames, FailingFramesAmongParallelReadersAreReportedAndTheOthersGoOn) {
   for (const char* name : {"2.cat", "4.cat", "5.cat"}) EXPECT_FALSE(fs::exists(dir_ / name));
 }
 
-// An @list of 14 frames (the three images again and again) through slots fewer than the
-// frames, fewer than the readers too: every frame once, in order, each its image's catalog.
-TEST_F(Frames, ListLongerThanTheReadAheadKeepsItsOrder) {
-  const fs::path list = dir_ / "night.txt";
+namespace {
+
+// An @list of 14 frames (the three images again and again) through each stream shape: every
+// frame once, in order, each its image's one-frame CPU catalog.
+void expect_list_in_order(const fs::path& dir, const std::vector<std::string>& images,
+                          const std::vector<std::string>& refs, const Settings& s,
+                          std::initializer_list<StreamShape> shapes) {
+  const fs::path list = dir / "night.txt";
   {
     std::ofstream out(list);
-    for (int k = 0; k < 14; ++k) out << images_[static_cast<size_t>(k % 3)] << "\n";
+    for (int k = 0; k < 14; ++k) out << images[static_cast<size_t>(k % 3)] << "\n";
   }
   const std::vector<std::string> paths = expand_image_list({"@" + list.string()});
   ASSERT_EQ(paths.size(), 14u);
-  const std::vector<std::string> refs = reference_outputs(false);
-  for (const StreamShape shape : {StreamShape{2, 4, 1}, StreamShape{3, 2, 3}}) {
+  for (const StreamShape shape : shapes) {
     std::vector<size_t> order;
     const FramesSummary sum = extract_frames(
-        paths, settings((dir_ / "{index}.cat").string(), false, Backend::Cpu), {},
+        paths, s, {},
         [&](const FrameReport& r) {
           EXPECT_EQ(r.error, "") << r.path;
           order.push_back(r.index);
@@ -414,54 +418,30 @@ TEST_F(Frames, ListLongerThanTheReadAheadKeepsItsOrder) {
       EXPECT_EQ(order[k], k);
       char name[16];
       std::snprintf(name, sizeof name, "%02zu.cat", k + 1);
-      EXPECT_TRUE(slurp(refs[k % 3] + ".cat") == slurp(dir_ / name)) << name;
+      EXPECT_TRUE(slurp(refs[k % 3] + ".cat") == slurp(dir / name))
+          << name << " fronts " << shape.fronts;
     }
   }
 }
 
-// The pool's slots bound the leases: a third taker waits until one of two slots comes back.
-// Without page-locked memory (a CPU stream, or no device) a slot lends none.
-TEST(PinnedFramePool, SlotsBoundTheLeases) {
-  cuda::PinnedFramePool pool(2, false, size_t(1) << 30);
-  EXPECT_EQ(pool.slots(), 2u);
-  auto a = pool.take();
-  auto b = pool.take();
-  EXPECT_EQ(a->floats(1000), nullptr);
-  std::atomic<bool> got{false};
-  std::thread third([&] {
-    auto c = pool.take();
-    got = true;
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_FALSE(got.load());
-  a.reset();
-  third.join();
-  EXPECT_TRUE(got.load());
-  EXPECT_EQ(pool.page_locked_bytes(), 0u);
+}  // namespace
+
+// Slots fewer than the frames, fewer than the readers too; with one front and with several
+// (frames through the front stages side by side, finishing out of order).
+TEST_F(Frames, ListLongerThanTheReadAheadKeepsItsOrder) {
+  const std::vector<std::string> refs = reference_outputs(false);
+  expect_list_in_order(dir_, images_, refs,
+                       settings((dir_ / "{index}.cat").string(), false, Backend::Cpu),
+                       {StreamShape{2, 4, 1}, StreamShape{3, 2, 3}, StreamShape{2, 4, 1, 2},
+                        StreamShape{3, 2, 3, 3}, StreamShape{1, 3, 4, 2}});
 }
 
-// On a device: a slot's buffer is page-locked, reused by the next lease of the slot, grown for a
-// larger frame, and never past the budget.
-TEST(PinnedFramePool, GpuBuffersArePageLockedReusedAndGrown) {
+// With --device cuda: two fronts by default (two GPU contexts), three (one waits for a
+// context), one; every catalog the CPU's one-frame run's.
+TEST_F(Frames, GpuFrontsSideBySideKeepOrderAndEqualCpu) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  cuda::PinnedFramePool pool(1, true, 4000 * sizeof(float));
-  float* first = nullptr;
-  {
-    auto lease = pool.take();
-    first = lease->floats(1000);
-    ASSERT_NE(first, nullptr);
-    EXPECT_TRUE(cuda::is_page_locked(first));
-    EXPECT_GT(lease->allocation_seconds(), 0.0);
-  }
-  {
-    auto lease = pool.take();
-    EXPECT_EQ(lease->floats(800), first);  // the same memory, not allocated again
-    EXPECT_EQ(lease->allocation_seconds(), 0.0);
-    float* grown = lease->floats(3000);
-    ASSERT_NE(grown, nullptr);
-    EXPECT_TRUE(cuda::is_page_locked(grown));
-    EXPECT_EQ(pool.page_locked_bytes(), 3000 * sizeof(float));
-    EXPECT_EQ(lease->floats(5000), nullptr);  // past the budget: ordinary memory for that frame
-  }
-  EXPECT_FALSE(cuda::is_page_locked(std::vector<float>(10).data()));
+  const std::vector<std::string> refs = reference_outputs(false);
+  expect_list_in_order(
+      dir_, images_, refs, settings((dir_ / "{index}.cat").string(), false, Backend::Cuda),
+      {StreamShape{}, StreamShape{2, 4, 2, 3}, StreamShape{3, 2, 1, 1}, StreamShape{1, 1, 1, 2}});
 }

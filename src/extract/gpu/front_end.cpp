@@ -1,12 +1,14 @@
-// The GPU front end's driver (front_end.hpp): the process-wide context (buffers reused from
-// frame to frame), the order of the kernels on its stream, the small CPU steps between them
-// (the mesh grid's filling, filtering and splines, which are the CPU path's own functions) and
-// the gathering of the detections' pixel values on the host.
+// The GPU front end's driver (front_end.hpp): the contexts (a stream and buffers reused from
+// frame to frame, two frames at once at most), the order of the kernels on its stream, the small
+// CPU steps between them (the mesh grid's filling, filtering and splines, which are the CPU path's
+// own functions) and the gathering of the detections' pixel values on the host.
 #include "extract/gpu/front_end.hpp"
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "core/cuda/buffer_pool.hpp"
@@ -52,10 +54,10 @@ struct FrameImages {
   }
 };
 
-// Everything one frame after another reuses. One per process, never destroyed (its CUDA
-// resources would outlive the runtime's teardown at exit); front_end() holds `busy`.
+// Everything one frame after another reuses: a stream, its buffers and their page-locked
+// host copies. Never destroyed (its CUDA resources would outlive the runtime's teardown at
+// exit); front_end() holds one for the whole of a frame (ContextLease).
 struct Context {
-  std::mutex busy;
   cuda::Stream stream;
   cuda::Stream copies;  // the images' download, beside the labelling
   cuda::Event filtered{false};
@@ -69,14 +71,67 @@ struct Context {
   // The detections as they come back: chained pixels, offsets, the two images' values there.
   cuda::PinnedBuffer<int32_t> host_chained, host_offsets;
   cuda::PinnedBuffer<float> host_gathered;
-  // Frames in flight in a stream of frames (the front, the back workers, the queue between),
-  // and one spare.
-  cuda::BufferPool<FrameImages> frames{6};
 };
 
-Context& context() {
-  static Context* c = new Context;
-  return *c;
+// Frames in the front end at once, each with a context of its own. Two, so that in a stream
+// of frames one frame's upload and host steps (the mesh grid's finish, the waits for the
+// downloads, the gather) run while the other's kernels do; the kernels of one frame fill the
+// GPU, so a third brings nothing. Contexts are made when first needed (a single-frame run makes
+// one) and kept for the process.
+constexpr size_t kContexts = 2;
+
+class ContextPool {
+ public:
+  Context& take() {
+    std::unique_lock<std::mutex> lock(m_);
+    free_cv_.wait(lock, [&] { return !free_.empty() || made_ < kContexts; });
+    if (free_.empty()) {
+      ++made_;
+      lock.unlock();
+      return *new Context;
+    }
+    Context* c = free_.back();
+    free_.pop_back();
+    return *c;
+  }
+  void give_back(Context& c) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      free_.push_back(&c);
+    }
+    free_cv_.notify_one();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable free_cv_;
+  std::vector<Context*> free_;
+  size_t made_ = 0;
+};
+
+ContextPool& contexts() {
+  static ContextPool* pool = new ContextPool;
+  return *pool;
+}
+
+// A context held for one frame's front end.
+class ContextLease {
+ public:
+  ContextLease() : c_(contexts().take()) {}
+  ~ContextLease() { contexts().give_back(c_); }
+  ContextLease(const ContextLease&) = delete;
+  ContextLease& operator=(const ContextLease&) = delete;
+  Context& get() { return c_; }
+
+ private:
+  Context& c_;
+};
+
+// Frames whose images are in use: those in the front ends, in a stream's queue and back
+// workers and waiting to be written, and one spare.
+cuda::BufferPool<FrameImages>& frame_images() {
+  static auto* pool = new cuda::BufferPool<FrameImages>(kContexts + 6);
+  return *pool;
 }
 
 }  // namespace
@@ -166,21 +221,21 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const auto t_setup = Clock::now();
-  Context& c = context();
-  std::lock_guard<std::mutex> lock(c.busy);
+  ContextLease lease;
+  Context& c = lease.get();
   const cudaStream_t s = c.stream.get();
   cuda::EventTimer& timer = c.timer;
   const size_t nz = static_cast<size_t>(n);
   const bool download_filtered = config.filter && host_filtered;
   std::shared_ptr<FrameImages> frame =
-      c.frames.take([&](const FrameImages& f) { return f.fits(nz); },
-                    [&] {
-                      auto f = std::make_unique<FrameImages>();
-                      f->image.reset(nz);
-                      f->value.reset(nz);
-                      f->host_value.reset(nz);
-                      return f;
-                    });
+      frame_images().take([&](const FrameImages& f) { return f.fits(nz); },
+                          [&] {
+                            auto f = std::make_unique<FrameImages>();
+                            f->image.reset(nz);
+                            f->value.reset(nz);
+                            f->host_value.reset(nz);
+                            return f;
+                          });
   if (download_filtered) frame->host_filtered.grow(nz);
   float* d_image = frame->image.data();
   float* d_value = frame->value.data();
