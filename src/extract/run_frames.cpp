@@ -231,12 +231,17 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
     for (const auto& w : plan.warnings) warn(w);
   const bool gpu = settings.config.device == Backend::Cuda;
 
-  // `read_ahead` frames read or being read (each holding a slot of the pool), one between the
-  // front and the back, `workers` in the back stages and at most one more waiting to be
-  // written: a bounded number of frames in memory. With --device cuda the read-ahead frames
-  // lie in page-locked memory, an eighth of the host's memory at most.
+  // `read_ahead` frames read or being read (each holding a slot of the pool), `fronts` in the
+  // front stages, one between the front and the back, `workers` in the back stages and at most
+  // one more waiting to be written: a bounded number of frames in memory. With --device cuda
+  // the read-ahead frames lie in page-locked memory, an eighth of the host's memory at most.
+  // The fronts take frames in order; two may finish out of order, which the back workers and
+  // the writer (frames written in order) allow.
   const size_t workers = shape.back_workers ? shape.back_workers : back_workers();
-  const size_t window = workers + 1;
+  // At least one, which closes the queue to the back workers (even for an empty list).
+  const size_t fronts =
+      std::max<size_t>(1, std::min(total, shape.fronts ? shape.fronts : (gpu ? 2 : 1)));
+  const size_t window = workers + fronts;
   const size_t readers = std::min(total, shape.readers ? shape.readers : reader_cores());
   const size_t read_ahead = shape.read_ahead ? shape.read_ahead : readers + 2;
   // The readers convert pixels on threads of their own (read_fits_image's slices) when they
@@ -293,9 +298,6 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   };
   std::vector<std::thread> reader;
   for (size_t r = 0; r < readers; ++r) reader.emplace_back(read_frames);
-  // The fronts take frames in order; two may finish out of order, which the back workers and
-  // the writer (frames written in order) allow.
-  const size_t fronts = std::min(total, shape.fronts ? shape.fronts : (gpu ? 2 : 1));
   std::atomic<size_t> next_to_front{0};
   std::atomic<size_t> fronts_running{fronts};
   auto front_frames = [&] {

@@ -445,3 +445,65 @@ TEST_F(Frames, GpuFrontsSideBySideKeepOrderAndEqualCpu) {
       dir_, images_, refs, settings((dir_ / "{index}.cat").string(), false, Backend::Cuda),
       {StreamShape{}, StreamShape{2, 4, 2, 3}, StreamShape{3, 2, 1, 1}, StreamShape{1, 1, 1, 2}});
 }
+
+// The pool's slots bound the leases: a third taker waits until one of two slots comes back.
+// Without page-locked memory (a CPU stream, or no device) a slot lends none.
+TEST(PinnedFramePool, SlotsBoundTheLeases) {
+  cuda::PinnedFramePool pool(2, false, size_t(1) << 30);
+  EXPECT_EQ(pool.slots(), 2u);
+  auto a = pool.take();
+  auto b = pool.take();
+  EXPECT_EQ(a->floats(1000), nullptr);
+  std::atomic<bool> got{false};
+  std::thread third([&] {
+    auto c = pool.take();
+    got = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(got.load());
+  a.reset();
+  third.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(pool.page_locked_bytes(), 0u);
+}
+
+// On a device: a slot's buffer is page-locked, reused by the next lease of the slot, grown for a
+// larger frame, and never past the budget.
+TEST(PinnedFramePool, GpuBuffersArePageLockedReusedAndGrown) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  cuda::PinnedFramePool pool(1, true, 4000 * sizeof(float));
+  float* first = nullptr;
+  {
+    auto lease = pool.take();
+    first = lease->floats(1000);
+    ASSERT_NE(first, nullptr);
+    EXPECT_TRUE(cuda::is_page_locked(first));
+    EXPECT_GT(lease->allocation_seconds(), 0.0);
+  }
+  {
+    auto lease = pool.take();
+    EXPECT_EQ(lease->floats(800), first);  // the same memory, not allocated again
+    EXPECT_EQ(lease->allocation_seconds(), 0.0);
+    float* grown = lease->floats(3000);
+    ASSERT_NE(grown, nullptr);
+    EXPECT_TRUE(cuda::is_page_locked(grown));
+    EXPECT_EQ(pool.page_locked_bytes(), 3000 * sizeof(float));
+    EXPECT_EQ(lease->floats(5000), nullptr);  // past the budget: ordinary memory for that frame
+  }
+  EXPECT_FALSE(cuda::is_page_locked(std::vector<float>(10).data()));
+}
+
+// A frame-sized slot (2 MB or more: transparent huge pages, registered) is page-locked too, and
+// holds what is written to it.
+TEST(PinnedFramePool, GpuLargeBufferIsPageLocked) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const size_t n = size_t(3) << 20;  // 12 MB of floats
+  cuda::PinnedFramePool pool(1, true, n * sizeof(float));
+  auto lease = pool.take();
+  float* p = lease->floats(n);
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(cuda::is_page_locked(p));
+  EXPECT_TRUE(cuda::is_page_locked(p + n - 1));
+  for (size_t i = 0; i < n; i += 4099) p[i] = static_cast<float>(i);
+  for (size_t i = 0; i < n; i += 4099) ASSERT_EQ(p[i], static_cast<float>(i));
+}
