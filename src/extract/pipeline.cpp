@@ -73,12 +73,11 @@ void validate(ImageView<const float> image, const Config& c, bool count_on_devic
   validate_config(c);
 }
 
-// DGEO_TYPE PIXEL: a map of the image's size, measured on the CPU (the GPU's measurement does
-// not take the shifts).
-void check_dgeo(int64_t width, int64_t height, const Config& c, const MeasureRequest& r) {
+// DGEO_TYPE PIXEL: a map of the image's size. On either device: the map enters the CPU stages
+// only (deblending, shapes, isophotal, windowed and DGEO columns); the apertures the GPU
+// measures are placed from those shapes.
+void check_dgeo(int64_t width, int64_t height, const MeasureRequest& r) {
   if (!r.dgeo_x.data && !r.dgeo_y.data) return;
-  if (c.device == Backend::Cuda)
-    throw Error("DGEO_TYPE PIXEL with --device cuda is not supported yet (use --device cpu)");
   for (const ImageView<const float>& m : {r.dgeo_x, r.dgeo_y})
     if (m.width != width || m.height != height)
       throw Error("DGEO_IMAGE is " + std::to_string(m.width) + "x" + std::to_string(m.height) +
@@ -191,7 +190,7 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   const bool host_front = weighted || request.measure_image.data;
   validate(image, config, config.device == Backend::Cuda && !host_front);
   check_dual_image(image, config, request);
-  check_dgeo(image.width, image.height, config, request);
+  check_dgeo(image.width, image.height, request);
   FrontStage stage = front_stage(
       config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
@@ -234,7 +233,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const Config& config = stage.config;
   const FrontEnd& front = stage.front;
   const int w = stage.width, h = stage.height, nt = info.threads;
-  check_dgeo(w, h, config, request);
+  check_dgeo(w, h, request);
   // Detection weights make each pixel's threshold its own; measurement weights its variance.
   const WeightMaps& wmaps = stage.weights;
   const bool dweighted = wmaps.detect, mweighted = wmaps.measure;
@@ -335,9 +334,15 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.buffer = LineBuffer::of(config, h);
   mp.threads = nt;
   if (measure.dual) mp.measure = value;
-  if (config.device == Backend::Cuda) {  // APER, AUTO, FLUX_RADIUS on the GPU (measure_gpu.hpp)
+  // APER, AUTO, FLUX_RADIUS on the GPU (measure_gpu.hpp); with DETECT_TYPE PHOTO on the CPU,
+  // since each pixel's flux is then an exp, whose device version is not the C library's.
+  if (config.device == Backend::Cuda && !config.photo) {
     mp.gpu = true;
     mp.gpu_seconds = &info.stage_seconds;
+  } else if (config.device == Backend::Cuda) {
+    info.warnings.push_back(
+        "--device cuda with DETECT_TYPE PHOTO: APER, AUTO and FLUX_RADIUS are measured on the "
+        "CPU (the GPU's exp is not the C library's)");
   }
   // --- hook: Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
   mp.compute_petro = request.petro;
@@ -497,7 +502,7 @@ Result extract(ImageView<const float> image, const Config& config, const Measure
 }
 
 Result extract(const DeviceImage& image, const Config& config, const MeasureRequest& request) {
-  check_dgeo(image.width(), image.height(), config, request);
+  check_dgeo(image.width(), image.height(), request);
   if (config.detect_weight.type != WeightType::None ||
       config.measure_weight.type != WeightType::None || request.measure_image.data) {
     // Weight maps and dual-image mode run on the CPU front end.

@@ -82,19 +82,15 @@ RunPlan plan_run(const Settings& settings) {
   // linear frame without one (measure_pixel_scale.hpp).
   if (wcs_pixel_scale_wanted(params, settings.config.pixel_scale)) plan.want_wcs = true;
   // DETECT_TYPE PHOTO: the Petrosian and growth-curve columns' photographic mode (photom.c,
-  // growth.c) is not reproduced yet, nor the GPU's measurement (its exp is not glibc's).
+  // growth.c) is not reproduced yet. (With --device cuda its photometry runs on the CPU: the
+  // GPU's exp is not glibc's; pipeline.cpp.)
   if (settings.config.photo) {
     for (const auto& p : params) {
       const std::string n = p.spec->name;
       if (n.find("PETRO") != std::string::npos || n.find("GROWTH") != std::string::npos)
         throw Error(n + " with DETECT_TYPE PHOTO is not supported yet");
     }
-    if (settings.config.device == Backend::Cuda)
-      throw Error("DETECT_TYPE PHOTO with --device cuda is not supported yet (use --device cpu)");
   }
-  // --- hook: DGEO_TYPE PIXEL (stages/dgeo_map.hpp): the shifts enter the CPU's measurement only.
-  if (settings.dgeo && settings.config.device == Backend::Cuda)
-    throw Error("DGEO_TYPE PIXEL with --device cuda is not supported yet (use --device cpu)");
   // --- hook: CLASS_STAR's network, read before the extraction so that a bad file fails early
   for (const auto& p : params)
     if (std::string(p.spec->name) == "CLASS_STAR") {

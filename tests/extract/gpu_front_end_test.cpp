@@ -141,6 +141,19 @@ TEST_F(GpuFrontEnd, SameAsCpuOnSimulationsAndConfigurations) {
   c = Config{};
   c.mask_type = MaskType::None;
   expect_same_on_both(img, c, "MASK_TYPE NONE");
+  // DETECT_TYPE PHOTO: the front end on the GPU, the photometry on the CPU (its exp). The
+  // frame as densities of a few units (tests/extract/photo_parity.py's scaling: the brightest
+  // pixel 60 above the faintest), whose fluxes exp(density / ngamma) stay finite.
+  c = Config{};
+  c.photo = true;
+  Image<float> densities = img;
+  float lo = INFINITY, hi = -INFINITY;
+  for (float v : densities.pixels())
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  for (float& v : densities.pixels())
+    if (std::isfinite(v)) v = 2.0f + (v - lo) * 60.0f / (hi - lo);
+  EXPECT_GT(extract::extract(densities.view(), c, MeasureRequest{}).objects.size(), 50u);
+  expect_same_on_both(densities, c, "DETECT_TYPE PHOTO");
 }
 
 // SExtractor's pixel stack (MEMORY_PIXSTACK) overflowing: the GPU's labels give no scan order,
