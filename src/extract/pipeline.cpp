@@ -255,15 +255,17 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const DgeoMap* dgeo = dgeo_map.get();
 
   // 4. Deblending.
-  const DeblendParams dp{config.deblend_nthresh,
-                         config.deblend_mincont,
-                         config.detect_minarea,
-                         dthresh,
-                         dweighted,
-                         w,
-                         h,
-                         config.photo,
-                         dgeo};
+  DeblendParams dp{config.deblend_nthresh,
+                   config.deblend_mincont,
+                   config.detect_minarea,
+                   dthresh,
+                   dweighted,
+                   w,
+                   h,
+                   config.photo,
+                   dgeo};
+  // The GPU front end counted each detection's peaks (the deblender's first question).
+  if (!front.peaks.empty()) dp.peaks = &front.peaks;
   // Each detection's done line (its own index as parent), then each object's. The
   // detections' pixel columns become the objects' (deblend.hpp).
   std::vector<int64_t> detection_index(detections.size());

@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 
+#include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/lutz.hpp"
@@ -659,6 +660,47 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
     EXPECT_EQ(got.objects.cx, want.cx) << what;
     EXPECT_EQ(got.objects.cy, want.cy) << what;
   }
+}
+
+// The stage given each detection's peaks (as the GPU front end counts them, FrontEnd::peaks)
+// gives what it gives counting them itself: same objects, pixels, draws and parents; a count
+// list of the wrong length is refused.
+TEST(Deblend, StageGivenThePeaksIsTheSame) {
+  std::mt19937 rng(77);
+  size_t several = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const int w = 110 + trial * 15, h = 80;
+    const Field f =
+        trial % 2 ? plateau_field(rng, w, h, 40, 4.0f) : random_field(rng, w, h, 40, 4.0f, 1.0f);
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = w;
+    p.height = h;
+    p.minarea = 1 + trial % 3;
+    std::vector<uint8_t> peaks(f.detections.size());
+    DeblendTreeScratch scratch;
+    for (size_t d = 0; d < peaks.size(); ++d) {
+      peaks[d] = static_cast<uint8_t>(std::min(2, count_peaks(f.detections[d], 2, scratch)));
+      several += peaks[d] >= 2;
+    }
+    ObjectList a = f.detections, b = f.detections;
+    const Deblended counted = deblend(std::move(a), p, 11, 1 + trial % 2);
+    p.peaks = &peaks;
+    const Deblended given = deblend(std::move(b), p, 11, 1 + trial % 2);
+    const std::string what = "trial " + std::to_string(trial);
+    EXPECT_GT(counted.objects.size(), f.detections.size()) << what;  // blends were split
+    EXPECT_EQ(given.draws, counted.draws) << what;
+    EXPECT_EQ(given.parent, counted.parent) << what;
+    EXPECT_EQ(given.objects.offset, counted.objects.offset) << what;
+    EXPECT_EQ(given.objects.x, counted.objects.x) << what;
+    EXPECT_EQ(given.objects.y, counted.objects.y) << what;
+    EXPECT_EQ(given.objects.flags, counted.objects.flags) << what;
+    std::vector<uint8_t> short_list(peaks.begin(), peaks.end() - 1);
+    p.peaks = &short_list;
+    ObjectList c = f.detections;
+    EXPECT_THROW(deblend(std::move(c), p, 11, 1), Error) << what;
+  }
+  EXPECT_GT(several, 20u);
 }
 
 // The levels from one pow and products equal SExtractor's pow per level, bit for bit, over

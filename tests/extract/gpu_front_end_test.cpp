@@ -16,6 +16,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
 #include "extract/gpu/front_end.hpp"
+#include "extract/stages/deblend_tree.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
 
@@ -195,6 +196,17 @@ void expect_same_detections(const Image<float>& img, Config c, const std::string
   EXPECT_TRUE(std::memcmp(cpu.cvalue.data(), gpu.cvalue.data(), 4 * cpu.value.size()) == 0) << what;
   EXPECT_EQ(cpu.flags, gpu.flags) << what;
   EXPECT_EQ(fe.pixel_stack_bound, -1) << what;
+  // Each detection's peaks (gpu/peak_kernels.cu) as the deblender counts them on the host.
+  ASSERT_EQ(fe.peaks.size(), cpu.size()) << what;
+  DeblendTreeScratch scratch;
+  size_t several = 0, mismatches = 0;
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    const int host = std::min(2, count_peaks(cpu[i], 2, scratch));
+    several += host >= 2;
+    mismatches += fe.peaks[i] != host;
+  }
+  EXPECT_EQ(mismatches, 0u) << what << " (" << several << " of " << cpu.size()
+                            << " detections of two peaks or more)";
   // The bound, with a stack one entry larger than the frame (so that the bound is taken, and
   // the host's detection that follows a large one cannot overflow), against the host's over
   // the unbounded detections. Frames under MEMORY_PIXSTACK's minimum take no bound.
@@ -238,6 +250,13 @@ TEST_F(GpuFrontEnd, ChainOrderAndPixelStackBoundAsOnTheHost) {
   absolute.back_manual = true;
   absolute.back_value = 0.0;
   expect_same_detections(flat, absolute, "all lit");
+  // Plateaus: values in steps of 4 ADU and no filter, so that neighbours tie (each of two equal
+  // neighbours is a peak when nothing around is higher, on either device).
+  Image<float> steps = crowded;
+  for (float& v : steps.pixels()) v = 4.0f * std::round(v / 4.0f);
+  Config nofilter;
+  nofilter.filter = false;
+  expect_same_detections(steps, nofilter, "crowded in steps of 4, no filter");
 }
 
 TEST_F(GpuFrontEnd, SameErrorsAsCpu) {

@@ -19,6 +19,7 @@
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/chain_kernels.hpp"
 #include "extract/gpu/kernels.hpp"
+#include "extract/gpu/peak_kernels.hpp"
 #include "extract/stages/detect.hpp"
 
 namespace celeris::extract::gpu {
@@ -66,11 +67,13 @@ struct Context {
   cuda::DeviceBuffer<int> lo;
   cuda::DeviceBuffer<unsigned char> mesh_scratch, comp_scratch;
   cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys, chained, offsets;
+  cuda::DeviceBuffer<uint8_t> peaks;
   ChainWork chains;
   cuda::DeviceBuffer<unsigned long long> counter;
   // The detections as they come back: chained pixels, offsets, the two images' values there.
   cuda::PinnedBuffer<int32_t> host_chained, host_offsets;
   cuda::PinnedBuffer<float> host_gathered;
+  cuda::PinnedBuffer<uint8_t> host_peaks;
 };
 
 // Frames in the front end at once, each with a context of its own. Two, so that in a stream
@@ -357,9 +360,13 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   c.host_chained.grow(m);
   c.host_offsets.grow(nc + 1);
   c.host_gathered.grow(2 * m);
+  gpu::count_peaks(c.chained.data(), c.offsets.data(), ncomp, d_value, d_cvalue, out.detect_thresh,
+                   w, h, c.peaks.grow(nc), s);
+  c.host_peaks.grow(nc);
   c.chained.download_async(c.host_chained.data(), m, s);
   c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
   c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
+  if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
   c.stream.synchronize();
   c.copies.synchronize();
   const double download = seconds_since(t_download);
@@ -385,6 +392,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   out.detections =
       detections_from_chains(w, h, c.host_chained.data(), kept, c.host_offsets.data(), nc,
                              c.host_gathered.data(), c.host_gathered.data() + m, host_threads);
+  if (nc) out.peaks.assign(c.host_peaks.data(), c.host_peaks.data() + nc);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
   if (stack_may_matter && out.pixel_stack_bound >= config.memory_pixstack - 1) {
@@ -395,6 +403,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
       out.filtered = {frame->host_filtered.data(), w, h};
     }
     std::vector<PixelStackOverflow> overflows;
+    out.peaks.clear();  // counted for the labels' detections, not these
     out.detections =
         detect(out.value, out.detection_image(),
                {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);

@@ -34,6 +34,9 @@ struct FrontEnd {
   ImageView<const float> filtered;  // detection image (-inf where the filter support is
                                     // masked); data == nullptr with FILTER N
   ObjectList detections;            // exactly detect()'s
+  // The GPU path: each detection's peaks, min(2, count_peaks) (gpu/peak_kernels.hpp), for the
+  // deblender's first question; empty where not counted (the CPU path, a host detection).
+  std::vector<uint8_t> peaks;
   float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::vector<std::string> warnings;  // e.g. pixel stack overflows (sextractor/pixel_stack.hpp)
@@ -66,8 +69,9 @@ namespace gpu {
 bool available();
 
 // Throws celeris::Error when no GPU can run it, or when the frame has 2^31 pixels or more.
-// Calls are serialised on one process-wide context (stream, device work buffers grown as frames
-// need, page-locked return buffers): a sequence of frames allocates once.
+// Each call holds one of two process-wide contexts (stream, device work buffers grown as frames
+// need, page-locked return buffers), so that two frames can be in it at once and a sequence of
+// frames allocates once; a third caller waits for a context.
 // `host_filtered`: bring the filtered image back to the host too (FILTERED check image,
 // BACKPHOTO_TYPE LOCAL's host blanking); else it stays on the device (device_cvalue).
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,

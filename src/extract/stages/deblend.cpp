@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 
+#include "celeris/error.hpp"
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/pi.hpp"
@@ -325,17 +327,34 @@ PlanOrder plan_order(const ObjectList& detections, int threads) {
 
 }  // namespace
 
-bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch) {
+namespace {
+
+// may_split's questions before the peaks: DEBLEND_NTHRESH, pixels, a pixel-stack overflow.
+bool may_split_at_all(const ObjectView& parent, const DeblendParams& params) {
   if (params.nthresh < 2 || parent.empty()) return false;
   // scan.c's sortit: a detection that lost pixels to a pixel-stack overflow is not deblended.
-  if (parent.flags & kFlagExtractOverflow) return false;
+  return !(parent.flags & kFlagExtractOverflow);
+}
+
+}  // namespace
+
+bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch) {
   // One peak: no level has two nodes, nothing splits (deblend_tree.hpp, count_peaks).
-  return scratch.every_tree || count_peaks(parent, 2, scratch.tree_scratch) >= 2;
+  return may_split_at_all(parent, params) &&
+         (scratch.every_tree || count_peaks(parent, 2, scratch.tree_scratch) >= 2);
+}
+
+bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
+               int peaks) {
+  return may_split_at_all(parent, params) && (scratch.every_tree || peaks >= 2);
 }
 
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads) {
   const size_t n = detections.size();
+  if (params.peaks && params.peaks->size() != n)
+    throw Error("internal: deblend() given " + std::to_string(params.peaks->size()) +
+                " peak counts for " + std::to_string(n) + " detections");
   // Per detection: its flags after planning, the objects it becomes, its draws; the plan itself
   // is kept only for those that split.
   std::vector<uint16_t> parent_flags(n);
@@ -350,7 +369,9 @@ Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t 
       parent_flags[i] = parent.flags;
       first_object[i + 1] = 1;
       // Most detections of a crowded field are single stars: answered without a plan.
-      if (!may_split(parent, params, scratch)) return;
+      if (!(params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
+                         : may_split(parent, params, scratch)))
+        return;
       DeblendPlan plan = plan_candidate(parent, params, scratch);
       parent_flags[i] = plan.parent_flags;
       first_object[i + 1] = plan.split ? plan.cores.size() : 1;

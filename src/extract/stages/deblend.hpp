@@ -40,6 +40,10 @@ struct DeblendParams {
   // A differential-geometry map (dgeo_map.hpp): the cores' barycentres and moments, hence the
   // pixels' assignment to children, take it (refine.c preanalyse).
   const DgeoMap* dgeo = nullptr;
+  // Each detection's peaks, min(2, count_peaks), when the GPU front end counted them
+  // (gpu/peak_kernels.hpp; FrontEnd::peaks): deblend() then asks may_split with them instead of
+  // counting on the host. Null: counted on the host.
+  const std::vector<uint8_t>* peaks = nullptr;
 };
 
 // The tree of one detection and what its pixel assignment needs.
@@ -94,6 +98,9 @@ int exponential_levels(float t0, float peak, int nthresh, float* thresh, double 
 // pixel-stack overflow, and for one of fewer than two peaks (count_peaks). plan_deblend asks it
 // first; the stage asks it before making a plan, for most detections the only question.
 bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch);
+// The same with the detection's peaks already counted (`peaks`: min(2, count_peaks)).
+bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
+               int peaks);
 
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch);
