@@ -22,6 +22,8 @@ for i in $(seq 1 "$nsparse"); do
 done
 wait
 rm -f "$work"/*/*.truth.fits
+# The frames written back to disk before the timed runs (a writeback under them takes cores).
+sync
 for set in sparse crowded; do
   n=$(ls "$work/$set"/*.fits 2>/dev/null | wc -l)
   [ "$n" -gt 0 ] || continue  # N_CROWDED or N_SPARSE 0: that set skipped
