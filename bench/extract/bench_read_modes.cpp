@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -108,9 +109,10 @@ int main(int argc, char** argv) {
         fail("cannot write " + paths.back());
     }
   }
-  std::vector<Buffer*> out, scratch;
+  std::vector<std::unique_ptr<Buffer>> out, scratch;
   for (int t = 0; t < tmax; ++t)
-    out.push_back(new Buffer(bytes)), scratch.push_back(new Buffer(bytes));
+    out.push_back(std::make_unique<Buffer>(bytes)),
+        scratch.push_back(std::make_unique<Buffer>(bytes));
   for (const char* mode : {"memcpy", "pread", "pread+swap", "mmap+swap"}) {
     for (int T : tcounts) {
       std::vector<double> best(T, 1e30);
@@ -132,7 +134,5 @@ int main(int argc, char** argv) {
           mode, T, 1e3 * mean, bytes / mean / 1e9, T * bytes / wall_best / 1e9);
     }
   }
-  for (auto* b : out) delete b;
-  for (auto* b : scratch) delete b;
   return 0;
 }

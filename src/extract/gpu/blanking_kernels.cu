@@ -3,6 +3,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/launch.hpp"
 #include "extract/gpu/blanking_kernels.hpp"
+#include "extract/sextractor/detected_pixel.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -13,7 +14,7 @@ constexpr int kThreads = 256;
 __global__ void detected_kernel(const float* value, const float* cvalue, float threshold, int64_t n,
                                 int32_t* code) {
   const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p < n) code[p] = !isnan(value[p]) && cvalue[p] > threshold ? -1 : 0;
+  if (p < n) code[p] = detected_pixel(value[p], cvalue[p], threshold) ? -1 : 0;
 }
 
 __global__ void owned_kernel(const OwnedCode* owned, int64_t m, int32_t* code) {

@@ -6,8 +6,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -57,7 +55,7 @@ struct FrameImages {
 
 // Everything one frame after another reuses: a stream, its buffers and their page-locked
 // host copies. Never destroyed (its CUDA resources would outlive the runtime's teardown at
-// exit); front_end() holds one for the whole of a frame (ContextLease).
+// exit); front_end() holds one for the whole of a frame (contexts()).
 struct Context {
   cuda::Stream stream;
   cuda::Stream copies;  // the images' download, beside the labelling
@@ -79,56 +77,15 @@ struct Context {
 // Frames in the front end at once, each with a context of its own. Two, so that in a stream
 // of frames one frame's upload and host steps (the mesh grid's finish, the waits for the
 // downloads, the gather) run while the other's kernels do; the kernels of one frame fill the
-// GPU, so a third brings nothing. Contexts are made when first needed (a single-frame run makes
-// one) and kept for the process.
+// GPU, so a third brings nothing (a third caller waits). Contexts are made when first needed (a
+// single-frame run makes one) and kept for the process: the pool never frees them (its limit
+// is what it keeps) and is itself never destroyed.
 constexpr size_t kContexts = 2;
 
-class ContextPool {
- public:
-  Context& take() {
-    std::unique_lock<std::mutex> lock(m_);
-    free_cv_.wait(lock, [&] { return !free_.empty() || made_ < kContexts; });
-    if (free_.empty()) {
-      ++made_;
-      lock.unlock();
-      return *new Context;
-    }
-    Context* c = free_.back();
-    free_.pop_back();
-    return *c;
-  }
-  void give_back(Context& c) {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      free_.push_back(&c);
-    }
-    free_cv_.notify_one();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable free_cv_;
-  std::vector<Context*> free_;
-  size_t made_ = 0;
-};
-
-ContextPool& contexts() {
-  static ContextPool* pool = new ContextPool;
+cuda::BufferPool<Context>& contexts() {
+  static auto* pool = new cuda::BufferPool<Context>(kContexts, kContexts);
   return *pool;
 }
-
-// A context held for one frame's front end.
-class ContextLease {
- public:
-  ContextLease() : c_(contexts().take()) {}
-  ~ContextLease() { contexts().give_back(c_); }
-  ContextLease(const ContextLease&) = delete;
-  ContextLease& operator=(const ContextLease&) = delete;
-  Context& get() { return c_; }
-
- private:
-  Context& c_;
-};
 
 // Frames whose images are in use: those in the front ends, in a stream's queue and back
 // workers and waiting to be written, and one spare.
@@ -224,8 +181,9 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const auto t_setup = Clock::now();
-  ContextLease lease;
-  Context& c = lease.get();
+  const std::shared_ptr<Context> held = contexts().take([](const Context&) { return true; },
+                                                        [] { return std::make_unique<Context>(); });
+  Context& c = *held;
   const cudaStream_t s = c.stream.get();
   cuda::EventTimer& timer = c.timer;
   const size_t nz = static_cast<size_t>(n);

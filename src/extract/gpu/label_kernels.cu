@@ -14,6 +14,7 @@
 
 #include "core/cuda/cuda_check.hpp"
 #include "extract/gpu/kernels.hpp"
+#include "extract/sextractor/detected_pixel.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -99,7 +100,7 @@ __device__ UpLinks up_links(bool upleft, bool up, bool upright, bool left, bool 
 }
 
 __device__ bool lit(const float* value, const float* cvalue, float threshold, int p) {
-  return !isnan(value[p]) && cvalue[p] > threshold;
+  return detected_pixel(value[p], cvalue[p], threshold);
 }
 
 // ---- 1. Tiles in shared memory ---------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/launch.hpp"
+#include "extract/sextractor/detected_pixel.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -10,11 +11,6 @@ namespace {
 
 constexpr int kWarps = 8;  // detections a block
 constexpr unsigned kFullWarp = 0xffffffffu;
-
-// The labelling's mask (label_kernels.cu lit).
-__device__ bool in_mask(const float* value, const float* cvalue, float threshold, int64_t p) {
-  return !isnan(value[p]) && cvalue[p] > threshold;
-}
 
 __global__ void peaks_kernel(const int32_t* chained, const int32_t* offset, int64_t detections,
                              const float* value, const float* cvalue, float threshold, int width,
@@ -39,7 +35,7 @@ __global__ void peaks_kernel(const int32_t* chained, const int32_t* offset, int6
           const int nx = x + dx, ny = y + dy;
           if ((dx == 0 && dy == 0) || nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
           const int64_t q = static_cast<int64_t>(ny) * width + nx;
-          higher |= in_mask(value, cvalue, threshold, q) && cvalue[q] > c;
+          higher |= detected_pixel(value[q], cvalue[q], threshold) && cvalue[q] > c;
         }
       peak = !higher;
     }

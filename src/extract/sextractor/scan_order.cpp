@@ -1,4 +1,5 @@
 #include "extract/sextractor/scan_order.hpp"
+#include "extract/sextractor/detected_pixel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -94,7 +95,7 @@ Blanking::Blanking(ImageView<const float> value, ImageView<const float> cvalue, 
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < value.size(); ++i)
     code_.data()[i] =
-        !std::isnan(value.data[i]) && cvalue.data[i] > (pt ? pt[i] : threshold) ? -1 : 0;
+        detected_pixel(value.data[i], cvalue.data[i], pt ? pt[i] : threshold) ? -1 : 0;
   // Objects own disjoint pixels.
   const OwnedCodes owned(objects, removed, blank_lag, immediate);
   owned.for_each(threads,

@@ -6,6 +6,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "extract/sextractor/detected_pixel.hpp"
 #include "extract/sextractor/lutz.hpp"
 
 namespace celeris::extract {
@@ -132,7 +133,7 @@ ObjectList detect(ImageView<const float> value, ImageView<const float> cvalue,
   stack.size = params.pixstack;
   LutzScratch scratch;
   lutz_scan(
-      w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > threshold; },
+      w, h, [&](int x, int y) { return detected_pixel(value(x, y), cvalue(x, y), threshold); },
       params.minarea,
       [&](LutzComponent&& c) {
         uint16_t flags = lutz_flags(c);
@@ -159,7 +160,7 @@ ObjectList detect_weighted(ImageView<const float> value, ImageView<const float> 
   stack.size = params.pixstack;
   LutzScratch scratch;
   lutz_scan(
-      w, h, [&](int x, int y) { return !std::isnan(value(x, y)) && cvalue(x, y) > t(x, y); },
+      w, h, [&](int x, int y) { return detected_pixel(value(x, y), cvalue(x, y), t(x, y)); },
       params.minarea,
       [&](LutzComponent&& c) {
         uint16_t flags = lutz_flags(c);

@@ -78,7 +78,8 @@ struct View {
   const float* dvalue = nullptr;
   BlankingView dblanking;
   // DETECT_TYPE PHOTO: Config::photo_ngamma() (0 for CCD); the fluxes sum exp(pixel / ngamma).
-  // The host's only: --device cuda is refused with PHOTO (the device's exp is not glibc's).
+  // The host's only: with PHOTO, --device cuda measures on the CPU (pipeline.cpp), since the
+  // device's exp is not glibc's.
   double ngamma = 0;
 
   CELERIS_HD int64_t at(int x, int y) const { return int64_t(y) * width + x; }
