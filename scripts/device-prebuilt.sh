@@ -25,7 +25,7 @@ fi
 if ldd $bin/celeris | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
-$bin/test_extract --gtest_filter='GpuMeasure.*:GpuFrontEnd.*:Frames.Gpu*' >"$out/gtest.txt" 2>&1
+$bin/test_extract --gtest_filter='GpuLabel.*:GpuBlanking.*:GpuShapes.*:GpuCleanZones.*:GpuMeasure.*:GpuFrontEnd.*:Frames.*:PinnedFramePool.*' >"$out/gtest.txt" 2>&1
 echo "test_extract exit status $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/gtest.txt" | head -30
 work=/tmp/prebuilt
@@ -48,7 +48,10 @@ done
 same=0
 for f in "$work"/stream/cpu/*.cat; do cmp -s "$f" "$work/stream/cuda/$(basename "$f")" && same=$((same + 1)); done
 echo "stream: cuda catalogs identical to cpu catalogs: $same of ${NSTREAM:-8}"
-timeout ${COMPARE_SECONDS:-45} python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmp --images /nonexistent \
-  --b-args "--device cuda" --quick >"$out/compare.txt" 2>&1
+# COMPARE_FULL=1: every configuration on the simulations and the images in .data/images
+# (carried) instead of the quick default-configuration pass on the simulations.
+if [ -n "${COMPARE_FULL:-}" ]; then compare=(--images .data/images); else compare=(--images /nonexistent --quick); fi
+timeout ${COMPARE_SECONDS:-45} python3 scripts/compare-builds.py $bin/celeris $bin/celeris $work/cmp "${compare[@]}" \
+  --b-args "--device cuda" >"$out/compare.txt" 2>&1
 echo "compare-builds exit status $?"
 grep -v identical "$out/compare.txt" | tail -8

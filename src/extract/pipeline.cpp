@@ -12,7 +12,9 @@
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
+#include "extract/gpu/clean_zones_gpu.hpp"
 #include "extract/gpu/front_end.hpp"
+#include "extract/gpu/shapes_gpu.hpp"
 #include "extract/output/check_images.hpp"
 #include "extract/pipeline.hpp"
 #include "extract/settings/threads.hpp"
@@ -302,13 +304,22 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   iso_params.dgeo = dgeo;
   // One pass: each object's pixels are read for its shape and again, still in cache, for its
   // isophotal values.
-  std::vector<Shape> shapes(objects.size());
-  std::vector<Iso> isos(objects.size());
+  // With the GPU front end's images still on the device, the per-pixel sums run there
+  // (gpu/shapes_gpu.hpp), the finish on the host: the same shapes and values.
+  std::vector<Shape> shapes;
+  std::vector<Iso> isos;
+  if (front.device_value && gpu::shapes_supported(iso_params)) {
+    gpu::shapes_and_isophotal(objects, front.device_value, front.device_cvalue, w, iso_params, nt,
+                              shapes, isos, &info.stage_seconds);
+  } else {
+    shapes.resize(objects.size());
+    isos.resize(objects.size());
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-  for (size_t i = 0; i < objects.size(); ++i) {
-    shapes[i] =
-        compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted), dweighted, dgeo);
-    isos[i] = isophotal(objects[i], shapes[i], iso_params);
+    for (size_t i = 0; i < objects.size(); ++i) {
+      shapes[i] = compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted),
+                                dweighted, dgeo);
+      isos[i] = isophotal(objects[i], shapes[i], iso_params);
+    }
   }
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
@@ -370,7 +381,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // --- end
   const CleanParams clean_params{config.clean, config.clean_param,     dthresh, margin,
                                  mp.buffer,    config.memory_objstack, nt};
-  const CleanZones zones = config.clean ? clean_zones(shapes, nt) : CleanZones{};
+  // The zones on the GPU with --device cuda (gpu/clean_zones_gpu.hpp), unless the frame has
+  // too many large objects for it: the same pairs.
+  CleanZones zones;
+  if (config.clean &&
+      !(config.device == Backend::Cuda && gpu::clean_zones_gpu(shapes, w, h, nt, zones)))
+    zones = clean_zones(shapes, nt);
   timer.lap("clean zones");
   CleanPairs pairs =
       config.clean ? clean_pairs(shapes, isos, zones, config.clean_param, nt) : CleanPairs{};

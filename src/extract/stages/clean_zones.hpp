@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "celeris/host_device.hpp"
 #include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
@@ -16,7 +17,9 @@ inline constexpr double kCleanZone = 10.0;  // double, as SExtractor: rlim * 100
 // SExtractor's test of whether objects s and t are within each other's clean zone: squared
 // distance in float (from the double difference) against (a_s + a_t)^2 in float, times 100 in
 // double. Symmetric in s and t. Positions (mx, my) and semi-major axes as float.
-inline bool in_clean_zone(double sx, double sy, float sa, double tx, double ty, float ta) {
+// Written once for the CPU and the GPU (gpu/clean_zones_gpu.cu, compiled without FMA contraction).
+CELERIS_HD inline bool in_clean_zone(double sx, double sy, float sa, double tx, double ty,
+                                     float ta) {
   const float dx = static_cast<float>(sx - tx), dy = static_cast<float>(sy - ty);
   float rlim = sa + ta;
   rlim *= rlim;

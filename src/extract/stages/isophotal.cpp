@@ -5,98 +5,66 @@
 #include <limits>
 #include <vector>
 
+#include "extract/stages/iso_sums.hpp"
 #include "extract/stages/weights.hpp"
 
 namespace celeris::extract {
 
 namespace {
 
-// The CLEAN threshold of an object (SExtractor's mthresh): meant as the DETECT_MINAREA-th
-// highest filtered value above the detection threshold, computed with SExtractor's heap
-// exactly, quirks included (the pixel that triggers the sort is dropped; a sift step moves one
-// index too far), because cleaning decisions depend on it.
-float clean_threshold(const ObjectView& d, float dthresh, bool pixel_thresholds, int minarea) {
-  if (static_cast<int>(d.size()) < minarea) return 0.0f;
-  // On the stack for the usual DETECT_MINAREA: no allocation per object in the threaded loop.
-  float small[64] = {};
-  std::vector<float> large;
-  if (minarea > 64) large.resize(minarea);
-  float* heap = minarea > 64 ? large.data() : small;
-  int h = minarea;
-  for (const Pixel p : d) {
-    const float tpix = p.cvalue - (pixel_thresholds ? p.dthresh : dthresh);
-    if (h > 0) {
-      heap[minarea - h] = tpix;
-    } else if (h == 0) {
-      std::sort(heap, heap + minarea);
-    } else if (tpix > heap[0]) {
-      heap[0] = tpix;
-      for (int j = 0, k; (k = (j + 1) << 1) <= minarea; j = k) {
-        if (k != minarea && heap[k - 1] > heap[k]) ++k;
-        if (heap[j] <= heap[k - 1]) break;
-        std::swap(heap[k - 1], heap[j]);
-      }
-    }
-    --h;
+// The host's view of a pixel's terms (iso_sums.hpp's model): dual-image mode's measurement image,
+// DETECT_TYPE PHOTO's flux, a DGEO map's shift; `Photo`/`Shift` leave out what is not there.
+template <bool Photo, bool Shift>
+struct HostIsoModel {
+  static constexpr bool kPhoto = Photo;
+  static constexpr bool kShift = Shift;
+  const IsoParams* ctx;
+  float measured(const Pixel& p) const {
+    return ctx->measure.data ? ctx->measure(p.x, p.y) : p.value;
   }
-  return heap[0];
-}
+  void flux(float pv, double var, float& pix, double& var2) const {
+    pix = static_cast<float>(std::exp(pv / ctx->ngamma));
+    var2 = pix * pix * var;
+  }
+  void shift(const Pixel& p, double& x, double& y) const {
+    x -= ctx->dgeo->dx(p.x, p.y), y -= ctx->dgeo->dy(p.x, p.y);
+  }
+};
 
 // Isophotal flux and area, peak, position errors (examineiso) and the FWHM of a Gaussian
 // core fitted to ln(pixel) against r^2.
-Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, float bkg, float dbkg) {
-  Iso r;
+}  // namespace
+
+IsoSumParams iso_sum_params(const IsoParams& ctx) {
+  IsoSumParams c;
   // backsig^2 in float, as SExtractor (field->backsig * field->backsig, both float).
-  const double backnoise2 = ctx.backsig * ctx.backsig, gain = ctx.gain;
-  double var = backnoise2;
-  float thresh = ctx.analysis_thresh;
-  // With weights, examineiso's per-pixel threshold: field->thresh / field->backsig (floats)
-  // sigma of the pixel's own variance; the object keeps the smallest.
-  float minthresh = ctx.weighted ? kBig : thresh;
-  const double threshfac = ctx.backsig > 0.0f ? ctx.analysis_thresh / ctx.backsig : 1.0f;
+  c.backnoise2 = ctx.backsig * ctx.backsig;
+  c.gain = ctx.gain;
+  c.analysis_thresh = ctx.analysis_thresh;
+  c.threshfac = ctx.backsig > 0.0f ? ctx.analysis_thresh / ctx.backsig : 1.0f;
   // Dual-image mode: the fluxes from the measurement image, the position errors with the
   // detection image's RMS (examineiso's dbacknoise2).
-  const bool dual = ctx.measure.data != nullptr;
-  auto measured = [&](const Pixel& p) { return dual ? ctx.measure(p.x, p.y) : p.value; };
-  const double dbacknoise2 = dual ? ctx.dbacksig * ctx.dbacksig : backnoise2;
+  c.dbacknoise2 = ctx.measure.data != nullptr ? ctx.dbacksig * ctx.dbacksig : c.backnoise2;
+  c.weighted = ctx.weighted;
+  c.gainflag = ctx.weighted && ctx.weight_gain;
+  return c;
+}
+
+Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const IsoSums& sums,
+               float mthresh, float bkg, float dbkg) {
+  Iso r;
   const bool gainflag = ctx.weighted && ctx.weight_gain;
   const bool photo = ctx.ngamma != 0.0;
-  float peak = -std::numeric_limits<float>::max(), cdpeak = peak;
-  double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
-  for (const Pixel p : d) {
-    const float pv = measured(p);
-    if (pv > peak) peak = pv;
-    if (p.cvalue > cdpeak) {
-      cdpeak = p.cvalue;
-      r.xpeak = p.x;
-      r.ypeak = p.y;
-    }
-    if (ctx.weighted) {
-      var = p.var;
-      thresh = static_cast<float>(threshfac * std::sqrt(var));
-      if (thresh < minthresh) minthresh = thresh;
-    }
-    // DETECT_TYPE PHOTO: the pixel's flux, a float as examineiso's PIXTYPE; ISOAREA counts
-    // those above the threshold, as SExtractor does.
-    float pix = pv;
-    double var2 = var;
-    if (photo) {
-      pix = static_cast<float>(std::exp(pv / ctx.ngamma));
-      var2 = pix * pix * var;
-    }
-    if (gainflag && pix > 0.0f && gain > 0.0) var2 += pix / gain * var / backnoise2;
-    sigtv += var2;
-    if (pix > thresh) ++r.area;
-    tv += pix;
-    double err = dbacknoise2;
-    if (gain > 0.0 && p.cvalue > 0.0f) err += p.cvalue / gain;
-    double x = p.x - s.mx, y = p.y - s.my;
-    if (ctx.dgeo) x -= ctx.dgeo->dx(p.x, p.y), y -= ctx.dgeo->dy(p.x, p.y);  // the true position
-    esum += err;
-    emx2 += err * x * x;
-    emy2 += err * y * y;
-    emxy += err * x * y;
-  }
+  const double gain = ctx.gain;
+  const bool dual = ctx.measure.data != nullptr;
+  auto measured = [&](const Pixel& p) { return dual ? ctx.measure(p.x, p.y) : p.value; };
+  r.xpeak = sums.xpeak;
+  r.ypeak = sums.ypeak;
+  r.area = sums.area;
+  double tv = sums.tv, sigtv = sums.sigtv;
+  double esum = sums.esum, emx2 = sums.emx2, emy2 = sums.emy2, emxy = sums.emxy;
+  float peak = sums.peak;
+  const float cdpeak = sums.cdpeak, minthresh = sums.minthresh;
   // SExtractor's fdflux is a float, squared in float.
   const float fdflux = static_cast<float>(s.flux);
   const double flux2 = fdflux * fdflux;
@@ -125,8 +93,7 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   r.dbkg = dbkg;
   r.dthresh = object_dthresh(d, ctx.detect_thresh, ctx.pixel_thresholds);
   r.thresh = minthresh;
-  r.mthresh =
-      ctx.clean ? clean_threshold(d, ctx.detect_thresh, ctx.pixel_thresholds, ctx.minarea) : 0.0f;
+  r.mthresh = mthresh;
 
   // FWHM, on pixels less the local background, below the saturation level less the background.
   float thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
@@ -161,13 +128,41 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
   return r;
 }
 
+namespace {
+
+Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, float bkg, float dbkg) {
+  const auto px = [&](int64_t i) { return d[static_cast<size_t>(i)]; };
+  const int64_t n = static_cast<int64_t>(d.size());
+  const IsoSumParams c = iso_sum_params(ctx);
+  const bool photo = ctx.ngamma != 0.0;
+  IsoSums sums;
+  if (photo && ctx.dgeo)
+    sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<true, true>{&ctx});
+  else if (photo)
+    sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<true, false>{&ctx});
+  else if (ctx.dgeo)
+    sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<false, true>{&ctx});
+  else
+    sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<false, false>{&ctx});
+  float heap[64];
+  std::vector<float> large;
+  if (ctx.minarea > 64) large.resize(static_cast<size_t>(ctx.minarea));
+  const float mthresh = ctx.clean
+                            ? clean_threshold(px, n, ctx.detect_thresh, ctx.pixel_thresholds,
+                                              ctx.minarea, ctx.minarea > 64 ? large.data() : heap)
+                            : 0.0f;
+  return finish_iso(d, s, ctx, sums, mthresh, bkg, dbkg);
+}
+
 }  // namespace
 
+float iso_background(const Shape& s, const IsoParams& ctx, float dbkg) {
+  return ctx.background->back_bilinear(static_cast<int>(s.mx + 0.5), static_cast<int>(s.my + 0.5)) +
+         dbkg;
+}
+
 Iso isophotal(const ObjectView& d, const Shape& s, const IsoParams& ctx, float dbkg) {
-  const float bkg =
-      ctx.background->back_bilinear(static_cast<int>(s.mx + 0.5), static_cast<int>(s.my + 0.5)) +
-      dbkg;
-  return isophotal_at(d, s, ctx, bkg, dbkg);
+  return isophotal_at(d, s, ctx, iso_background(s, ctx, dbkg), dbkg);
 }
 
 void merge_iso(Iso& master, const Iso& slave) {

@@ -5,6 +5,7 @@
 
 #include "extract/objects.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/iso_sums.hpp"
 #include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
@@ -55,6 +56,17 @@ struct IsoParams {
 // `dbkg`: the object's local background (local_background.hpp), 0 for BACKPHOTO_TYPE GLOBAL.
 Iso isophotal(const ObjectView& object, const Shape& shape, const IsoParams& params,
               float dbkg = 0.0f);
+
+// isophotal()'s two halves, for a caller that makes the per-pixel sums elsewhere (the GPU,
+// gpu/shapes_gpu.hpp): the sums' frame-wide terms, and the rest from the sums and CLEAN's
+// threshold (clean_threshold): the errors, fluxes and the FWHM fit, whose log per pixel is the
+// host's. `bkg`: BACKGROUND (the mesh value at the barycentre plus dbkg).
+IsoSumParams iso_sum_params(const IsoParams& params);
+Iso finish_iso(const ObjectView& object, const Shape& shape, const IsoParams& params,
+               const IsoSums& sums, float mthresh, float bkg, float dbkg);
+
+// BACKGROUND of an object of shape `shape`: the mesh map's value at its barycentre, plus dbkg.
+float iso_background(const Shape& shape, const IsoParams& params, float dbkg);
 
 // The isophotal part of SExtractor's mergeobject (fluxes summed, peaks kept).
 void merge_iso(Iso& master, const Iso& slave);

@@ -11,63 +11,42 @@ namespace celeris::extract {
 namespace {
 constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 variance is added
 constexpr double kTwelfth = 0.0833333;
+
+// A DGEO map's shift at a pixel (shape_sums.hpp's Shift).
+struct DgeoShift {
+  static constexpr bool kActive = true;
+  const DgeoMap* map;
+  void operator()(int32_t x, int32_t y, float& dx, float& dy) const {
+    dx = map->dx(x, y);
+    dy = map->dy(x, y);
+  }
+};
+
 }  // namespace
 
 Shape compute_shape(const ObjectView& object, float thresh, bool weighted, const DgeoMap* dgeo) {
+  const auto px = [&](int64_t i) { return object[static_cast<size_t>(i)]; };
+  const int64_t n = static_cast<int64_t>(object.size());
+  const ShapeSums sums =
+      dgeo ? shape_sums(px, n, thresh, DgeoShift{dgeo}) : shape_sums(px, n, thresh, NoShift{});
+  return finish_shape(sums, n, object.fixed_centre, object.cx, object.cy, thresh, weighted);
+}
+
+Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, double cx, double cy,
+                   float thresh, bool weighted) {
   Shape s;
-  s.xmin = s.ymin = std::numeric_limits<int>::max();
-  s.xmax = s.ymax = std::numeric_limits<int>::min();
-  s.cpeak = s.peak = -std::numeric_limits<float>::max();
-  double rv = 0;
-  for (const Pixel p : object) {
-    s.xmin = std::min(s.xmin, p.x);
-    s.xmax = std::max(s.xmax, p.x);
-    s.ymin = std::min(s.ymin, p.y);
-    s.ymax = std::max(s.ymax, p.y);
-    s.cpeak = std::max(s.cpeak, p.cvalue);
-    s.peak = std::max(s.peak, p.value);
-    rv += p.cvalue;
-  }
-  s.npix = static_cast<int>(object.size());
-  s.flux = rv;
-  // Moments relative to the box corner to limit round-off, as SExtractor.
-  double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0, mdx = 0, mdy = 0;
-  int area2 = 0;
-  const float half = (thresh + s.peak) / 2;
-  for (const Pixel p : object) {
-    // The products in float (SExtractor: PIXTYPE times int), summed in double.
-    int x = p.x - s.xmin, y = p.y - s.ymin;
-    const float c = p.cvalue;
-    if (dgeo) {
-      // SExtractor's int offsets less the float shift, truncated back to int (scan.c).
-      const float dx = dgeo->dx(p.x, p.y), dy = dgeo->dy(p.x, p.y);
-      x = static_cast<int>(static_cast<float>(x) - dx);
-      y = static_cast<int>(static_cast<float>(y) - dy);
-      mdx += c * dx;
-      mdy += c * dy;
-    }
-    mx += c * static_cast<float>(x);
-    my += c * static_cast<float>(y);
-    mx2 += c * static_cast<float>(x) * static_cast<float>(x);
-    my2 += c * static_cast<float>(y) * static_cast<float>(y);
-    mxy += c * static_cast<float>(x) * static_cast<float>(y);
-    if (p.value > half) ++area2;
-  }
-  double xm = mx / rv, ym = my / rv, xm2, ym2, xym;
-  s.dgeox = static_cast<float>(mdx / rv);
-  s.dgeoy = static_cast<float>(mdy / rv);
-  if (object.fixed_centre) {
-    const double xn = object.cx - s.xmin, yn = object.cy - s.ymin;
-    xm2 = mx2 / rv + xn * xn - 2 * xm * xn;
-    ym2 = my2 / rv + yn * yn - 2 * ym * yn;
-    xym = mxy / rv + xn * yn - xm * yn - xn * ym;
-    xm = xn;
-    ym = yn;
-  } else {
-    xm2 = mx2 / rv - xm * xm;
-    ym2 = my2 / rv - ym * ym;
-    xym = mxy / rv - xm * ym;
-  }
+  s.xmin = sums.xmin, s.xmax = sums.xmax, s.ymin = sums.ymin, s.ymax = sums.ymax;
+  s.cpeak = sums.cpeak;
+  s.peak = sums.peak;
+  s.npix = static_cast<int>(npix);
+  s.flux = sums.rv;
+  const double rv = sums.rv;
+  s.dgeox = static_cast<float>(sums.mdx / rv);
+  s.dgeoy = static_cast<float>(sums.mdy / rv);
+  const CentralMoments m = central_moments(sums, fixed_centre, cx, cy);
+  const double xm = m.xm, ym = m.ym;
+  double xm2 = m.xm2, ym2 = m.ym2;
+  const double xym = m.xym;
   double det = xm2 * ym2 - xym * xym;
   if (det < kSingularLimit) {
     xm2 += kTwelfth;
@@ -93,10 +72,8 @@ Shape compute_shape(const ObjectView& object, float thresh, bool weighted, const
   s.my = ym + s.ymin;
   // Isophotal area correction (SExtractor abcor), used by deblending and cleaning: compares the
   // area above half the peak with the area above the threshold.
-  int dnpix = 0;
-  for (const Pixel p : object) dnpix += p.value > thresh;
   const float thresh2 = (thresh + s.peak) / 2;
-  const double darea = static_cast<double>(area2) - dnpix;
+  const double darea = static_cast<double>(sums.area2) - sums.dnpix;
   const float t1t2 = thresh / thresh2;
   if (t1t2 > 0 && !weighted) {
     double ab = (darea < 0 ? darea : -1.0) / (2 * kSexPi * std::log(t1t2 < 1 ? t1t2 : 0.99) *

@@ -5,6 +5,7 @@
 
 #include "extract/objects.hpp"
 #include "extract/stages/dgeo_map.hpp"
+#include "extract/stages/shape_sums.hpp"
 
 namespace celeris::extract {
 
@@ -35,6 +36,12 @@ struct Shape {
 // pixel moves a pixel by one whole pixel (positive shifts) or not at all (negative ones).
 Shape compute_shape(const ObjectView& object, float thresh, bool weighted = false,
                     const DgeoMap* dgeo = nullptr);
+
+// compute_shape's second half, from the per-pixel sums (shape_sums.hpp) of an object of `npix`
+// pixels: the moments, the ellipse (atan2 for theta) and the area correction (a log). On the
+// host for either device: the GPU makes the sums (gpu/shapes_gpu.hpp).
+Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, double cx, double cy,
+                   float thresh, bool weighted);
 
 // SExtractor's guard on position-error moments of a singular (fully correlated) profile: when
 // their determinant is below esum^2, esum (a twelfth of a pixel, scaled as the moments) is added

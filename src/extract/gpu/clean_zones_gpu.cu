@@ -1,0 +1,261 @@
+// Cleaning's pairs on the GPU (clean_zones_gpu.hpp): a grid of the small objects (counted,
+// scanned, scattered), a count pass and a fill pass of each object's neighbours, CUB's scan
+// between them and its segmented sort after.
+#include <cub/cub.cuh>
+
+#include <cmath>
+#include <mutex>
+
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/launch.hpp"
+#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/stream.hpp"
+#include "extract/gpu/clean_zones_gpu.hpp"
+
+namespace celeris::extract::gpu {
+
+namespace {
+
+constexpr int kThreads = 128;
+
+// What the zone test reads of an object.
+struct Point {
+  double x, y;
+  float a;
+  int32_t index;
+};
+
+// The grid: cells of `cell` pixels from (0, 0), nx x ny of them; positions outside the image
+// fall in the edge cells (a clamp keeps the order of positions, so a search clamped alike still
+// covers every cell a neighbour can be in).
+struct Grid {
+  double cell = 1;
+  int32_t nx = 1, ny = 1;
+  __device__ int32_t cx(double x) const { return clamp(x, nx); }
+  __device__ int32_t cy(double y) const { return clamp(y, ny); }
+  __device__ static int32_t clamp_index(double q, int32_t n) {
+    if (!(q >= 0)) return 0;
+    if (q >= static_cast<double>(n)) return n - 1;
+    return static_cast<int32_t>(q);
+  }
+  __device__ int32_t clamp(double v, int32_t n) const { return clamp_index(v / cell, n); }
+};
+
+__device__ bool small_point(const Point& p) {
+  return isfinite(p.x) && isfinite(p.y) && p.a <= kZoneSmallAxis;  // false for a NaN axis
+}
+
+// Per object: its grid cell counted, or its index appended to the large ones.
+__global__ void bin_kernel(const Point* points, int64_t n, Grid g, int32_t* cell_count,
+                           int32_t* cell_of, int32_t* large, int32_t* nlarge) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Point p = points[i];
+  if (!small_point(p)) {
+    cell_of[i] = -1;
+    large[atomicAdd(nlarge, 1)] = static_cast<int32_t>(i);
+    return;
+  }
+  const int32_t c = g.cy(p.y) * g.nx + g.cx(p.x);
+  cell_of[i] = c;
+  atomicAdd(&cell_count[c], 1);
+}
+
+__global__ void scatter_kernel(const Point* points, int64_t n, const int32_t* cell_of,
+                               int32_t* cell_fill, Point* binned) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n || cell_of[i] < 0) return;
+  binned[atomicAdd(&cell_fill[cell_of[i]], 1)] = points[i];
+}
+
+struct SearchArgs {
+  const Point* points;
+  int64_t n;
+  Grid g;
+  const int32_t* cell_start;  // nx * ny + 1
+  const Point* binned;
+  const int32_t* large;
+  int32_t nlarge;
+};
+
+// Calls f(j) for each j < i within the clean zone of small object i, in no particular order.
+template <class F>
+__device__ void each_neighbour(const SearchArgs& a, const Point& s, int64_t i, F&& f) {
+  auto consider = [&](const Point& p) {
+    if (p.index < i && in_clean_zone(s.x, s.y, s.a, p.x, p.y, p.a)) f(p.index);
+  };
+  for (int32_t k = 0; k < a.nlarge; ++k) consider(a.points[a.large[k]]);
+  // Small objects: within (a_i + kZoneSmallAxis) zone widths, plus a pixel for the float
+  // rounding of the zone test (as the host's tiers).
+  const double r = (s.a + kZoneSmallAxis) * kCleanZone + 1.0;
+  const int32_t x0 = a.g.cx(s.x - r), x1 = a.g.cx(s.x + r);
+  const int32_t y0 = a.g.cy(s.y - r), y1 = a.g.cy(s.y + r);
+  for (int32_t cy = y0; cy <= y1; ++cy)
+    for (int32_t k = a.cell_start[cy * a.g.nx + x0]; k < a.cell_start[cy * a.g.nx + x1 + 1]; ++k)
+      consider(a.binned[k]);
+}
+
+// Small objects, one thread each (large ones: large_kernel). Without `neighbours`, counts
+// them into count[i]; with it, writes them from offset[i] on.
+__global__ void small_kernel(const SearchArgs a, int64_t* count, const int64_t* offset,
+                             uint32_t* neighbours) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const Point s = a.points[i];
+  if (!small_point(s)) return;
+  if (!neighbours) {
+    int64_t c = 0;
+    each_neighbour(a, s, i, [&](int32_t) { ++c; });
+    count[i] = c;
+    return;
+  }
+  int64_t at = offset[i];
+  each_neighbour(a, s, i, [&](int32_t j) { neighbours[at++] = static_cast<uint32_t>(j); });
+}
+
+// Large objects (and those of a position or axis that is not finite), one block each over
+// every object before it; as small_kernel, counting or writing (in any order).
+__global__ void large_kernel(const SearchArgs a, int64_t* count, const int64_t* offset,
+                             uint32_t* neighbours) {
+  const int64_t i = a.large[blockIdx.x];
+  const Point s = a.points[i];
+  __shared__ unsigned long long found;
+  if (threadIdx.x == 0) found = 0;
+  __syncthreads();
+  for (int64_t j = threadIdx.x; j < i; j += blockDim.x) {
+    const Point p = a.points[j];
+    if (!in_clean_zone(s.x, s.y, s.a, p.x, p.y, p.a)) continue;
+    const unsigned long long k = atomicAdd(&found, 1ull);
+    if (neighbours) neighbours[offset[i] + static_cast<int64_t>(k)] = static_cast<uint32_t>(j);
+  }
+  __syncthreads();
+  if (!neighbours && threadIdx.x == 0) count[i] = static_cast<int64_t>(found);
+}
+
+// Both kernels, counting (neighbours null) or writing.
+void search(const SearchArgs& a, int64_t* count, const int64_t* offset, uint32_t* neighbours,
+            cudaStream_t s) {
+  small_kernel<<<cuda::blocks_for(a.n, kThreads), kThreads, 0, s>>>(a, count, offset, neighbours);
+  cuda::cuda_check_launch("small_kernel");
+  if (a.nlarge == 0) return;
+  large_kernel<<<static_cast<unsigned>(a.nlarge), 256, 0, s>>>(a, count, offset, neighbours);
+  cuda::cuda_check_launch("large_kernel");
+}
+
+// Process-wide, never destroyed (its CUDA resources would outlive the runtime's teardown at
+// exit); clean_zones_gpu() holds `busy`. Buffers grow with the frames, never shrink.
+struct Context {
+  std::mutex busy;
+  cuda::Stream stream;
+  cuda::DeviceBuffer<Point> points, binned;
+  cuda::DeviceBuffer<int32_t> cell_count, cell_start, cell_of, large, nlarge;
+  cuda::DeviceBuffer<int64_t> count, offset;
+  cuda::DeviceBuffer<uint32_t> neighbours, sorted;
+  cuda::DeviceBuffer<unsigned char> cub;
+  cuda::PinnedBuffer<Point> staged;
+  cuda::PinnedBuffer<int64_t> total;
+};
+
+Context& context() {
+  static Context* c = new Context;
+  return *c;
+}
+
+size_t align256(size_t b) {
+  return (b + 255) / 256 * 256;
+}
+
+}  // namespace
+
+bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
+                     CleanZones& zones) {
+  cuda::cuda_require_device("--device cuda");
+  const int64_t n = static_cast<int64_t>(shapes.size());
+  if (n == 0) {
+    zones.offset.assign(1, 0);
+    zones.neighbours.clear();
+    return true;
+  }
+  const size_t nz = static_cast<size_t>(n);
+  Context& c = context();
+  std::lock_guard<std::mutex> lock(c.busy);
+  const cudaStream_t s = c.stream.get();
+  Point* staged = c.staged.grow(nz);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < n; ++i)
+    staged[i] = {shapes[i].mx, shapes[i].my, static_cast<float>(shapes[i].a),
+                 static_cast<int32_t>(i)};
+  Point* points = c.points.grow(nz);
+  c.points.upload_async(staged, nz, s);
+
+  Grid g;
+  g.cell = 2.0 * kZoneSmallAxis * kCleanZone;
+  g.nx =
+      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(width / g.cell))));
+  g.ny =
+      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(height / g.cell))));
+  const size_t cells = static_cast<size_t>(g.nx) * g.ny;
+  int32_t* cell_count = c.cell_count.grow(cells + 1);
+  int32_t* cell_start = c.cell_start.grow(cells + 1);
+  int32_t* cell_of = c.cell_of.grow(nz);
+  int32_t* large = c.large.grow(nz);
+  int32_t* nlarge = c.nlarge.grow(1);
+  int64_t* count = c.count.grow(nz + 1);
+  int64_t* offset = c.offset.grow(nz + 1);
+  Point* binned = c.binned.grow(nz);
+  size_t cell_scan = 0, count_scan = 0;
+  CELERIS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, cell_scan, cell_count, cell_start, cells + 1));
+  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, count, offset, nz + 1));
+  void* tmp = c.cub.grow(align256(std::max(cell_scan, count_scan)));
+
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(cell_count, 0, (cells + 1) * sizeof(int32_t), s));
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, sizeof(int32_t), s));
+  const unsigned blocks = cuda::blocks_for(n, kThreads);
+  bin_kernel<<<blocks, kThreads, 0, s>>>(points, n, g, cell_count, cell_of, large, nlarge);
+  cuda::cuda_check_launch("bin_kernel");
+  size_t bytes = cell_scan;
+  CELERIS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(tmp, bytes, cell_count, cell_start, cells + 1, s));
+  // cell_count becomes each cell's fill position.
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(cell_count, cell_start, (cells + 1) * sizeof(int32_t),
+                                     cudaMemcpyDeviceToDevice, s));
+  scatter_kernel<<<blocks, kThreads, 0, s>>>(points, n, cell_of, cell_count, binned);
+  cuda::cuda_check_launch("scatter_kernel");
+  int64_t* total = c.total.grow(2);
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(total, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
+  c.stream.synchronize();
+  const int32_t nl = *reinterpret_cast<const int32_t*>(total);
+  if (nl > kZoneMaxLarge) return false;
+
+  const SearchArgs args{points, n, g, cell_start, binned, large, nl};
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(count + n, 0, sizeof(int64_t), s));
+  search(args, count, nullptr, nullptr, s);
+  bytes = count_scan;
+  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nz + 1, s));
+  CELERIS_CUDA_CHECK(
+      cudaMemcpyAsync(total, offset + n, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  c.stream.synchronize();
+  const int64_t m = total[0];
+  zones.offset.resize(nz + 1);
+  zones.neighbours.resize(static_cast<size_t>(m));
+  if (m > 0) {
+    const size_t mz = static_cast<size_t>(m);
+    uint32_t* found = c.neighbours.grow(mz);
+    uint32_t* sorted = c.sorted.grow(mz);
+    search(args, nullptr, offset, found, s);
+    size_t sort_bytes = 0;
+    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, n,
+                                                          offset, offset + 1));
+    void* sort_tmp = c.cub.grow(align256(std::max({cell_scan, count_scan, sort_bytes})));
+    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m, n,
+                                                          offset, offset + 1, s));
+    c.sorted.download_async(zones.neighbours.data(), mz, s);
+  }
+  c.offset.download_async(zones.offset.data(), nz + 1, s);
+  c.stream.synchronize();
+  return true;
+}
+
+}  // namespace celeris::extract::gpu

@@ -1,0 +1,30 @@
+// Cleaning's pairs (stages/clean_zones.hpp) found on the GPU: for each object i, the objects
+// j < i within each other's clean zone, ascending, the CPU's CleanZones exactly (the same zone
+// test, in_clean_zone, compiled without FMA contraction). Objects of semi-major axis up to
+// kZoneSmallAxis pixels are binned in a grid whose cells are as wide as two such objects' zone,
+// and each object searches the cells its zone reaches; the few larger objects (and any of a
+// position or axis that is not finite) are compared with every object, one block each. Each
+// object's neighbours are then sorted on the device.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "extract/stages/clean_zones.hpp"
+
+namespace celeris::extract::gpu {
+
+// The grid's largest semi-major axis (pixels).
+constexpr float kZoneSmallAxis = 8.0f;
+// Larger objects are compared with every object; with more of them than this the host's
+// clean_zones (tiers of grids) is faster, and clean_zones_gpu returns false.
+constexpr int64_t kZoneMaxLarge = 1024;
+
+// Fills `zones` as clean_zones(shapes, ...) does and returns true; returns false (zones
+// untouched) when the frame has more than kZoneMaxLarge large objects. `width` x `height`: the
+// image (the grid's extent; positions outside it fall in its edge cells). Throws
+// celeris::Error without a CUDA device (or in a build without CUDA).
+bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
+                     CleanZones& zones);
+
+}  // namespace celeris::extract::gpu

@@ -1,0 +1,11 @@
+// Builds without CUDA: the GPU's clean zones are not there, and asking for them is an error.
+#include "celeris/error.hpp"
+#include "extract/gpu/clean_zones_gpu.hpp"
+
+namespace celeris::extract::gpu {
+
+bool clean_zones_gpu(const std::vector<Shape>&, int64_t, int64_t, int, CleanZones&) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+}  // namespace celeris::extract::gpu

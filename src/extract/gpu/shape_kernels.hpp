@@ -1,0 +1,39 @@
+// The objects' shapes and isophotal sums on the GPU (shapes_gpu.hpp): one thread per object runs
+// the CPU's own per-pixel loops (stages/shape_sums.hpp, stages/iso_sums.hpp) over the object's
+// pixels, read from the front end's device images at each pixel's index. Plain C++17 on raw
+// device pointers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "extract/stages/iso_sums.hpp"
+#include "extract/stages/shape_sums.hpp"
+
+namespace celeris::extract::gpu {
+
+struct ShapeArgs {
+  int64_t objects = 0;
+  const int64_t* offset = nullptr;  // objects + 1: object k's pixels at [offset[k], offset[k + 1])
+  const int32_t* index = nullptr;   // each pixel's y * width + x
+  const uint8_t* fixed_centre = nullptr;  // per object (deblended children): moments about (cx, cy)
+  const double *cx = nullptr, *cy = nullptr;
+  const float *value = nullptr, *cvalue = nullptr;  // the device images, width x height
+  int width = 0;
+  float detect_thresh = 0;
+  IsoSumParams iso;
+  bool clean = true;  // CLEAN's threshold (mthresh), with DETECT_MINAREA `minarea` <= kMaxMinarea
+  int minarea = 5;
+  int64_t max_pixels = 0;      // objects of more pixels are left alone (the host measures them)
+  ShapeSums* shape = nullptr;  // outputs, per object
+  IsoSums* sums = nullptr;
+  float* mthresh = nullptr;
+};
+
+// The largest DETECT_MINAREA whose CLEAN heap a thread keeps (larger: the host measures).
+constexpr int kMaxMinarea = 64;
+
+void shape_sums(const ShapeArgs& args, cudaStream_t stream);
+
+}  // namespace celeris::extract::gpu

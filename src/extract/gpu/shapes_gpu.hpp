@@ -1,0 +1,42 @@
+// Stage 5a on the GPU: every object's shape (stages/moments.hpp compute_shape) and isophotal
+// measurements (stages/isophotal.hpp isophotal), the CPU's results bit for bit. The per-pixel
+// sums (the bounding box, peaks, moments, area counts, isophotal flux and error sums, CLEAN's
+// threshold) run on the device, one object per thread, over the front end's device images;
+// only the objects' pixel indexes go up. The finish (theta's atan2, the area correction's log,
+// the FWHM fit's log per pixel) runs on the host threads from those sums: the device's atan2
+// and log are not the C library's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "extract/objects.hpp"
+#include "extract/stages/isophotal.hpp"
+#include "extract/stages/moments.hpp"
+
+namespace celeris::extract::gpu {
+
+// Objects of more pixels are measured on the host threads (compute_shape, isophotal) while the
+// kernel runs: one GPU thread sums one object's pixels one after another, so the kernel lasts as
+// long as its largest object (a crowded 4096^2 frame has 7 of its 41,813 objects above this; a
+// bright star, thousands of pixels).
+constexpr int64_t kHostObjectPixels = 512;
+
+// Whether the GPU takes the sums of objects measured with `params` (else compute_shape and
+// isophotal on the host): without weights, dual-image mode, DETECT_TYPE PHOTO or a DGEO map
+// (the host's models of those), and with CLEAN's heap within a thread's (DETECT_MINAREA <= 64).
+bool shapes_supported(const IsoParams& params);
+
+// `value`, `cvalue`: the device images (FrontEnd::device_value, device_cvalue), width x height,
+// whose pixels the objects' values are. Fills shapes and isos (one per object) as
+// compute_shape(objects[i], params.detect_thresh) and isophotal(objects[i], shape, params) do.
+// `seconds` (optional) receives the steps' times. Throws celeris::Error without a CUDA device
+// (or in a build without CUDA).
+void shapes_and_isophotal(const ObjectList& objects, const float* value, const float* cvalue,
+                          int64_t width, const IsoParams& params, int threads,
+                          std::vector<Shape>& shapes, std::vector<Iso>& isos,
+                          std::vector<std::pair<std::string, double>>* seconds = nullptr);
+
+}  // namespace celeris::extract::gpu

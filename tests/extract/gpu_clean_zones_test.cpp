@@ -1,0 +1,84 @@
+// Cleaning's pairs found on the GPU (gpu/clean_zones_gpu.hpp) against the host's clean_zones,
+// entry for entry: random objects of every size (most small, some of tens of pixels, a few
+// larger than the frame), positions outside the image, NaN and infinite positions and axes,
+// ties in position, the objects of a crowded simulated frame, one object, none, and a frame with
+// more large objects than the GPU takes (then false, the zones untouched). Skipped without a
+// CUDA device.
+#ifdef CELERIS_HAVE_CUDA
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "celeris/device.hpp"
+#include "extract/gpu/clean_zones_gpu.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+std::vector<Shape> random_shapes(size_t n, int width, int height, uint64_t seed, bool odd) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Shape> shapes(n);
+  for (size_t i = 0; i < n; ++i) {
+    Shape& s = shapes[i];
+    s.mx = u(rng) * (width + 40) - 20;                           // some outside the image
+    s.my = (static_cast<double>(i) + u(rng) * 30) * height / n;  // roughly in detection order
+    const double r = u(rng);
+    // Mostly small; 2% of 8-48 px (the large ones: fewer than kZoneMaxLarge in every case).
+    s.a = r < 0.9 ? 0.3 + 3 * u(rng) : r < 0.98 ? 8 * u(rng) : 8 + 40 * u(rng);
+    if (odd && i % 997 == 5) s.mx = std::numeric_limits<double>::quiet_NaN();
+    if (odd && i % 1009 == 7) s.a = std::numeric_limits<double>::quiet_NaN();
+    if (odd && i % 4999 == 11) s.my = std::numeric_limits<double>::infinity();
+    if (odd && i == n / 2) s.a = std::numeric_limits<double>::infinity();
+    if (odd && i % 53 == 3 && i > 0) s.mx = shapes[i - 1].mx, s.my = shapes[i - 1].my;
+    if (odd && i == n / 3) s.a = 3 * width;  // larger than the frame
+  }
+  return shapes;
+}
+
+void expect_same_zones(const std::vector<Shape>& shapes, int width, int height) {
+  const CleanZones want = clean_zones(shapes, 2);
+  CleanZones got;
+  ASSERT_TRUE(gpu::clean_zones_gpu(shapes, width, height, 2, got));
+  ASSERT_EQ(got.offset, want.offset);
+  ASSERT_EQ(got.neighbours, want.neighbours);
+}
+
+}  // namespace
+
+TEST(GpuCleanZones, EqualTheHostsPairs) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  size_t pairs = 0;
+  for (const auto& [n, w, h, seed, odd] :
+       {std::tuple{2000, 512, 512, 1, false}, std::tuple{20000, 4096, 4096, 2, false},
+        std::tuple{30000, 2048, 2048, 3, true}, std::tuple{5000, 300, 7000, 4, true},
+        std::tuple{1, 100, 100, 5, false}, std::tuple{0, 100, 100, 6, false},
+        std::tuple{700, 64, 64, 7, true}}) {
+    const auto shapes = random_shapes(static_cast<size_t>(n), w, h, seed, odd);
+    expect_same_zones(shapes, w, h);
+    pairs += clean_zones(shapes, 2).neighbours.size();
+  }
+  EXPECT_GT(pairs, 100000u);
+}
+
+TEST(GpuCleanZones, TooManyLargeObjectsLeaveItToTheHost) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::vector<Shape> shapes(static_cast<size_t>(gpu::kZoneMaxLarge) + 10);
+  for (size_t i = 0; i < shapes.size(); ++i)
+    shapes[i].mx = static_cast<double>(i), shapes[i].my = 1.0, shapes[i].a = 20.0;
+  CleanZones zones;
+  zones.offset = {7};
+  EXPECT_FALSE(gpu::clean_zones_gpu(shapes, 4096, 4096, 2, zones));
+  EXPECT_EQ(zones.offset, std::vector<int64_t>{7});
+  shapes.resize(static_cast<size_t>(gpu::kZoneMaxLarge));  // exactly the limit: taken
+  EXPECT_TRUE(gpu::clean_zones_gpu(shapes, 4096, 4096, 2, zones));
+  EXPECT_EQ(zones.offset, clean_zones(shapes, 2).offset);
+}
+
+#endif  // CELERIS_HAVE_CUDA
