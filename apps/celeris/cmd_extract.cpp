@@ -59,8 +59,9 @@ Options:
   --threads N    worker threads (default: all cores, at most one per 128K pixels; same as
                  -NTHREADS N)
   --device D     cpu (default), cuda or auto (cuda when a GPU is present): with cuda the
-                 background, filter, detection, blanking and aperture photometry run on the
-                 GPU, deblending, cleaning and the rest on the CPU; the catalog is the same.
+                 background, filter, detection, the shapes' and isophotal sums, cleaning's
+                 pairs, blanking and aperture photometry run on the GPU, deblending, the
+                 clean pass and the rest on the CPU; the catalog is the same.
                  One frame alone is faster on the CPU (the GPU's start costs about 0.2 s);
                  the GPU pays for a stream of frames
   --progress P   auto (default: a bar when stderr is a terminal), bar, lines or none, for
