@@ -13,37 +13,25 @@
 #include <vector>
 
 #include "celeris/device.hpp"
-#include "celeris/simulate.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/detect.hpp"
+#include "gpu_test_frames.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
 
 namespace {
 
-struct Case {
-  int width, height, stars, nan_patches;
-  uint64_t seed;
-  bool filtered;  // a detection image of its own (else the value image)
-};
+using Case = gpu_test::FrameCase;
 
 // Builds both blankings of one frame and counts the pixels whose codes differ.
 void expect_same_codes(const Case& k) {
-  sim::ImageParams p;
-  p.width = k.width;
-  p.height = k.height;
-  p.seed = k.seed;
-  p.n_stars = k.stars;
-  p.n_nan_patches = k.nan_patches;
-  Image<float> value = sim::simulate_image(p).pixels;
-  for (auto& v : value.pixels()) v -= 1000.0f;
-  Image<float> cvalue = value;
   std::mt19937_64 rng(k.seed);
-  if (k.filtered)
-    for (auto& v : cvalue.pixels()) v += static_cast<float>(rng() % 64) - 20.0f;
+  const gpu_test::TestFrame frame = gpu_test::test_frame(k, rng);
+  const Image<float>& value = frame.value;
+  const Image<float>& cvalue = frame.cvalue;
   const float thresh = 40.0f;
   const ObjectList objects = detect(value.view(), cvalue.view(), {thresh, 5});
   // Every fifth object merged away at a line or a moment of its own (some before its rows).

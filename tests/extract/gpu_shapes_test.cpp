@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "celeris/device.hpp"
-#include "celeris/simulate.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "extract/gpu/shape_kernels.hpp"
 #include "extract/gpu/shapes_gpu.hpp"
 #include "extract/stages/background.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/detect.hpp"
+#include "gpu_test_frames.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -28,9 +28,7 @@ using namespace celeris::extract;
 namespace {
 
 struct Case {
-  int width, height, stars, nan_patches;
-  uint64_t seed;
-  bool filtered;  // a detection image of its own (else the value image)
+  gpu_test::FrameCase frame;
   double gain;
   bool clean;
   int minarea;
@@ -42,12 +40,17 @@ bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-// The fields of two shapes (or isos) that differ, by name.
+// The names of the fields whose bits differ.
+struct Differences {
+  std::string names;
+  template <class T>
+  void operator()(const char* name, const T& a, const T& b) {
+    if (!same_bits(a, b)) names += std::string(" ") + name;
+  }
+};
+
 std::string shape_differences(const Shape& a, const Shape& b) {
-  std::string d;
-  auto f = [&](const char* name, const auto& x, const auto& y) {
-    if (!same_bits(x, y)) d += std::string(" ") + name;
-  };
+  Differences f;
   f("xmin", a.xmin, b.xmin), f("xmax", a.xmax, b.xmax), f("ymin", a.ymin, b.ymin);
   f("ymax", a.ymax, b.ymax), f("npix", a.npix, b.npix), f("flux", a.flux, b.flux);
   f("cpeak", a.cpeak, b.cpeak), f("peak", a.peak, b.peak), f("mx", a.mx, b.mx);
@@ -55,14 +58,11 @@ std::string shape_differences(const Shape& a, const Shape& b) {
   f("a", a.a, b.a), f("b", a.b, b.b), f("theta", a.theta, b.theta), f("cxx", a.cxx, b.cxx);
   f("cyy", a.cyy, b.cyy), f("cxy", a.cxy, b.cxy), f("singular", a.singular, b.singular);
   f("abcor", a.abcor, b.abcor), f("dgeox", a.dgeox, b.dgeox), f("dgeoy", a.dgeoy, b.dgeoy);
-  return d;
+  return f.names;
 }
 
 std::string iso_differences(const Iso& a, const Iso& b) {
-  std::string d;
-  auto f = [&](const char* name, const auto& x, const auto& y) {
-    if (!same_bits(x, y)) d += std::string(" ") + name;
-  };
+  Differences f;
   f("flux", a.flux, b.flux), f("fluxvar", a.fluxvar, b.fluxvar), f("area", a.area, b.area);
   f("peak", a.peak, b.peak), f("cpeak", a.cpeak, b.cpeak), f("xpeak", a.xpeak, b.xpeak);
   f("ypeak", a.ypeak, b.ypeak), f("errx2", a.errx2, b.errx2), f("erry2", a.erry2, b.erry2);
@@ -70,33 +70,25 @@ std::string iso_differences(const Iso& a, const Iso& b) {
   f("background", a.background, b.background), f("dbkg", a.dbkg, b.dbkg);
   f("mthresh", a.mthresh, b.mthresh), f("dthresh", a.dthresh, b.dthresh);
   f("thresh", a.thresh, b.thresh);
-  return d;
+  return f.names;
 }
 
 // Returns how many objects the host measured (kHostObjectPixels).
 size_t expect_same_shapes(const Case& k) {
-  sim::ImageParams p;
-  p.width = k.width;
-  p.height = k.height;
-  p.seed = k.seed;
-  p.n_stars = k.stars;
-  p.n_nan_patches = k.nan_patches;
-  const Image<float> image = sim::simulate_image(p).pixels;
+  std::mt19937_64 rng(k.frame.seed);
+  const gpu_test::TestFrame frame = gpu_test::test_frame(k.frame, rng);
+  const Image<float>& image = frame.image;
+  const Image<float>& value = frame.value;
+  const Image<float>& cvalue = frame.cvalue;
   Config config;
   const BackgroundMap map = background_map(image.view(), config);
-  Image<float> value = image;
-  for (auto& v : value.pixels()) v -= 1000.0f;
-  Image<float> cvalue = value;
-  std::mt19937_64 rng(k.seed);
-  if (k.filtered)
-    for (auto& v : cvalue.pixels()) v += static_cast<float>(rng() % 64) - 20.0f;
   const float thresh = 40.0f;
   ObjectList detections = detect(value.view(), cvalue.view(), {thresh, k.minarea});
   DeblendParams dp;
   dp.detect_thresh = thresh;
   dp.minarea = k.minarea;
-  dp.width = k.width;
-  dp.height = k.height;
+  dp.width = k.frame.width;
+  dp.height = k.frame.height;
   const ObjectList objects = deblend(std::move(detections), dp, 0, 2).objects;
 
   IsoParams ip;
@@ -126,7 +118,8 @@ size_t expect_same_shapes(const Case& k) {
   std::vector<Shape> got;
   std::vector<Iso> got_iso;
   std::vector<std::pair<std::string, double>> seconds;
-  gpu::shapes_and_isophotal(objects, dv.data(), dc.data(), k.width, ip, 2, got, got_iso, &seconds);
+  gpu::shapes_and_isophotal(objects, dv.data(), dc.data(), k.frame.width, ip, 2, got, got_iso,
+                            &seconds);
   EXPECT_EQ(got.size(), objects.size());
   EXPECT_EQ(got_iso.size(), objects.size());
   if (got.size() != objects.size() || got_iso.size() != objects.size()) return 0;
@@ -137,12 +130,13 @@ size_t expect_same_shapes(const Case& k) {
     const std::string di = iso_differences(want_iso[i], got_iso[i]);
     if (ds.empty() && di.empty()) continue;
     if (++differ <= 5)
-      ADD_FAILURE() << k.width << "x" << k.height << " seed " << k.seed << ", object " << i << " ("
-                    << objects.count(i) << " pixels): shape" << ds << "; iso" << di;
+      ADD_FAILURE() << k.frame.width << "x" << k.frame.height << " seed " << k.frame.seed
+                    << ", object " << i << " (" << objects.count(i) << " pixels): shape" << ds
+                    << "; iso" << di;
   }
   EXPECT_EQ(differ, 0u) << "of " << objects.size() << " objects";
   // The cases exercise what they claim to.
-  if (k.stars > 100) {
+  if (k.frame.stars > 100) {
     EXPECT_GT(objects.size(), 50u);
     EXPECT_GT(children, 0u) << "no deblended children";
     EXPECT_GT(fwhms, 0u);
@@ -155,13 +149,13 @@ size_t expect_same_shapes(const Case& k) {
 TEST(GpuShapes, EqualTheHostsFieldForField) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   size_t on_host = 0;
-  for (const Case& k : {Case{512, 384, 300, 0, 11, false, 0.0, true, 5, 50000.0},
-                        Case{777, 513, 900, 3, 12, true, 4.0, true, 5, 50000.0},
-                        Case{1500, 1200, 2500, 5, 13, true, 1.5, true, 3, 3000.0},
-                        Case{1024, 1024, 3000, 0, 16, false, 0.0, false, 1, 50000.0},
-                        Case{700, 600, 1200, 2, 17, true, 2.0, true, 64, 8000.0},
-                        Case{64, 48, 0, 0, 14, false, 0.0, true, 5, 50000.0},
-                        Case{301, 97, 120, 2, 15, false, 1.0, true, 5, 50000.0}})
+  for (const Case& k : {Case{{512, 384, 300, 0, 11, false}, 0.0, true, 5, 50000.0},
+                        Case{{777, 513, 900, 3, 12, true}, 4.0, true, 5, 50000.0},
+                        Case{{1500, 1200, 2500, 5, 13, true}, 1.5, true, 3, 3000.0},
+                        Case{{1024, 1024, 3000, 0, 16, false}, 0.0, false, 1, 50000.0},
+                        Case{{700, 600, 1200, 2, 17, true}, 2.0, true, 64, 8000.0},
+                        Case{{64, 48, 0, 0, 14, false}, 0.0, true, 5, 50000.0},
+                        Case{{301, 97, 120, 2, 15, false}, 1.0, true, 5, 50000.0}})
     on_host += expect_same_shapes(k);
   EXPECT_GT(on_host, 0u) << "no case has objects large enough for the host";
 }
