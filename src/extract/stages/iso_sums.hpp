@@ -57,7 +57,7 @@ CELERIS_HD IsoSums iso_sums(const Pixels& px, int64_t n, double mx, double my,
   float thresh = c.analysis_thresh;
   float minthresh = c.weighted ? kBigVariance : thresh;
   float peak = -kFloatMax, cdpeak = peak;
-  int area = 0;
+  int area = 0, xpeak = 0, ypeak = 0;
   double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
   for (int64_t i = 0; i < n; ++i) {
     const Pixel p = px(i);
@@ -65,8 +65,8 @@ CELERIS_HD IsoSums iso_sums(const Pixels& px, int64_t n, double mx, double my,
     if (pv > peak) peak = pv;
     if (p.cvalue > cdpeak) {
       cdpeak = p.cvalue;
-      r.xpeak = p.x;
-      r.ypeak = p.y;
+      xpeak = p.x;
+      ypeak = p.y;
     }
     if (c.weighted) {
       var = p.var;
@@ -91,6 +91,8 @@ CELERIS_HD IsoSums iso_sums(const Pixels& px, int64_t n, double mx, double my,
   }
   r.peak = peak;
   r.cdpeak = cdpeak;
+  r.xpeak = xpeak;
+  r.ypeak = ypeak;
   r.area = area;
   r.tv = tv, r.sigtv = sigtv;
   r.esum = esum, r.emx2 = emx2, r.emy2 = emy2, r.emxy = emxy;

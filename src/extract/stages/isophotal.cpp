@@ -142,8 +142,10 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
     sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<true, false>{&ctx});
   else if (ctx.dgeo)
     sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<false, true>{&ctx});
-  else
+  else if (ctx.measure.data)
     sums = iso_sums(px, n, s.mx, s.my, c, HostIsoModel<false, false>{&ctx});
+  else
+    sums = iso_sums(px, n, s.mx, s.my, c, PlainIsoModel{});  // the GPU's
   float heap[64];
   std::vector<float> large;
   if (ctx.minarea > 64) large.resize(static_cast<size_t>(ctx.minarea));

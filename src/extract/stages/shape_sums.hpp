@@ -39,29 +39,31 @@ CELERIS_HD ShapeSums shape_sums(const Pixels& px, int64_t n, float thresh, const
   ShapeSums s;
   constexpr int kIntMax = 2147483647;
   constexpr float kFloatMax = 3.40282347e+38f;
-  s.xmin = s.ymin = kIntMax;
-  s.xmax = s.ymax = -kIntMax - 1;
-  s.cpeak = s.peak = -kFloatMax;
+  // In locals: the result's fields live in memory, which the pixels' loads might alias.
+  int xmin = kIntMax, ymin = kIntMax, xmax = -kIntMax - 1, ymax = -kIntMax - 1;
+  float cpeak = -kFloatMax, peak = -kFloatMax;
   double rv = 0;
   for (int64_t i = 0; i < n; ++i) {
     const Pixel p = px(i);
-    if (p.x < s.xmin) s.xmin = p.x;
-    if (s.xmax < p.x) s.xmax = p.x;
-    if (p.y < s.ymin) s.ymin = p.y;
-    if (s.ymax < p.y) s.ymax = p.y;
-    if (s.cpeak < p.cvalue) s.cpeak = p.cvalue;
-    if (s.peak < p.value) s.peak = p.value;
+    xmin = p.x < xmin ? p.x : xmin;  // std::min and std::max, as selects
+    xmax = xmax < p.x ? p.x : xmax;
+    ymin = p.y < ymin ? p.y : ymin;
+    ymax = ymax < p.y ? p.y : ymax;
+    cpeak = cpeak < p.cvalue ? p.cvalue : cpeak;
+    peak = peak < p.value ? p.value : peak;
     rv += p.cvalue;
   }
+  s.xmin = xmin, s.xmax = xmax, s.ymin = ymin, s.ymax = ymax;
+  s.cpeak = cpeak, s.peak = peak;
   s.rv = rv;
   // Moments relative to the box corner to limit round-off, as SExtractor: the products in
   // float (SExtractor: PIXTYPE times int), summed in double.
   double mx = 0, my = 0, mx2 = 0, my2 = 0, mxy = 0, mdx = 0, mdy = 0;
   int area2 = 0, dnpix = 0;
-  const float half = (thresh + s.peak) / 2;
+  const float half = (thresh + peak) / 2;
   for (int64_t i = 0; i < n; ++i) {
     const Pixel p = px(i);
-    int x = p.x - s.xmin, y = p.y - s.ymin;
+    int x = p.x - xmin, y = p.y - ymin;
     const float c = p.cvalue;
     if constexpr (Shift::kActive) {
       float dx = 0, dy = 0;
@@ -76,8 +78,8 @@ CELERIS_HD ShapeSums shape_sums(const Pixels& px, int64_t n, float thresh, const
     mx2 += c * static_cast<float>(x) * static_cast<float>(x);
     my2 += c * static_cast<float>(y) * static_cast<float>(y);
     mxy += c * static_cast<float>(x) * static_cast<float>(y);
-    if (p.value > half) ++area2;
-    if (p.value > thresh) ++dnpix;
+    area2 += p.value > half;  // (counts without branches: the outcome is unpredictable)
+    dnpix += p.value > thresh;
   }
   s.mx = mx, s.my = my, s.mx2 = mx2, s.my2 = my2, s.mxy = mxy, s.mdx = mdx, s.mdy = mdy;
   s.area2 = area2;
