@@ -193,6 +193,31 @@ TEST(FitsRobust, SizeKeywordWithItsEqualsSignPastColumn9IsJudgedAsCfitsioReadsIt
   EXPECT_NO_THROW(celeris::read_fits_table(p.string()));
 }
 
+// Found by the fits_table fuzzer: CFITSIO takes a block whose first card is
+// "XTENSIONUN= 'BINTABLE'" for an extension (the header check did not, and let it through to a
+// calloc of 2e16 bytes). Such a header is now checked: without its END it is refused; whole, it
+// is read as CFITSIO reads it.
+TEST(FitsRobust, ExtensionNamedPastItsEighthColumnIsChecked) {
+  std::string bytes = table_file("'RA'", 3);
+  const std::string first = card("XTENSION", "'BINTABLE'");
+  const size_t at = bytes.find(first);
+  ASSERT_NE(at, std::string::npos);
+  std::string odd = "XTENSIONUN= 'BINTABLE'";
+  odd.resize(80, ' ');
+  bytes.replace(at, first.size(), odd);
+  const fs::path p = tmpdir() / "xtension_un.fits";
+  write_bytes(p, bytes);
+  const celeris::Table t = celeris::read_fits_table(p.string());
+  EXPECT_EQ(t.rows, 3u);
+  std::string no_end = bytes;
+  const size_t end = no_end.find("END     ", at);
+  ASSERT_NE(end, std::string::npos);
+  no_end.replace(end, 3, "   ");
+  write_bytes(p, no_end);
+  one_line_error([&] { celeris::read_fits_table(p.string()); }, "HDU 2");
+  one_line_error([&] { celeris::xmatch::fits_positions(p.string(), "RA", "DEC", 64); }, "HDU 2");
+}
+
 TEST(FitsRobust, ImageSizeBeyondTheFileIsRefusedPlainAndGzip) {
   const std::string bytes = image_file(100000, 100000, {}, 1.0f, 10);
   const fs::path plain = tmpdir() / "naxis.fits", gz = tmpdir() / "naxis.fits.gz";
