@@ -162,10 +162,6 @@ Context& context() {
   return *c;
 }
 
-size_t align256(size_t b) {
-  return (b + 255) / 256 * 256;
-}
-
 }  // namespace
 
 bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
@@ -208,7 +204,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   CELERIS_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(nullptr, cell_scan, cell_count, cell_start, cells + 1));
   CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, count, offset, nz + 1));
-  void* tmp = c.cub.grow(align256(std::max(cell_scan, count_scan)));
+  void* tmp = c.cub.grow(std::max(cell_scan, count_scan));
 
   CELERIS_CUDA_CHECK(cudaMemsetAsync(cell_count, 0, (cells + 1) * sizeof(int32_t), s));
   CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, sizeof(int32_t), s));
@@ -248,7 +244,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
     size_t sort_bytes = 0;
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, n,
                                                           offset, offset + 1));
-    void* sort_tmp = c.cub.grow(align256(std::max({cell_scan, count_scan, sort_bytes})));
+    void* sort_tmp = c.cub.grow(std::max({cell_scan, count_scan, sort_bytes}));
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m, n,
                                                           offset, offset + 1, s));
     c.sorted.download_async(zones.neighbours.data(), mz, s);

@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/shape_kernels.hpp"
 
@@ -32,22 +33,6 @@ struct Context {
 Context& context() {
   static Context* c = new Context;
   return *c;
-}
-
-// Byte offsets of consecutive arrays in one buffer, each 16-byte aligned.
-struct Layout {
-  size_t bytes = 0;
-  template <class T>
-  size_t add(size_t count) {
-    const size_t at = bytes;
-    bytes += (count * sizeof(T) + 15) / 16 * 16;
-    return at;
-  }
-};
-
-template <class T>
-T* at(unsigned char* base, size_t offset) {
-  return reinterpret_cast<T*>(base + offset);
 }
 
 }  // namespace
@@ -74,19 +59,23 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
 
-  Layout in;
-  const size_t at_offset = in.add<int64_t>(n + 1), at_fixed = in.add<uint8_t>(n),
-               at_cx = in.add<double>(n), at_cy = in.add<double>(n);
-  Layout out;
-  const size_t at_shape = out.add<ShapeSums>(n), at_sums = out.add<IsoSums>(n),
-               at_mthresh = out.add<float>(n);
-  unsigned char* hin = c.staged_in.grow(in.bytes);
-  std::memcpy(at<int64_t>(hin, at_offset), objects.offset.data(), (n + 1) * sizeof(int64_t));
-  std::memcpy(at<uint8_t>(hin, at_fixed), objects.fixed_centre.data(), n);
-  std::memcpy(at<double>(hin, at_cx), objects.cx.data(), n * sizeof(double));
-  std::memcpy(at<double>(hin, at_cy), objects.cy.data(), n * sizeof(double));
-  unsigned char* din = c.in.grow(in.bytes);
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(din, hin, in.bytes, cudaMemcpyHostToDevice, s));
+  // The per-object inputs in one buffer and the outputs in another, laid out by cuda::Carve.
+  cuda::Carve in, out;
+  in.add<int64_t>(n + 1), in.add<uint8_t>(n), in.add<double>(n), in.add<double>(n);
+  out.add<ShapeSums>(n), out.add<IsoSums>(n), out.add<float>(n);
+  unsigned char* hin = c.staged_in.grow(in.bytes());
+  unsigned char* din = c.in.grow(in.bytes());
+  cuda::Carve hcut(hin), dcut(din);
+  ShapeArgs a;
+  std::memcpy(hcut.take<int64_t>(n + 1), objects.offset.data(), (n + 1) * sizeof(int64_t));
+  a.offset = dcut.take<int64_t>(n + 1);
+  std::memcpy(hcut.take<uint8_t>(n), objects.fixed_centre.data(), n);
+  a.fixed_centre = dcut.take<uint8_t>(n);
+  std::memcpy(hcut.take<double>(n), objects.cx.data(), n * sizeof(double));
+  a.cx = dcut.take<double>(n);
+  std::memcpy(hcut.take<double>(n), objects.cy.data(), n * sizeof(double));
+  a.cy = dcut.take<double>(n);
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(din, hin, in.bytes(), cudaMemcpyHostToDevice, s));
   // The pixels' indexes, in slices: each slice crosses the bus while the next is packed.
   int32_t* hindex = c.staged_index.grow(m);
   int32_t* dindex = c.index.grow(m);
@@ -101,14 +90,9 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   }
   const auto t_packed = Clock::now();
 
-  ShapeArgs a;
   a.objects = static_cast<int64_t>(n);
-  a.offset = at<int64_t>(din, at_offset);
   a.index = dindex;
-  a.fixed_centre = at<uint8_t>(din, at_fixed);
-  a.cx = at<double>(din, at_cx);
   a.max_pixels = kHostObjectPixels;
-  a.cy = at<double>(din, at_cy);
   a.value = value;
   a.cvalue = cvalue;
   a.width = w32;
@@ -116,13 +100,17 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   a.iso = iso_sum_params(params);
   a.clean = params.clean;
   a.minarea = params.minarea;
-  unsigned char* dout = c.out.grow(out.bytes);
-  a.shape = at<ShapeSums>(dout, at_shape);
-  a.sums = at<IsoSums>(dout, at_sums);
-  a.mthresh = at<float>(dout, at_mthresh);
+  unsigned char* dout = c.out.grow(out.bytes());
+  unsigned char* hout = c.staged_out.grow(out.bytes());
+  cuda::Carve dres(dout), hres(hout);
+  a.shape = dres.take<ShapeSums>(n);
+  a.sums = dres.take<IsoSums>(n);
+  a.mthresh = dres.take<float>(n);
+  const ShapeSums* shape = hres.take<ShapeSums>(n);
+  const IsoSums* sums = hres.take<IsoSums>(n);
+  const float* mthresh = hres.take<float>(n);
   shape_sums(a, s);
-  unsigned char* hout = c.staged_out.grow(out.bytes);
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes, cudaMemcpyDeviceToHost, s));
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes(), cudaMemcpyDeviceToHost, s));
   // While the kernel runs: the two columns, made side by side (filling them takes about a
   // millisecond on a crowded frame, 9 MB, on one thread), and the largest objects on the host,
   // as compute_shape and isophotal.
@@ -146,9 +134,6 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   c.stream.synchronize();
   const auto t_device = Clock::now();
 
-  const ShapeSums* shape = at<ShapeSums>(hout, at_shape);
-  const IsoSums* sums = at<IsoSums>(hout, at_sums);
-  const float* mthresh = at<float>(hout, at_mthresh);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t i = 0; i < n; ++i) {
     const ObjectView o = objects[i];

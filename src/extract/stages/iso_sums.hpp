@@ -9,6 +9,7 @@
 
 #include <math.h>
 
+#include <cfloat>
 #include <cstdint>
 
 #include "celeris/host_device.hpp"
@@ -50,13 +51,13 @@ struct PlainIsoModel {
 template <class Pixels, class Model>
 CELERIS_HD IsoSums iso_sums(const Pixels& px, int64_t n, double mx, double my,
                             const IsoSumParams& c, const Model& model) {
-  constexpr float kFloatMax = 3.40282347e+38f;
-  constexpr float kBigVariance = 1e+30f;  // SExtractor's BIG (weights.hpp kBig)
+  // SExtractor's BIG, weights.hpp's kBig (that header is C++20, the kernels' C++17).
+  constexpr float kBigVariance = 1e+30f;
   IsoSums r;
   double var = c.backnoise2;
   float thresh = c.analysis_thresh;
   float minthresh = c.weighted ? kBigVariance : thresh;
-  float peak = -kFloatMax, cdpeak = peak;
+  float peak = -FLT_MAX, cdpeak = peak;
   int area = 0, xpeak = 0, ypeak = 0;
   double tv = 0, sigtv = 0, esum = 0, emx2 = 0, emy2 = 0, emxy = 0;
   for (int64_t i = 0; i < n; ++i) {

@@ -7,6 +7,8 @@
 // versions are not the C library's, and stays on the host. Plain C++17, no CUDA headers.
 #pragma once
 
+#include <cfloat>
+#include <climits>
 #include <cstdint>
 
 #include "celeris/host_device.hpp"
@@ -37,11 +39,9 @@ struct NoShift {
 template <class Pixels, class Shift>
 CELERIS_HD ShapeSums shape_sums(const Pixels& px, int64_t n, float thresh, const Shift& shift) {
   ShapeSums s;
-  constexpr int kIntMax = 2147483647;
-  constexpr float kFloatMax = 3.40282347e+38f;
   // In locals: the result's fields live in memory, which the pixels' loads might alias.
-  int xmin = kIntMax, ymin = kIntMax, xmax = -kIntMax - 1, ymax = -kIntMax - 1;
-  float cpeak = -kFloatMax, peak = -kFloatMax;
+  int xmin = INT_MAX, ymin = INT_MAX, xmax = INT_MIN, ymax = INT_MIN;
+  float cpeak = -FLT_MAX, peak = -FLT_MAX;
   double rv = 0;
   for (int64_t i = 0; i < n; ++i) {
     const Pixel p = px(i);
