@@ -39,6 +39,9 @@ wait
 rm -f "$work"/stream/*.truth.fits
 $bin/bench_extract_stages $work/crowded4k.fits --repeat ${REPEAT:-5} \
   --devices cpu,cuda-pinned 2>&1 | tee "$out/bench.txt"
+# The deblending stage detection by detection: whether all host cores are kept busy.
+[ -x $bin/bench_deblend ] && $bin/bench_deblend $work/crowded4k.fits --threads "$(nproc)" \
+  --repeat ${REPEAT:-5} --top 3 --cores "$(nproc)" 2>&1 | tee "$out/deblend.txt"
 for dev in cuda cpu; do
   mkdir -p "$work/stream/$dev"
   cat "$work"/stream/*.fits >/dev/null

@@ -273,8 +273,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   std::vector<int64_t> detection_index(detections.size());
   for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
   const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
-  Deblended deblended =
-      deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt);
+  timer.lap("deblend: done lines");
+  Deblended deblended = deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset,
+                                nt, &info.stage_seconds);
   std::vector<int64_t> done_line(deblended.parent.size());
   for (size_t k = 0; k < done_line.size(); ++k) done_line[k] = detection_done[deblended.parent[k]];
   ObjectList& objects = deblended.objects;

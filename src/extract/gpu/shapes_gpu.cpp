@@ -121,6 +121,7 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
 #pragma omp section
     isos.resize(n);
   }
+  const auto t_columns = Clock::now();
   std::vector<size_t> large;
   for (size_t i = 0; i < n; ++i)
     if (objects.count(i) > static_cast<size_t>(kHostObjectPixels)) large.push_back(i);
@@ -148,7 +149,8 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
       return std::chrono::duration<double>(b - a).count();
     };
     seconds->emplace_back("gpu shapes: pack and upload", since(t0, t_packed));
-    seconds->emplace_back("gpu shapes: host columns and largest objects", since(t_packed, t_host));
+    seconds->emplace_back("gpu shapes: host columns", since(t_packed, t_columns));
+    seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
     seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -188,6 +189,13 @@ DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params
   const uint16_t inherited =
       parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
   std::vector<int32_t>& chain = scratch.chain;
+  // The cores' columns sized once (each core holds its node's pixels), not grown pixel by pixel.
+  size_t core_pixels = 0;
+  for (const auto& kj : kept) core_pixels += static_cast<size_t>(tree.nodes[kj.second].npix);
+  plan.cores.reserve_pixels(core_pixels);
+  plan.core_index.reserve(core_pixels);
+  plan.amplitude.reserve(kept.size());
+  plan.child_shapes.reserve(kept.size());
   for (const auto& [k, j] : kept) {
     const DeblendNode& node = tree.nodes[j];
     deblend_node_chain(parent, tree, k, j, scratch.tree_scratch, chain);
@@ -350,7 +358,13 @@ bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScr
 }
 
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
-                  int threads) {
+                  int threads, std::vector<std::pair<std::string, double>>* seconds) {
+  using Clock = std::chrono::steady_clock;
+  auto lap = [&, t = Clock::now()](const char* name) mutable {
+    const auto now = Clock::now();
+    if (seconds) seconds->emplace_back(name, std::chrono::duration<double>(now - t).count());
+    t = now;
+  };
   const size_t n = detections.size();
   if (params.peaks && params.peaks->size() != n)
     throw Error("internal: deblend() given " + std::to_string(params.peaks->size()) +
@@ -387,10 +401,12 @@ Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t 
     first_object[i + 1] += first_object[i];
     first_draw[i + 1] += first_draw[i];
   }
+  lap("deblend: plans");
   // The draws, after the first rand_offset numbers of the stream, jumped over (glibc_rand.hpp).
   std::vector<int32_t> stream(first_draw.back());
   glibc_rand_stream(static_cast<uint64_t>(std::max<int64_t>(rand_offset, 0)), stream.data(),
                     stream.size(), threads);
+  lap("deblend: draws");
 
   Deblended out;
   out.draws = static_cast<int64_t>(first_draw.back());
@@ -428,6 +444,7 @@ Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t 
       objects.cy[o] = detections.cy[i];
     }
   }
+  lap("deblend: finish");
   return out;
 }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -135,7 +136,8 @@ struct Deblended {
   std::vector<int64_t> parent;
   int64_t draws = 0;  // rand() numbers taken (after the skipped rand_offset)
 };
+// `seconds`, when given, receives the phases' times ("deblend: plans", "... draws", "... finish").
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
-                  int threads);
+                  int threads, std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract
