@@ -298,14 +298,26 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
     const T* p = reinterpret_cast<const T*>(got + at);
     v.assign(p, p + count);
   };
-  take(out.flux_aper, at_flux_aper, n * na);
-  take(out.fluxerr_aper, at_fluxerr_aper, n * na);
-  take(out.flux_auto, at_flux_auto, n);
-  take(out.fluxerr_auto, at_fluxerr_auto, n);
-  take(out.kron_radius, at_kron, n);
-  take(out.flux_radius, at_flux_radius, n * nf);
-  take(out.hl_radius, at_hl, n);
-  take(out.flags, at_flags, n);
+  // The eight columns copied side by side (each one's pages are new).
+#pragma omp parallel sections num_threads(std::min(nt, 8))
+  {
+#pragma omp section
+    take(out.flux_aper, at_flux_aper, n * na);
+#pragma omp section
+    take(out.fluxerr_aper, at_fluxerr_aper, n * na);
+#pragma omp section
+    take(out.flux_auto, at_flux_auto, n);
+#pragma omp section
+    take(out.fluxerr_auto, at_fluxerr_auto, n);
+#pragma omp section
+    take(out.kron_radius, at_kron, n);
+#pragma omp section
+    take(out.flux_radius, at_flux_radius, n * nf);
+#pragma omp section
+    take(out.hl_radius, at_hl, n);
+#pragma omp section
+    take(out.flags, at_flags, n);
+  }
   for (const int32_t i : on_host) {
     for (size_t k = 0; k < na; ++k) {
       out.flux_aper[i * na + k] = held.flux_aper[i * na + k];

@@ -111,16 +111,11 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   const float* mthresh = hres.take<float>(n);
   shape_sums(a, s);
   CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes(), cudaMemcpyDeviceToHost, s));
-  // While the kernel runs: the two columns, made side by side (filling them takes about a
-  // millisecond on a crowded frame, 9 MB, on one thread), and the largest objects on the host,
-  // as compute_shape and isophotal.
-#pragma omp parallel sections num_threads(2)
-  {
-#pragma omp section
-    shapes.resize(n);
-#pragma omp section
-    isos.resize(n);
-  }
+  // While the kernel runs: the two columns (9 MB on a crowded frame; the caller's may hold the
+  // last frame's storage, and every element is written below) and the largest objects on the
+  // host, as compute_shape and isophotal.
+  shapes.resize(n);
+  isos.resize(n);
   const auto t_columns = Clock::now();
   std::vector<size_t> large;
   for (size_t i = 0; i < n; ++i)

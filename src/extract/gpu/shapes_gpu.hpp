@@ -30,7 +30,9 @@ constexpr int64_t kHostObjectPixels = 512;
 bool shapes_supported(const IsoParams& params);
 
 // `value`, `cvalue`: the device images (FrontEnd::device_value, device_cvalue), width x height,
-// whose pixels the objects' values are. Fills shapes and isos (one per object) as
+// whose pixels the objects' values are. Resizes shapes and isos to one per object (what they
+// held before is overwritten, so a caller may pass storage kept from an earlier frame) and fills
+// them as
 // compute_shape(objects[i], params.detect_thresh) and isophotal(objects[i], shape, params) do.
 // `seconds` (optional) receives the steps' times. Throws celeris::Error without a CUDA device
 // (or in a build without CUDA).

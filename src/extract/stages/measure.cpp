@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace celeris::extract {
@@ -119,25 +120,38 @@ void take_gpu_photometry(const gpu::PhotometryColumns& c, size_t i, const Measur
 
 }  // namespace
 
-void Objects::resize(size_t n, size_t n_aper, size_t n_frac) {
-  for (auto* v : {&x,         &y,
-                  &x2,        &y2,
-                  &xy,        &errx2,
-                  &erry2,     &errxy,
-                  &a,         &b,
-                  &theta,     &cxx,
-                  &cyy,       &cxy,
-                  &flux_iso,  &fluxerr_iso,
-                  &flux_max,  &background,
-                  &threshold, &kron_radius,
-                  &flux_auto, &fluxerr_auto,
-                  &fwhm})
-    v->assign(n, 0.0);
-  for (auto* v : {&xpeak, &ypeak, &xmin, &xmax, &ymin, &ymax, &isoarea, &isoareaf}) v->assign(n, 0);
-  flux_aper.assign(n * n_aper, 0.0);
-  fluxerr_aper.assign(n * n_aper, 0.0);
-  flux_radius.assign(n * n_frac, 0.0);
-  flags.assign(n, 0);
+void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
+  std::vector<double>* const doubles[] = {&x,         &y,
+                                          &x2,        &y2,
+                                          &xy,        &errx2,
+                                          &erry2,     &errxy,
+                                          &a,         &b,
+                                          &theta,     &cxx,
+                                          &cyy,       &cxy,
+                                          &flux_iso,  &fluxerr_iso,
+                                          &flux_max,  &background,
+                                          &threshold, &kron_radius,
+                                          &flux_auto, &fluxerr_auto,
+                                          &fwhm};
+  std::vector<int32_t>* const ints[] = {&xpeak, &ypeak, &xmin,    &xmax,
+                                        &ymin,  &ymax,  &isoarea, &isoareaf};
+  constexpr int nd = std::size(doubles), ni = std::size(ints);
+  // One column per task: the columns' pages are first touched side by side.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
+  for (int k = 0; k < nd + ni + 4; ++k) {
+    if (k < nd)
+      doubles[k]->assign(n, 0.0);
+    else if (k < nd + ni)
+      ints[k - nd]->assign(n, 0);
+    else if (k == nd + ni)
+      flux_aper.assign(n * n_aper, 0.0);
+    else if (k == nd + ni + 1)
+      fluxerr_aper.assign(n * n_aper, 0.0);
+    else if (k == nd + ni + 2)
+      flux_radius.assign(n * n_frac, 0.0);
+    else
+      flags.assign(n, 0);
+  }
 }
 
 Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& shapes,
@@ -148,7 +162,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   const int naper = static_cast<int>(ctx.apertures.size());
   const int nfrac = static_cast<int>(ctx.fluxfrac.size());
   Objects o;
-  o.resize(n, naper, nfrac);
+  o.resize(n, naper, nfrac, ctx.threads);
   if (ctx.compute_win) resize_windowed(o, n);
   if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
   if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# On the GPU machine, with the binaries of scripts/device-bundle.sh (carry .devbin) and a second
+# bench_extract_stages built from the code before a change (.devbin/bench_extract_stages_a): the
+# crowded 4096^2 frame's stage times from both, alternated ROUNDS times in one call, so that the
+# host's speed (which differs by up to 40% between machines) is the same for both. Logs to $OUT.
+#   bash bench/extract/run_ab.sh [ROUNDS] [DEVICES]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+prefix=/tmp/celeris-deps
+mkdir -p "$prefix"
+for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+done
+bin=.devbin
+rounds=${1:-3}
+devices=${2:-cpu,cuda-pinned}
+work=/tmp/ab
+mkdir -p $work
+[ -f $work/crowded4k.fits ] ||
+  $bin/celeris simulate image --size 4096 --seed 21 --density crowded -o $work/crowded4k.fits >/dev/null
+for r in $(seq 1 "$rounds"); do
+  for v in a b; do
+    exe=$bin/bench_extract_stages
+    [ $v = a ] && exe=$bin/bench_extract_stages_a
+    $exe $work/crowded4k.fits --repeat "${REPEAT:-7}" --devices "$devices" >"$out/ab_${v}_$r.txt" 2>&1
+    echo "round $r $v: $(grep -E '^device' "$out/ab_${v}_$r.txt" | sed 's/objects.*total/total/' | tr '\n' ' ')"
+  done
+done
