@@ -65,10 +65,50 @@ TEST(CleanList, IndexesEqualScanningTheList) {
         ASSERT_EQ(list.position(naive.list[li]), static_cast<int64_t>(li));
       if (naive.list.empty()) continue;
       ASSERT_EQ(list.first_of_smallest_ycmax(), naive.first_of_smallest_ycmax()) << step;
-      const int64_t row = static_cast<int64_t>(rng() % range) - range / 2;
-      std::vector<size_t> got;
-      list.each_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
-      ASSERT_EQ(got, naive.ycmin_at_most(row)) << step;
+    }
+  }
+}
+
+// The ycmin index as cleaning uses it: write-out events whose row bounds grow (now and then the
+// same again, or one that falls back, which the index answers too), each followed by the
+// removal of every entry it names in decreasing position, between pushes and removals at
+// random. Entries are filed below, inside and above the rows the index is told of.
+TEST(CleanList, TakenRowsEqualScanningTheList) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    const size_t n = 3000;
+    const int range = trial % 2 == 0 ? 40 : 4000;
+    const int64_t lo = trial % 3 == 0 ? 0 : -static_cast<int64_t>(rng() % 50);
+    const int64_t hi = trial % 5 == 0 ? lo - 1 : lo + static_cast<int64_t>(rng() % range);
+    CleanList list(n, 1 + rng() % 400, lo, hi);
+    Naive naive;
+    size_t next = 0;
+    int64_t row = lo - 3;
+    for (int step = 0; step < 9000; ++step) {
+      const unsigned r = rng() % 12;
+      if (next < n && (r < 6 || naive.list.empty())) {
+        // ycmin near the rows being taken, as the scan's objects are.
+        const int ylo = static_cast<int>(row) + static_cast<int>(rng() % 60) - 20;
+        const int yhi = ylo + static_cast<int>(rng() % 100);
+        list.push(next, ylo, yhi);
+        naive.push(next, ylo, yhi);
+        ++next;
+      } else if (r < 9 && !naive.list.empty()) {
+        const size_t li = rng() % naive.list.size();
+        list.remove_at(li);
+        naive.remove_at(li);
+      } else {
+        const unsigned how = rng() % 10;
+        row += how < 7 ? 1 : how < 8 ? 0 : how < 9 ? 5 : -3;
+        std::vector<size_t> got;
+        list.take_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
+        ASSERT_EQ(got, naive.ycmin_at_most(row)) << "trial " << trial << " step " << step;
+        for (size_t v = got.size(); v--;) {
+          list.remove_at(got[v]);
+          naive.remove_at(got[v]);
+        }
+      }
+      ASSERT_EQ(list.entries(), naive.list);
     }
   }
 }
@@ -115,10 +155,11 @@ TEST(CleanList, RowBoundsBeyondInt32) {
   list.push(1, std::numeric_limits<int32_t>::max(), 5);
   list.push(2, 7, -3);
   EXPECT_EQ(list.first_of_smallest_ycmax(), 2u);
-  std::vector<size_t> got;
+  // Each question on a copy: taking entries is answered once (the caller removes them).
   auto at_most = [&](int64_t row) {
-    got.clear();
-    list.each_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
+    CleanList copy = list;
+    std::vector<size_t> got;
+    copy.take_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
     return got;
   };
   EXPECT_EQ(at_most(std::numeric_limits<int64_t>::max()), (std::vector<size_t>{0, 1, 2}));
@@ -126,6 +167,25 @@ TEST(CleanList, RowBoundsBeyondInt32) {
   EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max() - 1), (std::vector<size_t>{0, 2}));
   EXPECT_EQ(at_most(6), (std::vector<size_t>{0}));
   EXPECT_EQ(at_most(std::numeric_limits<int32_t>::min()), (std::vector<size_t>{0}));
+  EXPECT_TRUE(at_most(std::numeric_limits<int64_t>::min()).empty());
+}
+
+// The same with the rows of the events given: entries filed in the range, below it and above it.
+TEST(CleanList, RowBoundsBeyondInt32WithEventRows) {
+  CleanList list(3, 4, 0, 10);
+  list.push(0, std::numeric_limits<int32_t>::min(), 0);
+  list.push(1, std::numeric_limits<int32_t>::max(), 5);
+  list.push(2, 7, -3);
+  auto at_most = [&](int64_t row) {
+    CleanList copy = list;
+    std::vector<size_t> got;
+    copy.take_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
+    return got;
+  };
+  EXPECT_EQ(at_most(std::numeric_limits<int64_t>::max()), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max() - 1), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(at_most(7), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(at_most(6), (std::vector<size_t>{0}));
   EXPECT_TRUE(at_most(std::numeric_limits<int64_t>::min()).empty());
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "celeris/extract.hpp"
@@ -63,6 +64,12 @@ class WriteOutSchedule {
   void events_before(int64_t line, Write&& write) {
     for (; next_ <= last_ && next_ <= line; ++next_)
       write(next_, one_strip_ ? 0 : next_ - (rows_ - margin_));
+  }
+  // The least and the greatest ymin of the events still to come (first > second: none).
+  std::pair<int64_t, int64_t> ymin_range() const {
+    if (next_ > last_) return {0, -1};
+    if (one_strip_) return {0, 0};
+    return {next_ - (rows_ - margin_), last_ - (rows_ - margin_)};
   }
 
  private:

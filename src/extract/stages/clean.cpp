@@ -68,9 +68,13 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   result.written_at.reserve(n);
   result.buffer_at.reserve(n);
   result.written_moment.reserve(n);
-  // The list holds at most MEMORY_OBJSTACK entries (one, if that is not positive).
+  // The list holds at most MEMORY_OBJSTACK entries (one, if that is not positive); its ycmin
+  // index files entries by the rows of the buffer's write-out events.
+  WriteOutSchedule schedule(params.buffer);
+  const auto [row_lo, row_hi] = schedule.ymin_range();
   CleanList list(
-      n, static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))));
+      n, static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))),
+      row_lo, row_hi);
   const double beta = params.clean_param;
   std::vector<CleanProfile>& profile = pairs.profile;
   // Profiles are recomputed lazily after a merge into their object.
@@ -105,13 +109,12 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
   // buffer leave. SExtractor scans the list from its end, each removal moving the last entry
   // (already scanned, and staying) into the freed slot: the same as removing the qualifying
   // entries in decreasing list position.
-  WriteOutSchedule schedule(params.buffer);
   std::vector<size_t> leaving;
   auto events_before = [&](int64_t line) {
     schedule.events_before(line, [&](int64_t at, int64_t ymin) {
       now = at;
       leaving.clear();
-      list.each_ycmin_at_most(ymin, [&](size_t li) { leaving.push_back(li); });
+      list.take_ycmin_at_most(ymin, [&](size_t li) { leaving.push_back(li); });
       for (size_t v = leaving.size(); v--;) write_out(leaving[v]);
     });
   };

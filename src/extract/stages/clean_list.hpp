@@ -82,14 +82,28 @@ class PositionMinTree {
   std::vector<uint64_t> t_;  // t_[1] the root; the leaves at [leaves_, 2 leaves_)
 };
 
-// The clean list with both indexes: entries by (ycmax, position) and by (ycmin, position).
-// The ycmax index serves only a full object stack, which most frames never see: it is built
-// the first time it is asked for (from each position's ycmax, kept alongside the list) and
-// kept up to date from then on, so that frames whose stack never fills do not maintain it.
+// The clean list with both indexes. The ycmin index serves the buffer's write-out events, whose
+// row bounds never decrease: each entry is filed under its ycmin row when it joins (a bucket per
+// row of the events' range, a linked list through the objects), and an event takes the rows up
+// to its bound once, skipping entries already gone; nothing is updated when an entry moves or
+// leaves otherwise. (A position-ordered tree, updated at every push, removal and move, cost a
+// quarter of the clean pass.) The ycmax index serves only a full object stack, which most frames
+// never see: it is built the first time it is asked for (from each position's ycmax, kept
+// alongside the list) and kept up to date from then on.
 class CleanList {
  public:
-  // n objects in all; at most `capacity` in the list at once (it grows past it if need be).
-  CleanList(size_t n, size_t capacity) : pos_(n, -1), by_ycmin_(capacity), capacity_(capacity) {
+  // n objects in all (0 .. n - 1); at most `capacity` in the list at once (it grows past it if
+  // need be). [row_lo, row_hi]: the range of the row bounds take_ycmin_at_most will mostly be
+  // given (a bound outside it is answered too, by scanning the entries filed outside it).
+  CleanList(size_t n, size_t capacity, int64_t row_lo = 0, int64_t row_hi = -1)
+      : pos_(n, -1),
+        ycmin_of_(n, 0),
+        next_(n, -1),
+        row_lo_(row_lo),
+        row_hi_(std::max(row_hi, row_lo - 1)),
+        next_row_(row_lo),
+        head_(static_cast<size_t>(row_hi_ - row_lo_ + 1), -1),
+        capacity_(capacity) {
     list_.reserve(capacity);
     ycmax_.reserve(capacity);
   }
@@ -101,13 +115,23 @@ class CleanList {
   // The list position of object o, -1 when it is not in the list.
   int64_t position(size_t o) const { return pos_[o]; }
 
+  // Object o joins at the end (once: an object never joins twice).
   void push(size_t o, int ycmin, int ycmax) {
     const size_t li = list_.size();
     pos_[o] = static_cast<int64_t>(li);
     list_.push_back(o);
     ycmax_.push_back(ycmax);
     if (ycmax_indexed_) by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
-    by_ycmin_.set(li, PositionMinTree::key(ycmin, li));
+    ycmin_of_[o] = ycmin;
+    if (ycmin > row_hi_)
+      beyond_.push_back(static_cast<uint32_t>(o));
+    else if (ycmin < next_row_)  // its row taken already (or below the range)
+      overdue_.push_back(static_cast<uint32_t>(o));
+    else {
+      int32_t& head = head_[static_cast<size_t>(ycmin - row_lo_)];
+      next_[o] = head;
+      head = static_cast<int32_t>(o);
+    }
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
   void remove_at(size_t li) {
@@ -117,11 +141,10 @@ class CleanList {
       list_[li] = list_[last];
       ycmax_[li] = ycmax_[last];
       pos_[list_[li]] = static_cast<int64_t>(li);
-      if (ycmax_indexed_) move_key(by_ycmax_, last, li);
-      move_key(by_ycmin_, last, li);
+      if (ycmax_indexed_)
+        by_ycmax_.set(li, PositionMinTree::key(PositionMinTree::value_of(by_ycmax_.at(last)), li));
     }
     if (ycmax_indexed_) by_ycmax_.set(last, PositionMinTree::kEmpty);
-    by_ycmin_.set(last, PositionMinTree::kEmpty);
     list_.pop_back();
     ycmax_.pop_back();
   }
@@ -135,20 +158,49 @@ class CleanList {
     }
     return PositionMinTree::position_of(by_ycmax_.min());
   }
-  // Calls f(position) for each entry whose ycmin is at most `row`, by ascending position.
+  // Calls f(position) for each entry whose ycmin is at most `row`, by ascending position, for a
+  // caller that then removes every one of them (they are not offered again).
   template <class F>
-  void each_ycmin_at_most(int64_t row, F&& f) const {
-    by_ycmin_.each_at_most(row, f);
+  void take_ycmin_at_most(int64_t row, F&& f) {
+    taken_.clear();
+    auto offer = [&](uint32_t o) {
+      if (pos_[o] >= 0) taken_.push_back(static_cast<size_t>(pos_[o]));
+    };
+    // Those filed apart: kept while still in the list and above the bound.
+    auto sift = [&](std::vector<uint32_t>& apart) {
+      size_t kept = 0;
+      for (const uint32_t o : apart) {
+        if (pos_[o] < 0) continue;
+        if (ycmin_of_[o] <= row)
+          taken_.push_back(static_cast<size_t>(pos_[o]));
+        else
+          apart[kept++] = o;
+      }
+      apart.resize(kept);
+    };
+    sift(overdue_);
+    for (const int64_t upto = std::min(row, row_hi_); next_row_ <= upto; ++next_row_) {
+      int32_t& head = head_[static_cast<size_t>(next_row_ - row_lo_)];
+      for (int32_t o = head; o >= 0; o = next_[o]) offer(static_cast<uint32_t>(o));
+      head = -1;
+    }
+    if (row > row_hi_) sift(beyond_);
+    std::sort(taken_.begin(), taken_.end());
+    for (const size_t li : taken_) f(li);
   }
 
  private:
-  static void move_key(PositionMinTree& t, size_t from, size_t to) {
-    t.set(to, PositionMinTree::key(PositionMinTree::value_of(t.at(from)), to));
-  }
   std::vector<size_t> list_;
   std::vector<int32_t> ycmax_;  // per position
   std::vector<int64_t> pos_;
-  PositionMinTree by_ycmax_, by_ycmin_;
+  // The ycmin index: per object its ycmin and the next object filed under the same row; per row
+  // of [row_lo_, row_hi_] the last object filed there; the rows before next_row_ are taken.
+  std::vector<int32_t> ycmin_of_, next_;
+  int64_t row_lo_, row_hi_, next_row_;
+  std::vector<int32_t> head_;
+  std::vector<uint32_t> overdue_, beyond_;  // ycmin below next_row_ when filed, above row_hi_
+  std::vector<size_t> taken_;
+  PositionMinTree by_ycmax_;
   size_t capacity_;
   bool ycmax_indexed_ = false;
 };
