@@ -200,7 +200,17 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   c.staged_in.grow(in.bytes());
   c.staged_out.grow(lay.bytes());
   unsigned char* staged = c.staged_in.data();
-  std::memcpy(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape));
+  {  // the shapes (about 3 MB on a crowded frame) copied in slices over the host threads
+    const size_t bytes = n * sizeof(ApertureShape);
+    constexpr size_t kSlice = size_t(256) << 10;
+    const int64_t slices = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
+    const unsigned char* from = reinterpret_cast<const unsigned char*>(shapes.data());
+#pragma omp parallel for schedule(static) num_threads(std::max(1, request.host_threads))
+    for (int64_t j = 0; j < slices; ++j) {
+      const size_t at = static_cast<size_t>(j) * kSlice;
+      std::memcpy(staged + at_shapes + at, from + at, std::min(kSlice, bytes - at));
+    }
+  }
   if (!on_device.empty())
     std::memcpy(staged + at_order, on_device.data(), on_device.size() * sizeof(int32_t));
   if (na) std::memcpy(staged + at_apertures, request.apertures.data(), na * sizeof(double));
