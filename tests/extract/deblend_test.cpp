@@ -549,56 +549,6 @@ TEST(Deblend, OnePeakSkipGivesTheFullTreesPlans) {
   EXPECT_GT(splits, 50);
 }
 
-// cannot_split's answer "no split" against the whole tree's plan, on fields of blends and of
-// plateaus, with the levels plan_deblend takes (exponential or DETECT_TYPE PHOTO's linear ones)
-// and several DEBLEND_MINCONT, DEBLEND_NTHRESH and sub-area sizes: wherever it answers, the plan
-// made from the tree neither splits nor overflows. It must answer for many detections (or it
-// saves nothing) and leave the splitting ones to the tree.
-TEST(Deblend, CannotSplitOnlyWhereTheTreeDoesNotSplit) {
-  std::mt19937 rng(77);
-  int answered = 0, candidates = 0, splits = 0;
-  for (int trial = 0; trial < 40; ++trial) {
-    const Field f = trial % 3 == 2 ? plateau_field(rng, 90, 70, 30, 4.0f)
-                                   : random_field(rng, 90, 70, 30, 4.0f, 1.0f);
-    DeblendScratch full;
-    full.every_tree = true;
-    DeblendTreeScratch check;
-    DeblendParams p;
-    p.detect_thresh = 4.0f;
-    p.width = 90;
-    p.height = 70;
-    p.minarea = 1 + trial % 4;
-    p.nthresh = trial % 4 == 3 ? 8 : 32;
-    p.mincont = trial % 5 == 4 ? 0.05 : trial % 5 == 3 ? 0.0001 : 0.005;
-    p.photo = trial % 7 == 6;
-    for (size_t d = 0; d < f.detections.size(); ++d) {
-      const ObjectView det = f.detections[d];
-      if (count_peaks(det, 2, check) < 2) continue;
-      ++candidates;
-      // The levels and value0 as plan_deblend makes them (no weights: t0 the threshold).
-      float peak = -std::numeric_limits<float>::max();
-      double rv = 0;
-      for (const Pixel px : det) peak = std::max(peak, px.cvalue), rv += px.cvalue;
-      const float t0 = p.detect_thresh;
-      std::vector<float> thresh(p.nthresh, t0);
-      if (peak > 0 && !p.photo) exponential_levels(t0, peak, p.nthresh, thresh.data());
-      for (int k = 1; k < p.nthresh; ++k)
-        if (peak > 0 && p.photo)
-          thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / p.nthresh);
-      const double value0 = static_cast<double>(static_cast<float>(rv)) * p.mincont;
-      const DeblendPlan plan = plan_deblend(det, p, full);
-      splits += plan.split;
-      if (!cannot_split(det, thresh, value0, check)) continue;
-      ++answered;
-      const std::string what = "trial " + std::to_string(trial) + " detection " + std::to_string(d);
-      ASSERT_FALSE(plan.split) << what;
-      ASSERT_EQ(plan.parent_flags, det.flags) << what;
-    }
-  }
-  EXPECT_GT(answered, candidates / 10);
-  EXPECT_GT(splits, candidates / 10);
-}
-
 TEST(Deblend, CountBelowEqualsLowerBound) {
   std::mt19937 rng(3);
   const float inf = std::numeric_limits<float>::infinity();

@@ -152,10 +152,6 @@ DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params
       thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
     if (std::isnan(thresh[k])) return plan;  // no pixel above any level: nothing splits
   }
-  // Most detections of two peaks or more whose second peak is a bump on a brighter one's wing
-  // are answered without their tree (deblend_tree.hpp).
-  if (!scratch.every_tree && cannot_split(parent, thresh, value0, scratch.tree_scratch))
-    return plan;
   DeblendTree& tree = scratch.tree;
   build_deblend_tree(parent, thresh, minarea, params.width, params.height, scratch.tree_scratch,
                      tree);

@@ -72,61 +72,6 @@ int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& s) {
   return peaks;
 }
 
-bool cannot_split(const ObjectView& parent, const std::vector<float>& thresh, double value0,
-                  DeblendTreeScratch& s) {
-  const size_t n = parent.size();
-  if (n >= static_cast<size_t>(kMaxSons) || thresh.size() < 2 || !(value0 > 0)) return false;
-  for (size_t k = 2; k < thresh.size(); ++k)
-    if (!(thresh[k] >= thresh[k - 1])) return false;  // also false for NaN
-  int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = std::numeric_limits<int>::min(), y1 = x1;
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(parent.cvalue[i])) return false;
-    x0 = std::min(x0, parent.x[i]);
-    x1 = std::max(x1, parent.x[i]);
-    y0 = std::min(y0, parent.y[i]);
-    y1 = std::max(y1, parent.y[i]);
-  }
-  // The pixels by decreasing value; the grid (with a border of one) holds a pixel's index once
-  // it is added, -1 before.
-  std::vector<int32_t>& order = s.order;
-  order.resize(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
-  std::sort(order.begin(), order.end(),
-            [&](int32_t a, int32_t b) { return parent.cvalue[a] > parent.cvalue[b]; });
-  const int64_t bw = int64_t{x1} - x0 + 3, bh = int64_t{y1} - y0 + 3;
-  s.grid.assign(static_cast<size_t>(bw * bh), -1);
-  s.uf.resize(n);
-  s.npix.resize(n);
-  s.sum.resize(n);
-  const int64_t offs[8] = {-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1};
-  for (const int32_t q : order) {
-    const double c = parent.cvalue[q];
-    s.uf[q] = q;
-    s.npix[q] = 1;
-    s.sum[q] = c;
-    const int64_t cell = (parent.y[q] - y0 + 1) * bw + (parent.x[q] - x0 + 1);
-    s.grid[cell] = q;
-    for (const int64_t d : offs) {
-      const int32_t r = s.grid[cell + d];
-      if (r < 0) continue;
-      int32_t a = find_root(s.uf, r), b = find_root(s.uf, q);
-      if (a == b) continue;
-      // X and Y apart above c: the smaller bound of the two. The test's float arithmetic
-      // (the flux and t_k npix rounded to float, their difference too) may raise a computed
-      // significance by some 2^-24 of each: 1e-5 of both is room enough.
-      const double bound_a = s.sum[a] - c * s.npix[a], bound_b = s.sum[b] - c * s.npix[b];
-      const double margin = 1e-5 * (std::fabs(s.sum[a]) + std::fabs(s.sum[b]) +
-                                    std::fabs(c) * (s.npix[a] + s.npix[b]));
-      if (std::min(bound_a, bound_b) + margin >= value0) return false;
-      if (s.npix[a] < s.npix[b]) std::swap(a, b);
-      s.uf[b] = a;
-      s.npix[a] += s.npix[b];
-      s.sum[a] += s.sum[b];
-    }
-  }
-  return true;
-}
-
 void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
                         int img_w, int img_h, DeblendTreeScratch& s, DeblendTree& tree) {
   const int nthresh = static_cast<int>(thresh.size());

@@ -67,7 +67,6 @@ struct DeblendTreeScratch {
   std::vector<float> tmax;                  // highest threshold up to each level
   std::vector<int32_t> count, start, fill;  // pixels per level, where each level's begin
   std::vector<int32_t> sorted;
-  std::vector<double> sum;  // cannot_split: per root, the sum of its values
   // Tests: take every node's fdflux from its chain (the path for sums that could round).
   bool chain_sums = false;
 };
@@ -110,22 +109,6 @@ inline int count_below(const float* t, int n, float c) {
 // neither splits nor overflows: plan_deblend skips its tree (most detections of a crowded
 // field are single stars). Uses the scratch's peak_grid.
 int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& scratch);
-
-// Whether no node of the detection's tree can have two significant sons (fdflux - t_k npix above
-// `value0`), found without the tree: then the detection does not split and cannot overflow.
-// The pixels are joined from the highest value down (a union-find); each join of two
-// components X and Y by a pixel of value c is a point below which they are one component and
-// above which (at every level t_k >= c) they are apart. A son of a node that lies within X has
-// significance at most sum over X of (c_p - c): it is a subset of X above a level t_k >= c, its
-// terms c_p - t_k are at most c_p - c, and X's other terms are not negative (its pixels were
-// added first). Two significant sons of one node are apart below their parent's level, so some
-// join separates them; when at every join the smaller of the two sums is below value0 (with a
-// margin for the float arithmetic of the test), no node has two. Answers false (not known)
-// where the levels do not increase (a son's level could then lie below the join), for
-// non-finite values, value0 <= 0, and detections of 1024 pixels or more (which could overflow).
-// `thresh`: t_0 ... t_{nthresh-1}, as build_deblend_tree takes them. Uses the scratch's grid.
-bool cannot_split(const ObjectView& parent, const std::vector<float>& thresh, double value0,
-                  DeblendTreeScratch& scratch);
 
 // `thresh` holds t_0 ... t_{nthresh-1} (t_0, the detection threshold, is not used; none NaN).
 // When tree.overflow, the nodes are not filled.
