@@ -21,16 +21,15 @@ int32_t find_root(std::vector<int32_t>& uf, int32_t i) {
   return i;
 }
 
-void unite(DeblendTreeScratch& s, int32_t a, int32_t b) {
-  a = find_root(s.uf, a);
-  b = find_root(s.uf, b);
-  if (a == b) return;
+// Joins the components of roots a and b (a != b), the larger one's root staying; returns it.
+int32_t join_roots(DeblendTreeScratch& s, int32_t a, int32_t b) {
   if (s.npix[a] < s.npix[b]) std::swap(a, b);
   s.uf[b] = a;
   s.npix[a] += s.npix[b];
   s.flux[a] += s.flux[b];
   s.flags[a] |= s.flags[b];
   s.last[a] = std::max(s.last[a], s.last[b]);
+  return a;
 }
 
 }  // namespace
@@ -145,9 +144,13 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
       s.roots.push_back(i);
       const int64_t c = cell(x, y);
       s.grid[c] = i;
+      // The new pixel's root is held across its neighbours (most of them already share it).
+      int32_t root = i;
       for (int64_t d : offs) {
         const int32_t q = s.grid[c + d];
-        if (q >= 0) unite(s, i, q);
+        if (q < 0) continue;
+        const int32_t r = find_root(s.uf, q);
+        if (r != root) root = join_roots(s, root, r);
       }
     }
     // The components alive now are level k's nodes (those with minarea pixels).
