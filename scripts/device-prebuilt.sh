@@ -12,14 +12,7 @@ mkdir -p "$out"
 if [ -n "${BIN:-}" ]; then
   bin=$BIN  # binaries built on this machine (scripts/device-build.sh, sourced beforehand)
 else
-  prefix=/tmp/celeris-deps
-  mkdir -p "$prefix"
-  for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
-  export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-  # The CUDA runtime: the binaries' runpath is this machine's CUDA, which may lie elsewhere there.
-  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
-    [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-  done
+  source scripts/device-libs.sh
   bin=.devbin
 fi
 if ldd $bin/celeris | grep "not found"; then exit 1; fi

@@ -8,13 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-prefix=/tmp/celeris-deps
-mkdir -p "$prefix"
-for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
-export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-done
+source scripts/device-libs.sh
 bin=.devbin
 rounds=${1:-3}
 devices=${2:-cpu,cuda-pinned}

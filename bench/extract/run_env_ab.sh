@@ -7,13 +7,7 @@
 #   bash bench/extract/run_env_ab.sh [REPEAT]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-prefix=/tmp/celeris-deps
-mkdir -p "$prefix"
-for deb in .devbin/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
-export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-done
+source scripts/device-libs.sh
 bin=.devbin
 lscpu | grep -E "^(Model name|Socket|Core|Thread|NUMA|L3|CPU\(s\))" || true
 cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null

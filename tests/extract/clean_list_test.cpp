@@ -38,6 +38,15 @@ struct Naive {
   }
 };
 
+// The positions take_ycmin_at_most(row) gives, asked of a copy of the list: taking entries is
+// answered once (the caller removes them), so each question goes to a fresh copy.
+std::vector<size_t> taken_on_copy(const CleanList& list, int64_t row) {
+  CleanList copy = list;
+  std::vector<size_t> got;
+  copy.take_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
+  return got;
+}
+
 TEST(CleanList, IndexesEqualScanningTheList) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 40; ++trial) {
@@ -155,19 +164,15 @@ TEST(CleanList, RowBoundsBeyondInt32) {
   list.push(1, std::numeric_limits<int32_t>::max(), 5);
   list.push(2, 7, -3);
   EXPECT_EQ(list.first_of_smallest_ycmax(), 2u);
-  // Each question on a copy: taking entries is answered once (the caller removes them).
-  auto at_most = [&](int64_t row) {
-    CleanList copy = list;
-    std::vector<size_t> got;
-    copy.take_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
-    return got;
-  };
-  EXPECT_EQ(at_most(std::numeric_limits<int64_t>::max()), (std::vector<size_t>{0, 1, 2}));
-  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max()), (std::vector<size_t>{0, 1, 2}));
-  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max() - 1), (std::vector<size_t>{0, 2}));
-  EXPECT_EQ(at_most(6), (std::vector<size_t>{0}));
-  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::min()), (std::vector<size_t>{0}));
-  EXPECT_TRUE(at_most(std::numeric_limits<int64_t>::min()).empty());
+  EXPECT_EQ(taken_on_copy(list, std::numeric_limits<int64_t>::max()),
+            (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(taken_on_copy(list, std::numeric_limits<int32_t>::max()),
+            (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(taken_on_copy(list, std::numeric_limits<int32_t>::max() - 1),
+            (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(taken_on_copy(list, 6), (std::vector<size_t>{0}));
+  EXPECT_EQ(taken_on_copy(list, std::numeric_limits<int32_t>::min()), (std::vector<size_t>{0}));
+  EXPECT_TRUE(taken_on_copy(list, std::numeric_limits<int64_t>::min()).empty());
 }
 
 // The same with the rows of the events given: entries filed in the range, below it and above it.
@@ -176,17 +181,13 @@ TEST(CleanList, RowBoundsBeyondInt32WithEventRows) {
   list.push(0, std::numeric_limits<int32_t>::min(), 0);
   list.push(1, std::numeric_limits<int32_t>::max(), 5);
   list.push(2, 7, -3);
-  auto at_most = [&](int64_t row) {
-    CleanList copy = list;
-    std::vector<size_t> got;
-    copy.take_ycmin_at_most(row, [&](size_t li) { got.push_back(li); });
-    return got;
-  };
-  EXPECT_EQ(at_most(std::numeric_limits<int64_t>::max()), (std::vector<size_t>{0, 1, 2}));
-  EXPECT_EQ(at_most(std::numeric_limits<int32_t>::max() - 1), (std::vector<size_t>{0, 2}));
-  EXPECT_EQ(at_most(7), (std::vector<size_t>{0, 2}));
-  EXPECT_EQ(at_most(6), (std::vector<size_t>{0}));
-  EXPECT_TRUE(at_most(std::numeric_limits<int64_t>::min()).empty());
+  EXPECT_EQ(taken_on_copy(list, std::numeric_limits<int64_t>::max()),
+            (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(taken_on_copy(list, std::numeric_limits<int32_t>::max() - 1),
+            (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(taken_on_copy(list, 7), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(taken_on_copy(list, 6), (std::vector<size_t>{0}));
+  EXPECT_TRUE(taken_on_copy(list, std::numeric_limits<int64_t>::min()).empty());
 }
 
 }  // namespace
