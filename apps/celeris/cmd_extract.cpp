@@ -104,8 +104,12 @@ void print_summary(const std::string& image, const extract::Settings& settings,
   std::fprintf(stderr, "  objects     %zu detected, %zu after deblending, %zu in catalog\n",
                info.n_detections, info.n_deblended, r.catalog.rows);
   std::fprintf(stderr, "  time       ");
+  // The stages; a step within one ("deblend: plans", "  of which mesh kernels"), part of its
+  // stage's time, with -VERBOSE_TYPE FULL only.
+  const bool full = settings.verbose == extract::Verbose::Full;
   for (const auto& [stage, s] : info.stage_seconds)
-    std::fprintf(stderr, " %s %.3fs", stage.c_str(), s);
+    if (full || (stage.find(": ") == std::string::npos && stage.rfind(' ', 0) != 0))
+      std::fprintf(stderr, " %s %.3fs", stage.c_str(), s);
   std::fprintf(stderr, "\n  total       %.3f s (%d thread%s%s)\n", r.seconds, r.info.threads,
                r.info.threads == 1 ? "" : "s",
                settings.config.device == Backend::Cuda ? ", GPU front end" : "");

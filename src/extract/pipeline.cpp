@@ -279,10 +279,14 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
   // Each detection's done line (its own index as parent), then each object's. The
   // detections' pixel columns become the objects' (deblend.hpp).
+  const auto t_done = std::chrono::steady_clock::now();
   std::vector<int64_t> detection_index(detections.size());
   for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
   const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
-  timer.lap("deblend: done lines");
+  // A step of the deblending stage's time (its lap below), as deblend()'s own steps are.
+  info.stage_seconds.emplace_back(
+      "deblend: done lines",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_done).count());
   Deblended deblended = deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset,
                                 nt, &info.stage_seconds);
   std::vector<int64_t> done_line(deblended.parent.size());
