@@ -125,6 +125,20 @@ bool page_locked(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
+// `bytes` from `from` to `to` in 512 KB slices over `threads` threads (one thread's memcpy into
+// page-locked memory is far below the bus's speed).
+void copy_in_slices(void* to, const void* from, size_t bytes, int threads) {
+  constexpr size_t kSlice = size_t(512) << 10;
+  const int64_t slices = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
+  unsigned char* t = static_cast<unsigned char*>(to);
+  const unsigned char* f = static_cast<const unsigned char*>(from);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t j = 0; j < slices; ++j) {
+    const size_t at = static_cast<size_t>(j) * kSlice;
+    std::memcpy(t + at, f + at, std::min(kSlice, bytes - at));
+  }
+}
+
 // Host memory -> device memory on `s`. Page-locked memory (the GPU front end's images) is copied
 // straight. Pageable memory (the blanking codes) would go through the driver's staging at one
 // host thread's memcpy speed: it is copied into the context's two page-locked chunks by
@@ -137,22 +151,15 @@ void upload_bytes(Context& c, void* device, const void* host, size_t bytes, cuda
     CELERIS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, s));
     return;
   }
-  constexpr size_t kChunk = size_t(8) << 20, kSlice = size_t(512) << 10;
+  constexpr size_t kChunk = size_t(8) << 20;
   for (size_t off = 0, k = 0; off < bytes; off += kChunk, ++k) {
     Context::Staging& st = c.staging[k % 2];
     st.buffer.grow(kChunk);
     st.free.synchronize();  // its previous chunk has crossed (never recorded: returns at once)
     const size_t len = std::min(kChunk, bytes - off);
-    const char* from = static_cast<const char*>(host) + off;
-    unsigned char* to = st.buffer.data();
-    const int64_t slices = static_cast<int64_t>((len + kSlice - 1) / kSlice);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t j = 0; j < slices; ++j) {
-      const size_t at = static_cast<size_t>(j) * kSlice;
-      std::memcpy(to + at, from + at, std::min(kSlice, len - at));
-    }
-    CELERIS_CUDA_CHECK(
-        cudaMemcpyAsync(static_cast<char*>(device) + off, to, len, cudaMemcpyHostToDevice, s));
+    copy_in_slices(st.buffer.data(), static_cast<const char*>(host) + off, len, threads);
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(device) + off, st.buffer.data(), len,
+                                       cudaMemcpyHostToDevice, s));
     st.free.record(s);
   }
 }
@@ -200,17 +207,9 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   c.staged_in.grow(in.bytes());
   c.staged_out.grow(lay.bytes());
   unsigned char* staged = c.staged_in.data();
-  {  // the shapes (about 3 MB on a crowded frame) copied in slices over the host threads
-    const size_t bytes = n * sizeof(ApertureShape);
-    constexpr size_t kSlice = size_t(256) << 10;
-    const int64_t slices = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
-    const unsigned char* from = reinterpret_cast<const unsigned char*>(shapes.data());
-#pragma omp parallel for schedule(static) num_threads(std::max(1, request.host_threads))
-    for (int64_t j = 0; j < slices; ++j) {
-      const size_t at = static_cast<size_t>(j) * kSlice;
-      std::memcpy(staged + at_shapes + at, from + at, std::min(kSlice, bytes - at));
-    }
-  }
+  // The shapes: about 3 MB on a crowded frame.
+  copy_in_slices(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape),
+                 std::max(1, request.host_threads));
   if (!on_device.empty())
     std::memcpy(staged + at_order, on_device.data(), on_device.size() * sizeof(int32_t));
   if (na) std::memcpy(staged + at_apertures, request.apertures.data(), na * sizeof(double));

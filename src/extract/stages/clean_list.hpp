@@ -50,26 +50,7 @@ class PositionMinTree {
     }
   }
 
-  // Calls f(position) for each position whose key has a value at most `bound`, ascending.
-  template <class F>
-  void each_at_most(int64_t bound, F&& f) const {
-    if (bound < std::numeric_limits<int32_t>::min()) return;
-    const uint64_t below = bound >= std::numeric_limits<int32_t>::max()
-                               ? kEmpty
-                               : key(static_cast<int32_t>(bound + 1), 0);
-    if (t_[1] < below) visit(1, below, f);
-  }
-
  private:
-  template <class F>
-  void visit(size_t i, uint64_t below, F& f) const {
-    if (i >= leaves_) {
-      f(i - leaves_);
-      return;
-    }
-    if (t_[2 * i] < below) visit(2 * i, below, f);
-    if (t_[2 * i + 1] < below) visit(2 * i + 1, below, f);
-  }
   void resize(size_t positions) {
     const size_t leaves = std::bit_ceil(std::max<size_t>(positions, 1));
     std::vector<uint64_t> t(2 * leaves, kEmpty);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 namespace celeris::extract {
 
@@ -121,34 +122,42 @@ void take_gpu_photometry(const gpu::PhotometryColumns& c, size_t i, const Measur
 }  // namespace
 
 void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
-  std::vector<double>* const doubles[] = {&x,         &y,
-                                          &x2,        &y2,
-                                          &xy,        &errx2,
-                                          &erry2,     &errxy,
-                                          &a,         &b,
-                                          &theta,     &cxx,
-                                          &cyy,       &cxy,
-                                          &flux_iso,  &fluxerr_iso,
-                                          &flux_max,  &background,
-                                          &threshold, &kron_radius,
-                                          &flux_auto, &fluxerr_auto,
-                                          &fwhm};
+  const std::pair<std::vector<double>*, size_t> doubles[] = {{&x, n},
+                                                             {&y, n},
+                                                             {&x2, n},
+                                                             {&y2, n},
+                                                             {&xy, n},
+                                                             {&errx2, n},
+                                                             {&erry2, n},
+                                                             {&errxy, n},
+                                                             {&a, n},
+                                                             {&b, n},
+                                                             {&theta, n},
+                                                             {&cxx, n},
+                                                             {&cyy, n},
+                                                             {&cxy, n},
+                                                             {&flux_iso, n},
+                                                             {&fluxerr_iso, n},
+                                                             {&flux_max, n},
+                                                             {&background, n},
+                                                             {&threshold, n},
+                                                             {&kron_radius, n},
+                                                             {&flux_auto, n},
+                                                             {&fluxerr_auto, n},
+                                                             {&fwhm, n},
+                                                             {&flux_aper, n * n_aper},
+                                                             {&fluxerr_aper, n * n_aper},
+                                                             {&flux_radius, n * n_frac}};
   std::vector<int32_t>* const ints[] = {&xpeak, &ypeak, &xmin,    &xmax,
                                         &ymin,  &ymax,  &isoarea, &isoareaf};
   constexpr int nd = std::size(doubles), ni = std::size(ints);
   // One column per task: the columns' pages are first touched side by side.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
-  for (int k = 0; k < nd + ni + 4; ++k) {
+  for (int k = 0; k <= nd + ni; ++k) {
     if (k < nd)
-      doubles[k]->assign(n, 0.0);
+      doubles[k].first->assign(doubles[k].second, 0.0);
     else if (k < nd + ni)
       ints[k - nd]->assign(n, 0);
-    else if (k == nd + ni)
-      flux_aper.assign(n * n_aper, 0.0);
-    else if (k == nd + ni + 1)
-      fluxerr_aper.assign(n * n_aper, 0.0);
-    else if (k == nd + ni + 2)
-      flux_radius.assign(n * n_frac, 0.0);
     else
       flags.assign(n, 0);
   }
