@@ -6,9 +6,12 @@
 // the "measure" stage that contains them, and summed on a line of their own. The catalogs are
 // compared column by column.
 //   bench_extract_stages IMAGE.fits [--repeat N] [--threads N]
-//                        [--devices cpu,cuda,cuda-pinned,cuda-resident]
+//                        [--devices cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N]
+// --chunk-objects: objects per chunk of the pipelined deblending and cleaning
+// (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -41,11 +44,12 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
-                 "cpu,cuda,cuda-pinned,cuda-resident]\n",
+                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0;
+  int64_t chunk_objects = 0;
   std::string devices = "cpu,cuda,cuda-pinned,cuda-resident";
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -55,6 +59,8 @@ int main(int argc, char** argv) try {
       threads = std::stoi(argv[i + 1]);
     else if (a == "--devices")
       devices = argv[i + 1];
+    else if (a == "--chunk-objects")
+      chunk_objects = std::stoll(argv[i + 1]);
   }
   const FitsImage img = read_fits_image(argv[1]);
   std::printf("%s: %lld x %lld, %d repeats, threads %d (0: all)\n", argv[1],
@@ -70,6 +76,7 @@ int main(int argc, char** argv) try {
     const bool pinned = d == "cuda-pinned", resident = d == "cuda-resident";
     extract::Config config;
     config.threads = threads;
+    config.back_end_chunk_objects = chunk_objects;
     config.device = resolve_backend(parse_backend(pinned || resident ? "cuda" : d));
     std::shared_ptr<void> lock;
     if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));

@@ -92,6 +92,10 @@ struct Config {
   // whole run in one sequence (ID_PARENT), from one extension of a multi-extension file to the
   // next; extract_file sets this.
   int64_t id_parent_offset = 0;
+  // Tests and benchmarks: objects per chunk of the pipelined deblending and cleaning
+  // (src/extract/back_end.hpp; 0: one chunk, the stages one after another). Any value gives
+  // the same catalog.
+  int64_t back_end_chunk_objects = 0;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

@@ -11,6 +11,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "extract/back_end.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
 #include "extract/gpu/front_end.hpp"
@@ -40,6 +41,8 @@ namespace {
 class StageTimer {
  public:
   explicit StageTimer(RunInfo& info) : info_(info), t0_(std::chrono::steady_clock::now()) {}
+  // The next lap starts now (stages timed by other means in between).
+  void restart() { t0_ = std::chrono::steady_clock::now(); }
   void lap(const char* name) {
     const auto t = std::chrono::steady_clock::now();
     info_.stage_seconds.emplace_back(name, std::chrono::duration<double>(t - t0_).count());
@@ -277,27 +280,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    dgeo};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
-  // Each detection's done line (its own index as parent), then each object's. The
-  // detections' pixel columns become the objects' (deblend.hpp).
-  const auto t_done = std::chrono::steady_clock::now();
-  std::vector<int64_t> detection_index(detections.size());
-  for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
-  const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
-  // A step of the deblending stage's time (its lap below), as deblend()'s own steps are.
-  info.stage_seconds.emplace_back(
-      "deblend: done lines",
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_done).count());
-  Deblended deblended = deblend(std::move(stage.front.detections), dp, config.deblend_rand_offset,
-                                nt, &info.stage_seconds);
-  std::vector<int64_t> done_line(deblended.parent.size());
-  for (size_t k = 0; k < done_line.size(); ++k) done_line[k] = detection_done[deblended.parent[k]];
-  ObjectList& objects = deblended.objects;
-  info.n_deblended = objects.size();
-  info.rand_draws = deblended.draws;
-  timer.lap("deblend");
-
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as
-  // SExtractor), which writes objects out in SExtractor's order.
+  // SExtractor), which writes objects out in SExtractor's order: with stage 4's pixel
+  // assignment, chunk by chunk, the pass on a thread of its own (back_end.hpp).
   IsoParams iso_params;
   iso_params.background = &bkg;
   iso_params.backsig = bkg.global_rms;
@@ -316,33 +301,6 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   iso_params.weight_gain = config.weight_gain;
   iso_params.pixel_thresholds = dweighted;
   iso_params.dgeo = dgeo;
-  // One pass: each object's pixels are read for its shape and again, still in cache, for its
-  // isophotal values.
-  // With the GPU front end's images still on the device, the per-pixel sums run there
-  // (gpu/shapes_gpu.hpp), the finish on the host: the same shapes and values.
-  // The columns' storage is the last frame's on this thread (ColumnPool): every element is
-  // written below, and a frame no larger than the last constructs none.
-  std::vector<Shape> shapes = std::move(column_pool.shapes);
-  std::vector<Iso> isos = std::move(column_pool.isos);
-  if (front.device_value && gpu::shapes_supported(iso_params)) {
-    gpu::shapes_and_isophotal(objects, front.device_value, front.device_cvalue, w, iso_params, nt,
-                              shapes, isos, &info.stage_seconds);
-  } else {
-    shapes.resize(objects.size());
-    isos.resize(objects.size());
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-    for (size_t i = 0; i < objects.size(); ++i) {
-      shapes[i] = compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted),
-                                dweighted, dgeo);
-      isos[i] = isophotal(objects[i], shapes[i], iso_params);
-    }
-  }
-  // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
-  const bool local_back = config.backphoto_type == BackPhotoType::Local;
-  std::vector<Shape> detected_shapes;
-  if (local_back) detected_shapes = shapes;
-  timer.lap("shapes, isophotal");
-
   const int naper = static_cast<int>(config.phot_apertures.size());
   const int nfrac = static_cast<int>(config.phot_fluxfrac.size());
   MeasureParams mp;
@@ -397,19 +355,79 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // --- end
   const CleanParams clean_params{config.clean, config.clean_param,     dthresh, margin,
                                  mp.buffer,    config.memory_objstack, nt};
-  // The zones on the GPU with --device cuda (gpu/clean_zones_gpu.hpp), unless the frame has
-  // too many large objects for it: the same pairs.
-  CleanZones zones;
-  if (config.clean &&
-      !(config.device == Backend::Cuda && gpu::clean_zones_gpu(shapes, w, h, nt, zones)))
-    zones = clean_zones(shapes, nt);
-  timer.lap("clean zones");
-  CleanPairs pairs =
-      config.clean ? clean_pairs(shapes, isos, zones, config.clean_param, nt) : CleanPairs{};
-  timer.lap("clean pairs");
-  const CleanResult cleaned =
-      clean_objects(objects.flags, shapes, isos, done_line, zones, std::move(pairs), clean_params);
-  timer.lap("clean");
+  // Each detection's done line (its own index as parent), then each object's. The
+  // detections' pixel columns become the objects' (deblend.hpp).
+  const auto t_deblend = std::chrono::steady_clock::now();
+  std::vector<int64_t> detection_index(detections.size());
+  for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
+  const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
+  std::vector<std::pair<std::string, double>> steps;
+  steps.emplace_back(
+      "deblend: done lines",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count());
+  DeblendStage deblend_stage(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt,
+                             &steps);
+  const double deblend_planned =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count();
+  // One pass: each object's pixels are read for its shape and again, still in cache, for its
+  // isophotal values. With the GPU front end's images still on the device, the per-pixel sums
+  // run there (gpu/shapes_gpu.hpp), the finish on the host: the same shapes and values.
+  // The columns' storage is the last frame's on this thread (ColumnPool).
+  std::vector<Shape> shapes = std::move(column_pool.shapes);
+  std::vector<Iso> isos = std::move(column_pool.isos);
+  const bool gpu_shapes = front.device_value && gpu::shapes_supported(iso_params);
+  BackEndSteps back_steps;
+  back_steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int threads) {
+    if (gpu_shapes) {
+      gpu::shapes_and_isophotal(objects, first, last, front.device_value, front.device_cvalue, w,
+                                iso_params, threads, shapes, isos);
+      return;
+    }
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+    for (size_t i = first; i < last; ++i) {
+      shapes[i] = compute_shape(objects[i], object_dthresh(objects[i], dthresh, dweighted),
+                                dweighted, dgeo);
+      isos[i] = isophotal(objects[i], shapes[i], iso_params);
+    }
+  };
+  // The zones of the whole frame on the GPU with --device cuda (gpu/clean_zones_gpu.hpp),
+  // unless the frame has too many large objects for it: the same pairs. A chunk's on the host.
+  back_steps.zones = [&](size_t first, size_t last, int threads) {
+    CleanZones zones;
+    if (config.device == Backend::Cuda && first == 0 && last == shapes.size() &&
+        gpu::clean_zones_gpu(shapes, w, h, threads, zones))
+      return zones;
+    return clean_zones(shapes, first, last, threads);
+  };
+  BackEndOptions back_options;
+  back_options.threads = nt;
+  if (config.back_end_chunk_objects > 0)
+    back_options.chunk_objects = static_cast<size_t>(config.back_end_chunk_objects);
+  // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
+  const bool local_back = config.backphoto_type == BackPhotoType::Local;
+  back_options.keep_detected_shapes = local_back;
+  std::vector<std::pair<std::string, double>> back_seconds;
+  CleanedObjects back = deblend_and_clean(deblend_stage, detection_done, clean_params, back_steps,
+                                          back_options, shapes, isos, &back_seconds);
+  Deblended& deblended = back.deblended;
+  const std::vector<int64_t>& done_line = back.done_line;
+  const CleanResult& cleaned = back.cleaned;
+  const std::vector<Shape>& detected_shapes = back.detected_shapes;
+  ObjectList& objects = deblended.objects;
+  info.n_deblended = objects.size();
+  info.rand_draws = deblended.draws;
+  // The stages' times: deblending's own steps and its pixel assignment summed over the chunks,
+  // then the stages after it (back_end.hpp).
+  double finish_s = 0;
+  for (const auto& [name, sec] : back_seconds)
+    if (name == "deblend: finish") finish_s = sec;
+  for (auto& st : steps) info.stage_seconds.push_back(st);
+  for (auto& st : back_seconds)
+    if (st.first == "deblend: finish") info.stage_seconds.push_back(st);
+  info.stage_seconds.emplace_back("deblend", deblend_planned + finish_s);
+  for (auto& st : back_seconds)
+    if (st.first != "deblend: finish") info.stage_seconds.push_back(st);
+  timer.restart();
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The
   // GPU front end's images are still on the device: the blanking codes are made there (LOCAL's

@@ -659,6 +659,36 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
     EXPECT_EQ(got.objects.fixed_centre, want.fixed_centre) << what;
     EXPECT_EQ(got.objects.cx, want.cx) << what;
     EXPECT_EQ(got.objects.cy, want.cy) << what;
+    // The same stage finished a random range of detections at a time (DeblendStage, as the
+    // pipelined back end takes it), each range's objects complete once it is finished.
+    ObjectList again = f.detections;
+    DeblendStage staged(std::move(again), p, offset, 1 + trial % 3);
+    const size_t nd = staged.detections();
+    EXPECT_EQ(staged.first_object(nd), want.size()) << what;
+    for (size_t begin = 0; begin < nd;) {
+      const size_t end = std::min(nd, begin + 1 + rng() % (nd / 2 + 1));
+      staged.finish(begin, end, 1 + trial % 2);
+      const Deblended& part = staged.result();
+      for (size_t o = staged.first_object(begin); o < staged.first_object(end); ++o) {
+        EXPECT_EQ(part.parent[o], want_parent[o]) << what << " object " << o;
+        EXPECT_EQ(part.objects.offset[o + 1], want.offset[o + 1]) << what << " object " << o;
+        EXPECT_EQ(part.objects.flags[o], want.flags[o]) << what << " object " << o;
+      }
+      begin = end;
+    }
+    const Deblended ranged = staged.take();
+    EXPECT_EQ(ranged.draws, draws) << what;
+    EXPECT_EQ(ranged.parent, want_parent) << what;
+    EXPECT_EQ(ranged.objects.offset, want.offset) << what;
+    EXPECT_EQ(ranged.objects.x, want.x) << what;
+    EXPECT_EQ(ranged.objects.y, want.y) << what;
+    EXPECT_EQ(ranged.objects.value, want.value) << what;
+    EXPECT_EQ(ranged.objects.cvalue, want.cvalue) << what;
+    EXPECT_EQ(ranged.objects.var, want.var) << what;
+    EXPECT_EQ(ranged.objects.dthresh, want.dthresh) << what;
+    EXPECT_EQ(ranged.objects.fixed_centre, want.fixed_centre) << what;
+    EXPECT_EQ(ranged.objects.cx, want.cx) << what;
+    EXPECT_EQ(ranged.objects.cy, want.cy) << what;
   }
 }
 

@@ -123,7 +123,7 @@ size_t expect_same_shapes(const Case& k) {
   EXPECT_EQ(got.size(), objects.size());
   EXPECT_EQ(got_iso.size(), objects.size());
   if (got.size() != objects.size() || got_iso.size() != objects.size()) return 0;
-  EXPECT_EQ(seconds.size(), 5u);  // the steps gpu/shapes_gpu.cpp times
+  EXPECT_EQ(seconds.size(), 4u);  // the steps gpu/shapes_gpu.cpp times
   size_t differ = 0;
   for (size_t i = 0; i < objects.size(); ++i) {
     const std::string ds = shape_differences(want[i], got[i]);

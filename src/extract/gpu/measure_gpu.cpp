@@ -183,7 +183,10 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   const size_t n = shapes.size();
   const size_t na = request.apertures.size(), nf = request.fluxfrac.size();
   PhotometryColumns out;
-  if (n == 0) return out;
+  if (n == 0) {
+    if (request.meanwhile) request.meanwhile();
+    return out;
+  }
   Context& c = context();
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
@@ -296,6 +299,11 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   }
   out.host = std::chrono::duration<double>(Clock::now() - t_host).count();
   out.host_objects = on_host.size();
+  if (request.meanwhile) {
+    const auto t_meanwhile = Clock::now();
+    request.meanwhile();
+    out.meanwhile = std::chrono::duration<double>(Clock::now() - t_meanwhile).count();
+  }
   c.stream.synchronize();
   out.upload = c.timer.seconds(kStart, kUploaded);
   out.kernel = c.timer.seconds(kUploaded, kMeasured);

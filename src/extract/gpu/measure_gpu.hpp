@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "extract/stages/photometry.hpp"
@@ -38,6 +39,10 @@ struct PhotometryRequest {
   // best of 0-80 on the H100 with 16 host threads (bench_gpu_photometry, crowded 4096^2: the
   // call 9.95 -> 5.24 ms; sparse: 2.18 -> 1.0 ms at 40; bench/results/...-stop28.md). 0: none.
   double device_slowdown = 80;
+  // Host work that does not need the photometry (measure.cpp: the catalog's columns and the
+  // shape and isophotal columns), run after the host's own objects while the kernel may still
+  // be running. Null: none.
+  std::function<void()> meanwhile;
 };
 
 // The columns, object i at i (and i * apertures + k, i * fractions + k), as measure.cpp's CPU
@@ -51,6 +56,7 @@ struct PhotometryColumns {
   // columns down. `setup`: host time before the first copy (buffers grown, inputs packed).
   double setup = 0, upload = 0, kernel = 0, download = 0;
   double host = 0;          // host time measuring the objects kept there (beside the kernel)
+  double meanwhile = 0;     // host time of PhotometryRequest::meanwhile (beside the kernel)
   size_t host_objects = 0;  // how many (host_min_rlim, device_slowdown)
 };
 

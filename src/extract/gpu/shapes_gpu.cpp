@@ -46,15 +46,25 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
                           int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds) {
+  shapes.resize(objects.size());
+  isos.resize(objects.size());
+  shapes_and_isophotal(objects, 0, objects.size(), value, cvalue, width, params, threads, shapes,
+                       isos, seconds);
+}
+
+void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
+                          const float* cvalue, int64_t width, const IsoParams& params, int threads,
+                          std::vector<Shape>& shapes, std::vector<Iso>& isos,
+                          std::vector<std::pair<std::string, double>>* seconds) {
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  const size_t n = objects.size(), m = objects.pixel_count();
-  if (n == 0) {
-    shapes.clear();
-    isos.clear();
-    return;
-  }
+  if (last <= first) return;
+  // The range's objects and pixels: object first + i is the kernel's object i, its pixels'
+  // indexes start at the range's first pixel.
+  const size_t n = last - first;
+  const int64_t base = objects.offset[first];
+  const size_t m = static_cast<size_t>(objects.offset[last] - base);
   Context& c = context();
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
@@ -67,13 +77,14 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   unsigned char* din = c.in.grow(in.bytes());
   cuda::Carve hcut(hin), dcut(din);
   ShapeArgs a;
-  std::memcpy(hcut.take<int64_t>(n + 1), objects.offset.data(), (n + 1) * sizeof(int64_t));
+  int64_t* hoffset = hcut.take<int64_t>(n + 1);
+  for (size_t i = 0; i <= n; ++i) hoffset[i] = objects.offset[first + i] - base;
   a.offset = dcut.take<int64_t>(n + 1);
-  std::memcpy(hcut.take<uint8_t>(n), objects.fixed_centre.data(), n);
+  std::memcpy(hcut.take<uint8_t>(n), objects.fixed_centre.data() + first, n);
   a.fixed_centre = dcut.take<uint8_t>(n);
-  std::memcpy(hcut.take<double>(n), objects.cx.data(), n * sizeof(double));
+  std::memcpy(hcut.take<double>(n), objects.cx.data() + first, n * sizeof(double));
   a.cx = dcut.take<double>(n);
-  std::memcpy(hcut.take<double>(n), objects.cy.data(), n * sizeof(double));
+  std::memcpy(hcut.take<double>(n), objects.cy.data() + first, n * sizeof(double));
   a.cy = dcut.take<double>(n);
   CELERIS_CUDA_CHECK(cudaMemcpyAsync(din, hin, in.bytes(), cudaMemcpyHostToDevice, s));
   // The pixels' indexes, in slices: each slice crosses the bus while the next is packed.
@@ -84,11 +95,10 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   for (size_t b = 0; b < m; b += kSlice) {
     const size_t e = std::min(m, b + kSlice);
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (size_t i = b; i < e; ++i) hindex[i] = objects.y[i] * w32 + objects.x[i];
+    for (size_t i = b; i < e; ++i) hindex[i] = objects.y[base + i] * w32 + objects.x[base + i];
     CELERIS_CUDA_CHECK(cudaMemcpyAsync(dindex + b, hindex + b, (e - b) * sizeof(int32_t),
                                        cudaMemcpyHostToDevice, s));
   }
-  const auto t_packed = Clock::now();
 
   a.objects = static_cast<int64_t>(n);
   a.index = dindex;
@@ -111,14 +121,10 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   const float* mthresh = hres.take<float>(n);
   shape_sums(a, s);
   CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes(), cudaMemcpyDeviceToHost, s));
-  // While the kernel runs: the two columns (9 MB on a crowded frame; the caller's may hold the
-  // last frame's storage, and every element is written below) and the largest objects on the
-  // host, as compute_shape and isophotal.
-  shapes.resize(n);
-  isos.resize(n);
+  // While the kernel runs: the largest objects on the host, as compute_shape and isophotal.
   const auto t_columns = Clock::now();
   std::vector<size_t> large;
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = first; i < last; ++i)
     if (objects.count(i) > static_cast<size_t>(kHostObjectPixels)) large.push_back(i);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (size_t j = 0; j < large.size(); ++j) {
@@ -131,20 +137,20 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
   const auto t_device = Clock::now();
 
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t j = 0; j < n; ++j) {
+    const size_t i = first + j;
     const ObjectView o = objects[i];
     if (o.size() > static_cast<size_t>(kHostObjectPixels)) continue;
-    shapes[i] = finish_shape(shape[i], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
+    shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
                              params.detect_thresh, false);
-    isos[i] = finish_iso(o, shapes[i], params, sums[i], mthresh[i],
+    isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
                          iso_background(shapes[i], params, 0.0f), 0.0f);
   }
   if (seconds) {
     auto since = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double>(b - a).count();
     };
-    seconds->emplace_back("gpu shapes: pack and upload", since(t0, t_packed));
-    seconds->emplace_back("gpu shapes: host columns", since(t_packed, t_columns));
+    seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
     seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));

@@ -40,5 +40,11 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
                           int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds = nullptr);
+// The same for objects first .. last - 1 only, into shapes[first ..] and isos[first ..], which
+// the caller has sized for all objects (the others are neither read nor written).
+void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
+                          const float* cvalue, int64_t width, const IsoParams& params, int threads,
+                          std::vector<Shape>& shapes, std::vector<Iso>& isos,
+                          std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract::gpu

@@ -1,6 +1,8 @@
 #include "extract/stages/clean.hpp"
 #include "extract/stages/clean_list.hpp"
 
+#include "celeris/error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,21 +12,6 @@
 namespace celeris::extract {
 
 namespace {
-
-void merge(size_t slave, size_t master, std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
-           std::vector<Iso>& isos) {
-  Shape& ms = shapes[master];
-  const Shape& ss = shapes[slave];
-  ms.npix += ss.npix;
-  ms.flux = static_cast<float>(ms.flux) + static_cast<float>(ss.flux);
-  merge_iso(isos[master], isos[slave]);
-  if (ss.peak > ms.peak) ms.peak = ss.peak;
-  ms.xmin = std::min(ms.xmin, ss.xmin);
-  ms.xmax = std::max(ms.xmax, ss.xmax);
-  ms.ymin = std::min(ms.ymin, ss.ymin);
-  ms.ymax = std::max(ms.ymax, ss.ymax);
-  flags[master] |= flags[slave] & ~(kFlagBlended | kFlagNeighbours);
-}
 
 // SExtractor's ycmin / ycmax (clean.c addcleanobj): the lines above and below an object that
 // its apertures may reach; they decide when it is written out, hence its NUMBER.
@@ -59,140 +46,257 @@ YLimits ylimits(const Shape& s, int clean_margin) {
 // sequential bookkeeping either way; only the comparisons move out of the pass. Groups of
 // interacting objects are not decided independently: on crowded frames the zone graph is mostly one
 // component, and list positions, which order the comparisons, depend on every write-out before.
-CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
-                          std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                          const CleanZones& zones, CleanPairs pairs, const CleanParams& params) {
-  const size_t n = shapes.size();
+//
+// The changed objects' shapes, isophotal values and profiles are kept apart (a slot each) until
+// finish(): the columns as detected stay read-only while the pass runs, so the pairs of later
+// newcomers can be decided from them at the same time (the pipelined back end, back_end.hpp).
+struct CleanPass::State {
+  std::vector<uint16_t>& flags;
+  const std::vector<Shape>& shapes;
+  const std::vector<Iso>& isos;
+  const std::vector<int64_t>& done_line;
+  const std::vector<CleanProfile>& profile;
+  CleanParams params;
+  size_t n;
+  size_t next = 0;  // the next newcomer
   CleanResult result;
-  result.order.reserve(n);
-  result.written_at.reserve(n);
-  result.buffer_at.reserve(n);
-  result.written_moment.reserve(n);
-  // The list holds at most MEMORY_OBJSTACK entries (one, if that is not positive); its ycmin
-  // index files entries by the rows of the buffer's write-out events.
-  WriteOutSchedule schedule(params.buffer);
-  const auto [row_lo, row_hi] = schedule.ymin_range();
-  CleanList list(
-      n, static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))),
-      row_lo, row_hi);
-  const double beta = params.clean_param;
-  std::vector<CleanProfile>& profile = pairs.profile;
-  // Profiles are recomputed lazily after a merge into their object.
-  std::vector<char> profile_valid(profile.size(), 1);
-  // Objects something has been merged into (their comparisons are no longer those precomputed).
-  std::vector<uint8_t> changed(n, 0);
-  bool any_changed = false;
+  WriteOutSchedule schedule;
+  CleanList list;
+  // Per object its slot among the changed ones (-1: as detected), and the slots.
+  std::vector<int32_t> slot;
+  struct Changed {
+    Shape shape;
+    Iso iso;
+    CleanProfile profile;
+    bool profile_valid = false;  // recomputed lazily after a merge into the object
+  };
+  std::vector<Changed> changed;
   std::vector<size_t> victims;
   std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
-  // SExtractor fixes an object's limits when it joins the clean list, from its shape then (as
-  // detected, or grown by the victims it has just absorbed). Computed here, on the pass's own
-  // thread: a parallel loop for them beforehand costs more than it saves (about 10 ns each).
-  auto add = [&](size_t o) {
-    const YLimits y = ylimits(shapes[o], params.clean_margin);
-    list.push(o, y.ycmin, y.ycmax);
-  };
+  std::vector<size_t> leaving;
   int64_t now = 0;  // the scan line of the write-outs below
   // Write-outs made so far because the stack was full: a moment is the scan line plus these
   // (blanking_view.hpp), so that such a write-out follows the merges made before it on its line.
   int64_t stack_full = 0;
-  auto moment = [&](int64_t line) {
+
+  State(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
+        const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
+        const std::vector<CleanProfile>& profile, const CleanParams& params)
+      : flags(flags),
+        shapes(shapes),
+        isos(isos),
+        done_line(done_line),
+        profile(profile),
+        params(params),
+        n(n),
+        schedule(params.buffer),
+        // The list holds at most MEMORY_OBJSTACK entries (one, if that is not positive); its
+        // ycmin index files entries by the rows of the buffer's write-out events.
+        list(
+            n,
+            static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))),
+            schedule.ymin_range().first, schedule.ymin_range().second),
+        slot(n, -1) {
+    result.order.reserve(n);
+    result.written_at.reserve(n);
+    result.buffer_at.reserve(n);
+    result.written_moment.reserve(n);
+  }
+
+  const Shape& shape(size_t o) const { return slot[o] < 0 ? shapes[o] : changed[slot[o]].shape; }
+  const Iso& iso(size_t o) const { return slot[o] < 0 ? isos[o] : changed[slot[o]].iso; }
+  Changed& change(size_t o) {
+    if (slot[o] < 0) {
+      slot[o] = static_cast<int32_t>(changed.size());
+      changed.push_back({shapes[o], isos[o], {}, false});
+    }
+    Changed& c = changed[slot[o]];
+    c.profile_valid = false;
+    return c;
+  }
+
+  void merge(size_t slave, size_t master) {
+    const Shape ss = shape(slave);
+    const Iso si = iso(slave);
+    Changed& m = change(master);
+    Shape& ms = m.shape;
+    ms.npix += ss.npix;
+    ms.flux = static_cast<float>(ms.flux) + static_cast<float>(ss.flux);
+    merge_iso(m.iso, si);
+    if (ss.peak > ms.peak) ms.peak = ss.peak;
+    ms.xmin = std::min(ms.xmin, ss.xmin);
+    ms.xmax = std::max(ms.xmax, ss.xmax);
+    ms.ymin = std::min(ms.ymin, ss.ymin);
+    ms.ymax = std::max(ms.ymax, ss.ymax);
+    flags[master] |= flags[slave] & ~(kFlagBlended | kFlagNeighbours);
+  }
+
+  // SExtractor fixes an object's limits when it joins the clean list, from its shape then (as
+  // detected, or grown by the victims it has just absorbed). Computed here, on the pass's own
+  // thread: a parallel loop for them beforehand costs more than it saves (about 10 ns each).
+  void add(size_t o) {
+    const YLimits y = ylimits(shape(o), params.clean_margin);
+    list.push(o, y.ycmin, y.ycmax);
+  }
+  int64_t moment(int64_t line) const {
     return line == std::numeric_limits<int64_t>::max() ? line : line + stack_full;
-  };
-  auto write_out = [&](size_t li, bool amid_line = false) {
+  }
+  void write_out(size_t li, bool amid_line = false) {
     result.order.push_back(list[li]);
     result.written_at.push_back(now);
     result.buffer_at.push_back(amid_line ? now + 1 : now);
     result.written_moment.push_back(moment(now));
     list.remove_at(li);
-  };
+  }
   // At each of the buffer's write-out events, the objects whose apertures no longer reach the
   // buffer leave. SExtractor scans the list from its end, each removal moving the last entry
   // (already scanned, and staying) into the freed slot: the same as removing the qualifying
   // entries in decreasing list position.
-  std::vector<size_t> leaving;
-  auto events_before = [&](int64_t line) {
+  void events_before(int64_t line) {
     schedule.events_before(line, [&](int64_t at, int64_t ymin) {
       now = at;
       leaving.clear();
       list.take_ycmin_at_most(ymin, [&](size_t li) { leaving.push_back(li); });
       for (size_t v = leaving.size(); v--;) write_out(leaving[v]);
     });
-  };
-  // The comparison of newcomer `in` with list entry o from their shapes now (SExtractor's).
-  auto compare_afresh = [&](size_t in, size_t o) {
-    if (!profile_valid[o]) profile[o] = CleanProfile(shapes[o], isos[o].dthresh, beta);
-    profile_valid[o] = 1;
-    return clean_pair(shapes[in], isos[in], profile[in], shapes[o], isos[o], profile[o], beta);
-  };
-  for (size_t in = 0; in < n; ++in) {
-    events_before(done_line[in]);
-    // A full list first writes out the object with the smallest ycmax (the first such).
-    if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
-      now = done_line[in];
-      ++stack_full;
-      result.stack_full_lines.push_back(now);
-      write_out(list.first_of_smallest_ycmax(), true);
+  }
+  // The comparison of newcomer `in` (as detected) with list entry o from their shapes now
+  // (SExtractor's).
+  CleanPair compare_afresh(size_t in, size_t o) {
+    const CleanProfile* po = &profile[o];
+    if (slot[o] >= 0) {
+      Changed& c = changed[slot[o]];
+      if (!c.profile_valid) c.profile = CleanProfile(c.shape, c.iso.dthresh, params.clean_param);
+      c.profile_valid = true;
+      po = &c.profile;
     }
-    if (!params.enabled) {
-      add(in);
-      continue;
-    }
-    // The entries of in's zone now in the list, with their answers, in list order.
-    met.clear();
-    if (params.compare_every_pair) {
-      for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
-        const size_t o = zones.neighbours[k];
-        const int64_t li = list.position(o);
-        if (li < 0) continue;
-        const CleanPair c = compare_afresh(in, o);
-        if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
+    return clean_pair(shapes[in], isos[in], profile[in], shape(o), iso(o), *po, params.clean_param);
+  }
+
+  void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
+            const std::vector<uint8_t>& any) {
+    const size_t end = zones.first + zones.offset.size() - 1;
+    for (size_t in = next; in < end; ++in) {
+      events_before(done_line[in]);
+      // A full list first writes out the object with the smallest ycmax (the first such).
+      if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
+        now = done_line[in];
+        ++stack_full;
+        result.stack_full_lines.push_back(now);
+        write_out(list.first_of_smallest_ycmax(), true);
       }
-    } else if (pairs.any[in] || any_changed) {
-      // Per pair: the answer made beforehand while o is as detected, else o compared afresh.
-      for (int64_t k = zones.offset[in]; k < zones.offset[in + 1]; ++k) {
-        const size_t o = zones.neighbours[k];
-        CleanPair c = pairs.pair[k];
-        if (!changed[o] && c == CleanPair::kNone) continue;
-        const int64_t li = list.position(o);
-        if (li < 0) continue;
-        if (changed[o] && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
-        met.emplace_back(static_cast<size_t>(li), c);
-      }
-    }
-    std::sort(met.begin(), met.end());
-    victims.clear();
-    bool eaten = false;
-    for (const auto& [li, c] : met) {
-      if (c == CleanPair::kVictim) {
-        victims.push_back(li);
+      if (!params.enabled) {
+        add(in);
         continue;
       }
-      const size_t o = list[li];
-      merge(in, o, flags, shapes, isos);
-      profile_valid[o] = 0;
-      changed[o] = 1, any_changed = true;
-      result.removed.push_back({in, done_line[in], o, in, moment(done_line[in])});
-      eaten = true;
-      break;
+      // The entries of in's zone now in the list, with their answers, in list order.
+      met.clear();
+      const size_t z = in - zones.first;
+      if (params.compare_every_pair) {
+        for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+          const size_t o = zones.neighbours[k];
+          const int64_t li = list.position(o);
+          if (li < 0) continue;
+          const CleanPair c = compare_afresh(in, o);
+          if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
+        }
+      } else if (any[z] || !changed.empty()) {
+        // Per pair: the answer made beforehand while o is as detected, else o compared afresh.
+        for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+          const size_t o = zones.neighbours[k];
+          CleanPair c = pair[k];
+          const bool o_changed = slot[o] >= 0;
+          if (!o_changed && c == CleanPair::kNone) continue;
+          const int64_t li = list.position(o);
+          if (li < 0) continue;
+          if (o_changed && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
+          met.emplace_back(static_cast<size_t>(li), c);
+        }
+      }
+      std::sort(met.begin(), met.end());
+      victims.clear();
+      bool eaten = false;
+      for (const auto& [li, c] : met) {
+        if (c == CleanPair::kVictim) {
+          victims.push_back(li);
+          continue;
+        }
+        const size_t o = list[li];
+        merge(in, o);
+        result.removed.push_back({in, done_line[in], o, in, moment(done_line[in])});
+        eaten = true;
+        break;
+      }
+      if (eaten) continue;
+      for (size_t v = victims.size(); v--;) {
+        const size_t li = victims[v];
+        merge(list[li], in);
+        result.removed.push_back({list[li], done_line[in], in, in, moment(done_line[in])});
+        list.remove_at(li);
+      }
+      add(in);
     }
-    if (eaten) continue;
-    for (size_t v = victims.size(); v--;) {
-      const size_t li = victims[v];
-      merge(list[li], in, flags, shapes, isos);
-      result.removed.push_back({list[li], done_line[in], in, in, moment(done_line[in])});
-      list.remove_at(li);
-    }
-    if (!victims.empty()) {
-      profile_valid[in] = 0;
-      changed[in] = 1, any_changed = true;
-    }
-    add(in);
+    next = end;
   }
-  events_before(std::numeric_limits<int64_t>::max());
-  // Then the rest, always taking the first entry and moving the last one into its place.
-  now = std::numeric_limits<int64_t>::max();
-  while (!list.empty()) write_out(0);
-  return result;
+
+  CleanResult finish(std::vector<Shape>& out_shapes, std::vector<Iso>& out_isos) {
+    events_before(std::numeric_limits<int64_t>::max());
+    // Then the rest, always taking the first entry and moving the last one into its place.
+    now = std::numeric_limits<int64_t>::max();
+    while (!list.empty()) write_out(0);
+    for (size_t o = 0; o < n; ++o)
+      if (slot[o] >= 0) {
+        out_shapes[o] = changed[slot[o]].shape;
+        out_isos[o] = changed[slot[o]].iso;
+      }
+    return std::move(result);
+  }
+};
+
+CleanPass::CleanPass(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
+                     const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
+                     const std::vector<CleanProfile>& profile, const CleanParams& params)
+    : state_(std::make_unique<State>(n, flags, shapes, isos, done_line, profile, params)) {}
+
+CleanPass::~CleanPass() = default;
+
+size_t CleanPass::next() const {
+  return state_->next;
+}
+
+void CleanPass::take(const CleanZones& zones, const std::vector<CleanPair>& pair,
+                     const std::vector<uint8_t>& any) {
+  if (zones.first != state_->next || zones.offset.empty() ||
+      zones.first + zones.offset.size() - 1 > state_->n)
+    throw Error("internal: CleanPass::take given objects " + std::to_string(zones.first) + " .. " +
+                std::to_string(zones.first + zones.offset.size() - 1) + ", expected " +
+                std::to_string(state_->next) + " onwards");
+  state_->take(zones, pair, any);
+}
+
+CleanResult CleanPass::finish(std::vector<Shape>& shapes, std::vector<Iso>& isos) {
+  if (state_->next != state_->n)
+    throw Error("internal: CleanPass::finish after " + std::to_string(state_->next) + " of " +
+                std::to_string(state_->n) + " objects");
+  return state_->finish(shapes, isos);
+}
+
+CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
+                          std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
+                          const CleanZones& zones, CleanPairs pairs, const CleanParams& params) {
+  const size_t n = shapes.size();
+  if (pairs.profile.size() < n) pairs.profile.resize(n);
+  if (pairs.any.size() < n) pairs.any.resize(n, 0);
+  if (pairs.pair.size() < zones.neighbours.size()) pairs.pair.resize(zones.neighbours.size());
+  CleanPass pass(n, flags, shapes, isos, done_line, pairs.profile, params);
+  CleanZones all_zones;
+  const CleanZones* z = &zones;
+  if (zones.offset.size() != n + 1) {  // cleaning off: no zones
+    all_zones.offset.assign(n + 1, 0);
+    z = &all_zones;
+  }
+  pass.take(*z, pairs.pair, pairs.any);
+  return pass.finish(shapes, isos);
 }
 
 }  // namespace celeris::extract

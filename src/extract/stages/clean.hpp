@@ -5,6 +5,7 @@
 // fluxes, pixel counts and bounding box to the master, never its moments.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "extract/objects.hpp"
@@ -46,10 +47,39 @@ struct CleanResult {
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 
-// Updates shapes/isos/flags of the masters in place. done_line[i]: the scan line on which
-// object i's detection was completed (sextractor/scan_order.hpp). `zones`: clean_zones(shapes);
-// `pairs`: clean_pairs(shapes, isos, zones, params.clean_param), both from the arguments as
-// given (unused when cleaning is off).
+// The clean pass a range of newcomers at a time, in order: each take() gives the next objects'
+// zones (CleanZones::first onward) and the answers decided beforehand for them (clean_pairs).
+// The columns given at construction are read, never written, until finish() (the changed
+// objects are kept apart), and a take() reads only the objects before its end: the next
+// objects' columns, profiles, zones and pairs can be made while the pass runs on another
+// thread. `profile`: each object's CleanProfile from its shape as detected (clean_profiles).
+class CleanPass {
+ public:
+  CleanPass(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
+            const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
+            const std::vector<CleanProfile>& profile, const CleanParams& params);
+  ~CleanPass();
+  CleanPass(const CleanPass&) = delete;
+  CleanPass& operator=(const CleanPass&) = delete;
+  // The newcomers zones.first .. zones.first + zones.offset.size() - 2 (zones.first == next()).
+  // `pair` and `any` index as clean_pairs' for these zones. Cleaning off: zones with no
+  // neighbours.
+  void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
+            const std::vector<uint8_t>& any);
+  size_t next() const;  // the first newcomer not yet taken
+  // After every object is taken: the last write-outs; the merges are written into `shapes`
+  // and `isos` (the columns given at construction).
+  CleanResult finish(std::vector<Shape>& shapes, std::vector<Iso>& isos);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The whole pass at once. Updates shapes/isos/flags of the masters in place. done_line[i]: the scan
+// line on which object i's detection was completed (sextractor/scan_order.hpp). `zones`:
+// clean_zones(shapes); `pairs`: clean_pairs(shapes, isos, zones, params.clean_param), both from the
+// arguments as given (unused when cleaning is off).
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
                           const CleanZones& zones, CleanPairs pairs, const CleanParams& params);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace celeris::extract {
 
@@ -42,27 +43,37 @@ CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profi
 
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
                        const CleanZones& zones, double beta, int threads) {
-  const size_t n = shapes.size();
+  std::vector<CleanProfile> profile(shapes.size());
+  CleanPairs p = clean_pairs(shapes, isos, zones, beta, threads, profile);
+  p.profile = std::move(profile);
+  return p;
+}
+
+CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                       const CleanZones& zones, double beta, int threads,
+                       std::vector<CleanProfile>& profile) {
+  const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
   CleanPairs p;
-  p.profile.resize(n);
   p.pair.resize(zones.neighbours.size());
-  p.any.assign(n, 0);
+  p.any.assign(m, 0);
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
-    for (size_t i = 0; i < n; ++i) p.profile[i] = CleanProfile(shapes[i], isos[i].dthresh, beta);
+    for (size_t i = first; i < first + m; ++i)
+      profile[i] = CleanProfile(shapes[i], isos[i].dthresh, beta);
       // Objects have few or many neighbours (crowded patches): chunks, not one block per thread.
 #pragma omp for schedule(dynamic, 512)
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t z = 0; z < m; ++z) {
+      const size_t i = first + z;
       uint8_t any = 0;
-      for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+      for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
         const uint32_t o = zones.neighbours[k];
         const CleanPair c =
-            clean_pair(shapes[i], isos[i], p.profile[i], shapes[o], isos[o], p.profile[o], beta);
+            clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta);
         p.pair[k] = c;
         any |= c != CleanPair::kNone;
       }
-      p.any[i] = any;
+      p.any[z] = any;
     }
   }
   return p;

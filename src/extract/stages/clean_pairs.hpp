@@ -49,14 +49,21 @@ CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profi
                      const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta);
 
 struct CleanPairs {
-  std::vector<CleanProfile> profile;  // each object's, from its shape as given
+  std::vector<CleanProfile> profile;  // each object's, from its shape as given (whole frame)
   std::vector<CleanPair> pair;        // for each entry of CleanZones::neighbours
-  std::vector<uint8_t> any;           // per object: a pair of its own that is not kNone
+  std::vector<uint8_t> any;  // per object of the zones (any[i - zones.first]): a pair of its
+                             // own that is not kNone
 };
 
 // Every profile, and the decision for every pair of `zones`, from the shapes and thresholds as
 // given (before any merge), with `threads` threads.
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
                        const CleanZones& zones, double beta, int threads);
+// The same for the objects of `zones` (a range, clean_zones): their profiles go to
+// `profile[zones.first ...]` (sized for all objects; the earlier objects' already there), the
+// returned CleanPairs holds the decisions only.
+CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                       const CleanZones& zones, double beta, int threads,
+                       std::vector<CleanProfile>& profile);
 
 }  // namespace celeris::extract

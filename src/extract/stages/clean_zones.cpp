@@ -110,10 +110,15 @@ void build_tiers(const std::vector<ZonePoint>& points, const std::vector<uint8_t
 }  // namespace
 
 CleanZones clean_zones(const std::vector<Shape>& shapes, int threads) {
-  const size_t n = shapes.size();
+  return clean_zones(shapes, 0, shapes.size(), threads);
+}
+
+CleanZones clean_zones(const std::vector<Shape>& shapes, size_t begin, size_t end, int threads) {
+  const size_t n = end;  // the objects read
   CleanZones zones;
-  zones.offset.assign(n + 1, 0);
-  if (n == 0) return zones;
+  zones.first = begin;
+  zones.offset.assign(end - begin + 1, 0);
+  if (end <= begin) return zones;
   std::vector<ZonePoint> points(n);
   std::vector<uint8_t> tier(n);
   // below[i]: the largest y of the objects before i that are in a grid (-inf if none), which no
@@ -130,7 +135,7 @@ CleanZones clean_zones(const std::vector<Shape>& shapes, int threads) {
   Tier tiers[kTiers + 1];
   build_tiers(points, tier, tiers);
 
-  const size_t nchunks = (n + kChunk - 1) / kChunk;
+  const size_t nchunks = (end - begin + kChunk - 1) / kChunk;
   std::vector<std::vector<uint32_t>> found(nchunks);
 #pragma omp parallel num_threads(threads)
   {
@@ -138,7 +143,8 @@ CleanZones clean_zones(const std::vector<Shape>& shapes, int threads) {
 #pragma omp for schedule(dynamic, 1)
     for (size_t chunk = 0; chunk < nchunks; ++chunk) {
       std::vector<uint32_t>& out = found[chunk];
-      for (size_t i = chunk * kChunk; i < std::min(n, (chunk + 1) * kChunk); ++i) {
+      for (size_t i = begin + chunk * kChunk; i < std::min(end, begin + (chunk + 1) * kChunk);
+           ++i) {
         const ZonePoint& si = points[i];
         size_t kept = 0;  // near[0, kept): the objects found
         auto consider = [&](const ZonePoint& p) {
@@ -188,14 +194,15 @@ CleanZones clean_zones(const std::vector<Shape>& shapes, int threads) {
           }
         }
         std::sort(near.begin(), near.begin() + kept);
-        const auto end = std::unique(near.begin(), near.begin() + kept);
-        out.insert(out.end(), near.begin(), end);
-        zones.offset[i + 1] = end - near.begin();
+        const auto last = std::unique(near.begin(), near.begin() + kept);
+        out.insert(out.end(), near.begin(), last);
+        zones.offset[i - begin + 1] = last - near.begin();
       }
     }
   }
-  for (size_t i = 0; i < n; ++i) zones.offset[i + 1] += zones.offset[i];
-  zones.neighbours.resize(zones.offset[n]);
+  const size_t m = end - begin;
+  for (size_t i = 0; i < m; ++i) zones.offset[i + 1] += zones.offset[i];
+  zones.neighbours.resize(zones.offset[m]);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t chunk = 0; chunk < nchunks; ++chunk)
     std::copy(found[chunk].begin(), found[chunk].end(),

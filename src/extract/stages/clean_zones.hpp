@@ -31,13 +31,18 @@ inline bool in_clean_zone(const Shape& s, const Shape& t) {
   return in_clean_zone(s.mx, s.my, static_cast<float>(s.a), t.mx, t.my, static_cast<float>(t.a));
 }
 
-// For each object i, the objects j < i with in_clean_zone(i, j), ascending, in CSR form:
-// neighbours[offset[i] .. offset[i + 1]).
+// For each object i of first .. first + offset.size() - 2, the objects j < i with
+// in_clean_zone(i, j), ascending, in CSR form: neighbours[offset[i - first] .. offset[i - first
+// + 1]).
 struct CleanZones {
+  size_t first = 0;
   std::vector<int64_t> offset;
   std::vector<uint32_t> neighbours;
 };
 
+// The zones of every object.
 CleanZones clean_zones(const std::vector<Shape>& shapes, int threads);
+// The zones of objects begin .. end - 1, from shapes[0 .. end) (the later ones are not read).
+CleanZones clean_zones(const std::vector<Shape>& shapes, size_t begin, size_t end, int threads);
 
 }  // namespace celeris::extract

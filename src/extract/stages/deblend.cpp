@@ -357,29 +357,47 @@ bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScr
   return may_split_at_all(parent, params) && (scratch.every_tree || peaks >= 2);
 }
 
-Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
-                  int threads, std::vector<std::pair<std::string, double>>* seconds) {
+struct DeblendStage::State {
+  ObjectList detections;  // per-object columns and offsets (the pixel columns are `out`'s)
+  std::vector<uint16_t> parent_flags;
+  std::vector<size_t> first_object, first_draw;
+  std::vector<std::unique_ptr<DeblendPlan>> plans;
+  std::vector<int32_t> stream;
+  Deblended out;
+};
+
+DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
+                           int64_t rand_offset, int threads,
+                           std::vector<std::pair<std::string, double>>* seconds)
+    : state_(std::make_unique<State>()) {
   using Clock = std::chrono::steady_clock;
   auto lap = [&, t = Clock::now()](const char* name) mutable {
     const auto now = Clock::now();
     if (seconds) seconds->emplace_back(name, std::chrono::duration<double>(now - t).count());
     t = now;
   };
-  const size_t n = detections.size();
+  State& st = *state_;
+  st.detections = std::move(detections);
+  const ObjectList& det = st.detections;
+  const size_t n = det.size();
   if (params.peaks && params.peaks->size() != n)
     throw Error("internal: deblend() given " + std::to_string(params.peaks->size()) +
                 " peak counts for " + std::to_string(n) + " detections");
   // Per detection: its flags after planning, the objects it becomes, its draws; the plan itself
   // is kept only for those that split.
-  std::vector<uint16_t> parent_flags(n);
-  std::vector<size_t> first_object(n + 1, 0), first_draw(n + 1, 0);
-  std::vector<std::unique_ptr<DeblendPlan>> plans(n);
-  const PlanOrder order = plan_order(detections, threads);
+  st.parent_flags.resize(n);
+  st.first_object.assign(n + 1, 0);
+  st.first_draw.assign(n + 1, 0);
+  st.plans.resize(n);
+  std::vector<uint16_t>& parent_flags = st.parent_flags;
+  std::vector<size_t>&first_object = st.first_object, &first_draw = st.first_draw;
+  std::vector<std::unique_ptr<DeblendPlan>>& plans = st.plans;
+  const PlanOrder order = plan_order(det, threads);
 #pragma omp parallel num_threads(threads)
   {
     DeblendScratch scratch;
     auto plan_one = [&](size_t i) {
-      const ObjectView parent = detections[i];
+      const ObjectView parent = det[i];
       parent_flags[i] = parent.flags;
       first_object[i + 1] = 1;
       // Most detections of a crowded field are single stars: answered without a plan.
@@ -403,20 +421,20 @@ Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t 
   }
   lap("deblend: plans");
   // The draws, after the first rand_offset numbers of the stream, jumped over (glibc_rand.hpp).
-  std::vector<int32_t> stream(first_draw.back());
-  glibc_rand_stream(static_cast<uint64_t>(std::max<int64_t>(rand_offset, 0)), stream.data(),
-                    stream.size(), threads);
+  st.stream.resize(first_draw.back());
+  glibc_rand_stream(static_cast<uint64_t>(std::max<int64_t>(rand_offset, 0)), st.stream.data(),
+                    st.stream.size(), threads);
   lap("deblend: draws");
 
-  Deblended out;
+  Deblended& out = st.out;
   out.draws = static_cast<int64_t>(first_draw.back());
   ObjectList& objects = out.objects;
-  objects.x = std::move(detections.x);
-  objects.y = std::move(detections.y);
-  objects.value = std::move(detections.value);
-  objects.cvalue = std::move(detections.cvalue);
-  objects.var = std::move(detections.var);
-  objects.dthresh = std::move(detections.dthresh);
+  objects.x = std::move(st.detections.x);
+  objects.y = std::move(st.detections.y);
+  objects.value = std::move(st.detections.value);
+  objects.cvalue = std::move(st.detections.cvalue);
+  objects.var = std::move(st.detections.var);
+  objects.dthresh = std::move(st.detections.dthresh);
   const size_t nobj = first_object[n];
   objects.offset.assign(nobj + 1, 0);
   objects.flags.resize(nobj);
@@ -424,28 +442,63 @@ Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t 
   objects.cx.resize(nobj);
   objects.cy.resize(nobj);
   out.parent.resize(nobj);
+}
+
+DeblendStage::~DeblendStage() = default;
+
+size_t DeblendStage::detections() const {
+  return state_->first_object.size() - 1;
+}
+
+size_t DeblendStage::first_object(size_t detection) const {
+  return state_->first_object[detection];
+}
+
+Deblended& DeblendStage::result() {
+  return state_->out;
+}
+
+void DeblendStage::finish(size_t begin, size_t end, int threads) {
+  State& st = *state_;
+  const ObjectList& detections = st.detections;
+  Deblended& out = st.out;
+  ObjectList& objects = out.objects;
 #pragma omp parallel num_threads(threads)
   {
     DeblendFinishScratch scratch;
 #pragma omp for schedule(dynamic, 64)
-    for (size_t i = 0; i < n; ++i) {
-      const size_t o = first_object[i];
-      for (size_t k = o; k < first_object[i + 1]; ++k) out.parent[k] = static_cast<int64_t>(i);
-      if (plans[i]) {
-        finish_deblend(*plans[i], stream.data() + first_draw[i], objects, detections.offset[i],
-                       detections.count(i), o, scratch);
-        plans[i].reset();
+    for (size_t i = begin; i < end; ++i) {
+      const size_t o = st.first_object[i];
+      for (size_t k = o; k < st.first_object[i + 1]; ++k) out.parent[k] = static_cast<int64_t>(i);
+      if (st.plans[i]) {
+        finish_deblend(*st.plans[i], st.stream.data() + st.first_draw[i], objects,
+                       detections.offset[i], detections.count(i), o, scratch);
+        st.plans[i].reset();
         continue;
       }
       objects.offset[o + 1] = detections.offset[i + 1];
-      objects.flags[o] = parent_flags[i];
+      objects.flags[o] = st.parent_flags[i];
       objects.fixed_centre[o] = detections.fixed_centre[i];
       objects.cx[o] = detections.cx[i];
       objects.cy[o] = detections.cy[i];
     }
   }
-  lap("deblend: finish");
-  return out;
+}
+
+Deblended DeblendStage::take() {
+  return std::move(state_->out);
+}
+
+Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
+                  int threads, std::vector<std::pair<std::string, double>>* seconds) {
+  using Clock = std::chrono::steady_clock;
+  DeblendStage stage(std::move(detections), params, rand_offset, threads, seconds);
+  const auto t = Clock::now();
+  stage.finish(0, stage.detections(), threads);
+  if (seconds)
+    seconds->emplace_back("deblend: finish",
+                          std::chrono::duration<double>(Clock::now() - t).count());
+  return stage.take();
 }
 
 }  // namespace celeris::extract

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,6 +137,30 @@ struct Deblended {
   std::vector<int64_t> parent;
   int64_t draws = 0;  // rand() numbers taken (after the skipped rand_offset)
 };
+// The same stage in two calls, so that a caller can take the objects a range of detections at
+// a time (the pipelined back end, back_end.hpp): the constructor plans every detection and
+// takes the draws, each finish() writes the objects of detections [begin, end) (the per-object
+// columns are sized for all objects at construction: an object's entries never move).
+class DeblendStage {
+ public:
+  DeblendStage(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
+               int threads, std::vector<std::pair<std::string, double>>* seconds = nullptr);
+  ~DeblendStage();
+  DeblendStage(const DeblendStage&) = delete;
+  DeblendStage& operator=(const DeblendStage&) = delete;
+  size_t detections() const;
+  // The first object of `detection` (detections(): the number of objects).
+  size_t first_object(size_t detection) const;
+  void finish(size_t begin, size_t end, int threads);
+  // The objects and their parents: entries of the detections not yet finished are not set.
+  Deblended& result();
+  Deblended take();  // after the last finish()
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // `seconds`, when given, receives the phases' times ("deblend: plans", "... draws", "... finish").
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads, std::vector<std::pair<std::string, double>>* seconds = nullptr);

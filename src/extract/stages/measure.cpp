@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -75,7 +76,8 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
                                       const std::vector<Iso>& isos,
                                       const std::vector<size_t>& order,
                                       const std::vector<int64_t>& written_at,
-                                      const PhotometryField& field, const MeasureParams& ctx) {
+                                      const PhotometryField& field, const MeasureParams& ctx,
+                                      std::function<void()> meanwhile) {
   // Over the host threads: one alone took 2-6 ms of a crowded 4096^2 frame on the 2-core dev box.
   std::vector<ApertureShape> aps(order.size());
 #pragma omp parallel for schedule(static) num_threads(ctx.threads)
@@ -91,6 +93,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
   req.host_threads = ctx.threads;
   req.host_reads_codes = ctx.compute_win || ctx.compute_petro || ctx.compute_growth ||
                          ctx.vignet_width > 0 || ctx.vignet_shift_width > 0;
+  req.meanwhile = std::move(meanwhile);
   gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
   if (ctx.gpu_seconds) {
     ctx.gpu_seconds->emplace_back("gpu measure setup", c.setup);
@@ -98,6 +101,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
     ctx.gpu_seconds->emplace_back("gpu measure kernel", c.kernel);
     ctx.gpu_seconds->emplace_back("gpu measure download", c.download);
     ctx.gpu_seconds->emplace_back("gpu measure, largest on host", c.host);
+    ctx.gpu_seconds->emplace_back("gpu measure, host columns beside the kernel", c.meanwhile);
   }
   return c;
 }
@@ -171,46 +175,39 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   const int naper = static_cast<int>(ctx.apertures.size());
   const int nfrac = static_cast<int>(ctx.fluxfrac.size());
   Objects o;
-  o.resize(n, naper, nfrac, ctx.threads);
-  if (ctx.compute_win) resize_windowed(o, n);
-  if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
-  if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
-  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda); the
-  // loop below takes its columns instead of measuring them (take_gpu_photometry) ---
-  const bool on_gpu = ctx.gpu;
-  gpu::PhotometryColumns gpu_columns;
-  if (on_gpu) gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx);
-  // --- hook: Petrosian, growth curve, VIGNET columns
-  if (ctx.compute_petro)
-    for (auto* v : {&o.flux_petro, &o.fluxerr_petro, &o.petro_radius}) v->assign(n, 0.0f);
-  if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
   const size_t vignet_size = static_cast<size_t>(ctx.vignet_width) * ctx.vignet_height;
-  o.vignet.assign(n * vignet_size, 0.0f);
   const size_t shift_size = static_cast<size_t>(ctx.vignet_shift_width) * ctx.vignet_shift_height;
-  o.vignet_shift.assign(n * shift_size, 0.0f);
-  // Differential geometry: the mean shifts, and the map around each object.
   const bool dgeo = ctx.dgeo != nullptr;
-  if (dgeo) {
-    for (auto* v : {&o.dgeox, &o.dgeoy}) v->assign(n, 0.0f);
-    if (ctx.compute_win) o.dgeoxwin.assign(n, 0.0f), o.dgeoywin.assign(n, 0.0f);
-  }
   const size_t dgeox_size = static_cast<size_t>(ctx.vignet_dgeox_width) * ctx.vignet_dgeox_height;
   const size_t dgeoy_size = static_cast<size_t>(ctx.vignet_dgeoy_width) * ctx.vignet_dgeoy_height;
-  o.vignet_dgeox.assign(n * dgeox_size, 0.0f);
-  o.vignet_dgeoy.assign(n * dgeoy_size, 0.0f);
-  // DURATION_ANALYSIS: SExtractor times endobject() per object (gettimeofday, analyse.c);
-  // celeris times this loop's body, the object's measurement, on a steady clock.
-  if (ctx.time_objects) o.duration_analysis.assign(n, 0.0f);
-  using Clock = std::chrono::steady_clock;
-
-#pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
-  for (size_t i = 0; i < n; ++i) {
-    const Clock::time_point started = ctx.time_objects ? Clock::now() : Clock::time_point{};
+  // The catalog's columns, sized.
+  auto allocate = [&] {
+    o.resize(n, naper, nfrac, ctx.threads);
+    if (ctx.compute_win) resize_windowed(o, n);
+    if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
+    if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
+    // --- hook: Petrosian, growth curve, VIGNET columns
+    if (ctx.compute_petro)
+      for (auto* v : {&o.flux_petro, &o.fluxerr_petro, &o.petro_radius}) v->assign(n, 0.0f);
+    if (ctx.compute_growth) o.growth.assign(n * kGrowthSteps, 0.0), o.growth_rlim.assign(n, 0.0);
+    o.vignet.assign(n * vignet_size, 0.0f);
+    o.vignet_shift.assign(n * shift_size, 0.0f);
+    // Differential geometry: the mean shifts, and the map around each object.
+    if (dgeo) {
+      for (auto* v : {&o.dgeox, &o.dgeoy}) v->assign(n, 0.0f);
+      if (ctx.compute_win) o.dgeoxwin.assign(n, 0.0f), o.dgeoywin.assign(n, 0.0f);
+    }
+    o.vignet_dgeox.assign(n * dgeox_size, 0.0f);
+    o.vignet_dgeoy.assign(n * dgeoy_size, 0.0f);
+    // DURATION_ANALYSIS: SExtractor times endobject() per object (gettimeofday, analyse.c);
+    // celeris times this loop's body, the object's measurement, on a steady clock.
+    if (ctx.time_objects) o.duration_analysis.assign(n, 0.0f);
+  };
+  // Catalog row i's columns from its shape and isophotal values alone.
+  auto shape_columns = [&](size_t i) {
     const size_t src = order[i];
     const Shape& s = shapes[src];
     const Iso& iso = isos[src];
-    uint16_t flags = objects.flags[src];
-    const float bkg = iso.background;
     o.x[i] = s.mx;
     o.y[i] = s.my;
     o.xpeak[i] = iso.xpeak;
@@ -236,10 +233,36 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     o.flux_iso[i] = iso.flux;
     o.fluxerr_iso[i] = std::sqrt(iso.fluxvar);
     o.flux_max[i] = iso.peak;
-    o.background[i] = bkg;
+    o.background[i] = iso.background;
     o.threshold[i] = iso.dthresh;  // SExtractor prints dthresh: no local background
     o.fwhm[i] = iso.fwhm;
     if (dgeo) o.dgeox[i] = s.dgeox, o.dgeoy[i] = s.dgeoy;
+  };
+  // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda); the
+  // loop below takes its columns instead of measuring them (take_gpu_photometry). The columns
+  // made without them are made while its kernel runs.
+  const bool on_gpu = ctx.gpu;
+  gpu::PhotometryColumns gpu_columns;
+  if (on_gpu) {
+    gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx, [&] {
+      allocate();
+#pragma omp parallel for schedule(static) num_threads(ctx.threads)
+      for (size_t i = 0; i < n; ++i) shape_columns(i);
+    });
+  } else {
+    allocate();
+  }
+  using Clock = std::chrono::steady_clock;
+
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ctx.threads)
+  for (size_t i = 0; i < n; ++i) {
+    const Clock::time_point started = ctx.time_objects ? Clock::now() : Clock::time_point{};
+    const size_t src = order[i];
+    const Shape& s = shapes[src];
+    const Iso& iso = isos[src];
+    uint16_t flags = objects.flags[src];
+    const float bkg = iso.background;
+    if (!on_gpu) shape_columns(i);
 
     const ApertureShape ap = aperture_shape(src, s, iso, i, written_at, ctx);
     float hl_radius = 0.5f;

@@ -1,0 +1,176 @@
+#include "extract/back_end.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace celeris::extract {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Detection indexes bounding the chunks: the first of about a quarter of `chunk_objects`
+// objects (the pass waits for it), then about `chunk_objects` each, the last one no smaller
+// than half that. One chunk with fewer than kPipelineThreads threads (the pass's thread is
+// taken from the stages: on two cores they took twice as long, and the pass hid less than
+// that), or few objects.
+constexpr int kPipelineThreads = 4;
+
+std::vector<size_t> chunk_bounds(const DeblendStage& d, size_t chunk_objects, int threads) {
+  const size_t ndet = d.detections(), nobj = d.first_object(ndet);
+  std::vector<size_t> bounds{0};
+  if (chunk_objects == 0 || threads < kPipelineThreads || nobj < 2 * chunk_objects) {
+    bounds.push_back(ndet);
+    return bounds;
+  }
+  size_t target = std::max<size_t>(chunk_objects / 4, 1);
+  while (bounds.back() < ndet) {
+    const size_t want = d.first_object(bounds.back()) + target;
+    // The first detection from which the chunk holds `want` objects or more.
+    size_t lo = bounds.back() + 1, hi = ndet;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (d.first_object(mid) >= want)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    if (nobj - d.first_object(lo) < chunk_objects / 2) lo = ndet;
+    bounds.push_back(lo);
+    target = chunk_objects;
+  }
+  return bounds;
+}
+
+}  // namespace
+
+CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_t>& detection_done,
+                                 const CleanParams& clean, const BackEndSteps& steps,
+                                 const BackEndOptions& options, std::vector<Shape>& shapes,
+                                 std::vector<Iso>& isos,
+                                 std::vector<std::pair<std::string, double>>* seconds) {
+  CleanedObjects out;
+  const size_t ndet = deblend.detections(), nobj = deblend.first_object(ndet);
+  const std::vector<size_t> bounds = chunk_bounds(deblend, options.chunk_objects, options.threads);
+  const size_t nchunks = bounds.size() - 1;
+  out.chunks = nchunks;
+  // With chunks, one thread cleans while the others make the next chunk.
+  const int threads = nchunks > 1 ? std::max(1, options.threads - 1) : options.threads;
+  // Every per-object column is sized for all objects before the first chunk: no entry moves
+  // while the pass reads it.
+  shapes.resize(nobj);
+  isos.resize(nobj);
+  out.done_line.resize(nobj);
+  std::vector<CleanProfile> profile(nobj);
+  Deblended& d = deblend.result();
+  CleanPass pass(nobj, d.objects.flags, shapes, isos, out.done_line, profile, clean);
+  struct Chunk {
+    CleanZones zones;
+    CleanPairs pairs;
+  };
+  std::vector<Chunk> chunks(nchunks);
+  double finish_s = 0, shapes_s = 0, zones_s = 0, pairs_s = 0, pass_s = 0;
+
+  // The clean pass's thread: chunk k once `ready` exceeds k.
+  std::mutex m;
+  std::condition_variable cv;
+  size_t ready = 0;
+  bool stop = false;
+  std::exception_ptr pass_error;
+  auto clean_chunk = [&](Chunk& c) {
+    const auto t = Clock::now();
+    pass.take(c.zones, c.pairs.pair, c.pairs.any);
+    pass_s += since(t);
+    c = Chunk{};
+  };
+  std::thread worker;
+  if (nchunks > 1)
+    worker = std::thread([&] {
+      try {
+        for (size_t k = 0; k < nchunks; ++k) {
+          {
+            std::unique_lock<std::mutex> lock(m);
+            cv.wait(lock, [&] { return ready > k || stop; });
+            if (stop) return;
+          }
+          clean_chunk(chunks[k]);
+        }
+      } catch (...) {
+        pass_error = std::current_exception();
+      }
+    });
+  auto end_worker = [&] {
+    if (!worker.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      stop = true;
+    }
+    cv.notify_one();
+    worker.join();
+  };
+
+  try {
+    for (size_t k = 0; k < nchunks; ++k) {
+      auto t = Clock::now();
+      deblend.finish(bounds[k], bounds[k + 1], threads);
+      const size_t o0 = deblend.first_object(bounds[k]), o1 = deblend.first_object(bounds[k + 1]);
+      for (size_t o = o0; o < o1; ++o) out.done_line[o] = detection_done[d.parent[o]];
+      finish_s += since(t);
+      t = Clock::now();
+      steps.shapes(d.objects, o0, o1, threads);
+      shapes_s += since(t);
+      Chunk& c = chunks[k];
+      if (clean.enabled) {
+        t = Clock::now();
+        c.zones = steps.zones(o0, o1, threads);
+        zones_s += since(t);
+        t = Clock::now();
+        c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, threads, profile);
+        pairs_s += since(t);
+      } else {
+        c.zones.first = o0;
+        c.zones.offset.assign(o1 - o0 + 1, 0);
+        c.pairs.any.assign(o1 - o0, 0);
+      }
+      if (nchunks == 1) {
+        clean_chunk(c);
+      } else {
+        {
+          std::lock_guard<std::mutex> lock(m);
+          ready = k + 1;
+        }
+        cv.notify_one();
+      }
+    }
+  } catch (...) {
+    end_worker();
+    throw;
+  }
+  const auto t_wait = Clock::now();
+  if (worker.joinable()) worker.join();
+  if (pass_error) std::rethrow_exception(pass_error);
+  if (options.keep_detected_shapes) out.detected_shapes = shapes;
+  out.cleaned = pass.finish(shapes, isos);
+  // One chunk: the pass ran after the stages, as part of the clean stage.
+  const double clean_s = since(t_wait) + (nchunks == 1 ? pass_s : 0.0);
+  out.deblended = deblend.take();
+  if (seconds) {
+    seconds->emplace_back("deblend: finish", finish_s);
+    seconds->emplace_back("shapes, isophotal", shapes_s);
+    seconds->emplace_back("clean zones", zones_s);
+    seconds->emplace_back("clean pairs", pairs_s);
+    if (nchunks > 1) seconds->emplace_back("clean: pass, beside the stages before", pass_s);
+    seconds->emplace_back("clean", clean_s);
+  }
+  return out;
+}
+
+}  // namespace celeris::extract

@@ -1,0 +1,62 @@
+// Stages 4-5 of the extraction pipelined (pipeline.cpp): deblending's pixel assignment, the
+// shapes and isophotal values, cleaning's zones and pairs are made for one chunk of detections
+// (in detection order) after another, while one thread runs the clean pass over the chunks
+// before. The clean pass is sequential (SExtractor's, clean.hpp) and takes newcomers in
+// detection order, reading only the objects before its newcomer: overlapped, it hides behind
+// the parallel stages instead of following them. The catalog is the same as with the stages
+// one after another, which is what a single chunk does (a frame of few objects).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "extract/stages/clean.hpp"
+#include "extract/stages/deblend.hpp"
+
+namespace celeris::extract {
+
+struct BackEndSteps {
+  // Fills shapes[first .. last) and isos[first .. last) for the deblended objects (already
+  // sized for all of them), with `threads` threads.
+  std::function<void(const ObjectList& objects, size_t first, size_t last, int threads)> shapes;
+  // The clean zones of objects [first, last) (clean_zones' range form); not called with
+  // cleaning off.
+  std::function<CleanZones(size_t first, size_t last, int threads)> zones;
+};
+
+struct BackEndOptions {
+  int threads = 1;
+  bool keep_detected_shapes = false;  // BACKPHOTO_TYPE LOCAL: the shapes before any merge
+  // Chunks hold about this many objects or more (the first one fewer, so that the pass starts
+  // early); a frame of fewer objects is one chunk, and so is any frame with fewer than four
+  // threads. 0: one chunk, the stages one after another (the default: on the H200's host the
+  // chunks made a crowded 4096^2 frame slower, 36.9 ms in one chunk against 42.7-61.3 ms in
+  // chunks of 16,000-2,000 objects, bench/results/extract-gpu-h200-2026-11-29-stop32.md: each
+  // chunk's pixel assignment and shapes wait for its largest detections, and the clean zones
+  // of a chunk are made on the host, 7-19 ms in all against 1.3 ms for the frame's on the GPU).
+  size_t chunk_objects = 0;
+};
+
+struct CleanedObjects {
+  Deblended deblended;
+  std::vector<int64_t> done_line;  // per object: its detection's done line
+  CleanResult cleaned;
+  std::vector<Shape> detected_shapes;  // with keep_detected_shapes
+  size_t chunks = 0;
+};
+
+// `deblend`: planned (its constructor run); `detection_done`: each detection's done line.
+// `shapes` and `isos` receive the objects' shapes and isophotal values, merged as cleaning
+// merged them (their storage is reused). `seconds` receives the stages' times (the parallel
+// stages' summed over chunks, "clean" the wait for the pass after them) and, as a step, the
+// pass's own time.
+CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_t>& detection_done,
+                                 const CleanParams& clean, const BackEndSteps& steps,
+                                 const BackEndOptions& options, std::vector<Shape>& shapes,
+                                 std::vector<Iso>& isos,
+                                 std::vector<std::pair<std::string, double>>* seconds);
+
+}  // namespace celeris::extract

@@ -1,0 +1,134 @@
+// The pipelined back end (src/extract/back_end.hpp): deblending's pixel assignment, the shapes,
+// the clean zones and pairs made a chunk of detections at a time while another thread runs the
+// clean pass over the chunks before must give the catalog that one chunk (the stages one after
+// another) gives, every column of every row: on a crowded simulated field (thousands of
+// objects, blends, merges), with a small object stack (its write-outs reorder the list), with
+// CLEAN off, with BACKPHOTO_TYPE LOCAL (the shapes as detected); on the CPU and, with a device,
+// with --device cuda.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "celeris/device.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/simulate.hpp"
+
+namespace celeris::extract {
+namespace {
+
+const Image<float>& crowded_field() {
+  static const Image<float> image = [] {
+    sim::ImageParams p;
+    p.width = p.height = 1024;
+    p.seed = 31;
+    p.n_stars = 6000;  // the crowded density of `celeris simulate`
+    p.n_galaxies = 3000;
+    return sim::simulate_image(p).pixels;
+  }();
+  return image;
+}
+
+bool pipelined(const Result& r) {
+  for (const auto& [name, s] : r.info.stage_seconds)
+    if (name == "clean: pass, beside the stages before") return true;
+  return false;
+}
+
+template <class T>
+void expect_column(const std::vector<T>& a, const std::vector<T>& b, const char* name,
+                   const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << name << ", " << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i]) && !(a[i] != a[i] && b[i] != b[i])) {  // NaN equals NaN here
+      ADD_FAILURE() << name << " row " << i << ": " << a[i] << " against " << b[i] << ", " << what;
+      return;
+    }
+}
+
+void expect_same(const Objects& a, const Objects& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+#define CELERIS_SAME(col) expect_column(a.col, b.col, #col, what)
+  CELERIS_SAME(x);
+  CELERIS_SAME(y);
+  CELERIS_SAME(xpeak);
+  CELERIS_SAME(ypeak);
+  CELERIS_SAME(xmin);
+  CELERIS_SAME(xmax);
+  CELERIS_SAME(ymin);
+  CELERIS_SAME(ymax);
+  CELERIS_SAME(x2);
+  CELERIS_SAME(y2);
+  CELERIS_SAME(xy);
+  CELERIS_SAME(errx2);
+  CELERIS_SAME(erry2);
+  CELERIS_SAME(errxy);
+  CELERIS_SAME(a);
+  CELERIS_SAME(b);
+  CELERIS_SAME(theta);
+  CELERIS_SAME(isoarea);
+  CELERIS_SAME(isoareaf);
+  CELERIS_SAME(flux_iso);
+  CELERIS_SAME(fluxerr_iso);
+  CELERIS_SAME(flux_max);
+  CELERIS_SAME(background);
+  CELERIS_SAME(threshold);
+  CELERIS_SAME(kron_radius);
+  CELERIS_SAME(flux_auto);
+  CELERIS_SAME(fluxerr_auto);
+  CELERIS_SAME(flux_aper);
+  CELERIS_SAME(fluxerr_aper);
+  CELERIS_SAME(flux_radius);
+  CELERIS_SAME(fwhm);
+  CELERIS_SAME(flags);
+  CELERIS_SAME(id_parent);
+#undef CELERIS_SAME
+}
+
+struct Case {
+  const char* name;
+  bool clean;
+  int objstack;
+  bool local;
+};
+
+void chunks_give_the_same_catalog(Backend device) {
+  const Case cases[] = {{"default", true, 3000, false},
+                        {"object stack of 200", true, 200, false},
+                        {"CLEAN N", false, 3000, false},
+                        {"BACKPHOTO_TYPE LOCAL", true, 3000, true}};
+  const MeasureRequest request;
+  for (const Case& k : cases) {
+    Config c;
+    c.device = device;
+    c.clean = k.clean;
+    c.memory_objstack = k.objstack;
+    if (k.local) c.backphoto_type = BackPhotoType::Local;
+    c.phot_apertures = {3.0, 8.0};
+    c.phot_fluxfrac = {0.5};
+    c.threads = 4;
+    c.back_end_chunk_objects = 1'000'000'000;  // one chunk
+    const Result one = extract(crowded_field().view(), c, request);
+    c.back_end_chunk_objects = 300;
+    const Result chunked = extract(crowded_field().view(), c, request);
+    const std::string what = k.name;
+    EXPECT_FALSE(pipelined(one)) << what;
+    EXPECT_TRUE(pipelined(chunked)) << what;
+    EXPECT_GT(one.objects.size(), 2000u) << what;
+    EXPECT_GT(one.info.n_deblended, one.info.n_detections) << what;  // blends were split
+    expect_same(one.objects, chunked.objects, what);
+  }
+}
+
+TEST(BackEnd, ChunksGiveTheSameCatalog) {
+  chunks_give_the_same_catalog(Backend::Cpu);
+}
+
+TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  chunks_give_the_same_catalog(Backend::Cuda);
+}
+
+}  // namespace
+}  // namespace celeris::extract
