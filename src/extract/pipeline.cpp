@@ -376,11 +376,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   std::vector<Shape> shapes = std::move(column_pool.shapes);
   std::vector<Iso> isos = std::move(column_pool.isos);
   const bool gpu_shapes = front.device_value && gpu::shapes_supported(iso_params);
+  std::vector<std::pair<std::string, double>> shape_steps;  // the GPU shapes' steps
   BackEndSteps back_steps;
   back_steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int threads) {
     if (gpu_shapes) {
       gpu::shapes_and_isophotal(objects, first, last, front.device_value, front.device_cvalue, w,
-                                iso_params, threads, shapes, isos);
+                                iso_params, threads, shapes, isos, &shape_steps);
       return;
     }
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
@@ -425,8 +426,22 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   for (auto& st : back_seconds)
     if (st.first == "deblend: finish") info.stage_seconds.push_back(st);
   info.stage_seconds.emplace_back("deblend", deblend_planned + finish_s);
-  for (auto& st : back_seconds)
-    if (st.first != "deblend: finish") info.stage_seconds.push_back(st);
+  // The GPU shapes' steps, summed over the chunks, go before their stage's line.
+  std::vector<std::pair<std::string, double>> shape_sums;
+  for (const auto& [name, sec] : shape_steps) {
+    auto it = std::find_if(shape_sums.begin(), shape_sums.end(),
+                           [&](const auto& e) { return e.first == name; });
+    if (it == shape_sums.end())
+      shape_sums.emplace_back(name, sec);
+    else
+      it->second += sec;
+  }
+  for (auto& st : back_seconds) {
+    if (st.first == "deblend: finish") continue;
+    if (st.first == "shapes, isophotal")
+      info.stage_seconds.insert(info.stage_seconds.end(), shape_sums.begin(), shape_sums.end());
+    info.stage_seconds.push_back(st);
+  }
   timer.restart();
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The

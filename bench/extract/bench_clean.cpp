@@ -1,0 +1,119 @@
+// Times the clean pass alone (stages/clean.cpp; one thread, on the GPU path's critical path):
+// the front end, deblending, shapes and isophotal values, the zones and pairs of one frame run
+// once on the CPU with the default configuration, then the pass (clean_objects) --repeat times
+// on fresh copies of its inputs; printed: the median and the least, with the frame's counts
+// (objects, zone entries, merges, write-outs because the object stack was full).
+// --objstack: MEMORY_OBJSTACK (default 3000; a large one shows what the full stack's write-outs
+// cost).
+//   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "../common/median.hpp"
+#include "celeris/error.hpp"
+#include "celeris/extract.hpp"
+#include "celeris/fits.hpp"
+#include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/background.hpp"
+#include "extract/stages/clean.hpp"
+#include "extract/stages/deblend.hpp"
+#include "extract/stages/detect.hpp"
+#include "extract/stages/filter.hpp"
+#include "extract/stages/isophotal.hpp"
+#include "extract/stages/moments.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+int main(int argc, char** argv) try {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N]\n",
+                 argv[0]);
+    return 2;
+  }
+  int threads = 2, repeat = 21, objstack = 0;
+  for (int i = 2; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+    if (a == "--threads")
+      threads = std::stoi(argv[i + 1]);
+    else if (a == "--repeat")
+      repeat = std::stoi(argv[i + 1]);
+    else if (a == "--objstack")
+      objstack = std::stoi(argv[i + 1]);
+    else
+      throw Error("unknown option " + a);
+  }
+  const FitsImage img = read_fits_image(argv[1]);
+  const int w = static_cast<int>(img.pixels.width()), h = static_cast<int>(img.pixels.height());
+  Config config;
+  config.threads = threads;
+  const BackgroundMap bkg = background_map(img.pixels.view(), config);
+  const Image<float> value = subtract_background(img.pixels.view(), bkg, nullptr, threads);
+  const Thresholds t = detection_thresholds(config, bkg.global_rms);
+  const Image<float> filtered = detection_image(value.view(), FilterParams::of(config, threads));
+  ObjectList detections = detect(value.view(), filtered.view(), {t.detect, config.detect_minarea});
+  std::vector<int64_t> index(detections.size());
+  for (size_t d = 0; d < index.size(); ++d) index[d] = static_cast<int64_t>(d);
+  const std::vector<int64_t> detection_done = done_lines(detections, index, threads);
+  const DeblendParams dp{config.deblend_nthresh,
+                         config.deblend_mincont,
+                         config.detect_minarea,
+                         t.detect,
+                         false,
+                         w,
+                         h,
+                         false};
+  const Deblended deblended = deblend(std::move(detections), dp, 0, threads);
+  const ObjectList& objects = deblended.objects;
+  const size_t n = objects.size();
+  std::vector<int64_t> done_line(n);
+  for (size_t k = 0; k < n; ++k) done_line[k] = detection_done[deblended.parent[k]];
+  IsoParams iso;
+  iso.background = &bkg;
+  iso.backsig = bkg.global_rms;
+  iso.gain = config.gain;
+  iso.detect_thresh = t.detect;
+  iso.analysis_thresh = t.analysis;
+  iso.satur_level = config.satur_level;
+  iso.clean = config.clean;
+  iso.minarea = config.detect_minarea;
+  std::vector<Shape> shapes(n);
+  std::vector<Iso> isos(n);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+  for (size_t i = 0; i < n; ++i) {
+    shapes[i] = compute_shape(objects[i], t.detect, false, nullptr);
+    isos[i] = isophotal(objects[i], shapes[i], iso);
+  }
+  const CleanZones zones = clean_zones(shapes, threads);
+  const CleanPairs pairs = clean_pairs(shapes, isos, zones, config.clean_param, threads);
+  // The default catalog's margin: PHOT_APERTURES 5 (pipeline.cpp clean_margin).
+  const CleanParams params{
+      true,   config.clean_param,        t.detect,
+      4,      LineBuffer::of(config, h), objstack > 0 ? objstack : config.memory_objstack,
+      threads};
+  std::vector<double> times;
+  CleanResult r;
+  for (int k = 0; k < repeat; ++k) {
+    std::vector<uint16_t> flags = objects.flags;
+    std::vector<Shape> s = shapes;
+    std::vector<Iso> is = isos;
+    const auto t0 = std::chrono::steady_clock::now();
+    r = clean_objects(flags, s, is, done_line, zones, pairs, params);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::printf(
+      "%s: %zu objects, %zu zone entries, %zu written, %zu merged, %zu stack-full "
+      "write-outs\n",
+      argv[1], n, zones.neighbours.size(), r.order.size(), r.removed.size(),
+      r.stack_full_lines.size());
+  std::printf("clean pass: median %.3f ms, least %.3f ms (%d runs)\n", 1e3 * bench::median(times),
+              1e3 * *std::min_element(times.begin(), times.end()), repeat);
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_clean: %s\n", e.what());
+  return 1;
+}
