@@ -12,16 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "../common/cpu_front_end.hpp"
 #include "../common/median.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
 #include "extract/sextractor/scan_order.hpp"
-#include "extract/stages/background.hpp"
 #include "extract/stages/clean.hpp"
 #include "extract/stages/deblend.hpp"
-#include "extract/stages/detect.hpp"
-#include "extract/stages/filter.hpp"
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/moments.hpp"
 
@@ -51,11 +49,10 @@ int main(int argc, char** argv) try {
   const int w = static_cast<int>(img.pixels.width()), h = static_cast<int>(img.pixels.height());
   Config config;
   config.threads = threads;
-  const BackgroundMap bkg = background_map(img.pixels.view(), config);
-  const Image<float> value = subtract_background(img.pixels.view(), bkg, nullptr, threads);
-  const Thresholds t = detection_thresholds(config, bkg.global_rms);
-  const Image<float> filtered = detection_image(value.view(), FilterParams::of(config, threads));
-  ObjectList detections = detect(value.view(), filtered.view(), {t.detect, config.detect_minarea});
+  bench::CpuFrontEnd front = bench::cpu_front_end(img.pixels.view(), config, threads);
+  const BackgroundMap& bkg = front.background;
+  const Thresholds& t = front.thresholds;
+  ObjectList& detections = front.detections;
   std::vector<int64_t> index(detections.size());
   for (size_t d = 0; d < index.size(); ++d) index[d] = static_cast<int64_t>(d);
   const std::vector<int64_t> detection_done = done_lines(detections, index, threads);

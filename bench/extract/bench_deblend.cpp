@@ -20,15 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "../common/cpu_front_end.hpp"
 #include "../common/median.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
-#include "extract/stages/background.hpp"
 #include "extract/stages/deblend.hpp"
-#include "extract/stages/detect.hpp"
-#include "extract/stages/filter.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -95,12 +93,9 @@ int main(int argc, char** argv) try {
   const FitsImage img = read_fits_image(argv[1]);
   Config config;
   config.threads = threads;
-  const BackgroundMap bkg = background_map(img.pixels.view(), config);
-  const Image<float> value = subtract_background(img.pixels.view(), bkg, nullptr, threads);
-  const Thresholds t = detection_thresholds(config, bkg.global_rms);
-  const Image<float> filtered = detection_image(value.view(), FilterParams::of(config, threads));
-  const ObjectList detections =
-      detect(value.view(), filtered.view(), {t.detect, config.detect_minarea});
+  const bench::CpuFrontEnd front = bench::cpu_front_end(img.pixels.view(), config, threads);
+  const Thresholds& t = front.thresholds;
+  const ObjectList& detections = front.detections;
   const size_t n = detections.size();
   const DeblendParams params{config.deblend_nthresh,
                              config.deblend_mincont,

@@ -643,22 +643,25 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
       ASSERT_GT(want.size(), before);
     }
     ObjectList detections = f.detections;
-    const Deblended got = deblend(std::move(detections), p, offset, 1 + trial % 3);
     const std::string what = "trial " + std::to_string(trial);
     EXPECT_GT(want.size(), f.detections.size()) << what;  // blends were split
-    EXPECT_EQ(got.draws, draws) << what;
-    EXPECT_EQ(got.parent, want_parent) << what;
-    EXPECT_EQ(got.objects.offset, want.offset) << what;
-    EXPECT_EQ(got.objects.x, want.x) << what;
-    EXPECT_EQ(got.objects.y, want.y) << what;
-    EXPECT_EQ(got.objects.value, want.value) << what;
-    EXPECT_EQ(got.objects.cvalue, want.cvalue) << what;
-    EXPECT_EQ(got.objects.var, want.var) << what;
-    EXPECT_EQ(got.objects.dthresh, want.dthresh) << what;
-    EXPECT_EQ(got.objects.flags, want.flags) << what;
-    EXPECT_EQ(got.objects.fixed_centre, want.fixed_centre) << what;
-    EXPECT_EQ(got.objects.cx, want.cx) << what;
-    EXPECT_EQ(got.objects.cy, want.cy) << what;
+    // Every column, offset, parent and the draws.
+    auto expect_wanted = [&](const Deblended& got, const std::string& how) {
+      EXPECT_EQ(got.draws, draws) << how;
+      EXPECT_EQ(got.parent, want_parent) << how;
+      EXPECT_EQ(got.objects.offset, want.offset) << how;
+      EXPECT_EQ(got.objects.x, want.x) << how;
+      EXPECT_EQ(got.objects.y, want.y) << how;
+      EXPECT_EQ(got.objects.value, want.value) << how;
+      EXPECT_EQ(got.objects.cvalue, want.cvalue) << how;
+      EXPECT_EQ(got.objects.var, want.var) << how;
+      EXPECT_EQ(got.objects.dthresh, want.dthresh) << how;
+      EXPECT_EQ(got.objects.flags, want.flags) << how;
+      EXPECT_EQ(got.objects.fixed_centre, want.fixed_centre) << how;
+      EXPECT_EQ(got.objects.cx, want.cx) << how;
+      EXPECT_EQ(got.objects.cy, want.cy) << how;
+    };
+    expect_wanted(deblend(std::move(detections), p, offset, 1 + trial % 3), what);
     // The same stage finished a random range of detections at a time (DeblendStage, as the
     // pipelined back end takes it), each range's objects complete once it is finished.
     ObjectList again = f.detections;
@@ -676,19 +679,7 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
       }
       begin = end;
     }
-    const Deblended ranged = staged.take();
-    EXPECT_EQ(ranged.draws, draws) << what;
-    EXPECT_EQ(ranged.parent, want_parent) << what;
-    EXPECT_EQ(ranged.objects.offset, want.offset) << what;
-    EXPECT_EQ(ranged.objects.x, want.x) << what;
-    EXPECT_EQ(ranged.objects.y, want.y) << what;
-    EXPECT_EQ(ranged.objects.value, want.value) << what;
-    EXPECT_EQ(ranged.objects.cvalue, want.cvalue) << what;
-    EXPECT_EQ(ranged.objects.var, want.var) << what;
-    EXPECT_EQ(ranged.objects.dthresh, want.dthresh) << what;
-    EXPECT_EQ(ranged.objects.fixed_centre, want.fixed_centre) << what;
-    EXPECT_EQ(ranged.objects.cx, want.cx) << what;
-    EXPECT_EQ(ranged.objects.cy, want.cy) << what;
+    expect_wanted(staged.take(), what + ", in ranges");
   }
 }
 
