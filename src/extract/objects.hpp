@@ -110,6 +110,16 @@ struct ObjectList {
   }
   // Appends every object of `b` after those of this list.
   void append(const ObjectList& b);
+  // Empty, keeping every column's storage (a list refilled for the next object).
+  void clear() {
+    for (auto* c : {&x, &y}) c->clear();
+    for (auto* c : {&value, &cvalue, &var, &dthresh}) c->clear();
+    offset.assign(1, 0);
+    flags.clear();
+    fixed_centre.clear();
+    cx.clear();
+    cy.clear();
+  }
   void reserve_pixels(size_t n) {
     x.reserve(n);
     y.reserve(n);

@@ -56,10 +56,12 @@ class StageTimer {
 
 // Each thread's shapes and isophotal columns, kept from one frame to the next: a crowded
 // 4096^2 frame's are 9 MB, whose construction on one thread (1.4-2.5 ms on the H200's host) lay
-// on the GPU path's critical path. A stream's back workers each keep their own.
+// on the GPU path's critical path; and the deblending's buffers and plans (deblend.hpp,
+// DeblendPlanPool). A stream's back workers each keep their own.
 struct ColumnPool {
   std::vector<Shape> shapes;
   std::vector<Iso> isos;
+  DeblendPlanPool deblend_plans;  // the deblending's per-thread buffers and split plans
 };
 thread_local ColumnPool column_pool;
 
@@ -366,7 +368,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       "deblend: done lines",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count());
   DeblendStage deblend_stage(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt,
-                             &steps);
+                             &steps, &column_pool.deblend_plans);
   const double deblend_planned =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count();
   // One pass: each object's pixels are read for its shape and again, still in cache, for its
@@ -428,13 +430,13 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   info.stage_seconds.emplace_back("deblend", deblend_planned + finish_s);
   // The GPU shapes' steps, summed over the chunks, go before their stage's line.
   std::vector<std::pair<std::string, double>> shape_sums;
-  for (const auto& [name, sec] : shape_steps) {
+  for (const auto& step : shape_steps) {
     auto it = std::find_if(shape_sums.begin(), shape_sums.end(),
-                           [&](const auto& e) { return e.first == name; });
+                           [&](const auto& e) { return e.first == step.first; });
     if (it == shape_sums.end())
-      shape_sums.emplace_back(name, sec);
+      shape_sums.push_back(step);
     else
-      it->second += sec;
+      it->second += step.second;
   }
   for (auto& st : back_seconds) {
     if (st.first == "deblend: finish") continue;

@@ -20,8 +20,8 @@ namespace {
 
 constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
 
-DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params,
-                           DeblendScratch& scratch);
+void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
+                    DeblendPlan& plan);
 
 // Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
 // the nearest child in the moment metric.
@@ -117,21 +117,25 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) 
 
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch) {
-  if (!may_split(parent, params, scratch)) {
-    DeblendPlan plan;
-    plan.parent_flags = parent.flags;
-    return plan;
-  }
-  return plan_candidate(parent, params, scratch);
+  DeblendPlan plan;
+  plan.parent_flags = parent.flags;
+  if (may_split(parent, params, scratch)) plan_candidate(parent, params, scratch, plan);
+  return plan;
 }
 
 namespace {
 
-// plan_deblend for a detection that may_split.
-DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params,
-                           DeblendScratch& scratch) {
-  DeblendPlan plan;
+// plan_deblend for a detection that may_split, written over `plan` (whose storage is reused).
+void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
+                    DeblendPlan& plan) {
+  plan.split = false;
   plan.parent_flags = parent.flags;
+  plan.cores.clear();
+  plan.child_shapes.clear();
+  plan.amplitude.clear();
+  plan.in_core.clear();
+  plan.core_index.clear();
+  plan.draws = 0;
   const int nthresh = params.nthresh;
 
   float peak = -std::numeric_limits<float>::max();
@@ -150,14 +154,14 @@ DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params
   for (int k = 1; k < nthresh; ++k) {
     if (peak > 0 && params.photo)
       thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
-    if (std::isnan(thresh[k])) return plan;  // no pixel above any level: nothing splits
+    if (std::isnan(thresh[k])) return;  // no pixel above any level: nothing splits
   }
   DeblendTree& tree = scratch.tree;
   build_deblend_tree(parent, thresh, minarea, params.width, params.height, scratch.tree_scratch,
                      tree);
   if (tree.overflow) {
     plan.parent_flags |= kFlagDeblendOverflow;
-    return plan;
+    return;
   }
 
   // Prune from the top: a node with >= 2 significant branches splits into them.
@@ -182,7 +186,7 @@ DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params
         ok[j] = 0;
       }
     }
-  if (ok[0]) return plan;  // no split: the detection is unchanged
+  if (ok[0]) return;  // no split: the detection is unchanged
 
   plan.split = true;
   plan.in_core.assign(parent.size(), 0);
@@ -218,7 +222,6 @@ DeblendPlan plan_candidate(const ObjectView& parent, const DeblendParams& params
     plan.child_shapes.push_back(s);
   }
   plan.draws = count_deblend_draws(parent, plan);
-  return plan;
 }
 
 }  // namespace
@@ -361,14 +364,17 @@ struct DeblendStage::State {
   ObjectList detections;  // per-object columns and offsets (the pixel columns are `out`'s)
   std::vector<uint16_t> parent_flags;
   std::vector<size_t> first_object, first_draw;
-  std::vector<std::unique_ptr<DeblendPlan>> plans;
+  DeblendPlanPool own;
+  DeblendPlanPool* pool = nullptr;
+  std::vector<const DeblendPlan*> plans;  // in the pool; null: the detection does not split
   std::vector<int32_t> stream;
   Deblended out;
 };
 
 DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
                            int64_t rand_offset, int threads,
-                           std::vector<std::pair<std::string, double>>* seconds)
+                           std::vector<std::pair<std::string, double>>* seconds,
+                           DeblendPlanPool* pool)
     : state_(std::make_unique<State>()) {
   using Clock = std::chrono::steady_clock;
   auto lap = [&, t = Clock::now()](const char* name) mutable {
@@ -388,14 +394,18 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   st.parent_flags.resize(n);
   st.first_object.assign(n + 1, 0);
   st.first_draw.assign(n + 1, 0);
-  st.plans.resize(n);
+  st.plans.assign(n, nullptr);
+  st.pool = pool ? pool : &st.own;
+  st.pool->reserve(threads);
   std::vector<uint16_t>& parent_flags = st.parent_flags;
   std::vector<size_t>&first_object = st.first_object, &first_draw = st.first_draw;
-  std::vector<std::unique_ptr<DeblendPlan>>& plans = st.plans;
+  std::vector<const DeblendPlan*>& plans = st.plans;
   const PlanOrder order = plan_order(det, threads);
 #pragma omp parallel num_threads(threads)
   {
-    DeblendScratch scratch;
+    DeblendPlanPool::PerThread& mine = st.pool->at(static_cast<size_t>(omp_get_thread_num()));
+    DeblendScratch& scratch = mine.scratch;
+    size_t used = 0;  // mine.plans[0 .. used): this stage's split plans made by this thread
     auto plan_one = [&](size_t i) {
       const ObjectView parent = det[i];
       parent_flags[i] = parent.flags;
@@ -404,11 +414,13 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
       if (!(params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
                          : may_split(parent, params, scratch)))
         return;
-      DeblendPlan plan = plan_candidate(parent, params, scratch);
+      if (used == mine.plans.size()) mine.plans.emplace_back();
+      DeblendPlan& plan = mine.plans[used];
+      plan_candidate(parent, params, scratch, plan);
       parent_flags[i] = plan.parent_flags;
       first_object[i + 1] = plan.split ? plan.cores.size() : 1;
       first_draw[i + 1] = plan.draws;
-      if (plan.split) plans[i] = std::make_unique<DeblendPlan>(std::move(plan));
+      if (plan.split) plans[i] = &plan, ++used;
     };
 #pragma omp for schedule(dynamic, 1) nowait
     for (size_t k = 0; k < order.big; ++k) plan_one(order.order[k]);
@@ -463,9 +475,10 @@ void DeblendStage::finish(size_t begin, size_t end, int threads) {
   const ObjectList& detections = st.detections;
   Deblended& out = st.out;
   ObjectList& objects = out.objects;
+  st.pool->reserve(threads);
 #pragma omp parallel num_threads(threads)
   {
-    DeblendFinishScratch scratch;
+    DeblendFinishScratch& scratch = st.pool->at(static_cast<size_t>(omp_get_thread_num())).finish;
 #pragma omp for schedule(dynamic, 64)
     for (size_t i = begin; i < end; ++i) {
       const size_t o = st.first_object[i];
@@ -473,7 +486,6 @@ void DeblendStage::finish(size_t begin, size_t end, int threads) {
       if (st.plans[i]) {
         finish_deblend(*st.plans[i], st.stream.data() + st.first_draw[i], objects,
                        detections.offset[i], detections.count(i), o, scratch);
-        st.plans[i].reset();
         continue;
       }
       objects.offset[o + 1] = detections.offset[i + 1];
@@ -490,9 +502,10 @@ Deblended DeblendStage::take() {
 }
 
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
-                  int threads, std::vector<std::pair<std::string, double>>* seconds) {
+                  int threads, std::vector<std::pair<std::string, double>>* seconds,
+                  DeblendPlanPool* pool) {
   using Clock = std::chrono::steady_clock;
-  DeblendStage stage(std::move(detections), params, rand_offset, threads, seconds);
+  DeblendStage stage(std::move(detections), params, rand_offset, threads, seconds, pool);
   const auto t = Clock::now();
   stage.finish(0, stage.detections(), threads);
   if (seconds)
