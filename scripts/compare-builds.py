@@ -5,8 +5,10 @@ refactor changes nothing (an old binary against a new one) and that the GPU path
 catalogs (`--b-args "--device cuda"`).
 
 usage: compare-builds.py A_BIN B_BIN WORKDIR [--images DIR] [--a-args "..."] [--b-args "..."]
-                         [--quick]
-Exit 0 when every output is identical, 1 otherwise (each difference is named).
+                         [--quick] [--keep]
+Exit 0 when every output is identical, 1 otherwise (each difference is named). The check images
+of identical runs are removed as the run goes (a full run writes about 6 GB of them), unless
+--keep.
 """
 import argparse
 import filecmp
@@ -68,6 +70,8 @@ def main():
     ap.add_argument("--b-args", default="")
     ap.add_argument("--quick", action="store_true", help="default variant and check images only")
     ap.add_argument("--sims", default=",".join(SIMS))
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the check images of identical runs (a full run writes about 6 GB)")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     out = subprocess.run([args.a, "extract", "-dp"], stdout=subprocess.PIPE, text=True, check=True).stdout
@@ -138,6 +142,10 @@ def main():
                 for x, y in zip(fa, fb):
                     if not filecmp.cmp(x, y, shallow=False):
                         diffs.append(os.path.basename(x))
+            if not diffs and not args.keep:  # the check images; the catalogs and logs stay
+                for f in fa[1:] + fb[1:]:
+                    if os.path.exists(f):
+                        os.remove(f)
             status = "identical" if not diffs else "DIFFER: " + ", ".join(diffs)
             print(f"{stem:24s} {vname:16s} {status}", flush=True)
             bad += bool(diffs)
