@@ -93,8 +93,8 @@ struct Config {
   // next; extract_file sets this.
   int64_t id_parent_offset = 0;
   // Tests and benchmarks: objects per chunk of the pipelined deblending and cleaning
-  // (src/extract/back_end.hpp; 0: one chunk, the stages one after another). Any value gives
-  // the same catalog.
+  // (src/extract/back_end.hpp; 0: one chunk, the stages one after another; negative: refused).
+  // Any value gives the same catalog.
   int64_t back_end_chunk_objects = 0;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.

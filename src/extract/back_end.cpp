@@ -55,8 +55,7 @@ std::vector<size_t> chunk_bounds(const DeblendStage& d, size_t chunk_objects, in
 CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_t>& detection_done,
                                  const CleanParams& clean, const BackEndSteps& steps,
                                  const BackEndOptions& options, std::vector<Shape>& shapes,
-                                 std::vector<Iso>& isos,
-                                 std::vector<std::pair<std::string, double>>* seconds) {
+                                 std::vector<Iso>& isos) {
   CleanedObjects out;
   const size_t ndet = deblend.detections(), nobj = deblend.first_object(ndet);
   const std::vector<size_t> bounds = chunk_bounds(deblend, options.chunk_objects, options.threads);
@@ -77,7 +76,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
     CleanPairs pairs;
   };
   std::vector<Chunk> chunks(nchunks);
-  double finish_s = 0, shapes_s = 0, zones_s = 0, pairs_s = 0, pass_s = 0;
+  BackEndTimes& times = out.seconds;
 
   // The clean pass's thread: chunk k once `ready` exceeds k.
   std::mutex m;
@@ -88,7 +87,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   auto clean_chunk = [&](Chunk& c) {
     const auto t = Clock::now();
     pass.take(c.zones, c.pairs.pair, c.pairs.any);
-    pass_s += since(t);
+    times.pass += since(t);
     c = Chunk{};
   };
   std::thread worker;
@@ -123,18 +122,18 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       deblend.finish(bounds[k], bounds[k + 1], threads);
       const size_t o0 = deblend.first_object(bounds[k]), o1 = deblend.first_object(bounds[k + 1]);
       for (size_t o = o0; o < o1; ++o) out.done_line[o] = detection_done[d.parent[o]];
-      finish_s += since(t);
+      times.finish += since(t);
       t = Clock::now();
       steps.shapes(d.objects, o0, o1, threads);
-      shapes_s += since(t);
+      times.shapes += since(t);
       Chunk& c = chunks[k];
       if (clean.enabled) {
         t = Clock::now();
         c.zones = steps.zones(o0, o1, threads);
-        zones_s += since(t);
+        times.zones += since(t);
         t = Clock::now();
         c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, threads, profile);
-        pairs_s += since(t);
+        times.pairs += since(t);
       } else {
         c.zones.first = o0;
         c.zones.offset.assign(o1 - o0 + 1, 0);
@@ -160,16 +159,8 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   if (options.keep_detected_shapes) out.detected_shapes = shapes;
   out.cleaned = pass.finish(shapes, isos);
   // One chunk: the pass ran after the stages, as part of the clean stage.
-  const double clean_s = since(t_wait) + (nchunks == 1 ? pass_s : 0.0);
+  times.clean = since(t_wait) + (nchunks == 1 ? times.pass : 0.0);
   out.deblended = deblend.take();
-  if (seconds) {
-    seconds->emplace_back("deblend: finish", finish_s);
-    seconds->emplace_back("shapes, isophotal", shapes_s);
-    seconds->emplace_back("clean zones", zones_s);
-    seconds->emplace_back("clean pairs", pairs_s);
-    if (nchunks > 1) seconds->emplace_back("clean: pass, beside the stages before", pass_s);
-    seconds->emplace_back("clean", clean_s);
-  }
   return out;
 }
 

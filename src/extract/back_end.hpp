@@ -9,8 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include "extract/stages/clean.hpp"
@@ -40,23 +38,28 @@ struct BackEndOptions {
   size_t chunk_objects = 0;
 };
 
+// The stages' times (seconds): the parallel stages' summed over the chunks; `clean` what the
+// clean stage adds after them (with one chunk the whole pass, with chunks the wait for its last
+// ones and its end); `pass` the pass's own time.
+struct BackEndTimes {
+  double finish = 0, shapes = 0, zones = 0, pairs = 0, pass = 0, clean = 0;
+};
+
 struct CleanedObjects {
   Deblended deblended;
   std::vector<int64_t> done_line;  // per object: its detection's done line
   CleanResult cleaned;
   std::vector<Shape> detected_shapes;  // with keep_detected_shapes
   size_t chunks = 0;
+  BackEndTimes seconds;
 };
 
 // `deblend`: planned (its constructor run); `detection_done`: each detection's done line.
 // `shapes` and `isos` receive the objects' shapes and isophotal values, merged as cleaning
-// merged them (their storage is reused). `seconds` receives the stages' times (the parallel
-// stages' summed over chunks, "clean" the wait for the pass after them) and, as a step, the
-// pass's own time.
+// merged them (their storage is reused).
 CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_t>& detection_done,
                                  const CleanParams& clean, const BackEndSteps& steps,
                                  const BackEndOptions& options, std::vector<Shape>& shapes,
-                                 std::vector<Iso>& isos,
-                                 std::vector<std::pair<std::string, double>>* seconds);
+                                 std::vector<Iso>& isos);
 
 }  // namespace celeris::extract

@@ -66,6 +66,8 @@ struct ColumnPool {
 thread_local ColumnPool column_pool;
 
 void validate_config(const Config& c) {
+  if (c.back_end_chunk_objects < 0)
+    throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
   if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
   if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
@@ -409,9 +411,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
   back_options.keep_detected_shapes = local_back;
-  std::vector<std::pair<std::string, double>> back_seconds;
   CleanedObjects back = deblend_and_clean(deblend_stage, detection_done, clean_params, back_steps,
-                                          back_options, shapes, isos, &back_seconds);
+                                          back_options, shapes, isos);
   Deblended& deblended = back.deblended;
   const std::vector<int64_t>& done_line = back.done_line;
   const CleanResult& cleaned = back.cleaned;
@@ -419,31 +420,27 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   ObjectList& objects = deblended.objects;
   info.n_deblended = objects.size();
   info.rand_draws = deblended.draws;
-  // The stages' times: deblending's own steps and its pixel assignment summed over the chunks,
-  // then the stages after it (back_end.hpp).
-  double finish_s = 0;
-  for (const auto& [name, sec] : back_seconds)
-    if (name == "deblend: finish") finish_s = sec;
-  for (auto& st : steps) info.stage_seconds.push_back(st);
-  for (auto& st : back_seconds)
-    if (st.first == "deblend: finish") info.stage_seconds.push_back(st);
-  info.stage_seconds.emplace_back("deblend", deblend_planned + finish_s);
-  // The GPU shapes' steps, summed over the chunks, go before their stage's line.
-  std::vector<std::pair<std::string, double>> shape_sums;
+  // The stages' times: deblending's own steps and its pixel assignment (summed over the
+  // chunks), then the stages after it, the GPU shapes' steps summed over the chunks too.
+  const BackEndTimes& t = back.seconds;
+  std::vector<std::pair<std::string, double>>& lines = info.stage_seconds;
+  lines.insert(lines.end(), steps.begin(), steps.end());
+  lines.emplace_back("deblend: finish", t.finish);
+  lines.emplace_back("deblend", deblend_planned + t.finish);
+  const size_t first_shape_step = lines.size();
   for (const auto& step : shape_steps) {
-    auto it = std::find_if(shape_sums.begin(), shape_sums.end(),
+    auto it = std::find_if(lines.begin() + first_shape_step, lines.end(),
                            [&](const auto& e) { return e.first == step.first; });
-    if (it == shape_sums.end())
-      shape_sums.push_back(step);
+    if (it == lines.end())
+      lines.push_back(step);
     else
       it->second += step.second;
   }
-  for (auto& st : back_seconds) {
-    if (st.first == "deblend: finish") continue;
-    if (st.first == "shapes, isophotal")
-      info.stage_seconds.insert(info.stage_seconds.end(), shape_sums.begin(), shape_sums.end());
-    info.stage_seconds.push_back(st);
-  }
+  lines.emplace_back("shapes, isophotal", t.shapes);
+  lines.emplace_back("clean zones", t.zones);
+  lines.emplace_back("clean pairs", t.pairs);
+  if (back.chunks > 1) lines.emplace_back("clean: pass, beside the stages before", t.pass);
+  lines.emplace_back("clean", t.clean);
   timer.restart();
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The

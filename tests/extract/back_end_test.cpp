@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
 
@@ -123,6 +124,12 @@ void chunks_give_the_same_catalog(Backend device) {
 
 TEST(BackEnd, ChunksGiveTheSameCatalog) {
   chunks_give_the_same_catalog(Backend::Cpu);
+}
+
+TEST(BackEnd, NegativeChunkSizeIsRefused) {
+  Config c;
+  c.back_end_chunk_objects = -1;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
 }
 
 TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
