@@ -14,6 +14,7 @@
 #include "extract/back_end.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
+#include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/gpu/shapes_gpu.hpp"
 #include "extract/output/check_images.hpp"
@@ -284,6 +285,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    dgeo};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
+  // With --device cuda the candidates' threshold trees are built on the GPU (the host's
+  // results: gpu/deblend_trees_gpu.hpp).
+  std::unique_ptr<DeblendTreeBuilder> gpu_trees;
+  if (config.device == Backend::Cuda) gpu_trees = gpu::make_tree_builder();
+  dp.trees = gpu_trees.get();
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as
   // SExtractor), which writes objects out in SExtractor's order: with stage 4's pixel
   // assignment, chunk by chunk, the pass on a thread of its own (back_end.hpp).

@@ -17,6 +17,7 @@
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend.hpp"
+#include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/detect.hpp"
 
 using namespace celeris;
@@ -722,6 +723,134 @@ TEST(Deblend, StageGivenThePeaksIsTheSame) {
     EXPECT_THROW(deblend(std::move(c), p, 11, 1), Error) << what;
   }
   EXPECT_GT(several, 20u);
+}
+
+// A tree builder on the host (the GPU's stand-in for the stage's own path): build_deblend_tree
+// on the candidates it is given, each node's seed moved to the last pixel of its chain (the
+// GPU's seeds are other pixels than the host's), every third tree refused (the stage builds
+// those itself), and detections of more than `max_pixels` pixels not taken.
+class HostTreeBuilder final : public DeblendTreeBuilder {
+ public:
+  explicit HostTreeBuilder(size_t max_pixels) : max_pixels_(max_pixels) {}
+  bool takes(size_t pixels, int64_t cells) const override {
+    return pixels <= max_pixels_ && cells > 0;
+  }
+  void begin(size_t candidates, size_t pixels, int nthresh, int minarea, int width,
+             int height) override {
+    nthresh_ = nthresh, minarea_ = minarea, width_ = width, height_ = height;
+    pixels_ = pixels;
+    given_.assign(candidates, {});
+    trees_.assign(candidates, {});
+    launched_ = built_ = false;
+  }
+  void add(size_t j, size_t pixel_begin, const ObjectView& parent, const float* thresh,
+           const TreeBox& box, const OrderFreeSum& sums) override {
+    ASSERT_TRUE(sums.exact());
+    ASSERT_FALSE(launched_);
+    ASSERT_LE(pixel_begin + parent.size(), pixels_);
+    for (size_t p = 0; p < parent.size(); ++p) {
+      ASSERT_TRUE(parent.x[p] >= box.x0 && parent.x[p] <= box.x1);
+      ASSERT_TRUE(parent.y[p] >= box.y0 && parent.y[p] <= box.y1);
+    }
+    given_[j] = {true, parent, std::vector<float>(thresh, thresh + nthresh_)};
+  }
+  void launch() override { launched_ = true; }
+  void wait() override {
+    ASSERT_TRUE(launched_);
+    DeblendTreeScratch scratch;
+    std::vector<int32_t> chain;
+    for (size_t j = 0; j < given_.size(); ++j) {
+      if (!given_[j].added) continue;
+      DeblendTree& t = trees_[j];
+      build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch, t);
+      ++built;
+      if (t.overflow) continue;
+      for (size_t k = 1; k + 1 < t.level.size(); ++k)
+        for (int32_t n = t.level[k]; n < t.level[k + 1]; ++n) {
+          deblend_node_chain(given_[j].parent, t, static_cast<int>(k), n, scratch, chain);
+          t.nodes[n].seed = chain.back();
+        }
+    }
+    built_ = true;
+  }
+  bool tree(size_t j, DeblendTree& out) const override {
+    EXPECT_TRUE(built_ && given_[j].added);
+    if (j % 3 == 2) return false;
+    out = trees_[j];
+    return true;
+  }
+  size_t not_built() const override { return 0; }
+  size_t built = 0;
+
+ private:
+  struct Given {
+    bool added = false;
+    ObjectView parent;
+    std::vector<float> thresh;
+  };
+  size_t max_pixels_;
+  int nthresh_ = 0, minarea_ = 0, width_ = 0, height_ = 0;
+  size_t pixels_ = 0;
+  std::vector<Given> given_;
+  std::vector<DeblendTree> trees_;
+  bool launched_ = false, built_ = false;
+};
+
+// The stage with a tree builder gives what it gives building every tree itself: same objects,
+// every column, the draws and the parents, whichever trees the builder takes, refuses or moves
+// the seeds of, for DEBLEND_NTHRESH, MINCONT, DETECT_MINAREA, DETECT_TYPE PHOTO and weights'
+// thresholds; also with the peaks given and on several threads.
+TEST(Deblend, StageWithATreeBuilderIsTheSame) {
+  std::mt19937 rng(91);
+  size_t built = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int w = 100 + trial * 13, h = 85;
+    Field f = trial % 4 == 3 ? plateau_field(rng, w, h, 45, 4.0f)
+                             : random_field(rng, w, h, 45, 4.0f, 1.0f);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (size_t i = 0; i < f.detections.pixel_count(); ++i)
+      f.detections.dthresh[i] = 3.0f + u(rng) * 1e-3f;
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = w;
+    p.height = h;
+    p.nthresh = std::vector<int>{32, 2, 7, 64}[trial % 4];
+    p.mincont = trial % 2 ? 0.005 : 0.0001;
+    p.minarea = 1 + trial % 5;
+    p.photo = trial % 5 == 4;
+    p.pixel_thresholds = trial % 3 == 0;
+    std::vector<uint8_t> peaks(f.detections.size());
+    DeblendTreeScratch scratch;
+    for (size_t d = 0; d < peaks.size(); ++d)
+      peaks[d] = static_cast<uint8_t>(std::min(2, count_peaks(f.detections[d], 2, scratch)));
+    if (trial % 2) p.peaks = &peaks;
+    const int threads = 1 + trial % 3;
+    ObjectList a = f.detections, b = f.detections;
+    const Deblended want = deblend(std::move(a), p, 5, threads);
+    HostTreeBuilder builder(trial % 3 == 1 ? 60 : 100000);
+    p.trees = &builder;
+    std::vector<std::pair<std::string, double>> steps;
+    const Deblended got = deblend(std::move(b), p, 5, threads, &steps);
+    built += builder.built;
+    const std::string what = "trial " + std::to_string(trial);
+    EXPECT_GT(want.objects.size(), f.detections.size()) << what;  // blends were split
+    EXPECT_EQ(got.draws, want.draws) << what;
+    EXPECT_EQ(got.parent, want.parent) << what;
+    EXPECT_EQ(got.objects.offset, want.objects.offset) << what;
+    EXPECT_EQ(got.objects.x, want.objects.x) << what;
+    EXPECT_EQ(got.objects.y, want.objects.y) << what;
+    EXPECT_EQ(got.objects.value, want.objects.value) << what;
+    EXPECT_EQ(got.objects.cvalue, want.objects.cvalue) << what;
+    EXPECT_EQ(got.objects.dthresh, want.objects.dthresh) << what;
+    EXPECT_EQ(got.objects.flags, want.objects.flags) << what;
+    EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre) << what;
+    EXPECT_EQ(got.objects.cx, want.objects.cx) << what;
+    EXPECT_EQ(got.objects.cy, want.objects.cy) << what;
+    bool timed = false;
+    for (const auto& s : steps) timed |= s.first == "deblend plans: from the builder's trees";
+    EXPECT_TRUE(timed) << what;
+  }
+  EXPECT_GT(built, 30u);  // the builder's trees were used (60 of them)
 }
 
 // The levels from one pow and products equal SExtractor's pow per level, bit for bit, over

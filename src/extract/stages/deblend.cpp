@@ -12,6 +12,7 @@
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/weights.hpp"
 
 namespace celeris::extract {
@@ -125,9 +126,37 @@ DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
 
 namespace {
 
-// plan_deblend for a detection that may_split, written over `plan` (whose storage is reused).
-void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
-                    DeblendPlan& plan) {
+// A candidate's levels (thresh, nthresh of them), its detection threshold t0 and the contrast
+// its branches must pass (value0, DEBLEND_MINCONT of its flux); false when a level is NaN (no
+// pixel is above it: nothing splits).
+struct CandidateLevels {
+  float t0 = 0;
+  double value0 = 0;
+};
+
+bool candidate_levels(const ObjectView& parent, const DeblendParams& params,
+                      std::vector<float>& thresh, CandidateLevels& out) {
+  const int nthresh = params.nthresh;
+  float peak = -std::numeric_limits<float>::max();
+  double rv = 0;
+  for (const Pixel p : parent) {
+    peak = std::max(peak, p.cvalue);
+    rv += p.cvalue;
+  }
+  const float t0 = object_dthresh(parent, params.detect_thresh, params.pixel_thresholds);
+  out.t0 = t0;
+  out.value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
+  thresh.assign(nthresh, t0);
+  if (peak > 0 && !params.photo) exponential_levels(t0, peak, nthresh, thresh.data());
+  for (int k = 1; k < nthresh; ++k) {
+    if (peak > 0 && params.photo)
+      thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
+    if (std::isnan(thresh[k])) return false;
+  }
+  return true;
+}
+
+void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.split = false;
   plan.parent_flags = parent.flags;
   plan.cores.clear();
@@ -136,29 +165,33 @@ void plan_candidate(const ObjectView& parent, const DeblendParams& params, Deble
   plan.in_core.clear();
   plan.core_index.clear();
   plan.draws = 0;
+}
+
+void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
+                    const CandidateLevels& levels, bool tree_built_here, DeblendScratch& scratch,
+                    DeblendPlan& plan);
+
+// plan_deblend for a detection that may_split, written over `plan` (whose storage is reused).
+void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
+                    DeblendPlan& plan) {
+  reset_plan(parent, plan);
+  CandidateLevels levels;
+  if (!candidate_levels(parent, params, scratch.thresh, levels)) return;
+  build_deblend_tree(parent, scratch.thresh, std::min(params.minarea, kMaxDeblendArea),
+                     params.width, params.height, scratch.tree_scratch, scratch.tree);
+  plan_from_tree(parent, params, levels, true, scratch, plan);
+}
+
+// The plan from the candidate's tree (scratch.tree) and levels (scratch.thresh); a tree built
+// elsewhere (not by build_deblend_tree on scratch.tree_scratch) gets the scratch its cores'
+// chains read first.
+void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
+                    const CandidateLevels& levels, bool tree_built_here, DeblendScratch& scratch,
+                    DeblendPlan& plan) {
   const int nthresh = params.nthresh;
-
-  float peak = -std::numeric_limits<float>::max();
-  double rv = 0;
-  for (const Pixel p : parent) {
-    peak = std::max(peak, p.cvalue);
-    rv += p.cvalue;
-  }
-  const float t0 = object_dthresh(parent, params.detect_thresh, params.pixel_thresholds);
-  const double value0 = static_cast<double>(static_cast<float>(rv)) * params.mincont;
-  const int minarea = std::min(params.minarea, kMaxDeblendArea);
-
-  std::vector<float>& thresh = scratch.thresh;
-  thresh.assign(nthresh, t0);
-  if (peak > 0 && !params.photo) exponential_levels(t0, peak, nthresh, thresh.data());
-  for (int k = 1; k < nthresh; ++k) {
-    if (peak > 0 && params.photo)
-      thresh[k] = static_cast<float>(t0 + (peak - t0) * static_cast<double>(k) / nthresh);
-    if (std::isnan(thresh[k])) return;  // no pixel above any level: nothing splits
-  }
-  DeblendTree& tree = scratch.tree;
-  build_deblend_tree(parent, thresh, minarea, params.width, params.height, scratch.tree_scratch,
-                     tree);
+  const float t0 = levels.t0;
+  const double value0 = levels.value0;
+  const DeblendTree& tree = scratch.tree;
   if (tree.overflow) {
     plan.parent_flags |= kFlagDeblendOverflow;
     return;
@@ -193,6 +226,7 @@ void plan_candidate(const ObjectView& parent, const DeblendParams& params, Deble
   const uint16_t inherited =
       parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
   std::vector<int32_t>& chain = scratch.chain;
+  if (!tree_built_here) prepare_node_chains(parent, scratch.thresh, scratch.tree_scratch);
   // The cores' columns sized once (each core holds its node's pixels), not grown pixel by pixel.
   size_t core_pixels = 0;
   for (const auto& kj : kept) core_pixels += static_cast<size_t>(tree.nodes[kj.second].npix);
@@ -369,7 +403,150 @@ struct DeblendStage::State {
   std::vector<const DeblendPlan*> plans;  // in the pool; null: the detection does not split
   std::vector<int32_t> stream;
   Deblended out;
+
+  // The next plan of `mine`'s storage (mine.plans[0 .. used) hold this stage's split plans).
+  static DeblendPlan& next_plan(DeblendPlanPool::PerThread& mine, size_t used) {
+    if (used == mine.plans.size()) mine.plans.emplace_back();
+    return mine.plans[used];
+  }
+  // Detection i's plan, just made in next_plan(mine, used): its flags, objects and draws, and
+  // the plan itself when it splits.
+  void keep_plan(size_t i, DeblendPlanPool::PerThread& mine, size_t& used) {
+    const DeblendPlan& plan = mine.plans[used];
+    parent_flags[i] = plan.parent_flags;
+    first_object[i + 1] = plan.split ? plan.cores.size() : 1;
+    first_draw[i + 1] = plan.draws;
+    if (plan.split) plans[i] = &plan, ++used;
+  }
+  void plan_with_builder(const DeblendParams& params, int threads,
+                         std::vector<std::pair<std::string, double>>* seconds);
 };
+
+// The plans with the trees of most candidates from params.trees (deblend_tree_builder.hpp).
+void DeblendStage::State::plan_with_builder(const DeblendParams& params, int threads,
+                                            std::vector<std::pair<std::string, double>>* seconds) {
+  using Clock = std::chrono::steady_clock;
+  auto lap = [&, t = Clock::now()](const char* name) mutable {
+    const auto now = Clock::now();
+    if (seconds) seconds->emplace_back(name, std::chrono::duration<double>(now - t).count());
+    t = now;
+  };
+  DeblendTreeBuilder& builder = *params.trees;
+  const ObjectList& det = detections;
+  const size_t n = det.size();
+  std::vector<size_t> used(static_cast<size_t>(threads), 0);  // per thread, as in next_plan
+  auto mine = [&]() -> DeblendPlanPool::PerThread& {
+    return pool->at(static_cast<size_t>(omp_get_thread_num()));
+  };
+  // 1. The detections that may split (most of a crowded field's are single stars).
+  std::vector<uint8_t> candidate(n);
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendScratch& scratch = mine().scratch;
+#pragma omp for schedule(dynamic, 256)
+    for (size_t i = 0; i < n; ++i) {
+      const ObjectView parent = det[i];
+      parent_flags[i] = parent.flags;
+      first_object[i + 1] = 1;
+      candidate[i] = params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
+                                  : may_split(parent, params, scratch);
+    }
+  }
+  std::vector<uint32_t> cand;
+  std::vector<size_t> cand_pixels(1, 0);  // candidate j's pixels start at cand_pixels[j]
+  for (size_t i = 0; i < n; ++i)
+    if (candidate[i]) {
+      cand.push_back(static_cast<uint32_t>(i));
+      cand_pixels.push_back(cand_pixels.back() + det.count(i));
+    }
+  const size_t m = cand.size();
+  const int nthresh = params.nthresh;
+  builder.begin(m, cand_pixels.back(), nthresh, std::min(params.minarea, kMaxDeblendArea),
+                params.width, params.height);
+
+  // 2. Each candidate's levels on the host (their pow is the C library's); the builder takes
+  // those whose union-find sums are exact in any order (as build_deblend_tree's check) and
+  // whose size it accepts.
+  enum Route : uint8_t { kNoSplit, kHost, kBuilder };
+  std::vector<uint8_t> route(m, kNoSplit);
+  std::vector<float> thresh(m * static_cast<size_t>(nthresh));
+  std::vector<CandidateLevels> levels(m);
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendScratch& scratch = mine().scratch;
+#pragma omp for schedule(dynamic, 16)
+    for (size_t j = 0; j < m; ++j) {
+      const ObjectView parent = det[cand[j]];
+      if (!candidate_levels(parent, params, scratch.thresh, levels[j])) continue;
+      float* t = thresh.data() + j * static_cast<size_t>(nthresh);
+      std::copy(scratch.thresh.begin(), scratch.thresh.end(), t);
+      TreeBox box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
+                  std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
+      OrderFreeSum sum;  // over the pixels above the first level (level_ceilings: thresh[1])
+      for (size_t p = 0; p < parent.size(); ++p) {
+        box.x0 = std::min(box.x0, parent.x[p]);
+        box.x1 = std::max(box.x1, parent.x[p]);
+        box.y0 = std::min(box.y0, parent.y[p]);
+        box.y1 = std::max(box.y1, parent.y[p]);
+        if (t[1] < parent.cvalue[p]) sum.add(parent.cvalue[p]);
+      }
+      route[j] = kHost;
+      if (!scratch.tree_scratch.chain_sums && sum.exact() &&
+          builder.takes(parent.size(), box.cells())) {
+        route[j] = kBuilder;
+        builder.add(j, cand_pixels[j], parent, t, box, sum);
+      }
+    }
+  }
+  builder.launch();
+  lap("deblend plans: levels, trees launched");
+
+  // 3. Meanwhile, the other candidates' plans on the host, the largest first.
+  std::vector<uint32_t> on_host;
+  for (size_t j = 0; j < m; ++j)
+    if (route[j] == kHost) on_host.push_back(static_cast<uint32_t>(j));
+  std::stable_sort(on_host.begin(), on_host.end(),
+                   [&](uint32_t a, uint32_t b) { return det.count(cand[a]) > det.count(cand[b]); });
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendPlanPool::PerThread& me = mine();
+    size_t& u = used[static_cast<size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1)
+    for (size_t k = 0; k < on_host.size(); ++k) {
+      const size_t i = cand[on_host[k]];
+      plan_candidate(det[i], params, me.scratch, next_plan(me, u));
+      keep_plan(i, me, u);
+    }
+  }
+  lap("deblend plans: the host's trees");
+  builder.wait();
+  lap("deblend plans: wait for the builder's trees");
+  if (seconds) builder.report(*seconds);
+
+    // 4. The plans from the builder's trees (a tree it could not make, on the host).
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendPlanPool::PerThread& me = mine();
+    size_t& u = used[static_cast<size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 8)
+    for (size_t j = 0; j < m; ++j) {
+      if (route[j] != kBuilder) continue;
+      const size_t i = cand[j];
+      const ObjectView parent = det[i];
+      DeblendPlan& plan = next_plan(me, u);
+      if (builder.tree(j, me.scratch.tree)) {
+        reset_plan(parent, plan);
+        const float* t = thresh.data() + j * static_cast<size_t>(nthresh);
+        me.scratch.thresh.assign(t, t + nthresh);
+        plan_from_tree(parent, params, levels[j], false, me.scratch, plan);
+      } else {
+        plan_candidate(parent, params, me.scratch, plan);
+      }
+      keep_plan(i, me, u);
+    }
+  }
+  lap("deblend plans: from the builder's trees");
+}
 
 DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
                            int64_t rand_offset, int threads,
@@ -399,33 +576,31 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   st.pool->reserve(threads);
   std::vector<uint16_t>& parent_flags = st.parent_flags;
   std::vector<size_t>&first_object = st.first_object, &first_draw = st.first_draw;
-  std::vector<const DeblendPlan*>& plans = st.plans;
-  const PlanOrder order = plan_order(det, threads);
+  if (params.trees) {
+    st.plan_with_builder(params, threads, seconds);
+  } else {
+    const PlanOrder order = plan_order(det, threads);
 #pragma omp parallel num_threads(threads)
-  {
-    DeblendPlanPool::PerThread& mine = st.pool->at(static_cast<size_t>(omp_get_thread_num()));
-    DeblendScratch& scratch = mine.scratch;
-    size_t used = 0;  // mine.plans[0 .. used): this stage's split plans made by this thread
-    auto plan_one = [&](size_t i) {
-      const ObjectView parent = det[i];
-      parent_flags[i] = parent.flags;
-      first_object[i + 1] = 1;
-      // Most detections of a crowded field are single stars: answered without a plan.
-      if (!(params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
-                         : may_split(parent, params, scratch)))
-        return;
-      if (used == mine.plans.size()) mine.plans.emplace_back();
-      DeblendPlan& plan = mine.plans[used];
-      plan_candidate(parent, params, scratch, plan);
-      parent_flags[i] = plan.parent_flags;
-      first_object[i + 1] = plan.split ? plan.cores.size() : 1;
-      first_draw[i + 1] = plan.draws;
-      if (plan.split) plans[i] = &plan, ++used;
-    };
+    {
+      DeblendPlanPool::PerThread& mine = st.pool->at(static_cast<size_t>(omp_get_thread_num()));
+      DeblendScratch& scratch = mine.scratch;
+      size_t used = 0;  // mine.plans[0 .. used): this stage's split plans made by this thread
+      auto plan_one = [&](size_t i) {
+        const ObjectView parent = det[i];
+        parent_flags[i] = parent.flags;
+        first_object[i + 1] = 1;
+        // Most detections of a crowded field are single stars: answered without a plan.
+        if (!(params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
+                           : may_split(parent, params, scratch)))
+          return;
+        plan_candidate(parent, params, scratch, State::next_plan(mine, used));
+        st.keep_plan(i, mine, used);
+      };
 #pragma omp for schedule(dynamic, 1) nowait
-    for (size_t k = 0; k < order.big; ++k) plan_one(order.order[k]);
+      for (size_t k = 0; k < order.big; ++k) plan_one(order.order[k]);
 #pragma omp for schedule(dynamic, 8)
-    for (size_t k = order.big; k < n; ++k) plan_one(order.order[k]);
+      for (size_t k = order.big; k < n; ++k) plan_one(order.order[k]);
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     first_object[i + 1] += first_object[i];

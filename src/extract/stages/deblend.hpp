@@ -30,6 +30,8 @@
 
 namespace celeris::extract {
 
+class DeblendTreeBuilder;
+
 struct DeblendParams {
   int nthresh = 32;
   double mincont = 0.005;
@@ -47,6 +49,9 @@ struct DeblendParams {
   // (gpu/peak_kernels.hpp; FrontEnd::peaks): deblend() then asks may_split with them instead of
   // counting on the host. Null: counted on the host.
   const std::vector<uint8_t>* peaks = nullptr;
+  // Builds the candidates' threshold trees away from the planning threads (the GPU:
+  // gpu/deblend_trees_gpu.hpp; deblend_tree_builder.hpp). Null: every tree on the host.
+  DeblendTreeBuilder* trees = nullptr;
 };
 
 // The tree of one detection and what its pixel assignment needs.

@@ -34,11 +34,15 @@ int32_t join_roots(DeblendTreeScratch& s, int32_t a, int32_t b) {
 
 }  // namespace
 
+int OrderFreeSum::ulp_exponent() const {
+  if (!std::isfinite(minabs)) return 0;
+  return minabs < FLT_MIN ? -149 : std::ilogb(minabs) - (FLT_MANT_DIG - 1);
+}
+
 bool OrderFreeSum::exact() const {
   if (total == 0) return true;
   if (!std::isfinite(total)) return false;
-  const int ulp_exp = minabs < FLT_MIN ? -149 : std::ilogb(minabs) - (FLT_MANT_DIG - 1);
-  return total < std::ldexp(1.0, 52 + ulp_exp);
+  return total < std::ldexp(1.0, 52 + ulp_exponent());
 }
 
 int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& s) {
@@ -71,19 +75,21 @@ int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& s) {
   return peaks;
 }
 
-void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
-                        int img_w, int img_h, DeblendTreeScratch& s, DeblendTree& tree) {
+namespace {
+
+// Each pixel's level (scratch.level), how many pixels each level has (scratch.count), and the
+// detection's box with a border of one and its grid (scratch.grid, box_x0, box_y0, box_w): -1
+// where there is no pixel or one of level 0; for a pixel above the first level its own index
+// (`own_index`) or -2 (build_deblend_tree's "not added yet").
+void levels_and_grid(const ObjectView& parent, const std::vector<float>& thresh,
+                     DeblendTreeScratch& s, bool own_index) {
   const int nthresh = static_cast<int>(thresh.size());
   const size_t n = parent.size();
-  tree.overflow = false;
-  tree.level.assign(1, 0);
-  tree.nodes.clear();
-
   // A pixel's level: the highest k it is above. Level k's set is taken inside level k - 1's
   // nodes, so it is the set above the highest threshold so far.
   std::vector<float>& tmax = s.tmax;
   tmax.assign(nthresh, 0.0f);
-  for (int k = 1; k < nthresh; ++k) tmax[k] = k > 1 ? std::max(tmax[k - 1], thresh[k]) : thresh[k];
+  level_ceilings(thresh.data(), nthresh, tmax.data());
   int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = std::numeric_limits<int>::min(), y1 = x1;
   s.level.resize(n);
   std::vector<int32_t>& count = s.count;
@@ -104,10 +110,33 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
   s.box_x0 = x0 - 1;
   s.box_y0 = y0 - 1;
   s.box_w = bw;
-  auto cell = [&](int x, int y) { return (y - y0 + 1) * bw + (x - x0 + 1); };
-  // A pixel above the first level is -2 until the union-find adds it, then its index: whether
-  // a neighbour is in is read from the grid alone. Pixels of level 0 are never added (-1).
-  for (size_t i = 0; i < n; ++i) s.grid[cell(parent.x[i], parent.y[i])] = s.level[i] > 0 ? -2 : -1;
+  // For the union-find, a pixel above the first level is -2 until it is added, then its index
+  // (which a finished tree's grid holds): whether a neighbour is in is read from the grid alone.
+  for (size_t i = 0; i < n; ++i)
+    s.grid[(parent.y[i] - y0 + 1) * bw + (parent.x[i] - x0 + 1)] =
+        s.level[i] > 0 ? (own_index ? static_cast<int32_t>(i) : -2) : -1;
+}
+
+}  // namespace
+
+void prepare_node_chains(const ObjectView& parent, const std::vector<float>& thresh,
+                         DeblendTreeScratch& s) {
+  levels_and_grid(parent, thresh, s, true);
+  s.mark.assign(parent.size(), 0);
+  s.stamp = 0;
+}
+
+void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
+                        int img_w, int img_h, DeblendTreeScratch& s, DeblendTree& tree) {
+  const int nthresh = static_cast<int>(thresh.size());
+  const size_t n = parent.size();
+  tree.overflow = false;
+  tree.level.assign(1, 0);
+  tree.nodes.clear();
+  levels_and_grid(parent, thresh, s, false);
+  const std::vector<int32_t>& count = s.count;
+  const int64_t bw = s.box_w, gx0 = s.box_x0, gy0 = s.box_y0;
+  auto cell = [&](int x, int y) { return (y - gy0) * bw + (x - gx0); };
 
   // Pixels grouped by level, highest first.
   std::vector<int32_t>& start = s.start;

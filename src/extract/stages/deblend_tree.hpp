@@ -19,6 +19,7 @@
 
 #include "extract/objects.hpp"
 #include "extract/sextractor/lutz.hpp"
+#include "extract/stages/deblend_levels.hpp"
 
 namespace celeris::extract {
 
@@ -85,21 +86,12 @@ struct OrderFreeSum {
     if (a > 0 && a < minabs) minabs = a;
   }
   bool exact() const;
+  // The exponent of the smallest magnitude's ulp: every value added is a multiple of
+  // 2^ulp_exponent() (0 when none was non-zero). When exact(), each value is an integer times
+  // that power of two and every partial sum of those integers is below 2^52 in magnitude, so a
+  // sum may also be taken in 64-bit integers (the GPU's trees do, deblend_tree_kernels.cu).
+  int ulp_exponent() const;
 };
-
-// std::lower_bound(t, t + n, c) - t for ascending t (n >= 0): how many of the t are below c. A
-// binary search whose steps are selects, not branches: a detection's pixel values fall
-// anywhere among its levels, so a branching search mispredicts at every step.
-inline int count_below(const float* t, int n, float c) {
-  if (n <= 0) return 0;
-  const float* first = t;
-  while (n > 1) {
-    const int half = n / 2;
-    first = first[half] < c ? first + half : first;
-    n -= half;
-  }
-  return static_cast<int>(first - t) + (*first < c ? 1 : 0);
-}
 
 // How many of the detection's pixels are peaks: no 8-neighbour among its pixels has a higher
 // filtered value (ties and NaN neighbours do not count as higher), counting stops at `stop`.
@@ -115,9 +107,15 @@ int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& scratch)
 void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thresh, int minarea,
                         int img_w, int img_h, DeblendTreeScratch& scratch, DeblendTree& tree);
 
+// The scratch deblend_node_chain reads for a tree that was not built by build_deblend_tree on
+// this scratch (a tree built on the GPU): the pixels' levels, the box and its grid.
+void prepare_node_chains(const ObjectView& parent, const std::vector<float>& thresh,
+                         DeblendTreeScratch& scratch);
+
 // The pixels of node `node` of level `k` (indices in the detection's pixel list) in chain order,
 // as SExtractor's scan of the level below links them. Uses the scratch of the last
-// build_deblend_tree call on the same detection; returns the chain-order sum of filtered values.
+// build_deblend_tree or prepare_node_chains call on the same detection; returns the chain-order sum
+// of filtered values.
 double deblend_node_chain(const ObjectView& parent, const DeblendTree& tree, int k, int node,
                           DeblendTreeScratch& scratch, std::vector<int32_t>& chain);
 

@@ -1,0 +1,292 @@
+// The GPU's tree builder (deblend_trees_gpu.hpp): staging, launches and the trees' return.
+#include "extract/gpu/deblend_trees_gpu.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/cuda/buffer_pool.hpp"
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/event_timer.hpp"
+#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/scratch_pool.hpp"
+#include "core/cuda/stream.hpp"
+#include "extract/gpu/deblend_tree_kernels.hpp"
+
+namespace celeris::extract::gpu {
+
+static_assert(sizeof(TreeNode) == sizeof(DeblendNode) &&
+                  offsetof(TreeNode, fdflux) == offsetof(DeblendNode, fdflux) &&
+                  offsetof(TreeNode, npix) == offsetof(DeblendNode, npix) &&
+                  offsetof(TreeNode, flags) == offsetof(DeblendNode, flags) &&
+                  offsetof(TreeNode, seed) == offsetof(DeblendNode, seed) &&
+                  offsetof(TreeNode, first_son) == offsetof(DeblendNode, first_son) &&
+                  offsetof(TreeNode, sons) == offsetof(DeblendNode, sons),
+              "TreeNode is DeblendNode's layout");
+
+namespace {
+
+// A launch per size class: candidates of up to `pixels` pixels, trees of up to `node_cap` nodes
+// (a larger tree is built on the host), `threads` a block.
+struct SizeClass {
+  int pixels, node_cap, threads;
+};
+constexpr SizeClass kClasses[] = {{64, 192, 64},
+                                  {256, 384, 128},
+                                  {1024, 768, 256},
+                                  {static_cast<int>(kTreeMaxPixels), 1024, 256}};
+constexpr int kNumClasses = sizeof(kClasses) / sizeof(kClasses[0]);
+static_assert(kNumClasses == 4, "Context's events: one per class");
+static_assert(kClasses[kNumClasses - 1].node_cap <= kTreeNsonmax,
+              "a tree's levels must show its NSONMAX overflow (deblend_tree_kernels.hpp)");
+
+// A stream and its buffers, reused from frame to frame (grown, never shrunk). Two frames'
+// back ends may build trees at once (a stream of frames): a pool of them.
+// Timer marks: each class's kernel ends at kUploaded + 1 + its index (on its own stream).
+enum Mark { kStart, kUploaded, kBack = kUploaded + kNumClasses + 1, kNodesBack, kMarks };
+
+struct Context {
+  cuda::Stream stream;
+  // Each size class's launch on a stream of its own, so that they run side by side: the
+  // classes of larger candidates are few blocks, each long.
+  cuda::Stream launches[kNumClasses];
+  cuda::Event uploaded{false}, built[kNumClasses] = {cuda::Event(false), cuda::Event(false),
+                                                     cuda::Event(false), cuda::Event(false)};
+  cuda::EventTimer timer{kMarks};
+  cuda::DeviceBuffer<unsigned char> in, out;
+  cuda::DeviceBuffer<TreeNode> nodes;
+  cuda::DeviceBuffer<unsigned long long> used;
+  cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
+  cuda::PinnedBuffer<TreeNode> staged_nodes;
+};
+
+cuda::BufferPool<Context>& contexts() {
+  static auto* pool = new cuda::BufferPool<Context>(2);
+  return *pool;
+}
+
+class Builder final : public DeblendTreeBuilder {
+ public:
+  Builder()
+      : c_(contexts().take([](const Context&) { return true; },
+                           [] { return std::make_unique<Context>(); })) {}
+  // Not before the stream is idle: the context's buffers go back to the pool for the next.
+  ~Builder() override { cudaStreamSynchronize(c_->stream.get()); }
+
+  bool takes(size_t pixels, int64_t cells) const override {
+    return pixels <= kTreeMaxPixels && cells <= kTreeMaxCells;
+  }
+
+  void begin(size_t candidates, size_t pixels, int nthresh, int minarea, int width,
+             int height) override {
+    m_ = candidates;
+    pixels_ = pixels;
+    nthresh_ = nthresh;
+    minarea_ = minarea;
+    width_ = width;
+    height_ = height;
+    in_ = {};
+    in_.add<TreeCandidate>(m_);
+    in_.add<float>(m_ * static_cast<size_t>(nthresh_));
+    in_.add<int32_t>(pixels_);
+    in_.add<float>(pixels_);
+    in_.add<int32_t>(m_);
+    cuda::Carve cut(c_->staged_in.grow(std::max<size_t>(in_.bytes(), 1)));
+    cand_ = cut.take<TreeCandidate>(m_);
+    thresh_ = cut.take<float>(m_ * static_cast<size_t>(nthresh_));
+    cell_ = cut.take<int32_t>(pixels_);
+    cvalue_ = cut.take<float>(pixels_);
+    launch_ = cut.take<int32_t>(m_);
+    flags_.assign(m_, 0);
+    for (size_t j = 0; j < m_; ++j) cand_[j].pixels = 0;  // 0: not added
+  }
+
+  void add(size_t j, size_t pixel_begin, const ObjectView& parent, const float* thresh,
+           const TreeBox& box, const OrderFreeSum& sums) override {
+    TreeCandidate& c = cand_[j];
+    c.ulp_exponent = sums.ulp_exponent();
+    c.pixel_begin = static_cast<int64_t>(pixel_begin);
+    c.pixels = static_cast<int32_t>(parent.size());
+    c.x0 = box.x0;
+    c.y0 = box.y0;
+    c.bw = box.x1 - box.x0 + 3;
+    c.bh = box.y1 - box.y0 + 3;
+    flags_[j] = parent.flags;
+    std::copy(thresh, thresh + nthresh_, thresh_ + j * static_cast<size_t>(nthresh_));
+    int32_t* cell = cell_ + pixel_begin;
+    float* cv = cvalue_ + pixel_begin;
+    for (size_t p = 0; p < parent.size(); ++p) {
+      cell[p] = (parent.y[p] - box.y0 + 1) * c.bw + (parent.x[p] - box.x0 + 1);
+      cv[p] = parent.cvalue[p];
+    }
+  }
+
+  void launch() override {
+    Context& c = *c_;
+    const cudaStream_t s = c.stream.get();
+    // The candidates by size class, each class's together in launch_.
+    std::vector<int64_t> first(kNumClasses + 1, 0);
+    std::vector<int> klass(m_, -1);
+    size_t added = 0;
+    for (size_t j = 0; j < m_; ++j) {
+      if (cand_[j].pixels == 0) continue;
+      int k = 0;
+      while (cand_[j].pixels > kClasses[k].pixels) ++k;
+      klass[j] = k;
+      ++first[k + 1];
+      ++added;
+    }
+    for (int k = 0; k < kNumClasses; ++k) first[k + 1] += first[k];
+    std::vector<int64_t> fill(first.begin(), first.end() - 1);
+    std::vector<int> max_pixels(kNumClasses, 0), max_cells(kNumClasses, 0);
+    for (size_t j = 0; j < m_; ++j) {
+      if (klass[j] < 0) continue;
+      const int k = klass[j];
+      launch_[fill[k]++] = static_cast<int32_t>(j);
+      max_pixels[k] = std::max(max_pixels[k], cand_[j].pixels);
+      max_cells[k] = std::max(max_cells[k], cand_[j].bw * cand_[j].bh);
+    }
+    added_ = added;
+    if (added == 0) return;
+    unsigned char* din = c.in.grow(in_.bytes());
+    c.timer.mark(kStart, s);
+    CELERIS_CUDA_CHECK(
+        cudaMemcpyAsync(din, c.staged_in.data(), in_.bytes(), cudaMemcpyHostToDevice, s));
+    cuda::Carve dcut(din);
+    TreeArgs a;
+    a.candidates = dcut.take<TreeCandidate>(m_);
+    a.thresh = dcut.take<float>(m_ * static_cast<size_t>(nthresh_));
+    a.cell = dcut.take<int32_t>(pixels_);
+    a.cvalue = dcut.take<float>(pixels_);
+    const int32_t* launch = dcut.take<int32_t>(m_);
+    a.nthresh = nthresh_;
+    a.minarea = minarea_;
+    a.width = width_;
+    a.height = height_;
+    // Room for the nodes: a crowded field's trees hold about 60 each; a launch that runs out
+    // leaves its trees to the host.
+    const size_t space = 96 * added + pixels_;
+    a.nodes = c.nodes.grow(space);
+    a.node_space = static_cast<int64_t>(space);
+    a.used = c.used.grow(1);
+    CELERIS_CUDA_CHECK(cudaMemsetAsync(a.used, 0, sizeof(unsigned long long), s));
+    out_ = {};
+    out_.add<TreeResult>(m_);
+    out_.add<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
+    out_.add<unsigned long long>(1);
+    unsigned char* dout = c.out.grow(out_.bytes());
+    cuda::Carve ocut(dout);
+    a.results = ocut.take<TreeResult>(m_);
+    a.levels = ocut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
+    unsigned long long* used_out = ocut.take<unsigned long long>(1);
+    c.timer.mark(kUploaded, s);
+    c.uploaded.record(s);
+    for (int k = 0; k < kNumClasses; ++k) {
+      const cudaStream_t ks = c.launches[k].get();
+      CELERIS_CUDA_CHECK(cudaStreamWaitEvent(ks, c.uploaded.get(), 0));
+      a.launch = launch + first[k];
+      a.launched = first[k + 1] - first[k];
+      launched_[k] = a.launched;
+      a.max_pixels = max_pixels[k];
+      a.max_cells = max_cells[k];
+      a.node_cap = kClasses[k].node_cap;
+      build_trees(a, kClasses[k].threads, ks);
+      c.timer.mark(kUploaded + 1 + k, ks);
+      c.built[k].record(ks);
+      CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, c.built[k].get(), 0));
+    }
+    CELERIS_CUDA_CHECK(
+        cudaMemcpyAsync(used_out, a.used, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, s));
+    unsigned char* hout = c.staged_out.grow(out_.bytes());
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out_.bytes(), cudaMemcpyDeviceToHost, s));
+    c.timer.mark(kBack, s);
+    cuda::Carve hcut(hout);
+    results_ = hcut.take<TreeResult>(m_);
+    levels_ = hcut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
+    used_ = hcut.take<unsigned long long>(1);
+  }
+
+  void wait() override {
+    not_built_ = 0;
+    if (added_ == 0) return;
+    Context& c = *c_;
+    c.stream.synchronize();
+    const size_t used = static_cast<size_t>(*used_);
+    nodes_ = c.staged_nodes.grow(std::max<size_t>(used, 1));
+    c.nodes.download_async(nodes_, used, c.stream.get());
+    c.timer.mark(kNodesBack, c.stream.get());
+    c.stream.synchronize();
+    nodes_used_ = used;
+    for (size_t j = 0; j < m_; ++j)
+      not_built_ += cand_[j].pixels > 0 && results_[j].status == kTreeNotBuilt;
+  }
+
+  bool tree(size_t j, DeblendTree& tree) const override {
+    const TreeResult& r = results_[j];
+    if (cand_[j].pixels == 0 || r.status == kTreeNotBuilt) return false;
+    tree.overflow = false;
+    const int32_t* level = levels_ + j * static_cast<size_t>(nthresh_ + 1);
+    // NSONMAX as build_deblend_tree meets it: the host builds the tree again and finds it.
+    for (int k = 1; k < nthresh_; ++k) {
+      const int32_t nodes = level[k + 1] - level[k];
+      if ((k < nthresh_ - 1 && nodes >= kTreeNsonmax) || nodes > kTreeNsonmax) return false;
+    }
+    tree.level.assign(level, level + nthresh_ + 1);
+    tree.nodes.resize(static_cast<size_t>(r.nodes));
+    std::memcpy(static_cast<void*>(tree.nodes.data()), nodes_ + r.first,
+                static_cast<size_t>(r.nodes) * sizeof(TreeNode));
+    tree.nodes[0].flags = flags_[j];  // the root is the detection itself
+    return true;
+  }
+
+  size_t not_built() const override { return not_built_; }
+
+  void report(std::vector<std::pair<std::string, double>>& seconds) const override {
+    if (added_ == 0) return;
+    const cuda::EventTimer& t = c_->timer;
+    seconds.emplace_back("  gpu trees: upload", t.seconds(kStart, kUploaded));
+    for (int k = 0; k < kNumClasses; ++k)
+      seconds.emplace_back("  gpu trees: kernel, up to " + std::to_string(kClasses[k].pixels) +
+                               " pixels (" + std::to_string(launched_[k]) + ")",
+                           t.seconds(kUploaded, kUploaded + k + 1));
+    double built = 0;
+    for (int k = 0; k < kNumClasses; ++k)
+      built = std::max(built, t.seconds(kUploaded, kUploaded + k + 1));
+    seconds.emplace_back("  gpu trees: results back", t.seconds(kUploaded, kBack) - built);
+    seconds.emplace_back("  gpu trees: " + std::to_string(nodes_used_) + " nodes back",
+                         t.seconds(kBack, kNodesBack));
+  }
+
+ private:
+  std::shared_ptr<Context> c_;
+  size_t m_ = 0, pixels_ = 0, added_ = 0, not_built_ = 0, nodes_used_ = 0;
+  int64_t launched_[kNumClasses] = {};
+  int nthresh_ = 0, minarea_ = 1, width_ = 0, height_ = 0;
+  cuda::Carve in_, out_;
+  TreeCandidate* cand_ = nullptr;
+  float* thresh_ = nullptr;
+  int32_t* cell_ = nullptr;
+  float* cvalue_ = nullptr;
+  int32_t* launch_ = nullptr;
+  std::vector<uint16_t> flags_;
+  const TreeResult* results_ = nullptr;
+  const int32_t* levels_ = nullptr;
+  const unsigned long long* used_ = nullptr;
+  TreeNode* nodes_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<DeblendTreeBuilder> make_tree_builder() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return std::make_unique<Builder>();
+}
+
+}  // namespace celeris::extract::gpu

@@ -1,0 +1,55 @@
+// Threshold trees built away from the deblending stage's planning threads: the GPU builds those
+// of the detections that may split (gpu/deblend_trees_gpu.hpp) while the host threads plan the
+// others. The stage (deblend.cpp) computes each candidate's levels itself (their pow is the C
+// library's), hands the builder the candidates whose union-find sums are exact in any order
+// (OrderFreeSum), and takes back each tree in SExtractor's node order, as build_deblend_tree
+// gives it; a tree the builder could not make (too many nodes for its storage) is built on the
+// host. Plain C++.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "extract/objects.hpp"
+#include "extract/stages/deblend_tree.hpp"
+
+namespace celeris::extract {
+
+// A candidate's bounding box (without border), from its pixels.
+struct TreeBox {
+  int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+  // The cells of the box with a border of one (the grid build_deblend_tree walks).
+  int64_t cells() const { return (int64_t{x1} - x0 + 3) * (int64_t{y1} - y0 + 3); }
+};
+
+class DeblendTreeBuilder {
+ public:
+  virtual ~DeblendTreeBuilder() = default;
+  // Whether it builds the tree of a detection of `pixels` pixels whose box has `cells` cells.
+  virtual bool takes(size_t pixels, int64_t cells) const = 0;
+  // A new set of trees: `candidates` of `pixels` pixels in all, levels of `nthresh` thresholds,
+  // sub-components of `minarea` pixels, an image of width x height (kFlagTruncated).
+  virtual void begin(size_t candidates, size_t pixels, int nthresh, int minarea, int width,
+                     int height) = 0;
+  // Candidate j (< candidates): its pixels are [pixel_begin, pixel_begin + parent.size()) of
+  // the set's, `thresh` its nthresh levels, `sums` the OrderFreeSum of its pixels above the
+  // first level (exact()). Called from several threads at once (distinct j).
+  virtual void add(size_t j, size_t pixel_begin, const ObjectView& parent, const float* thresh,
+                   const TreeBox& box, const OrderFreeSum& sums) = 0;
+  // Starts building the trees (returns without waiting).
+  virtual void launch() = 0;
+  // Waits for the trees.
+  virtual void wait() = 0;
+  // Candidate j's tree (after wait): false when it was not built (the caller builds it). The
+  // node's seed is one of its pixels, not necessarily build_deblend_tree's. Thread safe.
+  virtual bool tree(size_t j, DeblendTree& tree) const = 0;
+  // How many trees were not built (after wait), for the stage's report.
+  virtual size_t not_built() const = 0;
+  // The steps' times (after wait), appended to `seconds`.
+  virtual void report(std::vector<std::pair<std::string, double>>& /*seconds*/) const {}
+};
+
+}  // namespace celeris::extract

@@ -1,0 +1,176 @@
+// Deblending's threshold trees built on the GPU (gpu/deblend_trees_gpu.hpp) against the host's
+// build_deblend_tree, tree for tree: every level's nodes in SExtractor's order with the same
+// thresholds, flux (bit for bit), pixels, border flags and sons, and each node's seed one of its
+// pixels (its chain, as the cores take it, is the host's), on simulated frames sparse and
+// crowded, with and without a detection image of their own, for several DEBLEND_NTHRESH and
+// sub-component areas; then the deblending stage with the GPU's trees against the stage alone,
+// every column. Skipped without a CUDA device.
+#ifdef CELERIS_HAVE_CUDA
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "celeris/device.hpp"
+#include "extract/gpu/deblend_trees_gpu.hpp"
+#include "extract/stages/deblend.hpp"
+#include "extract/stages/detect.hpp"
+#include "gpu_test_frames.hpp"
+
+using namespace celeris;
+using namespace celeris::extract;
+
+namespace {
+
+struct Candidate {
+  size_t detection;
+  std::vector<float> thresh;
+  TreeBox box;
+  OrderFreeSum sums;
+};
+
+// The candidates as the stage picks them for a builder: levels with no NaN, sums exact in any
+// order, sizes the builder takes (every detection, not only those of two peaks or more).
+std::vector<Candidate> candidates(const ObjectList& det, float t0, int nthresh,
+                                  const DeblendTreeBuilder& builder, size_t& not_taken) {
+  std::vector<Candidate> out;
+  for (size_t d = 0; d < det.size(); ++d) {
+    const ObjectView o = det[d];
+    float peak = -std::numeric_limits<float>::max();
+    for (size_t p = 0; p < o.size(); ++p) peak = std::max(peak, o.cvalue[p]);
+    Candidate c{d, std::vector<float>(nthresh, t0), {}};
+    if (peak > 0) exponential_levels(t0, peak, nthresh, c.thresh.data());
+    if (std::any_of(c.thresh.begin(), c.thresh.end(), [](float t) { return std::isnan(t); }))
+      continue;
+    c.box = {std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
+             std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
+    OrderFreeSum& sum = c.sums;
+    for (size_t p = 0; p < o.size(); ++p) {
+      c.box.x0 = std::min(c.box.x0, o.x[p]);
+      c.box.x1 = std::max(c.box.x1, o.x[p]);
+      c.box.y0 = std::min(c.box.y0, o.y[p]);
+      c.box.y1 = std::max(c.box.y1, o.y[p]);
+      if (nthresh > 1 && c.thresh[1] < o.cvalue[p]) sum.add(o.cvalue[p]);
+    }
+    if (!sum.exact() || !builder.takes(o.size(), c.box.cells())) {
+      ++not_taken;
+      continue;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(GpuDeblendTrees, SameTreesAsTheHost) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  size_t trees = 0, nodes = 0, not_built = 0, not_taken = 0, several = 0;
+  std::mt19937_64 rng(5);
+  const gpu_test::FrameCase cases[] = {{512, 512, 2500, 0, 1, false},
+                                       {700, 300, 3000, 2, 2, true},
+                                       {1024, 1024, 9000, 0, 3, true},
+                                       {256, 256, -1, 1, 4, false}};
+  int round = 0;
+  for (const gpu_test::FrameCase& k : cases)
+    for (const auto& [nthresh, minarea] :
+         {std::pair{32, 3}, std::pair{7, 1}, std::pair{64, 2}, std::pair{2, 3}}) {
+      ++round;
+      const gpu_test::TestFrame f = gpu_test::test_frame(k, rng);
+      const float t0 = 30.0f;
+      const ObjectList det = detect(f.value.view(), f.cvalue.view(), {t0, 5});
+      auto builder = gpu::make_tree_builder();
+      ASSERT_TRUE(builder);
+      const std::vector<Candidate> cand = candidates(det, t0, nthresh, *builder, not_taken);
+      size_t pixels = 0;
+      std::vector<size_t> begin;
+      for (const Candidate& c : cand) begin.push_back(pixels), pixels += det.count(c.detection);
+      builder->begin(cand.size(), pixels, nthresh, minarea, k.width, k.height);
+      for (size_t j = 0; j < cand.size(); ++j)
+        builder->add(j, begin[j], det[cand[j].detection], cand[j].thresh.data(), cand[j].box,
+                     cand[j].sums);
+      builder->launch();
+      builder->wait();
+      not_built += builder->not_built();
+      DeblendTreeScratch hs, gs;
+      DeblendTree want, got;
+      std::vector<int32_t> want_chain, got_chain;
+      for (size_t j = 0; j < cand.size(); ++j) {
+        const ObjectView o = det[cand[j].detection];
+        const std::string what =
+            "round " + std::to_string(round) + " detection " + std::to_string(cand[j].detection);
+        build_deblend_tree(o, cand[j].thresh, minarea, k.width, k.height, hs, want);
+        if (!builder->tree(j, got)) continue;
+        ++trees;
+        ASSERT_FALSE(want.overflow) << what;
+        ASSERT_EQ(got.level, want.level) << what;
+        ASSERT_EQ(got.nodes.size(), want.nodes.size()) << what;
+        several += want.level.size() > 2 && want.level[2] - want.level[1] > 1;
+        prepare_node_chains(o, cand[j].thresh, gs);
+        for (size_t n = 0; n < want.nodes.size(); ++n) {
+          const DeblendNode &a = got.nodes[n], &b = want.nodes[n];
+          ASSERT_EQ(a.thresh, b.thresh) << what << " node " << n;
+          ASSERT_EQ(std::memcmp(&a.fdflux, &b.fdflux, sizeof(float)), 0) << what << " node " << n;
+          ASSERT_EQ(a.npix, b.npix) << what << " node " << n;
+          ASSERT_EQ(a.flags, b.flags) << what << " node " << n;
+          ASSERT_EQ(a.first_son, b.first_son) << what << " node " << n;
+          ASSERT_EQ(a.sons, b.sons) << what << " node " << n;
+        }
+        // The seeds: each node's chain from the GPU's seed is the host's.
+        for (size_t lev = 1; lev + 1 < want.level.size(); ++lev)
+          for (int32_t n = want.level[lev]; n < want.level[lev + 1]; ++n) {
+            deblend_node_chain(o, want, static_cast<int>(lev), n, hs, want_chain);
+            deblend_node_chain(o, got, static_cast<int>(lev), n, gs, got_chain);
+            ASSERT_EQ(got_chain, want_chain) << what << " node " << n;
+            ++nodes;
+          }
+      }
+    }
+  EXPECT_GT(trees, 5000u);
+  EXPECT_GT(several, 500u);  // trees that branch, not just chains of one node a level
+  EXPECT_LT(not_built, trees / 100 + 1);
+  std::printf("%zu trees (%zu branching), %zu nodes compared; %zu not built, %zu not taken\n",
+              trees, several, nodes, not_built, not_taken);
+}
+
+// The deblending stage with the GPU's trees gives the stage's objects alone, every column, the
+// draws and the parents, on crowded frames, for DEBLEND_NTHRESH 32 and 8 and MINCONT 0.005 and 0.
+TEST(GpuDeblendTrees, StageGivesTheSameObjects) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(9);
+  for (const auto& [k, nthresh, mincont] :
+       {std::tuple{gpu_test::FrameCase{1024, 1024, 12000, 1, 7, true}, 32, 0.005},
+        std::tuple{gpu_test::FrameCase{800, 600, 6000, 0, 8, false}, 8, 0.0}}) {
+    const gpu_test::TestFrame f = gpu_test::test_frame(k, rng);
+    const ObjectList det = detect(f.value.view(), f.cvalue.view(), {30.0f, 5});
+    DeblendParams p;
+    p.nthresh = nthresh;
+    p.mincont = mincont;
+    p.detect_thresh = 30.0f;
+    p.width = k.width;
+    p.height = k.height;
+    ObjectList a = det, b = det;
+    const Deblended want = deblend(std::move(a), p, 3, 4);
+    auto builder = gpu::make_tree_builder();
+    p.trees = builder.get();
+    const Deblended got = deblend(std::move(b), p, 3, 4);
+    EXPECT_GT(want.objects.size(), det.size() + 100);  // blends were split
+    EXPECT_EQ(got.draws, want.draws);
+    EXPECT_EQ(got.parent, want.parent);
+    EXPECT_EQ(got.objects.offset, want.objects.offset);
+    EXPECT_EQ(got.objects.x, want.objects.x);
+    EXPECT_EQ(got.objects.y, want.objects.y);
+    EXPECT_EQ(got.objects.cvalue, want.objects.cvalue);
+    EXPECT_EQ(got.objects.flags, want.objects.flags);
+    EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre);
+    EXPECT_EQ(got.objects.cx, want.objects.cx);
+    EXPECT_EQ(got.objects.cy, want.objects.cy);
+  }
+}
+
+#endif  // CELERIS_HAVE_CUDA
