@@ -287,9 +287,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
   // With --device cuda the candidates' threshold trees are built on the GPU (the host's
   // results: gpu/deblend_trees_gpu.hpp).
-  std::unique_ptr<DeblendTreeBuilder> gpu_trees;
-  if (config.device == Backend::Cuda) gpu_trees = gpu::make_tree_builder();
-  dp.trees = gpu_trees.get();
+  if (config.device == Backend::Cuda) dp.trees = gpu::make_tree_builder;
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as
   // SExtractor), which writes objects out in SExtractor's order: with stage 4's pixel
   // assignment, chunk by chunk, the pass on a thread of its own (back_end.hpp).

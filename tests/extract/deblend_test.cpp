@@ -731,7 +731,9 @@ TEST(Deblend, StageGivenThePeaksIsTheSame) {
 // those itself), and detections of more than `max_pixels` pixels not taken.
 class HostTreeBuilder final : public DeblendTreeBuilder {
  public:
-  explicit HostTreeBuilder(size_t max_pixels) : max_pixels_(max_pixels) {}
+  // `built` counts the trees it builds.
+  HostTreeBuilder(size_t max_pixels, size_t* built)
+      : max_pixels_(max_pixels), built_count_(built) {}
   bool takes(size_t pixels, int64_t cells) const override {
     return pixels <= max_pixels_ && cells > 0;
   }
@@ -763,7 +765,7 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
       if (!given_[j].added) continue;
       DeblendTree& t = trees_[j];
       build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch, t);
-      ++built;
+      ++*built_count_;
       if (t.overflow) continue;
       for (size_t k = 1; k + 1 < t.level.size(); ++k)
         for (int32_t n = t.level[k]; n < t.level[k + 1]; ++n) {
@@ -780,7 +782,6 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
     return true;
   }
   size_t not_built() const override { return 0; }
-  size_t built = 0;
 
  private:
   struct Given {
@@ -789,6 +790,7 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
     std::vector<float> thresh;
   };
   size_t max_pixels_;
+  size_t* built_count_;
   int nthresh_ = 0, minarea_ = 0, width_ = 0, height_ = 0;
   size_t pixels_ = 0;
   std::vector<Given> given_;
@@ -827,11 +829,16 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     const int threads = 1 + trial % 3;
     ObjectList a = f.detections, b = f.detections;
     const Deblended want = deblend(std::move(a), p, 5, threads);
-    HostTreeBuilder builder(trial % 3 == 1 ? 60 : 100000);
-    p.trees = &builder;
+    // Builders that take every candidate, or the small ones, and (trial 5) none at all.
+    size_t made = 0;
+    p.trees = [&]() -> std::unique_ptr<DeblendTreeBuilder> {
+      ++made;
+      if (trial == 5) return nullptr;
+      return std::make_unique<HostTreeBuilder>(trial % 3 == 1 ? 60 : 100000, &built);
+    };
     std::vector<std::pair<std::string, double>> steps;
     const Deblended got = deblend(std::move(b), p, 5, threads, &steps);
-    built += builder.built;
+    EXPECT_GE(made, 1u);
     const std::string what = "trial " + std::to_string(trial);
     EXPECT_GT(want.objects.size(), f.detections.size()) << what;  // blends were split
     EXPECT_EQ(got.draws, want.draws) << what;
@@ -847,7 +854,7 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     EXPECT_EQ(got.objects.cx, want.objects.cx) << what;
     EXPECT_EQ(got.objects.cy, want.objects.cy) << what;
     bool timed = false;
-    for (const auto& s : steps) timed |= s.first == "deblend plans: from the builder's trees";
+    for (const auto& s : steps) timed |= s.first == "deblend plans: from the builders' trees";
     EXPECT_TRUE(timed) << what;
   }
   EXPECT_GT(built, 30u);  // the builder's trees were used (60 of them)

@@ -156,8 +156,7 @@ TEST(GpuDeblendTrees, StageGivesTheSameObjects) {
     p.height = k.height;
     ObjectList a = det, b = det;
     const Deblended want = deblend(std::move(a), p, 3, 4);
-    auto builder = gpu::make_tree_builder();
-    p.trees = builder.get();
+    p.trees = gpu::make_tree_builder;
     const Deblended got = deblend(std::move(b), p, 3, 4);
     EXPECT_GT(want.objects.size(), det.size() + 100);  // blends were split
     EXPECT_EQ(got.draws, want.draws);

@@ -19,7 +19,7 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 // A node while the tree grows (shared memory).
 struct GrowingNode {
   long long flux;  // in units of 2^ulp_exponent
-  int32_t root;    // its component's root: its lowest pixel index
+  int32_t root;    // its component's root (root_claim)
   int32_t up;      // the node of the level below that holds it (index in the block's nodes)
   uint32_t count;  // pixels | kTruncatedBit
   uint32_t last;   // its last pixel's cell (cells are in row-major order: the last row's last)
@@ -94,14 +94,22 @@ __device__ int32_t find_root(volatile int32_t* uf, int32_t i) {
   }
 }
 
-// Joins the components of a and b: the higher root goes under the lower, so that a root is its
-// component's lowest index whatever the order of the joins.
-__device__ void unite(int32_t* uf, int32_t a, int32_t b) {
+// A pixel's claim to be its component's root: its level, then its index. The root of a
+// component is its pixel of the highest claim, whatever the order of the joins.
+__device__ uint32_t root_claim(const uint8_t* level, int32_t x) {
+  return (static_cast<uint32_t>(level[x] & kLevelBits) << 16) | static_cast<uint32_t>(x);
+}
+
+// Joins the components of a and b: the root of the lower claim goes under the other. A level's
+// new pixels thus hang under the components above (each on its own entry, no contention);
+// with the index alone as the claim, the many new pixels around a large component all raced to
+// become its root, one winning per round.
+__device__ void unite(int32_t* uf, const uint8_t* level, int32_t a, int32_t b) {
   while (true) {
     a = find_root(uf, a);
     b = find_root(uf, b);
     if (a == b) return;
-    if (a < b) {
+    if (root_claim(level, a) > root_claim(level, b)) {
       const int32_t t = a;
       a = b;
       b = t;
@@ -180,7 +188,7 @@ __global__ void tree_kernel(TreeArgs a) {
       if ((s.level[i] & kLevelBits) != k) continue;
       for (int d = 0; d < 8; ++d) {
         const int q = s.grid[s.cell[i] + offs[d]];
-        if (q >= 0 && (s.level[q] & kLevelBits) >= k) unite(s.uf, i, q);
+        if (q >= 0 && (s.level[q] & kLevelBits) >= k) unite(s.uf, s.level, i, q);
       }
     }
     __syncthreads();

@@ -34,27 +34,30 @@ namespace {
 struct SizeClass {
   int pixels, node_cap, threads;
 };
-constexpr SizeClass kClasses[] = {{64, 192, 64},
-                                  {256, 384, 128},
-                                  {1024, 768, 256},
-                                  {static_cast<int>(kTreeMaxPixels), 1024, 256}};
+constexpr SizeClass kClasses[] = {{64, 192, 64}, {static_cast<int>(kTreeMaxPixels), 384, 128}};
 constexpr int kNumClasses = sizeof(kClasses) / sizeof(kClasses[0]);
-static_assert(kNumClasses == 4, "Context's events: one per class");
+static_assert(kNumClasses == 2, "Context's events: one per class");
 static_assert(kClasses[kNumClasses - 1].node_cap <= kTreeNsonmax,
               "a tree's levels must show its NSONMAX overflow (deblend_tree_kernels.hpp)");
 
 // A stream and its buffers, reused from frame to frame (grown, never shrunk). Two frames'
 // back ends may build trees at once (a stream of frames): a pool of them.
 // Timer marks: each class's kernel ends at kUploaded + 1 + its index (on its own stream).
-enum Mark { kStart, kUploaded, kBack = kUploaded + kNumClasses + 1, kNodesBack, kMarks };
+enum Mark {
+  kStart,
+  kUploaded,
+  kBack = kUploaded + kNumClasses + 1,
+  kNodesAsked,
+  kNodesBack,
+  kMarks
+};
 
 struct Context {
   cuda::Stream stream;
   // Each size class's launch on a stream of its own, so that they run side by side: the
   // classes of larger candidates are few blocks, each long.
   cuda::Stream launches[kNumClasses];
-  cuda::Event uploaded{false}, built[kNumClasses] = {cuda::Event(false), cuda::Event(false),
-                                                     cuda::Event(false), cuda::Event(false)};
+  cuda::Event uploaded{false}, built[kNumClasses] = {cuda::Event(false), cuda::Event(false)};
   cuda::EventTimer timer{kMarks};
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::DeviceBuffer<TreeNode> nodes;
@@ -216,6 +219,7 @@ class Builder final : public DeblendTreeBuilder {
     c.stream.synchronize();
     const size_t used = static_cast<size_t>(*used_);
     nodes_ = c.staged_nodes.grow(std::max<size_t>(used, 1));
+    c.timer.mark(kNodesAsked, c.stream.get());
     c.nodes.download_async(nodes_, used, c.stream.get());
     c.timer.mark(kNodesBack, c.stream.get());
     c.stream.synchronize();
@@ -257,7 +261,7 @@ class Builder final : public DeblendTreeBuilder {
       built = std::max(built, t.seconds(kUploaded, kUploaded + k + 1));
     seconds.emplace_back("  gpu trees: results back", t.seconds(kUploaded, kBack) - built);
     seconds.emplace_back("  gpu trees: " + std::to_string(nodes_used_) + " nodes back",
-                         t.seconds(kBack, kNodesBack));
+                         t.seconds(kNodesAsked, kNodesBack));
   }
 
  private:

@@ -422,16 +422,17 @@ struct DeblendStage::State {
                          std::vector<std::pair<std::string, double>>* seconds);
 };
 
-// The plans with the trees of most candidates from params.trees (deblend_tree_builder.hpp).
+// The plans with the trees of most candidates from builders that params.trees makes
+// (deblend_tree_builder.hpp). The candidates go in two batches, each to a builder of its own:
+// the second batch's levels are taken while the first's trees are built, and the first's plans
+// made while the second's are.
 void DeblendStage::State::plan_with_builder(const DeblendParams& params, int threads,
                                             std::vector<std::pair<std::string, double>>* seconds) {
   using Clock = std::chrono::steady_clock;
-  auto lap = [&, t = Clock::now()](const char* name) mutable {
-    const auto now = Clock::now();
-    if (seconds) seconds->emplace_back(name, std::chrono::duration<double>(now - t).count());
-    t = now;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  DeblendTreeBuilder& builder = *params.trees;
+  const auto t_start = Clock::now();
   const ObjectList& det = detections;
   const size_t n = det.size();
   std::vector<size_t> used(static_cast<size_t>(threads), 0);  // per thread, as in next_plan
@@ -461,47 +462,60 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
     }
   const size_t m = cand.size();
   const int nthresh = params.nthresh;
-  builder.begin(m, cand_pixels.back(), nthresh, std::min(params.minarea, kMaxDeblendArea),
-                params.width, params.height);
+  const size_t batches = m >= 2 ? 2 : 1;
+  std::vector<size_t> first(batches + 1);  // batch b: candidates [first[b], first[b + 1])
+  for (size_t b = 0; b <= batches; ++b) first[b] = m * b / batches;
+  std::vector<std::unique_ptr<DeblendTreeBuilder>> builders(batches);
+  for (size_t b = 0; b < batches; ++b) {
+    builders[b] = params.trees();
+    if (builders[b])
+      builders[b]->begin(first[b + 1] - first[b], cand_pixels[first[b + 1]] - cand_pixels[first[b]],
+                         nthresh, std::min(params.minarea, kMaxDeblendArea), params.width,
+                         params.height);
+  }
 
-  // 2. Each candidate's levels on the host (their pow is the C library's); the builder takes
+  // 2. Each candidate's levels on the host (their pow is the C library's); a builder takes
   // those whose union-find sums are exact in any order (as build_deblend_tree's check) and
-  // whose size it accepts.
+  // whose size it accepts. Each batch's trees start as soon as its levels are taken.
   enum Route : uint8_t { kNoSplit, kHost, kBuilder };
   std::vector<uint8_t> route(m, kNoSplit);
   std::vector<float> thresh(m * static_cast<size_t>(nthresh));
   std::vector<CandidateLevels> levels(m);
+  for (size_t b = 0; b < batches; ++b) {
+    DeblendTreeBuilder* builder = builders[b].get();
 #pragma omp parallel num_threads(threads)
-  {
-    DeblendScratch& scratch = mine().scratch;
+    {
+      DeblendScratch& scratch = mine().scratch;
 #pragma omp for schedule(dynamic, 16)
-    for (size_t j = 0; j < m; ++j) {
-      const ObjectView parent = det[cand[j]];
-      if (!candidate_levels(parent, params, scratch.thresh, levels[j])) continue;
-      float* t = thresh.data() + j * static_cast<size_t>(nthresh);
-      std::copy(scratch.thresh.begin(), scratch.thresh.end(), t);
-      TreeBox box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
-                  std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
-      OrderFreeSum sum;  // over the pixels above the first level (level_ceilings: thresh[1])
-      for (size_t p = 0; p < parent.size(); ++p) {
-        box.x0 = std::min(box.x0, parent.x[p]);
-        box.x1 = std::max(box.x1, parent.x[p]);
-        box.y0 = std::min(box.y0, parent.y[p]);
-        box.y1 = std::max(box.y1, parent.y[p]);
-        if (t[1] < parent.cvalue[p]) sum.add(parent.cvalue[p]);
-      }
-      route[j] = kHost;
-      if (!scratch.tree_scratch.chain_sums && sum.exact() &&
-          builder.takes(parent.size(), box.cells())) {
-        route[j] = kBuilder;
-        builder.add(j, cand_pixels[j], parent, t, box, sum);
+      for (size_t j = first[b]; j < first[b + 1]; ++j) {
+        const ObjectView parent = det[cand[j]];
+        if (!candidate_levels(parent, params, scratch.thresh, levels[j])) continue;
+        float* t = thresh.data() + j * static_cast<size_t>(nthresh);
+        std::copy(scratch.thresh.begin(), scratch.thresh.end(), t);
+        TreeBox box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
+                    std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
+        OrderFreeSum sum;  // over the pixels above the first level (level_ceilings: thresh[1])
+        for (size_t p = 0; p < parent.size(); ++p) {
+          box.x0 = std::min(box.x0, parent.x[p]);
+          box.x1 = std::max(box.x1, parent.x[p]);
+          box.y0 = std::min(box.y0, parent.y[p]);
+          box.y1 = std::max(box.y1, parent.y[p]);
+          if (t[1] < parent.cvalue[p]) sum.add(parent.cvalue[p]);
+        }
+        route[j] = kHost;
+        if (builder && !scratch.tree_scratch.chain_sums && sum.exact() &&
+            builder->takes(parent.size(), box.cells())) {
+          route[j] = kBuilder;
+          builder->add(j - first[b], cand_pixels[j] - cand_pixels[first[b]], parent, t, box, sum);
+        }
       }
     }
+    if (builder) builder->launch();
   }
-  builder.launch();
-  lap("deblend plans: levels, trees launched");
+  if (seconds) seconds->emplace_back("deblend plans: levels, trees launched", since(t_start));
 
   // 3. Meanwhile, the other candidates' plans on the host, the largest first.
+  const auto t_host = Clock::now();
   std::vector<uint32_t> on_host;
   for (size_t j = 0; j < m; ++j)
     if (route[j] == kHost) on_host.push_back(static_cast<uint32_t>(j));
@@ -518,34 +532,47 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
       keep_plan(i, me, u);
     }
   }
-  lap("deblend plans: the host's trees");
-  builder.wait();
-  lap("deblend plans: wait for the builder's trees");
-  if (seconds) builder.report(*seconds);
+  if (seconds) seconds->emplace_back("deblend plans: the host's trees", since(t_host));
 
-    // 4. The plans from the builder's trees (a tree it could not make, on the host).
+  // 4. The plans from each batch's trees (a tree its builder could not make, on the host).
+  double waited = 0, planned = 0;
+  std::vector<std::pair<std::string, double>> reports;
+  for (size_t b = 0; b < batches; ++b) {
+    DeblendTreeBuilder* builder = builders[b].get();
+    if (!builder) continue;
+    const auto t_wait = Clock::now();
+    builder->wait();
+    waited += since(t_wait);
+    builder->report(reports);
+    const auto t_plans = Clock::now();
 #pragma omp parallel num_threads(threads)
-  {
-    DeblendPlanPool::PerThread& me = mine();
-    size_t& u = used[static_cast<size_t>(omp_get_thread_num())];
+    {
+      DeblendPlanPool::PerThread& me = mine();
+      size_t& u = used[static_cast<size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 8)
-    for (size_t j = 0; j < m; ++j) {
-      if (route[j] != kBuilder) continue;
-      const size_t i = cand[j];
-      const ObjectView parent = det[i];
-      DeblendPlan& plan = next_plan(me, u);
-      if (builder.tree(j, me.scratch.tree)) {
-        reset_plan(parent, plan);
-        const float* t = thresh.data() + j * static_cast<size_t>(nthresh);
-        me.scratch.thresh.assign(t, t + nthresh);
-        plan_from_tree(parent, params, levels[j], false, me.scratch, plan);
-      } else {
-        plan_candidate(parent, params, me.scratch, plan);
+      for (size_t j = first[b]; j < first[b + 1]; ++j) {
+        if (route[j] != kBuilder) continue;
+        const size_t i = cand[j];
+        const ObjectView parent = det[i];
+        DeblendPlan& plan = next_plan(me, u);
+        if (builder->tree(j - first[b], me.scratch.tree)) {
+          reset_plan(parent, plan);
+          const float* t = thresh.data() + j * static_cast<size_t>(nthresh);
+          me.scratch.thresh.assign(t, t + nthresh);
+          plan_from_tree(parent, params, levels[j], false, me.scratch, plan);
+        } else {
+          plan_candidate(parent, params, me.scratch, plan);
+        }
+        keep_plan(i, me, u);
       }
-      keep_plan(i, me, u);
     }
+    planned += since(t_plans);
   }
-  lap("deblend plans: from the builder's trees");
+  if (seconds) {
+    seconds->emplace_back("deblend plans: wait for the builders' trees", waited);
+    seconds->insert(seconds->end(), reports.begin(), reports.end());
+    seconds->emplace_back("deblend plans: from the builders' trees", planned);
+  }
 }
 
 DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,9 +50,10 @@ struct DeblendParams {
   // (gpu/peak_kernels.hpp; FrontEnd::peaks): deblend() then asks may_split with them instead of
   // counting on the host. Null: counted on the host.
   const std::vector<uint8_t>* peaks = nullptr;
-  // Builds the candidates' threshold trees away from the planning threads (the GPU:
-  // gpu/deblend_trees_gpu.hpp; deblend_tree_builder.hpp). Null: every tree on the host.
-  DeblendTreeBuilder* trees = nullptr;
+  // Makes builders of the candidates' threshold trees away from the planning threads (the GPU:
+  // gpu/deblend_trees_gpu.hpp; deblend_tree_builder.hpp), one per batch of candidates (a null
+  // builder: that batch's trees on the host). Empty: every tree on the host.
+  std::function<std::unique_ptr<DeblendTreeBuilder>()> trees;
 };
 
 // The tree of one detection and what its pixel assignment needs.
