@@ -192,7 +192,6 @@ class Builder final : public DeblendTreeBuilder {
       CELERIS_CUDA_CHECK(cudaStreamWaitEvent(ks, c.uploaded.get(), 0));
       a.launch = launch + first[k];
       a.launched = first[k + 1] - first[k];
-      launched_[k] = a.launched;
       a.max_pixels = max_pixels[k];
       a.max_cells = max_cells[k];
       a.node_cap = kClasses[k].node_cap;
@@ -223,7 +222,6 @@ class Builder final : public DeblendTreeBuilder {
     c.nodes.download_async(nodes_, used, c.stream.get());
     c.timer.mark(kNodesBack, c.stream.get());
     c.stream.synchronize();
-    nodes_used_ = used;
     for (size_t j = 0; j < m_; ++j)
       not_built_ += cand_[j].pixels > 0 && results_[j].status == kTreeNotBuilt;
   }
@@ -251,23 +249,22 @@ class Builder final : public DeblendTreeBuilder {
   void report(std::vector<std::pair<std::string, double>>& seconds) const override {
     if (added_ == 0) return;
     const cuda::EventTimer& t = c_->timer;
-    seconds.emplace_back("  gpu trees: upload", t.seconds(kStart, kUploaded));
+    // (names without counts: a stream of frames sums its steps by name)
+    seconds.emplace_back("gpu trees: upload", t.seconds(kStart, kUploaded));
     for (int k = 0; k < kNumClasses; ++k)
-      seconds.emplace_back("  gpu trees: kernel, up to " + std::to_string(kClasses[k].pixels) +
-                               " pixels (" + std::to_string(launched_[k]) + ")",
-                           t.seconds(kUploaded, kUploaded + k + 1));
+      seconds.emplace_back(
+          "gpu trees: kernel, up to " + std::to_string(kClasses[k].pixels) + " pixels",
+          t.seconds(kUploaded, kUploaded + k + 1));
     double built = 0;
     for (int k = 0; k < kNumClasses; ++k)
       built = std::max(built, t.seconds(kUploaded, kUploaded + k + 1));
-    seconds.emplace_back("  gpu trees: results back", t.seconds(kUploaded, kBack) - built);
-    seconds.emplace_back("  gpu trees: " + std::to_string(nodes_used_) + " nodes back",
-                         t.seconds(kNodesAsked, kNodesBack));
+    seconds.emplace_back("gpu trees: results back", t.seconds(kUploaded, kBack) - built);
+    seconds.emplace_back("gpu trees: nodes back", t.seconds(kNodesAsked, kNodesBack));
   }
 
  private:
   std::shared_ptr<Context> c_;
-  size_t m_ = 0, pixels_ = 0, added_ = 0, not_built_ = 0, nodes_used_ = 0;
-  int64_t launched_[kNumClasses] = {};
+  size_t m_ = 0, pixels_ = 0, added_ = 0, not_built_ = 0;
   int nthresh_ = 0, minarea_ = 1, width_ = 0, height_ = 0;
   cuda::Carve in_, out_;
   TreeCandidate* cand_ = nullptr;

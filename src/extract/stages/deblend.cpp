@@ -543,7 +543,10 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
     const auto t_wait = Clock::now();
     builder->wait();
     waited += since(t_wait);
-    builder->report(reports);
+    std::vector<std::pair<std::string, double>> steps;
+    builder->report(steps);
+    for (auto& [name, sec] : steps)
+      reports.emplace_back("    batch " + std::to_string(b + 1) + ", " + name, sec);
     const auto t_plans = Clock::now();
 #pragma omp parallel num_threads(threads)
     {

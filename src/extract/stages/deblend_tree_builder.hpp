@@ -48,7 +48,7 @@ class DeblendTreeBuilder {
   virtual bool tree(size_t j, DeblendTree& tree) const = 0;
   // How many trees were not built (after wait), for the stage's report.
   virtual size_t not_built() const = 0;
-  // The steps' times (after wait), appended to `seconds`.
+  // The steps' times (after wait), appended to `seconds` (names alike from frame to frame).
   virtual void report(std::vector<std::pair<std::string, double>>& /*seconds*/) const {}
 };
 
