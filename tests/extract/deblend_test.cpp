@@ -684,6 +684,23 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
   }
 }
 
+// Two runs of the stage give the same objects: every column, the parents and the draws.
+void expect_same_deblended(const Deblended& got, const Deblended& want, const std::string& what) {
+  EXPECT_EQ(got.draws, want.draws) << what;
+  EXPECT_EQ(got.parent, want.parent) << what;
+  EXPECT_EQ(got.objects.offset, want.objects.offset) << what;
+  EXPECT_EQ(got.objects.x, want.objects.x) << what;
+  EXPECT_EQ(got.objects.y, want.objects.y) << what;
+  EXPECT_EQ(got.objects.value, want.objects.value) << what;
+  EXPECT_EQ(got.objects.cvalue, want.objects.cvalue) << what;
+  EXPECT_EQ(got.objects.var, want.objects.var) << what;
+  EXPECT_EQ(got.objects.dthresh, want.objects.dthresh) << what;
+  EXPECT_EQ(got.objects.flags, want.objects.flags) << what;
+  EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre) << what;
+  EXPECT_EQ(got.objects.cx, want.objects.cx) << what;
+  EXPECT_EQ(got.objects.cy, want.objects.cy) << what;
+}
+
 // The stage given each detection's peaks (as the GPU front end counts them, FrontEnd::peaks)
 // gives what it gives counting them itself: same objects, pixels, draws and parents; a count
 // list of the wrong length is refused.
@@ -711,12 +728,7 @@ TEST(Deblend, StageGivenThePeaksIsTheSame) {
     const Deblended given = deblend(std::move(b), p, 11, 1 + trial % 2);
     const std::string what = "trial " + std::to_string(trial);
     EXPECT_GT(counted.objects.size(), f.detections.size()) << what;  // blends were split
-    EXPECT_EQ(given.draws, counted.draws) << what;
-    EXPECT_EQ(given.parent, counted.parent) << what;
-    EXPECT_EQ(given.objects.offset, counted.objects.offset) << what;
-    EXPECT_EQ(given.objects.x, counted.objects.x) << what;
-    EXPECT_EQ(given.objects.y, counted.objects.y) << what;
-    EXPECT_EQ(given.objects.flags, counted.objects.flags) << what;
+    expect_same_deblended(given, counted, what);
     std::vector<uint8_t> short_list(peaks.begin(), peaks.end() - 1);
     p.peaks = &short_list;
     ObjectList c = f.detections;
@@ -841,18 +853,7 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     EXPECT_GE(made, 1u);
     const std::string what = "trial " + std::to_string(trial);
     EXPECT_GT(want.objects.size(), f.detections.size()) << what;  // blends were split
-    EXPECT_EQ(got.draws, want.draws) << what;
-    EXPECT_EQ(got.parent, want.parent) << what;
-    EXPECT_EQ(got.objects.offset, want.objects.offset) << what;
-    EXPECT_EQ(got.objects.x, want.objects.x) << what;
-    EXPECT_EQ(got.objects.y, want.objects.y) << what;
-    EXPECT_EQ(got.objects.value, want.objects.value) << what;
-    EXPECT_EQ(got.objects.cvalue, want.objects.cvalue) << what;
-    EXPECT_EQ(got.objects.dthresh, want.objects.dthresh) << what;
-    EXPECT_EQ(got.objects.flags, want.objects.flags) << what;
-    EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre) << what;
-    EXPECT_EQ(got.objects.cx, want.objects.cx) << what;
-    EXPECT_EQ(got.objects.cy, want.objects.cy) << what;
+    expect_same_deblended(got, want, what);
     bool timed = false;
     for (const auto& s : steps) timed |= s.first == "deblend plans: from the builders' trees";
     EXPECT_TRUE(timed) << what;
