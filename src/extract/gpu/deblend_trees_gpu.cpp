@@ -40,8 +40,6 @@ static_assert(kNumClasses == 2, "Context's events: one per class");
 static_assert(kClasses[kNumClasses - 1].node_cap <= kTreeNsonmax,
               "a tree's levels must show its NSONMAX overflow (deblend_tree_kernels.hpp)");
 
-// A stream and its buffers, reused from frame to frame (grown, never shrunk). Two frames'
-// back ends may build trees at once (a stream of frames): a pool of them.
 // Timer marks: each class's kernel ends at kUploaded + 1 + its index (on its own stream).
 enum Mark {
   kStart,
@@ -52,6 +50,10 @@ enum Mark {
   kMarks
 };
 
+// A stream and its buffers, reused from frame to frame (grown, never shrunk). A frame's
+// deblending takes two (its two batches) and two frames' back ends may run at once (a stream of
+// frames): a pool that keeps four, so that none is freed between frames (freeing device memory
+// waits for the whole device).
 struct Context {
   cuda::Stream stream;
   // Each size class's launch on a stream of its own, so that they run side by side: the
@@ -67,7 +69,7 @@ struct Context {
 };
 
 cuda::BufferPool<Context>& contexts() {
-  static auto* pool = new cuda::BufferPool<Context>(2);
+  static auto* pool = new cuda::BufferPool<Context>(4);
   return *pool;
 }
 
