@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -275,6 +276,14 @@ void check_v5_structure(const std::string& path) {
   const auto* u = reinterpret_cast<const unsigned char*>(head);
   const unsigned version = little ? u[124] | u[125] << 8 : u[125] | u[124] << 8;
   if (version == 0x0200) return;
+  // Any other version than v5's sends matio to its v4 reader, which allocates the sizes it
+  // reads from the header unchecked (a 129-byte file with "IM" but version 0x2020: 1.9 GB).
+  if (version != 0x0100) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%04x", version);
+    throw Error("'" + path + "' is not a MATLAB v5 or v7.3 .mat file (header version " + hex +
+                ", expected 0x0100 or 0x0200)");
+  }
   V5Checker(path, &in, nullptr, little == kHostBigEndianMat).elements(128, size, size - 128, 0);
 }
 

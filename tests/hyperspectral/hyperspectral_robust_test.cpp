@@ -174,4 +174,13 @@ TEST(HyperspectralRobust, MatOtherThanV5OrV73IsRefused) {
   write_text(dir / "v4.mat", std::string("2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0d~  \0", 23));
   const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "v4.mat"); });
   EXPECT_NE(m.find("not a MATLAB v5 or v7.3"), std::string::npos) << m;
+  // Found by tests/fuzz/mat_fuzz.cpp (stop 33): a v5 header's "IM" with another version than
+  // v5's, which matio also reads as v4 (1.9 GB allocated for a 129-byte file).
+  std::string odd = mat_v5({2, 2, 2}, 12);
+  odd[124] = ' ';
+  odd[125] = ' ';
+  write_text(dir / "version.mat", odd);
+  const std::string v =
+      error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "version.mat"); });
+  EXPECT_NE(v.find("header version 0x2020, expected 0x0100 or 0x0200"), std::string::npos) << v;
 }
