@@ -1,7 +1,6 @@
 // The deblending's threshold trees, one block per candidate (deblend_tree_kernels.hpp).
 #include <climits>
 
-#include "celeris/extract.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "extract/gpu/deblend_tree_kernels.hpp"
 #include "extract/stages/deblend_levels.hpp"
@@ -308,7 +307,7 @@ __global__ void tree_kernel(TreeArgs a) {
     out[at[k] + g.rank] = {th[k],
                            static_cast<float>(scalbn(static_cast<double>(g.flux), c.ulp_exponent)),
                            static_cast<int32_t>(g.count & ~kTruncatedBit),
-                           static_cast<uint16_t>(g.count & kTruncatedBit ? kFlagTruncated : 0),
+                           static_cast<uint16_t>(g.count & kTruncatedBit ? kTreeTruncatedFlag : 0),
                            g.root,
                            g.sons > 0 ? at[k + 1] + g.first_rank : 0,
                            g.sons};
@@ -317,22 +316,9 @@ __global__ void tree_kernel(TreeArgs a) {
 
 }  // namespace
 
-size_t tree_shared_bytes(int max_pixels, int max_cells, int node_cap) {
-  return carve(max_pixels, max_cells, node_cap, nullptr, nullptr);
-}
-
-size_t tree_shared_limit() {
-  int device = 0, bytes = 0;
-  CELERIS_CUDA_CHECK(cudaGetDevice(&device));
-  CELERIS_CUDA_CHECK(
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  // Room for the kernel's static shared memory (about 1.3 kB).
-  return static_cast<size_t>(bytes) - 4096;
-}
-
 void build_trees(const TreeArgs& args, int threads, cudaStream_t stream) {
   if (args.launched == 0) return;
-  const size_t bytes = tree_shared_bytes(args.max_pixels, args.max_cells, args.node_cap);
+  const size_t bytes = carve(args.max_pixels, args.max_cells, args.node_cap, nullptr, nullptr);
   CELERIS_CUDA_CHECK(cudaFuncSetAttribute(tree_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(bytes)));
   tree_kernel<<<static_cast<unsigned>(args.launched), threads, bytes, stream>>>(args);

@@ -4,11 +4,12 @@
 // lock-free union-find whose root is each component's pixel of the highest level), then every
 // component's pixels, flux, border flag and last pixel are summed again and the components of
 // `minarea` pixels or more become the level's nodes, each the son of the node of the level
-// below that holds it (a level no pixel joins repeats the level above's nodes). The nodes are then put in SExtractor's order (by their parent's rank, then
-// their last pixel: stages/deblend_tree.hpp) and written as the host's DeblendNode. The flux
-// sums are in an order of their own, in 64-bit integers of the values' smallest ulp: the host
-// hands over only candidates whose sums are exact in any order (OrderFreeSum), which makes them
-// the host's double sums exactly. Plain C++17 on raw device pointers.
+// below that holds it (a level no pixel joins repeats the level above's nodes). The nodes are then
+// put in SExtractor's order (by their parent's rank, then their last pixel:
+// stages/deblend_tree.hpp) and written as the host's DeblendNode. The flux sums are in an order of
+// their own, in 64-bit integers of the values' smallest ulp: the host hands over only candidates
+// whose sums are exact in any order (OrderFreeSum), which makes them the host's double sums
+// exactly. Plain C++17 on raw device pointers.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,6 +18,10 @@
 #include <cstdint>
 
 namespace celeris::extract::gpu {
+
+// FLAGS' "touches the image border" (kFlagTruncated, celeris/extract.hpp, which nvcc need not
+// read here; deblend_trees_gpu.cpp checks that they are the same).
+constexpr uint16_t kTreeTruncatedFlag = 8;
 
 // One candidate, as uploaded.
 struct TreeCandidate {
@@ -67,11 +72,8 @@ struct TreeArgs {
   unsigned long long* used = nullptr;  // nodes taken so far (zeroed before the first launch)
 };
 
-// The dynamic shared memory a launch of these limits takes.
-size_t tree_shared_bytes(int max_pixels, int max_cells, int node_cap);
-// The most shared memory a launch may take (the device's limit per block).
-size_t tree_shared_limit();
-
+// One block per candidate of args.launch, `threads` a block (a multiple of 32), the shared
+// memory sized by args' limits.
 void build_trees(const TreeArgs& args, int threads, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu

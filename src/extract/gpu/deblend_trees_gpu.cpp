@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/extract.hpp"
 #include "core/cuda/buffer_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
@@ -26,6 +27,7 @@ static_assert(sizeof(TreeNode) == sizeof(DeblendNode) &&
                   offsetof(TreeNode, first_son) == offsetof(DeblendNode, first_son) &&
                   offsetof(TreeNode, sons) == offsetof(DeblendNode, sons),
               "TreeNode is DeblendNode's layout");
+static_assert(kTreeTruncatedFlag == kFlagTruncated, "the kernel's border flag is FLAGS' own");
 
 namespace {
 
