@@ -14,6 +14,7 @@
 
 #include "../common/cpu_front_end.hpp"
 #include "../common/median.hpp"
+#include "../common/options.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -33,18 +34,17 @@ int main(int argc, char** argv) try {
     return 2;
   }
   int threads = 2, repeat = 21, objstack = 0;
-  for (int i = 2; i < argc; i += 2) {
-    const std::string a = argv[i];
-    if (i + 1 >= argc) throw Error("option " + a + " needs a value");
-    if (a == "--threads")
-      threads = std::stoi(argv[i + 1]);
-    else if (a == "--repeat")
-      repeat = std::stoi(argv[i + 1]);
-    else if (a == "--objstack")
-      objstack = std::stoi(argv[i + 1]);
+  bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
+    if (key == "--threads")
+      threads = std::stoi(value);
+    else if (key == "--repeat")
+      repeat = std::stoi(value);
+    else if (key == "--objstack")
+      objstack = std::stoi(value);
     else
-      throw Error("unknown option " + a);
-  }
+      return false;
+    return true;
+  });
   const FitsImage img = read_fits_image(argv[1]);
   const int w = static_cast<int>(img.pixels.width()), h = static_cast<int>(img.pixels.height());
   Config config;

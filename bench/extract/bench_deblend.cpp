@@ -22,6 +22,7 @@
 
 #include "../common/cpu_front_end.hpp"
 #include "../common/median.hpp"
+#include "../common/options.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -74,22 +75,21 @@ int main(int argc, char** argv) try {
   int threads = 2, repeat = 5, top = 15;
   int64_t rand_offset = 100000000;
   std::string cores = "2,16";
-  for (int i = 2; i < argc; i += 2) {
-    const std::string a = argv[i];
-    if (i + 1 >= argc) throw Error("option " + a + " needs a value");
-    if (a == "--threads")
-      threads = std::stoi(argv[i + 1]);
-    else if (a == "--repeat")
-      repeat = std::stoi(argv[i + 1]);
-    else if (a == "--top")
-      top = std::stoi(argv[i + 1]);
-    else if (a == "--cores")
-      cores = argv[i + 1];
-    else if (a == "--rand-offset")
-      rand_offset = std::stoll(argv[i + 1]);
+  bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
+    if (key == "--threads")
+      threads = std::stoi(value);
+    else if (key == "--repeat")
+      repeat = std::stoi(value);
+    else if (key == "--top")
+      top = std::stoi(value);
+    else if (key == "--cores")
+      cores = value;
+    else if (key == "--rand-offset")
+      rand_offset = std::stoll(value);
     else
-      throw Error("unknown option " + a);
-  }
+      return false;
+    return true;
+  });
   const FitsImage img = read_fits_image(argv[1]);
   Config config;
   config.threads = threads;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../common/median.hpp"
+#include "../common/options.hpp"
 #include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
@@ -51,17 +52,19 @@ int main(int argc, char** argv) try {
   int repeat = 5, threads = 0;
   int64_t chunk_objects = 0;
   std::string devices = "cpu,cuda,cuda-pinned,cuda-resident";
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--repeat")
-      repeat = std::stoi(argv[i + 1]);
-    else if (a == "--threads")
-      threads = std::stoi(argv[i + 1]);
-    else if (a == "--devices")
-      devices = argv[i + 1];
-    else if (a == "--chunk-objects")
-      chunk_objects = std::stoll(argv[i + 1]);
-  }
+  bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
+    if (key == "--repeat")
+      repeat = std::stoi(value);
+    else if (key == "--threads")
+      threads = std::stoi(value);
+    else if (key == "--devices")
+      devices = value;
+    else if (key == "--chunk-objects")
+      chunk_objects = std::stoll(value);
+    else
+      return false;
+    return true;
+  });
   const FitsImage img = read_fits_image(argv[1]);
   std::printf("%s: %lld x %lld, %d repeats, threads %d (0: all)\n", argv[1],
               static_cast<long long>(img.pixels.width()),

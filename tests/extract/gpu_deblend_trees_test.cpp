@@ -34,30 +34,19 @@ struct Candidate {
   OrderFreeSum sums;
 };
 
-// The candidates as the stage picks them for a builder: levels with no NaN, sums exact in any
-// order, sizes the builder takes (every detection, not only those of two peaks or more).
-std::vector<Candidate> candidates(const ObjectList& det, float t0, int nthresh,
+// The candidates as the stage picks them for a builder (candidate_levels, tree_box_and_sums):
+// levels with no NaN, sums exact in any order, sizes the builder takes (every detection, not
+// only those of two peaks or more).
+std::vector<Candidate> candidates(const ObjectList& det, const DeblendParams& params,
                                   const DeblendTreeBuilder& builder, size_t& not_taken) {
   std::vector<Candidate> out;
   for (size_t d = 0; d < det.size(); ++d) {
     const ObjectView o = det[d];
-    float peak = -std::numeric_limits<float>::max();
-    for (size_t p = 0; p < o.size(); ++p) peak = std::max(peak, o.cvalue[p]);
-    Candidate c{d, std::vector<float>(nthresh, t0), {}};
-    if (peak > 0) exponential_levels(t0, peak, nthresh, c.thresh.data());
-    if (std::any_of(c.thresh.begin(), c.thresh.end(), [](float t) { return std::isnan(t); }))
-      continue;
-    c.box = {std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
-             std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
-    OrderFreeSum& sum = c.sums;
-    for (size_t p = 0; p < o.size(); ++p) {
-      c.box.x0 = std::min(c.box.x0, o.x[p]);
-      c.box.x1 = std::max(c.box.x1, o.x[p]);
-      c.box.y0 = std::min(c.box.y0, o.y[p]);
-      c.box.y1 = std::max(c.box.y1, o.y[p]);
-      if (nthresh > 1 && c.thresh[1] < o.cvalue[p]) sum.add(o.cvalue[p]);
-    }
-    if (!sum.exact() || !builder.takes(o.size(), c.box.cells())) {
+    Candidate c{d, {}, {}, {}};
+    CandidateLevels levels;
+    if (!candidate_levels(o, params, c.thresh, levels)) continue;
+    c.box = tree_box_and_sums(o, c.thresh.data(), c.sums);
+    if (!c.sums.exact() || !builder.takes(o.size(), c.box.cells())) {
       ++not_taken;
       continue;
     }
@@ -86,7 +75,10 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
       const ObjectList det = detect(f.value.view(), f.cvalue.view(), {t0, 5});
       auto builder = gpu::make_tree_builder();
       ASSERT_TRUE(builder);
-      const std::vector<Candidate> cand = candidates(det, t0, nthresh, *builder, not_taken);
+      DeblendParams p;
+      p.nthresh = nthresh;
+      p.detect_thresh = t0;
+      const std::vector<Candidate> cand = candidates(det, p, *builder, not_taken);
       size_t pixels = 0;
       std::vector<size_t> begin;
       for (const Candidate& c : cand) begin.push_back(pixels), pixels += det.count(c.detection);

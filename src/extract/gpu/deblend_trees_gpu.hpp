@@ -17,8 +17,9 @@ namespace celeris::extract::gpu {
 
 // The largest candidate the GPU takes: the host builds the larger ones while the kernels run
 // (a block builds a tree level by level, each level a few passes over the candidate's pixels
-// with a barrier between them: on the H200 one block of a 1,098-pixel candidate took 0.9 ms, a
-// host thread about 30 us; the GPU's gain is the many small candidates side by side).
+// with a barrier between them: on the H200 one block of a 1,098-pixel candidate took 0.7-0.9 ms,
+// where that detection's whole plan takes 0.027 ms on one core of the development machine
+// (bench_deblend); the GPU's gain is the many small candidates side by side).
 constexpr size_t kTreeMaxPixels = 256;
 constexpr int64_t kTreeMaxCells = 8192;
 

@@ -111,29 +111,6 @@ int exponential_levels(float t0, float peak, int nthresh, float* thresh, double 
   return by_pow;
 }
 
-DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) {
-  DeblendScratch scratch;
-  return plan_deblend(parent, params, scratch);
-}
-
-DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
-                         DeblendScratch& scratch) {
-  DeblendPlan plan;
-  plan.parent_flags = parent.flags;
-  if (may_split(parent, params, scratch)) plan_candidate(parent, params, scratch, plan);
-  return plan;
-}
-
-namespace {
-
-// A candidate's levels (thresh, nthresh of them), its detection threshold t0 and the contrast
-// its branches must pass (value0, DEBLEND_MINCONT of its flux); false when a level is NaN (no
-// pixel is above it: nothing splits).
-struct CandidateLevels {
-  float t0 = 0;
-  double value0 = 0;
-};
-
 bool candidate_levels(const ObjectView& parent, const DeblendParams& params,
                       std::vector<float>& thresh, CandidateLevels& out) {
   const int nthresh = params.nthresh;
@@ -155,6 +132,21 @@ bool candidate_levels(const ObjectView& parent, const DeblendParams& params,
   }
   return true;
 }
+
+DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params) {
+  DeblendScratch scratch;
+  return plan_deblend(parent, params, scratch);
+}
+
+DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
+                         DeblendScratch& scratch) {
+  DeblendPlan plan;
+  plan.parent_flags = parent.flags;
+  if (may_split(parent, params, scratch)) plan_candidate(parent, params, scratch, plan);
+  return plan;
+}
+
+namespace {
 
 void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.split = false;
@@ -492,16 +484,8 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
         if (!candidate_levels(parent, params, scratch.thresh, levels[j])) continue;
         float* t = thresh.data() + j * static_cast<size_t>(nthresh);
         std::copy(scratch.thresh.begin(), scratch.thresh.end(), t);
-        TreeBox box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
-                    std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
-        OrderFreeSum sum;  // over the pixels above the first level (level_ceilings: thresh[1])
-        for (size_t p = 0; p < parent.size(); ++p) {
-          box.x0 = std::min(box.x0, parent.x[p]);
-          box.x1 = std::max(box.x1, parent.x[p]);
-          box.y0 = std::min(box.y0, parent.y[p]);
-          box.y1 = std::max(box.y1, parent.y[p]);
-          if (t[1] < parent.cvalue[p]) sum.add(parent.cvalue[p]);
-        }
+        OrderFreeSum sum;
+        const TreeBox box = tree_box_and_sums(parent, t, sum);
         route[j] = kHost;
         if (builder && !scratch.tree_scratch.chain_sums && sum.exact() &&
             builder->takes(parent.size(), box.cells())) {

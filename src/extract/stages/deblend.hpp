@@ -9,7 +9,8 @@
 // stream in SExtractor's order: plan_deblend (parallel) builds the tree and counts the random
 // draws each detection needs; finish_deblend (parallel) assigns the pixels given the slice of
 // the stream that starts at the prefix sum of the counts. The tree itself is built in one pass
-// (deblend_tree.hpp); only the cores' pixel chains are scanned.
+// (deblend_tree.hpp), or elsewhere by a tree builder (DeblendParams::trees: the GPU's); only
+// the cores' pixel chains are scanned.
 //
 // A detection's children hold exactly its pixels, so the stage writes them over the
 // detection's own range of the pixel columns, which it takes over from the detections: the
@@ -102,6 +103,17 @@ struct DeblendScratch {
 // taken by pow (about one level in 10^5). Returns how many levels were taken by pow.
 // `tolerance`: the error bound's unit (tests force the pow path with a large one).
 int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance = 1e-14);
+
+// A candidate's levels as the stage takes them (thresh, params.nthresh of them: exponential, or
+// linear with DETECT_TYPE PHOTO), its detection threshold t0 and the contrast its branches must
+// pass (value0, DEBLEND_MINCONT of its flux); false when a level is NaN (no pixel is above it:
+// nothing splits).
+struct CandidateLevels {
+  float t0 = 0;
+  double value0 = 0;
+};
+bool candidate_levels(const ObjectView& parent, const DeblendParams& params,
+                      std::vector<float>& thresh, CandidateLevels& out);
 
 // Whether the detection can split at all: false (the detection stays as it is, its flags
 // unchanged, no draws) without DEBLEND_NTHRESH >= 2, for a detection that lost pixels to a

@@ -7,8 +7,10 @@
 // host. Plain C++.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +26,23 @@ struct TreeBox {
   // The cells of the box with a border of one (the grid build_deblend_tree walks).
   int64_t cells() const { return (int64_t{x1} - x0 + 3) * (int64_t{y1} - y0 + 3); }
 };
+
+// A candidate's box, and into `sums` its pixels above the first level (thresh[1], the first
+// level's ceiling: deblend_levels.hpp; nthresh >= 2), whose OrderFreeSum decides whether a
+// builder may take it.
+inline TreeBox tree_box_and_sums(const ObjectView& parent, const float* thresh,
+                                 OrderFreeSum& sums) {
+  TreeBox box{std::numeric_limits<int>::max(), std::numeric_limits<int>::max(),
+              std::numeric_limits<int>::min(), std::numeric_limits<int>::min()};
+  for (size_t p = 0; p < parent.size(); ++p) {
+    box.x0 = std::min(box.x0, parent.x[p]);
+    box.x1 = std::max(box.x1, parent.x[p]);
+    box.y0 = std::min(box.y0, parent.y[p]);
+    box.y1 = std::max(box.y1, parent.y[p]);
+    if (thresh[1] < parent.cvalue[p]) sums.add(parent.cvalue[p]);
+  }
+  return box;
+}
 
 class DeblendTreeBuilder {
  public:
