@@ -1,22 +1,27 @@
 // Times the GPU photometry (gpu/measure_gpu.hpp) of one frame's detections for several splits
-// between the kernel and the host threads (PhotometryRequest's host_min_rlim and
-// device_slowdown): the kernel waits on its largest object, which one GPU thread measures many
-// times slower than a host core, so the largest go to the host while it can keep up. The
-// columns are checked equal to the first variant's, bit for bit, every time.
+// between the kernel's warps, its threads and the host threads (PhotometryRequest's
+// warp_min_rlim, host_min_rlim and device_slowdown): the kernel waits on its largest object,
+// which one GPU thread measures many times slower than a host core and a warp many times faster
+// than one thread. The columns are checked equal, bit for bit, every time, to those of a call
+// that measures every object on the host threads.
 // The frame goes through the GPU front end (default configuration); each detection is measured
 // as written out after the scan (no deblending, no cleaning), with MASK_TYPE CORRECT on the
 // blanking codes made on the GPU; FLUX_APER(5 px), FLUX_AUTO, FLUX_RADIUS(0.5).
 //   bench_gpu_photometry IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]
+//                        [--warp-rlims inf,12] [--min-warps N]
+// --min-warps: PhotometryRequest::min_warps (default -1: as many as the device holds at once).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../common/median.hpp"
+#include "../common/options.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
@@ -58,21 +63,30 @@ bool same_columns(const gpu::PhotometryColumns& a, const gpu::PhotometryColumns&
 int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]\n",
+                 "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
+                 "[--warp-rlims inf,12] [--min-warps N]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5;
-  std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24};
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--repeat")
-      repeat = std::stoi(argv[i + 1]);
-    else if (a == "--slowdowns")
-      slowdowns = numbers(argv[i + 1]);
-    else if (a == "--rlims")
-      rlims = numbers(argv[i + 1]);
-  }
+  int64_t min_warps = -1;
+  std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24},
+                      warp_rlims = {std::numeric_limits<double>::infinity(), 12};
+  bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
+    if (key == "--repeat")
+      repeat = std::stoi(value);
+    else if (key == "--slowdowns")
+      slowdowns = numbers(value);
+    else if (key == "--rlims")
+      rlims = numbers(value);
+    else if (key == "--warp-rlims")
+      warp_rlims = numbers(value);
+    else if (key == "--min-warps")
+      min_warps = std::stoll(value);
+    else
+      return false;
+    return true;
+  });
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const FitsImage img = read_fits_image(argv[1]);
   Config config;
@@ -100,39 +114,45 @@ int main(int argc, char** argv) try {
   field.backsig = front.background.global_rms;
   std::printf("%s: %d x %d, %zu detections, %d host threads, %d repeats (median, ms)\n", argv[1], w,
               h, d.size(), threads, repeat);
-  std::printf("%8s %10s %8s %10s %10s %10s %8s\n", "rlim", "slowdown", "on host", "call", "kernel",
-              "host", "same");
-  gpu::PhotometryColumns first;
-  bool have_first = false;
-  for (const double rlim : rlims)
-    for (const double slowdown : slowdowns) {
-      gpu::PhotometryRequest req;
-      req.apertures = {5.0};
-      req.fluxfrac = {0.5};
-      req.growth = true;
-      req.host_threads = threads;
-      req.host_min_rlim = rlim;
-      req.device_slowdown = slowdown;
-      std::vector<double> call, kernel, host;
-      gpu::PhotometryColumns c;
-      bool same = true;
-      for (int k = 0; k <= repeat; ++k) {
-        blanking = fresh_codes();
-        const auto t0 = std::chrono::steady_clock::now();
-        c = gpu::measure_photometry(field, shapes, req);
-        const double t =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (!have_first) first = c, have_first = true;
-        same = same && same_columns(first, c);
-        if (k == 0) continue;  // warm-up
-        call.push_back(t);
-        kernel.push_back(c.kernel);
-        host.push_back(c.host);
+  std::printf("%8s %8s %10s %8s %8s %10s %10s %10s %8s\n", "warp", "rlim", "slowdown", "warps",
+              "on host", "call", "kernel", "host", "same");
+  gpu::PhotometryRequest base;
+  base.apertures = {5.0};
+  base.fluxfrac = {0.5};
+  base.growth = true;
+  base.host_threads = threads;
+  base.min_warps = min_warps;
+  // The reference: every object on the host threads (the kernel's body, measure_object).
+  gpu::PhotometryRequest all_host = base;
+  all_host.host_min_rlim = 0;
+  blanking = fresh_codes();
+  const gpu::PhotometryColumns first = gpu::measure_photometry(field, shapes, all_host);
+  for (const double warp_rlim : warp_rlims)
+    for (const double rlim : rlims)
+      for (const double slowdown : slowdowns) {
+        gpu::PhotometryRequest req = base;
+        req.warp_min_rlim = warp_rlim;
+        req.host_min_rlim = rlim;
+        req.device_slowdown = slowdown;
+        std::vector<double> call, kernel, host;
+        gpu::PhotometryColumns c;
+        bool same = true;
+        for (int k = 0; k <= repeat; ++k) {
+          blanking = fresh_codes();
+          const auto t0 = std::chrono::steady_clock::now();
+          c = gpu::measure_photometry(field, shapes, req);
+          const double t =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          same = same && same_columns(first, c);
+          if (k == 0) continue;  // warm-up
+          call.push_back(t);
+          kernel.push_back(c.kernel);
+          host.push_back(c.host);
+        }
+        std::printf("%8.0f %8.0f %10.1f %8zu %8zu %10.3f %10.3f %10.3f %8s\n", warp_rlim, rlim,
+                    slowdown, c.warp_objects, c.host_objects, 1e3 * median(call),
+                    1e3 * median(kernel), 1e3 * median(host), same ? "yes" : "NO");
       }
-      std::printf("%8.0f %10.1f %8zu %10.3f %10.3f %10.3f %8s\n", rlim, slowdown, c.host_objects,
-                  1e3 * median(call), 1e3 * median(kernel), 1e3 * median(host),
-                  same ? "yes" : "NO");
-    }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_gpu_photometry: %s\n", e.what());

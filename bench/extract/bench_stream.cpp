@@ -124,8 +124,16 @@ int main(int argc, char** argv) {
       const StreamShape shape = parse_shape(item);
       FramesSummary best;
       for (int r = 0; r < repeat; ++r) {
-        const FramesSummary s = extract_frames(frames, settings, {}, {}, shape);
-        if (s.failed) throw Error(std::to_string(s.failed) + " frames failed");
+        std::string first_error;
+        const FramesSummary s = extract_frames(
+            frames, settings, {},
+            [&](const FrameReport& f) {
+              if (!f.error.empty() && first_error.empty()) first_error = f.path + ": " + f.error;
+            },
+            shape);
+        if (s.failed)
+          throw Error(std::to_string(s.failed) + " frames failed (shape " + item + "; " +
+                      first_error + ")");
         if (r == 0 || s.seconds < best.seconds) best = s;
       }
       const double n = static_cast<double>(best.frames);

@@ -105,9 +105,11 @@ unsigned host_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Frames in the back stages at once: one per 8 host cores, 1 to 3.
+// Frames in the back stages at once: one per 4 host cores, 1 to 4. (bench_stream, 16 crowded
+// 4096^2 frames, H200 host of 16 cores, stop 34: 2 back workers 31.9-34.7 frames/s, 3 41.2,
+// 4 41.4-42.7, 6 35.0; the back stages are mostly one thread's work each at a time.)
 size_t back_workers() {
-  return std::clamp<size_t>(host_cores() / 8, 1, 3);
+  return std::clamp<size_t>(host_cores() / 4, 1, 4);
 }
 
 // Cores that read: one per 2 host cores, 1 to 8 (the front and back stages hold the others).

@@ -12,7 +12,7 @@
 namespace celeris::extract {
 
 struct StreamShape {
-  size_t back_workers = 0;  // frames in the back stages at once; 0: one per 8 cores, 1 to 3
+  size_t back_workers = 0;  // frames in the back stages at once; 0: one per 4 cores, 1 to 4
   size_t readers = 0;       // frames read at once; 0: one per 2 cores, 1 to 8
   // Frames read (or being read) and not yet through the front stages; each holds a buffer of the
   // pool (page-locked with --device cuda). 0: readers + 2, so that the readers go on while the

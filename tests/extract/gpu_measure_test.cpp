@@ -223,9 +223,13 @@ using Measurer = gpu::PhotometryColumns (*)(const PhotometryField&,
                                             const gpu::PhotometryRequest&);
 
 // The frame under every MASK_TYPE, with and without weights and a detection image of its own,
-// with and without PHOT_AUTOAPERS and GAIN: GPU == CPU.
+// with and without PHOT_AUTOAPERS and GAIN: GPU == CPU. On the device, each request twice: every
+// object a thread, and every object a warp (measure_warp.cuh), none on the host.
+constexpr double kNoWarps = std::numeric_limits<double>::infinity();
+
 void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name,
-                          Measurer measure = gpu::measure_photometry) {
+                          Measurer measure = gpu::measure_photometry,
+                          std::vector<double> warp_rlims = {kNoWarps, 0.0}) {
   const std::vector<ApertureShape> shapes = aperture_shapes(f, seed);
   ASSERT_FALSE(shapes.empty()) << name;
   for (MaskType mask : {MaskType::None, MaskType::Blank, MaskType::Correct})
@@ -252,9 +256,19 @@ void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name
         field.dvalue = f.dvalue.view();
         r.hl_radius = false;
       }
-      const std::string what = name + ", MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
-                               ", variant " + std::to_string(variant);
-      expect_same_columns(cpu_columns(field, shapes, r), measure(field, shapes, r), what);
+      const gpu::PhotometryColumns cpu = cpu_columns(field, shapes, r);
+      r.device_slowdown = 0;
+      r.min_warps = 0;
+      for (const double warp : warp_rlims) {
+        r.warp_min_rlim = warp;
+        const std::string what = name + ", MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
+                                 ", variant " + std::to_string(variant) + ", warp_min_rlim " +
+                                 std::to_string(warp);
+        const gpu::PhotometryColumns got = measure(field, shapes, r);
+        expect_same_columns(cpu, got, what);
+        if (measure == gpu::measure_photometry)
+          EXPECT_EQ(got.warp_objects, warp == 0.0 ? shapes.size() : 0u) << what;
+      }
     }
 }
 
@@ -263,8 +277,8 @@ void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name
 // Without a device: the kernel's body, run on the host, gives measure.cpp's CPU photometry (the
 // device runs this body; the GPU tests below check that it gives the same bits there).
 TEST(GpuMeasureBody, SameAsCpuPhotometryOnTheHost) {
-  expect_same_on_frame(make_frame(300, 200, 60, 11, 3), 1, "300x200", body_on_host);
-  expect_same_on_frame(make_frame(41, 37, 8, 12, 1), 2, "41x37", body_on_host);
+  expect_same_on_frame(make_frame(300, 200, 60, 11, 3), 1, "300x200", body_on_host, {kNoWarps});
+  expect_same_on_frame(make_frame(41, 37, 8, 12, 1), 2, "41x37", body_on_host, {kNoWarps});
 }
 
 class GpuMeasure : public ::testing::Test {
@@ -294,13 +308,20 @@ TEST_F(GpuMeasure, SameAsCpuOnCrowded2048WithBlanking) {
   field.blanking = &f.blanking;
   field.backsig = 23.5f;
   field.gain = 2.0;
-  const gpu::PhotometryRequest r = full_request();
+  gpu::PhotometryRequest r = full_request();
   std::vector<gpu::PhotometryColumns> cpu;
   for (MaskType mask : {MaskType::None, MaskType::Blank, MaskType::Correct}) {
     field.mask_type = mask;
     cpu.push_back(cpu_columns(field, shapes, r));
-    expect_same_columns(cpu.back(), gpu::measure_photometry(field, shapes, r),
-                        "crowded 2048, MASK_TYPE " + std::to_string(static_cast<int>(mask)));
+    // The default split between warps and threads, then every object a warp.
+    for (const double warp : {gpu::PhotometryRequest{}.warp_min_rlim, 0.0}) {
+      r.warp_min_rlim = warp;
+      const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
+      const std::string what = "crowded 2048, MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
+                               ", warp_min_rlim " + std::to_string(warp);
+      expect_same_columns(cpu.back(), got, what);
+      EXPECT_GT(got.warp_objects, 0u) << what;
+    }
   }
   // The frame is crowded enough for the blanking to matter: the three masks give different
   // fluxes for many objects (else this test could not see a blanking bug).
@@ -330,6 +351,31 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
   // No objects: empty columns, no launch.
   const gpu::PhotometryColumns none = gpu::measure_photometry(field, {}, full_request());
   EXPECT_TRUE(none.flux_auto.empty() && none.flags.empty());
+}
+
+// With the default request, a frame of fewer objects than the device holds warps at once is
+// measured a warp per object (PhotometryRequest::min_warps), whatever their radius; asking for
+// warps by radius alone leaves the small ones to single threads. The same columns either way.
+TEST_F(GpuMeasure, FewObjectsAreMeasuredAWarpEach) {
+  const Frame f = make_frame(500, 400, 150, 17, 2);
+  const std::vector<ApertureShape> shapes = aperture_shapes(f, 5);
+  PhotometryField field;
+  field.value = f.value.view();
+  field.blanking = &f.blanking;
+  field.mask_type = MaskType::Correct;
+  gpu::PhotometryRequest r;
+  r.apertures = {3.0, 9.0};
+  r.fluxfrac = {0.5};
+  r.growth = true;
+  const gpu::PhotometryColumns cpu = cpu_columns(field, shapes, r);
+  const gpu::PhotometryColumns all = gpu::measure_photometry(field, shapes, r);
+  expect_same_columns(cpu, all, "default request");
+  EXPECT_EQ(all.warp_objects, shapes.size());
+  EXPECT_EQ(all.host_objects, 0u);
+  r.min_warps = 0;
+  const gpu::PhotometryColumns by_radius = gpu::measure_photometry(field, shapes, r);
+  expect_same_columns(cpu, by_radius, "warps by radius alone");
+  EXPECT_LT(by_radius.warp_objects, shapes.size());
 }
 
 // The largest objects measured on the host threads beside the kernel (host_min_rlim): the same

@@ -27,6 +27,7 @@ struct Context {
   std::mutex busy;
   cuda::Stream stream;
   cuda::EventTimer timer{kMarks};
+  int sms = 1;  // the device's multiprocessors
   cuda::DeviceBuffer<float> value, var, dvar, dvalue;
   cuda::DeviceBuffer<int32_t> code, dcode;  // the blanking codes; dual-image mode's detection side
   // The small inputs (shapes, diameters, fractions) and all outputs, each packed in one buffer
@@ -41,7 +42,13 @@ struct Context {
 };
 
 Context& context() {
-  static Context* c = new Context;
+  static Context* c = [] {
+    Context* made = new Context;
+    int device = 0;
+    CELERIS_CUDA_CHECK(cudaGetDevice(&device));
+    CELERIS_CUDA_CHECK(cudaDeviceGetAttribute(&made->sms, cudaDevAttrMultiProcessorCount, device));
+    return made;
+  }();
   return *c;
 }
 
@@ -244,6 +251,15 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   a.shapes = reinterpret_cast<const ApertureShape*>(d_in + at_shapes);
   a.n = static_cast<int64_t>(on_device.size());
   a.order = reinterpret_cast<const int32_t*>(d_in + at_order);
+  // The kernel's order is by decreasing radius (NaN first): the warps' objects lead it.
+  while (static_cast<size_t>(a.n_warp) < on_device.size() &&
+         !(growth_radius(shapes[static_cast<size_t>(on_device[a.n_warp])],
+                         request.autoparams.min_search) < request.warp_min_rlim))
+    ++a.n_warp;
+  const int64_t min_warps =
+      request.min_warps >= 0 ? request.min_warps : int64_t{c.sms} * kResidentWarpsPerSm;
+  a.n_warp = std::max(a.n_warp, std::min(min_warps, static_cast<int64_t>(on_device.size())));
+  out.warp_objects = static_cast<size_t>(a.n_warp);
   a.apertures = reinterpret_cast<const double*>(d_in + at_apertures);
   a.n_apertures = static_cast<int>(na);
   a.compute_auto = request.compute_auto;
@@ -309,6 +325,7 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   out.kernel = c.timer.seconds(kUploaded, kMeasured);
   out.download = c.timer.seconds(kMeasured, kDownloaded);
 
+  const auto t_gather = Clock::now();
   const unsigned char* got = c.staged_out.data();
   auto take = [&](auto& v, size_t at, size_t count) {
     using T = typename std::decay_t<decltype(v)>::value_type;
@@ -347,6 +364,7 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
     out.hl_radius[i] = held.hl_radius[i];
     out.flags[i] = held.flags[i];
   }
+  out.gather = std::chrono::duration<double>(Clock::now() - t_gather).count();
   return out;
 }
 

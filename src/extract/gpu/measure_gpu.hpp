@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "extract/stages/photometry.hpp"
@@ -29,16 +30,30 @@ struct PhotometryRequest {
   bool host_reads_codes = false;
   // Objects whose growth curve reaches this radius (6 A_IMAGE, or PHOT_AUTOAPERS' search
   // diameter when larger; pixels) are measured on the host threads, with the same function,
-  // while the kernel runs: one GPU thread measures one object, some ten times slower than a CPU
-  // core, and the kernel would wait on its largest object (a bright star of A_IMAGE 30 px).
-  // The results are the same either way. 0: all on the host; infinity: all on the GPU.
-  double host_min_rlim = 48.0;
+  // while the kernel runs. The results are the same either way. 0: all on the host; infinity:
+  // none by radius. Infinity since the largest objects are measured a warp each
+  // (warp_min_rlim): a host share then made the call slower on the H200 (crowded 4096^2,
+  // bench_gpu_photometry: 4.09 ms all on the GPU against 4.48 ms with 750 objects on the host,
+  // which also needs the blanking codes copied back; bench/results/...-stop34.md).
+  double host_min_rlim = std::numeric_limits<double>::infinity();
   // Below that radius, the largest objects also go to the host while the host threads would
   // still finish theirs before the kernel its largest: an object's work taken as its box,
-  // (2 r + 1)^2 pixels, a GPU thread this many times slower than a host thread on it. 80, the
-  // best of 0-80 on the H100 with 16 host threads (bench_gpu_photometry, crowded 4096^2: the
-  // call 9.95 -> 5.24 ms; sparse: 2.18 -> 1.0 ms at 40; bench/results/...-stop28.md). 0: none.
-  double device_slowdown = 80;
+  // (2 r + 1)^2 pixels, a GPU thread this many times slower than a host thread on it. 0: none
+  // (the default, as for host_min_rlim; 80 was the best of 0-80 when every object was a thread's,
+  // stop 28).
+  double device_slowdown = 0;
+  // Objects on the device whose growth radius reaches this are measured a warp each
+  // (measure_warp.cuh), the others a thread each: a warp takes a large object many times faster
+  // than one thread, a small one no faster and with 32 times the threads. Infinity: none. 8 on
+  // the H200 (bench_gpu_photometry, all objects on the GPU, the kernel's ms for warps from radius
+  // inf / 8 / 16: crowded 4096^2 14.4 / 3.03 / 3.07, sparse 4096^2 1.84 / 0.86 / 1.77).
+  double warp_min_rlim = 8.0;
+  // At least this many of the largest objects on the device are measured a warp each, whatever
+  // their radius: on a frame with few objects the warps' slots would otherwise sit idle while
+  // single threads take the rest (sparse 4096^2, 1,284 objects: the kernel 0.87 ms with warps
+  // from radius 8, 0.26 ms with every object a warp's). -1: as many as the device holds at once
+  // (its SMs x measure_kernels.hpp's kResidentWarpsPerSm); 0: by radius alone.
+  int64_t min_warps = -1;
   // Host work that does not need the photometry (measure.cpp: the catalog's columns and the
   // shape and isophotal columns), run after the host's own objects while the kernel may still
   // be running. Null: none.
@@ -56,8 +71,10 @@ struct PhotometryColumns {
   // columns down. `setup`: host time before the first copy (buffers grown, inputs packed).
   double setup = 0, upload = 0, kernel = 0, download = 0;
   double host = 0;          // host time measuring the objects kept there (beside the kernel)
+  double gather = 0;        // host time after the kernel: the columns copied out and merged
   double meanwhile = 0;     // host time of PhotometryRequest::meanwhile (beside the kernel)
   size_t host_objects = 0;  // how many (host_min_rlim, device_slowdown)
+  size_t warp_objects = 0;  // how many objects the kernel measured a warp each (warp_min_rlim)
 };
 
 // Throws celeris::Error without a CUDA device (or in a build without CUDA). Calls are serialised on

@@ -8,10 +8,14 @@
 
 namespace celeris::extract::gpu {
 
-// Launch shape: one thread per object (in `order`), 128 per block. Memory traffic: each thread
-// reads its apertures' pixels (and blanking codes) and writes its own outputs. Guarantees: every
-// output is phot::aperture_flux / auto_flux / flux_radius's result on the CPU for the same inputs,
-// bit for bit (the same source, sums in the same order, no FMA: --fmad=false).
+// Launch shape: one warp per object for the first args.n_warp of `order`, one thread per object
+// for the rest, 128 threads per block. Memory traffic: each object's apertures' pixels (and
+// blanking codes) read, its own outputs written. Guarantees: every output is
+// phot::aperture_flux / auto_flux / flux_radius's result on the CPU for the same inputs, bit for
+// bit, in either form (the same source, sums in the same order, no FMA: --fmad=false).
 void measure_photometry(const PhotometryArgs& args, cudaStream_t stream);
+
+// Warps of the kernel each SM holds at once (its launch bounds: four blocks of four warps).
+constexpr int kResidentWarpsPerSm = 16;
 
 }  // namespace celeris::extract::gpu

@@ -16,9 +16,11 @@ struct PhotometryArgs {
   phot::View field;  // the images (and blanking codes) on the device
   const ApertureShape* shapes = nullptr;
   int64_t n = 0;  // objects the kernel measures
-  // Thread t measures object order[t]: objects of similar size side by side in a warp (and the
-  // largest first), since a warp takes as long as its largest object.
+  // Object order[t] is measured by warp t for t < n_warp (the largest objects: measure_warp.cuh),
+  // then by thread t - n_warp: objects of similar size side by side in a warp (and the largest
+  // first), since a warp takes as long as its largest object.
   const int32_t* order = nullptr;
+  int64_t n_warp = 0;
   const double* apertures = nullptr;  // FLUX_APER diameters measured
   int n_apertures = 0;
   bool compute_auto = true;  // FLUX_AUTO (else 0, as measure.cpp leaves it)

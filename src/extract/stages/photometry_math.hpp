@@ -160,11 +160,12 @@ struct PixelReader {
   }
   // A pixel's value and variance as photom.c sums them: `var` is left as given (the global
   // variance) without weights.
-  CELERIS_HD double read(int x, int y, double& var) const {
-    if (bad(x, y)) return corrected(x, y, var);
+  CELERIS_HD double read(bool is_bad, int x, int y, double& var) const {
+    if (is_bad) return corrected(x, y, var);
     if (f.weighted()) var = f.var[f.at(x, y)];
     return f.value[f.at(x, y)];
   }
+  CELERIS_HD double read(int x, int y, double& var) const { return read(bad(x, y), x, y, var); }
 };
 
 // Elliptical box half-extents for the ellipse cxx dx^2 + cyy dy^2 + cxy dx dy <= k^2.
@@ -214,256 +215,403 @@ CELERIS_HD inline Box clip_box(int xmin, int xmax, int ymin, int ymax, int w, in
   return {xmin, xmax, ymin, ymax};
 }
 
+// Each measurement below is a sum over a box of pixels in raster order, written as two steps:
+// `term(x, y, t)` makes one pixel's part (false: the pixel gives nothing), `add(t)` adds it to
+// the sums. The CPU and the GPU's thread-per-object kernel call them pixel by pixel (sum_box);
+// the GPU's warp-per-object form (gpu/measure_warp.cuh) makes 32 pixels' terms at once and adds
+// them one by one in the same order. Every product is made in term(), so add() holds only the
+// additions, whose order is part of a double sum's value.
+template <class Sum>
+CELERIS_HD inline void sum_box(Sum& sum) {
+  typename Sum::Term t;
+  for (int y = sum.box.ymin; y < sum.box.ymax; ++y)
+    for (int x = sum.box.xmin; x < sum.box.xmax; ++x)
+      if (sum.term(x, y, t)) sum.add(t);
+}
+
 // FLUX_APER: the flux within a circle of `diameter` pixels, boundary pixels sub-sampled 5 x 5.
+class ApertureSum {
+ public:
+  struct Term {
+    double tv, sig, gain_sig;  // tv's and sigtv's parts (gain_sig: with `gain` only)
+    float area;
+    bool gain;
+  };
+  Box box;
+
+  CELERIS_HD ApertureSum(const View& f, const ApertureShape& s, double diameter, uint16_t& flags)
+      : f_(f), s_(s), rd_{f, s, s.mx, s.my} {
+    const float raper = static_cast<float>(diameter / 2);
+    raper2_ = raper * raper;
+    const float rintlim = raper - 0.75f;
+    rintlim2_ = rintlim > 0.0f ? rintlim * rintlim : 0.0f;
+    rextlim2_ = (raper + 0.75f) * (raper + 0.75f);
+    box = clip_box(to_int(s.mx - raper + 0.499999), to_int(s.mx + raper + 1.499999),
+                   to_int(s.my - raper + 0.499999), to_int(s.my + raper + 1.499999), f.width,
+                   f.height, s, flags);
+    backnoise2_ = f.backsig * f.backsig;  // in float, as SExtractor
+    gainflag_ = f.weighted() && f.weight_gain;
+    ngamma_ = static_cast<float>(f.ngamma);
+  }
+
+  CELERIS_HD bool term(int x, int y, Term& t) const {
+    const float scale = 1.0f / kAperOversamp, scale2 = scale * scale;
+    const float offset = 0.5f * (scale - 1.0f);
+    const float dx = x - s_.mx, dy = y - s_.my;
+    const float r2 = dx * dx + dy * dy;
+    if (r2 >= rextlim2_) return false;
+    float locarea;
+    if (r2 > rintlim2_) {
+      locarea = 0.0f;
+      float sdy = dy + offset;
+      for (int sy = kAperOversamp; sy--; sdy += scale) {
+        float sdx = dx + offset;
+        for (int sx = kAperOversamp; sx--; sdx += scale)
+          if (sdx * sdx + sdy * sdy < raper2_) locarea += scale2;
+      }
+    } else {
+      locarea = 1.0f;
+    }
+    t.area = locarea;
+    double var = backnoise2_;
+    double pix = rd_.read(x, y, var);
+    if (f_.ngamma != 0.0) {  // photom.c: ngamma is a float there, pix a double
+      pix = exp(pix / static_cast<double>(ngamma_));
+      t.sig = var * locarea * pix * pix;
+    } else {
+      t.sig = var * locarea;
+    }
+    t.tv = locarea * pix;
+    t.gain = gainflag_ && pix > 0.0 && f_.gain > 0.0;
+    if (t.gain) t.gain_sig = pix / f_.gain * var / backnoise2_;
+    return true;
+  }
+  CELERIS_HD void add(const Term& t) {
+    area_ += t.area;
+    sigtv_ += t.sig;
+    tv_ += t.tv;
+    if (t.gain) sigtv_ += t.gain_sig;
+  }
+  CELERIS_HD FluxResult result() const {
+    double tv = tv_, sigtv = sigtv_;
+    if (f_.ngamma != 0.0) {
+      tv = ngamma_ * (tv - area_ * exp(static_cast<double>(s_.dbkg / ngamma_)));
+      sigtv /= ngamma_ * ngamma_;
+    } else {
+      tv -= area_ * s_.dbkg;
+      if (!gainflag_ && f_.gain > 0.0 && tv > 0.0) sigtv += tv / f_.gain;
+    }
+    return {tv, sqrt(sigtv)};
+  }
+
+ private:
+  const View& f_;
+  const ApertureShape& s_;
+  PixelReader rd_;
+  float raper2_, rintlim2_, rextlim2_, ngamma_;
+  double backnoise2_;
+  bool gainflag_;
+  double tv_ = 0, sigtv_ = 0, area_ = 0;
+};
+
 CELERIS_HD inline FluxResult aperture_flux(const View& f, const ApertureShape& s, double diameter,
                                            uint16_t& flags) {
-  const int w = f.width, h = f.height;
-  const PixelReader rd{f, s, s.mx, s.my};
-  const float raper = static_cast<float>(diameter / 2);
-  const float raper2 = raper * raper;
-  const float rintlim = raper - 0.75f;
-  const float rintlim2 = rintlim > 0.0f ? rintlim * rintlim : 0.0f;
-  const float rextlim2 = (raper + 0.75f) * (raper + 0.75f);
-  const float scale = 1.0f / kAperOversamp, scale2 = scale * scale;
-  const float offset = 0.5f * (scale - 1.0f);
-  const Box b =
-      clip_box(to_int(s.mx - raper + 0.499999), to_int(s.mx + raper + 1.499999),
-               to_int(s.my - raper + 0.499999), to_int(s.my + raper + 1.499999), w, h, s, flags);
-  const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
-  const bool gainflag = f.weighted() && f.weight_gain;
-  const bool photo = f.ngamma != 0.0;
-  const float ngamma = static_cast<float>(f.ngamma);
-  double tv = 0, sigtv = 0, area = 0;
-  for (int y = b.ymin; y < b.ymax; ++y)
-    for (int x = b.xmin; x < b.xmax; ++x) {
-      const float dx = x - s.mx, dy = y - s.my;
-      const float r2 = dx * dx + dy * dy;
-      if (r2 >= rextlim2) continue;
-      float locarea;
-      if (r2 > rintlim2) {
-        locarea = 0.0f;
-        float sdy = dy + offset;
-        for (int sy = kAperOversamp; sy--; sdy += scale) {
-          float sdx = dx + offset;
-          for (int sx = kAperOversamp; sx--; sdx += scale)
-            if (sdx * sdx + sdy * sdy < raper2) locarea += scale2;
-        }
-      } else {
-        locarea = 1.0f;
-      }
-      area += locarea;
-      double var = backnoise2;
-      double pix = rd.read(x, y, var);
-      if (photo) {  // photom.c: ngamma is a float there, pix a double
-        pix = exp(pix / static_cast<double>(ngamma));
-        sigtv += var * locarea * pix * pix;
-      } else {
-        sigtv += var * locarea;
-      }
-      tv += locarea * pix;
-      if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
-    }
-  if (photo) {
-    tv = ngamma * (tv - area * exp(static_cast<double>(s.dbkg / ngamma)));
-    sigtv /= ngamma * ngamma;
-  } else {
-    tv -= area * s.dbkg;
-    if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
-  }
-  return {tv, sqrt(sigtv)};
+  ApertureSum sum(f, s, diameter, flags);
+  sum_box(sum);
+  return sum.result();
 }
+
+// FLUX_AUTO's first pass (photom.c computeautoflux): the first moment of the light profile
+// within 6 x the moment ellipse, for Kron's radius; bad pixels are left out and counted.
+class KronRadiusSum {
+ public:
+  struct Term {
+    double r1, v1;
+    bool good;
+  };
+  Box box;
+
+  CELERIS_HD KronRadiusSum(const View& f, const ApertureShape& s, const AutoParams& p,
+                           uint16_t& flags)
+      : f_(f), s_(s), p_(p), rd_{f, s, s.mx, s.my}, e_(kron_region(s, kKronNSig, p.min_search)) {
+    box = clip_box(rint_floor(s.mx - e_.dxlim), rint_floor(s.mx + e_.dxlim) + 1,
+                   rint_floor(s.my - e_.dylim), rint_floor(s.my + e_.dylim) + 1, f.width, f.height,
+                   s, flags);
+  }
+
+  CELERIS_HD bool term(int x, int y, Term& t) const {
+    const float dx = x - s_.mx, dy = y - s_.my;
+    const float r2 = e_.cx2 * dx * dx + e_.cy2 * dy * dy + e_.cxy * dx * dy;
+    if (r2 > e_.klim2) return false;
+    t.good = !rd_.bad_for_radius(x, y);
+    if (t.good) {
+      const double pix = f_.detection()[f_.at(x, y)];
+      t.r1 = sqrt(static_cast<double>(r2)) * pix;  // C sqrt: double
+      t.v1 = pix;
+    }
+    return true;
+  }
+  CELERIS_HD void add(const Term& t) {
+    if (t.good) {
+      ++area_;
+      r1_ += t.r1;
+      v1_ += t.v1;
+    } else {
+      ++areab_;
+    }
+  }
+  // Kron's factor for the second pass, and the crowding flag; false when the region held no
+  // pixel (FLUX_AUTO, its error and KRON_RADIUS are then 0).
+  CELERIS_HD bool kron(float& kron, uint16_t& flags) const {
+    const int area = area_ + areab_;
+    if (!area) return false;
+    kron = (r1_ > 0.0 && v1_ > 0.0) ? static_cast<float>(p_.kron_fact * r1_ / v1_)
+                                    : static_cast<float>(p_.kron_min);
+    if (kron < static_cast<float>(p_.kron_min)) kron = static_cast<float>(p_.kron_min);
+    if (static_cast<float>(areab_) / area > kCrowdThreshold) flags |= kNeighbours;
+    return true;
+  }
+
+ private:
+  const View& f_;
+  const ApertureShape& s_;
+  const AutoParams& p_;
+  PixelReader rd_;
+  KronRegion e_;
+  double r1_ = 0, v1_ = 0;
+  int area_ = 0, areab_ = 0;
+};
+
+// FLUX_AUTO's second pass: the flux within kron x the moment ellipse (or the PHOT_AUTOAPERS
+// circle, and then a KRON_RADIUS of 0, as SExtractor), whole pixels, bad pixels corrected.
+class KronFluxSum {
+ public:
+  struct Term {
+    double tv, sig, gain_sig;  // gain_sig: with `gain` only
+    bool bad, gain;
+  };
+  Box box;
+
+  CELERIS_HD KronFluxSum(const View& f, const ApertureShape& s, const AutoParams& p, float kron,
+                         uint16_t& flags)
+      : f_(f), s_(s), rd_{f, s, s.mx, s.my}, e_(kron_region(s, kron, p.min_flux)), kron_(kron) {
+    if (e_.circle) kron_ = 0.0f;
+    box = clip_box(rint_floor(s.mx - e_.dxlim), rint_floor(s.mx + e_.dxlim) + 1,
+                   rint_floor(s.my - e_.dylim), rint_floor(s.my + e_.dylim) + 1, f.width, f.height,
+                   s, flags);
+    backnoise2_ = f.backsig * f.backsig;  // in float, as SExtractor
+    gainflag_ = f.weighted() && f.weight_gain;
+    ngamma_ = static_cast<float>(f.ngamma);
+  }
+
+  CELERIS_HD bool term(int x, int y, Term& t) const {
+    const float dx = x - s_.mx, dy = y - s_.my;
+    if (e_.cx2 * dx * dx + e_.cy2 * dy * dy + e_.cxy * dx * dy > e_.klim2) return false;
+    double var = backnoise2_;
+    t.bad = rd_.bad(x, y);
+    double pix = rd_.read(t.bad, x, y, var);
+    if (f_.ngamma != 0.0) {  // photom.c: pix and ngamma are floats there
+      pix = static_cast<float>(exp(static_cast<double>(static_cast<float>(pix) / ngamma_)));
+      t.sig = var * pix * pix;
+    } else {
+      t.sig = var;
+    }
+    t.tv = pix;
+    t.gain = gainflag_ && pix > 0.0 && f_.gain > 0.0;
+    if (t.gain) t.gain_sig = pix / f_.gain * var / backnoise2_;
+    return true;
+  }
+  CELERIS_HD void add(const Term& t) {
+    ++area_;
+    if (t.bad) ++areab_;
+    sigtv_ += t.sig;
+    tv_ += t.tv;
+    if (t.gain) sigtv_ += t.gain_sig;
+  }
+  CELERIS_HD AutoResult result(uint16_t& flags) const {
+    if (static_cast<float>(areab_) > kCrowdThreshold * area_) flags |= kNeighbours;
+    double tv = tv_, sigtv = sigtv_;
+    if (f_.ngamma != 0.0) {
+      tv = ngamma_ * (tv - area_ * exp(static_cast<double>(s_.dbkg / ngamma_)));
+      sigtv /= ngamma_ * ngamma_;
+    } else {
+      tv -= static_cast<float>(area_) * s_.dbkg;  // an int times a float, in float, as SExtractor
+      if (!gainflag_ && f_.gain > 0.0 && tv > 0.0) sigtv += tv / f_.gain;
+    }
+    AutoResult out;
+    out.flux = tv;
+    out.fluxerr = sqrt(sigtv);
+    out.kron_radius = tv > 0 ? kron_ : 0.0f;
+    return out;
+  }
+
+ private:
+  const View& f_;
+  const ApertureShape& s_;
+  PixelReader rd_;
+  KronRegion e_;
+  float kron_, ngamma_;
+  double backnoise2_;
+  bool gainflag_;
+  double tv_ = 0, sigtv_ = 0;
+  int area_ = 0, areab_ = 0;
+};
 
 // FLUX_AUTO, FLUXERR_AUTO and KRON_RADIUS (photom.c computeautoflux).
 CELERIS_HD inline AutoResult auto_flux(const View& f, const ApertureShape& s, const AutoParams& p,
                                        uint16_t& flags) {
-  const double kron_fact = p.kron_fact, kron_min = p.kron_min;
-  const int w = f.width, h = f.height;
-  const PixelReader rd{f, s, s.mx, s.my};
-  const float* detection = f.detection();
-  AutoResult out;
-  // Pass 1: first moment of the light profile within 6 x the moment ellipse (Kron radius);
-  // bad pixels are left out and counted.
-  KronRegion e = kron_region(s, kKronNSig, p.min_search);
-  Box b = clip_box(rint_floor(s.mx - e.dxlim), rint_floor(s.mx + e.dxlim) + 1,
-                   rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
-  double r1 = 0, v1 = 0;
-  int area = 0, areab = 0;
-  for (int y = b.ymin; y < b.ymax; ++y)
-    for (int x = b.xmin; x < b.xmax; ++x) {
-      const float dx = x - s.mx, dy = y - s.my;
-      const float r2 = e.cx2 * dx * dx + e.cy2 * dy * dy + e.cxy * dx * dy;
-      if (r2 > e.klim2) continue;
-      if (!rd.bad_for_radius(x, y)) {
-        const double pix = detection[f.at(x, y)];
-        ++area;
-        r1 += sqrt(static_cast<double>(r2)) * pix;  // C sqrt: double
-        v1 += pix;
-      } else {
-        ++areab;
-      }
-    }
-  area += areab;
-  if (!area) return out;
-  float kron = (r1 > 0.0 && v1 > 0.0) ? static_cast<float>(kron_fact * r1 / v1)
-                                      : static_cast<float>(kron_min);
-  if (kron < static_cast<float>(kron_min)) kron = static_cast<float>(kron_min);
-  if (static_cast<float>(areab) / area > kCrowdThreshold) flags |= kNeighbours;
-
-  // Pass 2: flux within kron x the moment ellipse (or the PHOT_AUTOAPERS circle, and then a
-  // KRON_RADIUS of 0, as SExtractor), whole pixels, bad pixels corrected.
-  e = kron_region(s, kron, p.min_flux);
-  if (e.circle) kron = 0.0f;
-  b = clip_box(rint_floor(s.mx - e.dxlim), rint_floor(s.mx + e.dxlim) + 1,
-               rint_floor(s.my - e.dylim), rint_floor(s.my + e.dylim) + 1, w, h, s, flags);
-  const double backnoise2 = f.backsig * f.backsig;  // in float, as SExtractor
-  const bool gainflag = f.weighted() && f.weight_gain;
-  const bool photo = f.ngamma != 0.0;
-  const float ngamma = static_cast<float>(f.ngamma);
-  double tv = 0, sigtv = 0;
-  area = areab = 0;
-  for (int y = b.ymin; y < b.ymax; ++y)
-    for (int x = b.xmin; x < b.xmax; ++x) {
-      const float dx = x - s.mx, dy = y - s.my;
-      if (e.cx2 * dx * dx + e.cy2 * dy * dy + e.cxy * dx * dy > e.klim2) continue;
-      ++area;
-      double var = backnoise2;
-      if (rd.bad(x, y)) ++areab;
-      double pix = rd.read(x, y, var);
-      if (photo) {  // photom.c: pix and ngamma are floats there
-        pix = static_cast<float>(exp(static_cast<double>(static_cast<float>(pix) / ngamma)));
-        sigtv += var * pix * pix;
-      } else {
-        sigtv += var;
-      }
-      tv += pix;
-      if (gainflag && pix > 0.0 && f.gain > 0.0) sigtv += pix / f.gain * var / backnoise2;
-    }
-  if (static_cast<float>(areab) > kCrowdThreshold * area) flags |= kNeighbours;
-  if (photo) {
-    tv = ngamma * (tv - area * exp(static_cast<double>(s.dbkg / ngamma)));
-    sigtv /= ngamma * ngamma;
-  } else {
-    tv -= static_cast<float>(area) * s.dbkg;  // an int times a float, in float, as SExtractor
-    if (!gainflag && f.gain > 0.0 && tv > 0.0) sigtv += tv / f.gain;
-  }
-  out.flux = tv;
-  out.fluxerr = sqrt(sigtv);
-  out.kron_radius = tv > 0 ? kron : 0.0f;
-  return out;
+  KronRadiusSum radius(f, s, p, flags);
+  sum_box(radius);
+  float kron;
+  if (!radius.kron(kron, flags)) return AutoResult{};
+  KronFluxSum flux(f, s, p, kron, flags);
+  sum_box(flux);
+  return flux.result(flags);
 }
 
-// FLUX_RADIUS for each of the `count` fractions of `flux_auto`. The growth curve reaches
+// The FLUX_RADIUS growth curve (growth.c): the flux in kGrowthNStep bins of radius out to
 // 6 A_IMAGE, or `min_rlim` when larger (SExtractor compares that radius with the PHOT_AUTOAPERS
-// diameter). `hl_radius`, when not null, receives SExtractor's internal half-light radius (at
-// least 0.5 px), which sizes the windowed measurements' window.
-CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float flux_auto,
-                                   const double* fractions, int count, double min_rlim, float* out,
-                                   uint16_t& flags, float* hl_radius) {
-  const int w = f.width, h = f.height;
-  const PixelReader rd{f, s, s.dmx, s.dmy};  // SExtractor's growth: double centre
-  const double mx = s.dmx, my = s.dmy;
-  const double rlim = max_of(kGrowthNSig * s.a, min_rlim);
-  const double raper = rlim + 1.5, rextlim2 = raper * raper;
-  const double stepdens = kGrowthNStep / rlim, step = 1 / stepdens;
-  const double prevbinmargin = 0.75, nextbinmargin = step - 0.75;
-  const double scale = 1.0 / kAperOversamp, scale2 = scale * scale, offset = 0.5 * (scale - 1.0);
-  double growth[kGrowthNStep] = {0};
-  // DETECT_TYPE PHOTO: growth.c takes exp(pixel / ngamma) less exp(dbkg / ngamma) (a float).
-  const bool photo = f.ngamma != 0.0;
-  const float pdbkg = photo ? static_cast<float>(exp(s.dbkg / f.ngamma)) : 0.0f;
-  // fmod(r, step) is below prevbinmargin or above nextbinmargin for every r when the margins
-  // overlap (step <= 1.5 px, i.e. rlim <= 96 px), which is the common case.
-  const bool always_oversample = !(prevbinmargin <= nextbinmargin);
-  // fmod(r, step) against the margins. r - floor(r * stepdens) * step is within a few ulps of
-  // fmod's exact value (when the floor is one off, both are near 0 or step, on the same side of
-  // the margins), so fmod, a slow libm call, is needed only that close to a margin.
-  auto near_boundary = [&](double r) {
-    double d = r - floor(r * stepdens) * step;
-    if (fabs(d - prevbinmargin) < 1e-9 || fabs(d - nextbinmargin) < 1e-9) d = fmod(r, step);
-    return d < prevbinmargin || d > nextbinmargin;
+// diameter); pixels near a bin boundary are sub-sampled 5 x 5. The bins are filled outward, and
+// only as far as the radii asked for need (fill_outward); the radii are read from the
+// cumulative curve (radii).
+class GrowthCurve {
+ public:
+  static constexpr int kSub = kAperOversamp * kAperOversamp;
+  static constexpr int kBinsRead = kGrowthNStep - 1;  // the radii are read from bins 0 .. 62
+  // The pixels that can give the bins [jlo, jhi) something.
+  struct Window {
+    double rout2, rin2;
+    Box box;
   };
-  const Box b =
-      clip_box(to_int(mx - raper + 0.499999), to_int(mx + raper + 1.499999),
-               to_int(my - raper + 0.499999), to_int(my + raper + 1.499999), w, h, s, flags);
-  // Adds to growth[jlo, jhi) what the pixels give those bins. Each bin receives its additions in
-  // the same order as when every bin is filled in one pass (pixels in raster order, a pixel's
-  // sub-samples in order), so the bins can be filled a range at a time.
-  auto fill_bins = [&](int jlo, int jhi) {
+  double rlim, step;
+
+  CELERIS_HD GrowthCurve(const View& f, const ApertureShape& s, double min_rlim, uint16_t& flags)
+      : f_(f), rd_{f, s, s.dmx, s.dmy} {  // SExtractor's growth: double centre
+    mx_ = s.dmx;
+    my_ = s.dmy;
+    rlim = max_of(kGrowthNSig * s.a, min_rlim);
+    const double raper = rlim + 1.5;
+    rextlim2_ = raper * raper;
+    stepdens_ = kGrowthNStep / rlim;
+    step = 1 / stepdens_;
+    nextbinmargin_ = step - 0.75;
+    // DETECT_TYPE PHOTO: growth.c takes exp(pixel / ngamma) less exp(dbkg / ngamma) (a float).
+    pdbkg_ = f.ngamma != 0.0 ? static_cast<float>(exp(s.dbkg / f.ngamma)) : 0.0f;
+    // fmod(r, step) is below prevbinmargin or above nextbinmargin for every r when the margins
+    // overlap (step <= 1.5 px, i.e. rlim <= 96 px), which is the common case.
+    always_oversample_ = !(kPrevBinMargin <= nextbinmargin_);
+    box_ = clip_box(to_int(mx_ - raper + 0.499999), to_int(mx_ + raper + 1.499999),
+                    to_int(my_ - raper + 0.499999), to_int(my_ + raper + 1.499999), f.width,
+                    f.height, s, flags);
+  }
+
+  CELERIS_HD Window window(int jlo, int jhi) const {
     // A sub-sample lies within 0.566 px of its pixel's centre: pixels farther than that from
     // every radius of [jlo * step, jhi * step) give those bins nothing.
     constexpr double kReach = 0.75;
     const double rout = jhi * step + kReach, rin = jlo * step - kReach;
-    const double rout2 = min_of(rout * rout, rextlim2), rin2 = rin > 0 ? rin * rin : -1.0;
-    const int ylo = max_of(b.ymin, to_int(floor(my - rout))),
-              yhi = min_of(b.ymax, to_int(ceil(my + rout)) + 1),
-              xlo = max_of(b.xmin, to_int(floor(mx - rout))),
-              xhi = min_of(b.xmax, to_int(ceil(mx + rout)) + 1);
-    for (int y = ylo; y < yhi; ++y)
-      for (int x = xlo; x < xhi; ++x) {
-        double dx = x - mx, dy = y - my;
-        const double r2 = dx * dx + dy * dy;
-        if (r2 >= rout2 || r2 < rin2) continue;
-        double pix = rd.bad(x, y) ? rd.corrected(x, y) : f.value[f.at(x, y)];
-        if (photo) pix = exp(pix / f.ngamma) - pdbkg;  // growth.c: ngamma a double
-        const double r = sqrt(r2);
-        // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel
-        // is, and fmod (a slow libm call) is not needed to know it.
-        if (always_oversample || near_boundary(r)) {
-          dx += offset;
-          dy += offset;
-          // The 25 squared sub-pixel distances (the same additions as SExtractor), then their
-          // bins (independent square roots, vectorised on the CPU), then the additions in
-          // SExtractor's order, so every bin receives the same sequence of additions.
-          double d2[kAperOversamp * kAperOversamp];
-          int bins[kAperOversamp * kAperOversamp];
-          int nb = 0;
-          for (int sy = kAperOversamp; sy--; dy += scale) {
-            double dx1 = dx;
-            const double dy2 = dy * dy;
-            for (int sx = kAperOversamp; sx--; dx1 += scale) d2[nb++] = dx1 * dx1 + dy2;
-          }
-          for (int k = 0; k < nb; ++k) bins[k] = to_int(sqrt(d2[k]) * stepdens);
-          const double v = scale2 * pix;
-          for (int k = 0; k < nb; ++k)
-            if (bins[k] >= jlo && bins[k] < jhi) growth[bins[k]] += v;
-        } else {
-          const int j = to_int(r * stepdens);
-          if (j >= jlo && j < jhi) growth[j] += pix;
-        }
-      }
-  };
-  const int n = kGrowthNStep - 1;  // the bins the radii are read from: 0 .. n - 1
-  // The growth curve (cumulative) over the bins filled so far.
-  double cumul[kGrowthNStep] = {0};
-  int filled = 0;
-  auto fill_to = [&](int jhi) {
-    fill_bins(filled, jhi);
-    for (int j = filled; j < jhi; ++j) cumul[j] = growth[j] + (j ? cumul[j - 1] : 0.0);
-    filled = jhi;
-  };
+    Window w;
+    w.rout2 = min_of(rout * rout, rextlim2_);
+    w.rin2 = rin > 0 ? rin * rin : -1.0;
+    w.box = {max_of(box_.xmin, to_int(floor(mx_ - rout))),
+             min_of(box_.xmax, to_int(ceil(mx_ + rout)) + 1),
+             max_of(box_.ymin, to_int(floor(my_ - rout))),
+             min_of(box_.ymax, to_int(ceil(my_ + rout)) + 1)};
+    return w;
+  }
+
+  // Pixel (x, y) of window w: the bins its kSub sub-samples fall in, in SExtractor's order, each
+  // to receive v (returns kSub), or its one bin to receive v (returns 1), or 0 when the pixel
+  // gives the window's bins nothing. Bins outside [jlo, jhi) are for the caller to skip.
+  CELERIS_HD int pixel(const Window& w, int x, int y, double& v, int* bins) const {
+    double dx = x - mx_, dy = y - my_;
+    const double r2 = dx * dx + dy * dy;
+    if (r2 >= w.rout2 || r2 < w.rin2) return 0;
+    double pix = rd_.bad(x, y) ? rd_.corrected(x, y) : f_.value[f_.at(x, y)];
+    if (f_.ngamma != 0.0) pix = exp(pix / f_.ngamma) - pdbkg_;  // growth.c: ngamma a double
+    const double r = sqrt(r2);
+    // Sub-sampled near a bin boundary. When a bin is narrower than the margins every pixel is,
+    // and fmod (a slow libm call) is not needed to know it.
+    if (!always_oversample_ && !near_boundary(r)) {
+      bins[0] = to_int(r * stepdens_);
+      v = pix;
+      return 1;
+    }
+    const double scale = 1.0 / kAperOversamp, offset = 0.5 * (scale - 1.0);
+    dx += offset;
+    dy += offset;
+    // The 25 squared sub-pixel distances (the same additions as SExtractor), then their bins
+    // (independent square roots, vectorised on the CPU); every bin then receives the same
+    // sequence of additions as in SExtractor's loop.
+    double d2[kSub];
+    int nb = 0;
+    for (int sy = kAperOversamp; sy--; dy += scale) {
+      double dx1 = dx;
+      const double dy2 = dy * dy;
+      for (int sx = kAperOversamp; sx--; dx1 += scale) d2[nb++] = dx1 * dx1 + dy2;
+    }
+    for (int k = 0; k < kSub; ++k) bins[k] = to_int(sqrt(d2[k]) * stepdens_);
+    v = scale * scale * pix;
+    return kSub;
+  }
+
+  // Fills the bins outward (a quarter of them, then twice as many each time) until the radii
+  // asked for are known: fill(jlo, jhi) adds the pixels' parts to bins [jlo, jhi) and sets
+  // cumul[jlo .. jhi) (cumul[j]: the flux of bins 0 .. j).
+  template <class Fill>
+  CELERIS_HD void fill_outward(Fill&& fill, const double* cumul, const double* fractions, int count,
+                               float flux_auto, bool hl) const {
+    int filled = 0;
+    for (int jhi = kGrowthNStep / 4; filled < kBinsRead; jhi = min_of(kBinsRead, 2 * jhi)) {
+      fill(filled, jhi);
+      filled = jhi;
+      bool all = true;
+      for (int j = 0; all && j < count; ++j) all = known(cumul, filled, fractions[j] * flux_auto);
+      if (all && (!hl || known(cumul, filled, 0.5 * flux_auto))) break;
+    }
+  }
+
+  // FLUX_RADIUS for each fraction of flux_auto into out; `hl_radius`, when not null, receives
+  // SExtractor's internal half-light radius (at least 0.5 px), which sizes the windowed
+  // measurements' window.
+  CELERIS_HD void radii(const double* cumul, const double* fractions, int count, float flux_auto,
+                        float* out, float* hl_radius) const {
+    for (int j = 0; j < count; ++j) {
+      float fr = static_cast<float>(radius_at(cumul, fractions[j] * flux_auto));
+      if (fr > rlim) fr = static_cast<float>(rlim);
+      out[j] = fr;
+    }
+    if (hl_radius) {  // growth.c hl_radius
+      float hl = static_cast<float>(fabs(radius_at(cumul, 0.5 * flux_auto)));
+      if (hl > rlim) hl = static_cast<float>(rlim);
+      if (hl < 0.5f) hl = 0.5f;  // GROWTH_MINHLRAD
+      *hl_radius = hl;
+    }
+  }
+
+ private:
+  static constexpr double kPrevBinMargin = 0.75;
+
+  // fmod(r, step) against the margins. r - floor(r * stepdens) * step is within a few ulps of
+  // fmod's exact value (when the floor is one off, both are near 0 or step, on the same side of
+  // the margins), so fmod, a slow libm call, is needed only that close to a margin.
+  CELERIS_HD bool near_boundary(double r) const {
+    double d = r - floor(r * stepdens_) * step;
+    if (fabs(d - kPrevBinMargin) < 1e-9 || fabs(d - nextbinmargin_) < 1e-9) d = fmod(r, step);
+    return d < kPrevBinMargin || d > nextbinmargin_;
+  }
   // Whether the radius where the curve reaches tv is known from the bins filled: the first bin
-  // reaching it is among them, or all of 0 .. n - 1 are filled.
-  auto known = [&](double tv) {
-    if (filled >= n) return true;
+  // reaching it is among them, or all of those read are filled.
+  CELERIS_HD static bool known(const double* cumul, int filled, double tv) {
+    if (filled >= kBinsRead) return true;
     for (int i = 0; i < filled; ++i)
       if (!(cumul[i] < tv)) return true;
     return false;
-  };
-  auto all_known = [&]() {
-    for (int j = 0; j < count; ++j)
-      if (!known(fractions[j] * flux_auto)) return false;
-    return !hl_radius || known(0.5 * flux_auto);
-  };
-  // Fraction-of-light radii are mostly well inside the growth curve's 6 A_IMAGE: the bins are
-  // filled outward, and only as far as the radii asked for need.
-  for (int jhi = kGrowthNStep / 4; filled < n; jhi = min_of(n, 2 * jhi)) {
-    fill_to(jhi);
-    if (all_known()) break;
   }
-  // The radius where the growth curve reaches tv.
-  auto radius_at = [&](double tv) {
-    const double* g = cumul;
-    // First bin reaching tv; when none does, SExtractor interpolates between bins n-2 and n-1.
+  // The radius where the growth curve reaches tv: the first bin reaching it or, when none does,
+  // SExtractor's interpolation between bins n-2 and n-1.
+  CELERIS_HD double radius_at(const double* g, double tv) const {
+    constexpr int n = kBinsRead;
     int i = 0;
     while (i < n && g[i] < tv) ++i;
     const int cur = i < n ? i : n - 1;
@@ -472,19 +620,37 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
       return step * (dg != 0.0 ? i + (tv - g[cur - 1]) / dg : i);
     }
     return step * (g[0] != 0.0 ? tv / g[0] : 0.0);
+  }
+
+  const View& f_;
+  PixelReader rd_;
+  double mx_, my_, rextlim2_, stepdens_, nextbinmargin_;
+  float pdbkg_;
+  bool always_oversample_;
+  Box box_;
+};
+
+// FLUX_RADIUS for each of the `count` fractions of `flux_auto` (GrowthCurve).
+CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float flux_auto,
+                                   const double* fractions, int count, double min_rlim, float* out,
+                                   uint16_t& flags, float* hl_radius) {
+  const GrowthCurve g(f, s, min_rlim, flags);
+  double growth[kGrowthNStep] = {0};
+  double cumul[kGrowthNStep] = {0};
+  auto fill = [&](int jlo, int jhi) {
+    const GrowthCurve::Window w = g.window(jlo, jhi);
+    double v;
+    int bins[GrowthCurve::kSub];
+    for (int y = w.box.ymin; y < w.box.ymax; ++y)
+      for (int x = w.box.xmin; x < w.box.xmax; ++x) {
+        const int nb = g.pixel(w, x, y, v, bins);
+        for (int k = 0; k < nb; ++k)
+          if (bins[k] >= jlo && bins[k] < jhi) growth[bins[k]] += v;
+      }
+    for (int j = jlo; j < jhi; ++j) cumul[j] = growth[j] + (j ? cumul[j - 1] : 0.0);
   };
-  for (int j = 0; j < count; ++j) {
-    float fr = static_cast<float>(radius_at(fractions[j] * flux_auto));
-    if (fr > rlim) fr = static_cast<float>(rlim);
-    out[j] = fr;
-  }
-  // The half-light radius for the windowed measurements (growth.c hl_radius).
-  if (hl_radius) {
-    float hl = static_cast<float>(fabs(radius_at(0.5 * flux_auto)));
-    if (hl > rlim) hl = static_cast<float>(rlim);
-    if (hl < 0.5f) hl = 0.5f;  // GROWTH_MINHLRAD
-    *hl_radius = hl;
-  }
+  g.fill_outward(fill, cumul, fractions, count, flux_auto, hl_radius != nullptr);
+  g.radii(cumul, fractions, count, flux_auto, out, hl_radius);
 }
 
 }  // namespace phot

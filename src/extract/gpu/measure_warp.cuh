@@ -1,0 +1,207 @@
+// One object's photometry by one warp (measure_kernels.cu): the same sums as measure_object
+// (measure_object.hpp), bit for bit. A thread measuring a large object alone waits on one pixel
+// after another (hundreds of thousands of dependent loads for a bright star), and its warp and
+// the kernel wait on it; a warp makes 32 pixels' terms at once (stages/photometry_math.hpp's
+// term()) and then adds them in raster order, every lane the same additions in the same order,
+// so that each lane holds the CPU's sums. The additions are then the only serial part.
+// The growth curve's bins are shared out instead: lane l holds bins l and l + 32, and each pixel's
+// sub-samples reach a lane as counts per bin (a pixel gives every one of its sub-samples in a bin
+// the same value, so a bin's sequence of additions is the CPU's).
+#pragma once
+
+#include <cstdint>
+
+#include "extract/gpu/measure_object.hpp"
+
+namespace celeris::extract::gpu {
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// A warp's shared memory: the terms of one step of 32 pixels, and the growth curve's cumulative
+// bins.
+struct WarpScratch {
+  static constexpr int kTermBytes = 48;  // the largest Term below
+  unsigned char* terms;                  // 32 * kTermBytes bytes, 16-byte aligned
+  double* cumul;                         // kGrowthNStep
+};
+
+// sum_box (photometry_math.hpp) by a warp: lane l makes the term of pixel base + l of the box in
+// raster order; then every lane adds the terms made, in lane order, read from shared memory
+// (their loads do not wait on the additions, which a shuffle per term did). sum.add(t, src)
+// receives the term of lane src. Called by all 32 lanes with the same sum.
+template <class Sum>
+__device__ inline void warp_sum_box(Sum& sum, const phot::Box& b, int lane, WarpScratch w) {
+  using Term = typename Sum::Term;
+  static_assert(sizeof(Term) <= WarpScratch::kTermBytes, "a term fits its slot");
+  Term* staged = reinterpret_cast<Term*>(w.terms);
+  const int bw = b.xmax - b.xmin, bh = b.ymax - b.ymin;
+  if (bw <= 0 || bh <= 0) return;
+  const int64_t total = int64_t(bw) * bh;
+  // Each step moves every lane 32 pixels on in raster order.
+  const int step_x = 32 % bw, step_y = 32 / bw;
+  int x = b.xmin + lane % bw, y = b.ymin + lane / bw;
+  for (int64_t base = 0; base < total; base += 32) {
+    Term t;
+    const bool made = base + lane < total && sum.term(x, y, t);
+    if (made) staged[lane] = t;
+    const unsigned m = __ballot_sync(kFullWarp, made);
+    __syncwarp();  // the stores before the reads
+    for (unsigned left = m; left; left &= left - 1) {
+      const int src = __ffs(left) - 1;
+      sum.add(staged[src], src);
+    }
+    __syncwarp();  // every lane's reads before the next step's stores
+    x += step_x;
+    y += step_y;
+    if (x >= b.xmax) x -= bw, ++y;
+  }
+}
+
+// A sum whose additions every lane makes alike (ApertureSum, KronRadiusSum, KronFluxSum).
+template <class Base>
+struct SameOnEveryLane : Base {
+  using Base::Base;
+  __device__ void add(const typename Base::Term& t, int) { Base::add(t); }
+};
+
+// The growth curve's bins [jlo, jhi) from the pixels of one window, lane l holding bins l and
+// l + 32 (GrowthCurve::pixel's sub-samples as counts per bin).
+class GrowthWarp {
+ public:
+  // A pixel's bins: its value and how many of its sub-samples fall in each of the bins
+  // jmin .. jmin + 23, five bits each (0-11 in lo, 12-23 in hi); `packed` false when they
+  // spread wider (a growth curve of a few pixels' radius), and then each lane reads the
+  // pixel's bins from the lane that made it.
+  struct Term {
+    double v;
+    uint64_t lo, hi;
+    int32_t jmin, nb;
+    int32_t packed, pad;
+  };
+  static constexpr int kSpan = 24;
+
+  __device__ GrowthWarp(const phot::GrowthCurve& g, int jlo, int jhi, int lane, double& bin_a,
+                        double& bin_b)
+      : g_(g), w_(g.window(jlo, jhi)), jlo_(jlo), jhi_(jhi), lane_(lane), a_(bin_a), b_(bin_b) {}
+  __device__ const phot::Box& box() const { return w_.box; }
+
+  __device__ bool term(int x, int y, Term& t) {
+    t.nb = g_.pixel(w_, x, y, t.v, bins_);
+    if (t.nb == 0) return false;
+    int jmin = bins_[0], jmax = bins_[0];
+    for (int k = 1; k < t.nb; ++k) jmin = min(jmin, bins_[k]), jmax = max(jmax, bins_[k]);
+    t.jmin = jmin;
+    // jmax - jmin in int64: a degenerate curve's bins can be INT_MIN (phot::to_int).
+    t.packed = int64_t(jmax) - jmin < kSpan;
+    t.lo = t.hi = 0;
+    if (t.packed)
+      for (int k = 0; k < t.nb; ++k) {
+        const int off = bins_[k] - jmin;
+        if (off < 12)
+          t.lo += uint64_t{1} << (5 * off);
+        else
+          t.hi += uint64_t{1} << (5 * (off - 12));
+      }
+    return true;
+  }
+  __device__ void add(const Term& t, int src) {
+    int na = 0, nbb = 0;  // sub-samples in this lane's two bins
+    const int ja = lane_, jb = lane_ + 32;
+    if (t.packed) {
+      na = count_in(t, ja);
+      nbb = count_in(t, jb);
+    } else {
+      for (int k = 0; k < t.nb; ++k) {
+        const int j = __shfl_sync(kFullWarp, bins_[k], src);
+        na += j == ja;
+        nbb += j == jb;
+      }
+    }
+    if (ja >= jlo_ && ja < jhi_)
+      for (int c = 0; c < na; ++c) a_ += t.v;
+    if (jb >= jlo_ && jb < jhi_)
+      for (int c = 0; c < nbb; ++c) b_ += t.v;
+  }
+
+ private:
+  __device__ static int count_in(const Term& t, int j) {
+    const int64_t off = int64_t(j) - t.jmin;
+    if (off < 0 || off >= kSpan) return 0;
+    return static_cast<int>((off < 12 ? t.lo >> (5 * off) : t.hi >> (5 * (off - 12))) & 31);
+  }
+
+  const phot::GrowthCurve& g_;
+  phot::GrowthCurve::Window w_;
+  int jlo_, jhi_, lane_;
+  double &a_, &b_;
+  int bins_[phot::GrowthCurve::kSub];
+};
+
+// phot::flux_radius by a warp. Lane 0 writes the radii.
+__device__ inline void flux_radius_warp(const phot::View& f, const ApertureShape& s,
+                                        float flux_auto, const double* fractions, int count,
+                                        double min_rlim, float* out, uint16_t& flags,
+                                        float* hl_radius, int lane, WarpScratch w) {
+  double* cumul = w.cumul;
+  const phot::GrowthCurve g(f, s, min_rlim, flags);
+  double bin_a = 0, bin_b = 0;  // growth[lane], growth[lane + 32]
+  cumul[lane] = 0;
+  cumul[lane + 32] = 0;
+  __syncwarp();
+  auto fill = [&](int jlo, int jhi) {
+    GrowthWarp sum(g, jlo, jhi, lane, bin_a, bin_b);
+    warp_sum_box(sum, sum.box(), lane, w);
+    // cumul[j] = growth[j] + cumul[j - 1], in order, on every lane; lane 0 keeps it.
+    double c = jlo ? cumul[jlo - 1] : 0.0;
+    for (int j = jlo; j < jhi; ++j) {
+      const double gj = __shfl_sync(kFullWarp, j < 32 ? bin_a : bin_b, j & 31);
+      c = gj + (j ? c : 0.0);
+      if (lane == 0) cumul[j] = c;
+    }
+    __syncwarp();
+  };
+  g.fill_outward(fill, cumul, fractions, count, flux_auto, hl_radius != nullptr);
+  if (lane == 0) g.radii(cumul, fractions, count, flux_auto, out, hl_radius);
+  __syncwarp();
+}
+
+// measure_object (measure_object.hpp) by the warp whose lane this is. Lane 0 writes the outputs.
+__device__ inline void measure_object_warp(const PhotometryArgs& a, int64_t i, int lane,
+                                           WarpScratch w) {
+  const ApertureShape s = a.shapes[i];
+  uint16_t flags = 0;
+  for (int k = 0; k < a.n_apertures; ++k) {
+    SameOnEveryLane<phot::ApertureSum> sum(a.field, s, a.apertures[k], flags);
+    warp_sum_box(sum, sum.box, lane, w);
+    const FluxResult r = sum.result();
+    if (lane == 0) {
+      a.flux_aper[i * a.n_apertures + k] = r.flux;
+      a.fluxerr_aper[i * a.n_apertures + k] = r.fluxerr;
+    }
+  }
+  AutoResult au;
+  if (a.compute_auto) {
+    SameOnEveryLane<phot::KronRadiusSum> radius(a.field, s, a.autoparams, flags);
+    warp_sum_box(radius, radius.box, lane, w);
+    float kron;
+    if (radius.kron(kron, flags)) {
+      SameOnEveryLane<phot::KronFluxSum> flux(a.field, s, a.autoparams, kron, flags);
+      warp_sum_box(flux, flux.box, lane, w);
+      au = flux.result(flags);
+    }
+  }
+  float hl = 0.5f;
+  if (a.growth)
+    flux_radius_warp(a.field, s, static_cast<float>(au.flux), a.fractions, a.n_fluxfrac,
+                     a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
+                     a.hl_radius ? &hl : nullptr, lane, w);
+  if (lane == 0) {
+    a.flux_auto[i] = au.flux;
+    a.fluxerr_auto[i] = au.fluxerr;
+    a.kron_radius[i] = au.kron_radius;
+    a.hl_radius_out[i] = hl;
+    a.flags[i] = flags;
+  }
+}
+
+}  // namespace celeris::extract::gpu
