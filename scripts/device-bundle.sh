@@ -12,11 +12,11 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DCELERIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCELERIS_MPI=OFF -DCELERIS_PARQUET=OFF -DCELERIS_PYTHON=python3 "${launcher[@]}" >/dev/null
-cmake --build build-dev -j "$(nproc)" --target celeris_cli test_extract bench_extract_stages bench_stream \
+cmake --build build-dev -j "$(nproc)" --target celeris_cli test_extract bench_extract_stages bench_stream bench_clean \
   bench_deblend bench_gpu_photometry
 rm -rf .devbin && mkdir -p .devbin/debs
 cp build-dev/bin/celeris build-dev/bin/bench_extract_stages build-dev/bin/bench_deblend \
-  build-dev/bin/bench_gpu_photometry build-dev/bin/bench_stream \
+  build-dev/bin/bench_gpu_photometry build-dev/bin/bench_stream build-dev/bin/bench_clean \
   build-dev/tests/test_extract .devbin/
 # The Debian packages of the libraries the binaries load that a bare device lacks.
 for deb in .debs/libwcs7_*.deb .debs/libexpat1_*.deb; do

@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "celeris/device.hpp"
@@ -161,6 +162,50 @@ TEST(GpuDeblendTrees, StageGivesTheSameObjects) {
     EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre);
     EXPECT_EQ(got.objects.cx, want.objects.cx);
     EXPECT_EQ(got.objects.cy, want.objects.cy);
+  }
+}
+
+// Several frames deblended at once on host threads (a stream's back workers), each stage with
+// builders of its own: every launch succeeds and each gives the stage's objects alone. (The
+// kernel's shared-memory limit is one attribute for all threads; setting it per launch let one
+// thread's small size class lower it under another's large one: "invalid argument".)
+TEST(GpuDeblendTrees, StagesOnSeveralThreadsAtOnce) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(13);
+  const gpu_test::TestFrame f =
+      gpu_test::test_frame(gpu_test::FrameCase{1024, 1024, 12000, 1, 7, true}, rng);
+  const ObjectList det = detect(f.value.view(), f.cvalue.view(), {30.0f, 5});
+  DeblendParams p;
+  p.nthresh = 32;
+  p.mincont = 0.005;
+  p.detect_thresh = 30.0f;
+  p.width = 1024;
+  p.height = 1024;
+  ObjectList a = det;
+  const Deblended want = deblend(std::move(a), p, 1, 4);
+  p.trees = gpu::make_tree_builder;
+  constexpr int kThreads = 8, kRounds = 6;
+  std::vector<std::string> errors(kThreads);
+  std::vector<int> same(kThreads, 0);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t)
+    workers.emplace_back([&, t] {
+      try {
+        for (int r = 0; r < kRounds; ++r) {
+          ObjectList b = det;
+          const Deblended got = deblend(std::move(b), p, 1, 4);
+          same[t] += got.parent == want.parent && got.objects.offset == want.objects.offset &&
+                     got.objects.x == want.objects.x && got.objects.y == want.objects.y &&
+                     got.objects.flags == want.objects.flags && got.draws == want.draws;
+        }
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  for (std::thread& w : workers) w.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_EQ(same[t], kRounds) << "thread " << t;
   }
 }
 
