@@ -26,9 +26,9 @@ struct WarpScratch {
 };
 
 // sum_box (photometry_math.hpp) by a warp: lane l makes the term of pixel base + l of the box in
-// raster order; then every lane adds the terms made, in lane order, read from shared memory
-// (their loads do not wait on the additions, which a shuffle per term did). sum.add(t, src)
-// receives the term of lane src. Called by all 32 lanes with the same sum.
+// raster order; then every lane adds the terms made, in lane order, read from shared memory (so
+// that the next term's load need not wait on the last addition). sum.add(t, src) receives the
+// term of lane src. Called by all 32 lanes with the same sum.
 template <class Sum>
 __device__ inline void warp_sum_box(Sum& sum, const phot::Box& b, int lane, WarpScratch w) {
   using Term = typename Sum::Term;
