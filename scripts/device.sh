@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine (Ubuntu, nvcc, no apt): unpack the carried Debian packages from .debs/ into
 # a prefix, build celeris with CUDA (sm_90) and run the tests (all, or those matching $1 as a
-# ctest -L label regex). Usage: bash scripts/device.sh [label-regex] ; $OUT gets the logs.
+# ctest -L label regex; `gpu`: the tests that need the device). Usage: bash scripts/device.sh
+# [label-regex] ; $OUT gets the logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/device-env.sh
