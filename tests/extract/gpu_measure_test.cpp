@@ -119,6 +119,16 @@ std::vector<ApertureShape> aperture_shapes(const Frame& f, uint64_t seed) {
   return out;
 }
 
+// The frame's measurement image and blanking codes as photometry reads them (MASK_TYPE CORRECT,
+// PhotometryField's default, unless told).
+PhotometryField field_of(const Frame& f, MaskType mask = MaskType::Correct) {
+  PhotometryField field;
+  field.value = f.value.view();
+  field.blanking = &f.blanking;
+  field.mask_type = mask;
+  return field;
+}
+
 // measure.cpp's CPU calls for every shape, into the GPU's column layout.
 gpu::PhotometryColumns cpu_columns(const PhotometryField& field,
                                    const std::vector<ApertureShape>& shapes,
@@ -333,9 +343,7 @@ TEST_F(GpuMeasure, SameAsCpuOnCrowded2048WithBlanking) {
 TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
   const Frame f = make_frame(300, 300, 80, 5, 2);
   const std::vector<ApertureShape> shapes = aperture_shapes(f, 9);
-  PhotometryField field;
-  field.value = f.value.view();
-  field.blanking = &f.blanking;
+  const PhotometryField field = field_of(f);
   gpu::PhotometryRequest r;
   r.host_min_rlim = std::numeric_limits<double>::infinity();
   r.apertures = {4.0};
@@ -359,10 +367,7 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
 TEST_F(GpuMeasure, FewObjectsAreMeasuredAWarpEach) {
   const Frame f = make_frame(500, 400, 150, 17, 2);
   const std::vector<ApertureShape> shapes = aperture_shapes(f, 5);
-  PhotometryField field;
-  field.value = f.value.view();
-  field.blanking = &f.blanking;
-  field.mask_type = MaskType::Correct;
+  const PhotometryField field = field_of(f);
   gpu::PhotometryRequest r;
   r.apertures = {3.0, 9.0};
   r.fluxfrac = {0.5};

@@ -45,8 +45,9 @@ struct PhotometryRequest {
   // Objects on the device whose growth radius reaches this are measured a warp each
   // (measure_warp.cuh), the others a thread each: a warp takes a large object many times faster
   // than one thread, a small one no faster and with 32 times the threads. Infinity: none. 8 on
-  // the H200 (bench_gpu_photometry, all objects on the GPU, the kernel's ms for warps from radius
-  // inf / 8 / 16: crowded 4096^2 14.4 / 3.03 / 3.07, sparse 4096^2 1.84 / 0.86 / 1.77).
+  // the H200 (bench_gpu_photometry, all objects on the GPU, the kernel as built, four blocks per
+  // SM: crowded 4096^2, warps from radius 4 / 6 / 8 / 12, 3.17 / 2.99 / 2.80 / 3.27 ms; threads
+  // alone 14.4 ms with the compiler's registers; bench/results/...-stop34.md).
   double warp_min_rlim = 8.0;
   // At least this many of the largest objects on the device are measured a warp each, whatever
   // their radius: on a frame with few objects the warps' slots would otherwise sit idle while
