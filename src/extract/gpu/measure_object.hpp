@@ -37,28 +37,46 @@ struct PhotometryArgs {
 };
 
 // Object i's photometry into a's outputs, the calls in measure.cpp's order (apertures, Kron,
-// growth curve) so that the FLAGS bits and every value are the CPU's: the kernel's body, also
-// run on the host (with host pointers in `a`) for the objects kept there.
-CELERIS_HD inline void measure_object(const PhotometryArgs& a, int64_t i) {
+// growth curve) so that the FLAGS bits and every value are the CPU's. `sum_box(sum)` sums a box
+// and `flux_radius(...)` runs the growth curve (phot::flux_radius's arguments): by this thread
+// alone (measure_object), or by a warp (measure_warp.cuh), each lane then holding the same
+// values and only the `writer` lane writing them.
+template <class SumBox, class FluxRadius>
+CELERIS_HD inline void measure_object_with(const PhotometryArgs& a, int64_t i,
+                                           const SumBox& sum_box, const FluxRadius& flux_radius,
+                                           bool writer) {
   const ApertureShape s = a.shapes[i];
   uint16_t flags = 0;
   for (int k = 0; k < a.n_apertures; ++k) {
-    const FluxResult r = phot::aperture_flux(a.field, s, a.apertures[k], flags);
-    a.flux_aper[i * a.n_apertures + k] = r.flux;
-    a.fluxerr_aper[i * a.n_apertures + k] = r.fluxerr;
+    const FluxResult r = phot::aperture_flux(a.field, s, a.apertures[k], flags, sum_box);
+    if (writer) {
+      a.flux_aper[i * a.n_apertures + k] = r.flux;
+      a.fluxerr_aper[i * a.n_apertures + k] = r.fluxerr;
+    }
   }
   AutoResult au;
-  if (a.compute_auto) au = phot::auto_flux(a.field, s, a.autoparams, flags);
-  a.flux_auto[i] = au.flux;
-  a.fluxerr_auto[i] = au.fluxerr;
-  a.kron_radius[i] = au.kron_radius;
+  if (a.compute_auto) au = phot::auto_flux(a.field, s, a.autoparams, flags, sum_box);
+  // Written before the growth curve, which then needs only au.flux (fewer registers kept).
+  if (writer) {
+    a.flux_auto[i] = au.flux;
+    a.fluxerr_auto[i] = au.fluxerr;
+    a.kron_radius[i] = au.kron_radius;
+  }
   float hl = 0.5f;
   if (a.growth)
-    phot::flux_radius(a.field, s, static_cast<float>(au.flux), a.fractions, a.n_fluxfrac,
-                      a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
-                      a.hl_radius ? &hl : nullptr);
-  a.hl_radius_out[i] = hl;
-  a.flags[i] = flags;
+    flux_radius(a.field, s, static_cast<float>(au.flux), a.fractions, a.n_fluxfrac,
+                a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
+                a.hl_radius ? &hl : nullptr);
+  if (writer) {
+    a.hl_radius_out[i] = hl;
+    a.flags[i] = flags;
+  }
+}
+
+// Object i by this thread alone: the kernel's body for the smaller objects, also run on the
+// host (with host pointers in `a`) for the objects kept there.
+CELERIS_HD inline void measure_object(const PhotometryArgs& a, int64_t i) {
+  measure_object_with(a, i, phot::SumBoxOnOneThread{}, phot::FluxRadiusOnOneThread{}, true);
 }
 
 }  // namespace celeris::extract::gpu

@@ -25,10 +25,22 @@ struct WarpScratch {
   double* cumul;                         // kGrowthNStep
 };
 
+// A term made by lane src, added on this lane: sums that every lane adds alike (ApertureSum,
+// KronRadiusSum, KronFluxSum) take add(t); GrowthWarp's lanes hold different bins and take the
+// source lane too.
+template <class Sum, class Term>
+__device__ inline auto add_term(Sum& sum, const Term& t, int src) -> decltype(sum.add(t, src)) {
+  sum.add(t, src);
+}
+template <class Sum, class Term>
+__device__ inline auto add_term(Sum& sum, const Term& t, int) -> decltype(sum.add(t)) {
+  sum.add(t);
+}
+
 // sum_box (photometry_math.hpp) by a warp: lane l makes the term of pixel base + l of the box in
 // raster order; then every lane adds the terms made, in lane order, read from shared memory (so
-// that the next term's load need not wait on the last addition). sum.add(t, src) receives the
-// term of lane src. Called by all 32 lanes with the same sum.
+// that the next term's load need not wait on the last addition). Called by all 32 lanes with the
+// same sum.
 template <class Sum>
 __device__ inline void warp_sum_box(Sum& sum, const phot::Box& b, int lane, WarpScratch w) {
   using Term = typename Sum::Term;
@@ -48,7 +60,7 @@ __device__ inline void warp_sum_box(Sum& sum, const phot::Box& b, int lane, Warp
     __syncwarp();  // the stores before the reads
     for (unsigned left = m; left; left &= left - 1) {
       const int src = __ffs(left) - 1;
-      sum.add(staged[src], src);
+      add_term(sum, staged[src], src);
     }
     __syncwarp();  // every lane's reads before the next step's stores
     x += step_x;
@@ -56,13 +68,6 @@ __device__ inline void warp_sum_box(Sum& sum, const phot::Box& b, int lane, Warp
     if (x >= b.xmax) x -= bw, ++y;
   }
 }
-
-// A sum whose additions every lane makes alike (ApertureSum, KronRadiusSum, KronFluxSum).
-template <class Base>
-struct SameOnEveryLane : Base {
-  using Base::Base;
-  __device__ void add(const typename Base::Term& t, int) { Base::add(t); }
-};
 
 // The growth curve's bins [jlo, jhi) from the pixels of one window, lane l holding bins l and
 // l + 32 (GrowthCurve::pixel's sub-samples as counts per bin).
@@ -165,43 +170,29 @@ __device__ inline void flux_radius_warp(const phot::View& f, const ApertureShape
   __syncwarp();
 }
 
+// How the warp of `lane` sums a box and runs the growth curve, for measure_object_with.
+struct WarpSumBox {
+  int lane;
+  WarpScratch w;
+  template <class Sum>
+  __device__ void operator()(Sum& sum) const {
+    warp_sum_box(sum, sum.box, lane, w);
+  }
+};
+struct WarpFluxRadius {
+  int lane;
+  WarpScratch w;
+  __device__ void operator()(const phot::View& f, const ApertureShape& s, float flux_auto,
+                             const double* fractions, int count, double min_rlim, float* out,
+                             uint16_t& flags, float* hl_radius) const {
+    flux_radius_warp(f, s, flux_auto, fractions, count, min_rlim, out, flags, hl_radius, lane, w);
+  }
+};
+
 // measure_object (measure_object.hpp) by the warp whose lane this is. Lane 0 writes the outputs.
 __device__ inline void measure_object_warp(const PhotometryArgs& a, int64_t i, int lane,
                                            WarpScratch w) {
-  const ApertureShape s = a.shapes[i];
-  uint16_t flags = 0;
-  for (int k = 0; k < a.n_apertures; ++k) {
-    SameOnEveryLane<phot::ApertureSum> sum(a.field, s, a.apertures[k], flags);
-    warp_sum_box(sum, sum.box, lane, w);
-    const FluxResult r = sum.result();
-    if (lane == 0) {
-      a.flux_aper[i * a.n_apertures + k] = r.flux;
-      a.fluxerr_aper[i * a.n_apertures + k] = r.fluxerr;
-    }
-  }
-  AutoResult au;
-  if (a.compute_auto) {
-    SameOnEveryLane<phot::KronRadiusSum> radius(a.field, s, a.autoparams, flags);
-    warp_sum_box(radius, radius.box, lane, w);
-    float kron;
-    if (radius.kron(kron, flags)) {
-      SameOnEveryLane<phot::KronFluxSum> flux(a.field, s, a.autoparams, kron, flags);
-      warp_sum_box(flux, flux.box, lane, w);
-      au = flux.result(flags);
-    }
-  }
-  float hl = 0.5f;
-  if (a.growth)
-    flux_radius_warp(a.field, s, static_cast<float>(au.flux), a.fractions, a.n_fluxfrac,
-                     a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
-                     a.hl_radius ? &hl : nullptr, lane, w);
-  if (lane == 0) {
-    a.flux_auto[i] = au.flux;
-    a.fluxerr_auto[i] = au.fluxerr;
-    a.kron_radius[i] = au.kron_radius;
-    a.hl_radius_out[i] = hl;
-    a.flags[i] = flags;
-  }
+  measure_object_with(a, i, WarpSumBox{lane, w}, WarpFluxRadius{lane, w}, lane == 0);
 }
 
 }  // namespace celeris::extract::gpu

@@ -229,6 +229,15 @@ CELERIS_HD inline void sum_box(Sum& sum) {
       if (sum.term(x, y, t)) sum.add(t);
 }
 
+// The measurements below take how a box is summed as an argument: by this thread alone
+// (SumBoxOnOneThread, the default), or by a warp (gpu/measure_warp.cuh's WarpSumBox).
+struct SumBoxOnOneThread {
+  template <class Sum>
+  CELERIS_HD void operator()(Sum& sum) const {
+    sum_box(sum);
+  }
+};
+
 // FLUX_APER: the flux within a circle of `diameter` pixels, boundary pixels sub-sampled 5 x 5.
 class ApertureSum {
  public:
@@ -314,10 +323,11 @@ class ApertureSum {
   double tv_ = 0, sigtv_ = 0, area_ = 0;
 };
 
+template <class SumBox = SumBoxOnOneThread>
 CELERIS_HD inline FluxResult aperture_flux(const View& f, const ApertureShape& s, double diameter,
-                                           uint16_t& flags) {
+                                           uint16_t& flags, const SumBox& sum_box_of = {}) {
   ApertureSum sum(f, s, diameter, flags);
-  sum_box(sum);
+  sum_box_of(sum);
   return sum.result();
 }
 
@@ -458,14 +468,15 @@ class KronFluxSum {
 };
 
 // FLUX_AUTO, FLUXERR_AUTO and KRON_RADIUS (photom.c computeautoflux).
+template <class SumBox = SumBoxOnOneThread>
 CELERIS_HD inline AutoResult auto_flux(const View& f, const ApertureShape& s, const AutoParams& p,
-                                       uint16_t& flags) {
+                                       uint16_t& flags, const SumBox& sum_box_of = {}) {
   KronRadiusSum radius(f, s, p, flags);
-  sum_box(radius);
+  sum_box_of(radius);
   float kron;
   if (!radius.kron(kron, flags)) return AutoResult{};
   KronFluxSum flux(f, s, p, kron, flags);
-  sum_box(flux);
+  sum_box_of(flux);
   return flux.result(flags);
 }
 
@@ -652,6 +663,15 @@ CELERIS_HD inline void flux_radius(const View& f, const ApertureShape& s, float 
   g.fill_outward(fill, cumul, fractions, count, flux_auto, hl_radius != nullptr);
   g.radii(cumul, fractions, count, flux_auto, out, hl_radius);
 }
+
+// flux_radius as an argument (gpu/measure_object.hpp), beside a warp's (gpu/measure_warp.cuh).
+struct FluxRadiusOnOneThread {
+  CELERIS_HD void operator()(const View& f, const ApertureShape& s, float flux_auto,
+                             const double* fractions, int count, double min_rlim, float* out,
+                             uint16_t& flags, float* hl_radius) const {
+    flux_radius(f, s, flux_auto, fractions, count, min_rlim, out, flags, hl_radius);
+  }
+};
 
 }  // namespace phot
 }  // namespace celeris::extract
