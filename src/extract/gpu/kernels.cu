@@ -90,11 +90,11 @@ __device__ ClipSums mesh_sums(const float* image, int width, const MeshBox& b, f
 
 // One block per mesh.
 __global__ void __launch_bounds__(kClipThreads)
-    mesh_clip_kernel(const float* image, MeshGeometry g, MeshClip* out) {
+    mesh_clip_kernel(const float* image, MeshGeometry g, int first, MeshClip* out) {
   __shared__ float tile[kClipTile];
   __shared__ double shared_sum2;
   __shared__ double shared_stats[2];  // the first pass's mean and sigma
-  const int mesh = blockIdx.x;
+  const int mesh = first + blockIdx.x;
   const MeshBox b = mesh_box(g, mesh);
   const bool whole = b.w * b.h <= kClipTile;  // staged once for both passes
   const float inf = INFINITY;
@@ -143,15 +143,15 @@ struct ChunkPrefix {
 // One block per mesh: its histogram (shared-memory atomics: counts do not depend on order), the
 // cumulative counts by a block scan, then the clipping iteration on one thread.
 __global__ void __launch_bounds__(kModeThreads)
-    mesh_mode_kernel(const float* image, MeshGeometry g, const MeshClip* clip, float* back_out,
-                     float* sigma_out) {
+    mesh_mode_kernel(const float* image, MeshGeometry g, int first_mesh, const MeshClip* clip,
+                     float* back_out, float* sigma_out) {
   __shared__ int histo[kQuantMaxLevels];
   __shared__ int c0[kQuantMaxLevels + 1];  // counts: at most the mesh's pixels (< 2^31)
   __shared__ int64_t p1[kModeThreads + 1], p2[kModeThreads + 1];
   using Scan = cub::BlockScan<int64_t, kModeThreads>;
   __shared__ typename Scan::TempStorage scan_tmp;
 
-  const int mesh = blockIdx.x;
+  const int mesh = first_mesh + blockIdx.x;
   const MeshClip c = clip[mesh];
   if (!c.valid) {
     if (threadIdx.x == 0) back_out[mesh] = sigma_out[mesh] = kBadMesh;
@@ -327,12 +327,14 @@ size_t mesh_scratch_bytes(const MeshGeometry& g) {
 }
 
 void mesh_statistics(const float* image, const MeshGeometry& g, void* scratch, float* back,
-                     float* sigma, cudaStream_t stream) {
-  const int meshes = g.nx * g.ny;
+                     float* sigma, cudaStream_t stream, int row0, int row1) {
+  if (row1 < 0) row1 = g.ny;
+  const int first = row0 * g.nx, meshes = (row1 - row0) * g.nx;
+  if (meshes <= 0) return;
   MeshClip* clip = static_cast<MeshClip*>(scratch);
-  mesh_clip_kernel<<<meshes, kClipThreads, 0, stream>>>(image, g, clip);
+  mesh_clip_kernel<<<meshes, kClipThreads, 0, stream>>>(image, g, first, clip);
   cuda::cuda_check_launch("mesh_clip_kernel");
-  mesh_mode_kernel<<<meshes, kModeThreads, 0, stream>>>(image, g, clip, back, sigma);
+  mesh_mode_kernel<<<meshes, kModeThreads, 0, stream>>>(image, g, first, clip, back, sigma);
   cuda::cuda_check_launch("mesh_mode_kernel");
 }
 
@@ -412,18 +414,16 @@ __global__ void count_valid_kernel(const float* image, int64_t n, unsigned long 
 
 }  // namespace
 
-int64_t count_valid(const float* image, int64_t n, unsigned long long* counter,
-                    cudaStream_t stream) {
+void count_valid(const float* image, int64_t n, unsigned long long* counter,
+                 unsigned long long* host_count, cudaStream_t stream) {
   CELERIS_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(*counter), stream));
   const int64_t blocks = std::min<int64_t>((n + 255) / 256, 1024);
   if (blocks > 0) {
     count_valid_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(image, n, counter);
     cuda::cuda_check_launch("count_valid_kernel");
   }
-  unsigned long long host = 0;
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, stream));
-  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return static_cast<int64_t>(host);
+  CELERIS_CUDA_CHECK(
+      cudaMemcpyAsync(host_count, counter, sizeof(*counter), cudaMemcpyDeviceToHost, stream));
 }
 
 }  // namespace celeris::extract::gpu

@@ -16,10 +16,12 @@ struct MeshGeometry {
 };
 
 // Per mesh, mode and sigma of its pixels (background.cpp batch_statistics): kBadMesh for both
-// where fewer than half the pixels are valid. `scratch`: mesh_scratch_bytes(g) bytes.
+// where fewer than half the pixels are valid. `scratch`: mesh_scratch_bytes(g) bytes. The meshes
+// of mesh rows row0 .. row1 - 1 (-1: to the last), which read only image rows row0 * mesh_h ..
+// row1 * mesh_h - 1.
 size_t mesh_scratch_bytes(const MeshGeometry& g);
 void mesh_statistics(const float* image, const MeshGeometry& g, void* scratch, float* back,
-                     float* sigma, cudaStream_t stream);
+                     float* sigma, cudaStream_t stream, int row0 = 0, int row1 = -1);
 
 // For every image row y, the row of nx spline nodes and their x-derivatives (height x nx each).
 void row_nodes(const float* map, const float* d2map, const MeshGeometry& g, float* node,
@@ -53,8 +55,9 @@ int64_t sorted_components(const int32_t* parent, const int32_t* count, const int
                           int64_t n, int minarea, void* scratch, int32_t* pixels, int32_t* keys,
                           cudaStream_t stream);
 
-// The pixels of `image` that are not NaN (`counter`: one device word of scratch); waits.
-int64_t count_valid(const float* image, int64_t n, unsigned long long* counter,
-                    cudaStream_t stream);
+// The pixels of `image` that are not NaN into *host_count (page-locked), once the stream has
+// come this far (`counter`: one device word of scratch).
+void count_valid(const float* image, int64_t n, unsigned long long* counter,
+                 unsigned long long* host_count, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu
