@@ -282,7 +282,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    w,
                    h,
                    config.photo,
-                   dgeo};
+                   dgeo,
+                   nullptr,
+                   {}};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
   // With --device cuda the candidates' threshold trees are built on the GPU (the host's
