@@ -191,3 +191,46 @@ TEST(CleanList, RowBoundsBeyondInt32WithEventRows) {
 }
 
 }  // namespace
+
+namespace {
+
+// The tree's minimum against a scan of its keys, after every set: random keys (many equal
+// values, so positions break ties), cleared keys, and positions past its size, so that it grows
+// across powers of eight (its levels: 8, 64, 512, 4096 leaves).
+TEST(PositionMinTree, MinimumEqualsScanningTheKeys) {
+  std::mt19937_64 rng(7);
+  for (const size_t start : {size_t{1}, size_t{8}, size_t{9}, size_t{63}, size_t{600}}) {
+    PositionMinTree tree(start);
+    std::vector<uint64_t> keys;
+    auto scan = [&] {
+      uint64_t m = PositionMinTree::kEmpty;
+      for (const uint64_t k : keys) m = std::min(m, k);
+      return m;
+    };
+    ASSERT_EQ(tree.min(), PositionMinTree::kEmpty);
+    for (int step = 0; step < 20000; ++step) {
+      // Mostly within the keys set so far, one step in four a little past them (the tree grows).
+      const bool past = step % 4 == 0 && keys.size() < 5000;
+      const size_t p = past ? keys.size() + static_cast<size_t>(rng() % 8)
+                            : static_cast<size_t>(rng() % std::max<size_t>(keys.size(), 1));
+      if (p >= keys.size()) keys.resize(p + 1, PositionMinTree::kEmpty);
+      const uint64_t k = rng() % 5 == 0
+                             ? PositionMinTree::kEmpty
+                             : PositionMinTree::key(static_cast<int32_t>(rng() % 40) - 20, p);
+      keys[p] = k;
+      tree.set(p, k);
+      ASSERT_EQ(tree.at(p), k) << "start " << start << ", step " << step;
+      ASSERT_EQ(tree.min(), scan()) << "start " << start << ", step " << step;
+    }
+    EXPECT_GT(keys.size(), 4096u);  // grown past three levels
+  }
+}
+
+TEST(PositionMinTree, KeysOrderByValueThenPosition) {
+  EXPECT_LT(PositionMinTree::key(-5, 9), PositionMinTree::key(3, 0));
+  EXPECT_LT(PositionMinTree::key(3, 0), PositionMinTree::key(3, 1));
+  EXPECT_EQ(PositionMinTree::value_of(PositionMinTree::key(-7, 12)), -7);
+  EXPECT_EQ(PositionMinTree::position_of(PositionMinTree::key(-7, 12)), 12u);
+}
+
+}  // namespace
