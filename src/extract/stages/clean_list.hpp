@@ -83,9 +83,13 @@ class PositionMinTree {
     uint64_t* t = lines.data()->k;
     std::fill(t, t + total, kEmpty);
     for (size_t p = 0; p < leaves_; ++p) t[p] = keys()[p];
-    for (size_t l = 0; l + 1 < offset.size(); ++l)
-      for (size_t i = 0; i < std::max<size_t>(leaves >> (3 * (l + 1)), 1); ++i)
+    // Each level's nodes from the level below: `nodes` of them, a line of children each.
+    size_t nodes = leaves;
+    for (size_t l = 0; l + 1 < offset.size(); ++l) {
+      nodes /= kArity;
+      for (size_t i = 0; i < nodes; ++i)
         t[offset[l + 1] + i] = min_of_line(t + offset[l] + i * kArity);
+    }
     lines_ = std::move(lines);
     offset_ = std::move(offset);
     leaves_ = leaves;
