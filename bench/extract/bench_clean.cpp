@@ -86,8 +86,8 @@ int main(int argc, char** argv) try {
     isos[i] = isophotal(objects[i], shapes[i], iso);
   }
   const CleanZones zones = clean_zones(shapes, threads);
-  const CleanPairs pairs = clean_pairs(shapes, isos, zones, config.clean_param, threads);
   // The default catalog's margin: PHOT_APERTURES 5 (pipeline.cpp clean_margin).
+  const CleanPairs pairs = clean_pairs(shapes, isos, zones, config.clean_param, 4, threads);
   const CleanParams params{
       true,   config.clean_param,        t.detect,
       4,      LineBuffer::of(config, h), objstack > 0 ? objstack : config.memory_objstack,

@@ -69,8 +69,9 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   isos.resize(nobj);
   out.done_line.resize(nobj);
   std::vector<CleanProfile> profile(nobj);
+  std::vector<CleanRows> rows(nobj);
   Deblended& d = deblend.result();
-  CleanPass pass(nobj, d.objects.flags, shapes, isos, out.done_line, profile, clean);
+  CleanPass pass(nobj, d.objects.flags, shapes, isos, out.done_line, profile, rows, clean);
   struct Chunk {
     CleanZones zones;
     CleanPairs pairs;
@@ -132,9 +133,11 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
         c.zones = steps.zones(o0, o1, threads);
         times.zones += since(t);
         t = Clock::now();
-        c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, threads, profile);
+        c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, clean.clean_margin, threads,
+                              profile, rows);
         times.pairs += since(t);
       } else {
+        clean_rows(shapes, o0, o1, clean.clean_margin, threads, rows);
         c.zones.first = o0;
         c.zones.offset.assign(o1 - o0 + 1, 0);
         c.pairs.any.assign(o1 - o0, 0);

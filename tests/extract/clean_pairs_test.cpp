@@ -93,7 +93,7 @@ struct Cleaned {
 Cleaned run(Field f, CleanParams p, bool every_pair) {
   p.compare_every_pair = every_pair;
   const CleanZones zones = clean_zones(f.shapes, p.threads);
-  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.threads);
+  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin, p.threads);
   CleanResult r = clean_objects(f.flags, f.shapes, f.isos, f.done_line, zones, pairs, p);
   return {std::move(r), std::move(f)};
 }
@@ -105,9 +105,10 @@ Cleaned run_in_chunks(Field f, CleanParams p, std::mt19937& rng) {
   const size_t n = f.shapes.size();
   const CleanZones all = clean_zones(f.shapes, p.threads);
   std::vector<CleanProfile> profile(n);
+  std::vector<CleanRows> rows(n);
   const std::vector<Shape> detected = f.shapes;
   const std::vector<Iso> detected_iso = f.isos;
-  CleanPass pass(n, f.flags, f.shapes, f.isos, f.done_line, profile, p);
+  CleanPass pass(n, f.flags, f.shapes, f.isos, f.done_line, profile, rows, p);
   for (size_t begin = 0; begin < n;) {
     const size_t end = std::min(n, begin + 1 + rng() % (n / 3 + 1));
     const CleanZones zones = clean_zones(f.shapes, begin, end, p.threads);
@@ -121,8 +122,8 @@ Cleaned run_in_chunks(Field f, CleanParams p, std::mt19937& rng) {
       const std::vector<uint32_t> got(b + zones.offset[i - begin], b + zones.offset[i - begin + 1]);
       EXPECT_EQ(got, want) << i;
     }
-    const CleanPairs pairs =
-        clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.threads, profile);
+    const CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin,
+                                         p.threads, profile, rows);
     EXPECT_EQ(pass.next(), begin);
     pass.take(zones, pairs.pair, pairs.any);
     begin = end;

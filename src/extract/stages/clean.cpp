@@ -11,26 +11,6 @@
 
 namespace celeris::extract {
 
-namespace {
-
-// SExtractor's ycmin / ycmax (clean.c addcleanobj): the lines above and below an object that
-// its apertures may reach; they decide when it is written out, hence its NUMBER.
-struct YLimits {
-  int ycmin, ycmax;
-};
-
-YLimits ylimits(const Shape& s, int clean_margin) {
-  float hh1 = static_cast<float>(s.cyy - s.cxy * s.cxy / (4.0 * s.cxx));
-  hh1 = hh1 > 0.0f ? static_cast<float>(1 / std::sqrt(3 * hh1)) : 0.0f;
-  const float hh2 = static_cast<float>(s.ymax - s.ymin + 1.0);
-  const int margin = static_cast<int>((hh1 > hh2 ? hh1 : hh2) * 2.0 + 4.0 + 0.49999);
-  const int yc = static_cast<int>(s.my + 0.49999);
-  return {std::min(yc - clean_margin, static_cast<int>(s.ymin) - margin),
-          std::max(yc + clean_margin, static_cast<int>(s.ymax) + margin)};
-}
-
-}  // namespace
-
 // Why the decisions made beforehand are SExtractor's. When newcomer `in` is cleaned, it is
 // compared with each entry o of the clean list in list order; entries outside its clean zone
 // are skipped (the zones list every earlier object inside it), and each other comparison is a
@@ -56,6 +36,7 @@ struct CleanPass::State {
   const std::vector<Iso>& isos;
   const std::vector<int64_t>& done_line;
   const std::vector<CleanProfile>& profile;
+  const std::vector<CleanRows>& rows;
   CleanParams params;
   size_t n;
   size_t next = 0;  // the next newcomer
@@ -81,12 +62,14 @@ struct CleanPass::State {
 
   State(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
         const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-        const std::vector<CleanProfile>& profile, const CleanParams& params)
+        const std::vector<CleanProfile>& profile, const std::vector<CleanRows>& rows,
+        const CleanParams& params)
       : flags(flags),
         shapes(shapes),
         isos(isos),
         done_line(done_line),
         profile(profile),
+        rows(rows),
         params(params),
         n(n),
         schedule(params.buffer),
@@ -131,11 +114,11 @@ struct CleanPass::State {
     flags[master] |= flags[slave] & ~(kFlagBlended | kFlagNeighbours);
   }
 
-  // SExtractor fixes an object's limits when it joins the clean list, from its shape then (as
-  // detected, or grown by the victims it has just absorbed). Computed here, on the pass's own
-  // thread: a parallel loop for them beforehand costs more than it saves (about 10 ns each).
+  // SExtractor fixes an object's rows when it joins the clean list, from its shape then: as
+  // detected (made beforehand, clean_rows), or grown by the victims it has just absorbed.
   void add(size_t o) {
-    const YLimits y = ylimits(shape(o), params.clean_margin);
+    const CleanRows y =
+        slot[o] < 0 ? rows[o] : clean_rows(changed[slot[o]].shape, params.clean_margin);
     list.push(o, y.ycmin, y.ycmax);
   }
   int64_t moment(int64_t line) const {
@@ -255,8 +238,13 @@ struct CleanPass::State {
 
 CleanPass::CleanPass(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
                      const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-                     const std::vector<CleanProfile>& profile, const CleanParams& params)
-    : state_(std::make_unique<State>(n, flags, shapes, isos, done_line, profile, params)) {}
+                     const std::vector<CleanProfile>& profile, const std::vector<CleanRows>& rows,
+                     const CleanParams& params) {
+  if (rows.size() < n || (params.enabled && profile.size() < n))
+    throw Error("internal: CleanPass given " + std::to_string(rows.size()) + " rows and " +
+                std::to_string(profile.size()) + " profiles for " + std::to_string(n) + " objects");
+  state_ = std::make_unique<State>(n, flags, shapes, isos, done_line, profile, rows, params);
+}
 
 CleanPass::~CleanPass() = default;
 
@@ -286,9 +274,13 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
                           const CleanZones& zones, CleanPairs pairs, const CleanParams& params) {
   const size_t n = shapes.size();
   if (pairs.profile.size() < n) pairs.profile.resize(n);
+  if (pairs.rows.size() < n) {  // cleaning off: no pairs made
+    pairs.rows.resize(n);
+    clean_rows(shapes, 0, n, params.clean_margin, params.threads, pairs.rows);
+  }
   if (pairs.any.size() < n) pairs.any.resize(n, 0);
   if (pairs.pair.size() < zones.neighbours.size()) pairs.pair.resize(zones.neighbours.size());
-  CleanPass pass(n, flags, shapes, isos, done_line, pairs.profile, params);
+  CleanPass pass(n, flags, shapes, isos, done_line, pairs.profile, pairs.rows, params);
   CleanZones all_zones;
   const CleanZones* z = &zones;
   if (zones.offset.size() != n + 1) {  // cleaning off: no zones

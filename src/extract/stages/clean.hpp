@@ -52,12 +52,14 @@ struct CleanResult {
 // The columns given at construction are read, never written, until finish() (the changed
 // objects are kept apart), and a take() reads only the objects before its end: the next
 // objects' columns, profiles, zones and pairs can be made while the pass runs on another
-// thread. `profile`: each object's CleanProfile from its shape as detected (clean_profiles).
+// thread. `profile` and `rows`: each object's CleanProfile and CleanRows from its shape as
+// detected (clean_pairs, or clean_rows alone with cleaning off), read as the pass takes it.
 class CleanPass {
  public:
   CleanPass(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
             const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
-            const std::vector<CleanProfile>& profile, const CleanParams& params);
+            const std::vector<CleanProfile>& profile, const std::vector<CleanRows>& rows,
+            const CleanParams& params);
   ~CleanPass();
   CleanPass(const CleanPass&) = delete;
   CleanPass& operator=(const CleanPass&) = delete;
@@ -78,8 +80,9 @@ class CleanPass {
 
 // The whole pass at once. Updates shapes/isos/flags of the masters in place. done_line[i]: the scan
 // line on which object i's detection was completed (sextractor/scan_order.hpp). `zones`:
-// clean_zones(shapes); `pairs`: clean_pairs(shapes, isos, zones, params.clean_param), both from the
-// arguments as given (unused when cleaning is off).
+// clean_zones(shapes); `pairs`: clean_pairs(shapes, isos, zones, params.clean_param,
+// params.clean_margin), both from the arguments as given (with cleaning off: no zones, and only
+// the pairs' rows are read, made here when `pairs` has none).
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
                           const CleanZones& zones, CleanPairs pairs, const CleanParams& params);

@@ -138,7 +138,7 @@ class CleanList {
   // Object o joins at the end (once: an object never joins twice).
   void push(size_t o, int ycmin, int ycmax) {
     const size_t li = list_.size();
-    pos_[o] = static_cast<int64_t>(li);
+    pos_[o] = static_cast<int32_t>(li);
     list_.push_back(o);
     ycmax_.push_back(ycmax);
     if (ycmax_indexed_) by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
@@ -160,7 +160,7 @@ class CleanList {
     if (li != last) {
       list_[li] = list_[last];
       ycmax_[li] = ycmax_[last];
-      pos_[list_[li]] = static_cast<int64_t>(li);
+      pos_[list_[li]] = static_cast<int32_t>(li);
       if (ycmax_indexed_)
         by_ycmax_.set(li, PositionMinTree::key(PositionMinTree::value_of(by_ycmax_.at(last)), li));
     }
@@ -212,7 +212,7 @@ class CleanList {
  private:
   std::vector<size_t> list_;
   std::vector<int32_t> ycmax_;  // per position
-  std::vector<int64_t> pos_;
+  std::vector<int32_t> pos_;    // per object (four bytes: the pass reads it at random)
   // The ycmin index: per object its ycmin and the next object filed under the same row; per row
   // of [row_lo_, row_hi_] the last object filed there; the rows before next_row_ are taken.
   std::vector<int32_t> ycmin_of_, next_;

@@ -1,6 +1,7 @@
 #include "extract/stages/clean_pairs.hpp"
 #include "extract/sextractor/pi.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -41,17 +42,35 @@ CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profi
   return profile_o.above(so, dx, dy, beta, iin.mthresh) ? CleanPair::kMaster : CleanPair::kNone;
 }
 
+CleanRows clean_rows(const Shape& s, int clean_margin) {
+  float hh1 = static_cast<float>(s.cyy - s.cxy * s.cxy / (4.0 * s.cxx));
+  hh1 = hh1 > 0.0f ? static_cast<float>(1 / std::sqrt(3 * hh1)) : 0.0f;
+  const float hh2 = static_cast<float>(s.ymax - s.ymin + 1.0);
+  const int margin = static_cast<int>((hh1 > hh2 ? hh1 : hh2) * 2.0 + 4.0 + 0.49999);
+  const int yc = static_cast<int>(s.my + 0.49999);
+  return {std::min(yc - clean_margin, static_cast<int>(s.ymin) - margin),
+          std::max(yc + clean_margin, static_cast<int>(s.ymax) + margin)};
+}
+
+void clean_rows(const std::vector<Shape>& shapes, size_t first, size_t last, int clean_margin,
+                int threads, std::vector<CleanRows>& rows) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t i = first; i < last; ++i) rows[i] = clean_rows(shapes[i], clean_margin);
+}
+
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
-                       const CleanZones& zones, double beta, int threads) {
+                       const CleanZones& zones, double beta, int clean_margin, int threads) {
   std::vector<CleanProfile> profile(shapes.size());
-  CleanPairs p = clean_pairs(shapes, isos, zones, beta, threads, profile);
+  std::vector<CleanRows> rows(shapes.size());
+  CleanPairs p = clean_pairs(shapes, isos, zones, beta, clean_margin, threads, profile, rows);
   p.profile = std::move(profile);
+  p.rows = std::move(rows);
   return p;
 }
 
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
-                       const CleanZones& zones, double beta, int threads,
-                       std::vector<CleanProfile>& profile) {
+                       const CleanZones& zones, double beta, int clean_margin, int threads,
+                       std::vector<CleanProfile>& profile, std::vector<CleanRows>& rows) {
   const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
   CleanPairs p;
   p.pair.resize(zones.neighbours.size());
@@ -59,9 +78,11 @@ CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>&
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
-    for (size_t i = first; i < first + m; ++i)
+    for (size_t i = first; i < first + m; ++i) {
       profile[i] = CleanProfile(shapes[i], isos[i].dthresh, beta);
-      // Objects have few or many neighbours (crowded patches): chunks, not one block per thread.
+      rows[i] = clean_rows(shapes[i], clean_margin);
+    }
+    // Objects have few or many neighbours (crowded patches): chunks, not one block per thread.
 #pragma omp for schedule(dynamic, 512)
     for (size_t z = 0; z < m; ++z) {
       const size_t i = first + z;
