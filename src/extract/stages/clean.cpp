@@ -43,8 +43,7 @@ struct CleanPass::State {
   CleanResult result;
   WriteOutSchedule schedule;
   CleanList list;
-  // Per object its slot among the changed ones (-1: as detected), and the slots.
-  std::vector<int32_t> slot;
+  // Per object its slot among the changed ones (-1: as detected; the list's tag), and the slots.
   struct Changed {
     Shape shape;
     Iso iso;
@@ -78,22 +77,23 @@ struct CleanPass::State {
         list(
             n,
             static_cast<size_t>(std::clamp<int64_t>(params.stack_size, 1, std::max<int64_t>(n, 1))),
-            schedule.ymin_range().first, schedule.ymin_range().second),
-        slot(n, -1) {
+            schedule.ymin_range().first, schedule.ymin_range().second) {
     result.order.reserve(n);
     result.written_at.reserve(n);
     result.buffer_at.reserve(n);
     result.written_moment.reserve(n);
+    changed.reserve(n / 8);
   }
 
-  const Shape& shape(size_t o) const { return slot[o] < 0 ? shapes[o] : changed[slot[o]].shape; }
-  const Iso& iso(size_t o) const { return slot[o] < 0 ? isos[o] : changed[slot[o]].iso; }
+  int32_t slot(size_t o) const { return list.tag(o); }
+  const Shape& shape(size_t o) const { return slot(o) < 0 ? shapes[o] : changed[slot(o)].shape; }
+  const Iso& iso(size_t o) const { return slot(o) < 0 ? isos[o] : changed[slot(o)].iso; }
   Changed& change(size_t o) {
-    if (slot[o] < 0) {
-      slot[o] = static_cast<int32_t>(changed.size());
+    if (slot(o) < 0) {
+      list.set_tag(o, static_cast<int32_t>(changed.size()));
       changed.push_back({shapes[o], isos[o], {}, false});
     }
-    Changed& c = changed[slot[o]];
+    Changed& c = changed[slot(o)];
     c.profile_valid = false;
     return c;
   }
@@ -118,7 +118,7 @@ struct CleanPass::State {
   // detected (made beforehand, clean_rows), or grown by the victims it has just absorbed.
   void add(size_t o) {
     const CleanRows y =
-        slot[o] < 0 ? rows[o] : clean_rows(changed[slot[o]].shape, params.clean_margin);
+        slot(o) < 0 ? rows[o] : clean_rows(changed[slot(o)].shape, params.clean_margin);
     list.push(o, y.ycmin, y.ycmax);
   }
   int64_t moment(int64_t line) const {
@@ -147,8 +147,8 @@ struct CleanPass::State {
   // (SExtractor's).
   CleanPair compare_afresh(size_t in, size_t o) {
     const CleanProfile* po = &profile[o];
-    if (slot[o] >= 0) {
-      Changed& c = changed[slot[o]];
+    if (slot(o) >= 0) {
+      Changed& c = changed[slot(o)];
       if (!c.profile_valid) c.profile = CleanProfile(c.shape, c.iso.dthresh, params.clean_param);
       c.profile_valid = true;
       po = &c.profile;
@@ -188,7 +188,7 @@ struct CleanPass::State {
         for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
           const size_t o = zones.neighbours[k];
           CleanPair c = pair[k];
-          const bool o_changed = slot[o] >= 0;
+          const bool o_changed = slot(o) >= 0;
           if (!o_changed && c == CleanPair::kNone) continue;
           const int64_t li = list.position(o);
           if (li < 0) continue;
@@ -228,9 +228,9 @@ struct CleanPass::State {
     now = std::numeric_limits<int64_t>::max();
     while (!list.empty()) write_out(0);
     for (size_t o = 0; o < n; ++o)
-      if (slot[o] >= 0) {
-        out_shapes[o] = changed[slot[o]].shape;
-        out_isos[o] = changed[slot[o]].iso;
+      if (slot(o) >= 0) {
+        out_shapes[o] = changed[slot(o)].shape;
+        out_isos[o] = changed[slot(o)].iso;
       }
     return std::move(result);
   }
