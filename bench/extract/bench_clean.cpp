@@ -18,6 +18,7 @@
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
+#include "celeris/malloc_policy.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/clean.hpp"
 #include "extract/stages/deblend.hpp"
@@ -28,6 +29,7 @@ using namespace celeris;
 using namespace celeris::extract;
 
 int main(int argc, char** argv) try {
+  keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N]\n",
                  argv[0]);

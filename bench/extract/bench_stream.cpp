@@ -23,6 +23,7 @@
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/extract_settings.hpp"
+#include "celeris/malloc_policy.hpp"
 #include "extract/run_frames.hpp"
 #include "extract/run_steps.hpp"
 
@@ -80,6 +81,7 @@ void read_only(const std::vector<std::string>& frames, const Settings& settings,
 
 int main(int argc, char** argv) {
   try {
+    keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
     std::vector<std::string> frames;
     std::string device = "cpu", out, shapes = "0/0/0", read_threads;
     int repeat = 1;
