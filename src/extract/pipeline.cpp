@@ -403,10 +403,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   };
   // The zones of the whole frame on the GPU with --device cuda (gpu/clean_zones_gpu.hpp),
   // unless the frame has too many large objects for it: the same pairs. A chunk's on the host.
+  std::vector<std::pair<std::string, double>> zone_steps;  // the GPU zones' steps
   back_steps.zones = [&](size_t first, size_t last, int threads) {
     CleanZones zones;
     if (config.device == Backend::Cuda && first == 0 && last == shapes.size() &&
-        gpu::clean_zones_gpu(shapes, w, h, threads, zones))
+        gpu::clean_zones_gpu(shapes, w, h, threads, zones, &zone_steps))
       return zones;
     return clean_zones(shapes, first, last, threads);
   };
@@ -443,6 +444,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       it->second += step.second;
   }
   lines.emplace_back("shapes, isophotal", t.shapes);
+  lines.insert(lines.end(), zone_steps.begin(), zone_steps.end());
   lines.emplace_back("clean zones", t.zones);
   lines.emplace_back("clean pairs", t.pairs);
   if (back.chunks > 1) lines.emplace_back("clean: pass, beside the stages before", t.pass);

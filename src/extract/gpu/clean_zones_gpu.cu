@@ -3,6 +3,7 @@
 // between them and its segmented sort after.
 #include <cub/cub.cuh>
 
+#include <chrono>
 #include <cmath>
 #include <mutex>
 
@@ -76,7 +77,13 @@ struct SearchArgs {
   const int32_t* cell_start;  // nx * ny + 1
   const Point* binned;
   const int32_t* large;
-  int32_t nlarge;
+  // The large objects' count, on the device: read by the kernels, so that the host learns it
+  // with the neighbours' count (one wait, not two). Past kZoneMaxLarge the search is abandoned
+  // (clean_zones_gpu returns false), and the kernels look at no more than that many meanwhile.
+  const int32_t* nlarge;
+  __device__ int32_t large_count() const {
+    return min(*nlarge, static_cast<int32_t>(kZoneMaxLarge));
+  }
 };
 
 // Calls f(j) for each j < i within the clean zone of small object i, in no particular order.
@@ -85,7 +92,8 @@ __device__ void each_neighbour(const SearchArgs& a, const Point& s, int64_t i, F
   auto consider = [&](const Point& p) {
     if (p.index < i && in_clean_zone(s.x, s.y, s.a, p.x, p.y, p.a)) f(p.index);
   };
-  for (int32_t k = 0; k < a.nlarge; ++k) consider(a.points[a.large[k]]);
+  const int32_t nl = a.large_count();
+  for (int32_t k = 0; k < nl; ++k) consider(a.points[a.large[k]]);
   // Small objects: within (a_i + kZoneSmallAxis) zone widths, plus a pixel for the float
   // rounding of the zone test (as the host's tiers).
   const double r = (s.a + kZoneSmallAxis) * kCleanZone + 1.0;
@@ -118,6 +126,7 @@ __global__ void small_kernel(const SearchArgs a, int64_t* count, const int64_t* 
 // every object before it; as small_kernel, counting or writing (in any order).
 __global__ void large_kernel(const SearchArgs a, int64_t* count, const int64_t* offset,
                              uint32_t* neighbours) {
+  if (static_cast<int32_t>(blockIdx.x) >= a.large_count()) return;
   const int64_t i = a.large[blockIdx.x];
   const Point s = a.points[i];
   __shared__ unsigned long long found;
@@ -138,8 +147,8 @@ void search(const SearchArgs& a, int64_t* count, const int64_t* offset, uint32_t
             cudaStream_t s) {
   small_kernel<<<cuda::blocks_for(a.n, kThreads), kThreads, 0, s>>>(a, count, offset, neighbours);
   cuda::cuda_check_launch("small_kernel");
-  if (a.nlarge == 0) return;
-  large_kernel<<<static_cast<unsigned>(a.nlarge), 256, 0, s>>>(a, count, offset, neighbours);
+  // A block per possible large object; those past the count return at once.
+  large_kernel<<<static_cast<unsigned>(kZoneMaxLarge), 256, 0, s>>>(a, count, offset, neighbours);
   cuda::cuda_check_launch("large_kernel");
 }
 
@@ -154,7 +163,8 @@ struct Context {
   cuda::DeviceBuffer<uint32_t> neighbours, sorted;
   cuda::DeviceBuffer<unsigned char> cub;
   cuda::PinnedBuffer<Point> staged;
-  cuda::PinnedBuffer<int64_t> total;
+  cuda::PinnedBuffer<int64_t> total, host_offset;
+  cuda::PinnedBuffer<uint32_t> host_neighbours;
 };
 
 Context& context() {
@@ -165,8 +175,10 @@ Context& context() {
 }  // namespace
 
 bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
-                     CleanZones& zones) {
+                     CleanZones& zones, std::vector<std::pair<std::string, double>>* seconds) {
   cuda::cuda_require_device("--device cuda");
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   const int64_t n = static_cast<int64_t>(shapes.size());
   if (n == 0) {
     zones.offset.assign(1, 0);
@@ -182,6 +194,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   for (int64_t i = 0; i < n; ++i)
     staged[i] = {shapes[i].mx, shapes[i].my, static_cast<float>(shapes[i].a),
                  static_cast<int32_t>(i)};
+  const auto t_staged = Clock::now();
   Point* points = c.points.grow(nz);
   c.points.upload_async(staged, nz, s);
 
@@ -220,22 +233,24 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   scatter_kernel<<<blocks, kThreads, 0, s>>>(points, n, cell_of, cell_count, binned);
   cuda::cuda_check_launch("scatter_kernel");
   int64_t* total = c.total.grow(2);
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(total, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
-  c.stream.synchronize();
-  const int32_t nl = *reinterpret_cast<const int32_t*>(total);
-  if (nl > kZoneMaxLarge) return false;
 
-  const SearchArgs args{points, n, g, cell_start, binned, large, nl};
+  const SearchArgs args{points, n, g, cell_start, binned, large, nlarge};
   CELERIS_CUDA_CHECK(cudaMemsetAsync(count + n, 0, sizeof(int64_t), s));
   search(args, count, nullptr, nullptr, s);
   bytes = count_scan;
   CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nz + 1, s));
   CELERIS_CUDA_CHECK(
       cudaMemcpyAsync(total, offset + n, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  CELERIS_CUDA_CHECK(
+      cudaMemcpyAsync(total + 1, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
   c.stream.synchronize();
+  const auto t_counted = Clock::now();
+  if (*reinterpret_cast<const int32_t*>(total + 1) > kZoneMaxLarge) return false;
   const int64_t m = total[0];
-  zones.offset.resize(nz + 1);
-  zones.neighbours.resize(static_cast<size_t>(m));
+  // Both lists come back through page-locked buffers (a download to pageable memory is staged
+  // by the driver at a fraction of the bus's rate), then are copied into the vectors.
+  int64_t* host_offset = c.host_offset.grow(nz + 1);
+  uint32_t* host_neighbours = c.host_neighbours.grow(static_cast<size_t>(std::max<int64_t>(m, 1)));
   if (m > 0) {
     const size_t mz = static_cast<size_t>(m);
     uint32_t* found = c.neighbours.grow(mz);
@@ -247,10 +262,25 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
     void* sort_tmp = c.cub.grow(std::max({cell_scan, count_scan, sort_bytes}));
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m, n,
                                                           offset, offset + 1, s));
-    c.sorted.download_async(zones.neighbours.data(), mz, s);
+    c.sorted.download_async(host_neighbours, mz, s);
   }
-  c.offset.download_async(zones.offset.data(), nz + 1, s);
+  c.offset.download_async(host_offset, nz + 1, s);
+  zones.offset.resize(nz + 1);
+  zones.neighbours.resize(static_cast<size_t>(m));
   c.stream.synchronize();
+  const auto t_back = Clock::now();
+  zones.offset.assign(host_offset, host_offset + nz + 1);
+  zones.neighbours.assign(host_neighbours, host_neighbours + m);
+  if (seconds) {
+    auto since = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
+    const auto t_end = Clock::now();
+    seconds->emplace_back("gpu zones: stage on the host", since(t0, t_staged));
+    seconds->emplace_back("gpu zones: upload, bin, count", since(t_staged, t_counted));
+    seconds->emplace_back("gpu zones: fill, sort, download", since(t_counted, t_back));
+    seconds->emplace_back("gpu zones: host copies", since(t_back, t_end));
+  }
   return true;
 }
 

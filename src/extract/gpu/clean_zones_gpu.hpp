@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "extract/stages/clean_zones.hpp"
@@ -23,8 +25,10 @@ constexpr int64_t kZoneMaxLarge = 1024;
 // Fills `zones` as clean_zones(shapes, ...) does and returns true; returns false (zones
 // untouched) when the frame has more than kZoneMaxLarge large objects. `width` x `height`: the
 // image (the grid's extent; positions outside it fall in its edge cells). Throws
-// celeris::Error without a CUDA device (or in a build without CUDA).
+// celeris::Error without a CUDA device (or in a build without CUDA). `seconds`: its steps'
+// times appended (name, seconds).
 bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
-                     CleanZones& zones);
+                     CleanZones& zones,
+                     std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract::gpu

@@ -4,7 +4,8 @@
 
 namespace celeris::extract::gpu {
 
-bool clean_zones_gpu(const std::vector<Shape>&, int64_t, int64_t, int, CleanZones&) {
+bool clean_zones_gpu(const std::vector<Shape>&, int64_t, int64_t, int, CleanZones&,
+                     std::vector<std::pair<std::string, double>>*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
