@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <functional>
-#include <future>
 #include <optional>
 
 #include "celeris/error.hpp"
@@ -389,29 +387,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   std::vector<Iso> isos = std::move(column_pool.isos);
   const bool gpu_shapes = front.device_value && gpu::shapes_supported(iso_params);
   std::vector<std::pair<std::string, double>> shape_steps;  // the GPU shapes' steps
-  // The zones of the whole frame on the GPU with --device cuda (gpu/clean_zones_gpu.hpp),
-  // unless the frame has too many large objects for it (then the host's: the same pairs). With
-  // the GPU's shapes they are found beside the isophotal values' host finish, on a thread of
-  // their own, since they need the shapes alone; a chunk's are the host's.
-  const bool gpu_zones = config.device == Backend::Cuda && config.clean;
-  std::vector<std::pair<std::string, double>> zone_steps;  // the GPU zones' steps
-  auto zones_on_gpu = [&](int threads) -> std::optional<CleanZones> {
-    CleanZones zones;
-    if (gpu::clean_zones_gpu(shapes, w, h, threads, zones, &zone_steps)) return zones;
-    return std::nullopt;
-  };
-  std::future<std::optional<CleanZones>> zones_beside;
   BackEndSteps back_steps;
   back_steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int threads) {
     if (gpu_shapes) {
-      std::function<void()> shapes_ready;
-      if (gpu_zones && first == 0 && last == shapes.size())
-        shapes_ready = [&] {
-          // One thread stages the zones' input: the finish's team holds the cores.
-          zones_beside = std::async(std::launch::async, [&] { return zones_on_gpu(1); });
-        };
       gpu::shapes_and_isophotal(objects, first, last, front.device_value, front.device_cvalue, w,
-                                iso_params, threads, shapes, isos, &shape_steps, shapes_ready);
+                                iso_params, threads, shapes, isos, &shape_steps);
       return;
     }
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
@@ -421,12 +401,14 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       isos[i] = isophotal(objects[i], shapes[i], iso_params);
     }
   };
+  // The zones of the whole frame on the GPU with --device cuda (gpu/clean_zones_gpu.hpp),
+  // unless the frame has too many large objects for it: the same pairs. A chunk's on the host.
+  std::vector<std::pair<std::string, double>> zone_steps;  // the GPU zones' steps
   back_steps.zones = [&](size_t first, size_t last, int threads) {
-    if (gpu_zones && first == 0 && last == shapes.size()) {
-      std::optional<CleanZones> zones =
-          zones_beside.valid() ? zones_beside.get() : zones_on_gpu(threads);
-      if (zones) return std::move(*zones);
-    }
+    CleanZones zones;
+    if (config.device == Backend::Cuda && first == 0 && last == shapes.size() &&
+        gpu::clean_zones_gpu(shapes, w, h, threads, zones, &zone_steps))
+      return zones;
     return clean_zones(shapes, first, last, threads);
   };
   BackEndOptions back_options;

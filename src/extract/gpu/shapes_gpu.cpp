@@ -55,8 +55,7 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
 void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
-                          std::vector<std::pair<std::string, double>>* seconds,
-                          const std::function<void()>& shapes_ready) {
+                          std::vector<std::pair<std::string, double>>* seconds) {
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -137,23 +136,13 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   c.stream.synchronize();
   const auto t_device = Clock::now();
 
-  // The shapes first (from the sums alone: a few transcendentals per object), then the
-  // isophotal values (the FWHM reads each object's pixels again, with a log per pixel).
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
     const ObjectView o = objects[i];
     if (o.size() > static_cast<size_t>(kHostObjectPixels)) continue;
     shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
                              params.detect_thresh, false);
-  }
-  const auto t_shapes = Clock::now();
-  if (shapes_ready) shapes_ready();
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-  for (size_t j = 0; j < n; ++j) {
-    const size_t i = first + j;
-    const ObjectView o = objects[i];
-    if (o.size() > static_cast<size_t>(kHostObjectPixels)) continue;
     isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
                          iso_background(shapes[i], params, 0.0f), 0.0f);
   }
@@ -164,8 +153,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
-    seconds->emplace_back("gpu shapes: host finish, shapes", since(t_device, t_shapes));
-    seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_shapes, Clock::now()));
+    seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
   }
 }
 

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,13 +42,9 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
                           std::vector<std::pair<std::string, double>>* seconds = nullptr);
 // The same for objects first .. last - 1 only, into shapes[first ..] and isos[first ..], which
 // the caller has sized for all objects (the others are neither read nor written).
-// `shapes_ready` (if set) is called once every shape of the range is final and before the
-// isophotal values' host finish (the FWHM's pass over the pixels, most of the finish), so that
-// work needing the shapes alone can start beside it (the clean zones, pipeline.cpp).
 void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
-                          std::vector<std::pair<std::string, double>>* seconds = nullptr,
-                          const std::function<void()>& shapes_ready = {});
+                          std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract::gpu
