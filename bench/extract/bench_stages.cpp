@@ -42,14 +42,14 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
          a.background == b.background;
 }
 
-}  // namespace
-
 // The process's minor page faults so far.
 long minor_faults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_minflt;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) try {
   keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)

@@ -8,9 +8,9 @@ namespace celeris {
 // heap is not trimmed. Each frame's working storage (the objects' columns, the clean list, the
 // catalog) is then faulted in once per process, not once per frame: on the H200's host, a
 // virtual machine where a page fault costs a trap to the hypervisor, a crowded 4096^2 frame took
-// 800-6,400 minor faults without it and about 500 with it. Process-wide, so the command-line
-// tool and the benchmarks call it; a program embedding the library decides for itself. Left
-// alone where the environment already sets malloc's thresholds (GLIBC_TUNABLES or
+// 800-6,400 minor faults without it and 500-900 with it (stop 36). Process-wide, so the
+// command-line tool and the benchmarks call it; a program embedding the library decides for itself.
+// Left alone where the environment already sets malloc's thresholds (GLIBC_TUNABLES or
 // MALLOC_*_THRESHOLD_). Returns whether it changed them.
 bool keep_freed_heap_memory();
 

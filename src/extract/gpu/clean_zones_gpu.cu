@@ -241,6 +241,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nz + 1, s));
   CELERIS_CUDA_CHECK(
       cudaMemcpyAsync(total, offset + n, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  // The large objects' count (an int32) into the low bytes of total[1], read as an int32 below.
   CELERIS_CUDA_CHECK(
       cudaMemcpyAsync(total + 1, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
   c.stream.synchronize();
@@ -265,6 +266,8 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
     c.sorted.download_async(host_neighbours, mz, s);
   }
   c.offset.download_async(host_offset, nz + 1, s);
+  // Sized (allocated and first touched) while the sort and the downloads run; the copies below
+  // then only overwrite.
   zones.offset.resize(nz + 1);
   zones.neighbours.resize(static_cast<size_t>(m));
   c.stream.synchronize();
