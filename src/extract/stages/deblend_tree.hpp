@@ -45,17 +45,18 @@ struct DeblendTreeScratch {
   std::vector<float> peak_grid;  // count_peaks: the box's filtered values, -inf off the detection
   int64_t box_x0 = 0, box_y0 = 0, box_w = 0;  // the grid's first column and row, its width
   std::vector<uint8_t> level;                 // per pixel: highest level it is above (0: none)
-  std::vector<int32_t> order;                 // pixels grouped by level
-  std::vector<int32_t> uf;                    // union-find parent
-  std::vector<int32_t> npix;                  // per root: component statistics
+  std::vector<uint8_t> cell_level;  // per grid cell: its pixel's level (0: none, or level 0)
+  std::vector<int32_t> order;       // pixels grouped by level
+  std::vector<int32_t> uf;          // union-find parent
+  std::vector<int32_t> npix;        // per root: component statistics
   std::vector<double> flux;
   std::vector<uint16_t> flags;
   std::vector<int64_t> last;   // per root: (last row, last column on it) as y * 2^32 + x
   std::vector<int32_t> roots;  // live components
   std::vector<int32_t> node_of_root;
-  std::vector<int32_t> mark, queue;  // flood fill of one node
-  int32_t stamp = 0;                 // the fill's mark
-  std::vector<int32_t> local;        // node bounding box: pixel index, or -1
+  std::vector<int32_t> mark;   // per grid cell: the stamp of the last fill that took it
+  std::vector<int32_t> queue;  // flood fill of one node: grid cells
+  int32_t stamp = 0;           // the fill's mark
   LutzScratch lutz;
   struct RawNode {
     int32_t root, up, npix;
