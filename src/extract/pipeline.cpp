@@ -401,13 +401,13 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       isos[i] = isophotal(objects[i], shapes[i], iso_params);
     }
   };
-  // The zones of the whole frame on the GPU with --device cuda (gpu/clean_zones_gpu.hpp),
-  // unless the frame has too many large objects for it: the same pairs. A chunk's on the host.
+  // The zones on the GPU with --device cuda (gpu/clean_zones_gpu.hpp), the frame's or a
+  // chunk's, unless the objects so far include too many large ones for it: the same pairs.
   std::vector<std::pair<std::string, double>> zone_steps;  // the GPU zones' steps
   back_steps.zones = [&](size_t first, size_t last, int threads) {
     CleanZones zones;
-    if (config.device == Backend::Cuda && first == 0 && last == shapes.size() &&
-        gpu::clean_zones_gpu(shapes, w, h, threads, zones, &zone_steps))
+    if (config.device == Backend::Cuda &&
+        gpu::clean_zones_gpu(shapes, first, last, w, h, threads, zones, &zone_steps))
       return zones;
     return clean_zones(shapes, first, last, threads);
   };

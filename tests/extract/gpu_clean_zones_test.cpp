@@ -2,8 +2,8 @@
 // entry for entry: random objects of every size (most small, some of tens of pixels, a few
 // larger than the frame), positions outside the image, NaN and infinite positions and axes,
 // ties in position, the objects of a crowded simulated frame, one object, none, and a frame with
-// more large objects than the GPU takes (then false, the zones untouched). Skipped without a
-// CUDA device.
+// more large objects than the GPU takes (then false, the zones untouched); and the range form's
+// zones of a range of newcomers against the host's. Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
@@ -48,6 +48,17 @@ void expect_same_zones(const std::vector<Shape>& shapes, int width, int height) 
   ASSERT_TRUE(gpu::clean_zones_gpu(shapes, width, height, 2, got));
   ASSERT_EQ(got.offset, want.offset);
   ASSERT_EQ(got.neighbours, want.neighbours);
+  // The range form (a pipelined back end's chunks): the zones of a middle range and of the
+  // last objects, from the objects up to the range's end.
+  const size_t n = shapes.size();
+  for (const auto& [begin, end] : {std::pair{n / 3, 2 * n / 3}, std::pair{n - n / 5, n}}) {
+    const CleanZones part = clean_zones(shapes, begin, end, 2);
+    CleanZones got_part;
+    ASSERT_TRUE(gpu::clean_zones_gpu(shapes, begin, end, width, height, 2, got_part));
+    EXPECT_EQ(got_part.first, begin);
+    ASSERT_EQ(got_part.offset, part.offset);
+    ASSERT_EQ(got_part.neighbours, part.neighbours);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "celeris/error.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/launch.hpp"
@@ -72,7 +73,7 @@ __global__ void scatter_kernel(const Point* points, int64_t n, const int32_t* ce
 
 struct SearchArgs {
   const Point* points;
-  int64_t n;
+  int64_t first, n;  // the newcomers first .. n - 1 search points[0 .. n)
   Grid g;
   const int32_t* cell_start;  // nx * ny + 1
   const Point* binned;
@@ -104,21 +105,21 @@ __device__ void each_neighbour(const SearchArgs& a, const Point& s, int64_t i, F
       consider(a.binned[k]);
 }
 
-// Small objects, one thread each (large ones: large_kernel). Without `neighbours`, counts
-// them into count[i]; with it, writes them from offset[i] on.
+// Small newcomers, one thread each (large ones: large_kernel). Without `neighbours`, counts
+// them into count[i - first]; with it, writes them from offset[i - first] on.
 __global__ void small_kernel(const SearchArgs a, int64_t* count, const int64_t* offset,
                              uint32_t* neighbours) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t i = a.first + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
   const Point s = a.points[i];
   if (!small_point(s)) return;
   if (!neighbours) {
     int64_t c = 0;
     each_neighbour(a, s, i, [&](int32_t) { ++c; });
-    count[i] = c;
+    count[i - a.first] = c;
     return;
   }
-  int64_t at = offset[i];
+  int64_t at = offset[i - a.first];
   each_neighbour(a, s, i, [&](int32_t j) { neighbours[at++] = static_cast<uint32_t>(j); });
 }
 
@@ -128,6 +129,7 @@ __global__ void large_kernel(const SearchArgs a, int64_t* count, const int64_t* 
                              uint32_t* neighbours) {
   if (static_cast<int32_t>(blockIdx.x) >= a.large_count()) return;
   const int64_t i = a.large[blockIdx.x];
+  if (i < a.first) return;  // an earlier chunk's: a neighbour only
   const Point s = a.points[i];
   __shared__ unsigned long long found;
   if (threadIdx.x == 0) found = 0;
@@ -136,16 +138,18 @@ __global__ void large_kernel(const SearchArgs a, int64_t* count, const int64_t* 
     const Point p = a.points[j];
     if (!in_clean_zone(s.x, s.y, s.a, p.x, p.y, p.a)) continue;
     const unsigned long long k = atomicAdd(&found, 1ull);
-    if (neighbours) neighbours[offset[i] + static_cast<int64_t>(k)] = static_cast<uint32_t>(j);
+    if (neighbours)
+      neighbours[offset[i - a.first] + static_cast<int64_t>(k)] = static_cast<uint32_t>(j);
   }
   __syncthreads();
-  if (!neighbours && threadIdx.x == 0) count[i] = static_cast<int64_t>(found);
+  if (!neighbours && threadIdx.x == 0) count[i - a.first] = static_cast<int64_t>(found);
 }
 
 // Both kernels, counting (neighbours null) or writing.
 void search(const SearchArgs& a, int64_t* count, const int64_t* offset, uint32_t* neighbours,
             cudaStream_t s) {
-  small_kernel<<<cuda::blocks_for(a.n, kThreads), kThreads, 0, s>>>(a, count, offset, neighbours);
+  small_kernel<<<cuda::blocks_for(a.n - a.first, kThreads), kThreads, 0, s>>>(a, count, offset,
+                                                                              neighbours);
   cuda::cuda_check_launch("small_kernel");
   // A block per possible large object; those past the count return at once.
   large_kernel<<<static_cast<unsigned>(kZoneMaxLarge), 256, 0, s>>>(a, count, offset, neighbours);
@@ -176,16 +180,29 @@ Context& context() {
 
 bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
                      CleanZones& zones, std::vector<std::pair<std::string, double>>* seconds) {
+  return clean_zones_gpu(shapes, 0, shapes.size(), width, height, threads, zones, seconds);
+}
+
+bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
+                     int64_t height, int threads, CleanZones& zones,
+                     std::vector<std::pair<std::string, double>>* seconds) {
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  const int64_t n = static_cast<int64_t>(shapes.size());
-  if (n == 0) {
+  if (end > shapes.size() || begin > end)
+    throw Error("internal: clean_zones_gpu given objects " + std::to_string(begin) + " .. " +
+                std::to_string(end) + " of " + std::to_string(shapes.size()));
+  // Every object up to `end` is binned (the newcomers' neighbours are any earlier ones); the
+  // newcomers begin .. end - 1 search.
+  const int64_t n = static_cast<int64_t>(end), first = static_cast<int64_t>(begin);
+  const int64_t nq = n - first;  // newcomers
+  if (nq == 0) {
+    zones.first = begin;
     zones.offset.assign(1, 0);
     zones.neighbours.clear();
     return true;
   }
-  const size_t nz = static_cast<size_t>(n);
+  const size_t nz = static_cast<size_t>(n), nqz = static_cast<size_t>(nq);
   Context& c = context();
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
@@ -210,18 +227,18 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   int32_t* cell_of = c.cell_of.grow(nz);
   int32_t* large = c.large.grow(nz);
   int32_t* nlarge = c.nlarge.grow(1);
-  int64_t* count = c.count.grow(nz + 1);
-  int64_t* offset = c.offset.grow(nz + 1);
+  int64_t* count = c.count.grow(nqz + 1);
+  int64_t* offset = c.offset.grow(nqz + 1);
   Point* binned = c.binned.grow(nz);
   size_t cell_scan = 0, count_scan = 0;
   CELERIS_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(nullptr, cell_scan, cell_count, cell_start, cells + 1));
-  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, count, offset, nz + 1));
+  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, count, offset, nqz + 1));
   void* tmp = c.cub.grow(std::max(cell_scan, count_scan));
 
   CELERIS_CUDA_CHECK(cudaMemsetAsync(cell_count, 0, (cells + 1) * sizeof(int32_t), s));
   CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, sizeof(int32_t), s));
-  const unsigned blocks = cuda::blocks_for(n, kThreads);
+  const unsigned blocks = cuda::blocks_for(n, kThreads);  // binning: every object
   bin_kernel<<<blocks, kThreads, 0, s>>>(points, n, g, cell_count, cell_of, large, nlarge);
   cuda::cuda_check_launch("bin_kernel");
   size_t bytes = cell_scan;
@@ -234,13 +251,13 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   cuda::cuda_check_launch("scatter_kernel");
   int64_t* total = c.total.grow(2);
 
-  const SearchArgs args{points, n, g, cell_start, binned, large, nlarge};
-  CELERIS_CUDA_CHECK(cudaMemsetAsync(count + n, 0, sizeof(int64_t), s));
+  const SearchArgs args{points, first, n, g, cell_start, binned, large, nlarge};
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(count + nq, 0, sizeof(int64_t), s));
   search(args, count, nullptr, nullptr, s);
   bytes = count_scan;
-  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nz + 1, s));
+  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nqz + 1, s));
   CELERIS_CUDA_CHECK(
-      cudaMemcpyAsync(total, offset + n, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+      cudaMemcpyAsync(total, offset + nq, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
   // The large objects' count (an int32) into the low bytes of total[1], read as an int32 below.
   CELERIS_CUDA_CHECK(
       cudaMemcpyAsync(total + 1, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
@@ -250,7 +267,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
   const int64_t m = total[0];
   // Both lists come back through page-locked buffers (a download to pageable memory is staged
   // by the driver at a fraction of the bus's rate), then are copied into the vectors.
-  int64_t* host_offset = c.host_offset.grow(nz + 1);
+  int64_t* host_offset = c.host_offset.grow(nqz + 1);
   uint32_t* host_neighbours = c.host_neighbours.grow(static_cast<size_t>(std::max<int64_t>(m, 1)));
   if (m > 0) {
     const size_t mz = static_cast<size_t>(m);
@@ -258,21 +275,22 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
     uint32_t* sorted = c.sorted.grow(mz);
     search(args, nullptr, offset, found, s);
     size_t sort_bytes = 0;
-    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, n,
+    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, nq,
                                                           offset, offset + 1));
     void* sort_tmp = c.cub.grow(std::max({cell_scan, count_scan, sort_bytes}));
-    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m, n,
-                                                          offset, offset + 1, s));
+    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m,
+                                                          nq, offset, offset + 1, s));
     c.sorted.download_async(host_neighbours, mz, s);
   }
-  c.offset.download_async(host_offset, nz + 1, s);
+  c.offset.download_async(host_offset, nqz + 1, s);
   // Sized (allocated and first touched) while the sort and the downloads run; the copies below
   // then only overwrite.
-  zones.offset.resize(nz + 1);
+  zones.offset.resize(nqz + 1);
   zones.neighbours.resize(static_cast<size_t>(m));
   c.stream.synchronize();
   const auto t_back = Clock::now();
-  zones.offset.assign(host_offset, host_offset + nz + 1);
+  zones.first = begin;
+  zones.offset.assign(host_offset, host_offset + nqz + 1);
   zones.neighbours.assign(host_neighbours, host_neighbours + m);
   if (seconds) {
     auto since = [](Clock::time_point a, Clock::time_point b) {

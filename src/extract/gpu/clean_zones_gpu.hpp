@@ -30,5 +30,11 @@ constexpr int64_t kZoneMaxLarge = 1024;
 bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
                      CleanZones& zones,
                      std::vector<std::pair<std::string, double>>* seconds = nullptr);
+// The range form (clean_zones' range form, a pipelined back end's chunk): the zones of objects
+// begin .. end - 1, from shapes[0 .. end) (the later ones are not read); kZoneMaxLarge counts
+// the large objects among all of shapes[0 .. end).
+bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
+                     int64_t height, int threads, CleanZones& zones,
+                     std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract::gpu

@@ -9,4 +9,9 @@ bool clean_zones_gpu(const std::vector<Shape>&, int64_t, int64_t, int, CleanZone
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+bool clean_zones_gpu(const std::vector<Shape>&, size_t, size_t, int64_t, int64_t, int, CleanZones&,
+                     std::vector<std::pair<std::string, double>>*) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
 }  // namespace celeris::extract::gpu
