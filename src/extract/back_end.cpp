@@ -61,8 +61,12 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   const std::vector<size_t> bounds = chunk_bounds(deblend, options.chunk_objects, options.threads);
   const size_t nchunks = bounds.size() - 1;
   out.chunks = nchunks;
-  // With chunks, one thread cleans while the others make the next chunk.
-  const int threads = nchunks > 1 ? std::max(1, options.threads - 1) : options.threads;
+  // With chunks, three threads in a row: this one assigns the pixels and makes the shapes of
+  // chunk after chunk; a second finds each chunk's zones and pairs (mostly a wait on the GPU's
+  // zones, then a parallel loop) while the first goes on; a third runs the clean pass.
+  const int zone_threads = nchunks > 1 ? std::max(1, options.threads / 4) : options.threads;
+  const int stage_threads =
+      nchunks > 1 ? std::max(1, options.threads - 1 - zone_threads) : options.threads;
   // Every per-object column is sized for all objects before the first chunk: no entry moves
   // while the pass reads it.
   shapes.resize(nobj);
@@ -73,92 +77,115 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   Deblended& d = deblend.result();
   CleanPass pass(nobj, d.objects.flags, shapes, isos, out.done_line, profile, rows, clean);
   struct Chunk {
+    size_t first = 0, last = 0;  // its objects
     CleanZones zones;
     CleanPairs pairs;
   };
   std::vector<Chunk> chunks(nchunks);
   BackEndTimes& times = out.seconds;
 
-  // The clean pass's thread: chunk k once `ready` exceeds k.
+  // Chunk k's shapes are made once `shaped` exceeds k, its pairs once `paired` does.
   std::mutex m;
   std::condition_variable cv;
-  size_t ready = 0;
+  size_t shaped = 0, paired = 0;
   bool stop = false;
-  std::exception_ptr pass_error;
+  std::exception_ptr worker_error;
+  auto wait_for = [&](const size_t& count, size_t k) {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return count > k || stop; });
+    return !stop;
+  };
+  auto announce = [&](size_t& count, size_t k) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      count = k + 1;
+    }
+    cv.notify_all();
+  };
+  auto fail = [&](std::exception_ptr e) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      if (!worker_error) worker_error = e;
+      stop = true;
+    }
+    cv.notify_all();
+  };
+  auto pair_chunk = [&](Chunk& c, int threads) {
+    if (clean.enabled) {
+      auto t = Clock::now();
+      c.zones = steps.zones(c.first, c.last, threads);
+      times.zones += since(t);
+      t = Clock::now();
+      c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, clean.clean_margin, threads,
+                            profile, rows);
+      times.pairs += since(t);
+    } else {
+      clean_rows(shapes, c.first, c.last, clean.clean_margin, threads, rows);
+      c.zones.first = c.first;
+      c.zones.offset.assign(c.last - c.first + 1, 0);
+      c.pairs.any.assign(c.last - c.first, 0);
+    }
+  };
   auto clean_chunk = [&](Chunk& c) {
     const auto t = Clock::now();
     pass.take(c.zones, c.pairs.pair, c.pairs.any);
     times.pass += since(t);
     c = Chunk{};
   };
-  std::thread worker;
-  if (nchunks > 1)
-    worker = std::thread([&] {
+  std::vector<std::thread> workers;
+  if (nchunks > 1) {
+    workers.emplace_back([&] {  // zones and pairs
       try {
-        for (size_t k = 0; k < nchunks; ++k) {
-          {
-            std::unique_lock<std::mutex> lock(m);
-            cv.wait(lock, [&] { return ready > k || stop; });
-            if (stop) return;
-          }
-          clean_chunk(chunks[k]);
+        for (size_t k = 0; k < nchunks && wait_for(shaped, k); ++k) {
+          pair_chunk(chunks[k], zone_threads);
+          announce(paired, k);
         }
       } catch (...) {
-        pass_error = std::current_exception();
+        fail(std::current_exception());
       }
     });
-  auto end_worker = [&] {
-    if (!worker.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(m);
-      stop = true;
-    }
-    cv.notify_one();
-    worker.join();
+    workers.emplace_back([&] {  // the clean pass
+      try {
+        for (size_t k = 0; k < nchunks && wait_for(paired, k); ++k) clean_chunk(chunks[k]);
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+  }
+  auto join_workers = [&] {
+    for (std::thread& w : workers) w.join();
+    workers.clear();
   };
 
   try {
     for (size_t k = 0; k < nchunks; ++k) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        if (stop) break;  // a worker failed: its error is thrown below
+      }
       auto t = Clock::now();
-      deblend.finish(bounds[k], bounds[k + 1], threads);
-      const size_t o0 = deblend.first_object(bounds[k]), o1 = deblend.first_object(bounds[k + 1]);
-      for (size_t o = o0; o < o1; ++o) out.done_line[o] = detection_done[d.parent[o]];
+      deblend.finish(bounds[k], bounds[k + 1], stage_threads);
+      Chunk& c = chunks[k];
+      c.first = deblend.first_object(bounds[k]);
+      c.last = deblend.first_object(bounds[k + 1]);
+      for (size_t o = c.first; o < c.last; ++o) out.done_line[o] = detection_done[d.parent[o]];
       times.finish += since(t);
       t = Clock::now();
-      steps.shapes(d.objects, o0, o1, threads);
+      steps.shapes(d.objects, c.first, c.last, stage_threads);
       times.shapes += since(t);
-      Chunk& c = chunks[k];
-      if (clean.enabled) {
-        t = Clock::now();
-        c.zones = steps.zones(o0, o1, threads);
-        times.zones += since(t);
-        t = Clock::now();
-        c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, clean.clean_margin, threads,
-                              profile, rows);
-        times.pairs += since(t);
-      } else {
-        clean_rows(shapes, o0, o1, clean.clean_margin, threads, rows);
-        c.zones.first = o0;
-        c.zones.offset.assign(o1 - o0 + 1, 0);
-        c.pairs.any.assign(o1 - o0, 0);
-      }
       if (nchunks == 1) {
+        pair_chunk(c, stage_threads);
         clean_chunk(c);
       } else {
-        {
-          std::lock_guard<std::mutex> lock(m);
-          ready = k + 1;
-        }
-        cv.notify_one();
+        announce(shaped, k);
       }
     }
   } catch (...) {
-    end_worker();
-    throw;
+    fail(std::current_exception());
   }
   const auto t_wait = Clock::now();
-  if (worker.joinable()) worker.join();
-  if (pass_error) std::rethrow_exception(pass_error);
+  join_workers();
+  if (worker_error) std::rethrow_exception(worker_error);
   if (options.keep_detected_shapes) out.detected_shapes = shapes;
   out.cleaned = pass.finish(shapes, isos);
   // One chunk: the pass ran after the stages, as part of the clean stage.

@@ -214,7 +214,7 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
       config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
         if (c.device == Backend::Cuda && !host_front)
-          return gpu::front_end(image, c, f, nt, host_detection_image(c, request));
+          return gpu::front_end(image, c, f, nt, host_detection_image(c, request), true);
         if (weighted)
           return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
         FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
@@ -240,7 +240,8 @@ FrontStage extract_front(const DeviceImage& image, const Config& config,
   validate_config(config);
   return front_stage(config, image.width(), image.height(),
                      [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
-                       return gpu::front_end(image, c, f, nt, host_detection_image(c, request));
+                       return gpu::front_end(image, c, f, nt, host_detection_image(c, request),
+                                             true);
                      });
 }
 
@@ -434,17 +435,22 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   lines.insert(lines.end(), steps.begin(), steps.end());
   lines.emplace_back("deblend: finish", t.finish);
   lines.emplace_back("deblend", deblend_planned + t.finish);
-  const size_t first_shape_step = lines.size();
-  for (const auto& step : shape_steps) {
-    auto it = std::find_if(lines.begin() + first_shape_step, lines.end(),
-                           [&](const auto& e) { return e.first == step.first; });
-    if (it == lines.end())
-      lines.push_back(step);
-    else
-      it->second += step.second;
-  }
+  // Steps of the same name (one per chunk) summed.
+  auto add_summed = [&](const std::vector<std::pair<std::string, double>>& more) {
+    const size_t first = lines.size();
+    for (const auto& step : more) {
+      auto it = std::find_if(lines.begin() + static_cast<std::ptrdiff_t>(first), lines.end(),
+                             [&](const auto& e) { return e.first == step.first; });
+      if (it == lines.end())
+        lines.push_back(step);
+      else
+        it->second += step.second;
+    }
+  };
+  add_summed(shape_steps);
   lines.emplace_back("shapes, isophotal", t.shapes);
-  lines.insert(lines.end(), zone_steps.begin(), zone_steps.end());
+  // With chunks, the zones and pairs are a thread's beside the shapes of the next chunks.
+  add_summed(zone_steps);
   lines.emplace_back("clean zones", t.zones);
   lines.emplace_back("clean pairs", t.pairs);
   if (back.chunks > 1) lines.emplace_back("clean: pass, beside the stages before", t.pass);
@@ -455,6 +461,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // GPU front end's images are still on the device: the blanking codes are made there (LOCAL's
   // blanking, as seen at each detection, is the host's alone). Weights and dual-image mode run
   // the front end on the host, which leaves no device images.
+  // The GPU front end's host images came down beside the stages so far (none of them read
+  // them); every stage from here may.
+  if (front.host_images_pending) {
+    front.wait_for_host_images();
+    timer.lap("wait for the host images");
+  }
   const bool codes_on_device = front.device_value && !local_back;
   const Blanking blanking =
       codes_on_device

@@ -59,6 +59,16 @@ void expect_same_zones(const std::vector<Shape>& shapes, int width, int height) 
     ASSERT_EQ(got_part.offset, part.offset);
     ASSERT_EQ(got_part.neighbours, part.neighbours);
   }
+  // Consecutive chunks, each from where the last ended (the device keeps the earlier points).
+  size_t begin = 0;
+  for (const size_t end : {n / 10, n / 2, n / 2, 3 * n / 4, n}) {
+    const CleanZones part = clean_zones(shapes, begin, end, 2);
+    CleanZones got_part;
+    ASSERT_TRUE(gpu::clean_zones_gpu(shapes, begin, end, width, height, 2, got_part));
+    ASSERT_EQ(got_part.offset, part.offset);
+    ASSERT_EQ(got_part.neighbours, part.neighbours);
+    begin = end;
+  }
 }
 
 }  // namespace

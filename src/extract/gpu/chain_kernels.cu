@@ -206,10 +206,7 @@ int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, 
   boundary_scatter_kernel<<<blocks_for(m), kThreads, 0, stream>>>(
       m, comp_flag, comp_index, run_flag, run_index, offset, comp_run, run_first, counts);
   cuda::cuda_check_launch("boundary_scatter_kernel");
-  int32_t host_counts[2] = {0, 0};
-  CELERIS_CUDA_CHECK(
-      cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, stream));
-  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int32_t* host_counts = cuda::read_back(counts, w.counts_back, 2, stream);
   const int64_t components = host_counts[0], runs = host_counts[1];
 
   // The flags and indices are spent: comp_flag becomes the piece heads, comp_index their
@@ -242,10 +239,7 @@ int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, 
   chain_scatter_kernel<<<blocks_for(m), kThreads, 0, stream>>>(pixels, m, head_max,
                                                                w.piece_next.data(), chained);
   cuda::cuda_check_launch("chain_scatter_kernel");
-  int32_t failed = 0;
-  CELERIS_CUDA_CHECK(
-      cudaMemcpyAsync(&failed, counts + 2, sizeof(failed), cudaMemcpyDeviceToHost, stream));
-  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int32_t failed = *cuda::read_back(counts + 2, w.counts_back, 1, stream);
   if (failed)
     throw Error("internal error: a component's chain order could not be replayed on the GPU");
   return components;
@@ -275,9 +269,7 @@ int64_t pixel_stack_bound(const float* cvalue, int width, int height, float thre
   CELERIS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(tmp, bytes, rows, held, height, stream));
   bytes = max_bytes;
   CELERIS_CUDA_CHECK(cub::DeviceReduce::Max(tmp, bytes, held, bound, height, stream));
-  int64_t value = 0;
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(&value, bound, sizeof(value), cudaMemcpyDeviceToHost, stream));
-  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int64_t value = *cuda::read_back(bound, w.bound_back, 1, stream);
   return std::max<int64_t>(value, 0);  // the host's running maximum starts at 0
 }
 

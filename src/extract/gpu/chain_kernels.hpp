@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/cuda/device_buffer.hpp"
+#include "core/cuda/read_back.hpp"
 #include "extract/gpu/chain_order.hpp"
 
 namespace celeris::extract::gpu {
@@ -23,6 +24,9 @@ struct ChainWork {
   cuda::DeviceBuffer<chain::Open> open;
   cuda::DeviceBuffer<int64_t> rows, bound;
   cuda::DeviceBuffer<int32_t> counts;  // components, runs, failed
+  // Their host copies (read back without a copy engine: read_back.hpp).
+  cuda::MappedValues<int32_t> counts_back{3};
+  cuda::MappedValues<int64_t> bound_back{1};
   cuda::DeviceBuffer<unsigned char> cub;
 };
 

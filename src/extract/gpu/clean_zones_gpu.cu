@@ -169,6 +169,9 @@ struct Context {
   cuda::PinnedBuffer<Point> staged;
   cuda::PinnedBuffer<int64_t> total, host_offset;
   cuda::PinnedBuffer<uint32_t> host_neighbours;
+  // Whose points `points` holds (a frame's shapes, by address) and up to which object.
+  const Shape* points_of = nullptr;
+  size_t points_upto = 0;
 };
 
 Context& context() {
@@ -206,14 +209,23 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   Context& c = context();
   std::lock_guard<std::mutex> lock(c.busy);
   const cudaStream_t s = c.stream.get();
-  Point* staged = c.staged.grow(nz);
+  // Sized for all of `shapes` (a frame's objects, sized before its first chunk), so that a
+  // chunk's call keeps the points the frame's earlier chunks put there: then only the new ones
+  // are staged and uploaded (chunks come in order, each from where the last one ended).
+  const size_t all = shapes.size();
+  Point* staged = c.staged.grow(all);
+  Point* points = c.points.grow(all);
+  const int64_t from =
+      begin > 0 && c.points_of == shapes.data() && c.points_upto == begin ? first : 0;
+  c.points_of = nullptr;  // until the upload below is queued
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < n; ++i)
+  for (int64_t i = from; i < n; ++i)
     staged[i] = {shapes[i].mx, shapes[i].my, static_cast<float>(shapes[i].a),
                  static_cast<int32_t>(i)};
   const auto t_staged = Clock::now();
-  Point* points = c.points.grow(nz);
-  c.points.upload_async(staged, nz, s);
+  c.points.upload_async(staged + from, static_cast<size_t>(n - from), s, static_cast<size_t>(from));
+  c.points_of = shapes.data();
+  c.points_upto = end;
 
   Grid g;
   g.cell = 2.0 * kZoneSmallAxis * kCleanZone;

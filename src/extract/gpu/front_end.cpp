@@ -52,6 +52,9 @@ struct FrameImages {
   cuda::DeviceBuffer<float> image;  // the frame as uploaded, then the detection image
   cuda::DeviceBuffer<float> value;  // the background-subtracted image
   cuda::PinnedBuffer<float> host_value, host_filtered;
+  // Recorded after the host copies' download; waited for before the buffers are used again
+  // (a frame whose download was left running, front_end's defer_host_images).
+  cuda::Event downloaded{false};
 
   bool fits(size_t n) const {
     return image.size() >= n && value.size() >= n && host_value.size() >= n;
@@ -72,6 +75,7 @@ struct Context {
   cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys, chained, offsets;
   cuda::DeviceBuffer<uint8_t> peaks;
   ChainWork chains;
+  cuda::MappedValues<int64_t> readback{1};  // the kept pixels' count
   cuda::DeviceBuffer<unsigned long long> counter;
   cuda::PinnedBuffer<unsigned long long> host_counter;
   // A host frame's upload in strips, the meshes' kernels on a stream of their own.
@@ -176,7 +180,7 @@ struct Pixels {
 };
 
 FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filter,
-             int host_threads, bool host_filtered) {
+             int host_threads, bool host_filtered, bool defer_host_images) {
   cuda::cuda_require_device("--device cuda");
   const int w = static_cast<int>(image.width), h = static_cast<int>(image.height);
   const int64_t n = image.width * image.height;
@@ -204,6 +208,8 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                             f->host_value.reset(nz);
                             return f;
                           });
+  // A frame dropped before its deferred download ended: that download still writes these.
+  frame->downloaded.synchronize();
   if (download_filtered) frame->host_filtered.grow(nz);
   float* d_image = frame->image.data();
   float* d_value = frame->value.data();
@@ -304,6 +310,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   frame->value.download_async(frame->host_value.data(), nz, c.copies.get());
   if (download_filtered)
     frame->image.download_async(frame->host_filtered.data(), nz, c.copies.get());
+  frame->downloaded.record(c.copies.get());
 
   // 4. Labelling and the components in completion order.
   label(d_value, d_cvalue, out.detect_thresh, w, h, c.parent.grow(n), c.count.grow(n),
@@ -313,7 +320,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // count's and last's roles end in sorted_components; parent is read there too.
   const int64_t kept =
       sorted_components(c.parent.data(), c.count.data(), c.last.data(), n, config.detect_minarea,
-                        c.comp_scratch.data(), c.pixels.grow(n), c.keys.grow(n), s);
+                        c.comp_scratch.data(), c.pixels.grow(n), c.keys.grow(n), c.readback, s);
   timer.mark(kSorted, s);
 
   // 5. Each component's pixels in SExtractor's chain order (chain_order.hpp), on the device.
@@ -350,7 +357,10 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
   if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
   c.stream.synchronize();
-  c.copies.synchronize();
+  if (defer_host_images)
+    out.host_images_pending = [frame] { frame->downloaded.synchronize(); };
+  else
+    frame->downloaded.synchronize();
   const double download = seconds_since(t_download);
   out.value = {frame->host_value.data(), w, h};
   if (download_filtered) out.filtered = {frame->host_filtered.data(), w, h};
@@ -379,6 +389,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
   if (stack_may_matter && out.pixel_stack_bound >= config.memory_pixstack - 1) {
     const auto t_detect = Clock::now();
+    frame->downloaded.synchronize();      // the host's detection reads the value image
     if (out.filtered_on_device_only()) {  // the host's detection reads the detection image
       frame->host_filtered.grow(nz);
       frame->image.download(frame->host_filtered.data(), nz);
@@ -399,16 +410,16 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
 }  // namespace
 
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
-                   int host_threads, bool host_filtered) {
+                   int host_threads, bool host_filtered, bool defer_host_images) {
   return run({image.data, nullptr, image.width, image.height}, config, filter, host_threads,
-             host_filtered);
+             host_filtered, defer_host_images);
 }
 
 FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
-                   int host_threads, bool host_filtered) {
+                   int host_threads, bool host_filtered, bool defer_host_images) {
   return run(
       {nullptr, reinterpret_cast<const float*>(image.address()), image.width(), image.height()},
-      config, filter, host_threads, host_filtered);
+      config, filter, host_threads, host_filtered, defer_host_images);
 }
 
 }  // namespace celeris::extract::gpu

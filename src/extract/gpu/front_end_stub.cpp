@@ -8,11 +8,11 @@ bool available() {
   return false;
 }
 
-FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int, bool) {
+FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int, bool, bool) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
-FrontEnd front_end(const DeviceImage&, const Config&, const FilterParams&, int, bool) {
+FrontEnd front_end(const DeviceImage&, const Config&, const FilterParams&, int, bool, bool) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

@@ -368,7 +368,7 @@ size_t component_scratch_bytes(int64_t n) {
 
 int64_t sorted_components(const int32_t* parent, const int32_t* count, const int32_t* last,
                           int64_t n, int minarea, void* scratch, int32_t* pixels, int32_t* keys,
-                          cudaStream_t stream) {
+                          cuda::MappedValues<int64_t>& readback, cudaStream_t stream) {
   const ComponentScratch s = component_scratch(n);
   char* base = static_cast<char*>(scratch);
   auto take = [&](size_t bytes) {
@@ -385,9 +385,7 @@ int64_t sorted_components(const int32_t* parent, const int32_t* count, const int
   thrust::counting_iterator<int32_t> it(0);
   CELERIS_CUDA_CHECK(cub::DeviceSelect::If(select_tmp, bytes, it, selected, kept, n,
                                            KeepPixel{parent, count, minarea}, stream));
-  int64_t m = 0;
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(&m, kept, sizeof(m), cudaMemcpyDeviceToHost, stream));
-  CELERIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int64_t m = *cuda::read_back(kept, readback, 1, stream);
   if (m == 0) return 0;
   keys_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(selected, m, parent, last,
                                                                           selected_keys);

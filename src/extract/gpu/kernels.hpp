@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/cuda/read_back.hpp"
+
 namespace celeris::extract::gpu {
 
 struct MeshGeometry {
@@ -48,12 +50,12 @@ void label(const float* value, const float* cvalue, float threshold, int width, 
 
 // The pixels of components of at least `minarea` pixels, sorted by their component's last
 // pixel (SExtractor's completion order), in raster order within each: `pixels` and `keys` (the
-// component's last pixel) receive them; returns how many. `scratch` / `scratch_bytes`: see
-// component_scratch_bytes.
+// component's last pixel) receive them; returns how many (read back through `readback`, which
+// waits on no copy engine). `scratch` / `scratch_bytes`: see component_scratch_bytes.
 size_t component_scratch_bytes(int64_t n);
 int64_t sorted_components(const int32_t* parent, const int32_t* count, const int32_t* last,
                           int64_t n, int minarea, void* scratch, int32_t* pixels, int32_t* keys,
-                          cudaStream_t stream);
+                          cuda::MappedValues<int64_t>& readback, cudaStream_t stream);
 
 // The pixels of `image` that are not NaN into *host_count (page-locked), once the stream has
 // come this far (`counter`: one device word of scratch).
