@@ -3,8 +3,11 @@
 // (in detection order) after another, while one thread runs the clean pass over the chunks
 // before. The clean pass is sequential (SExtractor's, clean.hpp) and takes newcomers in
 // detection order, reading only the objects before its newcomer: overlapped, it hides behind
-// the parallel stages instead of following them. The catalog is the same as with the stages
-// one after another, which is what a single chunk does (a frame of few objects).
+// the parallel stages instead of following them. With chunks, three threads in a row: the
+// caller's assigns the pixels and makes the shapes, a second finds each chunk's zones and pairs
+// (on the GPU with --device cuda: mostly a wait) with a quarter of the threads, a third runs the
+// pass. The catalog is the same as with the stages one after another, which is what a single
+// chunk does (a frame of few objects, and the default).
 #pragma once
 
 #include <cstdint>
@@ -30,11 +33,13 @@ struct BackEndOptions {
   bool keep_detected_shapes = false;  // BACKPHOTO_TYPE LOCAL: the shapes before any merge
   // Chunks hold about this many objects or more (the first one fewer, so that the pass starts
   // early); a frame of fewer objects is one chunk, and so is any frame with fewer than four
-  // threads. 0: one chunk, the stages one after another (the default: on the H200's host the
-  // chunks made a crowded 4096^2 frame slower, 36.9 ms in one chunk against 42.7-61.3 ms in
-  // chunks of 16,000-2,000 objects, bench/results/extract-gpu-h200-2026-11-29-stop32.md: each
-  // chunk's pixel assignment and shapes wait for its largest detections, and the clean zones
-  // of a chunk are made on the host, 7-19 ms in all against 1.3 ms for the frame's on the GPU).
+  // threads. 0: one chunk, the stages one after another (the default). On the H200's host,
+  // crowded 4096^2 frame: stop 32, chunks slower (36.9 ms in one chunk against 42.7-61.3 in
+  // chunks of 16,000-2,000 objects; their zones were the host's then); stop 37, with the GPU's
+  // zones by range and three threads, chunks of 12,000-16,000 objects 28-31 ms against 30-31 on
+  // two machines and 34-45 against 30-38 on a third (the pass, the pixel assignment and the
+  // shapes' finish slower beside each other's threads), bench/results/extract-gpu-h200-2026-11-
+  // 29-stop37.md: within the spread of the process's own speed, so still off.
   size_t chunk_objects = 0;
 };
 

@@ -1,7 +1,8 @@
 // The CUDA layer (src/core/cuda/) on a GPU: copies both ways (synchronous, and asynchronous on
 // a stream through pinned memory), ownership moving with the allocation, stream ordering through
-// events, the event timer, the scratch pool's reuse, launch errors named after the kernel, and one
-// CELERIS_HD function giving the same bits on host and device. Skipped without a device.
+// events, the event timer, the scratch pool's reuse, launch errors named after the kernel, small
+// read-backs through mapped host memory (read_back.hpp), and one CELERIS_HD function giving the
+// same bits on host and device. Skipped without a device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/read_back.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
 
@@ -84,6 +86,31 @@ TEST(CudaLayerGpu, AsyncThroughPinnedMemoryOnAStream) {
   d.download_async(h.data(), n, s);
   s.synchronize();
   for (size_t k = 0; k < n; k += 997) ASSERT_EQ(h[k], 0.0) << k;
+}
+
+TEST(CudaLayerGpu, ReadBackThroughMappedMemory) {
+  REQUIRE_DEVICE();
+  std::vector<double> h(8);
+  std::iota(h.begin(), h.end(), 0.25);
+  cu::DeviceBuffer<double> d(h.size());
+  d.upload(h.data(), h.size());
+  cu::Stream s;
+  cu::MappedValues<double> mapped(h.size());
+  EXPECT_EQ(mapped.size(), h.size());
+  // Queued after a kernel on the same stream: its results are what comes back.
+  add_kernel<<<1, 32, 0, s>>>(d.data(), d.size(), 2.0);
+  cu::cuda_check_launch("add_kernel");
+  const double* got = cu::read_back(d.data(), mapped, h.size(), s);
+  EXPECT_EQ(got, mapped.host());
+  for (size_t k = 0; k < h.size(); ++k) EXPECT_EQ(got[k], h[k] + 2.0) << k;
+  // Part of it, into the same mapped values.
+  got = cu::read_back(d.data() + 5, mapped, 2, s);
+  EXPECT_EQ(got[0], h[5] + 2.0);
+  EXPECT_EQ(got[1], h[6] + 2.0);
+  // More than the kernel copies (1 KB) is refused.
+  cu::DeviceBuffer<int32_t> big(512);
+  cu::MappedValues<int32_t> many(512);
+  EXPECT_THROW(cu::read_back(big.data(), many, 512, s), celeris::Error);
 }
 
 TEST(CudaLayerGpu, MovingHandsTheAllocationOver) {
