@@ -7,7 +7,11 @@
 // makespan of the stage's own schedule (largest first, each detection to the first free
 // thread) next to the bound max(largest detection, total / P). Also timed: the rand() stream the
 // stage takes after skipping --rand-offset numbers (a later extension of a multi-extension file
-// starts deep into it), stepped one number at a time as before and jumped to by threads.
+// starts deep into it), stepped one number at a time as before and jumped to by threads. And
+// the stage as --device cuda runs it on the host: each detection's peaks given, the trees of
+// the candidates of up to 256 pixels made beforehand by a builder (here on the host, inside
+// its wait, where the GPU's would be), so that "from the builders' trees" and the pixel
+// assignment are the host's share alone, measurable without a GPU.
 //   bench_deblend IMAGE.fits [--threads N] [--repeat N] [--top N] [--cores 2,16]
 //                 [--rand-offset N]
 #include <algorithm>
@@ -28,6 +32,7 @@
 #include "celeris/fits.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/deblend.hpp"
+#include "extract/stages/deblend_tree_builder.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -61,6 +66,46 @@ double makespan(const std::vector<double>& times, int p) {
 ObjectList copy_of(const ObjectList& d) {
   return d;
 }
+
+// Trees made before the stage asks for them, as the GPU's builder makes them
+// (gpu/deblend_trees_gpu.hpp takes candidates of up to 256 pixels): built on the host inside
+// wait(), so that the stage's own steps are the host's share of --device cuda's deblending.
+class PrebuiltTrees final : public DeblendTreeBuilder {
+ public:
+  bool takes(size_t pixels, int64_t cells) const override { return pixels <= 256 && cells > 0; }
+  void begin(size_t candidates, size_t, int nthresh, int minarea, int width, int height) override {
+    nthresh_ = nthresh, minarea_ = minarea, width_ = width, height_ = height;
+    given_.assign(candidates, {});
+    trees_.assign(candidates, {});
+  }
+  void add(size_t j, size_t, const ObjectView& parent, const float* thresh, const TreeBox&,
+           const OrderFreeSum&) override {
+    given_[j] = {true, parent, std::vector<float>(thresh, thresh + nthresh_)};
+  }
+  void launch() override {}
+  void wait() override {
+    DeblendTreeScratch scratch;
+    for (size_t j = 0; j < given_.size(); ++j)
+      if (given_[j].added)
+        build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch,
+                           trees_[j]);
+  }
+  bool tree(size_t j, DeblendTree& out) const override {
+    out = trees_[j];
+    return true;
+  }
+  size_t not_built() const override { return 0; }
+
+ private:
+  struct Given {
+    bool added = false;
+    ObjectView parent;
+    std::vector<float> thresh;
+  };
+  int nthresh_ = 0, minarea_ = 0, width_ = 0, height_ = 0;
+  std::vector<Given> given_;
+  std::vector<DeblendTree> trees_;
+};
 
 }  // namespace
 
@@ -195,6 +240,35 @@ int main(int argc, char** argv) try {
     if (r.objects.size() != first_object[n]) throw Error("deblend() and the timed plans differ");
   }
 
+  // The stage as --device cuda runs it on the host (PrebuiltTrees): each step's median.
+  std::vector<uint8_t> peaks(n);
+  {
+    DeblendTreeScratch scratch;
+    for (size_t i = 0; i < n; ++i)
+      peaks[i] = static_cast<uint8_t>(std::min(2, count_peaks(detections[i], 2, scratch)));
+  }
+  std::vector<std::pair<std::string, std::vector<double>>> host_steps;
+  {
+    DeblendParams with_trees = params;
+    with_trees.peaks = &peaks;
+    with_trees.trees = [] { return std::make_unique<PrebuiltTrees>(); };
+    DeblendPlanPool trees_pool;
+    for (int k = 0; k <= repeat; ++k) {
+      ObjectList d = copy_of(detections);
+      std::vector<std::pair<std::string, double>> steps;
+      const Deblended r = deblend(std::move(d), with_trees, 0, threads, &steps, &trees_pool);
+      if (r.objects.size() != first_object[n])
+        throw Error("deblend() with prebuilt trees and the timed plans differ");
+      if (k == 0) continue;
+      for (const auto& [name, sec] : steps) {
+        auto it = std::find_if(host_steps.begin(), host_steps.end(),
+                               [&](const auto& e) { return e.first == name; });
+        if (it == host_steps.end()) it = host_steps.insert(host_steps.end(), {name, {}});
+        it->second.push_back(sec);
+      }
+    }
+  }
+
   // The stream after rand_offset numbers: stepped (the stage before) and jumped to by threads.
   std::vector<int32_t> stepped(first_draw[n]), jumped(first_draw[n]);
   auto t_step = Clock::now();
@@ -242,6 +316,13 @@ int main(int argc, char** argv) try {
       1e3 * median(pass_may_split), several_peaks.size(), 1e3 * median(pass_candidates));
   std::printf("one thread: plan %.2f ms, finish %.2f ms in total\n", 1e3 * plan_total,
               1e3 * finish_total);
+  std::printf(
+      "deblend() with %d threads as --device cuda runs it (trees of up to 256 pixels "
+      "made beforehand, peaks given), median ms:\n",
+      threads);
+  for (const auto& [name, secs] : host_steps)
+    if (name.find("batch") == std::string::npos)
+      std::printf("  %-50s %8.3f\n", name.c_str(), 1e3 * median(secs));
   std::printf("slowest plans (ms; pixels; children):\n");
   for (int k = 0; k < top && k < static_cast<int>(n); ++k) {
     const size_t i = by_time[k];
