@@ -4,7 +4,9 @@
 // another) gives, every column of every row: on a crowded simulated field (thousands of
 // objects, blends, merges), with a small object stack (its write-outs reorder the list), with
 // CLEAN off, with BACKPHOTO_TYPE LOCAL (the shapes as detected); on the CPU and, with a device,
-// with --device cuda.
+// with --device cuda. And a step that throws in any of its three threads (the chunks' stages,
+// the zones and pairs, the pass's input) ends the back end with that error, no thread left
+// waiting.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,6 +17,12 @@
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
+#include "extract/back_end.hpp"
+#include "extract/pipeline.hpp"
+#include "extract/sextractor/scan_order.hpp"
+#include "extract/stages/clean_zones.hpp"
+#include "extract/stages/isophotal.hpp"
+#include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
 namespace {
@@ -135,6 +143,74 @@ TEST(BackEnd, NegativeChunkSizeIsRefused) {
 TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   chunks_give_the_same_catalog(Backend::Cuda);
+}
+
+// deblend_and_clean on the crowded field in chunks of 300 objects on four threads, with the
+// stages' steps as the CPU path's, except that the shapes step (`shapes_fail`) or the zones step
+// (`zones_fail`) throws at its call of that number (0: never).
+void back_end_with_failing_step(int shapes_fail, int zones_fail) {
+  Config c;
+  c.threads = 4;
+  FrontStage st = extract_front(crowded_field().view(), nullptr, c);
+  const FrontEnd& front = st.front;
+  const int w = crowded_field().width(), h = crowded_field().height();
+  std::vector<int64_t> index(front.detections.size());
+  for (size_t d = 0; d < index.size(); ++d) index[d] = static_cast<int64_t>(d);
+  const std::vector<int64_t> done = done_lines(front.detections, index, 4);
+  DeblendParams dp;
+  dp.detect_thresh = front.detect_thresh;
+  dp.width = w;
+  dp.height = h;
+  DeblendStage deblend(std::move(st.front.detections), dp, 0, 4);
+  IsoParams iso;
+  iso.background = &front.background;
+  iso.backsig = front.background.global_rms;
+  iso.detect_thresh = front.detect_thresh;
+  iso.analysis_thresh = front.analysis_thresh;
+  CleanParams clean;
+  clean.detect_thresh = front.detect_thresh;
+  clean.buffer = LineBuffer::of(c, h);
+  std::vector<Shape> shapes;
+  std::vector<Iso> isos;
+  int shape_calls = 0, zone_calls = 0;
+  BackEndSteps steps;
+  steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int) {
+    if (++shape_calls == shapes_fail) throw Error("shapes failed on purpose");
+    for (size_t i = first; i < last; ++i) {
+      shapes[i] = compute_shape(objects[i], front.detect_thresh);
+      isos[i] = isophotal(objects[i], shapes[i], iso);
+    }
+  };
+  steps.zones = [&](size_t first, size_t last, int threads) {
+    if (++zone_calls == zones_fail) throw Error("zones failed on purpose");
+    return clean_zones(shapes, first, last, threads);
+  };
+  BackEndOptions options;
+  options.threads = 4;
+  options.chunk_objects = 300;
+  const std::string what = "shapes failing at " + std::to_string(shapes_fail) + ", zones at " +
+                           std::to_string(zones_fail);
+  if (shapes_fail == 0 && zones_fail == 0) {
+    const CleanedObjects out =
+        deblend_and_clean(deblend, done, clean, steps, options, shapes, isos);
+    EXPECT_GT(out.chunks, 3u) << what;
+    EXPECT_GT(out.cleaned.order.size(), 2000u) << what;
+    return;
+  }
+  try {
+    deblend_and_clean(deblend, done, clean, steps, options, shapes, isos);
+    ADD_FAILURE() << "no error: " << what;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("failed on purpose"), std::string::npos) << what;
+  }
+}
+
+TEST(BackEnd, AFailingStepEndsItWithItsError) {
+  back_end_with_failing_step(0, 0);  // the same steps, none failing: the back end runs through
+  back_end_with_failing_step(1, 0);  // the first chunk's shapes (before any worker has work)
+  back_end_with_failing_step(3, 0);  // a later chunk's, the workers busy
+  back_end_with_failing_step(0, 1);  // the zones thread, the pass waiting for its first chunk
+  back_end_with_failing_step(0, 3);
 }
 
 }  // namespace
