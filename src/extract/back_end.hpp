@@ -36,8 +36,9 @@ struct BackEndOptions {
   // threads. 0: one chunk, the stages one after another (the default). On the H200's host,
   // crowded 4096^2 frame: stop 32, chunks slower (36.9 ms in one chunk against 42.7-61.3 in
   // chunks of 16,000-2,000 objects; their zones were the host's then); stop 37, with the GPU's
-  // zones by range and three threads, chunks of 12,000-16,000 objects 28-31 ms against 30-31 on
-  // two machines and 34-45 against 30-38 on a third (the pass, the pixel assignment and the
+  // zones by range (call 5: two threads; call 6: three), chunks of 12,000-16,000 objects
+  // 28.3-34.6 ms against main's 30.6-39.5 on two machines, and with three threads 34.1-45.2
+  // against 30.1-37.6 on a third (the pass, the pixel assignment and the
   // shapes' finish slower beside each other's threads), bench/results/extract-gpu-h200-2026-11-
   // 29-stop37.md: within the spread of the process's own speed, so still off.
   size_t chunk_objects = 0;

@@ -16,7 +16,7 @@
 namespace celeris::cuda {
 
 // `n` values of T in page-locked host memory that kernels can write (cudaHostAllocMapped).
-// Move-only, freed on destruction.
+// Neither copied nor moved (its owner holds it in place); freed on destruction.
 template <class T>
 class MappedValues {
  public:
