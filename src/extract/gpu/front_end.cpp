@@ -304,13 +304,6 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     d_cvalue = d_image;
   }
   timer.mark(kFiltered, s);
-  // The images go back on the copy stream while the labelling runs (neither writes them).
-  c.filtered.record(s);
-  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(c.copies.get(), c.filtered.get(), 0));
-  frame->value.download_async(frame->host_value.data(), nz, c.copies.get());
-  if (download_filtered)
-    frame->image.download_async(frame->host_filtered.data(), nz, c.copies.get());
-  frame->downloaded.record(c.copies.get());
 
   // 4. Labelling and the components in completion order.
   label(d_value, d_cvalue, out.detect_thresh, w, h, c.parent.grow(n), c.count.grow(n),
@@ -356,6 +349,16 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
   c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
   if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
+  // The images go back on the copy stream after those downloads (no kernel writes them after
+  // the filter): queued first, the image's 64 MB had held the detections' lists behind it on
+  // the copy engine (stop 37). With defer_host_images they come down beside the host gather
+  // and the stages after the front end.
+  c.filtered.record(s);
+  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(c.copies.get(), c.filtered.get(), 0));
+  frame->value.download_async(frame->host_value.data(), nz, c.copies.get());
+  if (download_filtered)
+    frame->image.download_async(frame->host_filtered.data(), nz, c.copies.get());
+  frame->downloaded.record(c.copies.get());
   c.stream.synchronize();
   if (defer_host_images)
     out.host_images_pending = [frame] { frame->downloaded.synchronize(); };
