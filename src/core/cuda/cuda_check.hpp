@@ -23,10 +23,16 @@ inline std::string cuda_error_message(cudaError_t status, const std::string& wha
 }
 
 // Throws celeris::Error naming `what` (the call) and the CUDA error when status is not success.
-// The sticky-free errors of the last launch are cleared by cudaGetLastError in the callers that
-// need it (cuda_check_launch), not here: a status passed in is already consumed.
+// A failed runtime call also leaves its error as the thread's "last error", which the next
+// cuda_check_launch would read and blame on its kernel (a device run of stop 38: an event
+// without timing given to cudaEventElapsedTime, caught by its caller, failed the next test's
+// launch with "invalid resource handle"); so the failure is consumed here. A sticky error (a
+// fault in a kernel) cannot be consumed: every later call reports it anyway.
 inline void cuda_check(cudaError_t status, const std::string& what) {
-  if (status != cudaSuccess) throw Error(cuda_error_message(status, what));
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(cuda_error_message(status, what));
+  }
 }
 
 // After a kernel launch: a bad launch configuration (or an earlier asynchronous fault) surfaces
