@@ -10,6 +10,8 @@
 //   bench_gpu_photometry IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]
 //                        [--warp-rlims inf,12] [--min-warps N]
 // --min-warps: PhotometryRequest::min_warps (default -1: as many as the device holds at once).
+// --parts: which measurements run, of aper,auto,radius (default all three): how much of the
+// kernel each takes (FLUX_RADIUS's growth curve without auto has a flux of 0 to reach).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -64,12 +66,13 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
-                 "[--warp-rlims inf,12] [--min-warps N]\n",
+                 "[--warp-rlims inf,12] [--min-warps N] [--parts aper,auto,radius]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5;
   int64_t min_warps = -1;
+  std::string parts = "aper,auto,radius";
   std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24},
                       warp_rlims = {std::numeric_limits<double>::infinity(), 12};
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
@@ -83,10 +86,19 @@ int main(int argc, char** argv) try {
       warp_rlims = numbers(value);
     else if (key == "--min-warps")
       min_warps = std::stoll(value);
+    else if (key == "--parts")
+      parts = value;
     else
       return false;
     return true;
   });
+  std::vector<std::string> asked;
+  std::stringstream list(parts);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name != "aper" && name != "auto" && name != "radius")
+      throw Error("--parts: unknown measurement '" + name + "' (aper, auto, radius)");
+    asked.push_back(name);
+  }
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const FitsImage img = read_fits_image(argv[1]);
   Config config;
@@ -112,14 +124,18 @@ int main(int argc, char** argv) try {
   field.value_on_device = front.device_value;
   field.blanking = &blanking;
   field.backsig = front.background.global_rms;
-  std::printf("%s: %d x %d, %zu detections, %d host threads, %d repeats (median, ms)\n", argv[1], w,
-              h, d.size(), threads, repeat);
+  std::printf("%s: %d x %d, %zu detections, %d host threads, %d repeats (median, ms), parts %s\n",
+              argv[1], w, h, d.size(), threads, repeat, parts.c_str());
   std::printf("%8s %8s %10s %8s %8s %10s %10s %10s %8s\n", "warp", "rlim", "slowdown", "warps",
               "on host", "call", "kernel", "host", "same");
   gpu::PhotometryRequest base;
-  base.apertures = {5.0};
-  base.fluxfrac = {0.5};
-  base.growth = true;
+  auto part = [&](const char* name) {
+    return std::find(asked.begin(), asked.end(), name) != asked.end();
+  };
+  if (part("aper")) base.apertures = {5.0};
+  base.compute_auto = part("auto");
+  if (part("radius")) base.fluxfrac = {0.5};
+  base.growth = part("radius");
   base.host_threads = threads;
   base.min_warps = min_warps;
   // The reference: every object on the host threads (the kernel's body, measure_object).
