@@ -64,6 +64,9 @@ Options:
                  clean pass and the rest on the CPU; the catalog is the same.
                  One frame alone is faster on the CPU (the GPU's start costs about 0.2 s);
                  the GPU pays for a stream of frames
+  --gpu-memory S with cuda: the device memory a frame may plan for, in bytes or with K, M or
+                 G (default: the device's); a frame planned at more than 80% of it (or of
+                 2^31 pixels or more) is extracted on the CPU, with a warning
   --progress P   auto (default: a bar when stderr is a terminal), bar, lines or none, for
                  several images
   -h, --help     this help
@@ -152,12 +155,42 @@ class Progress {
 
 }  // namespace
 
+namespace {
+
+// --gpu-memory's value: a whole number of bytes, or with a K, M or G (times 1024^1..3).
+int64_t parse_memory_size(const std::string& text) {
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = 1;
+  if (unit == "K" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "m")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty())
+    used = 0;
+  const double bytes = v * scale;
+  if (used == 0 || !(bytes >= 1) || bytes > 9.0e18)
+    throw Error("--gpu-memory " + text + ": expected a size such as 8G, 512M or 1000000000");
+  return static_cast<int64_t>(bytes);
+}
+
+}  // namespace
+
 int run_extract(const Args& args) {
   std::vector<std::string> images;
   std::string config_path, progress = "auto";
   bool config_given = false;
   extract::Overrides overrides;
   Backend device = Backend::Cpu;
+  int64_t gpu_memory = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -183,6 +216,8 @@ int run_extract(const Args& args) {
       overrides.emplace_back("NTHREADS", value());
     } else if (a == "--device") {
       device = parse_backend(value());
+    } else if (a == "--gpu-memory") {
+      gpu_memory = parse_memory_size(value());
     } else if (a == "--progress") {
       progress = value();
       if (progress != "auto" && progress != "bar" && progress != "lines" && progress != "none")
@@ -209,6 +244,7 @@ int run_extract(const Args& args) {
   }
   extract::Settings settings = extract::load_settings(config_path, overrides);
   settings.config.device = resolve_backend(device);
+  settings.config.gpu_memory_bytes = gpu_memory;
   for (const auto& w : settings.warnings)
     std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);

@@ -27,6 +27,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/malloc_policy.hpp"
+#include "extract/gpu/front_end.hpp"
 
 using namespace celeris;
 
@@ -130,6 +131,13 @@ int main(int argc, char** argv) try {
       std::printf("  %-24s %9.3f ms (upload + kernel + download)\n", "gpu measure, device",
                   1e3 * sum);
     }
+    if (d != "cpu")  // the plan against what the device holds after the runs
+      std::printf("  %-24s %9.0f MiB planned per frame, %.0f MiB in use after the runs\n",
+                  "gpu memory",
+                  static_cast<double>(
+                      extract::gpu::frame_device_bytes(static_cast<int64_t>(img.pixels.size()))) /
+                      (1 << 20),
+                  static_cast<double>(extract::gpu::device_memory_in_use()) / (1 << 20));
     catalogs.push_back(std::move(r.objects));
   }
   for (size_t i = 1; i < catalogs.size(); ++i)

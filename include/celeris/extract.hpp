@@ -151,6 +151,10 @@ struct Config {
   // Where the stages run: Cpu, or Cuda (background, filter and detection on the GPU, the rest on
   // the CPU; the same catalog). Auto is resolved by the caller (resolve_backend).
   Backend device = Backend::Cpu;
+  // With Cuda: the device memory (bytes) a frame may plan to use is a share of this (0: the
+  // device's own memory); a frame planned at more is extracted on the CPU with a warning
+  // (gpu/device_memory_plan.hpp). Set it lower to leave memory for other work on a shared GPU.
+  int64_t gpu_memory_bytes = 0;
 };
 
 // The extracted objects, one entry per object in every array (structure of arrays). Positions

@@ -15,6 +15,7 @@
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
 #include "extract/gpu/deblend_trees_gpu.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/gpu/shapes_gpu.hpp"
 #include "extract/output/check_images.hpp"
@@ -69,6 +70,7 @@ thread_local ColumnPool column_pool;
 void validate_config(const Config& c) {
   if (c.back_end_chunk_objects < 0)
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
+  if (c.gpu_memory_bytes < 0) throw Error("gpu_memory_bytes must be >= 0 (0: the device's)");
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
   if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
   if (c.back_width < 1 || c.back_height < 1) throw Error("BACK_SIZE must be >= 1");
@@ -157,6 +159,28 @@ bool host_detection_image(const Config& config, const MeasureRequest& request) {
 }
 
 // Stages 1-3 on either device; `run` makes the FrontEnd from the resolved configuration.
+// Why a frame with --device cuda is extracted on the CPU instead (empty: it is not): the GPU
+// cannot index it, or its planned device memory is more than the device (or
+// Config::gpu_memory_bytes) allows (gpu/device_memory_plan.hpp). Without a usable device the
+// GPU path's own error stands.
+std::string gpu_refusal(int64_t width, int64_t height, const Config& config) {
+  if (config.device != Backend::Cuda) return {};
+  if (!gpu::available()) return {};
+  const int64_t device =
+      config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : gpu::device_memory_bytes();
+  return gpu::gpu_frame_refusal(width, height, gpu::frame_device_bytes(width * height), device);
+}
+
+Config cpu_config(const Config& config) {
+  Config c = config;
+  c.device = Backend::Cpu;
+  return c;
+}
+
+std::string cpu_warning(const std::string& why) {
+  return "--device cuda: " + why + ": the frame is extracted on the CPU (the same catalog)";
+}
+
 template <class Run>
 FrontStage front_stage(const Config& user_config, int64_t width, int64_t height, Run&& run,
                        bool host_front = false) {
@@ -207,11 +231,14 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   const bool weighted = config.detect_weight.type != WeightType::None ||
                         config.measure_weight.type != WeightType::None;
   const bool host_front = weighted || request.measure_image.data;
-  validate(image, config, config.device == Backend::Cuda && !host_front);
-  check_dual_image(image, config, request);
+  // A frame the GPU cannot hold goes to the CPU whole (the same catalog), with a warning.
+  const std::string on_cpu = gpu_refusal(image.width, image.height, config);
+  const Config& run_config = on_cpu.empty() ? config : cpu_config(config);
+  validate(image, run_config, run_config.device == Backend::Cuda && !host_front);
+  check_dual_image(image, run_config, request);
   check_dgeo(image.width, image.height, request);
   FrontStage stage = front_stage(
-      config, image.width, image.height,
+      run_config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
         if (c.device == Backend::Cuda && !host_front)
           return gpu::front_end(image, c, f, nt, host_detection_image(c, request), true);
@@ -222,7 +249,8 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
         return front;
       },
       host_front);
-  if (host_front && config.device == Backend::Cuda)
+  if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
+  if (host_front && run_config.device == Backend::Cuda)
     stage.info.warnings.push_back(
         std::string("--device cuda with ") + (weighted ? "weight maps" : "dual-image mode") +
         ": background, filtering and detection run on the CPU, the photometry on the GPU");
@@ -232,10 +260,14 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
 FrontStage extract_front(const DeviceImage& image, const Config& config,
                          const MeasureRequest& request) {
   if (image.empty()) throw Error("empty image: no pixels to extract from");
-  if (config.device != Backend::Cuda) {
+  const std::string on_cpu = gpu_refusal(image.width(), image.height(), config);
+  if (config.device != Backend::Cuda || !on_cpu.empty()) {
     // The CPU path on a host copy (whose memory becomes the subtracted image).
     Image<float> host = image.download();
-    return extract_front(host.view(), &host, config, request);
+    FrontStage stage =
+        extract_front(host.view(), &host, on_cpu.empty() ? config : cpu_config(config), request);
+    if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
+    return stage;
   }
   validate_config(config);
   return front_stage(config, image.width(), image.height(),

@@ -36,6 +36,8 @@ expect_error out-of-range "DEBLEND_MINCONT" "$bin" extract good.fits -DEBLEND_MI
 expect_error missing-conv "FILTER_NAME" "$bin" extract good.fits -FILTER_NAME nothere.conv
 expect_error missing-param "PARAMETERS_NAME" "$bin" extract good.fits -PARAMETERS_NAME nothere.param
 expect_error bad-type "CATALOG_TYPE" "$bin" extract good.fits -CATALOG_TYPE XML
+expect_error bad-gpu-memory "--gpu-memory" "$bin" extract good.fits --gpu-memory 8X
+expect_error zero-gpu-memory "--gpu-memory" "$bin" extract good.fits --gpu-memory 0
 python3 - <<'PY'
 import struct
 # A 1-D image, a 3-D cube, an all-NaN image and a 0 x 0 image, written by hand.

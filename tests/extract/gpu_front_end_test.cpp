@@ -308,6 +308,32 @@ TEST_F(GpuFrontEnd, DeviceResidentFrameGivesTheSameCatalog) {
   EXPECT_THROW(DeviceImage::borrow(owned.address(), 0, 5), Error);
 }
 
+// A frame planned at more device memory than Config::gpu_memory_bytes allows runs on the CPU
+// (gpu/device_memory_plan.hpp): the same catalog, a warning saying so; from host memory and from
+// device memory alike. Under the limit, no warning.
+TEST_F(GpuFrontEnd, AFrameOverTheMemoryLimitIsOnTheCpu) {
+  const Image<float> img = simulated(600, 500, 41);
+  Config c;
+  c.gpu_memory_bytes = int64_t{1} << 20;  // far less than a 600 x 500 frame plans for
+  expect_same_on_both(img, c, "over the memory limit");
+  c.device = Backend::Cuda;
+  auto on_cpu = [](const Result& r) {
+    int found = 0;
+    for (const std::string& w : r.info.warnings)
+      found += w.find("the frame is extracted on the CPU") != std::string::npos;
+    return found;
+  };
+  const Result from_host = extract::extract(img.view(), c);
+  EXPECT_EQ(on_cpu(from_host), 1);
+  const Result from_device = extract::extract(DeviceImage::upload(img.view()), c);
+  EXPECT_EQ(on_cpu(from_device), 1);
+  EXPECT_TRUE(same_bits(from_host.objects.flux_auto, from_device.objects.flux_auto));
+  c.gpu_memory_bytes = 0;  // the device's own memory
+  EXPECT_EQ(on_cpu(extract::extract(img.view(), c)), 0);
+  c.gpu_memory_bytes = -1;
+  EXPECT_THROW(extract::extract(img.view(), c), Error);
+}
+
 TEST(DeviceImageWithoutGpu, IsRefusedWithAMessage) {
   if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
   Image<float> img(4, 4, 1.0f);

@@ -4,6 +4,7 @@
 // own functions) and the gathering of the detections' pixel values on the host.
 #include "extract/gpu/front_end.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -119,6 +120,37 @@ bool available() {
     return false;
   }
   return n > 0;
+}
+
+int64_t frame_device_bytes(int64_t pixels) {
+  const int64_t n = std::max<int64_t>(pixels, 0);
+  const int64_t words = 4 * n;                               // a 4-byte word per pixel
+  return 2 * words                                           // the frame's two images (FrameImages)
+         + 3 * words                                         // labels: parent, count, last
+         + 2 * words                                         // the components' pixels and keys
+         + static_cast<int64_t>(component_scratch_bytes(n))  // their selection and sort
+         + 2 * words + 4                                     // the chains and their offsets
+         + 2 * words                                         // the gathered values (two per pixel)
+         + n                                                 // the peaks (a byte per detection)
+         + words + 2 * words;  // the blanking codes and the owned pixels' (pixel, code) pairs
+}
+
+int64_t device_memory_bytes() {
+  // Asked once: the process uses one device, whose memory does not change.
+  static const int64_t total = [] {
+    if (!available()) return int64_t{0};
+    size_t free_bytes = 0, total_bytes = 0;
+    CELERIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return static_cast<int64_t>(total_bytes);
+  }();
+  return total;
+}
+
+int64_t device_memory_in_use() {
+  if (!available()) return 0;
+  size_t free_bytes = 0, total_bytes = 0;
+  CELERIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<int64_t>(total_bytes - free_bytes);
 }
 
 namespace {

@@ -76,7 +76,18 @@ namespace gpu {
 // Whether the GPU path can run here (built with CUDA and a device present).
 bool available();
 
-// Throws celeris::Error when no GPU can run it, or when the frame has 2^31 pixels or more.
+// The most device memory (bytes) the GPU path holds for one frame of `pixels` pixels: its images,
+// the front end's labels, components and pixel lists, and the blanking codes, each as though
+// every pixel were detected (the per-object buffers after them are smaller). 0 without CUDA.
+int64_t frame_device_bytes(int64_t pixels);
+// The current device's memory in bytes (0 without CUDA or a device).
+int64_t device_memory_bytes();
+// The current device's memory in use now (total less free: every process's, the CUDA contexts
+// included; 0 without CUDA or a device), for benchmarks to compare with frame_device_bytes.
+int64_t device_memory_in_use();
+
+// Throws celeris::Error when no GPU can run it, or when the frame has 2^31 pixels or more (the
+// pipeline sends such frames to the CPU first: device_memory_plan.hpp).
 // Each call holds one of two process-wide contexts (stream, device work buffers grown as frames
 // need, page-locked return buffers), so that two frames can be in it at once and a sequence of
 // frames allocates once; a third caller waits for a context.

@@ -8,6 +8,18 @@ bool available() {
   return false;
 }
 
+int64_t frame_device_bytes(int64_t) {
+  return 0;
+}
+
+int64_t device_memory_bytes() {
+  return 0;
+}
+
+int64_t device_memory_in_use() {
+  return 0;
+}
+
 FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int, bool, bool) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }

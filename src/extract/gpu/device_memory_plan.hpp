@@ -1,0 +1,43 @@
+// Whether a frame can take the GPU path, from its size and the device's memory: the GPU path
+// plans a frame's peak device memory before it starts (front_end.hpp frame_device_bytes), and a
+// frame it cannot hold is extracted on the CPU, with a warning, rather than failing part-way
+// with "out of memory" (the catalog is the same on either device). Plain C++, so that the
+// decision is tested without a device.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace celeris::extract::gpu {
+
+// The GPU path indexes a frame's pixels with 32-bit integers.
+constexpr int64_t kMaxGpuPixels = (int64_t{1} << 31) - 1;
+
+// The share of the device's memory a frame may plan to use: the rest is the CUDA context's, the
+// other frames' in a stream, and CUB's and the driver's own.
+constexpr double kUsableShare = 0.8;
+
+// Why a width x height frame, planned at `needed` bytes of device memory, cannot take the GPU
+// path on a device of `device_bytes` bytes: empty when it can. `device_bytes` <= 0: the memory is
+// not known (only the pixel count is checked).
+inline std::string gpu_frame_refusal(int64_t width, int64_t height, int64_t needed,
+                                     int64_t device_bytes) {
+  const int64_t pixels = width * height;
+  auto gib = [](int64_t bytes) {
+    const double g = static_cast<double>(bytes) / double(int64_t{1} << 30);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", g);
+    return std::string(text);
+  };
+  if (pixels > kMaxGpuPixels)
+    return "the frame's " + std::to_string(pixels) +
+           " pixels are more than the GPU path indexes (2^31 - 1)";
+  if (device_bytes > 0 && static_cast<double>(needed) > kUsableShare * device_bytes)
+    return "the frame needs up to " + gib(needed) + " of device memory, more than " +
+           std::to_string(static_cast<int>(kUsableShare * 100)) + "% of the device's " +
+           gib(device_bytes);
+  return {};
+}
+
+}  // namespace celeris::extract::gpu

@@ -1,0 +1,50 @@
+// Which frames the GPU path takes (gpu/device_memory_plan.hpp): the decision from a frame's size,
+// its planned device memory and the device's, without a device. The GPU side (a frame over the
+// limit extracted on the CPU, the same catalog) is GpuFrontEnd.AFrameOverTheMemoryLimitIsOnTheCpu.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "extract/gpu/device_memory_plan.hpp"
+
+using namespace celeris::extract::gpu;
+
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(DeviceMemoryPlan, AFrameThatFitsIsTaken) {
+  EXPECT_EQ(gpu_frame_refusal(4096, 4096, 1 * kGiB, 80 * kGiB), "");
+  // Exactly the usable share, and the memory unknown (0): taken.
+  EXPECT_EQ(
+      gpu_frame_refusal(4096, 4096, static_cast<int64_t>(kUsableShare * 10 * kGiB), 10 * kGiB), "");
+  EXPECT_EQ(gpu_frame_refusal(4096, 4096, 100 * kGiB, 0), "");
+  EXPECT_EQ(gpu_frame_refusal(1, 1, 100, 1000), "");
+}
+
+TEST(DeviceMemoryPlan, MoreThanTheUsableShareIsRefusedWithTheNumbers) {
+  const std::string why = gpu_frame_refusal(20000, 20000, 30 * kGiB, 24 * kGiB);
+  EXPECT_TRUE(mentions(why, "30.0 GiB")) << why;
+  EXPECT_TRUE(mentions(why, "24.0 GiB")) << why;
+  EXPECT_TRUE(mentions(why, "80%")) << why;
+  // Just over the share.
+  EXPECT_NE(
+      gpu_frame_refusal(4096, 4096, static_cast<int64_t>(kUsableShare * 10 * kGiB) + 1, 10 * kGiB),
+      "");
+}
+
+TEST(DeviceMemoryPlan, FramesThe32BitIndexesCannotHoldAreRefused) {
+  // 46341^2 > 2^31 - 1 >= 46340^2, whatever the memory.
+  EXPECT_EQ(gpu_frame_refusal(46340, 46340, 0, 0), "");
+  const std::string why = gpu_frame_refusal(46341, 46341, 0, 0);
+  EXPECT_TRUE(mentions(why, "2147488281 pixels")) << why;
+  EXPECT_TRUE(mentions(why, "2^31")) << why;
+  EXPECT_NE(gpu_frame_refusal(int64_t{1} << 20, int64_t{1} << 12, 0, 1000 * kGiB), "");
+}
