@@ -158,7 +158,6 @@ bool host_detection_image(const Config& config, const MeasureRequest& request) {
                    CheckImage::Filtered) != request.check_images.end();
 }
 
-// Stages 1-3 on either device; `run` makes the FrontEnd from the resolved configuration.
 // Why a frame with --device cuda is extracted on the CPU instead (empty: it is not): the GPU
 // cannot index it, or its planned device memory is more than the device (or
 // Config::gpu_memory_bytes) allows (gpu/device_memory_plan.hpp). Without a usable device the
@@ -181,6 +180,7 @@ std::string cpu_warning(const std::string& why) {
   return "--device cuda: " + why + ": the frame is extracted on the CPU (the same catalog)";
 }
 
+// Stages 1-3 on either device; `run` makes the FrontEnd from the resolved configuration.
 template <class Run>
 FrontStage front_stage(const Config& user_config, int64_t width, int64_t height, Run&& run,
                        bool host_front = false) {
