@@ -245,6 +245,8 @@ int run_extract(const Args& args) {
   extract::Settings settings = extract::load_settings(config_path, overrides);
   settings.config.device = resolve_backend(device);
   settings.config.gpu_memory_bytes = gpu_memory;
+  if (gpu_memory > 0 && settings.config.device != Backend::Cuda)
+    settings.warnings.push_back("--gpu-memory is for --device cuda: ignored on the CPU");
   for (const auto& w : settings.warnings)
     std::fprintf(stderr, "celeris extract: warning: %s\n", w.c_str());
   if (settings.config.threads > 0) omp_set_num_threads(settings.config.threads);

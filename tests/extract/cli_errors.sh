@@ -306,4 +306,11 @@ if [ $? -ne 0 ] || ! grep -q "NOT_A_KEY" err.txt || [ ! -s warn.cat ]; then
 else
   echo "ok   unknown-key: warning only"
 fi
+# --gpu-memory on the CPU: said to be ignored; the run succeeds.
+"$bin" extract good.fits --gpu-memory 2G -CATALOG_NAME cpu.cat >/dev/null 2>err.txt
+if [ $? -ne 0 ] || ! grep -q "warning: --gpu-memory is for --device cuda" err.txt || [ ! -s cpu.cat ]; then
+  echo "FAIL --gpu-memory on the CPU: should warn and succeed"; cat err.txt; fail=1
+else
+  echo "ok   gpu-memory-on-cpu: warning only"
+fi
 exit $fail
