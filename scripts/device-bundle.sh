@@ -14,10 +14,14 @@ cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DCELERIS_CUDA=ON -DCMAKE_CUD
   -DCELERIS_MPI=OFF -DCELERIS_PARQUET=OFF -DCELERIS_PYTHON=python3 "${launcher[@]}" >/dev/null
 cmake --build build-dev -j "$(nproc)" --target celeris_cli test_extract bench_extract_stages bench_stream bench_clean \
   bench_deblend bench_gpu_photometry
+# The libm study (bench/extract/libm_rounding.cpp), where this machine's GCC has libquadmath: the
+# device's own glibc against the lists found here.
+cmake --build build-dev -j "$(nproc)" --target libm_rounding 2>/dev/null || true
 rm -rf .devbin && mkdir -p .devbin/debs
 cp build-dev/bin/celeris build-dev/bin/bench_extract_stages build-dev/bin/bench_deblend \
   build-dev/bin/bench_gpu_photometry build-dev/bin/bench_stream build-dev/bin/bench_clean \
   build-dev/tests/test_extract .devbin/
+[ -x build-dev/bin/libm_rounding ] && cp build-dev/bin/libm_rounding .devbin/
 # The Debian packages of the libraries the binaries load that a bare device lacks.
 for deb in .debs/libwcs7_*.deb .debs/libexpat1_*.deb; do
   [ -f "$deb" ] || { echo "missing $deb: run scripts/fetch-device-debs.sh" >&2; exit 1; }
