@@ -7,15 +7,21 @@
 // differs from it would reproduce glibc exactly (bench/results/libm-rounding-2026-11-29.md).
 //   libm_rounding log [LO HI]      every positive float (or those in [LO, HI))
 //   libm_rounding expf LO HI       every float in [LO, HI)
+//   libm_rounding cr-log [LO HI] | cr-expf LO HI: core/cr_math.hpp's correctly rounded versions
+//                                  against the same references (every argument should agree)
+// STRIDE=N in the environment: every Nth float argument only (a sample).
 #include <omp.h>
 #include <quadmath.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "core/cr_math.hpp"
 
 static float from_bits(uint32_t b) {
   float f;
@@ -64,27 +70,35 @@ static float expf_reference(float x, bool& deep) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s log [LO HI] | expf LO HI\n", argv[0]);
+    std::fprintf(stderr, "usage: %s log|cr-log [LO HI] | expf|cr-expf LO HI\n", argv[0]);
     return 2;
   }
-  const bool is_log = std::strcmp(argv[1], "log") == 0;
+  // cr-*: celeris's correctly rounded versions in place of glibc's.
+  const bool ours = std::strncmp(argv[1], "cr-", 3) == 0;
+  const bool is_log = std::strcmp(argv[1] + (ours ? 3 : 0), "log") == 0;
+  long long uncertain = 0;
   const float lo = argc > 3 ? std::strtof(argv[2], nullptr) : 0,
               hi = argc > 3 ? std::strtof(argv[3], nullptr) : 0;
   long long checked = 0, differ = 0, deep = 0;
   std::vector<uint32_t> examples;
-#pragma omp parallel for schedule(dynamic, 1 << 16) reduction(+ : checked, differ, deep)
-  for (int64_t b = 0; b < (int64_t{1} << 32); ++b) {
+  const char* stride_env = std::getenv("STRIDE");
+  const int64_t stride = stride_env ? std::max<int64_t>(1, std::atoll(stride_env)) : 1;
+#pragma omp parallel for schedule(dynamic, 1 << 16) reduction(+ : checked, differ, deep, uncertain)
+  for (int64_t b = 0; b < (int64_t{1} << 32); b += stride) {
     const float f = from_bits(static_cast<uint32_t>(b));
     if (!std::isfinite(f)) continue;
     bool d = false, bad = false;
     if (is_log) {
       if (!(f > 0) || (argc > 3 && !(f >= lo && f < hi))) continue;
-      const double got = std::log(static_cast<double>(f));
+      bool certain = true;
+      const double got =
+          ours ? celeris::crmath::cr_log_of_float(f, certain) : std::log(static_cast<double>(f));
+      uncertain += !certain;
       const double want = log_reference(f, d);
       bad = std::memcmp(&got, &want, 8) != 0;
     } else {
       if (!(f >= lo && f < hi)) continue;
-      const float got = std::exp(f);
+      const float got = ours ? celeris::crmath::cr_expf(f) : std::exp(f);
       const float want = expf_reference(f, d);
       bad = bits(got) != bits(want);
     }
@@ -97,15 +111,19 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "%s: %lld arguments, %lld differ from the correctly rounded result, %lld needed __float128\n",
-      is_log ? "log(double(float))" : "expf", checked, differ, deep);
+      "%s%s: %lld arguments, %lld differ from the correctly rounded result, %lld needed "
+      "__float128, %lld uncertain\n",
+      ours ? "celeris " : "glibc ", is_log ? "log(double(float))" : "expf", checked, differ, deep,
+      uncertain);
   for (uint32_t b : examples) {
     const float f = from_bits(b);
     bool d;
     if (is_log)
-      std::printf("  log(%a): glibc %a, rounded %a\n", f, std::log(double(f)), log_reference(f, d));
+      std::printf("  log(%a): glibc %a, celeris %a, rounded %a\n", f, std::log(double(f)),
+                  celeris::crmath::cr_log_of_float(f, d), log_reference(f, d));
     else
-      std::printf("  expf(%a): glibc %a, rounded %a\n", f, std::exp(f), expf_reference(f, d));
+      std::printf("  expf(%a): glibc %a, celeris %a, rounded %a\n", f, std::exp(f),
+                  celeris::crmath::cr_expf(f), expf_reference(f, d));
   }
   return 0;
 }

@@ -29,3 +29,17 @@ add_test(NAME SimulateOutputsKeepTheirBytes
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/core/simulate_bytes.sh
                  ${PROJECT_BINARY_DIR}/bin/celeris)
 set_tests_properties(SimulateOutputsKeepTheirBytes PROPERTIES LABELS core)
+
+# core/cr_math.hpp: exact products and sums (no contraction); against __float128 where GCC's
+# libquadmath is there (bench/extract/CMakeLists.txt's check).
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_test.cpp
+                            PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_LIBRARIES quadmath)
+check_cxx_source_compiles("#include <quadmath.h>
+int main() { return static_cast<int>(logq(static_cast<__float128>(2))); }" CELERIS_TESTS_HAVE_QUADMATH)
+unset(CMAKE_REQUIRED_LIBRARIES)
+if(CELERIS_TESTS_HAVE_QUADMATH)
+  target_compile_definitions(test_core PRIVATE CELERIS_TEST_QUADMATH)
+  target_link_libraries(test_core PRIVATE quadmath)
+endif()
