@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -17,6 +18,7 @@
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/chain_kernels.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/kernels.hpp"
 #include "extract/gpu/peak_kernels.hpp"
 #include "extract/stages/detect.hpp"
@@ -123,6 +125,8 @@ bool available() {
 }
 
 int64_t frame_device_bytes(int64_t pixels) {
+  // Beyond the kernels' 32-bit indexes a frame cannot be planned (nor CUB's scratch asked for).
+  if (pixels > kMaxGpuPixels) return std::numeric_limits<int64_t>::max();
   const int64_t n = std::max<int64_t>(pixels, 0);
   const int64_t words = 4 * n;                               // a 4-byte word per pixel
   return 2 * words                                           // the frame's two images (FrameImages)

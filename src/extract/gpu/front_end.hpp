@@ -78,7 +78,8 @@ bool available();
 
 // The most device memory (bytes) the GPU path holds for one frame of `pixels` pixels: its images,
 // the front end's labels, components and pixel lists, and the blanking codes, each as though
-// every pixel were detected (the per-object buffers after them are smaller). 0 without CUDA.
+// every pixel were detected (the per-object buffers after them are smaller); the largest int64_t
+// beyond 2^31 - 1 pixels (not to be planned); 0 without CUDA.
 int64_t frame_device_bytes(int64_t pixels);
 // The current device's memory in bytes (0 without CUDA or a device).
 int64_t device_memory_bytes();
