@@ -233,7 +233,8 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   const bool host_front = weighted || request.measure_image.data;
   // A frame the GPU cannot hold goes to the CPU whole (the same catalog), with a warning.
   const std::string on_cpu = gpu_refusal(image.width, image.height, config);
-  const Config& run_config = on_cpu.empty() ? config : cpu_config(config);
+  Config on_cpu_config;  // a copy only for a frame sent to the CPU
+  const Config& run_config = on_cpu.empty() ? config : (on_cpu_config = cpu_config(config));
   validate(image, run_config, run_config.device == Backend::Cuda && !host_front);
   check_dual_image(image, run_config, request);
   check_dgeo(image.width, image.height, request);

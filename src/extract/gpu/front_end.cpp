@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -139,22 +140,27 @@ int64_t frame_device_bytes(int64_t pixels) {
          + words + 2 * words;  // the blanking codes and the owned pixels' (pixel, code) pairs
 }
 
+namespace {
+
+// The current device's memory: {total, free} bytes ({0, 0} without a device).
+std::pair<int64_t, int64_t> memory_info() {
+  if (!available()) return {0, 0};
+  size_t free_bytes = 0, total_bytes = 0;
+  CELERIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return {static_cast<int64_t>(total_bytes), static_cast<int64_t>(free_bytes)};
+}
+
+}  // namespace
+
 int64_t device_memory_bytes() {
   // Asked once: the process uses one device, whose memory does not change.
-  static const int64_t total = [] {
-    if (!available()) return int64_t{0};
-    size_t free_bytes = 0, total_bytes = 0;
-    CELERIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return static_cast<int64_t>(total_bytes);
-  }();
+  static const int64_t total = memory_info().first;
   return total;
 }
 
 int64_t device_memory_in_use() {
-  if (!available()) return 0;
-  size_t free_bytes = 0, total_bytes = 0;
-  CELERIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return static_cast<int64_t>(total_bytes - free_bytes);
+  const auto [total, free_bytes] = memory_info();
+  return total - free_bytes;
 }
 
 namespace {
