@@ -10,6 +10,8 @@
 //   bench_gpu_photometry IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]
 //                        [--warp-rlims inf,12] [--min-warps N]
 // --min-warps: PhotometryRequest::min_warps (default -1: as many as the device holds at once).
+// --growth-apart 0,1: the growth curve in the photometry kernel (0) or in one of its own with
+// 4, 6 or 8 blocks per SM (4, 6, 8; 1 is 8).
 // --parts: which measurements run, of aper,auto,radius (default all three): how much of the
 // kernel each takes (FLUX_RADIUS's growth curve without auto has a flux of 0 to reach).
 #include <algorithm>
@@ -64,15 +66,17 @@ bool same_columns(const gpu::PhotometryColumns& a, const gpu::PhotometryColumns&
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
-                 "[--warp-rlims inf,12] [--min-warps N] [--parts aper,auto,radius]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
+        "[--warp-rlims inf,12] [--min-warps N] [--parts aper,auto,radius] [--growth-apart 0,1]\n",
+        argv[0]);
     return 2;
   }
   int repeat = 5;
   int64_t min_warps = -1;
   std::string parts = "aper,auto,radius";
+  std::vector<double> growth_apart = {0};
   std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24},
                       warp_rlims = {std::numeric_limits<double>::infinity(), 12};
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
@@ -88,6 +92,8 @@ int main(int argc, char** argv) try {
       min_warps = std::stoll(value);
     else if (key == "--parts")
       parts = value;
+    else if (key == "--growth-apart")
+      growth_apart = numbers(value);
     else
       return false;
     return true;
@@ -126,8 +132,8 @@ int main(int argc, char** argv) try {
   field.backsig = front.background.global_rms;
   std::printf("%s: %d x %d, %zu detections, %d host threads, %d repeats (median, ms), parts %s\n",
               argv[1], w, h, d.size(), threads, repeat, parts.c_str());
-  std::printf("%8s %8s %10s %8s %8s %10s %10s %10s %8s\n", "warp", "rlim", "slowdown", "warps",
-              "on host", "call", "kernel", "host", "same");
+  std::printf("%8s %8s %10s %6s %8s %8s %10s %10s %10s %8s\n", "warp", "rlim", "slowdown", "apart",
+              "warps", "on host", "call", "kernel", "host", "same");
   gpu::PhotometryRequest base;
   auto part = [&](const char* name) {
     return std::find(asked.begin(), asked.end(), name) != asked.end();
@@ -145,30 +151,34 @@ int main(int argc, char** argv) try {
   const gpu::PhotometryColumns first = gpu::measure_photometry(field, shapes, all_host);
   for (const double warp_rlim : warp_rlims)
     for (const double rlim : rlims)
-      for (const double slowdown : slowdowns) {
-        gpu::PhotometryRequest req = base;
-        req.warp_min_rlim = warp_rlim;
-        req.host_min_rlim = rlim;
-        req.device_slowdown = slowdown;
-        std::vector<double> call, kernel, host;
-        gpu::PhotometryColumns c;
-        bool same = true;
-        for (int k = 0; k <= repeat; ++k) {
-          blanking = fresh_codes();
-          const auto t0 = std::chrono::steady_clock::now();
-          c = gpu::measure_photometry(field, shapes, req);
-          const double t =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          same = same && same_columns(first, c);
-          if (k == 0) continue;  // warm-up
-          call.push_back(t);
-          kernel.push_back(c.kernel);
-          host.push_back(c.host);
+      for (const double slowdown : slowdowns)
+        for (const double apart : growth_apart) {
+          gpu::PhotometryRequest req = base;
+          req.growth_apart = apart != 0;
+          if (apart > 1) req.growth_blocks_per_sm = static_cast<int>(apart);
+          req.warp_min_rlim = warp_rlim;
+          req.host_min_rlim = rlim;
+          req.device_slowdown = slowdown;
+          std::vector<double> call, kernel, host;
+          gpu::PhotometryColumns c;
+          bool same = true;
+          for (int k = 0; k <= repeat; ++k) {
+            blanking = fresh_codes();
+            const auto t0 = std::chrono::steady_clock::now();
+            c = gpu::measure_photometry(field, shapes, req);
+            const double t =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            same = same && same_columns(first, c);
+            if (k == 0) continue;  // warm-up
+            call.push_back(t);
+            kernel.push_back(c.kernel);
+            host.push_back(c.host);
+          }
+          std::printf("%8.0f %8.0f %10.1f %6d %8zu %8zu %10.3f %10.3f %10.3f %8s\n", warp_rlim,
+                      rlim, slowdown, static_cast<int>(apart), c.warp_objects, c.host_objects,
+                      1e3 * median(call), 1e3 * median(kernel), 1e3 * median(host),
+                      same ? "yes" : "NO");
         }
-        std::printf("%8.0f %8.0f %10.1f %8zu %8zu %10.3f %10.3f %10.3f %8s\n", warp_rlim, rlim,
-                    slowdown, c.warp_objects, c.host_objects, 1e3 * median(call),
-                    1e3 * median(kernel), 1e3 * median(host), same ? "yes" : "NO");
-      }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_gpu_photometry: %s\n", e.what());

@@ -269,16 +269,22 @@ void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name
       const gpu::PhotometryColumns cpu = cpu_columns(field, shapes, r);
       r.device_slowdown = 0;
       r.min_warps = 0;
-      for (const double warp : warp_rlims) {
-        r.warp_min_rlim = warp;
-        const std::string what = name + ", MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
-                                 ", variant " + std::to_string(variant) + ", warp_min_rlim " +
-                                 std::to_string(warp);
-        const gpu::PhotometryColumns got = measure(field, shapes, r);
-        expect_same_columns(cpu, got, what);
-        if (measure == gpu::measure_photometry)
-          EXPECT_EQ(got.warp_objects, warp == 0.0 ? shapes.size() : 0u) << what;
-      }
+      // On the device also with the growth curve in a kernel of its own (growth_apart).
+      const std::vector<bool> aparts = measure == gpu::measure_photometry
+                                           ? std::vector<bool>{false, true}
+                                           : std::vector<bool>{false};
+      for (const double warp : warp_rlims)
+        for (const bool apart : aparts) {
+          r.warp_min_rlim = warp;
+          r.growth_apart = apart;
+          const std::string what = name + ", MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
+                                   ", variant " + std::to_string(variant) + ", warp_min_rlim " +
+                                   std::to_string(warp) + (apart ? ", growth apart" : "");
+          const gpu::PhotometryColumns got = measure(field, shapes, r);
+          expect_same_columns(cpu, got, what);
+          if (measure == gpu::measure_photometry)
+            EXPECT_EQ(got.warp_objects, warp == 0.0 ? shapes.size() : 0u) << what;
+        }
     }
 }
 
@@ -324,14 +330,19 @@ TEST_F(GpuMeasure, SameAsCpuOnCrowded2048WithBlanking) {
     field.mask_type = mask;
     cpu.push_back(cpu_columns(field, shapes, r));
     // The default split between warps and threads, then every object a warp.
-    for (const double warp : {gpu::PhotometryRequest{}.warp_min_rlim, 0.0}) {
-      r.warp_min_rlim = warp;
-      const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
-      const std::string what = "crowded 2048, MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
-                               ", warp_min_rlim " + std::to_string(warp);
-      expect_same_columns(cpu.back(), got, what);
-      EXPECT_GT(got.warp_objects, 0u) << what;
-    }
+    // and the growth curve in a kernel of its own at each of its launch bounds.
+    for (const double warp : {gpu::PhotometryRequest{}.warp_min_rlim, 0.0})
+      for (const int apart : {0, 4, 6, 8}) {
+        r.warp_min_rlim = warp;
+        r.growth_apart = apart != 0;
+        if (apart) r.growth_blocks_per_sm = apart;
+        const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
+        const std::string what = "crowded 2048, MASK_TYPE " +
+                                 std::to_string(static_cast<int>(mask)) + ", warp_min_rlim " +
+                                 std::to_string(warp) + ", growth apart " + std::to_string(apart);
+        expect_same_columns(cpu.back(), got, what);
+        EXPECT_GT(got.warp_objects, 0u) << what;
+      }
   }
   // The frame is crowded enough for the blanking to matter: the three masks give different
   // fluxes for many objects (else this test could not see a blanking bug).
@@ -352,6 +363,9 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
   r.growth = true;
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
                       "no AUTO");
+  r.growth_apart = true;  // the growth curve's kernel reads the first kernel's FLUX_AUTO of 0
+  expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
+                      "no AUTO, growth apart");
   r = gpu::PhotometryRequest{};  // nothing but AUTO
   r.host_min_rlim = std::numeric_limits<double>::infinity();
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),

@@ -268,6 +268,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   a.n_fluxfrac = static_cast<int>(nf);
   a.growth = request.growth;
   a.hl_radius = request.hl_radius;
+  a.growth_apart = request.growth_apart;
+  a.growth_blocks_per_sm = request.growth_blocks_per_sm;
   a.flux_aper = reinterpret_cast<double*>(d_out + at_flux_aper);
   a.fluxerr_aper = reinterpret_cast<double*>(d_out + at_fluxerr_aper);
   a.flux_auto = reinterpret_cast<double*>(d_out + at_flux_auto);

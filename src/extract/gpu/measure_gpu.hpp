@@ -24,6 +24,10 @@ struct PhotometryRequest {
   std::vector<double> fluxfrac;  // FLUX_RADIUS fractions measured
   bool growth = false;           // run the growth curve (FLUX_RADIUS or windowed measurements)
   bool hl_radius = false;        // and return the half-light radius (windowed measurements)
+  // The growth curve in a kernel of its own, every object a warp's (PhotometryArgs::growth_apart;
+  // the same columns). Off: not yet measured against the single kernel.
+  bool growth_apart = false;
+  int growth_blocks_per_sm = 8;  // its launch bounds (PhotometryArgs): 4, 6 or 8
   int host_threads = 1;          // for copying pageable images into page-locked chunks
   // Whether host code reads the blanking codes after this call (windowed, Petrosian, VIGNET
   // columns): codes made on the GPU then start their copy to the host beside the kernel.

@@ -16,18 +16,63 @@ static_assert(kBlocksPerSm * kWarpsPerBlock == kResidentWarpsPerSm, "measure_ker
 // Four blocks per SM (128 registers, some spilled): with the compiler's 227 registers, two, the
 // kernel took longer on the H200 (crowded 4096^2, warps from radius 8: 3.00 ms with three
 // blocks, 3.61 with two, 2.80 with four).
-__global__ void __launch_bounds__(kBlock, kBlocksPerSm)
+// No growth curve: the form of photometry_kernel that leaves it to growth_kernel, compiled
+// without it (its registers are the apertures' and AUTO's alone).
+struct NoFluxRadius {
+  template <class... Args>
+  __device__ void operator()(Args&&...) const {}
+};
+
+template <bool WithGrowth, int BlocksPerSm>
+__global__ void __launch_bounds__(kBlock, BlocksPerSm)
     photometry_kernel(const PhotometryArgs a, int64_t warp_blocks) {
   __shared__ double cumul[kWarpsPerBlock][phot::kGrowthNStep];
   __shared__ alignas(16) unsigned char terms[kWarpsPerBlock][32 * WarpScratch::kTermBytes];
   if (blockIdx.x < warp_blocks) {
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int64_t t = int64_t(blockIdx.x) * kWarpsPerBlock + w;
-    if (t < a.n_warp) measure_object_warp(a, a.order[t], lane, {terms[w], cumul[w]});
+    if (t >= a.n_warp) return;
+    const WarpScratch scratch{terms[w], cumul[w]};
+    if constexpr (WithGrowth)
+      measure_object_warp(a, a.order[t], lane, scratch);
+    else
+      measure_object_with(a, a.order[t], WarpSumBox{lane, scratch}, NoFluxRadius{}, lane == 0);
     return;
   }
   const int64_t t = a.n_warp + (int64_t(blockIdx.x) - warp_blocks) * kBlock + threadIdx.x;
-  if (t < a.n) measure_object(a, a.order[t]);
+  if (t >= a.n) return;
+  if constexpr (WithGrowth)
+    measure_object(a, a.order[t]);
+  else
+    measure_object_with(a, a.order[t], phot::SumBoxOnOneThread{}, NoFluxRadius{}, true);
+}
+
+// The growth curve alone (PhotometryArgs::growth_apart), object order[t] by warp t, after
+// photometry_kernel made the apertures and AUTO without it: flux_auto as that kernel wrote it
+// (the same float the single kernel passes on), its FLAGS bits ORed into the first kernel's.
+// The warp form only (lanes holding two bins each in registers): the thread form's 64 bins and
+// their 64 sums in local memory did not fit the SM's L1 beside four blocks of 128 threads (stop
+// 38, Nsight Compute: 2.0 M spill requests, 10 of 16 warps per SM).
+// BlocksPerSm: the registers the compiler may give each thread (4: 114, none spilled; 6: 80; 8:
+// 64, 232 bytes spilled), against the warps an SM holds; PhotometryArgs::growth_blocks_per_sm
+// picks one at run time, for benchmarks to compare.
+template <int BlocksPerSm>
+__global__ void __launch_bounds__(kBlock, BlocksPerSm) growth_kernel(const PhotometryArgs a) {
+  __shared__ double cumul[kWarpsPerBlock][phot::kGrowthNStep];
+  __shared__ alignas(16) unsigned char terms[kWarpsPerBlock][32 * WarpScratch::kTermBytes];
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t t = int64_t(blockIdx.x) * kWarpsPerBlock + w;
+  if (t >= a.n) return;
+  const int64_t i = a.order[t];
+  uint16_t flags = 0;
+  float hl = 0.5f;
+  flux_radius_warp(a.field, a.shapes[i], static_cast<float>(a.flux_auto[i]), a.fractions,
+                   a.n_fluxfrac, a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
+                   a.hl_radius ? &hl : nullptr, lane, {terms[w], cumul[w]});
+  if (lane == 0) {
+    a.hl_radius_out[i] = hl;
+    a.flags[i] |= flags;
+  }
 }
 
 }  // namespace
@@ -35,9 +80,28 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm)
 void measure_photometry(const PhotometryArgs& args, cudaStream_t stream) {
   if (args.n == 0) return;
   const int64_t warp_blocks = (args.n_warp + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const int64_t blocks = warp_blocks + (args.n - args.n_warp + kBlock - 1) / kBlock;
-  photometry_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(args, warp_blocks);
+  const unsigned blocks =
+      static_cast<unsigned>(warp_blocks + (args.n - args.n_warp + kBlock - 1) / kBlock);
+  if (!args.growth || !args.growth_apart) {
+    photometry_kernel<true, kBlocksPerSm><<<blocks, kBlock, 0, stream>>>(args, warp_blocks);
+    cuda::cuda_check_launch("photometry_kernel");
+    return;
+  }
+  photometry_kernel<false, 5><<<blocks, kBlock, 0, stream>>>(args, warp_blocks);
   cuda::cuda_check_launch("photometry_kernel");
+  const unsigned growth_blocks =
+      static_cast<unsigned>((args.n + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  switch (args.growth_blocks_per_sm) {
+    case 4:
+      growth_kernel<4><<<growth_blocks, kBlock, 0, stream>>>(args);
+      break;
+    case 6:
+      growth_kernel<6><<<growth_blocks, kBlock, 0, stream>>>(args);
+      break;
+    default:
+      growth_kernel<8><<<growth_blocks, kBlock, 0, stream>>>(args);
+  }
+  cuda::cuda_check_launch("growth_kernel");
 }
 
 }  // namespace celeris::extract::gpu
