@@ -10,8 +10,9 @@
 //   bench_gpu_photometry IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32]
 //                        [--warp-rlims inf,12] [--min-warps N]
 // --min-warps: PhotometryRequest::min_warps (default -1: as many as the device holds at once).
-// --growth-apart 0,1: the growth curve in the photometry kernel (0) or in one of its own with
-// 4, 6 or 8 blocks per SM (4, 6, 8; 1 is 8).
+// --growth-apart -1,0,6: where the growth curve runs (PhotometryRequest::growth_kernel): -1 as
+// the pipeline chooses (automatic, the default), 0 in the photometry kernel, 4, 6 or 8 in a kernel
+// of its own with that many blocks per SM.
 // --parts: which measurements run, of aper,auto,radius (default all three): how much of the
 // kernel each takes (FLUX_RADIUS's growth curve without auto has a flux of 0 to reach).
 #include <algorithm>
@@ -66,17 +67,17 @@ bool same_columns(const gpu::PhotometryColumns& a, const gpu::PhotometryColumns&
 
 int main(int argc, char** argv) try {
   if (argc < 2) {
-    std::fprintf(
-        stderr,
-        "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
-        "[--warp-rlims inf,12] [--min-warps N] [--parts aper,auto,radius] [--growth-apart 0,1]\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
+                 "[--warp-rlims inf,12] [--min-warps N] [--parts aper,auto,radius] [--growth-apart "
+                 "-1,0,6]\n",
+                 argv[0]);
     return 2;
   }
   int repeat = 5;
   int64_t min_warps = -1;
   std::string parts = "aper,auto,radius";
-  std::vector<double> growth_apart = {0};
+  std::vector<double> growth_apart = {-1};
   std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24},
                       warp_rlims = {std::numeric_limits<double>::infinity(), 12};
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
@@ -154,8 +155,11 @@ int main(int argc, char** argv) try {
       for (const double slowdown : slowdowns)
         for (const double apart : growth_apart) {
           gpu::PhotometryRequest req = base;
-          req.growth_apart = apart != 0;
-          if (apart > 1) req.growth_blocks_per_sm = static_cast<int>(apart);
+          using GrowthKernel = gpu::PhotometryRequest::GrowthKernel;
+          req.growth_kernel = apart < 0    ? GrowthKernel::automatic
+                              : apart == 0 ? GrowthKernel::inside
+                                           : GrowthKernel::apart;
+          if (apart > 0) req.growth_blocks_per_sm = static_cast<int>(apart);
           req.warp_min_rlim = warp_rlim;
           req.host_min_rlim = rlim;
           req.device_slowdown = slowdown;

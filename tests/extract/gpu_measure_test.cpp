@@ -273,10 +273,11 @@ void expect_same_on_frame(const Frame& f, uint64_t seed, const std::string& name
       const std::vector<bool> aparts = measure == gpu::measure_photometry
                                            ? std::vector<bool>{false, true}
                                            : std::vector<bool>{false};
+      using GrowthKernel = gpu::PhotometryRequest::GrowthKernel;
       for (const double warp : warp_rlims)
         for (const bool apart : aparts) {
           r.warp_min_rlim = warp;
-          r.growth_apart = apart;
+          r.growth_kernel = apart ? GrowthKernel::apart : GrowthKernel::inside;
           const std::string what = name + ", MASK_TYPE " + std::to_string(static_cast<int>(mask)) +
                                    ", variant " + std::to_string(variant) + ", warp_min_rlim " +
                                    std::to_string(warp) + (apart ? ", growth apart" : "");
@@ -334,7 +335,8 @@ TEST_F(GpuMeasure, SameAsCpuOnCrowded2048WithBlanking) {
     for (const double warp : {gpu::PhotometryRequest{}.warp_min_rlim, 0.0})
       for (const int apart : {0, 4, 6, 8}) {
         r.warp_min_rlim = warp;
-        r.growth_apart = apart != 0;
+        r.growth_kernel = apart ? gpu::PhotometryRequest::GrowthKernel::apart
+                                : gpu::PhotometryRequest::GrowthKernel::inside;
         if (apart) r.growth_blocks_per_sm = apart;
         const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
         const std::string what = "crowded 2048, MASK_TYPE " +
@@ -363,7 +365,9 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
   r.growth = true;
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
                       "no AUTO");
-  r.growth_apart = true;  // the growth curve's kernel reads the first kernel's FLUX_AUTO of 0
+  r.growth_kernel =
+      gpu::PhotometryRequest::GrowthKernel::apart;  // the growth curve's kernel reads the first
+                                                    // kernel's FLUX_AUTO of 0
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
                       "no AUTO, growth apart");
   r = gpu::PhotometryRequest{};  // nothing but AUTO

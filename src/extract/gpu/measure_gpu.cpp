@@ -268,7 +268,10 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   a.n_fluxfrac = static_cast<int>(nf);
   a.growth = request.growth;
   a.hl_radius = request.hl_radius;
-  a.growth_apart = request.growth_apart;
+  using GrowthKernel = PhotometryRequest::GrowthKernel;
+  a.growth_apart = request.growth_kernel == GrowthKernel::apart ||
+                   (request.growth_kernel == GrowthKernel::automatic &&
+                    a.n > 2 * int64_t{c.sms} * kResidentWarpsPerSm);
   a.growth_blocks_per_sm = request.growth_blocks_per_sm;
   a.flux_aper = reinterpret_cast<double*>(d_out + at_flux_aper);
   a.fluxerr_aper = reinterpret_cast<double*>(d_out + at_fluxerr_aper);

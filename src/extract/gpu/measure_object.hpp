@@ -32,7 +32,7 @@ struct PhotometryArgs {
   // The growth curve in a second kernel, every object a warp's, after the first has made the
   // apertures and AUTO (measure_kernels.cu): the first then keeps fewer registers live.
   bool growth_apart = false;
-  int growth_blocks_per_sm = 8;  // that kernel's launch bounds: 4, 6 or 8
+  int growth_blocks_per_sm = 6;  // that kernel's launch bounds: 4, 6 or 8
   // Outputs, object-major: flux_aper[i * n_apertures + k], flux_radius[i * n_fluxfrac + k].
   double *flux_aper = nullptr, *fluxerr_aper = nullptr;
   double *flux_auto = nullptr, *fluxerr_auto = nullptr;
