@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
@@ -162,12 +163,23 @@ bool host_detection_image(const Config& config, const MeasureRequest& request) {
 // cannot index it, or its planned device memory is more than the device (or
 // Config::gpu_memory_bytes) allows (gpu/device_memory_plan.hpp). Without a usable device the
 // GPU path's own error stands.
-std::string gpu_refusal(int64_t width, int64_t height, const Config& config) {
+std::string gpu_refusal(int64_t width, int64_t height, const Config& config,
+                        const GpuStreamLoad& load = {}) {
   if (config.device != Backend::Cuda) return {};
   if (!gpu::available()) return {};
   const int64_t device =
       config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : gpu::device_memory_bytes();
-  return gpu::gpu_frame_refusal(width, height, gpu::frame_device_bytes(width * height), device);
+  const int64_t pixels = width * height;
+  const int64_t fronts = static_cast<int64_t>(std::max<size_t>(load.fronts, 1));
+  const int64_t back = static_cast<int64_t>(load.back_frames);
+  const int64_t needed = gpu::stream_device_bytes(gpu::frame_device_bytes(pixels),
+                                                  gpu::frame_image_bytes(pixels), fronts, back);
+  const std::string what = fronts == 1 && back == 0
+                               ? "the frame"
+                               : "the stream's frames on the device (" + std::to_string(fronts) +
+                                     " in the front stages, " + std::to_string(back) +
+                                     " keeping their images for the back stages)";
+  return gpu::gpu_frame_refusal(width, height, needed, device, what);
 }
 
 Config cpu_config(const Config& config) {
@@ -225,6 +237,11 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
 
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
                          const MeasureRequest& request) {
+  return extract_front(image, reuse, config, request, GpuStreamLoad{});
+}
+
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                         const MeasureRequest& request, const GpuStreamLoad& load) {
   // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp): their stages 1-3
   // run on the CPU on either device (with --device cuda the measurement's GPU part still runs on
   // the GPU, and the run's warnings say where the detection ran).
@@ -232,7 +249,7 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
                         config.measure_weight.type != WeightType::None;
   const bool host_front = weighted || request.measure_image.data;
   // A frame the GPU cannot hold goes to the CPU whole (the same catalog), with a warning.
-  const std::string on_cpu = gpu_refusal(image.width, image.height, config);
+  const std::string on_cpu = gpu_refusal(image.width, image.height, config, load);
   Config on_cpu_config;  // a copy only for a frame sent to the CPU
   const Config& run_config = on_cpu.empty() ? config : (on_cpu_config = cpu_config(config));
   validate(image, run_config, run_config.device == Backend::Cuda && !host_front);

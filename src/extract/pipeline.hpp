@@ -30,6 +30,16 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
 // With the request's weight maps and measurement image (dual-image mode), if any: on the CPU.
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
                          const MeasureRequest& request);
+// A stream's other frames on the device (run_frames.cpp), for the device memory plan
+// (gpu/device_memory_plan.hpp): with --device cuda a frame takes the GPU only when the device
+// holds `fronts` frames of its size in the front stages and `back_frames` more keeping their
+// images; else it is extracted on the CPU, with a warning. A single frame: one front, none back.
+struct GpuStreamLoad {
+  size_t fronts = 1;
+  size_t back_frames = 0;
+};
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                         const MeasureRequest& request, const GpuStreamLoad& load);
 // From a frame in device memory: the GPU front end without an upload (with config.device cuda),
 // or the CPU path on a host copy.
 FrontStage extract_front(const DeviceImage& image, const Config& config,

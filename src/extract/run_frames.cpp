@@ -322,8 +322,11 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
       if (job->error.empty() && job->extensions.empty()) try {
           // The CPU path subtracts the background in the frame's own memory.
           const auto t = std::chrono::steady_clock::now();
+          // With --device cuda the device holds the fronts' frames and, until each catalog is
+          // written, the images of the frames past them: a frame it cannot hold with those (all
+          // planned at this one's size) goes to the CPU, with a warning.
           job->front = extract_front(frame.pixels, gpu ? nullptr : &frame.image.pixels,
-                                     frame.config, frame.request);
+                                     frame.config, frame.request, GpuStreamLoad{fronts, workers});
           steps.add("front stages", since(t));
         } catch (const std::exception& e) {
           job->error = e.what();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "extract/gpu/device_memory_plan.hpp"
@@ -47,4 +48,20 @@ TEST(DeviceMemoryPlan, FramesThe32BitIndexesCannotHoldAreRefused) {
   EXPECT_TRUE(mentions(why, "2147488281 pixels")) << why;
   EXPECT_TRUE(mentions(why, "2^31")) << why;
   EXPECT_NE(gpu_frame_refusal(int64_t{1} << 20, int64_t{1} << 12, 0, 1000 * kGiB), "");
+}
+
+TEST(DeviceMemoryPlan, AStreamPlansItsFrontsAndTheImagesPastThem) {
+  // Two fronts of 1 GiB each, four frames past them keeping 128 MiB of images.
+  EXPECT_EQ(stream_device_bytes(kGiB, kGiB / 8, 2, 4), 2 * kGiB + kGiB / 2);
+  EXPECT_EQ(stream_device_bytes(kGiB, kGiB / 8, 1, 0), kGiB);
+  // A frame that cannot be planned (the largest int64_t) stays unplannable, without overflow.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(stream_device_bytes(kMax, kGiB, 2, 4), kMax);
+  EXPECT_EQ(stream_device_bytes(kMax / 2 + 1, 0, 2, 0), kMax);
+  // A frame that fits alone can be refused in a stream, the message naming the stream.
+  const int64_t stream = stream_device_bytes(6 * kGiB, kGiB / 2, 2, 4);
+  EXPECT_EQ(gpu_frame_refusal(8192, 8192, 6 * kGiB, 16 * kGiB), "");
+  const std::string why =
+      gpu_frame_refusal(8192, 8192, stream, 16 * kGiB, "the stream's frames on the device");
+  EXPECT_TRUE(mentions(why, "the stream's frames on the device would take up to 14.0 GiB")) << why;
 }

@@ -32,6 +32,8 @@
 #include "celeris/table.hpp"
 #include "core/cuda/pinned_buffer_pool.hpp"
 #include "core/fits_bytes.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
+#include "extract/gpu/front_end.hpp"
 #include "extract/output/check_image_extensions.hpp"
 #include "extract/run_frames.hpp"
 
@@ -444,6 +446,43 @@ TEST_F(Frames, GpuFrontsSideBySideKeepOrderAndEqualCpu) {
   expect_list_in_order(
       dir_, images_, refs, settings((dir_ / "{index}.cat").string(), false, Backend::Cuda),
       {StreamShape{}, StreamShape{2, 4, 2, 3}, StreamShape{3, 2, 1, 1}, StreamShape{1, 1, 1, 2}});
+}
+
+// With --device cuda a stream plans the device memory of its fronts' frames and of the images
+// kept past them (pipeline.hpp GpuStreamLoad): under a limit (Config::gpu_memory_bytes) that the
+// 512 x 512 frame fits alone but not beside the images of one more (one front, one back worker),
+// that frame is extracted on the CPU with a warning naming the stream, the smaller frames (at
+// most 40% of its pixels) on the GPU; every catalog the CPU's.
+TEST_F(Frames, GpuStreamOverTheMemoryPlanPutsThatFrameOnTheCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const std::vector<std::string> refs = reference_outputs(false);
+  Settings s = settings((dir_ / "{stem}.cat").string(), false, Backend::Cuda);
+  // Just above what the 512 x 512 frame needs alone.
+  const int64_t alone = gpu::frame_device_bytes(512 * 512);
+  s.config.gpu_memory_bytes =
+      static_cast<int64_t>(static_cast<double>(alone) / gpu::kUsableShare) + 1;
+  const FileRunResult one = extract_file(images_[1], s);
+  for (const std::string& w : one.warnings)
+    EXPECT_EQ(w.find("extracted on the CPU"), std::string::npos) << w;
+  std::vector<FrameReport> reports;
+  const FramesSummary sum = extract_frames(
+      images_, s, {}, [&](const FrameReport& r) { reports.push_back(r); }, StreamShape{1, 2, 1, 1});
+  EXPECT_EQ(sum.failed, 0u);
+  ASSERT_EQ(reports.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    int on_cpu = 0;
+    for (const std::string& w : reports[k].result.warnings)
+      if (w.find("the frame is extracted on the CPU") != std::string::npos) {
+        ++on_cpu;
+        EXPECT_NE(w.find("the stream's frames on the device (1 in the front stages, 1 keeping"),
+                  std::string::npos)
+            << w;
+      }
+    EXPECT_EQ(on_cpu, k == 1 ? 1 : 0) << reports[k].path;
+    EXPECT_EQ(reports[k].error, "") << reports[k].path;
+    EXPECT_TRUE(slurp(refs[k] + ".cat") == slurp(dir_ / ("frame" + std::to_string(k) + ".cat")))
+        << k;
+  }
 }
 
 // The pool's slots bound the leases: a third taker waits until one of two slots comes back.

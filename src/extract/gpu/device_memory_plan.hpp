@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace celeris::extract::gpu {
@@ -18,11 +19,25 @@ constexpr int64_t kMaxGpuPixels = (int64_t{1} << 31) - 1;
 // other frames' in a stream, and CUB's and the driver's own.
 constexpr double kUsableShare = 0.8;
 
+// A stream's device memory (run_frames.cpp) for frames of one size: `fronts` frames in the front
+// stages, each planned at `frame_bytes` (its two images included; the front contexts keep their
+// grown buffers), and `back_frames` more past the front holding their two images (`image_bytes`)
+// until their catalogs are written. Saturates at the int64_t maximum (a frame that cannot be
+// planned).
+inline int64_t stream_device_bytes(int64_t frame_bytes, int64_t image_bytes, int64_t fronts,
+                                   int64_t back_frames) {
+  const long double total = static_cast<long double>(frame_bytes) * fronts +
+                            static_cast<long double>(image_bytes) * back_frames;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return total >= static_cast<long double>(kMax) ? kMax : static_cast<int64_t>(total);
+}
+
 // Why a width x height frame, planned at `needed` bytes of device memory, cannot take the GPU
 // path on a device of `device_bytes` bytes: empty when it can. `device_bytes` <= 0: the memory is
-// not known (only the pixel count is checked).
+// not known (only the pixel count is checked). `what` names what needs the memory (a frame, or a
+// stream's frames in flight).
 inline std::string gpu_frame_refusal(int64_t width, int64_t height, int64_t needed,
-                                     int64_t device_bytes) {
+                                     int64_t device_bytes, const std::string& what = "the frame") {
   const int64_t pixels = width * height;
   auto gib = [](int64_t bytes) {
     const double g = static_cast<double>(bytes) / double(int64_t{1} << 30);
@@ -34,7 +49,7 @@ inline std::string gpu_frame_refusal(int64_t width, int64_t height, int64_t need
     return "the frame's " + std::to_string(pixels) +
            " pixels are more than the GPU path indexes (2^31 - 1)";
   if (device_bytes > 0 && static_cast<double>(needed) > kUsableShare * device_bytes)
-    return "the frame needs up to " + gib(needed) + " of device memory, more than " +
+    return what + " would take up to " + gib(needed) + " of device memory, more than " +
            std::to_string(static_cast<int>(kUsableShare * 100)) + "% of the device's " +
            gib(device_bytes);
   return {};

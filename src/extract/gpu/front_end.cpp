@@ -125,12 +125,16 @@ bool available() {
   return n > 0;
 }
 
+int64_t frame_image_bytes(int64_t pixels) {
+  return 2 * int64_t{sizeof(float)} * std::max<int64_t>(pixels, 0);
+}
+
 int64_t frame_device_bytes(int64_t pixels) {
   // Beyond the kernels' 32-bit indexes a frame cannot be planned (nor CUB's scratch asked for).
   if (pixels > kMaxGpuPixels) return std::numeric_limits<int64_t>::max();
   const int64_t n = std::max<int64_t>(pixels, 0);
   const int64_t words = 4 * n;                               // a 4-byte word per pixel
-  return 2 * words                                           // the frame's two images (FrameImages)
+  return frame_image_bytes(n)                                // the frame's two images (FrameImages)
          + 3 * words                                         // labels: parent, count, last
          + 2 * words                                         // the components' pixels and keys
          + static_cast<int64_t>(component_scratch_bytes(n))  // their selection and sort

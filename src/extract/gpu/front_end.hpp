@@ -81,6 +81,9 @@ bool available();
 // every pixel were detected (the per-object buffers after them are smaller); the largest int64_t
 // beyond 2^31 - 1 pixels (not to be planned); 0 without CUDA.
 int64_t frame_device_bytes(int64_t pixels);
+// Of those, the frame's two images (value and detection), which stay on the device until its
+// catalog is written (the back stages read them); 0 without CUDA.
+int64_t frame_image_bytes(int64_t pixels);
 // The current device's memory in bytes (0 without CUDA or a device).
 int64_t device_memory_bytes();
 // The current device's memory in use now (total less free: every process's, the CUDA contexts

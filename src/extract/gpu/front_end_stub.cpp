@@ -12,6 +12,10 @@ int64_t frame_device_bytes(int64_t) {
   return 0;
 }
 
+int64_t frame_image_bytes(int64_t) {
+  return 0;
+}
+
 int64_t device_memory_bytes() {
   return 0;
 }
