@@ -16,14 +16,18 @@ set_tests_properties(core.demo_run PROPERTIES LABELS "integration;core" TIMEOUT 
 # the tests can be given two labels.
 if(CELERIS_HAVE_CUDA)
   add_executable(test_core_gpu ${CMAKE_CURRENT_SOURCE_DIR}/core/cuda_layer_gpu_test.cu
-                               ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu)
+                               ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
+                               ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu)
   # core/cr_math.hpp's exact sums need every product rounded on its own, as on the host.
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
+                              ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
                               PROPERTIES COMPILE_OPTIONS --fmad=false)
   target_link_libraries(test_core_gpu PRIVATE celeris GTest::gtest_main)
   target_include_directories(test_core_gpu PRIVATE ${PROJECT_SOURCE_DIR}/src)
   gtest_add_tests(TARGET test_core_gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/core/cuda_layer_gpu_test.cu
-                  ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu TEST_LIST celeris_core_gpu_tests)
+                  ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
+                  ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
+                  TEST_LIST celeris_core_gpu_tests)
   set_tests_properties(${celeris_core_gpu_tests} PROPERTIES LABELS "core;gpu"
                        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endif()
@@ -37,6 +41,7 @@ set_tests_properties(SimulateOutputsKeepTheirBytes PROPERTIES LABELS core)
 # core/cr_math.hpp: exact products and sums (no contraction); against __float128 where GCC's
 # libquadmath is there (bench/extract/CMakeLists.txt's check).
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_test.cpp
+                            ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_test.cpp
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")
 include(CheckCXXSourceCompiles)
 set(CMAKE_REQUIRED_LIBRARIES quadmath)
