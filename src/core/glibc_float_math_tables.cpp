@@ -49,28 +49,34 @@ const Decoded& decoded() {
   return *d;
 }
 
-std::string first_mismatch() {
+std::string first_log_mismatch() {
   const ExceptionLists& l = host_exception_lists();
-  char text[128];
   for (int64_t k = 0; k < l.log.size; ++k) {
     const uint32_t key = l.log.entries[k] & 0x7fffffffu;
     float f;
     std::memcpy(&f, &key, sizeof f);
     const double want = std::log(static_cast<double>(f)), got = glibc_log(f, l);
     if (std::memcmp(&want, &got, sizeof want) != 0) {
-      std::snprintf(text, sizeof text, "log(%a): glibc %a, the lists %a", f, want, got);
+      char text[128];
+      std::snprintf(text, sizeof text, "log(%a): glibc %a, the list %a", f, want, got);
       return text;
     }
   }
+  return {};
+}
+
+std::string first_expf_mismatch() {
+  const ExceptionLists& l = host_exception_lists();
   for (const ExceptionList* list : {&l.expf_below, &l.expf_above})
     for (int64_t k = 0; k < list->size; ++k) {
-      const uint32_t key =
-          (list->entries[k] & 0x7fffffffu) | (list == &l.expf_below ? 0x80000000u : 0);
+      const uint32_t sign = list == &l.expf_below ? 0x80000000u : 0u;
+      const uint32_t key = (list->entries[k] & 0x7fffffffu) | sign;
       float x;
       std::memcpy(&x, &key, sizeof x);
       const float want = std::exp(x), got = glibc_expf(x, l);
       if (std::memcmp(&want, &got, sizeof want) != 0) {
-        std::snprintf(text, sizeof text, "expf(%a): glibc %a, the lists %a", x, want, got);
+        char text[128];
+        std::snprintf(text, sizeof text, "expf(%a): glibc %a, the list %a", x, want, got);
         return text;
       }
     }
@@ -83,8 +89,13 @@ const ExceptionLists& host_exception_lists() {
   return decoded().lists;
 }
 
-const std::string& exception_lists_mismatch() {
-  static const std::string* m = new std::string(first_mismatch());
+const std::string& log_exceptions_mismatch() {
+  static const std::string* m = new std::string(first_log_mismatch());
+  return *m;
+}
+
+const std::string& expf_exceptions_mismatch() {
+  static const std::string* m = new std::string(first_expf_mismatch());
   return *m;
 }
 

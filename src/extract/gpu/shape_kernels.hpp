@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/glibc_float_math.hpp"
+#include "extract/stages/fwhm_sums.hpp"
 #include "extract/stages/iso_sums.hpp"
 #include "extract/stages/shape_sums.hpp"
 
@@ -35,5 +37,29 @@ struct ShapeArgs {
 constexpr int kMaxMinarea = 64;
 
 void shape_sums(const ShapeArgs& args, cudaStream_t stream);
+
+// The FWHM fit's pixels of one object (stages/isophotal.cpp fwhm_cut) about its barycentre.
+struct FwhmInput {
+  double mx = 0, my = 0;  // the barycentre (finish_shape)
+  double sat = 0;
+  float thresh0 = 0;  // not positive: no fit (the sums stay 0)
+};
+
+// The FWHM fit's sums (stages/fwhm_sums.hpp) of the same objects as ShapeArgs, an object per
+// warp over its pixels in order, glibc's log reproduced (core/glibc_float_math.hpp). Objects of
+// more than `max_pixels` pixels are left alone, as in shape_sums.
+struct FwhmArgs {
+  int64_t objects = 0;
+  const int64_t* offset = nullptr;
+  const int32_t* index = nullptr;
+  const float* value = nullptr;
+  int width = 0;
+  int64_t max_pixels = 0;
+  const FwhmInput* in = nullptr;
+  glibcmath::ExceptionLists lists;  // device addresses
+  FwhmSums* out = nullptr;
+};
+
+void fwhm_sums(const FwhmArgs& args, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu

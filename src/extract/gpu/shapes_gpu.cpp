@@ -3,6 +3,7 @@
 // the sums, and the finish on the host threads.
 #include "extract/gpu/shapes_gpu.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
+#include "core/glibc_float_math_tables.hpp"
 #include "extract/gpu/shape_kernels.hpp"
 
 namespace celeris::extract::gpu {
@@ -28,6 +30,15 @@ struct Context {
   // The per-object inputs and all outputs, each packed in one buffer (one copy each way).
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
+  // The FWHM fit's inputs and sums (fwhm_sums), and glibc's log exception lists on the device
+  // (uploaded once; none when this process's glibc disagrees with them: the host's pass then).
+  cuda::DeviceBuffer<FwhmInput> fwhm_in;
+  cuda::DeviceBuffer<FwhmSums> fwhm_out;
+  cuda::PinnedBuffer<FwhmInput> staged_fwhm_in;
+  cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
+  cuda::DeviceBuffer<uint32_t> log_exceptions;
+  bool lists_checked = false, lists_usable = false;
+  glibcmath::ExceptionLists lists;
 };
 
 Context& context() {
@@ -35,7 +46,28 @@ Context& context() {
   return *c;
 }
 
+// Whether the FWHM fit's pass runs on the GPU: glibc's log reproduced there from the exception
+// lists, which must describe this process's glibc (checked once, at every listed argument).
+// The caller holds c.busy.
+bool fwhm_lists_ready(Context& c) {
+  if (c.lists_checked) return c.lists_usable;
+  c.lists_checked = true;
+  if (!glibcmath::log_exceptions_mismatch().empty()) return false;
+  const glibcmath::ExceptionList& log = glibcmath::host_exception_lists().log;
+  c.log_exceptions.reset(static_cast<size_t>(std::max<int64_t>(log.size, 1)));
+  c.log_exceptions.upload(log.entries, static_cast<size_t>(log.size));
+  c.lists.log = {c.log_exceptions.data(), log.size};  // the fit takes no expf
+  c.lists_usable = true;
+  return true;
+}
+
 }  // namespace
+
+bool fwhm_on_gpu() {
+  Context& c = context();
+  std::lock_guard<std::mutex> lock(c.busy);
+  return fwhm_lists_ready(c);
+}
 
 bool shapes_supported(const IsoParams& p) {
   return !p.weighted && !p.pixel_thresholds && !p.measure.data && p.ngamma == 0.0 && !p.dgeo &&
@@ -59,6 +91,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
+  auto since = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
   if (last <= first) return;
   // The range's objects and pixels: object first + i is the kernel's object i, its pixels'
   // indexes start at the range's first pixel.
@@ -135,25 +170,80 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   const auto t_host = Clock::now();
   c.stream.synchronize();
   const auto t_device = Clock::now();
+  auto small = [&](const ObjectView& o) {
+    return o.size() <= static_cast<size_t>(kHostObjectPixels);
+  };
 
+  if (!fwhm_lists_ready(c)) {
+    // The FWHM fit's pass over each object's pixels on the host threads, in finish_iso.
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = first + j;
+      const ObjectView o = objects[i];
+      if (!small(o)) continue;
+      shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
+                               params.detect_thresh, false);
+      isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
+                           iso_background(shapes[i], params, 0.0f), 0.0f);
+    }
+    if (seconds) {
+      seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
+      seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
+      seconds->emplace_back("gpu shapes: wait for the kernel and download",
+                            since(t_host, t_device));
+      seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
+    }
+    return;
+  }
+
+  // The FWHM fit's pass on the GPU (16 ms of a crowded 4096^2 frame's thread time on the
+  // H200's host, stop 36): the shapes first, for each fit's barycentre and its BACKGROUND (the
+  // saturation bound), then the pass, then the rest of the finish from its sums.
+  FwhmInput* fin = c.staged_fwhm_in.grow(n);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
     const ObjectView o = objects[i];
-    if (o.size() > static_cast<size_t>(kHostObjectPixels)) continue;
+    if (!small(o)) continue;
     shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
                              params.detect_thresh, false);
+    const float bkg = iso_background(shapes[i], params, 0.0f);
+    const FwhmCut cut = fwhm_cut(sums[j].peak, sums[j].minthresh, 0.0f, params.satur_level, bkg);
+    fin[j] = {shapes[i].mx, shapes[i].my, cut.sat, cut.thresh0};
+  }
+  const auto t_inputs = Clock::now();
+  FwhmArgs f;
+  f.objects = static_cast<int64_t>(n);
+  f.offset = a.offset;
+  f.index = dindex;
+  f.value = value;
+  f.width = w32;
+  f.max_pixels = kHostObjectPixels;
+  f.in = c.fwhm_in.grow(n);
+  f.out = c.fwhm_out.grow(n);
+  f.lists = c.lists;
+  c.fwhm_in.upload_async(fin, n, s);
+  fwhm_sums(f, s);
+  FwhmSums* fout = c.staged_fwhm_out.grow(n);
+  c.fwhm_out.download_async(fout, n, s);
+  c.stream.synchronize();
+  const auto t_fwhm = Clock::now();
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+  for (size_t j = 0; j < n; ++j) {
+    const size_t i = first + j;
+    const ObjectView o = objects[i];
+    if (!small(o)) continue;
     isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
-                         iso_background(shapes[i], params, 0.0f), 0.0f);
+                         iso_background(shapes[i], params, 0.0f), 0.0f, &fout[j]);
   }
   if (seconds) {
-    auto since = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double>(b - a).count();
-    };
     seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
-    seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
+    seconds->emplace_back("gpu shapes: host finish, shapes and the FWHM fit's bounds",
+                          since(t_device, t_inputs));
+    seconds->emplace_back("gpu shapes: FWHM fit's pass on the GPU", since(t_inputs, t_fwhm));
+    seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_fwhm, Clock::now()));
   }
 }
 

@@ -29,6 +29,12 @@ constexpr int64_t kHostObjectPixels = 512;
 // (the host's models of those), and with CLEAN's heap within a thread's (DETECT_MINAREA <= 64).
 bool shapes_supported(const IsoParams& params);
 
+// Whether the FWHM fit's pass over each object's pixels runs on the GPU too: glibc's log is
+// reproduced there from core/glibc_float_math.hpp's exception lists, used only when they
+// describe this process's glibc (else the pass is the host threads'; the same values either
+// way). False without CUDA.
+bool fwhm_on_gpu();
+
 // `value`, `cvalue`: the device images (FrontEnd::device_value, device_cvalue), width x height,
 // whose pixels the objects' values are. Resizes shapes and isos to one per object (what they
 // held before is overwritten, so a caller may pass storage kept from an earlier frame) and fills

@@ -8,6 +8,10 @@ bool shapes_supported(const IsoParams&) {
   return false;
 }
 
+bool fwhm_on_gpu() {
+  return false;
+}
+
 void shapes_and_isophotal(const ObjectList&, const float*, const float*, int64_t, const IsoParams&,
                           int, std::vector<Shape>&, std::vector<Iso>&,
                           std::vector<std::pair<std::string, double>>*) {

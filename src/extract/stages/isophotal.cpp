@@ -50,8 +50,19 @@ IsoSumParams iso_sum_params(const IsoParams& ctx) {
   return c;
 }
 
+FwhmCut fwhm_cut(float peak, float minthresh, float dbkg, double satur_level, float bkg) {
+  FwhmCut c;
+  c.thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
+  const float obj_thresh = minthresh - dbkg;   // SExtractor obj->thresh
+  if (c.thresh0 < obj_thresh) c.thresh0 = obj_thresh;
+  // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
+  // limit moves by about 0.002 ADU, enough to change which saturated pixels fall below it.
+  c.sat = satur_level - static_cast<double>(bkg);
+  return c;
+}
+
 Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const IsoSums& sums,
-               float mthresh, float bkg, float dbkg) {
+               float mthresh, float bkg, float dbkg, const FwhmSums* fwhm) {
   Iso r;
   const bool gainflag = ctx.weighted && ctx.weight_gain;
   const bool photo = ctx.ngamma != 0.0;
@@ -96,26 +107,21 @@ Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const 
   r.mthresh = mthresh;
 
   // FWHM, on pixels less the local background, below the saturation level less the background.
-  float thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
-  const float obj_thresh = minthresh - dbkg;       // SExtractor obj->thresh
-  if (thresh0 < obj_thresh) thresh0 = obj_thresh;
-  if (thresh0 > 0.0f) {
-    // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
-    // limit moves by about 0.002 ADU, enough to change which saturated pixels fall below it.
-    const double sat = ctx.satur_level - static_cast<double>(bkg);
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (const Pixel p : d) {
-      const double pix = static_cast<double>(measured(p)) - dbkg;
-      if (!(pix > thresh0 && pix < sat)) continue;
-      double dx = p.x - s.mx, dy = p.y - s.my;
-      if (ctx.dgeo) dx -= ctx.dgeo->dx(p.x, p.y), dy -= ctx.dgeo->dy(p.x, p.y);
-      const double lpix = std::log(pix), inverr2 = pix * pix, d2 = dx * dx + dy * dy;
-      sw += inverr2;
-      sx += d2 * inverr2;
-      sxx += d2 * d2 * inverr2;
-      sy += lpix * inverr2;
-      sxy += lpix * d2 * inverr2;
+  const FwhmCut cut = fwhm_cut(peak, minthresh, dbkg, ctx.satur_level, bkg);
+  if (cut.thresh0 > 0.0f) {
+    FwhmSums f;
+    if (fwhm) {
+      f = *fwhm;
+    } else {
+      for (const Pixel p : d) {
+        const double pix = static_cast<double>(measured(p)) - dbkg;
+        if (!(pix > cut.thresh0 && pix < cut.sat)) continue;
+        double dx = p.x - s.mx, dy = p.y - s.my;
+        if (ctx.dgeo) dx -= ctx.dgeo->dx(p.x, p.y), dy -= ctx.dgeo->dy(p.x, p.y);
+        fwhm_add(f, pix, dx, dy, std::log(pix));
+      }
     }
+    const double sw = f.sw, sx = f.sx, sxx = f.sxx, sy = f.sy, sxy = f.sxy;
     const double det = sw * sxx - sx * sx;
     if (std::fabs(det) > 0.0) {
       double bcoef = -(sw * sxy - sx * sy) / det;

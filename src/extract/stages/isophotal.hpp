@@ -5,6 +5,7 @@
 
 #include "extract/objects.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/fwhm_sums.hpp"
 #include "extract/stages/iso_sums.hpp"
 #include "extract/stages/moments.hpp"
 
@@ -62,8 +63,16 @@ Iso isophotal(const ObjectView& object, const Shape& shape, const IsoParams& par
 // threshold (clean_threshold): the errors, fluxes and the FWHM fit, whose log per pixel is the
 // host's. `bkg`: BACKGROUND (the mesh value at the barycentre plus dbkg).
 IsoSumParams iso_sum_params(const IsoParams& params);
+// `fwhm`: the FWHM fit's pixel sums made elsewhere (the GPU: fwhm_cut's pixels, fwhm_add's
+// arithmetic); without, the pass over the object's pixels is made here.
 Iso finish_iso(const ObjectView& object, const Shape& shape, const IsoParams& params,
-               const IsoSums& sums, float mthresh, float bkg, float dbkg);
+               const IsoSums& sums, float mthresh, float bkg, float dbkg,
+               const FwhmSums* fwhm = nullptr);
+
+// Which pixels the FWHM fit takes (SExtractor's examineiso): those whose value less dbkg lies
+// above thresh0 and below sat; no fit when thresh0 is not positive. `peak`: FLUX_MAX less dbkg;
+// `minthresh`: IsoSums::minthresh; `bkg`: BACKGROUND.
+FwhmCut fwhm_cut(float peak, float minthresh, float dbkg, double satur_level, float bkg);
 
 // BACKGROUND of an object of shape `shape`: the mesh map's value at its barycentre, plus dbkg.
 float iso_background(const Shape& shape, const IsoParams& params, float dbkg);
