@@ -173,6 +173,15 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   auto small = [&](const ObjectView& o) {
     return o.size() <= static_cast<size_t>(kHostObjectPixels);
   };
+  auto finished_shape = [&](size_t j, const ObjectView& o) {
+    return finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
+                        params.detect_thresh, false);
+  };
+  auto report_device_steps = [&] {
+    seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
+    seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
+    seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
+  };
 
   if (!fwhm_lists_ready(c)) {
     // The FWHM fit's pass over each object's pixels on the host threads, in finish_iso.
@@ -181,32 +190,27 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
       const size_t i = first + j;
       const ObjectView o = objects[i];
       if (!small(o)) continue;
-      shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
-                               params.detect_thresh, false);
+      shapes[i] = finished_shape(j, o);
       isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
                            iso_background(shapes[i], params, 0.0f), 0.0f);
     }
     if (seconds) {
-      seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
-      seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
-      seconds->emplace_back("gpu shapes: wait for the kernel and download",
-                            since(t_host, t_device));
+      report_device_steps();
       seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
     }
     return;
   }
 
   // The FWHM fit's pass on the GPU (16 ms of a crowded 4096^2 frame's thread time on the
-  // H200's host, stop 36): the shapes first, for each fit's barycentre and its BACKGROUND (the
-  // saturation bound), then the pass, then the rest of the finish from its sums.
+  // H200's host on one thread, stop 37): the shapes first, for each fit's barycentre and its
+  // BACKGROUND (the saturation bound), then the pass, then the rest of the finish from its sums.
   FwhmInput* fin = c.staged_fwhm_in.grow(n);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
     const ObjectView o = objects[i];
     if (!small(o)) continue;
-    shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
-                             params.detect_thresh, false);
+    shapes[i] = finished_shape(j, o);
     const float bkg = iso_background(shapes[i], params, 0.0f);
     const FwhmCut cut = fwhm_cut(sums[j].peak, sums[j].minthresh, 0.0f, params.satur_level, bkg);
     fin[j] = {shapes[i].mx, shapes[i].my, cut.sat, cut.thresh0};
@@ -237,9 +241,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
                          iso_background(shapes[i], params, 0.0f), 0.0f, &fout[j]);
   }
   if (seconds) {
-    seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
-    seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
-    seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
+    report_device_steps();
     seconds->emplace_back("gpu shapes: host finish, shapes and the FWHM fit's bounds",
                           since(t_device, t_inputs));
     seconds->emplace_back("gpu shapes: FWHM fit's pass on the GPU", since(t_inputs, t_fwhm));
