@@ -43,6 +43,7 @@ struct FwhmInput {
   double mx = 0, my = 0;  // the barycentre (finish_shape)
   double sat = 0;
   float thresh0 = 0;  // not positive: no fit (the sums stay 0)
+  float bkg = 0;      // BACKGROUND (iso_background), for the host's finish (the kernel skips it)
 };
 
 // The FWHM fit's sums (stages/fwhm_sums.hpp) of the same objects as ShapeArgs, an object per

@@ -173,79 +173,66 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   auto small = [&](const ObjectView& o) {
     return o.size() <= static_cast<size_t>(kHostObjectPixels);
   };
-  auto finished_shape = [&](size_t j, const ObjectView& o) {
-    return finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
-                        params.detect_thresh, false);
-  };
-  auto report_device_steps = [&] {
-    seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
-    seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
-    seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
-  };
 
-  if (!fwhm_lists_ready(c)) {
-    // The FWHM fit's pass over each object's pixels on the host threads, in finish_iso.
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-    for (size_t j = 0; j < n; ++j) {
-      const size_t i = first + j;
-      const ObjectView o = objects[i];
-      if (!small(o)) continue;
-      shapes[i] = finished_shape(j, o);
-      isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
-                           iso_background(shapes[i], params, 0.0f), 0.0f);
-    }
-    if (seconds) {
-      report_device_steps();
-      seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
-    }
-    return;
-  }
-
-  // The FWHM fit's pass on the GPU (16 ms of a crowded 4096^2 frame's thread time on the
-  // H200's host on one thread, stop 37): the shapes first, for each fit's barycentre and its
-  // BACKGROUND (the saturation bound), then the pass, then the rest of the finish from its sums.
+  // The shapes first, for each object's barycentre and BACKGROUND (kept for the finish) and the
+  // FWHM fit's bounds; then the fit's pass over each object's pixels on the GPU when glibc's log
+  // can be reproduced there (about half of the host finish's time: on the H200, crowded 4096^2,
+  // 1.66 ms on 16 threads against 0.54 + 0.26 after, stop 39), else in finish_iso on the host
+  // threads; then the rest of the finish.
+  const bool fwhm_on_device = fwhm_lists_ready(c);
   FwhmInput* fin = c.staged_fwhm_in.grow(n);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
     const ObjectView o = objects[i];
     if (!small(o)) continue;
-    shapes[i] = finished_shape(j, o);
+    shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
+                             params.detect_thresh, false);
     const float bkg = iso_background(shapes[i], params, 0.0f);
     const FwhmCut cut = fwhm_cut(sums[j].peak, sums[j].minthresh, 0.0f, params.satur_level, bkg);
-    fin[j] = {shapes[i].mx, shapes[i].my, cut.sat, cut.thresh0};
+    fin[j] = {shapes[i].mx, shapes[i].my, cut.sat, cut.thresh0, bkg};
   }
   const auto t_inputs = Clock::now();
-  FwhmArgs f;
-  f.objects = static_cast<int64_t>(n);
-  f.offset = a.offset;
-  f.index = dindex;
-  f.value = value;
-  f.width = w32;
-  f.max_pixels = kHostObjectPixels;
-  f.in = c.fwhm_in.grow(n);
-  f.out = c.fwhm_out.grow(n);
-  f.lists = c.lists;
-  c.fwhm_in.upload_async(fin, n, s);
-  fwhm_sums(f, s);
-  FwhmSums* fout = c.staged_fwhm_out.grow(n);
-  c.fwhm_out.download_async(fout, n, s);
-  c.stream.synchronize();
+  const FwhmSums* fout = nullptr;
+  if (fwhm_on_device) {
+    FwhmArgs f;
+    f.objects = static_cast<int64_t>(n);
+    f.offset = a.offset;
+    f.index = dindex;
+    f.value = value;
+    f.width = w32;
+    f.max_pixels = kHostObjectPixels;
+    f.in = c.fwhm_in.grow(n);
+    f.out = c.fwhm_out.grow(n);
+    f.lists = c.lists;
+    c.fwhm_in.upload_async(fin, n, s);
+    fwhm_sums(f, s);
+    FwhmSums* staged = c.staged_fwhm_out.grow(n);
+    c.fwhm_out.download_async(staged, n, s);
+    c.stream.synchronize();
+    fout = staged;
+  }
   const auto t_fwhm = Clock::now();
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
     const ObjectView o = objects[i];
     if (!small(o)) continue;
-    isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
-                         iso_background(shapes[i], params, 0.0f), 0.0f, &fout[j]);
+    isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j], fin[j].bkg, 0.0f,
+                         fout ? &fout[j] : nullptr);
   }
   if (seconds) {
-    report_device_steps();
-    seconds->emplace_back("gpu shapes: host finish, shapes and the FWHM fit's bounds",
-                          since(t_device, t_inputs));
-    seconds->emplace_back("gpu shapes: FWHM fit's pass on the GPU", since(t_inputs, t_fwhm));
-    seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_fwhm, Clock::now()));
+    seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
+    seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
+    seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
+    if (fwhm_on_device) {
+      seconds->emplace_back("gpu shapes: host finish, shapes and the FWHM fit's bounds",
+                            since(t_device, t_inputs));
+      seconds->emplace_back("gpu shapes: FWHM fit's pass on the GPU", since(t_inputs, t_fwhm));
+      seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_fwhm, Clock::now()));
+    } else {
+      seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
+    }
   }
 }
 

@@ -60,8 +60,8 @@ Iso isophotal(const ObjectView& object, const Shape& shape, const IsoParams& par
 
 // isophotal()'s two halves, for a caller that makes the per-pixel sums elsewhere (the GPU,
 // gpu/shapes_gpu.hpp): the sums' frame-wide terms, and the rest from the sums and CLEAN's
-// threshold (clean_threshold): the errors, fluxes and the FWHM fit, whose log per pixel is the
-// host's. `bkg`: BACKGROUND (the mesh value at the barycentre plus dbkg).
+// threshold (clean_threshold): the errors, fluxes and the FWHM fit (its pass over the pixels
+// here, or its sums from the GPU). `bkg`: BACKGROUND (the mesh value at the barycentre plus dbkg).
 IsoSumParams iso_sum_params(const IsoParams& params);
 // `fwhm`: the FWHM fit's pixel sums made elsewhere (the GPU: fwhm_cut's pixels, fwhm_add's
 // arithmetic); without, the pass over the object's pixels is made here.
