@@ -9,6 +9,7 @@
 //                        [--devices cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N]
 // --chunk-objects: objects per chunk of the pipelined deblending and cleaning
 // (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
+// --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 #include <sys/resource.h>
 #include <algorithm>
 
@@ -57,12 +58,13 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
-                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N]\n",
+                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0;
   int64_t chunk_objects = 0;
+  bool gpu_children = false;
   std::string devices = "cpu,cuda,cuda-pinned,cuda-resident";
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--repeat")
@@ -73,6 +75,8 @@ int main(int argc, char** argv) try {
       devices = value;
     else if (key == "--chunk-objects")
       chunk_objects = std::stoll(value);
+    else if (key == "--gpu-children")
+      gpu_children = std::stoi(value) != 0;
     else
       return false;
     return true;
@@ -92,6 +96,7 @@ int main(int argc, char** argv) try {
     extract::Config config;
     config.threads = threads;
     config.back_end_chunk_objects = chunk_objects;
+    config.gpu_deblend_children = gpu_children;
     config.device = resolve_backend(parse_backend(pinned || resident ? "cuda" : d));
     std::shared_ptr<void> lock;
     if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));

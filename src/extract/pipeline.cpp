@@ -15,6 +15,7 @@
 #include "extract/back_end.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
+#include "extract/gpu/deblend_children_gpu.hpp"
 #include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/front_end.hpp"
@@ -335,12 +336,17 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    config.photo,
                    dgeo,
                    nullptr,
+                   {},
                    {}};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
   // With --device cuda the candidates' threshold trees are built on the GPU (the host's
-  // results: gpu/deblend_trees_gpu.hpp).
-  if (config.device == Backend::Cuda) dp.trees = gpu::make_tree_builder;
+  // results: gpu/deblend_trees_gpu.hpp), and, when asked for (Config::gpu_deblend_children),
+  // the split detections' pixels given to their children there (gpu/deblend_children_gpu.hpp).
+  if (config.device == Backend::Cuda) {
+    dp.trees = gpu::make_tree_builder;
+    if (config.gpu_deblend_children) dp.children = gpu::choose_deblend_children;
+  }
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as
   // SExtractor), which writes objects out in SExtractor's order: with stage 4's pixel
   // assignment, chunk by chunk, the pass on a thread of its own (back_end.hpp).

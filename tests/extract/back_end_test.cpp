@@ -145,6 +145,25 @@ TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
   chunks_give_the_same_catalog(Backend::Cuda);
 }
 
+// Deblending's pixel assignment on the GPU (Config::gpu_deblend_children) gives the CPU path's
+// catalog, in one chunk and in chunks.
+TEST(GpuBackEnd, ChildrenChosenOnTheGpuGiveTheSameCatalog) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const MeasureRequest request;
+  Config c;
+  c.phot_apertures = {3.0, 8.0};
+  c.threads = 4;
+  const Result cpu = extract(crowded_field().view(), c, request);
+  c.device = Backend::Cuda;
+  c.gpu_deblend_children = true;
+  for (const int64_t chunk : {int64_t{0}, int64_t{300}}) {
+    c.back_end_chunk_objects = chunk;
+    const Result gpu = extract(crowded_field().view(), c, request);
+    EXPECT_GT(cpu.info.n_deblended, cpu.info.n_detections);  // blends were split
+    expect_same(cpu.objects, gpu.objects, "chunks of " + std::to_string(chunk));
+  }
+}
+
 // deblend_and_clean on the crowded field in chunks of 300 objects on four threads, with the
 // stages' steps as the CPU path's, except that the shapes step (`shapes_fail`) or the zones step
 // (`zones_fail`) throws at its call of that number (0: never).

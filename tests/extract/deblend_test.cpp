@@ -393,7 +393,8 @@ int ref_profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float
                 cxy = static_cast<float>(s.cxy);
     const float dist = static_cast<float>(0.5 * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy) /
                                           static_cast<double>(s.abcor));
-    p[i + 1] = static_cast<float>(p[i] + (dist < 70.0 ? plan.amplitude[i] * std::exp(-dist) : 0.0));
+    p[i + 1] = static_cast<float>(
+        p[i] + (dist < 70.0 ? plan.children[i].amplitude * std::exp(-dist) : 0.0));
     if (dist < distmin) {
       distmin = dist;
       iclst = static_cast<int>(i);
@@ -589,14 +590,14 @@ TEST(Deblend, DrawCountEqualsTheExactCount) {
       // negative, and not finite: the count still follows the exact sums.
       for (float scale : {1e-3f, 1e-30f, 3e-31f, 0.0f, -1.0f}) {
         DeblendPlan q = plan_deblend(det, p, scratch);
-        for (size_t c = 0; c < q.amplitude.size(); ++c)
-          q.amplitude[c] *= (c % 2 == 0 || scale < 0) ? scale : 1.0f;
+        for (size_t c = 0; c < q.children.size(); ++c)
+          q.children[c].amplitude *= (c % 2 == 0 || scale < 0) ? scale : 1.0f;
         const size_t want = ref_draws(det, q);
         ambiguous += want != plan.draws;
         EXPECT_EQ(count_deblend_draws(det, q), want) << "scale " << scale;
       }
       DeblendPlan q = plan_deblend(det, p, scratch);
-      q.amplitude[0] = std::numeric_limits<float>::infinity();
+      q.children[0].amplitude = std::numeric_limits<float>::infinity();
       EXPECT_EQ(count_deblend_draws(det, q), ref_draws(det, q));
     }
   }
@@ -859,6 +860,54 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     EXPECT_TRUE(timed) << what;
   }
   EXPECT_GT(built, 30u);  // the builder's trees were used (60 of them)
+}
+
+// The stage with its pixel assignments made by a chooser (DeblendParams::children: the GPU's in
+// the pipeline) gives what it gives making them in finish(): here a chooser on the host that
+// makes them with choose_children and leaves every third detection (and, once, all of them) to
+// the stage; with and without tree builders, on several threads, in chunks of detections.
+TEST(Deblend, StageWithTheChildrenChosenElsewhereIsTheSame) {
+  std::mt19937 rng(93);
+  size_t chosen_elsewhere = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const int w = 220 + trial * 17, h = 160;
+    Field f = random_field(rng, w, h, 160, 4.0f, 1.0f);
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = w;
+    p.height = h;
+    p.nthresh = std::vector<int>{32, 7, 64}[trial % 3];
+    p.mincont = trial % 2 ? 0.005 : 0.0001;
+    const int threads = 1 + trial % 3;
+    ObjectList a = f.detections, b = f.detections;
+    const Deblended want = deblend(std::move(a), p, 7, threads);
+    size_t built = 0;
+    if (trial % 2) p.trees = [&] { return std::make_unique<HostTreeBuilder>(100000, &built); };
+    size_t calls = 0;
+    p.children = [&](const DeblendChildrenJob& job, std::vector<int32_t>& chosen,
+                     std::vector<uint8_t>& done, std::vector<std::pair<std::string, double>>*) {
+      ++calls;
+      chosen.assign(job.chosen_begin.back(), -7);  // every entry the stage reads is written
+      done.assign(job.plans.size(), 0);
+      std::vector<float> scratch;
+      for (size_t j = 0; j < job.plans.size(); ++j) {
+        if (trial == 4 || j % 3 == 2) continue;
+        choose_children(*job.plans[j], job.random + job.first_draw[j], job.parents[j], scratch,
+                        chosen.data() + job.chosen_begin[j]);
+        done[j] = 1;
+        ++chosen_elsewhere;
+      }
+    };
+    DeblendStage stage(std::move(b), p, 7, threads);
+    for (size_t d = 0; d < stage.detections(); d += 11)
+      stage.finish(d, std::min(stage.detections(), d + 11), threads);
+    const Deblended got = stage.take();
+    const std::string what = "trial " + std::to_string(trial);
+    EXPECT_EQ(calls, 1u) << what;
+    EXPECT_GT(want.objects.size(), f.detections.size()) << what;  // blends were split
+    expect_same_deblended(got, want, what);
+  }
+  EXPECT_GT(chosen_elsewhere, 60u);
 }
 
 // The levels from one pow and products equal SExtractor's pow per level, bit for bit, over

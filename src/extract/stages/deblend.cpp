@@ -12,6 +12,7 @@
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/deblend_profile.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/weights.hpp"
 
@@ -21,19 +22,26 @@ namespace {
 
 constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
 
+// The C library's expf, as SExtractor's exp of a float argument.
+struct HostExpf {
+  float operator()(float v) const { return std::exp(v); }
+};
+constexpr HostExpf host_expf;
+
 void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
                     DeblendPlan& plan);
 
 // Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
-// the nearest child in the moment metric.
+// the nearest child in the moment metric (deblend_profile.hpp's arithmetic, the GPU's too).
 int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p) {
-  const size_t n = plan.cores.size();
+  const size_t n = plan.children.size();
   p.assign(n + 1, 0.0f);
   float distmin = 1e31f;
   int iclst = 0;
   for (size_t i = 0; i < n; ++i) {
-    const float dist = deblend_profile_dist(plan.child_shapes[i], x, y);
-    p[i + 1] = static_cast<float>(p[i] + (dist < 70.0 ? plan.amplitude[i] * std::exp(-dist) : 0.0));
+    const DeblendChild& c = plan.children[i];
+    const float dist = deblend_profile_dist(c, x, y);
+    p[i + 1] = add_profile_weight(p[i], dist, c.amplitude, host_expf);
     if (dist < distmin) {
       distmin = dist;
       iclst = static_cast<int>(i);
@@ -41,6 +49,15 @@ int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p
   }
   return iclst;
 }
+
+// choose_children, each child's pixels counted in given[c + 1] as they are chosen (given: null,
+// or n + 1 zeros).
+void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
+                      std::vector<float>& p, int32_t* chosen, size_t* given);
+// place_children with scratch.given already holding each child's count at c + 1.
+void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& out,
+                   int64_t pixel_base, size_t npix, size_t object_base,
+                   DeblendFinishScratch& scratch);
 
 // An amplitude from which one weight alone makes the sum certain to pass 1e-31: for dist < 70,
 // amp exp(-dist) > 0.6 x 3.97e-31 = 2.4e-31, whose float is still above 1e-31; the partial sums
@@ -153,7 +170,7 @@ void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.parent_flags = parent.flags;
   plan.cores.clear();
   plan.child_shapes.clear();
-  plan.amplitude.clear();
+  plan.children.clear();
   plan.in_core.clear();
   plan.core_index.clear();
   plan.draws = 0;
@@ -224,8 +241,8 @@ void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
   for (const auto& kj : kept) core_pixels += static_cast<size_t>(tree.nodes[kj.second].npix);
   plan.cores.reserve_pixels(core_pixels);
   plan.core_index.reserve(core_pixels);
-  plan.amplitude.reserve(kept.size());
   plan.child_shapes.reserve(kept.size());
+  plan.children.reserve(kept.size());
   for (const auto& [k, j] : kept) {
     const DeblendNode& node = tree.nodes[j];
     deblend_node_chain(parent, tree, k, j, scratch.tree_scratch, chain);
@@ -244,8 +261,9 @@ void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
         s.npix / (2 * kSexPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
     float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
     if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
-    plan.amplitude.push_back(amp);
     plan.child_shapes.push_back(s);
+    plan.children.push_back({s.mx, s.my, static_cast<float>(s.cxx), static_cast<float>(s.cyy),
+                             static_cast<float>(s.cxy), s.abcor, amp});
   }
   plan.draws = count_deblend_draws(parent, plan);
 }
@@ -256,7 +274,8 @@ size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
   const size_t n = plan.cores.size();
   // With a negative or non-finite amplitude the sums may decrease: every pixel exactly.
   bool shortcut = true;
-  for (float a : plan.amplitude) shortcut = shortcut && a >= 0 && std::isfinite(a);
+  for (const DeblendChild& c : plan.children)
+    shortcut = shortcut && c.amplitude >= 0 && std::isfinite(c.amplitude);
   size_t draws = 0;
   std::vector<float> p;
   for (size_t i = 0; i < parent.size(); ++i) {
@@ -265,9 +284,9 @@ size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
     if (shortcut) {
       bool near = false, sure = false;
       for (size_t c = 0; c < n && !sure; ++c)
-        if (deblend_profile_dist(plan.child_shapes[c], x, y) < 70.0) {
+        if (deblend_profile_dist(plan.children[c], x, y) < 70.0) {
           near = true;
-          sure = plan.amplitude[c] >= kSureAmplitude;
+          sure = plan.children[c].amplitude >= kSureAmplitude;
         }
       if (sure) ++draws;
       if (sure || !near) continue;  // no child within reach: every weight is 0
@@ -278,32 +297,73 @@ size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
   return draws;
 }
 
-void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& out,
-                    int64_t pixel_base, size_t npix, size_t object_base,
-                    DeblendFinishScratch& scratch) {
-  // Each pixel outside the cores goes to one child; a child's pixels are its core, then those
-  // it was given, in the parent's order (a stable bucket sort by child).
-  const ObjectView parent = pixels_at(out, pixel_base, npix);
-  std::vector<float>& p = scratch.p;
+void choose_children(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
+                     std::vector<float>& p, int32_t* chosen) {
+  choose_and_count(plan, random, parent, p, chosen, nullptr);
+}
+
+namespace {
+
+void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
+                      std::vector<float>& p, int32_t* chosen, size_t* given) {
   const size_t n = plan.cores.size();
-  std::vector<int32_t>& chosen = scratch.chosen;
-  chosen.assign(npix, -1);
-  std::vector<size_t>& given = scratch.given;
-  given.assign(n + 1, 0);
   size_t draw = 0;
-  for (size_t i = 0; i < npix; ++i) {
-    if (plan.in_core[i]) continue;
+  for (size_t i = 0; i < parent.size(); ++i) {
+    if (plan.in_core[i]) {
+      chosen[i] = -1;
+      continue;
+    }
     const int iclst = profile_weights(plan, parent.x[i], parent.y[i], p);
     size_t c = static_cast<size_t>(iclst);
-    if (static_cast<double>(p[n]) > 1.0e-31) {
-      const float drand = p[n] * static_cast<float>(random[draw++]) / GlibcRand::kRandMax;
+    if (takes_draw(p[n])) {
+      const float drand = draw_threshold(p[n], random[draw++], GlibcRand::kRandMax);
       size_t k = 1;
       while (k <= n && p[k] < drand) ++k;
       c = k <= n ? k - 1 : static_cast<size_t>(iclst);
     }
     chosen[i] = static_cast<int32_t>(c);
-    ++given[c + 1];
+    if (given) ++given[c + 1];
   }
+}
+
+}  // namespace
+
+void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& out,
+                    int64_t pixel_base, size_t npix, size_t object_base,
+                    DeblendFinishScratch& scratch) {
+  scratch.chosen.resize(npix);
+  scratch.given.assign(plan.cores.size() + 1, 0);
+  choose_and_count(plan, random, pixels_at(out, pixel_base, npix), scratch.p, scratch.chosen.data(),
+                   scratch.given.data());
+  place_counted(plan, scratch.chosen.data(), out, pixel_base, npix, object_base, scratch);
+}
+
+void place_children(const DeblendPlan& plan, const int32_t* chosen, ObjectList& out,
+                    int64_t pixel_base, size_t npix, size_t object_base,
+                    DeblendFinishScratch& scratch) {
+  const size_t n = plan.cores.size();
+  int32_t most = -1;
+  for (size_t i = 0; i < npix; ++i) most = std::max(most, chosen[i]);
+  if (most >= static_cast<int32_t>(n))
+    throw Error("internal: deblending gave a pixel to child " + std::to_string(most) + " of " +
+                std::to_string(n));
+  std::vector<size_t>& given = scratch.given;
+  given.assign(n + 1, 0);
+  for (size_t i = 0; i < npix; ++i)
+    if (chosen[i] >= 0) ++given[static_cast<size_t>(chosen[i]) + 1];
+  place_counted(plan, chosen, out, pixel_base, npix, object_base, scratch);
+}
+
+namespace {
+
+void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& out,
+                   int64_t pixel_base, size_t npix, size_t object_base,
+                   DeblendFinishScratch& scratch) {
+  // Each pixel outside the cores goes to one child; a child's pixels are its core, then those
+  // it was given, in the parent's order (a stable bucket sort by child: scratch.given holds
+  // each child's count at c + 1).
+  const size_t n = plan.cores.size();
+  std::vector<size_t>& given = scratch.given;
   for (size_t c = 0; c < n; ++c) given[c + 1] += given[c];
   std::vector<int32_t>& order = scratch.order;
   order.resize(given[n]);
@@ -333,6 +393,8 @@ void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& 
   permute(out.var, pixel_base, perm, scratch.tmp_float);
   permute(out.dthresh, pixel_base, perm, scratch.tmp_float);
 }
+
+}  // namespace
 
 namespace {
 
@@ -394,6 +456,10 @@ struct DeblendStage::State {
   DeblendPlanPool* pool = nullptr;
   std::vector<const DeblendPlan*> plans;  // in the pool; null: the detection does not split
   std::vector<int32_t> stream;
+  // The pixel assignments made by params.children: per detection its choices' first entry in
+  // `chosen` (-1: made in finish(), on the host).
+  std::vector<int32_t> chosen;
+  std::vector<int64_t> chosen_at;
   Deblended out;
 
   // The next plan of `mine`'s storage (mine.plans[0 .. used) hold this stage's split plans).
@@ -412,6 +478,35 @@ struct DeblendStage::State {
   }
   void plan_with_builder(const DeblendParams& params, int threads,
                          std::vector<std::pair<std::string, double>>* seconds);
+  // The split detections' pixel assignments by `chooser`, once the draws are taken.
+  void choose_elsewhere(const DeblendChildrenChooser& chooser, int threads,
+                        std::vector<std::pair<std::string, double>>* seconds) {
+    DeblendChildrenJob job;
+    job.random = stream.data();
+    job.draws = stream.size();
+    job.threads = threads;
+    job.chosen_begin.push_back(0);
+    std::vector<size_t> which;
+    for (size_t i = 0; i < plans.size(); ++i)
+      if (plans[i]) {
+        which.push_back(i);
+        job.parents.push_back(detections[i]);
+        job.plans.push_back(plans[i]);
+        job.first_draw.push_back(first_draw[i]);
+        job.chosen_begin.push_back(job.chosen_begin.back() + detections.count(i));
+      }
+    chosen_at.assign(plans.size(), -1);
+    if (which.empty()) return;
+    std::vector<uint8_t> done;
+    chooser(job, chosen, done, seconds);
+    const bool any = std::find(done.begin(), done.end(), 1) != done.end();
+    if (done.size() != which.size() || (any && chosen.size() < job.chosen_begin.back()))
+      throw Error("internal: the deblending's pixel assignment gave " +
+                  std::to_string(done.size()) + " answers for " + std::to_string(which.size()) +
+                  " detections");
+    for (size_t j = 0; j < which.size(); ++j)
+      if (done[j]) chosen_at[which[j]] = static_cast<int64_t>(job.chosen_begin[j]);
+  }
 };
 
 // The plans with the trees of most candidates from builders that params.trees makes
@@ -626,6 +721,10 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   glibc_rand_stream(static_cast<uint64_t>(std::max<int64_t>(rand_offset, 0)), st.stream.data(),
                     st.stream.size(), threads);
   lap("deblend: draws");
+  if (params.children) {
+    st.choose_elsewhere(params.children, threads, seconds);
+    lap("deblend: children chosen away from the host");
+  }
 
   Deblended& out = st.out;
   out.draws = static_cast<int64_t>(first_draw.back());
@@ -673,8 +772,12 @@ void DeblendStage::finish(size_t begin, size_t end, int threads) {
       const size_t o = st.first_object[i];
       for (size_t k = o; k < st.first_object[i + 1]; ++k) out.parent[k] = static_cast<int64_t>(i);
       if (st.plans[i]) {
-        finish_deblend(*st.plans[i], st.stream.data() + st.first_draw[i], objects,
-                       detections.offset[i], detections.count(i), o, scratch);
+        if (!st.chosen_at.empty() && st.chosen_at[i] >= 0)
+          place_children(*st.plans[i], st.chosen.data() + st.chosen_at[i], objects,
+                         detections.offset[i], detections.count(i), o, scratch);
+        else
+          finish_deblend(*st.plans[i], st.stream.data() + st.first_draw[i], objects,
+                         detections.offset[i], detections.count(i), o, scratch);
         continue;
       }
       objects.offset[o + 1] = detections.offset[i + 1];

@@ -27,12 +27,19 @@
 
 #include "celeris/extract.hpp"
 #include "extract/objects.hpp"
+#include "extract/stages/deblend_profile.hpp"
 #include "extract/stages/deblend_tree.hpp"
 #include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
 
 class DeblendTreeBuilder;
+struct DeblendChildrenJob;
+// Makes a DeblendChildrenJob's choices (below): fills `chosen` and `done`, and may add its steps'
+// seconds.
+using DeblendChildrenChooser = std::function<void(
+    const DeblendChildrenJob& job, std::vector<int32_t>& chosen, std::vector<uint8_t>& done,
+    std::vector<std::pair<std::string, double>>* seconds)>;
 
 struct DeblendParams {
   int nthresh = 32;
@@ -55,6 +62,9 @@ struct DeblendParams {
   // gpu/deblend_trees_gpu.hpp; deblend_tree_builder.hpp), one per batch of candidates (a null
   // builder: that batch's trees on the host). Empty: every tree on the host.
   std::function<std::unique_ptr<DeblendTreeBuilder>()> trees;
+  // Makes the split detections' pixel assignments away from the finishing threads (the GPU:
+  // gpu/deblend_children_gpu.hpp), once the draws are taken. Empty: on the host, in finish().
+  DeblendChildrenChooser children;
 };
 
 // The tree of one detection and what its pixel assignment needs.
@@ -63,21 +73,13 @@ struct DeblendPlan {
   uint16_t parent_flags = 0;        // the detection's flags (kFlagDeblendOverflow added here)
   ObjectList cores;                 // core pixels of each child, in SExtractor's order
   std::vector<Shape> child_shapes;  // moments of the cores
-  std::vector<float> amplitude;     // Gaussian amplitude of each child's profile
+  // What the pixel assignment reads of each child: its core's moments again, as floats, and
+  // its Gaussian profile's amplitude.
+  std::vector<DeblendChild> children;
   std::vector<uint8_t> in_core;     // per parent pixel: already in a child core
   std::vector<int32_t> core_index;  // parent pixel index of each pixel of `cores`, in order
   size_t draws = 0;                 // rand() calls the pixel assignment will make
 };
-
-// The Gaussian profile's exponent of child `s` at pixel (x, y) (SExtractor refine.c gatherup):
-// the weight is amplitude exp(-dist) where dist < 70, else 0.
-inline float deblend_profile_dist(const Shape& s, int x, int y) {
-  const float dx = static_cast<float>(x - s.mx), dy = static_cast<float>(y - s.my);
-  const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
-              cxy = static_cast<float>(s.cxy);
-  return static_cast<float>(0.5 * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy) /
-                            static_cast<double>(s.abcor));
-}
 
 // The rand() draws finish_deblend makes for a split plan (cores, shapes, amplitudes and in_core
 // filled): one per pixel outside the cores whose summed profile weight is above 1e-31. The exp
@@ -145,6 +147,30 @@ struct DeblendFinishScratch {
 void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& out,
                     int64_t pixel_base, size_t n, size_t object_base,
                     DeblendFinishScratch& scratch);
+// finish_deblend's two halves. choose_children: per pixel of `parent` (the split detection),
+// the child it goes to (-1 for a core's pixel), the draws taken from `random` in pixel order
+// (deblend_profile.hpp's arithmetic; `p` is scratch). place_children: the children written
+// over the detection's pixels from those choices (made here or elsewhere: the GPU's).
+void choose_children(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
+                     std::vector<float>& p, int32_t* chosen);
+void place_children(const DeblendPlan& plan, const int32_t* chosen, ObjectList& out,
+                    int64_t pixel_base, size_t n, size_t object_base,
+                    DeblendFinishScratch& scratch);
+
+// The split detections' pixel assignment (choose_children) handed to another device, all at
+// once (DeblendParams::children; the GPU: gpu/deblend_children_gpu.hpp). Detection j of the job
+// has pixels parents[j], plan plans[j] and its draws at random[first_draw[j] ...]; its choices
+// go to chosen[chosen_begin[j] ...] (one per pixel), and done[j] says whether they were made
+// (a detection not done is chosen on the host).
+struct DeblendChildrenJob {
+  std::vector<ObjectView> parents;
+  std::vector<const DeblendPlan*> plans;
+  std::vector<size_t> first_draw;
+  std::vector<size_t> chosen_begin;  // one more entry: the pixels in all
+  const int32_t* random = nullptr;
+  size_t draws = 0;
+  int threads = 1;  // host threads the packing may use
+};
 
 // The deblending stage: every detection's tree in parallel, then the random draws taken from
 // one rand() stream in detection order (the first `rand_offset` numbers skipped: see
