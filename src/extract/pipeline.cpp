@@ -337,6 +337,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    dgeo,
                    nullptr,
                    {},
+                   0,
                    {}};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
@@ -345,6 +346,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // the split detections' pixels given to their children there (gpu/deblend_children_gpu.hpp).
   if (config.device == Backend::Cuda) {
     dp.trees = gpu::make_tree_builder;
+    // A sparse frame's few candidates are planned on the host threads (gpu::kTreeMinCandidates
+    // PerThread).
+    dp.builder_min_candidates = gpu::kTreeMinCandidatesPerThread * static_cast<size_t>(nt);
     if (config.gpu_deblend_children) dp.children = gpu::choose_deblend_children;
   }
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as

@@ -862,6 +862,41 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
   EXPECT_GT(built, 30u);  // the builder's trees were used (60 of them)
 }
 
+// Below DeblendParams::builder_min_candidates candidates no builder is asked for and every tree
+// is the host's (the same objects); at or above it the builders are asked for.
+TEST(Deblend, FewCandidatesAreAllPlannedOnTheHost) {
+  std::mt19937 rng(95);
+  const Field f = random_field(rng, 200, 150, 120, 4.0f, 1.0f);
+  DeblendParams p;
+  p.detect_thresh = 4.0f;
+  p.width = 200;
+  p.height = 150;
+  ObjectList a = f.detections;
+  const Deblended want = deblend(std::move(a), p, 3, 2);
+  size_t candidates = 0;
+  {
+    DeblendScratch scratch;
+    for (size_t d = 0; d < f.detections.size(); ++d)
+      candidates += may_split(f.detections[d], p, scratch);
+  }
+  ASSERT_GT(candidates, 5u);
+  size_t built = 0;
+  for (const size_t min : {candidates + 1, candidates}) {
+    size_t made = 0;
+    p.trees = [&] {
+      ++made;
+      return std::make_unique<HostTreeBuilder>(100000, &built);
+    };
+    p.builder_min_candidates = min;
+    ObjectList b = f.detections;
+    const Deblended got = deblend(std::move(b), p, 3, 2);
+    const std::string what = "minimum " + std::to_string(min) + " of " + std::to_string(candidates);
+    EXPECT_EQ(made, min > candidates ? 0u : 2u) << what;  // two batches
+    expect_same_deblended(got, want, what);
+  }
+  EXPECT_GT(built, 0u);
+}
+
 // The stage with its pixel assignments made by a chooser (DeblendParams::children: the GPU's in
 // the pipeline) gives what it gives making them in finish(): here a chooser on the host that
 // makes them with choose_children and leaves every third detection (and, once, all of them) to

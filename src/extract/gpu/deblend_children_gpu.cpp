@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <mutex>
 
 #include "celeris/device.hpp"
@@ -73,6 +74,10 @@ void choose_deblend_children(const DeblendChildrenJob& job, std::vector<int32_t>
   if (!expf_lists_ready(c)) return;
   const cudaStream_t s = c.stream.get();
   const size_t npix = job.chosen_begin.back();
+  // The kernel counts a detection's pixels in 32 bits: a larger one (and the job) stays on the
+  // host.
+  for (const ObjectView& p : job.parents)
+    if (p.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) return;
   std::vector<int32_t> child_begin(m + 1, 0);
   for (size_t j = 0; j < m; ++j)
     child_begin[j + 1] = child_begin[j] + static_cast<int32_t>(job.plans[j]->children.size());

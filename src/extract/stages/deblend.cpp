@@ -553,7 +553,10 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
   std::vector<size_t> first(batches + 1);  // batch b: candidates [first[b], first[b + 1])
   for (size_t b = 0; b <= batches; ++b) first[b] = m * b / batches;
   std::vector<std::unique_ptr<DeblendTreeBuilder>> builders(batches);
-  for (size_t b = 0; b < batches; ++b) {
+  // Few candidates: every tree on the host threads, whose plans then take less than a
+  // builder's round trip (DeblendParams::builder_min_candidates).
+  const bool build_apart = m >= params.builder_min_candidates;
+  for (size_t b = 0; b < batches && build_apart; ++b) {
     builders[b] = params.trees();
     if (builders[b])
       builders[b]->begin(first[b + 1] - first[b], cand_pixels[first[b + 1]] - cand_pixels[first[b]],

@@ -62,6 +62,9 @@ struct DeblendParams {
   // gpu/deblend_trees_gpu.hpp; deblend_tree_builder.hpp), one per batch of candidates (a null
   // builder: that batch's trees on the host). Empty: every tree on the host.
   std::function<std::unique_ptr<DeblendTreeBuilder>()> trees;
+  // With `trees`: a frame with fewer candidates (detections that may split) builds every tree
+  // on the host (no builder is made).
+  size_t builder_min_candidates = 0;
   // Makes the split detections' pixel assignments away from the finishing threads (the GPU:
   // gpu/deblend_children_gpu.hpp), once the draws are taken. Empty: on the host, in finish().
   DeblendChildrenChooser children;
