@@ -13,12 +13,15 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "deblended_compare.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/detect.hpp"
+
+using celeris::extract::test::expect_same_deblended;
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -683,23 +686,6 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
     }
     expect_wanted(staged.take(), what + ", in ranges");
   }
-}
-
-// Two runs of the stage give the same objects: every column, the parents and the draws.
-void expect_same_deblended(const Deblended& got, const Deblended& want, const std::string& what) {
-  EXPECT_EQ(got.draws, want.draws) << what;
-  EXPECT_EQ(got.parent, want.parent) << what;
-  EXPECT_EQ(got.objects.offset, want.objects.offset) << what;
-  EXPECT_EQ(got.objects.x, want.objects.x) << what;
-  EXPECT_EQ(got.objects.y, want.objects.y) << what;
-  EXPECT_EQ(got.objects.value, want.objects.value) << what;
-  EXPECT_EQ(got.objects.cvalue, want.objects.cvalue) << what;
-  EXPECT_EQ(got.objects.var, want.objects.var) << what;
-  EXPECT_EQ(got.objects.dthresh, want.objects.dthresh) << what;
-  EXPECT_EQ(got.objects.flags, want.objects.flags) << what;
-  EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre) << what;
-  EXPECT_EQ(got.objects.cx, want.objects.cx) << what;
-  EXPECT_EQ(got.objects.cy, want.objects.cy) << what;
 }
 
 // The stage given each detection's peaks (as the GPU front end counts them, FrontEnd::peaks)

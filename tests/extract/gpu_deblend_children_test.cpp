@@ -2,9 +2,8 @@
 // choose_children, pixel for pixel: on random split detections with random children (tiny,
 // zero, negative and non-finite amplitudes among them, where the weights' sums sit at the draw
 // threshold or the shortcuts cannot decide) and random rand() values; children whose ellipse
-// gives exponents at or below -70 leave their detection to the host. Then the deblending stage
-// with the GPU's trees and choices against the stage alone, every column, on crowded frames.
-// Skipped without a CUDA device.
+// gives exponents at or below -70 leave their detection to the host (the stage with the GPU's
+// choices: GpuDeblendTrees.StageGivesTheSameObjects). Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
@@ -18,11 +17,8 @@
 #include "celeris/device.hpp"
 #include "core/glibc_float_math_tables.hpp"
 #include "extract/gpu/deblend_children_gpu.hpp"
-#include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/deblend.hpp"
-#include "extract/stages/detect.hpp"
-#include "gpu_test_frames.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -135,52 +131,6 @@ TEST(GpuDeblendChildren, SameChoicesAsTheHost) {
   EXPECT_GT(left, 10u);  // the detections without an ellipse, most of them
   std::printf("%zu detections chosen on the GPU (%zu pixels), %zu left to the host\n", made, pixels,
               left);
-}
-
-// The deblending stage with the GPU's trees and pixel choices gives the stage's objects on the
-// host, every column, the draws and the parents, on crowded frames, for DEBLEND_NTHRESH 32 and
-// 8 and MINCONT 0.005 and 0; the GPU made most choices.
-TEST(GpuDeblendChildren, StageGivesTheSameObjects) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  std::mt19937_64 rng(19);
-  for (const auto& [k, nthresh, mincont] :
-       {std::tuple{gpu_test::FrameCase{1024, 1024, 12000, 1, 7, true}, 32, 0.005},
-        std::tuple{gpu_test::FrameCase{800, 600, 6000, 0, 8, false}, 8, 0.0}}) {
-    const gpu_test::TestFrame f = gpu_test::test_frame(k, rng);
-    const ObjectList det = detect(f.value.view(), f.cvalue.view(), {30.0f, 5});
-    DeblendParams p;
-    p.nthresh = nthresh;
-    p.mincont = mincont;
-    p.detect_thresh = 30.0f;
-    p.width = k.width;
-    p.height = k.height;
-    ObjectList a = det, b = det;
-    const Deblended want = deblend(std::move(a), p, 3, 4);
-    p.trees = gpu::make_tree_builder;
-    size_t asked = 0, made = 0;
-    p.children = [&](const DeblendChildrenJob& job, std::vector<int32_t>& chosen,
-                     std::vector<uint8_t>& done,
-                     std::vector<std::pair<std::string, double>>* seconds) {
-      gpu::choose_deblend_children(job, chosen, done, seconds);
-      asked += done.size();
-      for (uint8_t x : done) made += x;
-    };
-    const Deblended got = deblend(std::move(b), p, 3, 4);
-    EXPECT_GT(want.objects.size(), det.size() + 100);  // blends were split
-    EXPECT_GT(asked, 100u);
-    EXPECT_EQ(made, asked);
-    EXPECT_EQ(got.draws, want.draws);
-    EXPECT_EQ(got.parent, want.parent);
-    EXPECT_EQ(got.objects.offset, want.objects.offset);
-    EXPECT_EQ(got.objects.x, want.objects.x);
-    EXPECT_EQ(got.objects.y, want.objects.y);
-    EXPECT_EQ(got.objects.value, want.objects.value);
-    EXPECT_EQ(got.objects.cvalue, want.objects.cvalue);
-    EXPECT_EQ(got.objects.flags, want.objects.flags);
-    EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre);
-    EXPECT_EQ(got.objects.cx, want.objects.cx);
-    EXPECT_EQ(got.objects.cy, want.objects.cy);
-  }
 }
 
 #endif  // CELERIS_HAVE_CUDA

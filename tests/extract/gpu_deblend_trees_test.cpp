@@ -3,8 +3,8 @@
 // thresholds, flux (bit for bit), pixels, border flags and sons, and each node's seed one of its
 // pixels (its chain, as the cores take it, is the host's), on simulated frames sparse and
 // crowded, with and without a detection image of their own, for several DEBLEND_NTHRESH and
-// sub-component areas; then the deblending stage with the GPU's trees against the stage alone,
-// every column. Skipped without a CUDA device.
+// sub-component areas; then the deblending stage with the GPU's trees, and with its pixel
+// assignments too, against the stage alone, every column. Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "deblended_compare.hpp"
+#include "extract/gpu/deblend_children_gpu.hpp"
 #include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/detect.hpp"
@@ -131,8 +133,10 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
               trees, several, nodes, not_built, not_taken);
 }
 
-// The deblending stage with the GPU's trees gives the stage's objects alone, every column, the
-// draws and the parents, on crowded frames, for DEBLEND_NTHRESH 32 and 8 and MINCONT 0.005 and 0.
+// The deblending stage with the GPU's trees, and with the GPU's trees and pixel assignments
+// (gpu/deblend_children_gpu.hpp), gives the stage's objects alone, every column, the draws and
+// the parents, on crowded frames, for DEBLEND_NTHRESH 32 and 8 and MINCONT 0.005 and 0; the GPU
+// made every pixel assignment.
 TEST(GpuDeblendTrees, StageGivesTheSameObjects) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   std::mt19937_64 rng(9);
@@ -147,21 +151,23 @@ TEST(GpuDeblendTrees, StageGivesTheSameObjects) {
     p.detect_thresh = 30.0f;
     p.width = k.width;
     p.height = k.height;
-    ObjectList a = det, b = det;
+    ObjectList a = det, b = det, c = det;
     const Deblended want = deblend(std::move(a), p, 3, 4);
-    p.trees = gpu::make_tree_builder;
-    const Deblended got = deblend(std::move(b), p, 3, 4);
     EXPECT_GT(want.objects.size(), det.size() + 100);  // blends were split
-    EXPECT_EQ(got.draws, want.draws);
-    EXPECT_EQ(got.parent, want.parent);
-    EXPECT_EQ(got.objects.offset, want.objects.offset);
-    EXPECT_EQ(got.objects.x, want.objects.x);
-    EXPECT_EQ(got.objects.y, want.objects.y);
-    EXPECT_EQ(got.objects.cvalue, want.objects.cvalue);
-    EXPECT_EQ(got.objects.flags, want.objects.flags);
-    EXPECT_EQ(got.objects.fixed_centre, want.objects.fixed_centre);
-    EXPECT_EQ(got.objects.cx, want.objects.cx);
-    EXPECT_EQ(got.objects.cy, want.objects.cy);
+    p.trees = gpu::make_tree_builder;
+    test::expect_same_deblended(deblend(std::move(b), p, 3, 4), want, "the GPU's trees");
+    size_t asked = 0, made = 0;
+    p.children = [&](const DeblendChildrenJob& job, std::vector<int32_t>& chosen,
+                     std::vector<uint8_t>& done,
+                     std::vector<std::pair<std::string, double>>* seconds) {
+      gpu::choose_deblend_children(job, chosen, done, seconds);
+      asked += done.size();
+      for (uint8_t x : done) made += x;
+    };
+    test::expect_same_deblended(deblend(std::move(c), p, 3, 4), want,
+                                "the GPU's trees and pixel assignments");
+    EXPECT_GT(asked, 100u);
+    EXPECT_EQ(made, asked);
   }
 }
 
