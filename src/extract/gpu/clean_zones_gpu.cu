@@ -207,7 +207,9 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   }
   const size_t nz = static_cast<size_t>(n), nqz = static_cast<size_t>(nq);
   Context& c = context();
+  const auto t_lock = Clock::now();
   std::lock_guard<std::mutex> lock(c.busy);
+  const auto t_locked = Clock::now();
   const cudaStream_t s = c.stream.get();
   // Sized for all of `shapes` (a frame's objects, sized before its first chunk), so that a
   // chunk's call keeps the points the frame's earlier chunks put there: then only the new ones
@@ -309,7 +311,10 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
       return std::chrono::duration<double>(b - a).count();
     };
     const auto t_end = Clock::now();
-    seconds->emplace_back("gpu zones: stage on the host", since(t0, t_staged));
+    // Another frame's call holding the context (a stream's back workers): its own line.
+    seconds->emplace_back("gpu zones: wait for the context", since(t_lock, t_locked));
+    seconds->emplace_back("gpu zones: stage on the host",
+                          since(t0, t_staged) - since(t_lock, t_locked));
     seconds->emplace_back("gpu zones: upload, bin, count", since(t_staged, t_counted));
     seconds->emplace_back("gpu zones: fill, sort, download", since(t_counted, t_back));
     seconds->emplace_back("gpu zones: host copies", since(t_back, t_end));

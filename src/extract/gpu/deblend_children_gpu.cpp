@@ -70,7 +70,9 @@ void choose_deblend_children(const DeblendChildrenJob& job, std::vector<int32_t>
   done.assign(m, 0);
   if (m == 0 || cuda_device_count() == 0) return;
   Context& c = context();
+  const auto t_lock = Clock::now();
   std::lock_guard<std::mutex> lock(c.busy);
+  const double lock_wait = since(t_lock, Clock::now());
   if (!expf_lists_ready(c)) return;
   const cudaStream_t s = c.stream.get();
   const size_t npix = job.chosen_begin.back();
@@ -150,7 +152,8 @@ void choose_deblend_children(const DeblendChildrenJob& job, std::vector<int32_t>
     done[j] = !unsure[j] && draws[j] == static_cast<int64_t>(job.plans[j]->draws);
   }
   if (seconds) {
-    seconds->emplace_back("deblend children on the GPU: pack", since(t0, t_packed));
+    seconds->emplace_back("deblend children on the GPU: wait for the context", lock_wait);
+    seconds->emplace_back("deblend children on the GPU: pack", since(t0, t_packed) - lock_wait);
     seconds->emplace_back("deblend children on the GPU: upload, kernel, download",
                           since(t_packed, t_device));
     seconds->emplace_back("deblend children on the GPU: copy out", since(t_device, Clock::now()));

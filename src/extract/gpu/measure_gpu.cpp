@@ -195,7 +195,9 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
     return out;
   }
   Context& c = context();
+  const auto t_lock = Clock::now();
   std::lock_guard<std::mutex> lock(c.busy);
+  out.lock_wait = std::chrono::duration<double>(Clock::now() - t_lock).count();
   const cudaStream_t s = c.stream.get();
 
   // The device's view of the field: the host's with device pointers (codes made on the GPU
@@ -226,7 +228,7 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   if (nf) std::memcpy(staged + at_fractions, request.fluxfrac.data(), nf * sizeof(double));
   unsigned char* d_in = c.in.grow(in.bytes());
   unsigned char* d_out = c.out.grow(lay.bytes());
-  out.setup = std::chrono::duration<double>(Clock::now() - t_setup).count();
+  out.setup = std::chrono::duration<double>(Clock::now() - t_setup).count() - out.lock_wait;
 
   c.timer.mark(kStart, s);
   const int nt = std::max(1, request.host_threads);

@@ -101,7 +101,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   const int64_t base = objects.offset[first];
   const size_t m = static_cast<size_t>(objects.offset[last] - base);
   Context& c = context();
+  const auto t_lock = Clock::now();
   std::lock_guard<std::mutex> lock(c.busy);
+  const auto t_locked = Clock::now();
   const cudaStream_t s = c.stream.get();
 
   // The per-object inputs in one buffer and the outputs in another, laid out by cuda::Carve.
@@ -222,7 +224,10 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
                          fout ? &fout[j] : nullptr);
   }
   if (seconds) {
-    seconds->emplace_back("gpu shapes: pack, upload, launch", since(t0, t_columns));
+    // Another frame's call holding the context (a stream's back workers): its own line.
+    seconds->emplace_back("gpu shapes: wait for the context", since(t_lock, t_locked));
+    seconds->emplace_back("gpu shapes: pack, upload, launch",
+                          since(t0, t_columns) - since(t_lock, t_locked));
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
     if (fwhm_on_device) {

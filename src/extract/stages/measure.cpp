@@ -98,6 +98,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
   req.meanwhile = std::move(meanwhile);
   gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
   if (ctx.gpu_seconds) {
+    ctx.gpu_seconds->emplace_back("gpu measure: wait for the context", c.lock_wait);
     ctx.gpu_seconds->emplace_back("gpu measure setup", c.setup);
     ctx.gpu_seconds->emplace_back("gpu measure upload", c.upload);
     ctx.gpu_seconds->emplace_back("gpu measure kernel", c.kernel);
