@@ -271,7 +271,7 @@ void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
 }  // namespace
 
 size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
-  const size_t n = plan.cores.size();
+  const size_t n = plan.children.size();
   // With a negative or non-finite amplitude the sums may decrease: every pixel exactly.
   bool shortcut = true;
   for (const DeblendChild& c : plan.children)
@@ -306,7 +306,7 @@ namespace {
 
 void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
                       std::vector<float>& p, int32_t* chosen, size_t* given) {
-  const size_t n = plan.cores.size();
+  const size_t n = plan.children.size();  // (plan.cores.size(): a core each)
   size_t draw = 0;
   for (size_t i = 0; i < parent.size(); ++i) {
     if (plan.in_core[i]) {
