@@ -12,6 +12,7 @@
 #include "celeris/device.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
+#include "core/cuda/device_exception_lists.hpp"
 #include "core/glibc_float_math.hpp"
 #include "core/glibc_float_math_tables.hpp"
 
@@ -31,22 +32,6 @@ __global__ void glibc_kernel(const uint32_t* arg, int64_t n, gm::ExceptionLists 
   exp_out[k] = x > -70.0f && x < 70.0f ? gm::glibc_expf(x, lists) : 0.0f;
 }
 
-// The host lists copied to the device (the buffers own the copies).
-struct DeviceLists {
-  cu::DeviceBuffer<uint32_t> log, below, above;
-  gm::ExceptionLists lists;
-  explicit DeviceLists(const gm::ExceptionLists& h) {
-    auto copy = [](const gm::ExceptionList& from, cu::DeviceBuffer<uint32_t>& to) {
-      to.reset(static_cast<size_t>(std::max<int64_t>(from.size, 1)));
-      to.upload(from.entries, static_cast<size_t>(from.size));
-      return gm::ExceptionList{to.data(), from.size};
-    };
-    lists.log = copy(h.log, log);
-    lists.expf_below = copy(h.expf_below, below);
-    lists.expf_above = copy(h.expf_above, above);
-  }
-};
-
 }  // namespace
 
 TEST(GlibcFloatMathGpu, SameBitsAsTheHostGlibc) {
@@ -64,7 +49,8 @@ TEST(GlibcFloatMathGpu, SameBitsAsTheHostGlibc) {
   const size_t listed = args.size();
   for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 1031) args.push_back(static_cast<uint32_t>(b));
   const int64_t n = static_cast<int64_t>(args.size());
-  DeviceLists lists(host);
+  const celeris::cuda::DeviceExceptionLists& lists = celeris::cuda::device_exception_lists();
+  ASSERT_TRUE(lists.log && lists.expf);
   cu::DeviceBuffer<uint32_t> d_arg(args.size());
   d_arg.upload(args.data(), args.size());
   cu::DeviceBuffer<double> d_log(args.size());

@@ -9,10 +9,10 @@
 #include "celeris/device.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
+#include "core/cuda/device_exception_lists.hpp"
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
-#include "core/glibc_float_math_tables.hpp"
 #include "extract/gpu/deblend_children_kernels.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 
@@ -27,33 +27,11 @@ struct Context {
   cuda::Stream stream;
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
-  // glibc's expf exception lists on the device, uploaded once (none when this process's glibc
-  // disagrees with them: every choice on the host then).
-  cuda::DeviceBuffer<uint32_t> below, above;
-  bool lists_checked = false, lists_usable = false;
-  glibcmath::ExceptionLists lists;
 };
 
 Context& context() {
   static Context* c = new Context;
   return *c;
-}
-
-// The caller holds c.busy.
-bool expf_lists_ready(Context& c) {
-  if (c.lists_checked) return c.lists_usable;
-  c.lists_checked = true;
-  if (!glibcmath::expf_exceptions_mismatch().empty()) return false;
-  const glibcmath::ExceptionLists& host = glibcmath::host_exception_lists();
-  auto upload = [](cuda::DeviceBuffer<uint32_t>& d, const glibcmath::ExceptionList& l) {
-    d.reset(static_cast<size_t>(std::max<int64_t>(l.size, 1)));
-    d.upload(l.entries, static_cast<size_t>(l.size));
-    return glibcmath::ExceptionList{d.data(), l.size};
-  };
-  c.lists.expf_below = upload(c.below, host.expf_below);
-  c.lists.expf_above = upload(c.above, host.expf_above);
-  c.lists_usable = true;
-  return true;
 }
 
 }  // namespace
@@ -69,11 +47,14 @@ void choose_deblend_children(const DeblendChildrenJob& job, std::vector<int32_t>
   const size_t m = job.plans.size();
   done.assign(m, 0);
   if (m == 0 || cuda_device_count() == 0) return;
+  // glibc's expf reproduced from its exception lists, where they describe this process's glibc
+  // (else every choice on the host).
+  const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
+  if (!exceptions.expf) return;
   Context& c = context();
   const auto t_lock = Clock::now();
   std::lock_guard<std::mutex> lock(c.busy);
   const double lock_wait = since(t_lock, Clock::now());
-  if (!expf_lists_ready(c)) return;
   const cudaStream_t s = c.stream.get();
   const size_t npix = job.chosen_begin.back();
   // The kernel counts a detection's pixels in 32 bits: a larger one (and the job) stays on the
@@ -116,7 +97,7 @@ void choose_deblend_children(const DeblendChildrenJob& job, std::vector<int32_t>
   const uint8_t* unsure = hres.take<uint8_t>(m);
   a.count = static_cast<int64_t>(m);
   a.rand_max = GlibcRand::kRandMax;
-  a.lists = c.lists;
+  a.lists = exceptions.lists;
 
   const int threads = std::max(1, job.threads);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)

@@ -10,10 +10,10 @@
 
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
+#include "core/cuda/device_exception_lists.hpp"
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
-#include "core/glibc_float_math_tables.hpp"
 #include "extract/gpu/shape_kernels.hpp"
 
 namespace celeris::extract::gpu {
@@ -30,15 +30,11 @@ struct Context {
   // The per-object inputs and all outputs, each packed in one buffer (one copy each way).
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
-  // The FWHM fit's inputs and sums (fwhm_sums), and glibc's log exception lists on the device
-  // (uploaded once; none when this process's glibc disagrees with them: the host's pass then).
+  // The FWHM fit's inputs and sums (fwhm_sums).
   cuda::DeviceBuffer<FwhmInput> fwhm_in;
   cuda::DeviceBuffer<FwhmSums> fwhm_out;
   cuda::PinnedBuffer<FwhmInput> staged_fwhm_in;
   cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
-  cuda::DeviceBuffer<uint32_t> log_exceptions;
-  bool lists_checked = false, lists_usable = false;
-  glibcmath::ExceptionLists lists;
 };
 
 Context& context() {
@@ -46,27 +42,12 @@ Context& context() {
   return *c;
 }
 
-// Whether the FWHM fit's pass runs on the GPU: glibc's log reproduced there from the exception
-// lists, which must describe this process's glibc (checked once, at every listed argument).
-// The caller holds c.busy.
-bool fwhm_lists_ready(Context& c) {
-  if (c.lists_checked) return c.lists_usable;
-  c.lists_checked = true;
-  if (!glibcmath::log_exceptions_mismatch().empty()) return false;
-  const glibcmath::ExceptionList& log = glibcmath::host_exception_lists().log;
-  c.log_exceptions.reset(static_cast<size_t>(std::max<int64_t>(log.size, 1)));
-  c.log_exceptions.upload(log.entries, static_cast<size_t>(log.size));
-  c.lists.log = {c.log_exceptions.data(), log.size};  // the fit takes no expf
-  c.lists_usable = true;
-  return true;
-}
-
 }  // namespace
 
+// The FWHM fit's pass runs on the GPU where glibc's log can be reproduced there: its exception
+// lists describe this process's glibc (else the host's pass).
 bool fwhm_on_gpu() {
-  Context& c = context();
-  std::lock_guard<std::mutex> lock(c.busy);
-  return fwhm_lists_ready(c);
+  return cuda::device_exception_lists().log;
 }
 
 bool shapes_supported(const IsoParams& p) {
@@ -181,7 +162,8 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   // can be reproduced there (about half of the host finish's time: on the H200, crowded 4096^2,
   // 1.66 ms on 16 threads against 0.54 + 0.26 after, stop 39), else in finish_iso on the host
   // threads; then the rest of the finish.
-  const bool fwhm_on_device = fwhm_lists_ready(c);
+  const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
+  const bool fwhm_on_device = exceptions.log;
   FwhmInput* fin = c.staged_fwhm_in.grow(n);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
@@ -206,7 +188,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     f.max_pixels = kHostObjectPixels;
     f.in = c.fwhm_in.grow(n);
     f.out = c.fwhm_out.grow(n);
-    f.lists = c.lists;
+    f.lists = exceptions.lists;
     c.fwhm_in.upload_async(fin, n, s);
     fwhm_sums(f, s);
     FwhmSums* staged = c.staged_fwhm_out.grow(n);
