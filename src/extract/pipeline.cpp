@@ -346,8 +346,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // the split detections' pixels given to their children there (gpu/deblend_children_gpu.hpp).
   if (config.device == Backend::Cuda) {
     dp.trees = gpu::make_tree_builder;
-    // A sparse frame's few candidates are planned on the host threads (gpu::kTreeMinCandidates
-    // PerThread).
+    // A sparse frame's few candidates are planned on the host threads
+    // (gpu::kTreeMinCandidatesPerThread, deblend_trees_gpu.hpp).
     dp.builder_min_candidates = gpu::kTreeMinCandidatesPerThread * static_cast<size_t>(nt);
     if (config.gpu_deblend_children) dp.children = gpu::choose_deblend_children;
   }
