@@ -21,6 +21,12 @@ nproc
 $bin/test_extract --gtest_filter='GpuDeblendChildren.*:GpuLabel.*:GpuBlanking.*:GpuShapes.*:GpuCleanZones.*:GpuMeasure.*:GpuFrontEnd.*:GpuBackEnd.*:GpuDeblendTrees.*:BackEnd.*:Frames.*:PinnedFramePool.*:Deblend.*:CleanList.*:CleanPairs.*' >"$out/gtest.txt" 2>&1
 echo "test_extract exit status $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/gtest.txt" | head -30
+# The CUDA layer's own device tests (glibc's exception lists on the device among them).
+if [ -x $bin/test_core_gpu ]; then
+  $bin/test_core_gpu >"$out/core_gpu.txt" 2>&1
+  echo "test_core_gpu exit status $?"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/core_gpu.txt" | head -10
+fi
 work=/tmp/prebuilt
 mkdir -p "$work/stream"
 $bin/celeris simulate image --size 4096 --seed 21 --density crowded -o $work/crowded4k.fits >/dev/null
