@@ -10,7 +10,6 @@
 // --chunk-objects: objects per chunk of the pipelined deblending and cleaning
 // (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
-#include <sys/resource.h>
 #include <algorithm>
 
 #include <chrono>
@@ -23,6 +22,7 @@
 
 #include "../common/median.hpp"
 #include "../common/options.hpp"
+#include "../common/process_usage.hpp"
 #include "celeris/device_image.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
@@ -42,13 +42,6 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
          a.flux_aper == b.flux_aper && a.fluxerr_aper == b.fluxerr_aper &&
          a.flux_radius == b.flux_radius && a.flags == b.flags && a.a == b.a && a.fwhm == b.fwhm &&
          a.background == b.background;
-}
-
-// The process's minor page faults so far.
-long minor_faults() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_minflt;
 }
 
 }  // namespace
@@ -105,17 +98,19 @@ int main(int argc, char** argv) try {
     if (resident) on_device = DeviceImage::upload(img.pixels.view());
     std::map<std::string, std::vector<double>> stages;
     std::vector<std::string> order;
-    std::vector<double> totals, faults;
+    std::vector<double> totals, faults, cpu;
     extract::Result r;
     for (int k = 0; k <= repeat; ++k) {
-      const long faults0 = minor_faults();
+      const bench::ProcessUsage u0 = bench::process_usage();
       const auto t0 = std::chrono::steady_clock::now();
       r = resident ? extract::extract(on_device, config, req)
                    : extract::extract(img.pixels.view(), config, req);
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (k == 0) continue;  // warm-up
       totals.push_back(t);
-      faults.push_back(static_cast<double>(minor_faults() - faults0));
+      const bench::ProcessUsage u1 = bench::process_usage();
+      faults.push_back(static_cast<double>(u1.minor_faults - u0.minor_faults));
+      cpu.push_back(u1.user_seconds + u1.system_seconds - u0.user_seconds - u0.system_seconds);
       for (const auto& [name, s] : r.info.stage_seconds) {
         if (!stages.count(name)) order.push_back(name);
         stages[name].push_back(s);
@@ -127,6 +122,10 @@ int main(int argc, char** argv) try {
     // virtual machine), and a page zeroed.
     std::printf("  %-24s %9.0f (median; the result's destruction included)\n",
                 "page faults per frame", median(faults));
+    // Core time per frame: what a stream of frames on the same cores pays for each (the frames
+    // per second a stream can reach is at most the cores over it).
+    std::printf("  %-24s %9.1f ms (median; user + system, all threads)\n", "CPU time per frame",
+                1e3 * median(cpu));
     for (const auto& name : order)
       std::printf("  %-24s %9.3f ms\n", name.c_str(), 1e3 * median(stages[name]));
     if (stages.count("gpu measure kernel")) {

@@ -6,6 +6,10 @@
 // as {stem}.cat; without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
 //                [--read-only T,...]
+// --cuda-sync spin|yield|block: how the host threads wait for the GPU (cudaSetDeviceFlags before
+// the first CUDA call; CUDA builds only): whether the driver's spinning waits take cores the
+// stream's other threads want.
+// --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 // --read-only: no extraction; the frames read (read_frame, as a stream's readers read them,
 // into ordinary memory) by T threads side by side, each its own frames: a reader's time per
 // frame alone, against its time inside the stream (where it shares the cores).
@@ -20,6 +24,11 @@
 #include <thread>
 #include <vector>
 
+#ifdef CELERIS_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "../common/process_usage.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/extract_settings.hpp"
@@ -83,7 +92,8 @@ int main(int argc, char** argv) {
   try {
     keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
     std::vector<std::string> frames;
-    std::string device = "cpu", out, shapes = "0/0/0", read_threads;
+    std::string device = "cpu", out, shapes = "0/0/0", read_threads, cuda_sync;
+    bool gpu_children = false;
     int repeat = 1;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -99,6 +109,10 @@ int main(int argc, char** argv) {
         repeat = std::max(1, std::atoi(value().c_str()));
       else if (a == "--out")
         out = value();
+      else if (a == "--gpu-children")
+        gpu_children = std::atoi(value().c_str()) != 0;
+      else if (a == "--cuda-sync")
+        cuda_sync = value();
       else if (a == "--read-only")
         read_threads = value();
       else if (!a.empty() && a[0] == '-')
@@ -107,12 +121,25 @@ int main(int argc, char** argv) {
         frames.push_back(a);
     }
     if (frames.empty()) throw Error("no frame given");
+    if (!cuda_sync.empty()) {
+#ifdef CELERIS_HAVE_CUDA
+      const unsigned flag = cuda_sync == "spin"    ? cudaDeviceScheduleSpin
+                            : cuda_sync == "yield" ? cudaDeviceScheduleYield
+                            : cuda_sync == "block" ? cudaDeviceScheduleBlockingSync
+                                                   : 0u;
+      if (!flag) throw Error("--cuda-sync: spin, yield or block, not " + cuda_sync);
+      if (cudaSetDeviceFlags(flag) != cudaSuccess) throw Error("cudaSetDeviceFlags failed");
+#else
+      throw Error("--cuda-sync: built without CUDA");
+#endif
+    }
     if (device != "cpu" && device != "cuda") throw Error("--device: cpu or cuda, not " + device);
     Overrides o = {{"CATALOG_TYPE", out.empty() ? "NONE" : "ASCII_HEAD"},
                    {"CATALOG_NAME", out.empty() ? "none.cat" : out + "/{stem}.cat"},
                    {"VERBOSE_TYPE", "QUIET"}};
     Settings settings = load_settings("", o);
     settings.config.device = device == "cuda" ? Backend::Cuda : Backend::Cpu;
+    settings.config.gpu_deblend_children = gpu_children;
     std::printf("bench_stream: %zu frames, --device %s, best of %d\n", frames.size(),
                 device.c_str(), repeat);
     if (!read_threads.empty()) {
@@ -125,8 +152,11 @@ int main(int argc, char** argv) {
     for (std::string item; std::getline(list, item, ',');) {
       const StreamShape shape = parse_shape(item);
       FramesSummary best;
+      double best_user = 0, best_sys = 0, best_faults = 0;
       for (int r = 0; r < repeat; ++r) {
         std::string first_error;
+        // CPU time against wall time and cores: whether the stream is bound by the cores.
+        const bench::ProcessUsage cpu0 = bench::process_usage();
         const FramesSummary s = extract_frames(
             frames, settings, {},
             [&](const FrameReport& f) {
@@ -136,7 +166,13 @@ int main(int argc, char** argv) {
         if (s.failed)
           throw Error(std::to_string(s.failed) + " frames failed (shape " + item + "; " +
                       first_error + ")");
-        if (r == 0 || s.seconds < best.seconds) best = s;
+        const bench::ProcessUsage cpu1 = bench::process_usage();
+        if (r == 0 || s.seconds < best.seconds) {
+          best = s;
+          best_user = cpu1.user_seconds - cpu0.user_seconds;
+          best_sys = cpu1.system_seconds - cpu0.system_seconds;
+          best_faults = static_cast<double>(cpu1.minor_faults - cpu0.minor_faults);
+        }
       }
       const double n = static_cast<double>(best.frames);
       std::printf(
@@ -144,6 +180,12 @@ int main(int argc, char** argv) {
           "(%.3f s, %zu objects)\n",
           shape.readers, shape.read_ahead, shape.back_workers, shape.fronts, n / best.seconds,
           best.seconds, best.objects);
+      std::printf(
+          "    process CPU time: user %.1f + system %.1f ms/frame, %.1f of %u cores busy; %.0f "
+          "minor "
+          "page faults/frame\n",
+          1e3 * best_user / n, 1e3 * best_sys / n, (best_user + best_sys) / best.seconds,
+          std::thread::hardware_concurrency(), best_faults / n);
       for (const auto& [name, sec] : best.step_seconds)
         std::printf("    %-40s %8.1f ms/frame\n", name.c_str(), 1e3 * sec / n);
     }

@@ -7,8 +7,10 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "core/cuda/buffer_pool.hpp"
+#include "core/cuda/context_pool.hpp"
 
 namespace {
 
@@ -76,4 +78,58 @@ TEST(BufferPool, FailedMakeFreesItsPlaceUnderTheLimit) {
       std::runtime_error);
   auto a = pool.take(fits(1), make(1));  // would wait for ever if the failure held the place
   EXPECT_NE(a.get(), nullptr);
+}
+
+// core/cuda/context_pool.hpp: a caller never shares a context with another caller at the same
+// time, and a context given back is taken again rather than a new one made.
+namespace {
+struct StageContext {
+  StageContext() { ++made; }
+  int user = -1;  // the caller holding it
+  static inline std::atomic<int> made{0};
+};
+}  // namespace
+
+TEST(ContextPool, OneCallerPerContextAndReuseOfThoseGivenBack) {
+  celeris::cuda::ContextPool<StageContext> pool;
+  const int before = StageContext::made;
+  StageContext *first = nullptr, *second = nullptr;
+  {
+    auto a = pool.take();
+    auto b = pool.take();
+    EXPECT_NE(a.get(), b.get());  // held at once: two contexts
+    first = a.get(), second = b.get();
+  }
+  EXPECT_EQ(StageContext::made - before, 2);
+  auto again = pool.take();
+  EXPECT_TRUE(again.get() == first || again.get() == second);  // given back: reused
+  EXPECT_EQ(StageContext::made - before, 2);
+  again.reset();
+  // Eight threads, each taking and holding a context many times: no context is ever held by two.
+  std::atomic<bool> shared{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 2000; ++k) {
+        auto c = pool.take();
+        if (c->user != -1) shared = true;
+        c->user = t;
+        std::this_thread::yield();
+        if (c->user != t) shared = true;
+        c->user = -1;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_FALSE(shared);
+  EXPECT_LE(StageContext::made - before, 8);  // never more than the callers at once
+}
+
+TEST(ContextPool, TakeWithAMakerUsesIt) {
+  celeris::cuda::ContextPool<StageContext> pool;
+  auto c = pool.take([] {
+    auto made = std::make_unique<StageContext>();
+    made->user = 7;
+    return made;
+  });
+  EXPECT_EQ(c->user, 7);
 }

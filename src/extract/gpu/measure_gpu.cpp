@@ -6,8 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <mutex>
+#include <memory>
 
+#include "core/cuda/context_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
@@ -21,10 +22,9 @@ namespace {
 
 enum Mark { kStart, kUploaded, kMeasured, kDownloaded, kMarks };
 
-// Everything one frame after another reuses. One per process, never destroyed (its CUDA
-// resources would outlive the runtime's teardown at exit); measure_photometry() holds `busy`.
+// Everything one frame after another reuses: one per call at a time, from a process-wide pool
+// (a stream's back workers each take their own).
 struct Context {
-  std::mutex busy;
   cuda::Stream stream;
   cuda::EventTimer timer{kMarks};
   int sms = 1;  // the device's multiprocessors
@@ -41,15 +41,15 @@ struct Context {
   } staging[2];
 };
 
-Context& context() {
-  static Context* c = [] {
-    Context* made = new Context;
+std::shared_ptr<Context> take_context() {
+  static cuda::ContextPool<Context>* pool = new cuda::ContextPool<Context>;
+  return pool->take([] {
+    auto made = std::make_unique<Context>();
     int device = 0;
     CELERIS_CUDA_CHECK(cudaGetDevice(&device));
     CELERIS_CUDA_CHECK(cudaDeviceGetAttribute(&made->sms, cudaDevAttrMultiProcessorCount, device));
     return made;
-  }();
-  return *c;
+  });
 }
 
 // Byte offsets of consecutive arrays in one buffer, each 16-byte aligned.
@@ -194,9 +194,9 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
     if (request.meanwhile) request.meanwhile();
     return out;
   }
-  Context& c = context();
   const auto t_lock = Clock::now();
-  std::lock_guard<std::mutex> lock(c.busy);
+  const std::shared_ptr<Context> taken = take_context();
+  Context& c = *taken;
   out.lock_wait = std::chrono::duration<double>(Clock::now() - t_lock).count();
   const cudaStream_t s = c.stream.get();
 

@@ -79,7 +79,7 @@ struct PhotometryColumns {
   // Device time of each step (seconds): images, blanking and shapes up; the kernel; the
   // columns down. `setup`: host time before the first copy (buffers grown, inputs packed).
   double setup = 0, upload = 0, kernel = 0, download = 0;
-  double lock_wait = 0;     // host time waiting for another frame's call to free the context
+  double lock_wait = 0;     // host time taking a context (a new one made the first times)
   double host = 0;          // host time measuring the objects kept there (beside the kernel)
   double gather = 0;        // host time after the kernel: the columns copied out and merged
   double meanwhile = 0;     // host time of PhotometryRequest::meanwhile (beside the kernel)

@@ -6,8 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <mutex>
+#include <memory>
 
+#include "core/cuda/context_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/device_exception_lists.hpp"
@@ -20,10 +21,9 @@ namespace celeris::extract::gpu {
 
 namespace {
 
-// Process-wide, never destroyed (its CUDA resources would outlive the runtime's teardown at
-// exit); shapes_and_isophotal() holds `busy`. Buffers grow with the frames, never shrink.
+// One per call at a time, from a process-wide pool (a stream's back workers each take their
+// own). Buffers grow with the frames, never shrink.
 struct Context {
-  std::mutex busy;
   cuda::Stream stream;
   cuda::DeviceBuffer<int32_t> index;
   cuda::PinnedBuffer<int32_t> staged_index;
@@ -37,9 +37,9 @@ struct Context {
   cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
 };
 
-Context& context() {
-  static Context* c = new Context;
-  return *c;
+cuda::ContextPool<Context>& contexts() {
+  static cuda::ContextPool<Context>* pool = new cuda::ContextPool<Context>;
+  return *pool;
 }
 
 }  // namespace
@@ -81,9 +81,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   const size_t n = last - first;
   const int64_t base = objects.offset[first];
   const size_t m = static_cast<size_t>(objects.offset[last] - base);
-  Context& c = context();
   const auto t_lock = Clock::now();
-  std::lock_guard<std::mutex> lock(c.busy);
+  const std::shared_ptr<Context> held = contexts().take();
+  Context& c = *held;
   const auto t_locked = Clock::now();
   const cudaStream_t s = c.stream.get();
 
@@ -206,7 +206,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
                          fout ? &fout[j] : nullptr);
   }
   if (seconds) {
-    // Another frame's call holding the context (a stream's back workers): its own line.
+    // Taking a context from the pool (a new one's stream made): its own line.
     seconds->emplace_back("gpu shapes: wait for the context", since(t_lock, t_locked));
     seconds->emplace_back("gpu shapes: pack, upload, launch",
                           since(t0, t_columns) - since(t_lock, t_locked));
