@@ -13,6 +13,7 @@
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend_profile.hpp"
+#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/weights.hpp"
 
@@ -176,6 +177,43 @@ void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.draws = 0;
 }
 
+// A split plan's start: the cores' columns sized for `core_pixels` pixels in `cores` cores.
+void begin_cores(const ObjectView& parent, size_t core_pixels, size_t cores, DeblendPlan& plan) {
+  plan.split = true;
+  plan.in_core.assign(parent.size(), 0);
+  plan.cores.reserve_pixels(core_pixels);
+  plan.core_index.reserve(core_pixels);
+  plan.child_shapes.reserve(cores);
+  plan.children.reserve(cores);
+}
+
+// One core of a split plan: its pixels (indexes in the detection's list) in chain order, its
+// level's threshold and its node's flags; its shape and the amplitude of its profile.
+void add_core(const ObjectView& parent, const DeblendParams& params, float t0, const int32_t* chain,
+              size_t length, float thresh, uint16_t node_flags, DeblendPlan& plan) {
+  const uint16_t inherited =
+      parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
+  for (size_t q = 0; q < length; ++q) {
+    const int32_t pi = chain[q];
+    plan.cores.push_pixel(parent[pi]);
+    plan.in_core[pi] = 1;
+    plan.core_index.push_back(pi);
+  }
+  plan.cores.end_object(node_flags | kFlagBlended | inherited);
+  const size_t c = plan.cores.size() - 1;
+  const Shape s = compute_shape(plan.cores[c], thresh, params.pixel_thresholds, params.dgeo);
+  plan.cores.fixed_centre[c] = 1;
+  plan.cores.cx[c] = s.mx;
+  plan.cores.cy[c] = s.my;
+  const float d = static_cast<float>(
+      s.npix / (2 * kSexPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
+  float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
+  if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
+  plan.child_shapes.push_back(s);
+  plan.children.push_back({s.mx, s.my, static_cast<float>(s.cxx), static_cast<float>(s.cyy),
+                           static_cast<float>(s.cxy), s.abcor, amp});
+}
+
 void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
                     const CandidateLevels& levels, bool tree_built_here, DeblendScratch& scratch,
                     DeblendPlan& plan);
@@ -207,63 +245,28 @@ void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
   }
 
   // Prune from the top: a node with >= 2 significant branches splits into them.
-  auto significant = [&](const DeblendNode& s) {
-    return static_cast<float>(s.fdflux - s.thresh * static_cast<float>(s.npix)) > value0;
-  };
-  std::vector<uint8_t>& ok = scratch.ok;
-  ok.assign(tree.nodes.size(), 1);
-  std::vector<std::pair<int, int32_t>>& kept = scratch.kept;  // (level, node)
-  kept.clear();
-  for (int k = nthresh - 2; k >= 0; --k)
-    for (int32_t j = tree.level[k]; j < tree.level[k + 1]; ++j) {
-      const DeblendNode& node = tree.nodes[j];
-      int m = 0;
-      for (int32_t son = node.first_son; son < node.first_son + node.sons; ++son) {
-        if (significant(tree.nodes[son])) ++m;
-        ok[j] = ok[j] && ok[son];
-      }
-      if (m > 1) {
-        for (int32_t son = node.first_son; son < node.first_son + node.sons; ++son)
-          if (ok[son] && significant(tree.nodes[son])) kept.emplace_back(k + 1, son);
-        ok[j] = 0;
-      }
-    }
-  if (ok[0]) return;  // no split: the detection is unchanged
+  const size_t nodes = tree.nodes.size();
+  scratch.ok.resize(nodes);
+  scratch.kept_level.resize(nodes);
+  scratch.kept_node.resize(nodes);
+  const int kept =
+      prune_deblend_tree(tree.nodes.data(), tree.level.data(), nthresh, value0, scratch.ok.data(),
+                         scratch.kept_level.data(), scratch.kept_node.data());
+  if (kept == 0) return;  // no split: the detection is unchanged
 
-  plan.split = true;
-  plan.in_core.assign(parent.size(), 0);
-  const uint16_t inherited =
-      parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
   std::vector<int32_t>& chain = scratch.chain;
   if (!tree_built_here) prepare_node_chains(parent, scratch.thresh, scratch.tree_scratch);
   // The cores' columns sized once (each core holds its node's pixels), not grown pixel by pixel.
   size_t core_pixels = 0;
-  for (const auto& kj : kept) core_pixels += static_cast<size_t>(tree.nodes[kj.second].npix);
-  plan.cores.reserve_pixels(core_pixels);
-  plan.core_index.reserve(core_pixels);
-  plan.child_shapes.reserve(kept.size());
-  plan.children.reserve(kept.size());
-  for (const auto& [k, j] : kept) {
+  for (int c = 0; c < kept; ++c)
+    core_pixels += static_cast<size_t>(tree.nodes[scratch.kept_node[c]].npix);
+  begin_cores(parent, core_pixels, static_cast<size_t>(kept), plan);
+  for (int c = 0; c < kept; ++c) {
+    const int k = scratch.kept_level[c];
+    const int32_t j = scratch.kept_node[c];
     const DeblendNode& node = tree.nodes[j];
     deblend_node_chain(parent, tree, k, j, scratch.tree_scratch, chain);
-    for (int32_t pi : chain) {
-      plan.cores.push_pixel(parent[pi]);
-      plan.in_core[pi] = 1;
-      plan.core_index.push_back(pi);
-    }
-    plan.cores.end_object(node.flags | kFlagBlended | inherited);
-    const size_t c = plan.cores.size() - 1;
-    const Shape s = compute_shape(plan.cores[c], node.thresh, params.pixel_thresholds, params.dgeo);
-    plan.cores.fixed_centre[c] = 1;
-    plan.cores.cx[c] = s.mx;
-    plan.cores.cy[c] = s.my;
-    const float d = static_cast<float>(
-        s.npix / (2 * kSexPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
-    float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
-    if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
-    plan.child_shapes.push_back(s);
-    plan.children.push_back({s.mx, s.my, static_cast<float>(s.cxx), static_cast<float>(s.cyy),
-                             static_cast<float>(s.cxy), s.abcor, amp});
+    add_core(parent, params, t0, chain.data(), chain.size(), node.thresh, node.flags, plan);
   }
   plan.draws = count_deblend_draws(parent, plan);
 }

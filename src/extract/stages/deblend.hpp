@@ -93,9 +93,9 @@ size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan);
 struct DeblendScratch {
   DeblendTreeScratch tree_scratch;
   DeblendTree tree;
-  std::vector<float> thresh;                  // the levels' thresholds
-  std::vector<uint8_t> ok;                    // per tree node: no split below it
-  std::vector<std::pair<int, int32_t>> kept;  // (level, node) of the cores
+  std::vector<float> thresh;                   // the levels' thresholds
+  std::vector<uint8_t> ok;                     // per tree node: no split below it
+  std::vector<int32_t> kept_level, kept_node;  // the cores' levels and nodes
   std::vector<int32_t> chain;
   // Tests: build the tree even for a detection of one peak (count_peaks).
   bool every_tree = false;
