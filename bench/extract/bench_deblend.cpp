@@ -32,6 +32,7 @@
 #include "celeris/fits.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/deblend.hpp"
+#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 
 using namespace celeris;
@@ -69,7 +70,8 @@ ObjectList copy_of(const ObjectList& d) {
 
 // Trees made before the stage asks for them, as the GPU's builder makes them
 // (gpu/deblend_trees_gpu.hpp takes candidates of up to 256 pixels): built on the host inside
-// wait(), so that the stage's own steps are the host's share of --device cuda's deblending.
+// wait(), with their cores (the prune and the cores' chains, which the GPU makes beside the
+// trees), so that the stage's own steps are the host's share of --device cuda's deblending.
 class PrebuiltTrees final : public DeblendTreeBuilder {
  public:
   bool takes(size_t pixels, int64_t cells) const override { return pixels <= 256 && cells > 0; }
@@ -78,17 +80,39 @@ class PrebuiltTrees final : public DeblendTreeBuilder {
     given_.assign(candidates, {});
     trees_.assign(candidates, {});
   }
-  void add(size_t j, size_t, const ObjectView& parent, const float* thresh, const TreeBox&,
-           const OrderFreeSum&) override {
-    given_[j] = {true, parent, std::vector<float>(thresh, thresh + nthresh_)};
+  void add(size_t j, size_t, const ObjectView& parent, const float* thresh, double value0,
+           const TreeBox&, const OrderFreeSum&) override {
+    given_[j] = {true, parent, std::vector<float>(thresh, thresh + nthresh_), value0};
   }
   void launch() override {}
   void wait() override {
     DeblendTreeScratch scratch;
-    for (size_t j = 0; j < given_.size(); ++j)
-      if (given_[j].added)
-        build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch,
-                           trees_[j]);
+    cores_.assign(given_.size(), {});
+    std::vector<int32_t> chain;
+    for (size_t j = 0; j < given_.size(); ++j) {
+      if (!given_[j].added) continue;
+      DeblendTree& t = trees_[j];
+      build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch, t);
+      if (t.overflow) continue;
+      std::vector<uint8_t> ok(t.nodes.size());
+      std::vector<int32_t> kept_level(t.nodes.size()), kept_node(t.nodes.size());
+      BuiltCores& c = cores_[j];
+      c.count = prune_deblend_tree(t.nodes.data(), t.level.data(), nthresh_, given_[j].value0,
+                                   ok.data(), kept_level.data(), kept_node.data());
+      for (int q = 0; q < c.count; ++q) {
+        deblend_node_chain(given_[j].parent, t, kept_level[q], kept_node[q], scratch, chain);
+        c.level.push_back(kept_level[q]);
+        c.length.push_back(static_cast<int32_t>(chain.size()));
+        c.thresh.push_back(t.nodes[kept_node[q]].thresh);
+        c.flags.push_back(t.nodes[kept_node[q]].flags);
+        c.pixels.insert(c.pixels.end(), chain.begin(), chain.end());
+      }
+    }
+  }
+  bool cores(size_t j, BuiltCores& out) const override {
+    if (trees_[j].overflow) return false;
+    out = cores_[j];
+    return true;
   }
   bool tree(size_t j, DeblendTree& out) const override {
     out = trees_[j];
@@ -101,10 +125,12 @@ class PrebuiltTrees final : public DeblendTreeBuilder {
     bool added = false;
     ObjectView parent;
     std::vector<float> thresh;
+    double value0 = 0;
   };
   int nthresh_ = 0, minarea_ = 0, width_ = 0, height_ = 0;
   std::vector<Given> given_;
   std::vector<DeblendTree> trees_;
+  std::vector<BuiltCores> cores_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend.hpp"
+#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/detect.hpp"
 
@@ -727,12 +728,15 @@ TEST(Deblend, StageGivenThePeaksIsTheSame) {
 // A tree builder on the host (the GPU's stand-in for the stage's own path): build_deblend_tree
 // on the candidates it is given, each node's seed moved to the last pixel of its chain (the
 // GPU's seeds are other pixels than the host's), every third tree refused (the stage builds
-// those itself), and detections of more than `max_pixels` pixels not taken.
+// those itself), every third one's cores made too (the prune and the cores' chains, as the GPU
+// gives them: the stage plans those from them), and detections of more than `max_pixels` pixels
+// not taken.
 class HostTreeBuilder final : public DeblendTreeBuilder {
  public:
   // `built` counts the trees it builds.
-  HostTreeBuilder(size_t max_pixels, size_t* built)
-      : max_pixels_(max_pixels), built_count_(built) {}
+  // `split_cores` (if given) counts the split plans it gives cores for.
+  HostTreeBuilder(size_t max_pixels, size_t* built, size_t* split_cores = nullptr)
+      : max_pixels_(max_pixels), built_count_(built), split_cores_(split_cores) {}
   bool takes(size_t pixels, int64_t cells) const override {
     return pixels <= max_pixels_ && cells > 0;
   }
@@ -742,10 +746,11 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
     pixels_ = pixels;
     given_.assign(candidates, {});
     trees_.assign(candidates, {});
+    cores_.assign(candidates, {});
     launched_ = built_ = false;
   }
   void add(size_t j, size_t pixel_begin, const ObjectView& parent, const float* thresh,
-           const TreeBox& box, const OrderFreeSum& sums) override {
+           double value0, const TreeBox& box, const OrderFreeSum& sums) override {
     ASSERT_TRUE(sums.exact());
     ASSERT_FALSE(launched_);
     ASSERT_LE(pixel_begin + parent.size(), pixels_);
@@ -753,7 +758,7 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
       ASSERT_TRUE(parent.x[p] >= box.x0 && parent.x[p] <= box.x1);
       ASSERT_TRUE(parent.y[p] >= box.y0 && parent.y[p] <= box.y1);
     }
-    given_[j] = {true, parent, std::vector<float>(thresh, thresh + nthresh_)};
+    given_[j] = {true, parent, std::vector<float>(thresh, thresh + nthresh_), value0};
   }
   void launch() override { launched_ = true; }
   void wait() override {
@@ -771,8 +776,30 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
           deblend_node_chain(given_[j].parent, t, static_cast<int>(k), n, scratch, chain);
           t.nodes[n].seed = chain.back();
         }
+      if (j % 3 != 1) continue;
+      std::vector<uint8_t> ok(t.nodes.size());
+      std::vector<int32_t> kept_level(t.nodes.size()), kept_node(t.nodes.size());
+      BuiltCores& c = cores_[j];
+      c.count = prune_deblend_tree(t.nodes.data(), t.level.data(), nthresh_, given_[j].value0,
+                                   ok.data(), kept_level.data(), kept_node.data());
+      c.level.clear(), c.length.clear(), c.thresh.clear(), c.flags.clear(), c.pixels.clear();
+      for (int q = 0; q < c.count; ++q) {
+        deblend_node_chain(given_[j].parent, t, kept_level[q], kept_node[q], scratch, chain);
+        c.level.push_back(kept_level[q]);
+        c.length.push_back(static_cast<int32_t>(chain.size()));
+        c.thresh.push_back(t.nodes[kept_node[q]].thresh);
+        c.flags.push_back(t.nodes[kept_node[q]].flags);
+        c.pixels.insert(c.pixels.end(), chain.begin(), chain.end());
+      }
     }
     built_ = true;
+  }
+  bool cores(size_t j, BuiltCores& out) const override {
+    EXPECT_TRUE(built_ && given_[j].added);
+    if (j % 3 != 1 || trees_[j].overflow) return false;
+    out = cores_[j];
+    if (split_cores_ && out.count > 0) ++*split_cores_;
+    return true;
   }
   bool tree(size_t j, DeblendTree& out) const override {
     EXPECT_TRUE(built_ && given_[j].added);
@@ -787,13 +814,16 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
     bool added = false;
     ObjectView parent;
     std::vector<float> thresh;
+    double value0 = 0;
   };
   size_t max_pixels_;
   size_t* built_count_;
+  size_t* split_cores_;
   int nthresh_ = 0, minarea_ = 0, width_ = 0, height_ = 0;
   size_t pixels_ = 0;
   std::vector<Given> given_;
   std::vector<DeblendTree> trees_;
+  std::vector<BuiltCores> cores_;
   bool launched_ = false, built_ = false;
 };
 
@@ -803,7 +833,7 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
 // thresholds; also with the peaks given and on several threads.
 TEST(Deblend, StageWithATreeBuilderIsTheSame) {
   std::mt19937 rng(91);
-  size_t built = 0;
+  size_t built = 0, split_cores = 0;
   for (int trial = 0; trial < 12; ++trial) {
     const int w = 100 + trial * 13, h = 85;
     Field f = trial % 4 == 3 ? plateau_field(rng, w, h, 45, 4.0f)
@@ -833,7 +863,7 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     p.trees = [&]() -> std::unique_ptr<DeblendTreeBuilder> {
       ++made;
       if (trial == 5) return nullptr;
-      return std::make_unique<HostTreeBuilder>(trial % 3 == 1 ? 60 : 100000, &built);
+      return std::make_unique<HostTreeBuilder>(trial % 3 == 1 ? 60 : 100000, &built, &split_cores);
     };
     std::vector<std::pair<std::string, double>> steps;
     const Deblended got = deblend(std::move(b), p, 5, threads, &steps);
@@ -845,7 +875,8 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     for (const auto& s : steps) timed |= s.first == "deblend plans: from the builders' trees";
     EXPECT_TRUE(timed) << what;
   }
-  EXPECT_GT(built, 30u);  // the builder's trees were used (60 of them)
+  EXPECT_GT(built, 30u);        // the builder's trees were used (60 of them)
+  EXPECT_GT(split_cores, 10u);  // and its cores, for split plans
 }
 
 // Below DeblendParams::builder_min_candidates candidates no builder is asked for and every tree

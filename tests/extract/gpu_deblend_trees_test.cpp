@@ -3,8 +3,9 @@
 // thresholds, flux (bit for bit), pixels, border flags and sons, and each node's seed one of its
 // pixels (its chain, as the cores take it, is the host's), on simulated frames sparse and
 // crowded, with and without a detection image of their own, for several DEBLEND_NTHRESH and
-// sub-component areas; then the deblending stage with the GPU's trees, and with its pixel
-// assignments too, against the stage alone, every column. Skipped without a CUDA device.
+// sub-component areas, and the cores the GPU makes from each tree (prune and chains) against the
+// host's; then the deblending stage with the GPU's trees and cores, its trees alone, and its
+// pixel assignments too, against the stage alone, every column. Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@
 #include "extract/gpu/deblend_children_gpu.hpp"
 #include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/stages/deblend.hpp"
+#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/detect.hpp"
 #include "gpu_test_frames.hpp"
 
@@ -32,6 +34,7 @@ namespace {
 
 struct Candidate {
   size_t detection;
+  double value0;
   std::vector<float> thresh;
   TreeBox box;
   OrderFreeSum sums;
@@ -45,9 +48,10 @@ std::vector<Candidate> candidates(const ObjectList& det, const DeblendParams& pa
   std::vector<Candidate> out;
   for (size_t d = 0; d < det.size(); ++d) {
     const ObjectView o = det[d];
-    Candidate c{d, {}, {}, {}};
+    Candidate c{d, 0.0, {}, {}, {}};
     CandidateLevels levels;
     if (!candidate_levels(o, params, c.thresh, levels)) continue;
+    c.value0 = levels.value0;
     c.box = tree_box_and_sums(o, c.thresh.data(), c.sums);
     if (!c.sums.exact() || !builder.takes(o.size(), c.box.cells())) {
       ++not_taken;
@@ -62,7 +66,7 @@ std::vector<Candidate> candidates(const ObjectList& det, const DeblendParams& pa
 
 TEST(GpuDeblendTrees, SameTreesAsTheHost) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  size_t trees = 0, nodes = 0, not_built = 0, not_taken = 0, several = 0;
+  size_t trees = 0, nodes = 0, not_built = 0, not_taken = 0, several = 0, split = 0, cores = 0;
   std::mt19937_64 rng(5);
   const gpu_test::FrameCase cases[] = {{512, 512, 2500, 0, 1, false},
                                        {700, 300, 3000, 2, 2, true},
@@ -87,14 +91,17 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
       for (const Candidate& c : cand) begin.push_back(pixels), pixels += det.count(c.detection);
       builder->begin(cand.size(), pixels, nthresh, minarea, k.width, k.height);
       for (size_t j = 0; j < cand.size(); ++j)
-        builder->add(j, begin[j], det[cand[j].detection], cand[j].thresh.data(), cand[j].box,
-                     cand[j].sums);
+        builder->add(j, begin[j], det[cand[j].detection], cand[j].thresh.data(), cand[j].value0,
+                     cand[j].box, cand[j].sums);
       builder->launch();
       builder->wait();
       not_built += builder->not_built();
       DeblendTreeScratch hs, gs;
       DeblendTree want, got;
       std::vector<int32_t> want_chain, got_chain;
+      BuiltCores built;
+      std::vector<uint8_t> ok;
+      std::vector<int32_t> kept_level, kept_node;
       for (size_t j = 0; j < cand.size(); ++j) {
         const ObjectView o = det[cand[j].detection];
         const std::string what =
@@ -124,13 +131,38 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
             ASSERT_EQ(got_chain, want_chain) << what << " node " << n;
             ++nodes;
           }
+        // The cores the GPU made from its tree (its prune, each core's chain): the host's.
+        ok.resize(want.nodes.size()), kept_level.resize(want.nodes.size());
+        kept_node.resize(want.nodes.size());
+        const int kept =
+            prune_deblend_tree(want.nodes.data(), want.level.data(), nthresh, cand[j].value0,
+                               ok.data(), kept_level.data(), kept_node.data());
+        ASSERT_TRUE(builder->cores(j, built)) << what;
+        ASSERT_EQ(built.count, kept) << what;
+        size_t at = 0;
+        for (int q = 0; q < kept; ++q) {
+          deblend_node_chain(o, want, kept_level[q], kept_node[q], hs, want_chain);
+          ASSERT_EQ(built.level[q], kept_level[q]) << what << " core " << q;
+          ASSERT_EQ(built.thresh[q], want.nodes[kept_node[q]].thresh) << what << " core " << q;
+          ASSERT_EQ(built.flags[q], want.nodes[kept_node[q]].flags) << what << " core " << q;
+          ASSERT_EQ(static_cast<size_t>(built.length[q]), want_chain.size()) << what;
+          ASSERT_TRUE(std::equal(want_chain.begin(), want_chain.end(), built.pixels.begin() + at))
+              << what << " core " << q;
+          at += want_chain.size();
+        }
+        ASSERT_EQ(built.pixels.size(), at) << what;
+        split += kept > 0;
+        cores += static_cast<size_t>(kept);
       }
     }
   EXPECT_GT(trees, 5000u);
   EXPECT_GT(several, 500u);  // trees that branch, not just chains of one node a level
   EXPECT_LT(not_built, trees / 100 + 1);
-  std::printf("%zu trees (%zu branching), %zu nodes compared; %zu not built, %zu not taken\n",
-              trees, several, nodes, not_built, not_taken);
+  EXPECT_GT(split, 300u);
+  std::printf(
+      "%zu trees (%zu branching), %zu nodes compared; %zu not built, %zu not taken; %zu split "
+      "into %zu cores made on the GPU\n",
+      trees, several, nodes, not_built, not_taken, split, cores);
 }
 
 // The deblending stage with the GPU's trees, and with the GPU's trees and pixel assignments
@@ -155,7 +187,12 @@ TEST(GpuDeblendTrees, StageGivesTheSameObjects) {
     const Deblended want = deblend(std::move(a), p, 3, 4);
     EXPECT_GT(want.objects.size(), det.size() + 100);  // blends were split
     p.trees = gpu::make_tree_builder;
-    test::expect_same_deblended(deblend(std::move(b), p, 3, 4), want, "the GPU's trees");
+    test::expect_same_deblended(deblend(std::move(b), p, 3, 4), want, "the GPU's trees and cores");
+    p.builder_cores = false;
+    ObjectList d = det;
+    test::expect_same_deblended(deblend(std::move(d), p, 3, 4), want,
+                                "the GPU's trees, the cores on the host");
+    p.builder_cores = true;
     size_t asked = 0, made = 0;
     p.children = [&](const DeblendChildrenJob& job, std::vector<int32_t>& chosen,
                      std::vector<uint8_t>& done,

@@ -15,6 +15,7 @@
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
+#include "extract/gpu/deblend_core_kernels.hpp"
 #include "extract/gpu/deblend_tree_kernels.hpp"
 
 namespace celeris::extract::gpu {
@@ -28,6 +29,7 @@ static_assert(sizeof(TreeNode) == sizeof(DeblendNode) &&
                   offsetof(TreeNode, sons) == offsetof(DeblendNode, sons),
               "TreeNode is DeblendNode's layout");
 static_assert(kTreeTruncatedFlag == kFlagTruncated, "the kernel's border flag is FLAGS' own");
+static_assert(kTreeMaxPixels <= 256, "the cores' pixel indexes are bytes (CoreArgs::pixels)");
 
 namespace {
 
@@ -41,6 +43,9 @@ constexpr int kNumClasses = sizeof(kClasses) / sizeof(kClasses[0]);
 static_assert(kNumClasses == 2, "Context's events: one per class");
 static_assert(kClasses[kNumClasses - 1].node_cap <= kTreeNsonmax,
               "a tree's levels must show its NSONMAX overflow (deblend_tree_kernels.hpp)");
+
+// Counters the kernels take places with: nodes, core entries, core pixels.
+constexpr size_t kUsed = 3;
 
 // Timer marks: each class's kernel ends at kUploaded + 1 + its index (on its own stream).
 enum Mark {
@@ -65,9 +70,14 @@ struct Context {
   cuda::EventTimer timer{kMarks};
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::DeviceBuffer<TreeNode> nodes;
-  cuda::DeviceBuffer<unsigned long long> used;
+  cuda::DeviceBuffer<unsigned long long> used;  // nodes, core entries, core pixels taken
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
   cuda::PinnedBuffer<TreeNode> staged_nodes;
+  // The cores (deblend_core_kernels.hpp): compact, each candidate's place taken by the kernel.
+  cuda::DeviceBuffer<CoreEntry> entries;
+  cuda::DeviceBuffer<uint8_t> core_pixels;
+  cuda::PinnedBuffer<CoreEntry> staged_entries;
+  cuda::PinnedBuffer<uint8_t> staged_core_pixels;
 };
 
 cuda::BufferPool<Context>& contexts() {
@@ -97,12 +107,14 @@ class Builder final : public DeblendTreeBuilder {
     height_ = height;
     in_ = {};
     in_.add<TreeCandidate>(m_);
+    in_.add<double>(m_);
     in_.add<float>(m_ * static_cast<size_t>(nthresh_));
     in_.add<int32_t>(pixels_);
     in_.add<float>(pixels_);
     in_.add<int32_t>(m_);
     cuda::Carve cut(c_->staged_in.grow(std::max<size_t>(in_.bytes(), 1)));
     cand_ = cut.take<TreeCandidate>(m_);
+    value0_ = cut.take<double>(m_);
     thresh_ = cut.take<float>(m_ * static_cast<size_t>(nthresh_));
     cell_ = cut.take<int32_t>(pixels_);
     cvalue_ = cut.take<float>(pixels_);
@@ -112,8 +124,9 @@ class Builder final : public DeblendTreeBuilder {
   }
 
   void add(size_t j, size_t pixel_begin, const ObjectView& parent, const float* thresh,
-           const TreeBox& box, const OrderFreeSum& sums) override {
+           double value0, const TreeBox& box, const OrderFreeSum& sums) override {
     TreeCandidate& c = cand_[j];
+    value0_[j] = value0;
     c.ulp_exponent = sums.ulp_exponent();
     c.pixel_begin = static_cast<int64_t>(pixel_begin);
     c.pixels = static_cast<int32_t>(parent.size());
@@ -165,6 +178,7 @@ class Builder final : public DeblendTreeBuilder {
     cuda::Carve dcut(din);
     TreeArgs a;
     a.candidates = dcut.take<TreeCandidate>(m_);
+    const double* value0 = dcut.take<double>(m_);
     a.thresh = dcut.take<float>(m_ * static_cast<size_t>(nthresh_));
     a.cell = dcut.take<int32_t>(pixels_);
     a.cvalue = dcut.take<float>(pixels_);
@@ -178,17 +192,35 @@ class Builder final : public DeblendTreeBuilder {
     const size_t space = 96 * added + pixels_;
     a.nodes = c.nodes.grow(space);
     a.node_space = static_cast<int64_t>(space);
-    a.used = c.used.grow(1);
-    CELERIS_CUDA_CHECK(cudaMemsetAsync(a.used, 0, sizeof(unsigned long long), s));
+    a.used = c.used.grow(kUsed);
+    CELERIS_CUDA_CHECK(cudaMemsetAsync(a.used, 0, kUsed * sizeof(unsigned long long), s));
     out_ = {};
     out_.add<TreeResult>(m_);
     out_.add<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
-    out_.add<unsigned long long>(1);
+    out_.add<CoreResult>(m_);
+    out_.add<unsigned long long>(kUsed);
     unsigned char* dout = c.out.grow(out_.bytes());
     cuda::Carve ocut(dout);
     a.results = ocut.take<TreeResult>(m_);
     a.levels = ocut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
-    unsigned long long* used_out = ocut.take<unsigned long long>(1);
+    CoreArgs ca;
+    ca.results = ocut.take<CoreResult>(m_);
+    unsigned long long* used_out = ocut.take<unsigned long long>(kUsed);
+    // The cores: a core holds at least one pixel, and no pixel is in two cores.
+    ca.candidates = a.candidates;
+    ca.cell = a.cell;
+    ca.cvalue = a.cvalue;
+    ca.thresh = a.thresh;
+    ca.value0 = value0;
+    ca.nthresh = nthresh_;
+    ca.trees = a.results;
+    ca.levels = a.levels;
+    ca.nodes = a.nodes;
+    ca.entries = c.entries.grow(pixels_);
+    ca.entry_space = static_cast<int64_t>(pixels_);
+    ca.pixels = c.core_pixels.grow(pixels_);
+    ca.pixel_space = static_cast<int64_t>(pixels_);
+    ca.used = a.used + 1;
     c.timer.mark(kUploaded, s);
     c.uploaded.record(s);
     for (int k = 0; k < kNumClasses; ++k) {
@@ -200,19 +232,26 @@ class Builder final : public DeblendTreeBuilder {
       a.max_cells = max_cells[k];
       a.node_cap = kClasses[k].node_cap;
       build_trees(a, kClasses[k].threads, ks);
+      ca.launch = a.launch;
+      ca.launched = a.launched;
+      ca.max_pixels = a.max_pixels;
+      ca.max_cells = a.max_cells;
+      ca.max_nodes = a.node_cap + 1;
+      build_cores(ca, ks);
       c.timer.mark(kUploaded + 1 + k, ks);
       c.built[k].record(ks);
       CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, c.built[k].get(), 0));
     }
-    CELERIS_CUDA_CHECK(
-        cudaMemcpyAsync(used_out, a.used, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, s));
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(used_out, a.used, kUsed * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToDevice, s));
     unsigned char* hout = c.staged_out.grow(out_.bytes());
     CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out_.bytes(), cudaMemcpyDeviceToHost, s));
     c.timer.mark(kBack, s);
     cuda::Carve hcut(hout);
     results_ = hcut.take<TreeResult>(m_);
     levels_ = hcut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
-    used_ = hcut.take<unsigned long long>(1);
+    core_results_ = hcut.take<CoreResult>(m_);
+    used_ = hcut.take<unsigned long long>(kUsed);
   }
 
   void wait() override {
@@ -220,31 +259,70 @@ class Builder final : public DeblendTreeBuilder {
     if (added_ == 0) return;
     Context& c = *c_;
     c.stream.synchronize();
-    const size_t used = static_cast<size_t>(*used_);
+    const size_t used = static_cast<size_t>(used_[0]);
     nodes_ = c.staged_nodes.grow(std::max<size_t>(used, 1));
     c.timer.mark(kNodesAsked, c.stream.get());
     c.nodes.download_async(nodes_, used, c.stream.get());
+    // The cores (the kernel leaves a candidate whose place would not fit to the host: the
+    // counts may pass the arrays' sizes).
+    const size_t entries = std::min<size_t>(static_cast<size_t>(used_[1]), pixels_);
+    const size_t pixels = std::min<size_t>(static_cast<size_t>(used_[2]), pixels_);
+    entries_ = c.staged_entries.grow(std::max<size_t>(entries, 1));
+    core_pixels_ = c.staged_core_pixels.grow(std::max<size_t>(pixels, 1));
+    c.entries.download_async(entries_, entries, c.stream.get());
+    c.core_pixels.download_async(core_pixels_, pixels, c.stream.get());
     c.timer.mark(kNodesBack, c.stream.get());
     c.stream.synchronize();
     for (size_t j = 0; j < m_; ++j)
       not_built_ += cand_[j].pixels > 0 && results_[j].status == kTreeNotBuilt;
   }
 
-  bool tree(size_t j, DeblendTree& tree) const override {
-    const TreeResult& r = results_[j];
-    if (cand_[j].pixels == 0 || r.status == kTreeNotBuilt) return false;
-    tree.overflow = false;
+  // Whether candidate j's tree was built and is the host's: with a level at NSONMAX, as
+  // build_deblend_tree meets it, the host builds the tree again and finds it.
+  bool built(size_t j) const {
+    if (cand_[j].pixels == 0 || results_[j].status == kTreeNotBuilt) return false;
     const int32_t* level = levels_ + j * static_cast<size_t>(nthresh_ + 1);
-    // NSONMAX as build_deblend_tree meets it: the host builds the tree again and finds it.
     for (int k = 1; k < nthresh_; ++k) {
       const int32_t nodes = level[k + 1] - level[k];
       if ((k < nthresh_ - 1 && nodes >= kTreeNsonmax) || nodes > kTreeNsonmax) return false;
     }
+    return true;
+  }
+
+  bool tree(size_t j, DeblendTree& tree) const override {
+    if (!built(j)) return false;
+    const TreeResult& r = results_[j];
+    tree.overflow = false;
+    const int32_t* level = levels_ + j * static_cast<size_t>(nthresh_ + 1);
     tree.level.assign(level, level + nthresh_ + 1);
     tree.nodes.resize(static_cast<size_t>(r.nodes));
     std::memcpy(static_cast<void*>(tree.nodes.data()), nodes_ + r.first,
                 static_cast<size_t>(r.nodes) * sizeof(TreeNode));
     tree.nodes[0].flags = flags_[j];  // the root is the detection itself
+    return true;
+  }
+
+  bool cores(size_t j, BuiltCores& out) const override {
+    if (!built(j)) return false;
+    const CoreResult& r = core_results_[j];
+    if (r.cores < 0) return false;
+    out.count = r.cores;
+    out.level.resize(static_cast<size_t>(r.cores));
+    out.length.resize(static_cast<size_t>(r.cores));
+    out.thresh.resize(static_cast<size_t>(r.cores));
+    out.flags.resize(static_cast<size_t>(r.cores));
+    size_t pixels = 0;
+    for (int32_t q = 0; q < r.cores; ++q) {
+      const CoreEntry& e = entries_[static_cast<size_t>(r.first_entry) + q];
+      out.level[q] = e.level;
+      out.length[q] = e.length;
+      out.thresh[q] = thresh_[j * static_cast<size_t>(nthresh_) + static_cast<size_t>(e.level)];
+      out.flags[q] = e.flags;
+      pixels += static_cast<size_t>(e.length);
+    }
+    out.pixels.resize(pixels);
+    const uint8_t* from = core_pixels_ + r.first_pixel;
+    for (size_t p = 0; p < pixels; ++p) out.pixels[p] = from[p];
     return true;
   }
 
@@ -273,6 +351,7 @@ class Builder final : public DeblendTreeBuilder {
   cuda::Carve in_, out_;
   TreeCandidate* cand_ = nullptr;
   float* thresh_ = nullptr;
+  double* value0_ = nullptr;
   int32_t* cell_ = nullptr;
   float* cvalue_ = nullptr;
   int32_t* launch_ = nullptr;
@@ -281,6 +360,9 @@ class Builder final : public DeblendTreeBuilder {
   const int32_t* levels_ = nullptr;
   const unsigned long long* used_ = nullptr;
   TreeNode* nodes_ = nullptr;
+  const CoreResult* core_results_ = nullptr;
+  CoreEntry* entries_ = nullptr;
+  uint8_t* core_pixels_ = nullptr;
 };
 
 }  // namespace

@@ -271,6 +271,22 @@ void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
   plan.draws = count_deblend_draws(parent, plan);
 }
 
+// The plan from a builder's cores (its prune and chains, as plan_from_tree makes them from
+// the tree).
+void plan_from_cores(const ObjectView& parent, const DeblendParams& params,
+                     const CandidateLevels& levels, const BuiltCores& cores, DeblendPlan& plan) {
+  if (cores.count == 0) return;  // no split: the detection is unchanged
+  begin_cores(parent, cores.pixels.size(), static_cast<size_t>(cores.count), plan);
+  size_t at = 0;
+  for (int c = 0; c < cores.count; ++c) {
+    const size_t length = static_cast<size_t>(cores.length[c]);
+    add_core(parent, params, levels.t0, cores.pixels.data() + at, length, cores.thresh[c],
+             cores.flags[c], plan);
+    at += length;
+  }
+  plan.draws = count_deblend_draws(parent, plan);
+}
+
 }  // namespace
 
 size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
@@ -591,7 +607,8 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
         if (builder && !scratch.tree_scratch.chain_sums && sum.exact() &&
             builder->takes(parent.size(), box.cells())) {
           route[j] = kBuilder;
-          builder->add(j - first[b], cand_pixels[j] - cand_pixels[first[b]], parent, t, box, sum);
+          builder->add(j - first[b], cand_pixels[j] - cand_pixels[first[b]], parent, t,
+                       levels[j].value0, box, sum);
         }
       }
     }
@@ -643,7 +660,10 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
         const size_t i = cand[j];
         const ObjectView parent = det[i];
         DeblendPlan& plan = next_plan(me, u);
-        if (builder->tree(j - first[b], me.scratch.tree)) {
+        if (params.builder_cores && builder->cores(j - first[b], me.scratch.built)) {
+          reset_plan(parent, plan);
+          plan_from_cores(parent, params, levels[j], me.scratch.built, plan);
+        } else if (builder->tree(j - first[b], me.scratch.tree)) {
           reset_plan(parent, plan);
           const float* t = thresh.data() + j * static_cast<size_t>(nthresh);
           me.scratch.thresh.assign(t, t + nthresh);

@@ -65,6 +65,9 @@ struct DeblendParams {
   // With `trees`: a frame with fewer candidates (detections that may split) builds every tree
   // on the host (no builder is made).
   size_t builder_min_candidates = 0;
+  // With `trees`: the plans take the builders' cores (their prune and the cores' chains, made
+  // where the trees were built) where the builder makes them; false: every plan from the tree.
+  bool builder_cores = true;
   // Makes the split detections' pixel assignments away from the finishing threads (the GPU:
   // gpu/deblend_children_gpu.hpp), once the draws are taken. Empty: on the host, in finish().
   DeblendChildrenChooser children;
@@ -97,6 +100,7 @@ struct DeblendScratch {
   std::vector<uint8_t> ok;                     // per tree node: no split below it
   std::vector<int32_t> kept_level, kept_node;  // the cores' levels and nodes
   std::vector<int32_t> chain;
+  BuiltCores built;  // a builder's cores (deblend_tree_builder.hpp)
   // Tests: build the tree even for a detection of one peak (count_peaks).
   bool every_tree = false;
 };

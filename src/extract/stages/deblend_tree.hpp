@@ -39,6 +39,16 @@ struct DeblendTree {
   std::vector<DeblendNode> nodes;  // level by level, each level in SExtractor's order
 };
 
+// A candidate's cores as a tree builder makes them (deblend_tree_builder.hpp cores(): the prune
+// and the cores' chains made where the tree was built), for its plan.
+struct BuiltCores {
+  int count = 0;                       // 0: the detection does not split
+  std::vector<int32_t> level, length;  // per core: its node's level, its pixels
+  std::vector<float> thresh;           // per core: its level's threshold
+  std::vector<uint16_t> flags;         // per core: its node's flags
+  std::vector<int32_t> pixels;         // the cores' pixels, each core's in chain order
+};
+
 // Buffers reused from one detection to the next (one per thread).
 struct DeblendTreeScratch {
   std::vector<int32_t> grid;     // detection's bounding box (+1 border): pixel index, or -1

@@ -54,10 +54,11 @@ class DeblendTreeBuilder {
   virtual void begin(size_t candidates, size_t pixels, int nthresh, int minarea, int width,
                      int height) = 0;
   // Candidate j (< candidates): its pixels are [pixel_begin, pixel_begin + parent.size()) of
-  // the set's, `thresh` its nthresh levels, `sums` the OrderFreeSum of its pixels above the
+  // the set's, `thresh` its nthresh levels, `value0` the contrast's share of it
+  // (CandidateLevels::value0, for the prune), `sums` the OrderFreeSum of its pixels above the
   // first level (exact()). Called from several threads at once (distinct j).
   virtual void add(size_t j, size_t pixel_begin, const ObjectView& parent, const float* thresh,
-                   const TreeBox& box, const OrderFreeSum& sums) = 0;
+                   double value0, const TreeBox& box, const OrderFreeSum& sums) = 0;
   // Starts building the trees (returns without waiting).
   virtual void launch() = 0;
   // Waits for the trees.
@@ -65,6 +66,10 @@ class DeblendTreeBuilder {
   // Candidate j's tree (after wait): false when it was not built (the caller builds it). The
   // node's seed is one of its pixels, not necessarily build_deblend_tree's. Thread safe.
   virtual bool tree(size_t j, DeblendTree& tree) const = 0;
+  // Candidate j's cores (after wait): its prune and, if it splits, its cores' chains, as
+  // plan_from_tree takes them from tree(j); false when the builder did not make them (the
+  // caller plans from tree(j)). Thread safe.
+  virtual bool cores(size_t /*j*/, BuiltCores& /*out*/) const { return false; }
   // How many trees were not built (after wait), for the stage's report.
   virtual size_t not_built() const = 0;
   // The steps' times (after wait), appended to `seconds` (names alike from frame to frame).

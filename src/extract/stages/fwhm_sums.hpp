@@ -1,8 +1,8 @@
 // The FWHM fit's per-pixel sums (SExtractor analyse.c:examineiso): a weighted least-squares fit
 // of log(pixel) against the squared distance from the barycentre, over the pixels between
 // fwhm_cut's bounds. The arithmetic is shared by the host's pass (stages/isophotal.cpp) and the
-// GPU's (gpu/shape_kernels.cu fwhm_kernel) in the same order, so that both give the same bits (both compiled
-// without contraction). Plain C++17 (CELERIS_HD).
+// GPU's (gpu/shape_kernels.cu fwhm_kernel) in the same order, so that both give the same bits (both
+// compiled without contraction). Plain C++17 (CELERIS_HD).
 #pragma once
 
 #include "celeris/host_device.hpp"

@@ -1,0 +1,173 @@
+// The deblending's cores on the GPU, one warp per candidate (deblend_core_kernels.hpp).
+#include <mutex>
+
+#include "core/cuda/cuda_check.hpp"
+#include "extract/gpu/deblend_core_chains.hpp"
+#include "extract/gpu/deblend_core_kernels.hpp"
+#include "extract/stages/deblend_levels.hpp"
+#include "extract/stages/deblend_prune.hpp"
+
+namespace celeris::extract::gpu {
+
+namespace {
+
+constexpr int kMaxThresh = 64;  // DEBLEND_NTHRESH's limit
+constexpr int kWarp = 32;
+
+struct Shared {
+  int32_t *grid, *mark;  // per cell
+  uint8_t* level;        // per pixel
+  uint8_t* ok;           // per node
+  int32_t *kept_level, *kept_node;
+  cores::CoreScratch core;
+  int32_t* chain;  // one core's pixels in chain order
+};
+
+__host__ __device__ size_t align16(size_t b) {
+  return (b + 15) & ~size_t{15};
+}
+
+// The shared memory of a launch's limits: its size, and with `base`, the pieces.
+__host__ __device__ size_t carve(int max_pixels, int max_cells, int max_nodes, unsigned char* base,
+                                 Shared* s) {
+  const size_t p = static_cast<size_t>(max_pixels), c = static_cast<size_t>(max_cells),
+               nn = static_cast<size_t>(max_nodes);
+  size_t at = 0;
+  auto take = [&](size_t bytes) {
+    unsigned char* here = base ? base + at : nullptr;
+    at = align16(at + bytes);
+    return here;
+  };
+  unsigned char* grid = take(c * sizeof(int32_t));
+  unsigned char* mark = take(c * sizeof(int32_t));
+  unsigned char* level = take(p);
+  unsigned char* ok = take(nn);
+  unsigned char* kept_level = take(nn * sizeof(int32_t));
+  unsigned char* kept_node = take(nn * sizeof(int32_t));
+  unsigned char* queue = take(p * sizeof(int32_t));
+  unsigned char* raster = take(p * sizeof(int32_t));
+  unsigned char* runs = take(p * sizeof(chain::Run));
+  unsigned char* mark_start = take(p);
+  unsigned char* mark_end = take(p);
+  unsigned char* stored = take(p * sizeof(chain::Link));
+  unsigned char* piece_end = take(p * sizeof(int32_t));
+  unsigned char* piece_next = take(p * sizeof(int32_t));
+  unsigned char* open = take(static_cast<size_t>(chain::open_capacity(static_cast<int64_t>(p))) *
+                             sizeof(chain::Open));
+  unsigned char* above = take(static_cast<size_t>(chain::above_capacity(static_cast<int64_t>(p))));
+  unsigned char* out = take(p * sizeof(int32_t));
+  if (s) {
+    s->grid = reinterpret_cast<int32_t*>(grid);
+    s->mark = reinterpret_cast<int32_t*>(mark);
+    s->level = level;
+    s->ok = ok;
+    s->kept_level = reinterpret_cast<int32_t*>(kept_level);
+    s->kept_node = reinterpret_cast<int32_t*>(kept_node);
+    s->core.queue = reinterpret_cast<int32_t*>(queue);
+    s->core.raster = reinterpret_cast<int32_t*>(raster);
+    s->core.runs = reinterpret_cast<chain::Run*>(runs);
+    s->core.chain = {mark_start,
+                     mark_end,
+                     reinterpret_cast<chain::Link*>(stored),
+                     reinterpret_cast<int32_t*>(piece_end),
+                     reinterpret_cast<int32_t*>(piece_next),
+                     reinterpret_cast<chain::Open*>(open),
+                     above};
+    s->core.capacity = max_pixels;
+    s->chain = reinterpret_cast<int32_t*>(out);
+  }
+  return at;
+}
+
+__global__ void core_kernel(CoreArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ float th[kMaxThresh], tmax[kMaxThresh];
+  __shared__ int kept;
+  Shared s;
+  carve(a.max_pixels, a.max_cells, a.max_nodes, smem, &s);
+  const int32_t j = a.launch[blockIdx.x];
+  const TreeCandidate c = a.candidates[j];
+  const TreeResult tree = a.trees[j];
+  const int lane = threadIdx.x, nthresh = a.nthresh;
+  CoreResult& result = a.results[j];
+  if (tree.status != kTreeBuilt || c.pixels > a.max_pixels || c.bw * c.bh > a.max_cells ||
+      tree.nodes > a.max_nodes) {
+    if (lane == 0) result = {-1, 0, 0};
+    return;
+  }
+  const TreeNode* nodes = a.nodes + tree.first;
+  const int32_t* level = a.levels + static_cast<int64_t>(j) * (nthresh + 1);
+  if (lane == 0)
+    kept = prune_deblend_tree(nodes, level, nthresh, a.value0[j], s.ok, s.kept_level, s.kept_node);
+  __syncwarp();
+  if (kept == 0) {
+    if (lane == 0) result = {0, 0, 0};
+    return;
+  }
+  // The grid and the pixels' levels, as the tree kernel takes them.
+  const int n = c.pixels, cells = c.bw * c.bh;
+  for (int k = lane; k < nthresh; k += kWarp)
+    th[k] = a.thresh[static_cast<int64_t>(j) * nthresh + k];
+  for (int q = lane; q < cells; q += kWarp) s.grid[q] = -1, s.mark[q] = 0;
+  __syncwarp();
+  if (lane == 0) level_ceilings(th, nthresh, tmax);
+  __syncwarp();
+  for (int i = lane; i < n; i += kWarp) {
+    const int32_t cl = a.cell[c.pixel_begin + i];
+    const int lev = count_below(tmax + 1, nthresh - 1, a.cvalue[c.pixel_begin + i]);
+    s.level[i] = static_cast<uint8_t>(lev);
+    if (lev > 0) s.grid[cl] = i;
+  }
+  __syncwarp();
+  if (lane != 0) return;
+  // The cores' places in the compact arrays: their pixels are their nodes'.
+  int64_t total = 0;
+  for (int q = 0; q < kept; ++q) total += nodes[s.kept_node[q]].npix;
+  const long long first_entry =
+      static_cast<long long>(atomicAdd(a.used, static_cast<unsigned long long>(kept)));
+  const long long first_pixel =
+      static_cast<long long>(atomicAdd(a.used + 1, static_cast<unsigned long long>(total)));
+  if (first_entry + kept > a.entry_space || first_pixel + total > a.pixel_space) {
+    result = {-1, 0, 0};
+    return;
+  }
+  const cores::CandidateGrid g{s.grid, s.level, a.cell + c.pixel_begin, s.mark, c.bw};
+  int64_t at = first_pixel;
+  for (int q = 0; q < kept; ++q) {
+    const TreeNode& node = nodes[s.kept_node[q]];
+    const int32_t m = cores::core_chain(g, s.kept_level[q], node.seed, q + 1, s.core, s.chain);
+    if (m != node.npix) {  // (a broken invariant: the host plans this candidate)
+      result = {-1, 0, 0};
+      return;
+    }
+    for (int32_t k = 0; k < m; ++k) a.pixels[at + k] = static_cast<uint8_t>(s.chain[k]);
+    at += m;
+    a.entries[first_entry + q] = {s.kept_node[q], m, static_cast<int16_t>(s.kept_level[q]),
+                                  node.flags};
+  }
+  result = {kept, static_cast<int32_t>(first_entry), first_pixel};
+}
+
+// As the tree kernel's limit (deblend_tree_kernels.cu allow_shared_bytes): raised, never lowered,
+// under a lock shared by every host thread.
+void allow_shared_bytes(size_t bytes) {
+  static std::mutex m;
+  static size_t allowed = 0;
+  std::lock_guard<std::mutex> lock(m);
+  if (bytes <= allowed) return;
+  CELERIS_CUDA_CHECK(cudaFuncSetAttribute(core_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+  allowed = bytes;
+}
+
+}  // namespace
+
+void build_cores(const CoreArgs& args, cudaStream_t stream) {
+  if (args.launched == 0) return;
+  const size_t bytes = carve(args.max_pixels, args.max_cells, args.max_nodes, nullptr, nullptr);
+  allow_shared_bytes(bytes);
+  core_kernel<<<static_cast<unsigned>(args.launched), kWarp, bytes, stream>>>(args);
+  cuda::cuda_check_launch("core_kernel");
+}
+
+}  // namespace celeris::extract::gpu
