@@ -32,7 +32,6 @@
 #include "celeris/fits.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/stages/deblend.hpp"
-#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 
 using namespace celeris;
@@ -88,25 +87,12 @@ class PrebuiltTrees final : public DeblendTreeBuilder {
   void wait() override {
     DeblendTreeScratch scratch;
     cores_.assign(given_.size(), {});
-    std::vector<int32_t> chain;
     for (size_t j = 0; j < given_.size(); ++j) {
       if (!given_[j].added) continue;
       DeblendTree& t = trees_[j];
       build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch, t);
       if (t.overflow) continue;
-      std::vector<uint8_t> ok(t.nodes.size());
-      std::vector<int32_t> kept_level(t.nodes.size()), kept_node(t.nodes.size());
-      BuiltCores& c = cores_[j];
-      c.count = prune_deblend_tree(t.nodes.data(), t.level.data(), nthresh_, given_[j].value0,
-                                   ok.data(), kept_level.data(), kept_node.data());
-      for (int q = 0; q < c.count; ++q) {
-        deblend_node_chain(given_[j].parent, t, kept_level[q], kept_node[q], scratch, chain);
-        c.level.push_back(kept_level[q]);
-        c.length.push_back(static_cast<int32_t>(chain.size()));
-        c.thresh.push_back(t.nodes[kept_node[q]].thresh);
-        c.flags.push_back(t.nodes[kept_node[q]].flags);
-        c.pixels.insert(c.pixels.end(), chain.begin(), chain.end());
-      }
+      built_cores(given_[j].parent, t, nthresh_, given_[j].value0, scratch, cores_[j]);
     }
   }
   bool cores(size_t j, BuiltCores& out) const override {

@@ -18,7 +18,6 @@
 #include "extract/sextractor/lutz.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend.hpp"
-#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/detect.hpp"
 
@@ -776,21 +775,8 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
           deblend_node_chain(given_[j].parent, t, static_cast<int>(k), n, scratch, chain);
           t.nodes[n].seed = chain.back();
         }
-      if (j % 3 != 1) continue;
-      std::vector<uint8_t> ok(t.nodes.size());
-      std::vector<int32_t> kept_level(t.nodes.size()), kept_node(t.nodes.size());
-      BuiltCores& c = cores_[j];
-      c.count = prune_deblend_tree(t.nodes.data(), t.level.data(), nthresh_, given_[j].value0,
-                                   ok.data(), kept_level.data(), kept_node.data());
-      c.level.clear(), c.length.clear(), c.thresh.clear(), c.flags.clear(), c.pixels.clear();
-      for (int q = 0; q < c.count; ++q) {
-        deblend_node_chain(given_[j].parent, t, kept_level[q], kept_node[q], scratch, chain);
-        c.level.push_back(kept_level[q]);
-        c.length.push_back(static_cast<int32_t>(chain.size()));
-        c.thresh.push_back(t.nodes[kept_node[q]].thresh);
-        c.flags.push_back(t.nodes[kept_node[q]].flags);
-        c.pixels.insert(c.pixels.end(), chain.begin(), chain.end());
-      }
+      if (j % 3 == 1)
+        built_cores(given_[j].parent, t, nthresh_, given_[j].value0, scratch, cores_[j]);
     }
     built_ = true;
   }

@@ -23,7 +23,6 @@
 #include "extract/gpu/deblend_children_gpu.hpp"
 #include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/stages/deblend.hpp"
-#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/detect.hpp"
 #include "gpu_test_frames.hpp"
 
@@ -99,9 +98,7 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
       DeblendTreeScratch hs, gs;
       DeblendTree want, got;
       std::vector<int32_t> want_chain, got_chain;
-      BuiltCores built;
-      std::vector<uint8_t> ok;
-      std::vector<int32_t> kept_level, kept_node;
+      BuiltCores built, want_cores;
       for (size_t j = 0; j < cand.size(); ++j) {
         const ObjectView o = det[cand[j].detection];
         const std::string what =
@@ -132,25 +129,15 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
             ++nodes;
           }
         // The cores the GPU made from its tree (its prune, each core's chain): the host's.
-        ok.resize(want.nodes.size()), kept_level.resize(want.nodes.size());
-        kept_node.resize(want.nodes.size());
-        const int kept =
-            prune_deblend_tree(want.nodes.data(), want.level.data(), nthresh, cand[j].value0,
-                               ok.data(), kept_level.data(), kept_node.data());
+        built_cores(o, want, nthresh, cand[j].value0, hs, want_cores);
         ASSERT_TRUE(builder->cores(j, built)) << what;
-        ASSERT_EQ(built.count, kept) << what;
-        size_t at = 0;
-        for (int q = 0; q < kept; ++q) {
-          deblend_node_chain(o, want, kept_level[q], kept_node[q], hs, want_chain);
-          ASSERT_EQ(built.level[q], kept_level[q]) << what << " core " << q;
-          ASSERT_EQ(built.thresh[q], want.nodes[kept_node[q]].thresh) << what << " core " << q;
-          ASSERT_EQ(built.flags[q], want.nodes[kept_node[q]].flags) << what << " core " << q;
-          ASSERT_EQ(static_cast<size_t>(built.length[q]), want_chain.size()) << what;
-          ASSERT_TRUE(std::equal(want_chain.begin(), want_chain.end(), built.pixels.begin() + at))
-              << what << " core " << q;
-          at += want_chain.size();
-        }
-        ASSERT_EQ(built.pixels.size(), at) << what;
+        ASSERT_EQ(built.count, want_cores.count) << what;
+        ASSERT_EQ(built.level, want_cores.level) << what;
+        ASSERT_EQ(built.length, want_cores.length) << what;
+        ASSERT_EQ(built.thresh, want_cores.thresh) << what;
+        ASSERT_EQ(built.flags, want_cores.flags) << what;
+        ASSERT_EQ(built.pixels, want_cores.pixels) << what;
+        const int kept = want_cores.count;
         split += kept > 0;
         cores += static_cast<size_t>(kept);
       }

@@ -1,7 +1,7 @@
 // The deblending's cores on the GPU, one warp per candidate (deblend_core_kernels.hpp).
-#include <mutex>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/dynamic_shared_limit.hpp"
 #include "extract/gpu/deblend_core_chains.hpp"
 #include "extract/gpu/deblend_core_kernels.hpp"
 #include "extract/stages/deblend_levels.hpp"
@@ -148,16 +148,9 @@ __global__ void core_kernel(CoreArgs a) {
   result = {kept, static_cast<int32_t>(first_entry), first_pixel};
 }
 
-// As the tree kernel's limit (deblend_tree_kernels.cu allow_shared_bytes): raised, never lowered,
-// under a lock shared by every host thread.
-void allow_shared_bytes(size_t bytes) {
-  static std::mutex m;
-  static size_t allowed = 0;
-  std::lock_guard<std::mutex> lock(m);
-  if (bytes <= allowed) return;
-  CELERIS_CUDA_CHECK(cudaFuncSetAttribute(core_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(bytes)));
-  allowed = bytes;
+cuda::DynamicSharedLimit& shared_limit() {
+  static cuda::DynamicSharedLimit* limit = new cuda::DynamicSharedLimit;
+  return *limit;
 }
 
 }  // namespace
@@ -165,7 +158,7 @@ void allow_shared_bytes(size_t bytes) {
 void build_cores(const CoreArgs& args, cudaStream_t stream) {
   if (args.launched == 0) return;
   const size_t bytes = carve(args.max_pixels, args.max_cells, args.max_nodes, nullptr, nullptr);
-  allow_shared_bytes(bytes);
+  shared_limit().raise(core_kernel, bytes);
   core_kernel<<<static_cast<unsigned>(args.launched), kWarp, bytes, stream>>>(args);
   cuda::cuda_check_launch("core_kernel");
 }

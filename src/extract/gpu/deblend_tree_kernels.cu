@@ -1,8 +1,8 @@
 // The deblending's threshold trees, one block per candidate (deblend_tree_kernels.hpp).
 #include <climits>
-#include <mutex>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/dynamic_shared_limit.hpp"
 #include "extract/gpu/deblend_tree_kernels.hpp"
 #include "extract/stages/deblend_levels.hpp"
 
@@ -315,18 +315,9 @@ __global__ void tree_kernel(TreeArgs a) {
   }
 }
 
-// The kernel's dynamic shared-memory limit is one attribute of the function, shared by every
-// host thread: each launch raises it to its own need, never lowers it. (Each setting it to its
-// own size let a frame's small class lower it between another frame's setting and launch of
-// its large class: "invalid argument" at launch, seen with 8 frames in the back stages at once.)
-void allow_shared_bytes(size_t bytes) {
-  static std::mutex m;
-  static size_t allowed = 0;
-  std::lock_guard<std::mutex> lock(m);
-  if (bytes <= allowed) return;
-  CELERIS_CUDA_CHECK(cudaFuncSetAttribute(tree_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(bytes)));
-  allowed = bytes;
+cuda::DynamicSharedLimit& shared_limit() {
+  static cuda::DynamicSharedLimit* limit = new cuda::DynamicSharedLimit;
+  return *limit;
 }
 
 }  // namespace
@@ -334,7 +325,7 @@ void allow_shared_bytes(size_t bytes) {
 void build_trees(const TreeArgs& args, int threads, cudaStream_t stream) {
   if (args.launched == 0) return;
   const size_t bytes = carve(args.max_pixels, args.max_cells, args.node_cap, nullptr, nullptr);
-  allow_shared_bytes(bytes);
+  shared_limit().raise(tree_kernel, bytes);
   tree_kernel<<<static_cast<unsigned>(args.launched), threads, bytes, stream>>>(args);
   cuda::cuda_check_launch("tree_kernel");
 }

@@ -1,4 +1,5 @@
 #include "extract/stages/deblend_tree.hpp"
+#include "extract/stages/deblend_prune.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -313,6 +314,25 @@ double deblend_node_chain(const ObjectView& parent, const DeblendTree& tree, int
       },
       s.lutz);
   return rv;
+}
+
+void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh, double value0,
+                 DeblendTreeScratch& scratch, BuiltCores& out) {
+  const size_t nodes = tree.nodes.size();
+  std::vector<uint8_t> ok(nodes);
+  std::vector<int32_t> kept_level(nodes), kept_node(nodes), chain;
+  out = BuiltCores{};
+  out.count = prune_deblend_tree(tree.nodes.data(), tree.level.data(), nthresh, value0, ok.data(),
+                                 kept_level.data(), kept_node.data());
+  for (int q = 0; q < out.count; ++q) {
+    const DeblendNode& node = tree.nodes[kept_node[q]];
+    deblend_node_chain(parent, tree, kept_level[q], kept_node[q], scratch, chain);
+    out.level.push_back(kept_level[q]);
+    out.length.push_back(static_cast<int32_t>(chain.size()));
+    out.thresh.push_back(node.thresh);
+    out.flags.push_back(node.flags);
+    out.pixels.insert(out.pixels.end(), chain.begin(), chain.end());
+  }
 }
 
 }  // namespace celeris::extract

@@ -123,6 +123,12 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
 void prepare_node_chains(const ObjectView& parent, const std::vector<float>& thresh,
                          DeblendTreeScratch& scratch);
 
+// The cores a tree builder gives for a tree (DeblendTreeBuilder::cores: its prune with the
+// candidate's value0, each core's chain), made on the host: the tests' and benchmarks' stand-ins
+// for the GPU's. `scratch` as for deblend_node_chain.
+void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh, double value0,
+                 DeblendTreeScratch& scratch, BuiltCores& out);
+
 // The pixels of node `node` of level `k` (indices in the detection's pixel list) in chain order,
 // as SExtractor's scan of the level below links them. Uses the scratch of the last
 // build_deblend_tree or prepare_node_chains call on the same detection; returns the chain-order sum
