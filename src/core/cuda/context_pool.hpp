@@ -4,9 +4,9 @@
 // host work included (the shapes' finish reads the context's page-locked results: 15.9 ms a
 // crowded 4096^2 frame waiting for it with four workers on the H200's host, stop 41). A caller
 // takes a context, free or new, and gives it back when its handle goes; the pool keeps those
-// given back, so a process makes about as many as it ever ran the stage at once. The pool and its
-// contexts are never destroyed: their CUDA resources would outlive the runtime's teardown at exit.
-// Plain C++.
+// given back, so a process makes about as many as it ever ran the stage at once. A stage keeps
+// its pool in a static that is never destroyed (`static ContextPool<C>* pool = new ...`): the
+// contexts' CUDA resources would outlive the runtime's teardown at exit. Plain C++.
 #pragma once
 
 #include <memory>
@@ -21,15 +21,15 @@ class ContextPool {
   // `make` builds a context (default: C's default constructor).
   template <class Make>
   std::shared_ptr<C> take(Make&& make) {
-    return pool_->take([](const C&) { return true; }, make);
+    return pool_.take([](const C&) { return true; }, make);
   }
   std::shared_ptr<C> take() {
     return take([] { return std::make_unique<C>(); });
   }
 
  private:
-  // Kept without limit: a context is kept whenever given back, never freed.
-  BufferPool<C>* pool_ = new BufferPool<C>(static_cast<size_t>(-1));
+  // Kept without limit: a context given back is kept, never freed, while the pool lives.
+  BufferPool<C> pool_{static_cast<size_t>(-1)};
 };
 
 }  // namespace celeris::cuda
