@@ -335,13 +335,13 @@ class Builder final : public DeblendTreeBuilder {
     seconds.emplace_back("gpu trees: upload", t.seconds(kStart, kUploaded));
     for (int k = 0; k < kNumClasses; ++k)
       seconds.emplace_back(
-          "gpu trees: kernel, up to " + std::to_string(kClasses[k].pixels) + " pixels",
+          "gpu trees and cores: kernels, up to " + std::to_string(kClasses[k].pixels) + " pixels",
           t.seconds(kUploaded, kUploaded + k + 1));
     double built = 0;
     for (int k = 0; k < kNumClasses; ++k)
       built = std::max(built, t.seconds(kUploaded, kUploaded + k + 1));
     seconds.emplace_back("gpu trees: results back", t.seconds(kUploaded, kBack) - built);
-    seconds.emplace_back("gpu trees: nodes back", t.seconds(kNodesAsked, kNodesBack));
+    seconds.emplace_back("gpu trees: nodes and cores back", t.seconds(kNodesAsked, kNodesBack));
   }
 
  private:
