@@ -86,13 +86,15 @@ class PrebuiltTrees final : public DeblendTreeBuilder {
   void launch() override {}
   void wait() override {
     DeblendTreeScratch scratch;
+    CoreScratch core_scratch;
     cores_.assign(given_.size(), {});
     for (size_t j = 0; j < given_.size(); ++j) {
       if (!given_[j].added) continue;
       DeblendTree& t = trees_[j];
       build_deblend_tree(given_[j].parent, given_[j].thresh, minarea_, width_, height_, scratch, t);
       if (t.overflow) continue;
-      built_cores(given_[j].parent, t, nthresh_, given_[j].value0, scratch, cores_[j]);
+      built_cores(given_[j].parent, t, nthresh_, given_[j].value0, nullptr, scratch, core_scratch,
+                  cores_[j]);
     }
   }
   bool cores(size_t j, BuiltCores& out) const override {

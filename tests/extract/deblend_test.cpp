@@ -763,6 +763,7 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
   void wait() override {
     ASSERT_TRUE(launched_);
     DeblendTreeScratch scratch;
+    CoreScratch core_scratch;
     std::vector<int32_t> chain;
     for (size_t j = 0; j < given_.size(); ++j) {
       if (!given_[j].added) continue;
@@ -776,7 +777,8 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
           t.nodes[n].seed = chain.back();
         }
       if (j % 3 == 1)
-        built_cores(given_[j].parent, t, nthresh_, given_[j].value0, scratch, cores_[j]);
+        built_cores(given_[j].parent, t, nthresh_, given_[j].value0, nullptr, scratch, core_scratch,
+                    cores_[j]);
     }
     built_ = true;
   }

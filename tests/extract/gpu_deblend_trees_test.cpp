@@ -99,6 +99,7 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
       DeblendTree want, got;
       std::vector<int32_t> want_chain, got_chain;
       BuiltCores built, want_cores;
+      CoreScratch core_scratch;
       for (size_t j = 0; j < cand.size(); ++j) {
         const ObjectView o = det[cand[j].detection];
         const std::string what =
@@ -129,7 +130,7 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
             ++nodes;
           }
         // The cores the GPU made from its tree (its prune, each core's chain): the host's.
-        built_cores(o, want, nthresh, cand[j].value0, hs, want_cores);
+        built_cores(o, want, nthresh, cand[j].value0, nullptr, hs, core_scratch, want_cores);
         ASSERT_TRUE(builder->cores(j, built)) << what;
         ASSERT_EQ(built.count, want_cores.count) << what;
         ASSERT_EQ(built.level, want_cores.level) << what;

@@ -13,7 +13,6 @@
 #include "extract/sextractor/glibc_rand.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend_profile.hpp"
-#include "extract/stages/deblend_prune.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 #include "extract/stages/weights.hpp"
 
@@ -177,16 +176,6 @@ void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.draws = 0;
 }
 
-// A split plan's start: the cores' columns sized for `core_pixels` pixels in `cores` cores.
-void begin_cores(const ObjectView& parent, size_t core_pixels, size_t cores, DeblendPlan& plan) {
-  plan.split = true;
-  plan.in_core.assign(parent.size(), 0);
-  plan.cores.reserve_pixels(core_pixels);
-  plan.core_index.reserve(core_pixels);
-  plan.child_shapes.reserve(cores);
-  plan.children.reserve(cores);
-}
-
 // One core of a split plan: its pixels (indexes in the detection's list) in chain order, its
 // level's threshold and its node's flags; its shape and the amplitude of its profile.
 void add_core(const ObjectView& parent, const DeblendParams& params, float t0, const int32_t* chain,
@@ -214,6 +203,27 @@ void add_core(const ObjectView& parent, const DeblendParams& params, float t0, c
                            static_cast<float>(s.cxy), s.abcor, amp});
 }
 
+// The plan from a tree's cores (built_cores', or a builder's: deblend_tree_builder.hpp).
+void plan_from_cores(const ObjectView& parent, const DeblendParams& params,
+                     const CandidateLevels& levels, const BuiltCores& cores, DeblendPlan& plan) {
+  if (cores.count == 0) return;  // no split: the detection is unchanged
+  plan.split = true;
+  plan.in_core.assign(parent.size(), 0);
+  // The cores' columns sized once (each core holds its node's pixels), not grown pixel by pixel.
+  plan.cores.reserve_pixels(cores.pixels.size());
+  plan.core_index.reserve(cores.pixels.size());
+  plan.child_shapes.reserve(static_cast<size_t>(cores.count));
+  plan.children.reserve(static_cast<size_t>(cores.count));
+  size_t at = 0;
+  for (int c = 0; c < cores.count; ++c) {
+    const size_t length = static_cast<size_t>(cores.length[c]);
+    add_core(parent, params, levels.t0, cores.pixels.data() + at, length, cores.thresh[c],
+             cores.flags[c], plan);
+    at += length;
+  }
+  plan.draws = count_deblend_draws(parent, plan);
+}
+
 void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
                     const CandidateLevels& levels, bool tree_built_here, DeblendScratch& scratch,
                     DeblendPlan& plan);
@@ -235,56 +245,16 @@ void plan_candidate(const ObjectView& parent, const DeblendParams& params, Deble
 void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
                     const CandidateLevels& levels, bool tree_built_here, DeblendScratch& scratch,
                     DeblendPlan& plan) {
-  const int nthresh = params.nthresh;
-  const float t0 = levels.t0;
-  const double value0 = levels.value0;
-  const DeblendTree& tree = scratch.tree;
-  if (tree.overflow) {
+  if (scratch.tree.overflow) {
     plan.parent_flags |= kFlagDeblendOverflow;
     return;
   }
 
-  // Prune from the top: a node with >= 2 significant branches splits into them.
-  const size_t nodes = tree.nodes.size();
-  scratch.ok.resize(nodes);
-  scratch.kept_level.resize(nodes);
-  scratch.kept_node.resize(nodes);
-  const int kept =
-      prune_deblend_tree(tree.nodes.data(), tree.level.data(), nthresh, value0, scratch.ok.data(),
-                         scratch.kept_level.data(), scratch.kept_node.data());
-  if (kept == 0) return;  // no split: the detection is unchanged
-
-  std::vector<int32_t>& chain = scratch.chain;
-  if (!tree_built_here) prepare_node_chains(parent, scratch.thresh, scratch.tree_scratch);
-  // The cores' columns sized once (each core holds its node's pixels), not grown pixel by pixel.
-  size_t core_pixels = 0;
-  for (int c = 0; c < kept; ++c)
-    core_pixels += static_cast<size_t>(tree.nodes[scratch.kept_node[c]].npix);
-  begin_cores(parent, core_pixels, static_cast<size_t>(kept), plan);
-  for (int c = 0; c < kept; ++c) {
-    const int k = scratch.kept_level[c];
-    const int32_t j = scratch.kept_node[c];
-    const DeblendNode& node = tree.nodes[j];
-    deblend_node_chain(parent, tree, k, j, scratch.tree_scratch, chain);
-    add_core(parent, params, t0, chain.data(), chain.size(), node.thresh, node.flags, plan);
-  }
-  plan.draws = count_deblend_draws(parent, plan);
-}
-
-// The plan from a builder's cores (its prune and chains, as plan_from_tree makes them from
-// the tree).
-void plan_from_cores(const ObjectView& parent, const DeblendParams& params,
-                     const CandidateLevels& levels, const BuiltCores& cores, DeblendPlan& plan) {
-  if (cores.count == 0) return;  // no split: the detection is unchanged
-  begin_cores(parent, cores.pixels.size(), static_cast<size_t>(cores.count), plan);
-  size_t at = 0;
-  for (int c = 0; c < cores.count; ++c) {
-    const size_t length = static_cast<size_t>(cores.length[c]);
-    add_core(parent, params, levels.t0, cores.pixels.data() + at, length, cores.thresh[c],
-             cores.flags[c], plan);
-    at += length;
-  }
-  plan.draws = count_deblend_draws(parent, plan);
+  // The prune and the cores' chains, then the plan from them, as from a builder's.
+  built_cores(parent, scratch.tree, params.nthresh, levels.value0,
+              tree_built_here ? nullptr : &scratch.thresh, scratch.tree_scratch, scratch.cores,
+              scratch.built);
+  plan_from_cores(parent, params, levels, scratch.built, plan);
 }
 
 }  // namespace

@@ -96,11 +96,9 @@ size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan);
 struct DeblendScratch {
   DeblendTreeScratch tree_scratch;
   DeblendTree tree;
-  std::vector<float> thresh;                   // the levels' thresholds
-  std::vector<uint8_t> ok;                     // per tree node: no split below it
-  std::vector<int32_t> kept_level, kept_node;  // the cores' levels and nodes
-  std::vector<int32_t> chain;
-  BuiltCores built;  // a builder's cores (deblend_tree_builder.hpp)
+  std::vector<float> thresh;  // the levels' thresholds
+  CoreScratch cores;          // built_cores' (deblend_tree.hpp)
+  BuiltCores built;  // a plan's cores, the host's or a builder's (deblend_tree_builder.hpp)
   // Tests: build the tree even for a detection of one peak (count_peaks).
   bool every_tree = false;
 };

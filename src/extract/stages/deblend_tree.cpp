@@ -317,21 +317,28 @@ double deblend_node_chain(const ObjectView& parent, const DeblendTree& tree, int
 }
 
 void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh, double value0,
-                 DeblendTreeScratch& scratch, BuiltCores& out) {
+                 const std::vector<float>* prepare_with, DeblendTreeScratch& tree_scratch,
+                 CoreScratch& scratch, BuiltCores& out) {
   const size_t nodes = tree.nodes.size();
-  std::vector<uint8_t> ok(nodes);
-  std::vector<int32_t> kept_level(nodes), kept_node(nodes), chain;
-  out = BuiltCores{};
-  out.count = prune_deblend_tree(tree.nodes.data(), tree.level.data(), nthresh, value0, ok.data(),
-                                 kept_level.data(), kept_node.data());
+  scratch.ok.resize(nodes);
+  scratch.kept_level.resize(nodes);
+  scratch.kept_node.resize(nodes);
+  out.level.clear(), out.length.clear(), out.thresh.clear(), out.flags.clear();
+  out.pixels.clear();
+  out.count =
+      prune_deblend_tree(tree.nodes.data(), tree.level.data(), nthresh, value0, scratch.ok.data(),
+                         scratch.kept_level.data(), scratch.kept_node.data());
+  if (out.count == 0) return;
+  if (prepare_with) prepare_node_chains(parent, *prepare_with, tree_scratch);
   for (int q = 0; q < out.count; ++q) {
-    const DeblendNode& node = tree.nodes[kept_node[q]];
-    deblend_node_chain(parent, tree, kept_level[q], kept_node[q], scratch, chain);
-    out.level.push_back(kept_level[q]);
-    out.length.push_back(static_cast<int32_t>(chain.size()));
+    const DeblendNode& node = tree.nodes[scratch.kept_node[q]];
+    deblend_node_chain(parent, tree, scratch.kept_level[q], scratch.kept_node[q], tree_scratch,
+                       scratch.chain);
+    out.level.push_back(scratch.kept_level[q]);
+    out.length.push_back(static_cast<int32_t>(scratch.chain.size()));
     out.thresh.push_back(node.thresh);
     out.flags.push_back(node.flags);
-    out.pixels.insert(out.pixels.end(), chain.begin(), chain.end());
+    out.pixels.insert(out.pixels.end(), scratch.chain.begin(), scratch.chain.end());
   }
 }
 

@@ -123,11 +123,19 @@ void build_deblend_tree(const ObjectView& parent, const std::vector<float>& thre
 void prepare_node_chains(const ObjectView& parent, const std::vector<float>& thresh,
                          DeblendTreeScratch& scratch);
 
-// The cores a tree builder gives for a tree (DeblendTreeBuilder::cores: its prune with the
-// candidate's value0, each core's chain), made on the host: the tests' and benchmarks' stand-ins
-// for the GPU's. `scratch` as for deblend_node_chain.
+// A tree's cores as DeblendTreeBuilder::cores gives them (its prune with the candidate's value0,
+// each core's chain), made on the host: the host's own plans (deblend.cpp plan_from_tree, which
+// then plans from them as from the GPU's) and the tests' stand-ins for the GPU's builder.
+// `tree_scratch` as deblend_node_chain reads it; `prepare_with`, for a tree not built on
+// tree_scratch, the candidate's levels: prepare_node_chains runs only when the tree splits.
+struct CoreScratch {
+  std::vector<uint8_t> ok;                     // per node: no split below it
+  std::vector<int32_t> kept_level, kept_node;  // the cores' levels and nodes
+  std::vector<int32_t> chain;
+};
 void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh, double value0,
-                 DeblendTreeScratch& scratch, BuiltCores& out);
+                 const std::vector<float>* prepare_with, DeblendTreeScratch& tree_scratch,
+                 CoreScratch& scratch, BuiltCores& out);
 
 // The pixels of node `node` of level `k` (indices in the detection's pixel list) in chain order,
 // as SExtractor's scan of the level below links them. Uses the scratch of the last
