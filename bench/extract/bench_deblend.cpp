@@ -86,7 +86,7 @@ class PrebuiltTrees final : public DeblendTreeBuilder {
   void launch() override {}
   void wait() override {
     DeblendTreeScratch scratch;
-    CoreScratch core_scratch;
+    BuiltCoresScratch core_scratch;
     cores_.assign(given_.size(), {});
     for (size_t j = 0; j < given_.size(); ++j) {
       if (!given_[j].added) continue;

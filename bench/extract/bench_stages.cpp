@@ -11,7 +11,6 @@
 // (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 #include <algorithm>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>

@@ -763,7 +763,7 @@ class HostTreeBuilder final : public DeblendTreeBuilder {
   void wait() override {
     ASSERT_TRUE(launched_);
     DeblendTreeScratch scratch;
-    CoreScratch core_scratch;
+    BuiltCoresScratch core_scratch;
     std::vector<int32_t> chain;
     for (size_t j = 0; j < given_.size(); ++j) {
       if (!given_[j].added) continue;

@@ -99,7 +99,7 @@ TEST(GpuDeblendTrees, SameTreesAsTheHost) {
       DeblendTree want, got;
       std::vector<int32_t> want_chain, got_chain;
       BuiltCores built, want_cores;
-      CoreScratch core_scratch;
+      BuiltCoresScratch core_scratch;
       for (size_t j = 0; j < cand.size(); ++j) {
         const ObjectView o = det[cand[j].detection];
         const std::string what =

@@ -97,7 +97,7 @@ struct DeblendScratch {
   DeblendTreeScratch tree_scratch;
   DeblendTree tree;
   std::vector<float> thresh;  // the levels' thresholds
-  CoreScratch cores;          // built_cores' (deblend_tree.hpp)
+  BuiltCoresScratch cores;    // built_cores' (deblend_tree.hpp)
   BuiltCores built;  // a plan's cores, the host's or a builder's (deblend_tree_builder.hpp)
   // Tests: build the tree even for a detection of one peak (count_peaks).
   bool every_tree = false;

@@ -318,7 +318,7 @@ double deblend_node_chain(const ObjectView& parent, const DeblendTree& tree, int
 
 void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh, double value0,
                  const std::vector<float>* prepare_with, DeblendTreeScratch& tree_scratch,
-                 CoreScratch& scratch, BuiltCores& out) {
+                 BuiltCoresScratch& scratch, BuiltCores& out) {
   const size_t nodes = tree.nodes.size();
   scratch.ok.resize(nodes);
   scratch.kept_level.resize(nodes);

@@ -128,14 +128,14 @@ void prepare_node_chains(const ObjectView& parent, const std::vector<float>& thr
 // then plans from them as from the GPU's) and the tests' stand-ins for the GPU's builder.
 // `tree_scratch` as deblend_node_chain reads it; `prepare_with`, for a tree not built on
 // tree_scratch, the candidate's levels: prepare_node_chains runs only when the tree splits.
-struct CoreScratch {
+struct BuiltCoresScratch {
   std::vector<uint8_t> ok;                     // per node: no split below it
   std::vector<int32_t> kept_level, kept_node;  // the cores' levels and nodes
   std::vector<int32_t> chain;
 };
 void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh, double value0,
                  const std::vector<float>* prepare_with, DeblendTreeScratch& tree_scratch,
-                 CoreScratch& scratch, BuiltCores& out);
+                 BuiltCoresScratch& scratch, BuiltCores& out);
 
 // The pixels of node `node` of level `k` (indices in the detection's pixel list) in chain order,
 // as SExtractor's scan of the level below links them. Uses the scratch of the last
