@@ -112,13 +112,20 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   };
   auto pair_chunk = [&](Chunk& c, int threads) {
     if (clean.enabled) {
+      // The profiles first: the zones' step may decide the pairs from them (the GPU's).
       auto t = Clock::now();
-      c.zones = steps.zones(c.first, c.last, threads);
-      times.zones += since(t);
-      t = Clock::now();
-      c.pairs = clean_pairs(shapes, isos, c.zones, clean.clean_param, clean.clean_margin, threads,
-                            profile, rows);
+      clean_profiles(shapes, isos, c.first, c.last, clean.clean_param, clean.clean_margin, threads,
+                     profile, rows);
       times.pairs += since(t);
+      t = Clock::now();
+      c.zones = steps.zones(c.first, c.last, threads, profile, c.pairs);
+      times.zones += since(t);
+      const size_t newcomers = c.zones.offset.size() - 1;
+      if (c.pairs.pair.size() != c.zones.neighbours.size() || c.pairs.any.size() != newcomers) {
+        t = Clock::now();
+        c.pairs = clean_pair_decisions(shapes, isos, c.zones, clean.clean_param, threads, profile);
+        times.pairs += since(t);
+      }
     } else {
       clean_rows(shapes, c.first, c.last, clean.clean_margin, threads, rows);
       c.zones.first = c.first;

@@ -24,8 +24,13 @@ struct BackEndSteps {
   // sized for all of them), with `threads` threads.
   std::function<void(const ObjectList& objects, size_t first, size_t last, int threads)> shapes;
   // The clean zones of objects [first, last) (clean_zones' range form); not called with
-  // cleaning off.
-  std::function<CleanZones(size_t first, size_t last, int threads)> zones;
+  // cleaning off. It may decide their pairs as well (the GPU's, beside the zones): `pairs`
+  // then receives clean_pair_decisions' answer (its `pair` for every neighbour entry, its `any`
+  // for every object of the range), else it is left empty. `profile`: the objects' profiles,
+  // those up to `last` made.
+  std::function<CleanZones(size_t first, size_t last, int threads,
+                           const std::vector<CleanProfile>& profile, CleanPairs& pairs)>
+      zones;
 };
 
 struct BackEndOptions {

@@ -465,12 +465,35 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   };
   // The zones on the GPU with --device cuda (gpu/clean_zones_gpu.hpp), the frame's or a
   // chunk's, unless the objects so far include too many large ones for it: the same pairs.
+  // With CLEAN_PARAM 1 (the default: no pow in the profiles) the pairs' decisions are made
+  // there too, on the lists before they come back; those a pow must decide, on the host.
   std::vector<std::pair<std::string, double>> zone_steps;  // the GPU zones' steps
-  back_steps.zones = [&](size_t first, size_t last, int threads) {
+  back_steps.zones = [&](size_t first, size_t last, int threads,
+                         const std::vector<CleanProfile>& profile, CleanPairs& pairs) {
     CleanZones zones;
-    if (config.device == Backend::Cuda &&
-        gpu::clean_zones_gpu(shapes, first, last, w, h, threads, zones, &zone_steps))
-      return zones;
+    if (config.device == Backend::Cuda) {
+      gpu::ZonePairsRequest request;
+      request.beta = config.clean_param;
+      request.inputs = [&](size_t from, size_t to, CleanPairInput* out, int nthreads) {
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+        for (size_t i = from; i < to; ++i)
+          out[i - from] = clean_pair_input(shapes[i], isos[i], profile[i]);
+      };
+      const bool decide = config.clean_param == 1.0;
+      std::vector<uint8_t> codes;
+      if (gpu::clean_zones_gpu(shapes, first, last, w, h, threads, zones, &zone_steps,
+                               decide ? &request : nullptr, &codes)) {
+        if (decide) {
+          const auto t = std::chrono::steady_clock::now();
+          pairs = clean_pairs_from_codes(shapes, isos, zones, config.clean_param, threads, profile,
+                                         codes);
+          zone_steps.emplace_back(
+              "gpu zones: pairs from the codes",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+        }
+        return zones;
+      }
+    }
     return clean_zones(shapes, first, last, threads);
   };
   BackEndOptions back_options;

@@ -200,7 +200,8 @@ void back_end_with_failing_step(int shapes_fail, int zones_fail) {
       isos[i] = isophotal(objects[i], shapes[i], iso);
     }
   };
-  steps.zones = [&](size_t first, size_t last, int threads) {
+  steps.zones = [&](size_t first, size_t last, int threads, const std::vector<CleanProfile>&,
+                    CleanPairs&) {
     if (++zone_calls == zones_fail) throw Error("zones failed on purpose");
     return clean_zones(shapes, first, last, threads);
   };

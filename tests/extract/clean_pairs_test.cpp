@@ -5,7 +5,8 @@
 // newcomer under several brighter profiles, eaten by the first in list order, whose victims
 // found before are then spared), with the line buffer's write-outs and a full object stack
 // reordering the list. Every output must be identical: NUMBER order, write-out lines, merges
-// with their masters and moments, and the merged shapes, thresholds and flags.
+// with their masters and moments, and the merged shapes, thresholds and flags. The same with
+// the decisions given as codes (the GPU's form), some left to the host's pow.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -98,6 +99,33 @@ Cleaned run(Field f, CleanParams p, bool every_pair) {
   return {std::move(r), std::move(f)};
 }
 
+// The decisions from codes made elsewhere (as the GPU's beside the zones: clean_pair_sure, for
+// each pair of the zones), every third left to the pow (kCleanPairUnsure) whatever its answer,
+// so that clean_pairs_from_codes takes those itself.
+Cleaned run_from_codes(Field f, CleanParams p, long& unsure) {
+  const CleanZones zones = clean_zones(f.shapes, p.threads);
+  const size_t n = f.shapes.size();
+  std::vector<CleanProfile> profile(n);
+  std::vector<CleanRows> rows(n);
+  clean_profiles(f.shapes, f.isos, 0, n, p.clean_param, p.clean_margin, p.threads, profile, rows);
+  std::vector<uint8_t> codes(zones.neighbours.size());
+  for (size_t i = 0; i < n; ++i)
+    for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+      const uint32_t o = zones.neighbours[k];
+      codes[k] = k % 3 == 0 ? kCleanPairUnsure
+                            : clean_pair_sure(clean_pair_input(f.shapes[i], f.isos[i], profile[i]),
+                                              clean_pair_input(f.shapes[o], f.isos[o], profile[o]),
+                                              p.clean_param);
+      unsure += codes[k] == kCleanPairUnsure;
+    }
+  CleanPairs pairs =
+      clean_pairs_from_codes(f.shapes, f.isos, zones, p.clean_param, p.threads, profile, codes);
+  pairs.profile = std::move(profile);
+  pairs.rows = std::move(rows);
+  CleanResult r = clean_objects(f.flags, f.shapes, f.isos, f.done_line, zones, pairs, p);
+  return {std::move(r), std::move(f)};
+}
+
 // The pass a random range of newcomers at a time (CleanPass), each range's zones and pairs made
 // after the pass has taken the ranges before it, as the pipelined back end does
 // (back_end.hpp). The columns must stay as detected until finish().
@@ -169,7 +197,7 @@ void expect_same(const Cleaned& a, const Cleaned& b) {
 
 TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
   std::mt19937 rng(17);
-  long merges = 0, chained = 0, stack_full = 0, trials = 0;
+  long merges = 0, chained = 0, stack_full = 0, trials = 0, unsure = 0;
   for (int trial = 0; trial < 60; ++trial) {
     const int side = 200 + static_cast<int>(rng() % 300);
     const int n = 500 + static_cast<int>(rng() % 2500);
@@ -196,6 +224,11 @@ TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
       ADD_FAILURE() << "trial " << trial << ", in chunks";
       return;
     }
+    expect_same(direct, run_from_codes(f, p, unsure));
+    if (HasFatalFailure()) {
+      ADD_FAILURE() << "trial " << trial << ", from codes";
+      return;
+    }
     ++trials;
     merges += static_cast<long>(direct.r.removed.size());
     stack_full += static_cast<long>(direct.r.stack_full_lines.size());
@@ -208,6 +241,7 @@ TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
   EXPECT_GT(merges, 5000);
   EXPECT_GT(chained, 500);
   EXPECT_GT(stack_full, 1000);
+  EXPECT_GT(unsure, 10000);
   EXPECT_EQ(trials, 60);
 }
 

@@ -3,11 +3,13 @@
 // larger than the frame), positions outside the image, NaN and infinite positions and axes,
 // ties in position, the objects of a crowded simulated frame, one object, none, and a frame with
 // more large objects than the GPU takes (then false, the zones untouched); and the range form's
-// zones of a range of newcomers against the host's. Skipped without a CUDA device.
+// zones of a range of newcomers against the host's; CLEAN's decisions for the pairs made beside
+// them against the host's. Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -86,6 +88,74 @@ TEST(GpuCleanZones, EqualTheHostsPairs) {
     pairs += clean_zones(shapes, 2).neighbours.size();
   }
   EXPECT_GT(pairs, 100000u);
+}
+
+// CLEAN's decisions made beside the zones (ZonePairsRequest) against the host's
+// clean_pair_sure, pair for pair: random profiles, fluxes, ellipses and thresholds, some pairs
+// built with amp / val at the float boundary above the threshold (left to the pow on both), with
+// CLEAN_PARAM 1 and 2.5 (where only profiles of val <= 1 or >= 1e10 are certain), whole and by
+// range.
+TEST(GpuCleanZones, PairCodesEqualTheHosts) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  long unsure = 0, decided = 0;
+  for (const auto& [seed, odd, beta] :
+       {std::tuple{21, false, 1.0}, std::tuple{22, true, 1.0}, std::tuple{23, false, 2.5}}) {
+    const size_t n = 20000;
+    const std::vector<Shape> shapes = random_shapes(n, 2048, 2048, seed, odd);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<CleanPairInput> in(n);
+    for (size_t i = 0; i < n; ++i) {
+      CleanPairInput& p = in[i];
+      p.mx = shapes[i].mx, p.my = shapes[i].my;
+      p.amp = std::pow(10.0, 4 * u(rng));
+      p.alpha = std::pow(10.0, -3 + 3 * u(rng));
+      p.flux = static_cast<float>(std::pow(10.0, 4 * u(rng)));
+      p.cxx = static_cast<float>(0.05 + u(rng)), p.cyy = static_cast<float>(0.05 + u(rng));
+      p.cxy = static_cast<float>(0.4 * u(rng) - 0.2);
+      p.mthresh = static_cast<float>(std::pow(10.0, 2 * u(rng)));
+    }
+    const CleanZones zones = clean_zones(shapes, 2);
+    // Every 40th pair: the tested profile's amplitude put where amp / val is the boundary.
+    for (size_t i = 0; i < n; ++i)
+      for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+        if (k % 40 != 0) continue;
+        const uint32_t o = zones.neighbours[k];
+        const CleanPairTest t = clean_pair_test(in[i], in[o]);
+        if (!(t.val > 1.0 && t.val < 1e10) || !(t.level > 0)) continue;
+        const double up = (static_cast<double>(t.level) +
+                           std::nextafter(t.level, std::numeric_limits<float>::infinity())) /
+                          2;
+        (t.victim ? in[i] : in[o]).amp = up * t.val;
+      }
+    std::vector<uint8_t> want(zones.neighbours.size());
+    for (size_t i = 0; i < n; ++i)
+      for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+        want[k] = clean_pair_sure(in[i], in[zones.neighbours[k]], beta);
+        unsure += want[k] == kCleanPairUnsure;
+        decided += want[k] != kCleanPairUnsure;
+      }
+    gpu::ZonePairsRequest request;
+    request.beta = beta;
+    request.inputs = [&](size_t from, size_t to, CleanPairInput* out, int) {
+      std::copy(in.begin() + static_cast<std::ptrdiff_t>(from),
+                in.begin() + static_cast<std::ptrdiff_t>(to), out);
+    };
+    CleanZones got;
+    std::vector<uint8_t> codes;
+    ASSERT_TRUE(gpu::clean_zones_gpu(shapes, 0, n, 2048, 2048, 2, got, nullptr, &request, &codes));
+    ASSERT_EQ(got.neighbours, zones.neighbours);
+    ASSERT_EQ(codes, want) << "seed " << seed;
+    // A range of newcomers: its pairs' codes are the whole frame's, sliced.
+    const size_t begin = n / 3, end = 2 * n / 3;
+    ASSERT_TRUE(
+        gpu::clean_zones_gpu(shapes, begin, end, 2048, 2048, 2, got, nullptr, &request, &codes));
+    const std::vector<uint8_t> slice(want.begin() + zones.offset[begin],
+                                     want.begin() + zones.offset[end]);
+    ASSERT_EQ(codes, slice) << "seed " << seed << ", range";
+  }
+  EXPECT_GT(unsure, 1000);
+  EXPECT_GT(decided, 100000);
 }
 
 TEST(GpuCleanZones, TooManyLargeObjectsLeaveItToTheHost) {

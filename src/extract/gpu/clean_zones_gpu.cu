@@ -1,6 +1,6 @@
 // Cleaning's pairs on the GPU (clean_zones_gpu.hpp): a grid of the small objects (counted,
 // scanned, scattered), a count pass and a fill pass of each object's neighbours, CUB's scan
-// between them and its segmented sort after.
+// between them and its segmented sort after; then, when asked, CLEAN's decision for each pair.
 #include <cub/cub.cuh>
 
 #include <chrono>
@@ -145,6 +145,17 @@ __global__ void large_kernel(const SearchArgs a, int64_t* count, const int64_t* 
   if (!neighbours && threadIdx.x == 0) count[i - a.first] = static_cast<int64_t>(found);
 }
 
+// CLEAN's decision for each pair of a newcomer's sorted neighbours, one thread per newcomer.
+__global__ void pairs_kernel(const CleanPairInput* input, int64_t first, int64_t nq,
+                             const int64_t* offset, const uint32_t* neighbours, double beta,
+                             uint8_t* codes) {
+  const int64_t z = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (z >= nq) return;
+  const CleanPairInput in = input[first + z];
+  for (int64_t k = offset[z]; k < offset[z + 1]; ++k)
+    codes[k] = clean_pair_sure(in, input[neighbours[k]], beta);
+}
+
 // Both kernels, counting (neighbours null) or writing.
 void search(const SearchArgs& a, int64_t* count, const int64_t* offset, uint32_t* neighbours,
             cudaStream_t s) {
@@ -169,9 +180,15 @@ struct Context {
   cuda::PinnedBuffer<Point> staged;
   cuda::PinnedBuffer<int64_t> total, host_offset;
   cuda::PinnedBuffer<uint32_t> host_neighbours;
-  // Whose points `points` holds (a frame's shapes, by address) and up to which object.
+  // The pairs' decisions: the objects' inputs and each pair's code.
+  cuda::DeviceBuffer<CleanPairInput> pair_input;
+  cuda::PinnedBuffer<CleanPairInput> staged_pair_input;
+  cuda::DeviceBuffer<uint8_t> codes;
+  cuda::PinnedBuffer<uint8_t> host_codes;
+  // Whose points `points` holds (a frame's shapes, by address) and up to which object; up to
+  // which object `pair_input` holds that frame's inputs.
   const Shape* points_of = nullptr;
-  size_t points_upto = 0;
+  size_t points_upto = 0, pair_inputs_upto = 0;
 };
 
 Context& context() {
@@ -188,7 +205,9 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
 
 bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
                      int64_t height, int threads, CleanZones& zones,
-                     std::vector<std::pair<std::string, double>>* seconds) {
+                     std::vector<std::pair<std::string, double>>* seconds,
+                     const ZonePairsRequest* pairs, std::vector<uint8_t>* codes) {
+  if (pairs && !codes) throw Error("internal: clean_zones_gpu asked for pairs without codes");
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -203,6 +222,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
     zones.first = begin;
     zones.offset.assign(1, 0);
     zones.neighbours.clear();
+    if (codes) codes->clear();
     return true;
   }
   const size_t nz = static_cast<size_t>(n), nqz = static_cast<size_t>(nq);
@@ -217,17 +237,26 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   const size_t all = shapes.size();
   Point* staged = c.staged.grow(all);
   Point* points = c.points.grow(all);
-  const int64_t from =
-      begin > 0 && c.points_of == shapes.data() && c.points_upto == begin ? first : 0;
-  c.points_of = nullptr;  // until the upload below is queued
+  const bool same_frame = begin > 0 && c.points_of == shapes.data();
+  const int64_t from = same_frame && c.points_upto == begin ? first : 0;
+  const int64_t pairs_from = same_frame && c.pair_inputs_upto == begin ? first : 0;
+  c.points_of = nullptr;  // until the uploads below are queued
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = from; i < n; ++i)
     staged[i] = {shapes[i].mx, shapes[i].my, static_cast<float>(shapes[i].a),
                  static_cast<int32_t>(i)};
-  const auto t_staged = Clock::now();
   c.points.upload_async(staged + from, static_cast<size_t>(n - from), s, static_cast<size_t>(from));
+  if (pairs) {
+    CleanPairInput* in = c.staged_pair_input.grow(all);
+    c.pair_input.grow(all);
+    pairs->inputs(static_cast<size_t>(pairs_from), end, in + pairs_from, threads);
+    c.pair_input.upload_async(in + pairs_from, static_cast<size_t>(n - pairs_from), s,
+                              static_cast<size_t>(pairs_from));
+  }
+  const auto t_staged = Clock::now();
   c.points_of = shapes.data();
   c.points_upto = end;
+  c.pair_inputs_upto = pairs ? end : 0;
 
   Grid g;
   g.cell = 2.0 * kZoneSmallAxis * kCleanZone;
@@ -295,6 +324,12 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m,
                                                           nq, offset, offset + 1, s));
     c.sorted.download_async(host_neighbours, mz, s);
+    if (pairs) {
+      pairs_kernel<<<cuda::blocks_for(nq, kThreads), kThreads, 0, s>>>(
+          c.pair_input.data(), first, nq, offset, sorted, pairs->beta, c.codes.grow(mz));
+      cuda::cuda_check_launch("pairs_kernel");
+      c.codes.download_async(c.host_codes.grow(mz), mz, s);
+    }
   }
   c.offset.download_async(host_offset, nqz + 1, s);
   // Sized (allocated and first touched) while the sort and the downloads run; the copies below
@@ -306,6 +341,12 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   zones.first = begin;
   zones.offset.assign(host_offset, host_offset + nqz + 1);
   zones.neighbours.assign(host_neighbours, host_neighbours + m);
+  if (codes) {
+    if (pairs && m > 0)
+      codes->assign(c.host_codes.data(), c.host_codes.data() + m);
+    else
+      codes->clear();
+  }
   if (seconds) {
     auto since = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double>(b - a).count();

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "extract/stages/clean_pair_decision.hpp"
 #include "extract/stages/clean_zones.hpp"
 
 namespace celeris::extract::gpu {
@@ -30,11 +32,24 @@ constexpr int64_t kZoneMaxLarge = 1024;
 bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t height, int threads,
                      CleanZones& zones,
                      std::vector<std::pair<std::string, double>>* seconds = nullptr);
+// CLEAN's decisions for the zones' pairs, made on the device beside them (clean_pair_sure, on
+// the lists before they come back): what the objects' comparisons read, staged by the caller.
+struct ZonePairsRequest {
+  // Writes out[i - from] = clean_pair_input(object i) for objects from .. to - 1 (page-locked
+  // memory, uploaded after), with `threads` threads.
+  std::function<void(size_t from, size_t to, CleanPairInput* out, int threads)> inputs;
+  double beta = 1.0;  // CLEAN_PARAM
+};
+
 // The range form (clean_zones' range form, a pipelined back end's chunk): the zones of objects
 // begin .. end - 1, from shapes[0 .. end) (the later ones are not read); kZoneMaxLarge counts
-// the large objects among all of shapes[0 .. end).
+// the large objects among all of shapes[0 .. end). With `pairs` (and `codes`): codes[k], for
+// each entry k of zones.neighbours, is clean_pair_sure's answer for that pair (kCleanPairUnsure
+// where the pow decides: the caller's clean_pair then).
 bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
                      int64_t height, int threads, CleanZones& zones,
-                     std::vector<std::pair<std::string, double>>* seconds = nullptr);
+                     std::vector<std::pair<std::string, double>>* seconds = nullptr,
+                     const ZonePairsRequest* pairs = nullptr,
+                     std::vector<uint8_t>* codes = nullptr);
 
 }  // namespace celeris::extract::gpu

@@ -1,29 +1,18 @@
 #include "extract/stages/clean_pairs.hpp"
 #include "extract/sextractor/pi.hpp"
 
+#include "celeris/error.hpp"
+
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <utility>
 
 namespace celeris::extract {
 
 bool clean_profile_above(double amp, double val, double beta, float level) {
-  if (!(val > 1.0)) return false;
-  if (!(val < 1e10)) return 0.0f > level;
-  // CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's quotient; the
-  // float comparison is the same unless amp / val lies near the rounding boundary above level.
-  if (beta == 1.0 && level > 0 && std::isnormal(level) &&
-      level < std::numeric_limits<float>::max() && amp > 0 && std::isfinite(amp)) {
-    const double x = amp / val;
-    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
-    const float next = std::bit_cast<float>(std::bit_cast<uint32_t>(level) + 1);
-    const double up = (static_cast<double>(level) + next) / 2;
-    if (x > up * (1 + 1e-12)) return true;
-    if (x < up * (1 - 1e-12)) return false;
-  }
+  const int sure = clean_profile_sure(amp, val, beta, level);
+  if (sure >= 0) return sure == 1;
   return static_cast<float>(amp * std::pow(val, -beta)) > level;
 }
 
@@ -36,13 +25,31 @@ CleanProfile::CleanProfile(const Shape& s, float dthresh, double beta) {
   alpha = ((beta == 1.0 ? ratio : std::pow(ratio, 1.0 / beta)) - 1) * unitarea / s.npix;
 }
 
+CleanPairInput clean_pair_input(const Shape& s, const Iso& iso, const CleanProfile& profile) {
+  CleanPairInput p;
+  p.mx = s.mx;
+  p.my = s.my;
+  p.amp = profile.amp;
+  p.alpha = profile.alpha;
+  p.flux = static_cast<float>(s.flux);
+  p.cxx = static_cast<float>(s.cxx);
+  p.cyy = static_cast<float>(s.cyy);
+  p.cxy = static_cast<float>(s.cxy);
+  p.mthresh = iso.mthresh;
+  return p;
+}
+
+CleanPair clean_pair_resolved(const CleanPairInput& in, const CleanPairInput& o, double beta) {
+  const CleanPairTest t = clean_pair_test(in, o);
+  if (!clean_profile_above(t.amp, t.val, beta, t.level)) return CleanPair::kNone;
+  return t.victim ? CleanPair::kVictim : CleanPair::kMaster;
+}
+
 CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profile_in,
                      const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta) {
   if (!in_clean_zone(sin, so)) return CleanPair::kNone;
-  const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
-  if (static_cast<float>(so.flux) < static_cast<float>(sin.flux))
-    return profile_in.above(sin, dx, dy, beta, io.mthresh) ? CleanPair::kVictim : CleanPair::kNone;
-  return profile_o.above(so, dx, dy, beta, iin.mthresh) ? CleanPair::kMaster : CleanPair::kNone;
+  return clean_pair_resolved(clean_pair_input(sin, iin, profile_in),
+                             clean_pair_input(so, io, profile_o), beta);
 }
 
 CleanRows clean_rows(const Shape& s, int clean_margin) {
@@ -71,36 +78,76 @@ CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>&
   return p;
 }
 
-CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
-                       const CleanZones& zones, double beta, int clean_margin, int threads,
-                       std::vector<CleanProfile>& profile, std::vector<CleanRows>& rows) {
+void clean_profiles(const std::vector<Shape>& shapes, const std::vector<Iso>& isos, size_t first,
+                    size_t last, double beta, int clean_margin, int threads,
+                    std::vector<CleanProfile>& profile, std::vector<CleanRows>& rows) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (size_t i = first; i < last; ++i) {
+    profile[i] = CleanProfile(shapes[i], isos[i].dthresh, beta);
+    rows[i] = clean_rows(shapes[i], clean_margin);
+  }
+}
+
+CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                                const CleanZones& zones, double beta, int threads,
+                                const std::vector<CleanProfile>& profile) {
   const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
   CleanPairs p;
   p.pair.resize(zones.neighbours.size());
   p.any.assign(m, 0);
-#pragma omp parallel num_threads(threads)
-  {
-#pragma omp for schedule(static)
-    for (size_t i = first; i < first + m; ++i) {
-      profile[i] = CleanProfile(shapes[i], isos[i].dthresh, beta);
-      rows[i] = clean_rows(shapes[i], clean_margin);
+  // Objects have few or many neighbours (crowded patches): chunks, not one block per thread.
+#pragma omp parallel for schedule(dynamic, 512) num_threads(threads)
+  for (size_t z = 0; z < m; ++z) {
+    const size_t i = first + z;
+    uint8_t any = 0;
+    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+      const uint32_t o = zones.neighbours[k];
+      const CleanPair c =
+          clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta);
+      p.pair[k] = c;
+      any |= c != CleanPair::kNone;
     }
-    // Objects have few or many neighbours (crowded patches): chunks, not one block per thread.
-#pragma omp for schedule(dynamic, 512)
-    for (size_t z = 0; z < m; ++z) {
-      const size_t i = first + z;
-      uint8_t any = 0;
-      for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
-        const uint32_t o = zones.neighbours[k];
-        const CleanPair c =
-            clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta);
-        p.pair[k] = c;
-        any |= c != CleanPair::kNone;
-      }
-      p.any[z] = any;
-    }
+    p.any[z] = any;
   }
   return p;
+}
+
+CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                                  const CleanZones& zones, double beta, int threads,
+                                  const std::vector<CleanProfile>& profile,
+                                  const std::vector<uint8_t>& codes) {
+  const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
+  if (codes.size() != zones.neighbours.size())
+    throw Error("internal: " + std::to_string(codes.size()) + " pair codes for " +
+                std::to_string(zones.neighbours.size()) + " pairs");
+  CleanPairs p;
+  p.pair.resize(zones.neighbours.size());
+  p.any.assign(m, 0);
+#pragma omp parallel for schedule(dynamic, 512) num_threads(threads)
+  for (size_t z = 0; z < m; ++z) {
+    const size_t i = first + z;
+    uint8_t any = 0;
+    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+      const uint8_t code = codes[static_cast<size_t>(k)];
+      const uint32_t o = zones.neighbours[k];
+      const CleanPair c =
+          code == kCleanPairUnsure
+              ? clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta)
+              : static_cast<CleanPair>(code);
+      p.pair[k] = c;
+      any |= c != CleanPair::kNone;
+    }
+    p.any[z] = any;
+  }
+  return p;
+}
+
+CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                       const CleanZones& zones, double beta, int clean_margin, int threads,
+                       std::vector<CleanProfile>& profile, std::vector<CleanRows>& rows) {
+  const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
+  clean_profiles(shapes, isos, first, first + m, beta, clean_margin, threads, profile, rows);
+  return clean_pair_decisions(shapes, isos, zones, beta, threads, profile);
 }
 
 }  // namespace celeris::extract

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "extract/stages/clean_pair_decision.hpp"
 #include "extract/stages/clean_zones.hpp"
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/moments.hpp"
@@ -25,14 +26,6 @@ struct CleanProfile {
   double amp = 0, alpha = 0;
   CleanProfile() = default;
   CleanProfile(const Shape& s, float dthresh, double beta);
-  // Whether the profile of the object of shape s exceeds `level` at offset (dx, dy) from its
-  // centre, as SExtractor's test.
-  bool above(const Shape& s, float dx, float dy, double beta, float level) const {
-    const float cxx = static_cast<float>(s.cxx), cyy = static_cast<float>(s.cyy),
-                cxy = static_cast<float>(s.cxy);
-    const double val = 1 + alpha * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy);
-    return clean_profile_above(amp, val, beta, level);
-  }
 };
 
 // What CLEAN's comparison of a newcomer i with an earlier object o of its clean list decides.
@@ -47,6 +40,10 @@ enum class CleanPair : uint8_t {
 // same shapes.
 CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profile_in,
                      const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta);
+// What the comparison reads of an object (clean_pair_decision.hpp: the GPU's too).
+CleanPairInput clean_pair_input(const Shape& s, const Iso& iso, const CleanProfile& profile);
+// clean_pair's answer where clean_pair_sure (the GPU's) left it to the pow.
+CleanPair clean_pair_resolved(const CleanPairInput& in, const CleanPairInput& o, double beta);
 
 // SExtractor's ycmin / ycmax (clean.c addcleanobj): the rows above and below an object that its
 // apertures may reach, fixed when it joins the clean list; they decide when it is written out,
@@ -69,6 +66,25 @@ struct CleanPairs {
   std::vector<uint8_t> any;  // per object of the zones (any[i - zones.first]): a pair of its
                              // own that is not kNone
 };
+
+// The profiles and rows of objects first .. last - 1 into profile[first ...] and
+// rows[first ...] (sized for all objects), with `threads` threads.
+void clean_profiles(const std::vector<Shape>& shapes, const std::vector<Iso>& isos, size_t first,
+                    size_t last, double beta, int clean_margin, int threads,
+                    std::vector<CleanProfile>& profile, std::vector<CleanRows>& rows);
+// The decision for every pair of `zones` (its `pair` and `any`), the profiles of the objects up
+// to the zones' last one already in `profile`.
+CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                                const CleanZones& zones, double beta, int threads,
+                                const std::vector<CleanProfile>& profile);
+
+// The same decisions from codes made elsewhere (codes[k] for entry k of zones.neighbours:
+// clean_pair_sure's, the GPU's beside the zones), those left to the pow (kCleanPairUnsure)
+// taken here by clean_pair.
+CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                                  const CleanZones& zones, double beta, int threads,
+                                  const std::vector<CleanProfile>& profile,
+                                  const std::vector<uint8_t>& codes);
 
 // Every profile and rows, and the decision for every pair of `zones`, from the shapes and
 // thresholds as given (before any merge), with `threads` threads.

@@ -1,0 +1,81 @@
+// CLEAN's comparison of two objects (SExtractor clean.c clean()) from plain per-object values,
+// written once for the host's clean_pair (clean_pairs.cpp) and the GPU's decisions beside the
+// zones (gpu/clean_zones_gpu.cu, compiled without FMA contraction, as clean_pairs.cpp is): which
+// profile is tested at which threshold, and the answer wherever it is certain without the
+// profile's pow. Plain C++17 (CELERIS_HD), free of the library's other headers.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "celeris/host_device.hpp"
+
+namespace celeris::extract {
+
+// What the comparison reads of an object: its barycentre, its profile (CleanProfile's amp and
+// alpha), its flux, ellipse and CLEAN threshold as the floats SExtractor compares.
+struct CleanPairInput {
+  double mx = 0, my = 0;
+  double amp = 0, alpha = 0;
+  float flux = 0, cxx = 0, cyy = 0, cxy = 0, mthresh = 0;
+};
+
+// The test a comparison of newcomer `in` with an earlier object `o` makes: the fainter object
+// (o, unless it is at least as bright) lies under the other's profile when the profile,
+// amp val^-beta, exceeds the fainter one's CLEAN threshold `level`. victim: o is fainter (the
+// newcomer's profile is tested); else the newcomer is (o's profile is tested).
+struct CleanPairTest {
+  bool victim = false;
+  double amp = 0, val = 0;
+  float level = 0;
+};
+
+CELERIS_HD inline CleanPairTest clean_pair_test(const CleanPairInput& in, const CleanPairInput& o) {
+  const float dx = static_cast<float>(in.mx - o.mx), dy = static_cast<float>(in.my - o.my);
+  // The tested profile's ellipse, in float as SExtractor's, its alpha in double.
+  const CleanPairInput& p = o.flux < in.flux ? in : o;
+  CleanPairTest t;
+  t.victim = o.flux < in.flux;
+  t.amp = p.amp;
+  t.val = 1 + p.alpha * (p.cxx * dx * dx + p.cyy * dy * dy + p.cxy * dx * dy);
+  t.level = t.victim ? o.mthresh : in.mthresh;
+  return t;
+}
+
+// Whether (float)(amp val^-beta) > level, where the answer is certain without the pow: 1 or 0,
+// else -1 (the caller takes the pow). The profile is 0 where val <= 1 (and for NaN) and from
+// val 1e10 on. CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's
+// quotient, so the float comparison is certain unless amp / val lies within a relative 1e-12 of
+// the rounding boundary above `level` (for a positive normal level and a positive finite amp).
+CELERIS_HD inline int clean_profile_sure(double amp, double val, double beta, float level) {
+  if (!(val > 1.0)) return 0;
+  if (!(val < 1e10)) return 0.0f > level ? 1 : 0;
+  constexpr float kMinNormal = 1.17549435082228750797e-38f, kMaxFloat = 3.40282346638528859812e38f;
+  constexpr double kMaxDouble = 1.79769313486231570815e308;
+  if (beta == 1.0 && level >= kMinNormal && level < kMaxFloat && amp > 0 && amp <= kMaxDouble) {
+    const double x = amp / val;
+    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
+    uint32_t bits;
+    std::memcpy(&bits, &level, sizeof bits);
+    ++bits;
+    float next;
+    std::memcpy(&next, &bits, sizeof next);
+    const double up = (static_cast<double>(level) + next) / 2;
+    if (x > up * (1 + 1e-12)) return 1;
+    if (x < up * (1 - 1e-12)) return 0;
+  }
+  return -1;
+}
+
+// The comparison's answer as CleanPair's values (0 nothing, 1 victim, 2 master), or
+// kCleanPairUnsure where the pow decides (the host's clean_pair then).
+inline constexpr uint8_t kCleanPairUnsure = 3;
+CELERIS_HD inline uint8_t clean_pair_sure(const CleanPairInput& in, const CleanPairInput& o,
+                                          double beta) {
+  const CleanPairTest t = clean_pair_test(in, o);
+  const int above = clean_profile_sure(t.amp, t.val, beta, t.level);
+  if (above < 0) return kCleanPairUnsure;
+  return above == 0 ? 0 : t.victim ? 1 : 2;
+}
+
+}  // namespace celeris::extract
