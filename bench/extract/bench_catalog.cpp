@@ -14,6 +14,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/extract_run.hpp"
 #include "celeris/fits.hpp"
+#include "celeris/malloc_policy.hpp"
 #include "celeris/wcs.hpp"
 #include "extract/run_steps.hpp"
 #include "extract/settings/parameters.hpp"
@@ -39,6 +40,7 @@ double median_ms(int repeat, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits PARAMS.param [--repeat N] [--threads N] [--out DIR]\n",

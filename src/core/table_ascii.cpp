@@ -28,9 +28,8 @@ void format_rows(const Table& table, const std::vector<NumberFormat>& formats, s
     for (size_t ci = 0; ci < table.columns.size(); ++ci) {
       const Column& c = table.columns[ci];
       for (int k = 0; k < c.repeat; ++k) {
-        if (!start) out += ' ';
+        formats[ci].append(c.at(r, k), out, !start);
         start = false;
-        formats[ci].append(c.at(r, k), out);
       }
     }
     out += '\n';
@@ -61,6 +60,12 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
       formats.emplace_back(c.print_format.empty() ? (integer ? "%d" : "%.10g") : c.print_format,
                            integer);
     }
+    // A row's length, about (each cell its width, or 12 characters, and a blank), so that a
+    // block's text is allocated once rather than grown and copied as its rows are added.
+    size_t row_chars = 1;
+    for (size_t ci = 0; ci < table.columns.size(); ++ci)
+      row_chars += static_cast<size_t>(table.columns[ci].repeat) *
+                   (static_cast<size_t>(std::max(formats[ci].width(), 12)) + 1);
     // Rounds of blocks: the text in memory stays a few MB whatever the table's length.
     constexpr size_t kBlockRows = 2048, kBlocksPerRound = 64;
     const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
@@ -71,6 +76,7 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
       for (size_t j = 0; j < nb; ++j) {
         const size_t first = (b0 + j) * kBlockRows;
         text[j].clear();
+        text[j].reserve(kBlockRows * row_chars);
         format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
       }
       for (size_t j = 0; j < nb; ++j)

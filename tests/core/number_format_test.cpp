@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -72,6 +74,58 @@ TEST(NumberFormat, FloatsAsSnprintf) {
       const std::string want = reference(f, false, v), got = formatted(nf, v);
       if (want != got && ++bad <= 3)
         ADD_FAILURE() << f << " of " << v << ": " << got << " != " << want;
+    }
+    EXPECT_EQ(bad, 0u) << f;
+  }
+}
+
+// %f and %g's exact integer road (number_format.cpp scaled_rounded) against snprintf where it
+// decides: values over 31 decades and both signs, exact binary ties at every printed precision
+// (i / 2^j, rounded to even by printf), decimal halfway strings read back (the double nearest a
+// tie, just above or below it), and %g's carries into the next power of ten and across its
+// switch between %f's and %e's forms.
+TEST(NumberFormat, ExactRoundingAsSnprintf) {
+  std::vector<double> values;
+  std::mt19937_64 rng(2026);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 120000; ++i) {
+    const double v = std::pow(10.0, -12 + 31 * u(rng));
+    values.push_back(rng() % 4 == 0 ? -v : v);
+  }
+  for (int i = 0; i < 60000; ++i) {
+    const int j = 1 + static_cast<int>(rng() % 24);
+    values.push_back(std::ldexp(static_cast<double>(rng() % (uint64_t{1} << 40)), -j));
+  }
+  char text[64];
+  for (int i = 0; i < 60000; ++i) {
+    // A decimal with 1-9 digits after the point, its last one a 5: a tie at one digit fewer.
+    const int digits = 1 + static_cast<int>(rng() % 9);
+    std::snprintf(
+        text, sizeof text, "%llu.%0*llu5", static_cast<unsigned long long>(rng() % 100000),
+        digits - 1,
+        static_cast<unsigned long long>(rng() % static_cast<uint64_t>(std::pow(10, digits - 1))));
+    values.push_back(std::strtod(text, nullptr));
+  }
+  for (int k = -12; k <= 18; ++k)
+    for (const double f : {1.0, 0.99999995, 0.999999995, 0.9999999995, 0.99995, 0.999995, 1.0000005,
+                           0.5, 0.95, 0.995}) {
+      const double v = f * std::pow(10.0, k);
+      for (const double w : {v, std::nextafter(v, 0.0), std::nextafter(v, 2 * v + 1)}) {
+        values.push_back(w);
+        values.push_back(-w);
+      }
+    }
+  const std::vector<std::string> formats = {"%8.4f",  "%11.4f", "%11.7f",  "%+11.7f", "%9.3f",
+                                            "%.0f",   "%8.1f",  "%13.10f", "%.19f",   "%.20f",
+                                            "%12.7g", "%10.4g", "%.10g",   "%g",      "%.0g",
+                                            "%.15g",  "%.16g",  "%12.5G",  "% 9.2f",  "%-12.7g"};
+  for (const std::string& f : formats) {
+    const NumberFormat nf(f, false);
+    size_t bad = 0;
+    for (double v : values) {
+      const std::string want = reference(f, false, v), got = formatted(nf, v);
+      if (want != got && ++bad <= 3)
+        ADD_FAILURE() << f << " of " << std::hexfloat << v << ": " << got << " != " << want;
     }
     EXPECT_EQ(bad, 0u) << f;
   }
