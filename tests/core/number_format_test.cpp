@@ -57,6 +57,22 @@ std::vector<double> test_values() {
   return v;
 }
 
+// Every value through every format, against snprintf (the first three differences of each
+// format named).
+void expect_as_snprintf(const std::vector<std::string>& formats,
+                        const std::vector<double>& values) {
+  for (const std::string& f : formats) {
+    const NumberFormat nf(f, false);
+    size_t bad = 0;
+    for (double v : values) {
+      const std::string want = reference(f, false, v), got = formatted(nf, v);
+      if (want != got && ++bad <= 3)
+        ADD_FAILURE() << f << " of " << std::hexfloat << v << ": " << got << " != " << want;
+    }
+    EXPECT_EQ(bad, 0u) << f;
+  }
+}
+
 }  // namespace
 
 TEST(NumberFormat, FloatsAsSnprintf) {
@@ -66,17 +82,7 @@ TEST(NumberFormat, FloatsAsSnprintf) {
       "%10.4g",  "%.10g",   "%g",      "%e",    "%f",     "%.0f",    "%.0e",
       "%.0g",    "%-10.3f", "% 8.2f",  "%E",    "%12.5G", "%-+9.2e", "%010.3f",
       "%#8.3g",  "x%5.1f",  "%3.1f%%", "%.25f", "%40.30e"};
-  const std::vector<double> values = test_values();
-  for (const std::string& f : formats) {
-    const NumberFormat nf(f, false);
-    size_t bad = 0;
-    for (double v : values) {
-      const std::string want = reference(f, false, v), got = formatted(nf, v);
-      if (want != got && ++bad <= 3)
-        ADD_FAILURE() << f << " of " << v << ": " << got << " != " << want;
-    }
-    EXPECT_EQ(bad, 0u) << f;
-  }
+  expect_as_snprintf(formats, test_values());
 }
 
 // %f and %g's exact integer road (number_format.cpp scaled_rounded) against snprintf where it
@@ -119,16 +125,7 @@ TEST(NumberFormat, ExactRoundingAsSnprintf) {
                                             "%.0f",   "%8.1f",  "%13.10f", "%.19f",   "%.20f",
                                             "%12.7g", "%10.4g", "%.10g",   "%g",      "%.0g",
                                             "%.15g",  "%.16g",  "%12.5G",  "% 9.2f",  "%-12.7g"};
-  for (const std::string& f : formats) {
-    const NumberFormat nf(f, false);
-    size_t bad = 0;
-    for (double v : values) {
-      const std::string want = reference(f, false, v), got = formatted(nf, v);
-      if (want != got && ++bad <= 3)
-        ADD_FAILURE() << f << " of " << std::hexfloat << v << ": " << got << " != " << want;
-    }
-    EXPECT_EQ(bad, 0u) << f;
-  }
+  expect_as_snprintf(formats, values);
 }
 
 TEST(NumberFormat, IntegersAsSnprintf) {

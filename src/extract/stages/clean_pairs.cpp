@@ -88,9 +88,12 @@ void clean_profiles(const std::vector<Shape>& shapes, const std::vector<Iso>& is
   }
 }
 
-CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
-                                const CleanZones& zones, double beta, int threads,
-                                const std::vector<CleanProfile>& profile) {
+namespace {
+
+// Every pair's decision, decide(i, o, k) for entry k (object o) of newcomer i's zone, on
+// `threads` threads, with each newcomer's `any`.
+template <class Decide>
+CleanPairs decide_each_pair(const CleanZones& zones, int threads, Decide&& decide) {
   const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
   CleanPairs p;
   p.pair.resize(zones.neighbours.size());
@@ -101,9 +104,7 @@ CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vec
     const size_t i = first + z;
     uint8_t any = 0;
     for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
-      const uint32_t o = zones.neighbours[k];
-      const CleanPair c =
-          clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta);
+      const CleanPair c = decide(i, zones.neighbours[k], static_cast<size_t>(k));
       p.pair[k] = c;
       any |= c != CleanPair::kNone;
     }
@@ -112,34 +113,28 @@ CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vec
   return p;
 }
 
+}  // namespace
+
+CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                                const CleanZones& zones, double beta, int threads,
+                                const std::vector<CleanProfile>& profile) {
+  return decide_each_pair(zones, threads, [&](size_t i, uint32_t o, size_t) {
+    return clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta);
+  });
+}
+
 CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
                                   const CleanZones& zones, double beta, int threads,
                                   const std::vector<CleanProfile>& profile,
                                   const std::vector<uint8_t>& codes) {
-  const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
   if (codes.size() != zones.neighbours.size())
     throw Error("internal: " + std::to_string(codes.size()) + " pair codes for " +
                 std::to_string(zones.neighbours.size()) + " pairs");
-  CleanPairs p;
-  p.pair.resize(zones.neighbours.size());
-  p.any.assign(m, 0);
-#pragma omp parallel for schedule(dynamic, 512) num_threads(threads)
-  for (size_t z = 0; z < m; ++z) {
-    const size_t i = first + z;
-    uint8_t any = 0;
-    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
-      const uint8_t code = codes[static_cast<size_t>(k)];
-      const uint32_t o = zones.neighbours[k];
-      const CleanPair c =
-          code == kCleanPairUnsure
-              ? clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta)
-              : static_cast<CleanPair>(code);
-      p.pair[k] = c;
-      any |= c != CleanPair::kNone;
-    }
-    p.any[z] = any;
-  }
-  return p;
+  return decide_each_pair(zones, threads, [&](size_t i, uint32_t o, size_t k) {
+    return codes[k] == kCleanPairUnsure
+               ? clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta)
+               : static_cast<CleanPair>(codes[k]);
+  });
 }
 
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
