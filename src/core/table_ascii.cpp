@@ -70,18 +70,22 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
     constexpr size_t kBlockRows = 2048, kBlocksPerRound = 64;
     const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
     std::vector<std::string> text(std::min(nblocks, kBlocksPerRound));
+    bool failed = false;
     for (size_t b0 = 0; b0 < nblocks; b0 += kBlocksPerRound) {
       const size_t nb = std::min(kBlocksPerRound, nblocks - b0);
-#pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
+      // Each block is written, in order, as soon as it and those before it are formatted: the
+      // file's write runs beside the formatting of the blocks after it.
+#pragma omp parallel for ordered schedule(dynamic, 1) if (nb > 1)
       for (size_t j = 0; j < nb; ++j) {
         const size_t first = (b0 + j) * kBlockRows;
         text[j].clear();
         text[j].reserve(kBlockRows * row_chars);
         format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
+#pragma omp ordered
+        if (!failed && std::fwrite(text[j].data(), 1, text[j].size(), f.get()) != text[j].size())
+          failed = true;
       }
-      for (size_t j = 0; j < nb; ++j)
-        if (std::fwrite(text[j].data(), 1, text[j].size(), f.get()) != text[j].size())
-          throw Error(path + ": write error");
+      if (failed) throw Error(path + ": write error");
     }
     if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error(path + ": write error");
   });
