@@ -30,14 +30,20 @@ struct CleanPairTest {
   float level = 0;
 };
 
+// The profile's val = 1 + alpha r^2 at offset (dx, dy) (the newcomer's position less the other
+// object's): the ellipse in float as SExtractor's, alpha in double.
+CELERIS_HD inline double clean_profile_val(double alpha, float cxx, float cyy, float cxy, float dx,
+                                           float dy) {
+  return 1 + alpha * (cxx * dx * dx + cyy * dy * dy + cxy * dx * dy);
+}
+
 CELERIS_HD inline CleanPairTest clean_pair_test(const CleanPairInput& in, const CleanPairInput& o) {
   const float dx = static_cast<float>(in.mx - o.mx), dy = static_cast<float>(in.my - o.my);
-  // The tested profile's ellipse, in float as SExtractor's, its alpha in double.
   const CleanPairInput& p = o.flux < in.flux ? in : o;
   CleanPairTest t;
   t.victim = o.flux < in.flux;
   t.amp = p.amp;
-  t.val = 1 + p.alpha * (p.cxx * dx * dx + p.cyy * dy * dy + p.cxy * dx * dy);
+  t.val = clean_profile_val(p.alpha, p.cxx, p.cyy, p.cxy, dx, dy);
   t.level = t.victim ? o.mthresh : in.mthresh;
   return t;
 }

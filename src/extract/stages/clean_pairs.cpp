@@ -39,17 +39,21 @@ CleanPairInput clean_pair_input(const Shape& s, const Iso& iso, const CleanProfi
   return p;
 }
 
-CleanPair clean_pair_resolved(const CleanPairInput& in, const CleanPairInput& o, double beta) {
-  const CleanPairTest t = clean_pair_test(in, o);
-  if (!clean_profile_above(t.amp, t.val, beta, t.level)) return CleanPair::kNone;
-  return t.victim ? CleanPair::kVictim : CleanPair::kMaster;
-}
-
 CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profile_in,
                      const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta) {
   if (!in_clean_zone(sin, so)) return CleanPair::kNone;
-  return clean_pair_resolved(clean_pair_input(sin, iin, profile_in),
-                             clean_pair_input(so, io, profile_o), beta);
+  // clean_pair_test's choice and arithmetic, reading only the tested object's profile and
+  // ellipse (the host's pairs and the clean pass's comparisons afresh run here).
+  const float dx = static_cast<float>(sin.mx - so.mx), dy = static_cast<float>(sin.my - so.my);
+  const bool victim = static_cast<float>(so.flux) < static_cast<float>(sin.flux);
+  const Shape& s = victim ? sin : so;
+  const CleanProfile& p = victim ? profile_in : profile_o;
+  const double val =
+      clean_profile_val(p.alpha, static_cast<float>(s.cxx), static_cast<float>(s.cyy),
+                        static_cast<float>(s.cxy), dx, dy);
+  if (!clean_profile_above(p.amp, val, beta, victim ? io.mthresh : iin.mthresh))
+    return CleanPair::kNone;
+  return victim ? CleanPair::kVictim : CleanPair::kMaster;
 }
 
 CleanRows clean_rows(const Shape& s, int clean_margin) {

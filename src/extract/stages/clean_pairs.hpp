@@ -42,8 +42,6 @@ CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profi
                      const Shape& so, const Iso& io, const CleanProfile& profile_o, double beta);
 // What the comparison reads of an object (clean_pair_decision.hpp: the GPU's too).
 CleanPairInput clean_pair_input(const Shape& s, const Iso& iso, const CleanProfile& profile);
-// clean_pair's answer where clean_pair_sure (the GPU's) left it to the pow.
-CleanPair clean_pair_resolved(const CleanPairInput& in, const CleanPairInput& o, double beta);
 
 // SExtractor's ycmin / ycmax (clean.c addcleanobj): the rows above and below an object that its
 // apertures may reach, fixed when it joins the clean list; they decide when it is written out,
