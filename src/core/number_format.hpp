@@ -3,7 +3,7 @@
 // digits in the C locale, several times faster than snprintf re-parsing the format for every
 // cell. %f and %g of the values a catalog holds take a shorter road still: the value times a
 // power of ten rounded (to even on an exact tie, as printf) in 128-bit integers, exactly, then
-// the integer's digits (decimal_digits below); values outside that road's range go to to_chars.
+// the integer's digits (exact_digits below); values outside that road's range go to to_chars.
 // What neither covers (the 0 and # flags, a format with text around the conversion, NaN and
 // infinities) goes through snprintf, so the output is snprintf's in every case.
 #pragma once
