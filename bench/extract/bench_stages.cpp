@@ -10,6 +10,11 @@
 // --chunk-objects: objects per chunk of the pipelined deblending and cleaning
 // (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
+// --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
+// of two runs, the options as given (a) and with OPTION (chunk-objects or gpu-children) set to
+// VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of
+// the rounds' differences b - a. The machine's speed drifts by more than many changes gain
+// (3-5 ms within one call on the H200's host); paired rounds see through more of it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -43,6 +48,77 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
          a.background == b.background;
 }
 
+// Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children), by name
+// without the dashes; false for another name.
+bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
+  if (key == "chunk-objects")
+    c.back_end_chunk_objects = std::stoll(value);
+  else if (key == "gpu-children")
+    c.gpu_deblend_children = std::stoi(value) != 0;
+  else
+    return false;
+  return true;
+}
+
+using StageTimes = std::map<std::string, std::vector<double>>;
+
+void add_stages(const extract::Result& r, StageTimes& stages, std::vector<std::string>& order) {
+  for (const auto& [name, s] : r.info.stage_seconds) {
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    stages[name].push_back(s);
+  }
+}
+
+// --ab: paired rounds of configurations a and b on device `d`.
+int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
+              const std::string& option, int rounds, const extract::MeasureRequest& req) {
+  const size_t eq = option.find('=');
+  extract::Config b = a;
+  if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
+    throw Error("--ab " + option + ": expected chunk-objects=N or gpu-children=0|1");
+  const bool pinned = d == "cuda-pinned";
+  if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");
+  a.device = b.device = resolve_backend(parse_backend(pinned ? "cuda" : d));
+  std::shared_ptr<void> lock;
+  if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
+  if (pinned && !lock) throw Error("cuda-pinned: the frame could not be page-locked");
+  std::vector<double> total[2], diff;
+  StageTimes stages[2];
+  std::vector<std::string> order;
+  extract::Objects first[2];
+  int b_faster = 0;
+  for (int k = 0; k <= rounds; ++k) {
+    double t[2];
+    for (int j = 0; j < 2; ++j) {
+      const int which = (k + j) % 2;
+      const auto t0 = std::chrono::steady_clock::now();
+      extract::Result r = extract::extract(img.pixels.view(), which ? b : a, req);
+      t[which] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (k == 0) {  // warm-up
+        first[which] = std::move(r.objects);
+        continue;
+      }
+      total[which].push_back(t[which]);
+      add_stages(r, stages[which], order);
+    }
+    if (k == 0) continue;
+    diff.push_back(t[1] - t[0]);
+    b_faster += t[1] < t[0];
+  }
+  std::printf("device %s, %d paired rounds, a: as given, b: %s\n", d.c_str(), rounds,
+              option.c_str());
+  std::printf("  %-44s %9.3f %9.3f ms\n", "total (median), a and b", 1e3 * median(total[0]),
+              1e3 * median(total[1]));
+  std::printf("  %-44s %9.3f ms, b faster in %d of %d rounds\n",
+              "rounds' differences b - a (median)", 1e3 * median(diff), b_faster, rounds);
+  auto med = [](const std::vector<double>& v) { return v.empty() ? 0.0 : median(v); };
+  for (const std::string& name : order)
+    std::printf("  %-44s %9.3f %9.3f ms\n", name.c_str(), 1e3 * med(stages[0][name]),
+                1e3 * med(stages[1][name]));
+  std::printf("catalogs %s\n", same(first[0], first[1]) ? "identical" : "DIFFER");
+  return same(first[0], first[1]) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -50,14 +126,14 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
-                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1]\n",
+                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1] "
+                 "[--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);
     return 2;
   }
-  int repeat = 5, threads = 0;
-  int64_t chunk_objects = 0;
-  bool gpu_children = false;
-  std::string devices = "cpu,cuda,cuda-pinned,cuda-resident";
+  int repeat = 5, threads = 0, rounds = 0;
+  extract::Config options;  // --chunk-objects, --gpu-children
+  std::string devices = "cpu,cuda,cuda-pinned,cuda-resident", ab;
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--repeat")
       repeat = std::stoi(value);
@@ -65,12 +141,12 @@ int main(int argc, char** argv) try {
       threads = std::stoi(value);
     else if (key == "--devices")
       devices = value;
-    else if (key == "--chunk-objects")
-      chunk_objects = std::stoll(value);
-    else if (key == "--gpu-children")
-      gpu_children = std::stoi(value) != 0;
+    else if (key == "--ab")
+      ab = value;
+    else if (key == "--rounds")
+      rounds = std::stoi(value);
     else
-      return false;
+      return key.size() > 2 && set_option(options, key.substr(2), value);
     return true;
   });
   const FitsImage img = read_fits_image(argv[1]);
@@ -80,22 +156,23 @@ int main(int argc, char** argv) try {
   extract::MeasureRequest req;
   req.n_apertures = 1;
   std::vector<extract::Objects> catalogs;
+  options.threads = threads;
+  if (!ab.empty())
+    return ab_rounds(img, devices.substr(0, devices.find(',')), options, ab,
+                     rounds > 0 ? rounds : repeat, req);
   std::stringstream list(devices);
   for (std::string d; std::getline(list, d, ',');) {
     // cuda-pinned: the frame page-locked beforehand (as a stream of frames does); cuda-resident:
     // uploaded beforehand (extract(DeviceImage), the frame already in device memory).
     const bool pinned = d == "cuda-pinned", resident = d == "cuda-resident";
-    extract::Config config;
-    config.threads = threads;
-    config.back_end_chunk_objects = chunk_objects;
-    config.gpu_deblend_children = gpu_children;
+    extract::Config config = options;
     config.device = resolve_backend(parse_backend(pinned || resident ? "cuda" : d));
     std::shared_ptr<void> lock;
     if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
     if (pinned && !lock) throw Error("cuda-pinned: the frame could not be page-locked");
     DeviceImage on_device;
     if (resident) on_device = DeviceImage::upload(img.pixels.view());
-    std::map<std::string, std::vector<double>> stages;
+    StageTimes stages;
     std::vector<std::string> order;
     std::vector<double> totals, faults, cpu;
     extract::Result r;
@@ -110,10 +187,7 @@ int main(int argc, char** argv) try {
       const bench::ProcessUsage u1 = bench::process_usage();
       faults.push_back(static_cast<double>(u1.minor_faults - u0.minor_faults));
       cpu.push_back(u1.user_seconds + u1.system_seconds - u0.user_seconds - u0.system_seconds);
-      for (const auto& [name, s] : r.info.stage_seconds) {
-        if (!stages.count(name)) order.push_back(name);
-        stages[name].push_back(s);
-      }
+      add_stages(r, stages, order);
     }
     std::printf("device %-5s objects %zu (detections %zu), total %.2f ms (median)\n", d.c_str(),
                 r.objects.size(), r.info.n_detections, 1e3 * median(totals));
