@@ -60,6 +60,14 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
   return true;
 }
 
+// cuda-pinned: the frame page-locked beforehand, as a stream of frames has it.
+std::shared_ptr<void> pin_frame(const FitsImage& img) {
+  std::shared_ptr<void> lock =
+      lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
+  if (!lock) throw Error("cuda-pinned: the frame could not be page-locked");
+  return lock;
+}
+
 using StageTimes = std::map<std::string, std::vector<double>>;
 
 void add_stages(const extract::Result& r, StageTimes& stages, std::vector<std::string>& order) {
@@ -76,12 +84,11 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   extract::Config b = a;
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
     throw Error("--ab " + option + ": expected chunk-objects=N or gpu-children=0|1");
+  if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");
   a.device = b.device = resolve_backend(parse_backend(pinned ? "cuda" : d));
-  std::shared_ptr<void> lock;
-  if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
-  if (pinned && !lock) throw Error("cuda-pinned: the frame could not be page-locked");
+  const std::shared_ptr<void> lock = pinned ? pin_frame(img) : nullptr;
   std::vector<double> total[2], diff;
   StageTimes stages[2];
   std::vector<std::string> order;
@@ -111,10 +118,9 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
               1e3 * median(total[1]));
   std::printf("  %-44s %9.3f ms, b faster in %d of %d rounds\n",
               "rounds' differences b - a (median)", 1e3 * median(diff), b_faster, rounds);
-  auto med = [](const std::vector<double>& v) { return v.empty() ? 0.0 : median(v); };
-  for (const std::string& name : order)
-    std::printf("  %-44s %9.3f %9.3f ms\n", name.c_str(), 1e3 * med(stages[0][name]),
-                1e3 * med(stages[1][name]));
+  for (const std::string& name : order)  // a step only one of them has: 0 for the other
+    std::printf("  %-44s %9.3f %9.3f ms\n", name.c_str(), 1e3 * median(stages[0][name]),
+                1e3 * median(stages[1][name]));
   std::printf("catalogs %s\n", same(first[0], first[1]) ? "identical" : "DIFFER");
   return same(first[0], first[1]) ? 0 : 1;
 }
@@ -167,9 +173,7 @@ int main(int argc, char** argv) try {
     const bool pinned = d == "cuda-pinned", resident = d == "cuda-resident";
     extract::Config config = options;
     config.device = resolve_backend(parse_backend(pinned || resident ? "cuda" : d));
-    std::shared_ptr<void> lock;
-    if (pinned) lock = lock_host_memory(img.pixels.data(), img.pixels.size() * sizeof(float));
-    if (pinned && !lock) throw Error("cuda-pinned: the frame could not be page-locked");
+    const std::shared_ptr<void> lock = pinned ? pin_frame(img) : nullptr;
     DeviceImage on_device;
     if (resident) on_device = DeviceImage::upload(img.pixels.view());
     StageTimes stages;
