@@ -20,20 +20,36 @@ bool is_integer(ColumnType t) {
   return t == ColumnType::Int16 || t == ColumnType::Int32 || t == ColumnType::Int64;
 }
 
-// Rows [first, last) as text lines.
+// Rows [first, last) as text lines. The cells are written one after the other into a buffer
+// on the stack (NumberFormat::write), which goes to `out` whenever it may not hold the next.
 void format_rows(const Table& table, const std::vector<NumberFormat>& formats, size_t first,
                  size_t last, std::string& out) {
+  constexpr size_t kBuffer = 16 * NumberFormat::kCellRoom;
+  char buf[kBuffer];
+  char* p = buf;
+  const auto flush = [&] {
+    out.append(buf, static_cast<size_t>(p - buf));
+    p = buf;
+  };
   for (size_t r = first; r < last; ++r) {
     bool start = true;
     for (size_t ci = 0; ci < table.columns.size(); ++ci) {
       const Column& c = table.columns[ci];
       for (int k = 0; k < c.repeat; ++k) {
-        formats[ci].append(c.at(r, k), out, !start);
+        if (static_cast<size_t>(buf + kBuffer - p) < NumberFormat::kCellRoom) flush();
+        if (char* end = formats[ci].write(c.at(r, k), p, !start)) {
+          p = end;
+        } else {  // a long cell of a format outside the fast road
+          flush();
+          formats[ci].append(c.at(r, k), out, !start);
+        }
         start = false;
       }
     }
-    out += '\n';
+    if (p == buf + kBuffer) flush();
+    *p++ = '\n';
   }
+  flush();
 }
 
 }  // namespace

@@ -148,3 +148,22 @@ TEST(NumberFormat, AppendsWithoutTouchingWhatIsThere) {
   NumberFormat("%6.2f", false).append(3.14159, out);
   EXPECT_EQ(out, "abc   3.14");
 }
+
+// write()'s contract: the cell at its destination and the end returned, or nullptr where
+// snprintf's text would pass the room (a format outside the fast road), which append() then
+// writes whole.
+TEST(NumberFormat, WriteLeavesLongCellsToAppend) {
+  char room[NumberFormat::kCellRoom];
+  const NumberFormat wide("%01100.2f", false);
+  EXPECT_EQ(wide.write(1.5, room, true), nullptr);
+  std::string out;
+  wide.append(1.5, out, true);
+  std::string want(1101, '\0');  // reference()'s buffer is shorter
+  want.resize(static_cast<size_t>(std::snprintf(want.data(), want.size(), "%01100.2f", 1.5)));
+  EXPECT_EQ(want.size(), 1100u);
+  EXPECT_EQ(out, " " + want);
+  const NumberFormat flux("%12.7g", false);
+  char* end = flux.write(1234.5678, room, true);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(std::string(room, end), " " + reference("%12.7g", false, 1234.5678));
+}

@@ -1,0 +1,85 @@
+// write_ascii_table against its definition: each row the cells' snprintf texts joined by one
+// blank. The rows are written through a buffer of cells (table_ascii.cpp format_rows) in blocks
+// of rows on several threads; the table here crosses every boundary of that: rows longer than
+// the buffer (a vector column of 2,000 elements), cells longer than a cell's room (snprintf's
+// 1,100-character text of a zero-padded format), formats outside the fast road, NaN and
+// infinities, and more rows than a block holds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "celeris/table.hpp"
+
+namespace {
+
+std::string cell(const celeris::Column& c, double v) {
+  const bool integer = c.type == celeris::ColumnType::Int32 || c.type == celeris::ColumnType::Int64;
+  std::string f = c.print_format;
+  if (integer) f.insert(f.size() - 1, "ll");
+  std::string buf(2048, '\0');
+  const int n = integer
+                    ? std::snprintf(buf.data(), buf.size(), f.c_str(), static_cast<long long>(v))
+                    : std::snprintf(buf.data(), buf.size(), f.c_str(), v);
+  buf.resize(static_cast<size_t>(n));
+  return buf;
+}
+
+}  // namespace
+
+TEST(AsciiTable, RowsAreTheCellsSnprintfTexts) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  celeris::Table t;
+  t.rows = 2600;  // more than one block of rows (2,048)
+  auto add = [&](const std::string& name, celeris::ColumnType type, int repeat,
+                 const std::string& format) {
+    celeris::Column c{name, "", "", type, repeat, format, {}};
+    for (size_t i = 0; i < t.rows * static_cast<size_t>(repeat); ++i) {
+      double v = u(rng) * std::pow(10.0, static_cast<int>(rng() % 13) - 4);
+      if (type != celeris::ColumnType::Float64) v = std::round(v);
+      if (type == celeris::ColumnType::Float64 && i % 97 == 5) v = i % 2 ? nan : -inf;
+      c.values.push_back(v);
+    }
+    t.columns.push_back(std::move(c));
+  };
+  add("NUMBER", celeris::ColumnType::Int32, 1, "%10d");
+  add("X", celeris::ColumnType::Float64, 1, "%11.4f");
+  add("FLUX", celeris::ColumnType::Float64, 1, "%12.7g");
+  add("E", celeris::ColumnType::Float64, 1, "%15.7e");
+  add("ZERO_PADDED", celeris::ColumnType::Float64, 1, "%08.3f");  // snprintf's road
+  add("WIDE", celeris::ColumnType::Float64, 1, "%01100.2f");      // past a cell's room
+  add("LEFT", celeris::ColumnType::Float64, 1, "%-10.3f");
+  add("VECTOR", celeris::ColumnType::Float64, 2000, "%12.7g");  // a row past the buffer
+  add("FLAGS", celeris::ColumnType::Int32, 1, "%3d");
+  const auto dir = std::filesystem::temp_directory_path() / "celeris_ascii_table_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.cat").string();
+  celeris::write_ascii_table(path, t, false);
+  std::ifstream in(path);
+  std::string line;
+  size_t r = 0, bad = 0;
+  while (std::getline(in, line)) {
+    ASSERT_LT(r, t.rows);
+    std::string want;
+    for (const celeris::Column& c : t.columns)
+      for (int k = 0; k < c.repeat; ++k) {
+        if (!want.empty()) want += ' ';
+        want += cell(c, c.at(r, k));
+      }
+    if (line != want && ++bad <= 2)
+      ADD_FAILURE() << "row " << r << ":\n" << line.substr(0, 400) << "\n" << want.substr(0, 400);
+    ++r;
+  }
+  EXPECT_EQ(r, t.rows);
+  EXPECT_EQ(bad, 0u);
+  std::filesystem::remove_all(dir);
+}
