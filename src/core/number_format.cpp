@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace celeris {
 
@@ -140,30 +141,27 @@ void write_padded(char* to, uint64_t v, int width) {
   if (i == 1) to[0] = static_cast<char>('0' + w % 10);
 }
 
-// v's decimal digits at `to`; returns how many.
-int write_digits(char* to, uint64_t v) {
-  int n = 1;
-  for (uint64_t t = v; t >= 10; t /= 10) ++n;
-  write_padded(to, v, n);
-  return n;
-}
+// 10^k for k = 0 .. 19, in 64 bits (constants for split_pow10's divisions).
+constexpr std::array<uint64_t, 20> kPow10u = [] {
+  std::array<uint64_t, 20> t{};
+  uint64_t v = 1;
+  for (auto& p : t) {
+    p = v;
+    v *= 10;
+  }
+  return t;
+}();
 
 // v / 10^k and v % 10^k (k = 0 .. 19): a division by a constant for each k, which the compiler
 // makes a multiplication, rather than the processor's division by a variable (tens of cycles,
 // for each %f cell's point).
-template <int K = 0>
+template <size_t... K>
+void split_pow10(uint64_t v, int k, uint64_t& q, uint64_t& r, std::index_sequence<K...>) {
+  (void)((k == static_cast<int>(K) ? (q = v / kPow10u[K], r = v % kPow10u[K], true) : false) ||
+         ...);
+}
 void split_pow10(uint64_t v, int k, uint64_t& q, uint64_t& r) {
-  if constexpr (K > 19) {
-    q = v, r = 0;  // not reached: k <= 19
-  } else {
-    if (k == K) {
-      constexpr uint64_t unit = static_cast<uint64_t>(kPow10[K]);
-      q = v / unit;
-      r = v % unit;
-      return;
-    }
-    split_pow10<K + 1>(v, k, q, r);
-  }
+  split_pow10(v, k, q, r, std::make_index_sequence<20>{});
 }
 
 }  // namespace
@@ -249,80 +247,88 @@ void NumberFormat::append_snprintf(double value, std::string& out) const {
   out.append(big.data(), static_cast<size_t>(n));
 }
 
-size_t NumberFormat::exact_digits(double value, char* to) const {
+size_t NumberFormat::exact_cell(double value, char* to) const {
   if (integer_ || style_ == std::chars_format::scientific) return 0;
-  char* p = to;
-  if (std::signbit(value))
-    *p++ = '-';
-  else if (plus_ || space_)
-    *p++ = plus_ ? '+' : ' ';
+  const char sign = std::signbit(value) ? '-' : plus_ ? '+' : space_ ? ' ' : '\0';
   const double a = std::fabs(value);
+  // The cell's parts: the digits of `whole`, then `decimals` digits of `fraction` after a point
+  // (none when 0), then with `exponent` "e" and x's sign and at least two digits.
+  uint64_t whole, fraction;
+  int decimals, x = 0;
+  bool exponent = false;
   u128 n;
   if (style_ == std::chars_format::fixed) {
     // %.pf: the integer round(a 10^p), the point put p digits from its end.
     if (precision_ > 19 || !(a < 1.8e19) || !rounded_scaled(a, precision_, n) ||
         n > u128{UINT64_MAX})
       return 0;
-    uint64_t whole, fraction;
-    split_pow10(static_cast<uint64_t>(n), precision_, whole, fraction);
-    p += write_digits(p, whole);
-    if (precision_ > 0) {
-      *p++ = '.';
-      write_padded(p, fraction, precision_);
-      p += precision_;
+    decimals = precision_;
+    split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
+  } else {
+    // %.Pg: x, the exponent of a rounded to P significant digits (the binary exponent's guess,
+    // off by one at most, corrected on the rounded integer), then %e's or %f's digits as the C
+    // standard chooses between them, trailing zeros removed.
+    const int P = precision_;
+    if (P > 15 || !(a >= 1e-300) || !(a < 1e300)) return 0;  // zero, subnormal, huge: to_chars
+    // a's binary exponent from its bits (a is normal here): a in [2^b, 2^(b + 1)); then
+    // floor(b log10(2)) in integers (78913 / 2^18 ~ log10(2); >> floors negative values too).
+    uint64_t bits;
+    std::memcpy(&bits, &a, sizeof bits);
+    const int b = static_cast<int>(bits >> 52) - 1023;
+    x = (b * 78913) >> 18;
+    for (int tries = 0;; ++tries) {
+      if (tries == 3 || !rounded_scaled(a, P - 1 - x, n)) return 0;
+      if (n >= kPow10[P])
+        ++x;
+      else if (n < kPow10[P - 1])
+        --x;
+      else
+        break;
     }
-    return static_cast<size_t>(p - to);
+    exponent = x < -4 || x >= P;
+    decimals = exponent ? P - 1 : P - 1 - x;  // %e's one digit before the point, or %f's
+    split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
+    while (decimals > 0 && fraction % 10 == 0) {
+      fraction /= 10;
+      --decimals;
+    }
   }
-  // %.Pg: x, the exponent of a rounded to P significant digits (the binary exponent's guess,
-  // off by one at most, corrected on the rounded integer), then %e's or %f's digits as the C
-  // standard chooses between them, trailing zeros removed.
-  const int P = precision_;
-  if (P > 15 || !(a >= 1e-300) || !(a < 1e300)) return 0;  // zero, subnormal, huge: to_chars
-  // a's binary exponent from its bits (a is normal here): a in [2^b, 2^(b + 1)); then
-  // floor(b log10(2)) in integers (78913 / 2^18 ~ log10(2); >> floors negative values too).
-  uint64_t bits;
-  std::memcpy(&bits, &a, sizeof bits);
-  const int b = static_cast<int>(bits >> 52) - 1023;
-  int x = (b * 78913) >> 18;
-  for (int tries = 0;; ++tries) {
-    if (tries == 3 || !rounded_scaled(a, P - 1 - x, n)) return 0;
-    if (n >= kPow10[P])
-      ++x;
-    else if (n < kPow10[P - 1])
-      --x;
+  // The length first, so that the digits are written in their place after the padding (digits
+  // written elsewhere and copied are read back before their stores have left: a stall).
+  int digits = 1;
+  while (digits < 20 && whole >= kPow10u[static_cast<size_t>(digits)]) ++digits;
+  const int ax = std::abs(x);
+  const size_t len = (sign ? 1u : 0u) + static_cast<size_t>(digits) +
+                     (decimals > 0 ? static_cast<size_t>(decimals) + 1 : 0) +
+                     (exponent ? (ax >= 100 ? 5u : 4u) : 0u);
+  const size_t pad = static_cast<size_t>(width_) > len ? static_cast<size_t>(width_) - len : 0;
+  char* p = to;
+  if (!left_) {
+    // A short padding (nearly all) by a store of fixed length (a few moves, not a call to
+    // memset; `to` has the room), the digits then written over its end.
+    if (pad <= 32)
+      std::memset(p, ' ', 32);
     else
-      break;
+      std::memset(p, ' ', pad);
+    p += pad;
   }
-  const uint64_t v = static_cast<uint64_t>(n);  // P digits
-  if (x < -4 || x >= P) {
-    char d[16];
-    write_padded(d, v, P);
-    int last = P;
-    while (last > 1 && d[last - 1] == '0') --last;
-    *p++ = d[0];
-    if (last > 1) {
-      *p++ = '.';
-      std::memcpy(p, d + 1, static_cast<size_t>(last - 1));
-      p += last - 1;
-    }
-    *p++ = 'e';
-    *p++ = x < 0 ? '-' : '+';
-    const int ax = std::abs(x);
-    if (ax < 10) *p++ = '0';
-    p += write_digits(p, static_cast<uint64_t>(ax));
-    return static_cast<size_t>(p - to);
-  }
-  const int decimals = P - 1 - x;  // 0 .. P + 3
-  uint64_t whole, fraction;
-  split_pow10(v, decimals, whole, fraction);
-  p += write_digits(p, whole);
+  if (sign) *p++ = sign;
+  write_padded(p, whole, digits);
+  p += digits;
   if (decimals > 0) {
-    char* point = p;
     *p++ = '.';
     write_padded(p, fraction, decimals);
     p += decimals;
-    while (p[-1] == '0') --p;
-    if (p - 1 == point) p = point;
+  }
+  if (exponent) {
+    *p++ = upper_ ? 'E' : 'e';
+    *p++ = x < 0 ? '-' : '+';
+    write_padded(p, static_cast<uint64_t>(ax), ax >= 100 ? 3 : 2);
+    p += ax >= 100 ? 3 : 2;
+  }
+  if (left_) {
+    std::memset(p, ' ', pad);
+    p += pad;
   }
   return static_cast<size_t>(p - to);
 }
@@ -339,47 +345,32 @@ char* NumberFormat::write(double value, char* to, bool blank_before) const {
     return static_cast<size_t>(n) >= room ? nullptr : p + n;
   };
   if (!fast_ || !std::isfinite(value)) return by_snprintf();
-  // The digits (sign included) at [first, last) of `digits`, then copied after their padding.
-  // kFront: room for a sign before to_chars' digits.
-  constexpr size_t kFront = 8;
-  char digits[kFront + 640];
-  char* const start = digits + kFront;
-  char* first = start;
-  char* last = start;
-  if (const size_t exact = exact_digits(value, start)) {
-    last = start + exact;
+  if (const size_t exact = exact_cell(value, p)) return p + exact;
+  // Outside that road: to_chars' digits at `start` (room for a sign before them), then copied
+  // after their padding.
+  char digits[8 + 640];
+  char* const start = digits + 8;
+  std::to_chars_result r;
+  if (integer_) {
+    const long long v = static_cast<long long>(value);
+    r = unsigned_ ? std::to_chars(start, start + 600, static_cast<unsigned long long>(v))
+                  : std::to_chars(start, start + 600, v);
   } else {
-    std::to_chars_result r;
-    if (integer_) {
-      const long long v = static_cast<long long>(value);
-      r = unsigned_ ? std::to_chars(start, start + 600, static_cast<unsigned long long>(v))
-                    : std::to_chars(start, start + 600, v);
-    } else {
-      r = std::to_chars(start, start + 600, value, style_, precision_);
-    }
-    if (r.ec != std::errc()) return by_snprintf();  // not expected
-    last = r.ptr;
-    if (*start != '-' && (plus_ || space_) && !(integer_ && unsigned_))
-      *--first = plus_ ? '+' : ' ';
+    r = std::to_chars(start, start + 600, value, style_, precision_);
   }
+  if (r.ec != std::errc()) return by_snprintf();  // not expected
+  char* first = start;
+  char* const last = r.ptr;
+  if (*start != '-' && (plus_ || space_) && !(integer_ && unsigned_)) *--first = plus_ ? '+' : ' ';
   if (upper_)
     for (char* q = first; q != last; ++q) *q = static_cast<char>(std::toupper(*q));
   const size_t len = static_cast<size_t>(last - first);
   const size_t pad = static_cast<size_t>(width_) > len ? static_cast<size_t>(width_) - len : 0;
-  // Short cells (nearly all) by copies of fixed length, which the compiler makes a few moves,
-  // instead of calls to memset and memcpy: `to` and `digits` have the room.
-  constexpr size_t kShort = 32;
   if (!left_) {
-    if (pad <= kShort)
-      std::memset(p, ' ', kShort);
-    else
-      std::memset(p, ' ', pad);
+    std::memset(p, ' ', pad);
     p += pad;
   }
-  if (len <= kShort)
-    std::memcpy(p, first, kShort);
-  else
-    std::memcpy(p, first, len);
+  std::memcpy(p, first, len);
   p += len;
   if (left_) {
     std::memset(p, ' ', pad);

@@ -4,7 +4,7 @@
 // cell. %f and %g of the values a catalog holds take a shorter road still: the value times a
 // power of ten rounded to an integer as printf rounds (to even on an exact tie), from one double
 // operation where that decides it and else exactly in 128-bit integers, then the integer's
-// digits (exact_digits below); values outside that road's range go to to_chars.
+// digits (exact_cell below); values outside that road's range go to to_chars.
 // What neither covers (the 0 and # flags, a format with text around the conversion, NaN and
 // infinities) goes through snprintf, so the output is snprintf's in every case.
 #pragma once
@@ -35,9 +35,10 @@ class NumberFormat {
 
  private:
   void append_snprintf(double value, std::string& out) const;
-  // %f or %g of a finite value by exact integer rounding: the characters written from `to`
-  // (sign included), or 0 where the value lies outside the road's range.
-  size_t exact_digits(double value, char* to) const;
+  // %f or %g of a finite value by exact integer rounding: the cell, padded to its width, written
+  // at `to` (kCellRoom of room) and its length returned, or 0 where the value lies outside the
+  // road's range.
+  size_t exact_cell(double value, char* to) const;
 
   std::string format_;  // for snprintf (integers widened to ll)
   bool integer_ = false;
