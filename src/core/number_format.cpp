@@ -248,49 +248,58 @@ void NumberFormat::append_snprintf(double value, std::string& out) const {
 }
 
 size_t NumberFormat::exact_cell(double value, char* to) const {
-  if (integer_ || style_ == std::chars_format::scientific) return 0;
-  const char sign = std::signbit(value) ? '-' : plus_ ? '+' : space_ ? ' ' : '\0';
-  const double a = std::fabs(value);
+  if (style_ == std::chars_format::scientific && !integer_) return 0;
   // The cell's parts: the digits of `whole`, then `decimals` digits of `fraction` after a point
   // (none when 0), then with `exponent` "e" and x's sign and at least two digits.
-  uint64_t whole, fraction;
-  int decimals, x = 0;
+  char sign;
+  uint64_t whole = 0, fraction = 0;
+  int decimals = 0, x = 0;
   bool exponent = false;
-  u128 n;
-  if (style_ == std::chars_format::fixed) {
-    // %.pf: the integer round(a 10^p), the point put p digits from its end.
-    if (precision_ > 19 || !(a < 1.8e19) || !rounded_scaled(a, precision_, n) ||
-        n > u128{UINT64_MAX})
-      return 0;
-    decimals = precision_;
-    split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
+  if (integer_) {
+    // %d of the value as a long long (printf's argument), %u of that long long's bits.
+    const long long v = static_cast<long long>(value);
+    const bool negative = v < 0 && !unsigned_;
+    sign = negative ? '-' : unsigned_ ? '\0' : plus_ ? '+' : space_ ? ' ' : '\0';
+    whole = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
   } else {
-    // %.Pg: x, the exponent of a rounded to P significant digits (the binary exponent's guess,
-    // off by one at most, corrected on the rounded integer), then %e's or %f's digits as the C
-    // standard chooses between them, trailing zeros removed.
-    const int P = precision_;
-    if (P > 15 || !(a >= 1e-300) || !(a < 1e300)) return 0;  // zero, subnormal, huge: to_chars
-    // a's binary exponent from its bits (a is normal here): a in [2^b, 2^(b + 1)); then
-    // floor(b log10(2)) in integers (78913 / 2^18 ~ log10(2); >> floors negative values too).
-    uint64_t bits;
-    std::memcpy(&bits, &a, sizeof bits);
-    const int b = static_cast<int>(bits >> 52) - 1023;
-    x = (b * 78913) >> 18;
-    for (int tries = 0;; ++tries) {
-      if (tries == 3 || !rounded_scaled(a, P - 1 - x, n)) return 0;
-      if (n >= kPow10[P])
-        ++x;
-      else if (n < kPow10[P - 1])
-        --x;
-      else
-        break;
-    }
-    exponent = x < -4 || x >= P;
-    decimals = exponent ? P - 1 : P - 1 - x;  // %e's one digit before the point, or %f's
-    split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
-    while (decimals > 0 && fraction % 10 == 0) {
-      fraction /= 10;
-      --decimals;
+    sign = std::signbit(value) ? '-' : plus_ ? '+' : space_ ? ' ' : '\0';
+    const double a = std::fabs(value);
+    u128 n;
+    if (style_ == std::chars_format::fixed) {
+      // %.pf: the integer round(a 10^p), the point put p digits from its end.
+      if (precision_ > 19 || !(a < 1.8e19) || !rounded_scaled(a, precision_, n) ||
+          n > u128{UINT64_MAX})
+        return 0;
+      decimals = precision_;
+      split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
+    } else {
+      // %.Pg: x, the exponent of a rounded to P significant digits (the binary exponent's
+      // guess, off by one at most, corrected on the rounded integer), then %e's or %f's digits
+      // as the C standard chooses between them, trailing zeros removed.
+      const int P = precision_;
+      if (P > 15 || !(a >= 1e-300) || !(a < 1e300)) return 0;  // zero, subnormal, huge
+      // a's binary exponent from its bits (a is normal here): a in [2^b, 2^(b + 1)); then
+      // floor(b log10(2)) in integers (78913 / 2^18 ~ log10(2); >> floors negative values).
+      uint64_t bits;
+      std::memcpy(&bits, &a, sizeof bits);
+      const int b = static_cast<int>(bits >> 52) - 1023;
+      x = (b * 78913) >> 18;
+      for (int tries = 0;; ++tries) {
+        if (tries == 3 || !rounded_scaled(a, P - 1 - x, n)) return 0;
+        if (n >= kPow10[P])
+          ++x;
+        else if (n < kPow10[P - 1])
+          --x;
+        else
+          break;
+      }
+      exponent = x < -4 || x >= P;
+      decimals = exponent ? P - 1 : P - 1 - x;  // %e's one digit before the point, or %f's
+      split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
+      while (decimals > 0 && fraction % 10 == 0) {
+        fraction /= 10;
+        --decimals;
+      }
     }
   }
   // The length first, so that the digits are written in their place after the padding (digits
