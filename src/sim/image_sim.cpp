@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <vector>
 
 #include "celeris/error.hpp"
 #include "celeris/simulate.hpp"
@@ -18,40 +19,50 @@ constexpr double kPi = std::numbers::pi;
 
 struct Source {
   double x, y, flux;
-  int type;            // 0 star, 1 galaxy
+  int type;             // 0 star, 1 galaxy
   double re, q, pa, n;  // galaxy: effective radius, axis ratio, angle, Sérsic index
 };
 
 // Sérsic b_n (Ciotti & Bertin 1999 asymptotic expansion).
-double sersic_b(double n) { return 2 * n - 1.0 / 3 + 4 / (405 * n) + 46 / (25515 * n * n); }
+double sersic_b(double n) {
+  return 2 * n - 1.0 / 3 + 4 / (405 * n) + 46 / (25515 * n * n);
+}
 
-// Adds `flux` distributed with a profile sampled at 3x3 sub-pixels, normalised over its stamp.
-template <class Profile>
-void render(Image<float>& img, double cx, double cy, double flux, int radius, Profile&& prof) {
-  const int x0 = std::max(0, static_cast<int>(std::floor(cx)) - radius);
-  const int x1 = std::min<int>(img.width() - 1, static_cast<int>(std::floor(cx)) + radius);
-  const int y0 = std::max(0, static_cast<int>(std::floor(cy)) - radius);
-  const int y1 = std::min<int>(img.height() - 1, static_cast<int>(std::floor(cy)) + radius);
-  if (x0 > x1 || y0 > y1) return;
-  // Normalise over the full (unclipped) stamp so that sources at the border lose flux.
+// A source's profile sampled at 3x3 sub-pixels over its full (unclipped) stamp of 2 radius + 1
+// pixels a side, from (fx0, fy0); `total` normalises it, so that sources at the border lose flux.
+struct Stamp {
+  std::vector<double> v;
+  int fx0 = 0, fy0 = 0, n = 0;
   double total = 0;
-  const int fx0 = static_cast<int>(std::floor(cx)) - radius, fy0 = static_cast<int>(std::floor(cy)) - radius;
-  std::vector<double> stamp;
-  const int n = 2 * radius + 1;
-  stamp.resize(static_cast<size_t>(n) * n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
+};
+
+template <class Profile>
+void make_stamp(double cx, double cy, int radius, Profile&& prof, Stamp& st) {
+  st.fx0 = static_cast<int>(std::floor(cx)) - radius;
+  st.fy0 = static_cast<int>(std::floor(cy)) - radius;
+  st.n = 2 * radius + 1;
+  st.v.resize(static_cast<size_t>(st.n) * st.n);
+  st.total = 0;
+  for (int j = 0; j < st.n; ++j)
+    for (int i = 0; i < st.n; ++i) {
       double s = 0;
       for (int sj = 0; sj < 3; ++sj)
         for (int si = 0; si < 3; ++si)
-          s += prof(fx0 + i + (si - 1) / 3.0 - cx, fy0 + j + (sj - 1) / 3.0 - cy);
-      stamp[static_cast<size_t>(j) * n + i] = s;
-      total += s;
+          s += prof(st.fx0 + i + (si - 1) / 3.0 - cx, st.fy0 + j + (sj - 1) / 3.0 - cy);
+      st.v[static_cast<size_t>(j) * st.n + i] = s;
+      st.total += s;
     }
-  if (total <= 0) return;
+}
+
+// Adds `flux` distributed as the stamp, over the part of it inside the image.
+void add_stamp(Image<float>& img, const Stamp& st, double flux) {
+  const int x0 = std::max(0, st.fx0), x1 = std::min<int>(img.width() - 1, st.fx0 + st.n - 1);
+  const int y0 = std::max(0, st.fy0), y1 = std::min<int>(img.height() - 1, st.fy0 + st.n - 1);
+  if (x0 > x1 || y0 > y1 || st.total <= 0) return;
   for (int y = y0; y <= y1; ++y)
     for (int x = x0; x <= x1; ++x)
-      img(x, y) += static_cast<float>(flux * stamp[static_cast<size_t>(y - fy0) * n + (x - fx0)] / total);
+      img(x, y) += static_cast<float>(
+          flux * st.v[static_cast<size_t>(y - st.fy0) * st.n + (x - st.fx0)] / st.total);
 }
 
 }  // namespace
@@ -62,7 +73,8 @@ SimulatedImage simulate_image(const ImageParams& p) {
   if (p.fwhm <= 0 || p.moffat_beta <= 1) throw Error("simulate: need fwhm > 0 and beta > 1");
   std::mt19937_64 rng(p.seed);
   std::uniform_real_distribution<double> U(0.0, 1.0);
-  const int nstars = p.n_stars >= 0 ? p.n_stars : static_cast<int>(double(p.width) * p.height / 8000);
+  const int nstars =
+      p.n_stars >= 0 ? p.n_stars : static_cast<int>(double(p.width) * p.height / 8000);
   const int ngal = p.n_galaxies >= 0 ? p.n_galaxies : nstars / 2;
 
   // Power-law fluxes (dN/dF ~ F^-2.5, Euclidean counts), between flux_min and flux_max.
@@ -73,7 +85,8 @@ SimulatedImage simulate_image(const ImageParams& p) {
   std::vector<Source> sources;
   sources.reserve(nstars + ngal + p.n_saturated);
   for (int i = 0; i < nstars; ++i)
-    sources.push_back({U(rng) * p.width - 0.5, U(rng) * p.height - 0.5, draw_flux(), 0, 0, 1, 0, 0});
+    sources.push_back(
+        {U(rng) * p.width - 0.5, U(rng) * p.height - 0.5, draw_flux(), 0, 0, 1, 0, 0});
   for (int i = 0; i < ngal; ++i) {
     Source s{U(rng) * p.width - 0.5, U(rng) * p.height - 0.5, 3 * draw_flux(), 1, 0, 0, 0, 0};
     s.re = 1.5 + 4.0 * U(rng);
@@ -90,21 +103,39 @@ SimulatedImage simulate_image(const ImageParams& p) {
   Image<float> signal(p.width, p.height, 0.0f);
   const double alpha = p.fwhm / (2 * std::sqrt(std::pow(2.0, 1 / p.moffat_beta) - 1));
   const int star_r = std::clamp(static_cast<int>(4 * p.fwhm), 4, 40);
-  for (const Source& s : sources) {
+  auto stamp_of = [&](const Source& s, Stamp& st) {
     if (s.type == 0) {
       const double r = s.flux > p.saturation ? std::min(6 * star_r, 120) : star_r;
-      render(signal, s.x, s.y, s.flux, static_cast<int>(r), [&](double dx, double dy) {
-        return std::pow(1 + (dx * dx + dy * dy) / (alpha * alpha), -p.moffat_beta);
-      });
+      make_stamp(
+          s.x, s.y, static_cast<int>(r),
+          [&](double dx, double dy) {
+            return std::pow(1 + (dx * dx + dy * dy) / (alpha * alpha), -p.moffat_beta);
+          },
+          st);
     } else {
       const double b = sersic_b(s.n), c = std::cos(s.pa), sn = std::sin(s.pa);
       const int r = std::clamp(static_cast<int>(4 * s.re / std::sqrt(s.q)) + 3, 5, 60);
-      render(signal, s.x, s.y, s.flux, r, [&](double dx, double dy) {
-        const double u = dx * c + dy * sn, v = (-dx * sn + dy * c) / s.q;
-        const double rr = std::sqrt(u * u + v * v) / s.re;
-        return std::exp(-b * (std::pow(rr, 1 / s.n) - 1));
-      });
+      make_stamp(
+          s.x, s.y, r,
+          [&](double dx, double dy) {
+            const double u = dx * c + dy * sn, v = (-dx * sn + dy * c) / s.q;
+            const double rr = std::sqrt(u * u + v * v) / s.re;
+            return std::exp(-b * (std::pow(rr, 1 / s.n) - 1));
+          },
+          st);
     }
+  };
+  // The stamps (their pow and exp: nearly all of the time) on all threads, a batch of sources at
+  // a time; then added to the signal in the sources' order on one thread, so that each pixel's
+  // float sum, and the image's bytes, do not depend on the threads.
+  constexpr size_t kBatch = 2048;
+  std::vector<Stamp> stamps(std::min(kBatch, sources.size()));
+  for (size_t b0 = 0; b0 < sources.size(); b0 += kBatch) {
+    const long nb = static_cast<long>(std::min(kBatch, sources.size() - b0));
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long k = 0; k < nb; ++k) stamp_of(sources[b0 + static_cast<size_t>(k)], stamps[k]);
+    for (long k = 0; k < nb; ++k)
+      add_stamp(signal, stamps[static_cast<size_t>(k)], sources[b0 + static_cast<size_t>(k)].flux);
   }
 
   // Background, noise and saturation, row by row with a per-row generator (deterministic and
@@ -116,12 +147,14 @@ SimulatedImage simulate_image(const ImageParams& p) {
     std::normal_distribution<double> N(0.0, 1.0);
     for (int x = 0; x < p.width; ++x) {
       const double bg = p.background * (1 + p.gradient * ((x - p.width / 2.0) / p.width +
-                                                           0.5 * (y - p.height / 2.0) / p.height));
+                                                          0.5 * (y - p.height / 2.0) / p.height));
       double mean = bg + signal(x, y);
       double v = mean;
       if (p.gain > 0) {
         const double e = std::max(0.0, mean * p.gain);
-        v = (e > 1e4 ? e + std::sqrt(e) * N(r) : static_cast<double>(std::poisson_distribution<long>(e)(r))) / p.gain;
+        v = (e > 1e4 ? e + std::sqrt(e) * N(r)
+                     : static_cast<double>(std::poisson_distribution<long>(e)(r))) /
+            p.gain;
       }
       v += p.read_noise * N(r);
       if (p.n_saturated > 0 && v > p.saturation) v = p.saturation;
@@ -167,7 +200,8 @@ SimulatedImage simulate_image(const ImageParams& p) {
     double ra = p.ra + std::atan2(xi, den) * 180 / kPi;
     if (ra < 0) ra += 360;
     if (ra >= 360) ra -= 360;
-    const double dec = std::atan2(eta * std::cos(d0) + std::sin(d0), std::hypot(xi, den)) * 180 / kPi;
+    const double dec =
+        std::atan2(eta * std::cos(d0) + std::sin(d0), std::hypot(xi, den)) * 180 / kPi;
     t.columns[5].values[i] = ra;
     t.columns[6].values[i] = dec;
   }
