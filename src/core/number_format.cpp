@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 
 namespace celeris {
 
@@ -125,23 +124,38 @@ constexpr std::array<char, 200> kDigitPairs = [] {
   return t;
 }();
 
-// v's last `width` decimal digits at `to`, zeros in front: pairs of digits from the end, in
-// 32 bits once the value fits there (a catalog's values nearly always do: a cheaper division).
-void write_padded(char* to, uint64_t v, int width) {
-  int i = width;
-  for (; i >= 2 && v > UINT32_MAX; i -= 2) {
-    std::memcpy(to + i - 2, kDigitPairs.data() + 2 * (v % 100), 2);
-    v /= 100;
+// The digits of q with a point `decimals` digits from their end (zeros in front where q has
+// fewer; at least one digit before the point), written backwards so that they end at `end`:
+// returns their first character.
+template <class U>
+char* digits_back(char* end, U q, int decimals) {
+  char* e = end;
+  const bool point = decimals > 0;
+  for (; decimals >= 2; decimals -= 2) {
+    e -= 2;
+    std::memcpy(e, kDigitPairs.data() + 2 * (q % 100), 2);
+    q /= 100;
   }
-  uint32_t w = static_cast<uint32_t>(v);
-  for (; i >= 2; i -= 2) {
-    std::memcpy(to + i - 2, kDigitPairs.data() + 2 * (w % 100), 2);
-    w /= 100;
+  if (decimals == 1) {
+    *--e = static_cast<char>('0' + q % 10);
+    q /= 10;
   }
-  if (i == 1) to[0] = static_cast<char>('0' + w % 10);
+  if (point) *--e = '.';
+  while (q >= 100) {
+    e -= 2;
+    std::memcpy(e, kDigitPairs.data() + 2 * (q % 100), 2);
+    q /= 100;
+  }
+  if (q >= 10) {
+    e -= 2;
+    std::memcpy(e, kDigitPairs.data() + 2 * q, 2);
+  } else {
+    *--e = static_cast<char>('0' + q);
+  }
+  return e;
 }
 
-// 10^k for k = 0 .. 19, in 64 bits (constants for split_pow10's divisions).
+// 10^k for k = 0 .. 19, in 64 bits.
 constexpr std::array<uint64_t, 20> kPow10u = [] {
   std::array<uint64_t, 20> t{};
   uint64_t v = 1;
@@ -151,18 +165,6 @@ constexpr std::array<uint64_t, 20> kPow10u = [] {
   }
   return t;
 }();
-
-// v / 10^k and v % 10^k (k = 0 .. 19): a division by a constant for each k, which the compiler
-// makes a multiplication, rather than the processor's division by a variable (tens of cycles,
-// for each %f cell's point).
-template <size_t... K>
-void split_pow10(uint64_t v, int k, uint64_t& q, uint64_t& r, std::index_sequence<K...>) {
-  (void)((k == static_cast<int>(K) ? (q = v / kPow10u[K], r = v % kPow10u[K], true) : false) ||
-         ...);
-}
-void split_pow10(uint64_t v, int k, uint64_t& q, uint64_t& r) {
-  split_pow10(v, k, q, r, std::make_index_sequence<20>{});
-}
 
 }  // namespace
 
@@ -249,10 +251,10 @@ void NumberFormat::append_snprintf(double value, std::string& out) const {
 
 size_t NumberFormat::exact_cell(double value, char* to) const {
   if (style_ == std::chars_format::scientific && !integer_) return 0;
-  // The cell's parts: the digits of `whole`, then `decimals` digits of `fraction` after a point
-  // (none when 0), then with `exponent` "e" and x's sign and at least two digits.
+  // The cell: `sign`, the digits of n with a point `decimals` digits from their end (at least one
+  // digit before it; no point when 0), then with `exponent` "e", x's sign and two or three digits.
   char sign;
-  uint64_t whole = 0, fraction = 0;
+  uint64_t n = 0;
   int decimals = 0, x = 0;
   bool exponent = false;
   if (integer_) {
@@ -260,18 +262,18 @@ size_t NumberFormat::exact_cell(double value, char* to) const {
     const long long v = static_cast<long long>(value);
     const bool negative = v < 0 && !unsigned_;
     sign = negative ? '-' : unsigned_ ? '\0' : plus_ ? '+' : space_ ? ' ' : '\0';
-    whole = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    n = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
   } else {
     sign = std::signbit(value) ? '-' : plus_ ? '+' : space_ ? ' ' : '\0';
     const double a = std::fabs(value);
-    u128 n;
+    u128 r;
     if (style_ == std::chars_format::fixed) {
       // %.pf: the integer round(a 10^p), the point put p digits from its end.
-      if (precision_ > 19 || !(a < 1.8e19) || !rounded_scaled(a, precision_, n) ||
-          n > u128{UINT64_MAX})
+      if (precision_ > 19 || !(a < 1.8e19) || !rounded_scaled(a, precision_, r) ||
+          r > u128{UINT64_MAX})
         return 0;
+      n = static_cast<uint64_t>(r);
       decimals = precision_;
-      split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
     } else {
       // %.Pg: x, the exponent of a rounded to P significant digits (the binary exponent's
       // guess, off by one at most, corrected on the rounded integer), then %e's or %f's digits
@@ -285,55 +287,53 @@ size_t NumberFormat::exact_cell(double value, char* to) const {
       const int b = static_cast<int>(bits >> 52) - 1023;
       x = (b * 78913) >> 18;
       for (int tries = 0;; ++tries) {
-        if (tries == 3 || !rounded_scaled(a, P - 1 - x, n)) return 0;
-        if (n >= kPow10[P])
+        if (tries == 3 || !rounded_scaled(a, P - 1 - x, r)) return 0;
+        if (r >= kPow10[P])
           ++x;
-        else if (n < kPow10[P - 1])
+        else if (r < kPow10[P - 1])
           --x;
         else
           break;
       }
+      n = static_cast<uint64_t>(r);  // P digits
       exponent = x < -4 || x >= P;
       decimals = exponent ? P - 1 : P - 1 - x;  // %e's one digit before the point, or %f's
-      split_pow10(static_cast<uint64_t>(n), decimals, whole, fraction);
-      while (decimals > 0 && fraction % 10 == 0) {
-        fraction /= 10;
+      while (decimals > 0 && n % 10 == 0) {
+        n /= 10;
         --decimals;
       }
     }
   }
-  // The length first, so that the digits are written in their place after the padding (digits
-  // written elsewhere and copied are read back before their stores have left: a stall).
+  // The length first, so that the characters are written in their place after the padding
+  // (written elsewhere and copied, they are read back before their stores have left: a stall).
   int digits = 1;
-  while (digits < 20 && whole >= kPow10u[static_cast<size_t>(digits)]) ++digits;
+  while (digits < 20 && n >= kPow10u[static_cast<size_t>(digits)]) ++digits;
   const int ax = std::abs(x);
-  const size_t len = (sign ? 1u : 0u) + static_cast<size_t>(digits) +
-                     (decimals > 0 ? static_cast<size_t>(decimals) + 1 : 0) +
-                     (exponent ? (ax >= 100 ? 5u : 4u) : 0u);
+  const size_t exp_len = exponent ? (ax >= 100 ? 5u : 4u) : 0u;
+  const size_t len = (sign ? 1u : 0u) + static_cast<size_t>(std::max(digits, decimals + 1)) +
+                     (decimals > 0 ? 1u : 0u) + exp_len;
   const size_t pad = static_cast<size_t>(width_) > len ? static_cast<size_t>(width_) - len : 0;
-  char* p = to;
+  char* const start = left_ ? to : to + pad;
   if (!left_) {
     // A short padding (nearly all) by a store of fixed length (a few moves, not a call to
-    // memset; `to` has the room), the digits then written over its end.
+    // memset; `to` has the room), the characters then written over its end.
     if (pad <= 32)
-      std::memset(p, ' ', 32);
+      std::memset(to, ' ', 32);
     else
-      std::memset(p, ' ', pad);
-    p += pad;
+      std::memset(to, ' ', pad);
   }
-  if (sign) *p++ = sign;
-  write_padded(p, whole, digits);
-  p += digits;
-  if (decimals > 0) {
-    *p++ = '.';
-    write_padded(p, fraction, decimals);
-    p += decimals;
-  }
+  char* const digits_end = start + len - exp_len;
+  // The digits from the last one back, in pairs: in 32 bits where n fits there (nearly always).
+  char* first = n <= UINT32_MAX ? digits_back(digits_end, static_cast<uint32_t>(n), decimals)
+                                : digits_back(digits_end, n, decimals);
+  if (sign) *--first = sign;
+  char* p = digits_end;
   if (exponent) {
     *p++ = upper_ ? 'E' : 'e';
     *p++ = x < 0 ? '-' : '+';
-    write_padded(p, static_cast<uint64_t>(ax), ax >= 100 ? 3 : 2);
-    p += ax >= 100 ? 3 : 2;
+    if (ax >= 100) *p++ = static_cast<char>('0' + ax / 100);
+    std::memcpy(p, kDigitPairs.data() + 2 * (ax % 100), 2);
+    p += 2;
   }
   if (left_) {
     std::memset(p, ' ', pad);
