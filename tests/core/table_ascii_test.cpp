@@ -3,7 +3,7 @@
 // of rows on several threads; the table here crosses every boundary of that: rows longer than
 // the buffer (a vector column of 2,000 elements), cells longer than a cell's room (snprintf's
 // 1,100-character text of a zero-padded format), formats outside the fast road, NaN and
-// infinities, and more rows than a block holds.
+// infinities, more rows than a block holds, and more than a round of blocks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -77,6 +77,37 @@ TEST(AsciiTable, RowsAreTheCellsSnprintfTexts) {
       }
     if (line != want && ++bad <= 2)
       ADD_FAILURE() << "row " << r << ":\n" << line.substr(0, 400) << "\n" << want.substr(0, 400);
+    ++r;
+  }
+  EXPECT_EQ(r, t.rows);
+  EXPECT_EQ(bad, 0u);
+  std::filesystem::remove_all(dir);
+}
+
+// More rows than one round of blocks holds (256 blocks of 512 rows): every row once, in order.
+TEST(AsciiTable, RoundsOfBlocksKeepEveryRowInOrder) {
+  celeris::Table t;
+  t.rows = 140000;
+  celeris::Column number{"NUMBER", "", "", celeris::ColumnType::Int32, 1, "%10d", {}};
+  celeris::Column x{"X", "", "", celeris::ColumnType::Float64, 1, "%11.4f", {}};
+  for (size_t i = 0; i < t.rows; ++i) {
+    number.values.push_back(static_cast<double>(i + 1));
+    x.values.push_back(0.0001 * static_cast<double>(i));
+  }
+  t.columns = {number, x};
+  const auto dir = std::filesystem::temp_directory_path() / "celeris_ascii_rounds_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.cat").string();
+  celeris::write_ascii_table(path, t, true);
+  std::ifstream in(path);
+  std::string line;
+  size_t r = 0, bad = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) == 0) continue;
+    ASSERT_LT(r, t.rows);
+    const std::string want = cell(t.columns[0], t.columns[0].values[r]) + " " +
+                             cell(t.columns[1], t.columns[1].values[r]);
+    if (line != want && ++bad <= 2) ADD_FAILURE() << "row " << r << ": " << line << " != " << want;
     ++r;
   }
   EXPECT_EQ(r, t.rows);
