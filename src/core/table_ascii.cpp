@@ -82,10 +82,8 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
     for (size_t ci = 0; ci < table.columns.size(); ++ci)
       row_chars += static_cast<size_t>(table.columns[ci].repeat) *
                    (static_cast<size_t>(std::max(formats[ci].width(), 12)) + 1);
-    // Rounds of blocks: the text in memory stays a few MB whatever the table's length. Blocks of
-    // 512 rows share the rows evenly among many threads: a crowded frame's 42k rows are 82
-    // blocks (in blocks of 2,048, 21: 16 threads made a second round of 5 blocks).
-    constexpr size_t kBlockRows = 512, kBlocksPerRound = 256;
+    // Rounds of blocks: the text in memory stays a few MB whatever the table's length.
+    constexpr size_t kBlockRows = 2048, kBlocksPerRound = 64;
     const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
     std::vector<std::string> text(std::min(nblocks, kBlocksPerRound));
     bool failed = false;

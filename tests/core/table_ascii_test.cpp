@@ -84,7 +84,7 @@ TEST(AsciiTable, RowsAreTheCellsSnprintfTexts) {
   std::filesystem::remove_all(dir);
 }
 
-// More rows than one round of blocks holds (256 blocks of 512 rows): every row once, in order.
+// More rows than one round of blocks holds (64 blocks of 2,048 rows): every row once, in order.
 TEST(AsciiTable, RoundsOfBlocksKeepEveryRowInOrder) {
   celeris::Table t;
   t.rows = 140000;
