@@ -14,16 +14,20 @@ namespace {
 
 using u128 = unsigned __int128;
 
-// 10^k for k = 0 .. 38 (10^38 < 2^127).
-constexpr std::array<u128, 39> kPow10 = [] {
-  std::array<u128, 39> t{};
-  u128 v = 1;
+// 10^k for k = 0 .. N - 1, in T (an unsigned type's last product wraps, unused).
+template <class T, size_t N>
+constexpr std::array<T, N> powers_of_ten() {
+  std::array<T, N> t{};
+  T v = 1;
   for (auto& p : t) {
     p = v;
     v *= 10;
   }
   return t;
-}();
+}
+
+// 10^k for k = 0 .. 38 (10^38 < 2^127).
+constexpr std::array<u128, 39> kPow10 = powers_of_ten<u128, 39>();
 
 int bit_length(u128 v) {
   const uint64_t hi = static_cast<uint64_t>(v >> 64), lo = static_cast<uint64_t>(v);
@@ -80,15 +84,7 @@ bool scaled_rounded(double a, int k, u128& n) {
 }
 
 // 10^k for k = 0 .. 22: the powers of ten a double holds exactly.
-constexpr std::array<double, 23> kPow10d = [] {
-  std::array<double, 23> t{};
-  double v = 1;
-  for (auto& p : t) {
-    p = v;
-    v *= 10;
-  }
-  return t;
-}();
+constexpr std::array<double, 23> kPow10d = powers_of_ten<double, 23>();
 
 // scaled_rounded's answer, from one double multiplication (or division) where that decides it:
 // for |k| <= 22, s = a 10^k rounded to a double lies within half an ulp of the exact product
@@ -156,15 +152,7 @@ char* digits_back(char* end, U q, int decimals) {
 }
 
 // 10^k for k = 0 .. 19, in 64 bits.
-constexpr std::array<uint64_t, 20> kPow10u = [] {
-  std::array<uint64_t, 20> t{};
-  uint64_t v = 1;
-  for (auto& p : t) {
-    p = v;
-    v *= 10;
-  }
-  return t;
-}();
+constexpr std::array<uint64_t, 20> kPow10u = powers_of_ten<uint64_t, 20>();
 
 }  // namespace
 
