@@ -92,7 +92,7 @@ constexpr std::array<double, 23> kPow10d = powers_of_ten<double, 23>();
 // changes only at the half-integers, so where s lies farther than s 2^-50 from the nearest one,
 // the exact product rounds to the same integer as s, and no tie is possible. Most catalog
 // values are decided here; the others (near a half-integer, or s >= 2^52, where s's fraction
-// is no longer held) take the exact road. About a third of a cell's time.
+// is no longer held) take the exact road.
 bool rounded_scaled(double a, int k, u128& n) {
   if (k >= -22 && k <= 22) {
     const double s =

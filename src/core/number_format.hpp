@@ -35,9 +35,9 @@ class NumberFormat {
 
  private:
   void append_snprintf(double value, std::string& out) const;
-  // %f or %g of a finite value by exact integer rounding: the cell, padded to its width, written
-  // at `to` (kCellRoom of room) and its length returned, or 0 where the value lies outside the
-  // road's range.
+  // %d and %u, and %f or %g of a finite value by exact integer rounding: the cell, padded to
+  // its width, written at `to` (kCellRoom of room) and its length returned, or 0 where the value
+  // lies outside the road's range.
   size_t exact_cell(double value, char* to) const;
 
   std::string format_;  // for snprintf (integers widened to ll)
