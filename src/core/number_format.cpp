@@ -238,7 +238,6 @@ void NumberFormat::append_snprintf(double value, std::string& out) const {
 }
 
 size_t NumberFormat::exact_cell(double value, char* to) const {
-  if (style_ == std::chars_format::scientific && !integer_) return 0;
   // The cell: `sign`, the digits of n with a point `decimals` digits from their end (at least one
   // digit before it; no point when 0), then with `exponent` "e", x's sign and two or three digits.
   char sign;
@@ -265,8 +264,10 @@ size_t NumberFormat::exact_cell(double value, char* to) const {
     } else {
       // %.Pg: x, the exponent of a rounded to P significant digits (the binary exponent's
       // guess, off by one at most, corrected on the rounded integer), then %e's or %f's digits
-      // as the C standard chooses between them, trailing zeros removed.
-      const int P = precision_;
+      // as the C standard chooses between them, trailing zeros removed. %.pe: the same with
+      // p + 1 significant digits, always %e's form, every digit kept.
+      const bool scientific = style_ == std::chars_format::scientific;
+      const int P = scientific ? precision_ + 1 : precision_;
       if (P > 15 || !(a >= 1e-300) || !(a < 1e300)) return 0;  // zero, subnormal, huge
       // a's binary exponent from its bits (a is normal here): a in [2^b, 2^(b + 1)); then
       // floor(b log10(2)) in integers (78913 / 2^18 ~ log10(2); >> floors negative values).
@@ -284,9 +285,9 @@ size_t NumberFormat::exact_cell(double value, char* to) const {
           break;
       }
       n = static_cast<uint64_t>(r);  // P digits
-      exponent = x < -4 || x >= P;
+      exponent = scientific || x < -4 || x >= P;
       decimals = exponent ? P - 1 : P - 1 - x;  // %e's one digit before the point, or %f's
-      while (decimals > 0 && n % 10 == 0) {
+      while (!scientific && decimals > 0 && n % 10 == 0) {
         n /= 10;
         --decimals;
       }

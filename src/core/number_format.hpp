@@ -1,7 +1,7 @@
 // One printf conversion of a catalog column ("%10.4f", "%+11.7f", "%18.10e", "%12.7g", "%8d"),
 // parsed once and applied with std::to_chars, which the standard defines to give printf's
 // digits in the C locale, several times faster than snprintf re-parsing the format for every
-// cell. %f and %g of the values a catalog holds take a shorter road still: the value times a
+// cell. %f, %e and %g of the values a catalog holds take a shorter road still: the value times a
 // power of ten rounded to an integer as printf rounds (to even on an exact tie), from one double
 // operation where that decides it and else exactly in 128-bit integers, then the integer's
 // digits (exact_cell below); values outside that road's range go to to_chars.
@@ -35,7 +35,7 @@ class NumberFormat {
 
  private:
   void append_snprintf(double value, std::string& out) const;
-  // %d and %u, and %f or %g of a finite value by exact integer rounding: the cell, padded to
+  // %d and %u, and %f, %e or %g of a finite value by exact integer rounding: the cell, padded to
   // its width, written at `to` (kCellRoom of room) and its length returned, or 0 where the value
   // lies outside the road's range.
   size_t exact_cell(double value, char* to) const;

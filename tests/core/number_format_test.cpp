@@ -90,7 +90,7 @@ TEST(NumberFormat, FloatsAsSnprintf) {
 // decides: values over 31 decades and both signs, exact binary ties at every printed precision
 // (i / 2^j, rounded to even by printf), decimal halfway strings read back (the double nearest a
 // tie, just above or below it), and %g's carries into the next power of ten and across its
-// switch between %f's and %e's forms.
+// switch between %f's and %e's forms; %e's own road (the same digits, always its form).
 TEST(NumberFormat, ExactRoundingAsSnprintf) {
   std::vector<double> values;
   std::mt19937_64 rng(2026);
@@ -122,10 +122,10 @@ TEST(NumberFormat, ExactRoundingAsSnprintf) {
         values.push_back(-w);
       }
     }
-  const std::vector<std::string> formats = {"%8.4f",  "%11.4f", "%11.7f",  "%+11.7f", "%9.3f",
-                                            "%.0f",   "%8.1f",  "%13.10f", "%.19f",   "%.20f",
-                                            "%12.7g", "%10.4g", "%.10g",   "%g",      "%.0g",
-                                            "%.15g",  "%.16g",  "%12.5G",  "% 9.2f",  "%-12.7g"};
+  const std::vector<std::string> formats = {
+      "%8.4f",  "%11.4f",  "%11.7f",  "%+11.7f", "%9.3f", "%.0f",  "%8.1f",   "%13.10f", "%.19f",
+      "%.20f",  "%12.7g",  "%10.4g",  "%.10g",   "%g",    "%.0g",  "%.15g",   "%.16g",   "%12.5G",
+      "% 9.2f", "%-12.7g", "%18.10e", "%15.7e",  "%.0e",  "%.14e", "%-+12.3E"};
   expect_as_snprintf(formats, values);
 }
 
