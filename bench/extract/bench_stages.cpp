@@ -121,8 +121,9 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   for (const std::string& name : order)  // a step only one of them has: 0 for the other
     std::printf("  %-44s %9.3f %9.3f ms\n", name.c_str(), 1e3 * median(stages[0][name]),
                 1e3 * median(stages[1][name]));
-  std::printf("catalogs %s\n", same(first[0], first[1]) ? "identical" : "DIFFER");
-  return same(first[0], first[1]) ? 0 : 1;
+  const bool identical = same(first[0], first[1]);
+  std::printf("catalogs %s\n", identical ? "identical" : "DIFFER");
+  return identical ? 0 : 1;
 }
 
 }  // namespace

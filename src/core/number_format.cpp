@@ -219,22 +219,9 @@ NumberFormat::NumberFormat(const std::string& printf_format, bool integer)
   fast_ = true;
 }
 
-void NumberFormat::append_snprintf(double value, std::string& out) const {
-  char buf[128];
-  const int n = integer_
-                    ? std::snprintf(buf, sizeof buf, format_.c_str(), static_cast<long long>(value))
-                    : std::snprintf(buf, sizeof buf, format_.c_str(), value);
-  if (n < 0) return;
-  if (static_cast<size_t>(n) < sizeof buf) {
-    out.append(buf, static_cast<size_t>(n));
-    return;
-  }
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  if (integer_)
-    std::snprintf(big.data(), big.size(), format_.c_str(), static_cast<long long>(value));
-  else
-    std::snprintf(big.data(), big.size(), format_.c_str(), value);
-  out.append(big.data(), static_cast<size_t>(n));
+int NumberFormat::snprintf_cell(double value, char* to, size_t room) const {
+  return integer_ ? std::snprintf(to, room, format_.c_str(), static_cast<long long>(value))
+                  : std::snprintf(to, room, format_.c_str(), value);
 }
 
 size_t NumberFormat::exact_cell(double value, char* to) const {
@@ -337,29 +324,21 @@ char* NumberFormat::write(double value, char* to, bool blank_before) const {
   // snprintf's text, at p, or nullptr where it does not fit.
   const auto by_snprintf = [&]() -> char* {
     const size_t room = kCellRoom - static_cast<size_t>(p - to);
-    const int n = integer_ ? std::snprintf(p, room, format_.c_str(), static_cast<long long>(value))
-                           : std::snprintf(p, room, format_.c_str(), value);
-    if (n < 0) return p;  // nothing written, as append_snprintf
+    const int n = snprintf_cell(value, p, room);
+    if (n < 0) return p;  // nothing written
     return static_cast<size_t>(n) >= room ? nullptr : p + n;
   };
   if (!fast_ || !std::isfinite(value)) return by_snprintf();
+  // exact_cell takes every integer; a float outside its road: to_chars' digits at `start` (room
+  // for a sign before them), then copied after their padding.
   if (const size_t exact = exact_cell(value, p)) return p + exact;
-  // Outside that road: to_chars' digits at `start` (room for a sign before them), then copied
-  // after their padding.
   char digits[8 + 640];
   char* const start = digits + 8;
-  std::to_chars_result r;
-  if (integer_) {
-    const long long v = static_cast<long long>(value);
-    r = unsigned_ ? std::to_chars(start, start + 600, static_cast<unsigned long long>(v))
-                  : std::to_chars(start, start + 600, v);
-  } else {
-    r = std::to_chars(start, start + 600, value, style_, precision_);
-  }
+  const std::to_chars_result r = std::to_chars(start, start + 600, value, style_, precision_);
   if (r.ec != std::errc()) return by_snprintf();  // not expected
   char* first = start;
   char* const last = r.ptr;
-  if (*start != '-' && (plus_ || space_) && !(integer_ && unsigned_)) *--first = plus_ ? '+' : ' ';
+  if (*start != '-' && (plus_ || space_)) *--first = plus_ ? '+' : ' ';
   if (upper_)
     for (char* q = first; q != last; ++q) *q = static_cast<char>(std::toupper(*q));
   const size_t len = static_cast<size_t>(last - first);
@@ -383,8 +362,14 @@ void NumberFormat::append(double value, std::string& out, bool blank_before) con
     out.append(cell, static_cast<size_t>(end - cell));
     return;
   }
+  // snprintf's text, longer than a cell's room: sized first, then written in place.
   if (blank_before) out += ' ';
-  append_snprintf(value, out);
+  const int n = snprintf_cell(value, nullptr, 0);
+  if (n <= 0) return;
+  const size_t at = out.size();
+  out.resize(at + static_cast<size_t>(n) + 1);
+  snprintf_cell(value, out.data() + at, static_cast<size_t>(n) + 1);
+  out.resize(at + static_cast<size_t>(n));
 }
 
 }  // namespace celeris

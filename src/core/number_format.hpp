@@ -34,7 +34,9 @@ class NumberFormat {
   char* write(double value, char* to, bool blank_before = false) const;
 
  private:
-  void append_snprintf(double value, std::string& out) const;
+  // snprintf of the cell into `to` (`room` characters, the terminating zero included): its
+  // return value, the text's whole length.
+  int snprintf_cell(double value, char* to, size_t room) const;
   // %d and %u, and %f, %e or %g of a finite value by exact integer rounding: the cell, padded to
   // its width, written at `to` (kCellRoom of room) and its length returned, or 0 where the value
   // lies outside the road's range.

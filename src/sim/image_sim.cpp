@@ -131,11 +131,10 @@ SimulatedImage simulate_image(const ImageParams& p) {
   constexpr size_t kBatch = 2048;
   std::vector<Stamp> stamps(std::min(kBatch, sources.size()));
   for (size_t b0 = 0; b0 < sources.size(); b0 += kBatch) {
-    const long nb = static_cast<long>(std::min(kBatch, sources.size() - b0));
+    const size_t nb = std::min(kBatch, sources.size() - b0);
 #pragma omp parallel for schedule(dynamic, 16)
-    for (long k = 0; k < nb; ++k) stamp_of(sources[b0 + static_cast<size_t>(k)], stamps[k]);
-    for (long k = 0; k < nb; ++k)
-      add_stamp(signal, stamps[static_cast<size_t>(k)], sources[b0 + static_cast<size_t>(k)].flux);
+    for (size_t k = 0; k < nb; ++k) stamp_of(sources[b0 + k], stamps[k]);
+    for (size_t k = 0; k < nb; ++k) add_stamp(signal, stamps[k], sources[b0 + k].flux);
   }
 
   // Background, noise and saturation, row by row with a per-row generator (deterministic and
