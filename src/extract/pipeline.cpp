@@ -339,6 +339,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    {},
                    0,
                    true,
+                   true,
                    {}};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;

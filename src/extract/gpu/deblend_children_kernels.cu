@@ -2,27 +2,13 @@
 
 #include "core/cuda/cuda_check.hpp"
 #include "extract/gpu/deblend_children_kernels.hpp"
+#include "extract/gpu/glibc_listed.cuh"
 
 namespace celeris::extract::gpu {
 
 namespace {
 
 constexpr int kThreads = 128;
-
-// glibc's expf from the lists, which cover -70 < v < 70. The weights take v = -dist only for
-// dist < 70, so only v >= 70 falls outside (dist <= -70: moments that make no ellipse); the
-// pixel's detection is then left to the host.
-struct ListedExpf {
-  const glibcmath::ExceptionLists* lists;
-  bool* outside;
-  __device__ float operator()(float v) const {
-    if (!(v < 70.0f)) {
-      *outside = true;
-      return 0.0f;
-    }
-    return glibcmath::glibc_expf(v, *lists);
-  }
-};
 
 __global__ void __launch_bounds__(kThreads) choose_kernel(ChildrenArgs a) {
   using Scan = cub::BlockScan<int, kThreads>;

@@ -4,8 +4,10 @@
 #include "core/cuda/dynamic_shared_limit.hpp"
 #include "extract/gpu/deblend_core_chains.hpp"
 #include "extract/gpu/deblend_core_kernels.hpp"
+#include "extract/gpu/glibc_listed.cuh"
 #include "extract/stages/deblend_levels.hpp"
 #include "extract/stages/deblend_prune.hpp"
+#include "extract/stages/shape_finish.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -13,6 +15,10 @@ namespace {
 
 constexpr int kMaxThresh = 64;  // DEBLEND_NTHRESH's limit
 constexpr int kWarp = 32;
+constexpr int kChildrenWarps = 4, kChildrenBlock = kChildrenWarps * kWarp;
+// A candidate's pixels at most: its cores' pixel indexes are bytes (CoreArgs::pixels;
+// deblend_trees_gpu.cpp asserts that its kTreeMaxPixels is no larger).
+constexpr int kMaxPixels = 256;
 
 struct Shared {
   int32_t *grid, *mark;  // per cell
@@ -78,6 +84,21 @@ __host__ __device__ size_t carve(int max_pixels, int max_cells, int max_nodes, u
   }
   return at;
 }
+
+struct NoTheta {  // the children never read theta
+  __device__ double operator()(double, double) const { return 0.0; }
+};
+
+// A candidate's pixels as the host's list holds them (without weights: var and dthresh 0), from
+// copies in shared memory.
+struct CandidatePixels {
+  const float *value, *cvalue;
+  const int32_t* cell;  // its cell in the candidate's grid
+  int32_t bw, x0, y0;
+  __device__ int32_t x(int i) const { return cell[i] % bw - 1 + x0; }
+  __device__ int32_t y(int i) const { return cell[i] / bw - 1 + y0; }
+  __device__ Pixel operator()(int i) const { return {x(i), y(i), value[i], cvalue[i], 0.0f, 0.0f}; }
+};
 
 __global__ void core_kernel(CoreArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -148,6 +169,69 @@ __global__ void core_kernel(CoreArgs a) {
   result = {kept, static_cast<int32_t>(first_entry), first_pixel};
 }
 
+// The children of a split candidate's cores (a core per lane: its shape from its chain, as
+// add_core's compute_shape, then core_child) and its draws (a pixel per lane outside the cores:
+// count_deblend_draws' pixel_takes_draw); a warp per candidate of the launch, after core_kernel.
+// A kernel of its own: inside core_kernel, whose blocks are one warp each and hold the chains'
+// scratch, the children's registers and latency slowed the chains (stop 45, H200).
+__global__ void __launch_bounds__(kChildrenBlock) children_kernel(CoreArgs a) {
+  __shared__ float value_of[kChildrenWarps][kMaxPixels], cvalue_of[kChildrenWarps][kMaxPixels];
+  __shared__ int32_t cell_of[kChildrenWarps][kMaxPixels];
+  __shared__ uint8_t in_core_of[kChildrenWarps][kMaxPixels];
+  const int w = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  const int64_t t = int64_t(blockIdx.x) * kChildrenWarps + w;
+  if (t >= a.launched) return;
+  const int32_t j = a.launch[t];
+  CoreResult& result = a.results[j];
+  const int kept = result.cores;
+  const TreeCandidate c = a.candidates[j];
+  if (kept <= 0 || c.pixels > kMaxPixels) return;
+  const float* th = a.thresh + static_cast<int64_t>(j) * a.nthresh;
+  // The candidate's pixels (the sums below read them in chain order, one dependent load after
+  // another) and their marks.
+  float* value = value_of[w];
+  float* cvalue = cvalue_of[w];
+  int32_t* cell = cell_of[w];
+  uint8_t* in_core = in_core_of[w];
+  for (int i = lane; i < c.pixels; i += kWarp) {
+    value[i] = a.value[c.pixel_begin + i];
+    cvalue[i] = a.cvalue[c.pixel_begin + i];
+    cell[i] = a.cell[c.pixel_begin + i];
+    in_core[i] = 0;
+  }
+  __syncwarp();
+  const CandidatePixels pixel{value, cvalue, cell, c.bw, c.x0, c.y0};
+  const CoreEntry* entries = a.entries + result.first_entry;
+  DeblendChild* children = a.children + result.first_entry;
+  const uint8_t* pixels = a.pixels + result.first_pixel;
+  bool outside = false;
+  const ListedExpf expf{&a.lists, &outside};
+  int64_t total = 0;
+  for (int q = 0; q < kept; ++q) {
+    const CoreEntry e = entries[q];
+    if (q % kWarp == lane) {
+      const uint8_t* chain = pixels + total;
+      const auto px = [&](int64_t k) { return pixel(chain[k]); };
+      const float thresh = th[e.level];
+      const ShapeSums sums = shape_sums(px, e.length, thresh, NoShift{});
+      const Shape shape = finish_shape_with(sums, e.length, false, 0.0, 0.0, thresh, a.weighted,
+                                            NoTheta{}, ListedLogRatio{&a.lists, a.log_099});
+      children[q] = core_child(shape, th[0], expf);
+    }
+    total += e.length;
+  }
+  for (int64_t k = lane; k < total; k += kWarp) in_core[pixels[k]] = 1;
+  __syncwarp();
+  const bool shortcut = draws_shortcut(children, kept);
+  unsigned draws = 0;
+  for (int i = lane; i < c.pixels; i += kWarp)
+    if (!in_core[i])
+      draws += pixel_takes_draw(children, kept, pixel.x(i), pixel.y(i), shortcut, expf);
+  draws = __reduce_add_sync(0xffffffffu, draws);
+  if (__any_sync(0xffffffffu, outside)) return;  // result.draws stays -1
+  if (lane == 0) result.draws = draws;
+}
+
 cuda::DynamicSharedLimit& shared_limit() {
   static cuda::DynamicSharedLimit* limit = new cuda::DynamicSharedLimit;
   return *limit;
@@ -161,6 +245,10 @@ void build_cores(const CoreArgs& args, cudaStream_t stream) {
   shared_limit().raise(core_kernel, bytes);
   core_kernel<<<static_cast<unsigned>(args.launched), kWarp, bytes, stream>>>(args);
   cuda::cuda_check_launch("core_kernel");
+  if (!args.children) return;
+  const auto blocks = static_cast<unsigned>((args.launched + kChildrenWarps - 1) / kChildrenWarps);
+  children_kernel<<<blocks, kChildrenBlock, 0, stream>>>(args);
+  cuda::cuda_check_launch("children_kernel");
 }
 
 }  // namespace celeris::extract::gpu

@@ -2,10 +2,13 @@
 // same stream, deblend_tree_kernels.cu), its prune (stages/deblend_prune.hpp) and, for a
 // detection that splits, each core's pixels in chain order (deblend_core_chains.hpp), which the
 // host's plans otherwise take from a flood fill and a Lutz scan of each core
-// (deblend_node_chain). One warp per candidate: its grid and scratch in shared memory, the
-// prune and the fills on one lane (a candidate has at most kTreeMaxPixels pixels), the grid and
-// the pixels' levels on all. The cores go to compact arrays (each candidate's place taken with
-// an atomic), so that only what the host reads comes back. Plain C++17 on raw device pointers.
+// (deblend_node_chain); then, if asked, each core's child (its moments and profile's
+// amplitude) and the candidate's draws, which the host's plans otherwise make (plan_from_cores).
+// One warp per candidate: its grid and scratch in shared memory, the prune and the fills on one
+// lane (a candidate has at most kTreeMaxPixels pixels), the grid and the pixels' levels on all,
+// the children a core per lane, the draws a pixel per lane. The cores go to compact arrays (each
+// candidate's place taken with an atomic), so that only what the host reads comes back. Plain C++17
+// on raw device pointers.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,7 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/glibc_float_math.hpp"
 #include "extract/gpu/deblend_tree_kernels.hpp"
+#include "extract/stages/deblend_profile.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -28,9 +33,12 @@ struct CoreEntry {
 // the plan from the tree), 0 when the detection does not split, else how many, at
 // entries[first_entry ...], their pixels (indexes in the candidate's list, each core's in chain
 // order, one core after the other) at pixels[first_pixel ...].
+// draws: with CoreArgs::children, a split candidate's rand() draws (count_deblend_draws), -1
+// when not made (the host makes its children and draws).
 struct CoreResult {
   int32_t cores = -1, first_entry = 0;
   int64_t first_pixel = 0;
+  int64_t draws = -1;
 };
 
 struct CoreArgs {
@@ -54,6 +62,15 @@ struct CoreArgs {
   uint8_t* pixels = nullptr;  // a candidate's pixel indexes fit a byte (kTreeMaxPixels <= 256)
   int64_t pixel_space = 0;
   unsigned long long* used = nullptr;  // [0]: entries taken, [1]: pixels taken
+  // The split candidates' children too (null: not made): per core its child (core_child,
+  // stages/shape_finish.hpp) at children[first_entry + q], and the candidate's draws. They need
+  // each pixel's unfiltered value, glibc's exception lists for log and expf, glibc's log(0.99)
+  // and whether the area corrections are taken as with weights.
+  const float* value = nullptr;
+  DeblendChild* children = nullptr;
+  glibcmath::ExceptionLists lists;
+  double log_099 = 0;
+  bool weighted = false;
 };
 
 // One warp per candidate of args.launch, on the stream its trees were built on.

@@ -2,6 +2,7 @@
 #include "extract/gpu/deblend_trees_gpu.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/cuda/buffer_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
+#include "core/cuda/device_exception_lists.hpp"
 #include "core/cuda/event_timer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/scratch_pool.hpp"
@@ -78,6 +80,9 @@ struct Context {
   cuda::DeviceBuffer<uint8_t> core_pixels;
   cuda::PinnedBuffer<CoreEntry> staged_entries;
   cuda::PinnedBuffer<uint8_t> staged_core_pixels;
+  // Each core's child, beside its entry (CoreArgs::children).
+  cuda::DeviceBuffer<DeblendChild> children;
+  cuda::PinnedBuffer<DeblendChild> staged_children;
 };
 
 cuda::BufferPool<Context>& contexts() {
@@ -92,6 +97,14 @@ class Builder final : public DeblendTreeBuilder {
                            [] { return std::make_unique<Context>(); })) {}
   // Not before the stream is idle: the context's buffers go back to the pool for the next.
   ~Builder() override { cudaStreamSynchronize(c_->stream.get()); }
+
+  // The children where glibc's log and expf can be reproduced on the device (their exception
+  // lists describe this process's glibc).
+  void ask_children(bool weighted) override {
+    const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
+    children_ = exceptions.log && exceptions.expf;
+    weighted_ = weighted;
+  }
 
   bool takes(size_t pixels, int64_t cells) const override {
     return pixels <= kTreeMaxPixels && cells <= kTreeMaxCells;
@@ -112,6 +125,7 @@ class Builder final : public DeblendTreeBuilder {
     in_.add<int32_t>(pixels_);
     in_.add<float>(pixels_);
     in_.add<int32_t>(m_);
+    if (children_) in_.add<float>(pixels_);
     cuda::Carve cut(c_->staged_in.grow(std::max<size_t>(in_.bytes(), 1)));
     cand_ = cut.take<TreeCandidate>(m_);
     value0_ = cut.take<double>(m_);
@@ -119,6 +133,7 @@ class Builder final : public DeblendTreeBuilder {
     cell_ = cut.take<int32_t>(pixels_);
     cvalue_ = cut.take<float>(pixels_);
     launch_ = cut.take<int32_t>(m_);
+    value_ = children_ ? cut.take<float>(pixels_) : nullptr;
     flags_.assign(m_, 0);
     for (size_t j = 0; j < m_; ++j) cand_[j].pixels = 0;  // 0: not added
   }
@@ -142,6 +157,7 @@ class Builder final : public DeblendTreeBuilder {
       cell[p] = (parent.y[p] - box.y0 + 1) * c.bw + (parent.x[p] - box.x0 + 1);
       cv[p] = parent.cvalue[p];
     }
+    if (value_) std::copy(parent.value, parent.value + parent.size(), value_ + pixel_begin);
   }
 
   void launch() override {
@@ -183,6 +199,7 @@ class Builder final : public DeblendTreeBuilder {
     a.cell = dcut.take<int32_t>(pixels_);
     a.cvalue = dcut.take<float>(pixels_);
     const int32_t* launch = dcut.take<int32_t>(m_);
+    const float* value = children_ ? dcut.take<float>(pixels_) : nullptr;
     a.nthresh = nthresh_;
     a.minarea = minarea_;
     a.width = width_;
@@ -221,6 +238,13 @@ class Builder final : public DeblendTreeBuilder {
     ca.pixels = c.core_pixels.grow(pixels_);
     ca.pixel_space = static_cast<int64_t>(pixels_);
     ca.used = a.used + 1;
+    if (children_) {
+      ca.value = value;
+      ca.children = c.children.grow(pixels_);
+      ca.lists = cuda::device_exception_lists().lists;
+      ca.log_099 = std::log(0.99);  // the host's (finish_shape)
+      ca.weighted = weighted_;
+    }
     c.timer.mark(kUploaded, s);
     c.uploaded.record(s);
     for (int k = 0; k < kNumClasses; ++k) {
@@ -271,6 +295,10 @@ class Builder final : public DeblendTreeBuilder {
     core_pixels_ = c.staged_core_pixels.grow(std::max<size_t>(pixels, 1));
     c.entries.download_async(entries_, entries, c.stream.get());
     c.core_pixels.download_async(core_pixels_, pixels, c.stream.get());
+    if (children_) {
+      children_out_ = c.staged_children.grow(std::max<size_t>(entries, 1));
+      c.children.download_async(children_out_, entries, c.stream.get());
+    }
     c.timer.mark(kNodesBack, c.stream.get());
     c.stream.synchronize();
     for (size_t j = 0; j < m_; ++j)
@@ -323,6 +351,11 @@ class Builder final : public DeblendTreeBuilder {
     out.pixels.resize(pixels);
     const uint8_t* from = core_pixels_ + r.first_pixel;
     for (size_t p = 0; p < pixels; ++p) out.pixels[p] = from[p];
+    out.draws = children_ && r.cores > 0 ? r.draws : -1;
+    if (out.draws >= 0)
+      out.children.assign(children_out_ + r.first_entry, children_out_ + r.first_entry + r.cores);
+    else
+      out.children.clear();
     return true;
   }
 
@@ -355,6 +388,8 @@ class Builder final : public DeblendTreeBuilder {
   int32_t* cell_ = nullptr;
   float* cvalue_ = nullptr;
   int32_t* launch_ = nullptr;
+  float* value_ = nullptr;  // with children_
+  bool children_ = false, weighted_ = false;
   std::vector<uint16_t> flags_;
   const TreeResult* results_ = nullptr;
   const int32_t* levels_ = nullptr;
@@ -363,6 +398,7 @@ class Builder final : public DeblendTreeBuilder {
   const CoreResult* core_results_ = nullptr;
   CoreEntry* entries_ = nullptr;
   uint8_t* core_pixels_ = nullptr;
+  DeblendChild* children_out_ = nullptr;
 };
 
 }  // namespace

@@ -11,9 +11,9 @@
 #include "celeris/error.hpp"
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/glibc_rand.hpp"
-#include "extract/sextractor/pi.hpp"
 #include "extract/stages/deblend_profile.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
+#include "extract/stages/shape_finish.hpp"
 #include "extract/stages/weights.hpp"
 
 namespace celeris::extract {
@@ -58,11 +58,6 @@ void choose_and_count(const DeblendPlan& plan, const int32_t* random, const Obje
 void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& out,
                    int64_t pixel_base, size_t npix, size_t object_base,
                    DeblendFinishScratch& scratch);
-
-// An amplitude from which one weight alone makes the sum certain to pass 1e-31: for dist < 70,
-// amp exp(-dist) > 0.6 x 3.97e-31 = 2.4e-31, whose float is still above 1e-31; the partial sums
-// (rounded to float) never decrease when no weight is negative.
-constexpr float kSureAmplitude = 0.6f;
 
 // Moves the parent's pixel columns at [base, base + perm.size()) into the order `perm`.
 template <class T, class A>
@@ -176,10 +171,9 @@ void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.draws = 0;
 }
 
-// One core of a split plan: its pixels (indexes in the detection's list) in chain order, its
-// level's threshold and its node's flags; its shape and the amplitude of its profile.
-void add_core(const ObjectView& parent, const DeblendParams& params, float t0, const int32_t* chain,
-              size_t length, float thresh, uint16_t node_flags, DeblendPlan& plan) {
+// A core's pixels and flags into the plan (the pixel assignment's input).
+void push_core(const ObjectView& parent, const int32_t* chain, size_t length, uint16_t node_flags,
+               DeblendPlan& plan) {
   const uint16_t inherited =
       parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
   for (size_t q = 0; q < length; ++q) {
@@ -189,18 +183,31 @@ void add_core(const ObjectView& parent, const DeblendParams& params, float t0, c
     plan.core_index.push_back(pi);
   }
   plan.cores.end_object(node_flags | kFlagBlended | inherited);
+}
+
+// A core whose child a tree builder made (BuiltCores::children); child_shapes is left as it is.
+void add_given_core(const ObjectView& parent, const int32_t* chain, size_t length,
+                    uint16_t node_flags, const DeblendChild& child, DeblendPlan& plan) {
+  push_core(parent, chain, length, node_flags, plan);
+  const size_t c = plan.cores.size() - 1;
+  plan.cores.fixed_centre[c] = 1;
+  plan.cores.cx[c] = child.mx;
+  plan.cores.cy[c] = child.my;
+  plan.children.push_back(child);
+}
+
+// One core of a split plan: its pixels (indexes in the detection's list) in chain order, its
+// level's threshold and its node's flags; its shape and the amplitude of its profile.
+void add_core(const ObjectView& parent, const DeblendParams& params, float t0, const int32_t* chain,
+              size_t length, float thresh, uint16_t node_flags, DeblendPlan& plan) {
+  push_core(parent, chain, length, node_flags, plan);
   const size_t c = plan.cores.size() - 1;
   const Shape s = compute_shape(plan.cores[c], thresh, params.pixel_thresholds, params.dgeo);
   plan.cores.fixed_centre[c] = 1;
   plan.cores.cx[c] = s.mx;
   plan.cores.cy[c] = s.my;
-  const float d = static_cast<float>(
-      s.npix / (2 * kSexPi * s.abcor * static_cast<float>(s.a) * static_cast<float>(s.b)));
-  float amp = d < 70.0f ? t0 * std::exp(d) : static_cast<float>(4.0 * s.cpeak);
-  if (amp > 4.0 * s.cpeak) amp = static_cast<float>(4.0 * s.cpeak);
   plan.child_shapes.push_back(s);
-  plan.children.push_back({s.mx, s.my, static_cast<float>(s.cxx), static_cast<float>(s.cyy),
-                           static_cast<float>(s.cxy), s.abcor, amp});
+  plan.children.push_back(core_child(s, t0, [](float d) { return std::exp(d); }));
 }
 
 // The plan from a tree's cores (built_cores', or a builder's: deblend_tree_builder.hpp).
@@ -214,14 +221,20 @@ void plan_from_cores(const ObjectView& parent, const DeblendParams& params,
   plan.core_index.reserve(cores.pixels.size());
   plan.child_shapes.reserve(static_cast<size_t>(cores.count));
   plan.children.reserve(static_cast<size_t>(cores.count));
+  // The builder's children and draws where it made them (the moments without a DGEO map).
+  const bool given =
+      cores.draws >= 0 && !params.dgeo && cores.children.size() == static_cast<size_t>(cores.count);
   size_t at = 0;
   for (int c = 0; c < cores.count; ++c) {
     const size_t length = static_cast<size_t>(cores.length[c]);
-    add_core(parent, params, levels.t0, cores.pixels.data() + at, length, cores.thresh[c],
-             cores.flags[c], plan);
+    const int32_t* chain = cores.pixels.data() + at;
+    if (given)
+      add_given_core(parent, chain, length, cores.flags[c], cores.children[c], plan);
+    else
+      add_core(parent, params, levels.t0, chain, length, cores.thresh[c], cores.flags[c], plan);
     at += length;
   }
-  plan.draws = count_deblend_draws(parent, plan);
+  plan.draws = given ? static_cast<size_t>(cores.draws) : count_deblend_draws(parent, plan);
 }
 
 void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
@@ -259,30 +272,25 @@ void plan_from_tree(const ObjectView& parent, const DeblendParams& params,
 
 }  // namespace
 
+DeblendPlan plan_from_built_cores(const ObjectView& parent, const DeblendParams& params, float t0,
+                                  const BuiltCores& cores) {
+  DeblendPlan plan;
+  reset_plan(parent, plan);
+  CandidateLevels levels;
+  levels.t0 = t0;
+  plan_from_cores(parent, params, levels, cores, plan);
+  return plan;
+}
+
 size_t count_deblend_draws(const ObjectView& parent, const DeblendPlan& plan) {
-  const size_t n = plan.children.size();
+  const int n = static_cast<int>(plan.children.size());
+  const DeblendChild* c = plan.children.data();
   // With a negative or non-finite amplitude the sums may decrease: every pixel exactly.
-  bool shortcut = true;
-  for (const DeblendChild& c : plan.children)
-    shortcut = shortcut && c.amplitude >= 0 && std::isfinite(c.amplitude);
+  const bool shortcut = draws_shortcut(c, n);
   size_t draws = 0;
-  std::vector<float> p;
-  for (size_t i = 0; i < parent.size(); ++i) {
-    if (plan.in_core[i]) continue;
-    const int x = parent.x[i], y = parent.y[i];
-    if (shortcut) {
-      bool near = false, sure = false;
-      for (size_t c = 0; c < n && !sure; ++c)
-        if (deblend_profile_dist(plan.children[c], x, y) < 70.0) {
-          near = true;
-          sure = plan.children[c].amplitude >= kSureAmplitude;
-        }
-      if (sure) ++draws;
-      if (sure || !near) continue;  // no child within reach: every weight is 0
-    }
-    profile_weights(plan, x, y, p);
-    if (static_cast<double>(p.back()) > 1.0e-31) ++draws;
-  }
+  for (size_t i = 0; i < parent.size(); ++i)
+    if (!plan.in_core[i])
+      draws += pixel_takes_draw(c, n, parent.x[i], parent.y[i], shortcut, host_expf);
   return draws;
 }
 
@@ -547,6 +555,8 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
   const bool build_apart = m >= params.builder_min_candidates;
   for (size_t b = 0; b < batches && build_apart; ++b) {
     builders[b] = params.trees();
+    if (builders[b] && params.builder_cores && params.builder_children && !params.dgeo)
+      builders[b]->ask_children(params.pixel_thresholds);
     if (builders[b])
       builders[b]->begin(first[b + 1] - first[b], cand_pixels[first[b + 1]] - cand_pixels[first[b]],
                          nthresh, std::min(params.minarea, kMaxDeblendArea), params.width,

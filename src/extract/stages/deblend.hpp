@@ -68,6 +68,9 @@ struct DeblendParams {
   // With `trees`: the plans take the builders' cores (their prune and the cores' chains, made
   // where the trees were built) where the builder makes them; false: every plan from the tree.
   bool builder_cores = true;
+  // With builder_cores: the plans take the builders' children and draws too where the builder
+  // makes them (never with a DGEO map); false: each plan makes its own from the cores.
+  bool builder_children = true;
   // Makes the split detections' pixel assignments away from the finishing threads (the GPU:
   // gpu/deblend_children_gpu.hpp), once the draws are taken. Empty: on the host, in finish().
   DeblendChildrenChooser children;
@@ -134,6 +137,11 @@ bool may_split(const ObjectView& parent, const DeblendParams& params, DeblendScr
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params,
                          DeblendScratch& scratch);
 DeblendPlan plan_deblend(const ObjectView& parent, const DeblendParams& params);
+// The plan of a candidate from its cores (built_cores', or a tree builder's with its children
+// and draws where it made them), as the stage makes it; t0 its detection threshold
+// (CandidateLevels::t0). For tests.
+DeblendPlan plan_from_built_cores(const ObjectView& parent, const DeblendParams& params, float t0,
+                                  const BuiltCores& cores);
 // Buffers finish_deblend reuses from one detection to the next (one per thread).
 struct DeblendFinishScratch {
   std::vector<float> p;

@@ -75,4 +75,36 @@ CELERIS_HD inline int drawn_child(const DeblendChild* c, int n, int x, int y, fl
   return nearest;
 }
 
+// An amplitude from which one weight alone makes the sum certain to pass 1e-31: for dist < 70,
+// amp exp(-dist) > 0.6 x 3.97e-31 = 2.4e-31, whose float is still above 1e-31; the partial sums
+// (rounded to float) never decrease when no weight is negative.
+constexpr float kSureAmplitude = 0.6f;
+
+// Whether pixel_takes_draw may answer without the exp: every amplitude finite and not negative.
+CELERIS_HD inline bool draws_shortcut(const DeblendChild* c, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!(c[i].amplitude >= 0 && c[i].amplitude <= 3.402823466e+38f)) return false;
+  return true;
+}
+
+// Whether the pixel at (x, y), outside the cores, takes a rand() draw: takes_draw of its weights'
+// sum (profile_total), the exp taken only where the answer is not certain without it (with
+// `shortcut`, draws_shortcut's: a child within reach, dist < 70, of amplitude kSureAmplitude or
+// more makes it certain; no child within reach leaves every weight 0).
+template <class Exp>
+CELERIS_HD inline bool pixel_takes_draw(const DeblendChild* c, int n, int x, int y, bool shortcut,
+                                        Exp exp) {
+  if (shortcut) {
+    bool near = false;
+    for (int i = 0; i < n; ++i)
+      if (deblend_profile_dist(c[i], x, y) < 70.0) {
+        if (c[i].amplitude >= kSureAmplitude) return true;
+        near = true;
+      }
+    if (!near) return false;
+  }
+  int nearest = 0;
+  return takes_draw(profile_total(c, n, x, y, exp, nearest));
+}
+
 }  // namespace celeris::extract

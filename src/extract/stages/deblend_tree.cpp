@@ -325,6 +325,8 @@ void built_cores(const ObjectView& parent, const DeblendTree& tree, int nthresh,
   scratch.kept_node.resize(nodes);
   out.level.clear(), out.length.clear(), out.thresh.clear(), out.flags.clear();
   out.pixels.clear();
+  out.children.clear();
+  out.draws = -1;
   out.count =
       prune_deblend_tree(tree.nodes.data(), tree.level.data(), nthresh, value0, scratch.ok.data(),
                          scratch.kept_level.data(), scratch.kept_node.data());

@@ -20,6 +20,7 @@
 #include "extract/objects.hpp"
 #include "extract/sextractor/lutz.hpp"
 #include "extract/stages/deblend_levels.hpp"
+#include "extract/stages/deblend_profile.hpp"
 
 namespace celeris::extract {
 
@@ -47,6 +48,11 @@ struct BuiltCores {
   std::vector<float> thresh;           // per core: its level's threshold
   std::vector<uint16_t> flags;         // per core: its node's flags
   std::vector<int32_t> pixels;         // the cores' pixels, each core's in chain order
+  // Where the builder made them too (a split candidate): per core the child it makes (its
+  // moments and profile's amplitude, core_child in shape_finish.hpp), and the rand() draws the
+  // pixel assignment will take (count_deblend_draws); -1 (children empty): the plan makes them.
+  std::vector<DeblendChild> children;
+  int64_t draws = -1;
 };
 
 // Buffers reused from one detection to the next (one per thread).

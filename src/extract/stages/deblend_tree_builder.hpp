@@ -49,6 +49,11 @@ class DeblendTreeBuilder {
   virtual ~DeblendTreeBuilder() = default;
   // Whether it builds the tree of a detection of `pixels` pixels whose box has `cells` cells.
   virtual bool takes(size_t pixels, int64_t cells) const = 0;
+  // Asks for each split candidate's children and draws too (BuiltCores::children, draws), the
+  // cores' area corrections taken as with detection weights when `weighted`
+  // (DeblendParams::pixel_thresholds). Before begin(); it holds for the builder's sets. A builder
+  // may make them for some candidates, or none (draws -1).
+  virtual void ask_children(bool /*weighted*/) {}
   // A new set of trees: `candidates` of `pixels` pixels in all, levels of `nthresh` thresholds,
   // sub-components of `minarea` pixels, an image of width x height (kFlagTruncated).
   virtual void begin(size_t candidates, size_t pixels, int nthresh, int minarea, int width,
