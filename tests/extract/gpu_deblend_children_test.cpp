@@ -44,8 +44,8 @@ RandomDetection random_detection(std::mt19937_64& rng, int npix, int n, int kind
   for (int c = 0; c < n; ++c) {
     const size_t core = static_cast<size_t>(c) * static_cast<size_t>(npix) / n;
     p.in_core[core] = 1;
-    p.cores.push_pixel({d.pixels.x[core], d.pixels.y[core], 1.0f, 1.0f, 0, 0});
-    p.cores.end_object(0);
+    p.core_index.push_back(static_cast<int32_t>(core));
+    p.cores.add(static_cast<int64_t>(p.core_index.size()), 0, 0.0, 0.0);
     DeblendChild ch;
     ch.mx = 60 * u(rng);
     ch.my = 60 * u(rng);

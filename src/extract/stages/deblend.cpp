@@ -171,28 +171,22 @@ void reset_plan(const ObjectView& parent, DeblendPlan& plan) {
   plan.draws = 0;
 }
 
-// A core's pixels and flags into the plan (the pixel assignment's input).
-void push_core(const ObjectView& parent, const int32_t* chain, size_t length, uint16_t node_flags,
-               DeblendPlan& plan) {
+// A core's pixels (indexes in the detection's list, in chain order) into the plan, and the flags
+// its child takes.
+uint16_t push_core(const ObjectView& parent, const int32_t* chain, size_t length,
+                   uint16_t node_flags, DeblendPlan& plan) {
+  for (size_t q = 0; q < length; ++q) plan.in_core[chain[q]] = 1;
+  plan.core_index.insert(plan.core_index.end(), chain, chain + length);
   const uint16_t inherited =
       parent.flags & (kFlagIsoIncomplete | kFlagAperIncomplete | kFlagExtractOverflow);
-  for (size_t q = 0; q < length; ++q) {
-    const int32_t pi = chain[q];
-    plan.cores.push_pixel(parent[pi]);
-    plan.in_core[pi] = 1;
-    plan.core_index.push_back(pi);
-  }
-  plan.cores.end_object(node_flags | kFlagBlended | inherited);
+  return node_flags | kFlagBlended | inherited;
 }
 
-// A core whose child a tree builder made (BuiltCores::children); child_shapes is left as it is.
+// A core whose child a tree builder made (BuiltCores::children).
 void add_given_core(const ObjectView& parent, const int32_t* chain, size_t length,
                     uint16_t node_flags, const DeblendChild& child, DeblendPlan& plan) {
-  push_core(parent, chain, length, node_flags, plan);
-  const size_t c = plan.cores.size() - 1;
-  plan.cores.fixed_centre[c] = 1;
-  plan.cores.cx[c] = child.mx;
-  plan.cores.cy[c] = child.my;
+  const uint16_t flags = push_core(parent, chain, length, node_flags, plan);
+  plan.cores.add(static_cast<int64_t>(plan.core_index.size()), flags, child.mx, child.my);
   plan.children.push_back(child);
 }
 
@@ -200,12 +194,10 @@ void add_given_core(const ObjectView& parent, const int32_t* chain, size_t lengt
 // level's threshold and its node's flags; its shape and the amplitude of its profile.
 void add_core(const ObjectView& parent, const DeblendParams& params, float t0, const int32_t* chain,
               size_t length, float thresh, uint16_t node_flags, DeblendPlan& plan) {
-  push_core(parent, chain, length, node_flags, plan);
-  const size_t c = plan.cores.size() - 1;
-  const Shape s = compute_shape(plan.cores[c], thresh, params.pixel_thresholds, params.dgeo);
-  plan.cores.fixed_centre[c] = 1;
-  plan.cores.cx[c] = s.mx;
-  plan.cores.cy[c] = s.my;
+  const uint16_t flags = push_core(parent, chain, length, node_flags, plan);
+  const Shape s =
+      compute_shape_at(parent, chain, length, thresh, params.pixel_thresholds, params.dgeo);
+  plan.cores.add(static_cast<int64_t>(plan.core_index.size()), flags, s.mx, s.my);
   plan.child_shapes.push_back(s);
   plan.children.push_back(core_child(s, t0, [](float d) { return std::exp(d); }));
 }
@@ -216,8 +208,6 @@ void plan_from_cores(const ObjectView& parent, const DeblendParams& params,
   if (cores.count == 0) return;  // no split: the detection is unchanged
   plan.split = true;
   plan.in_core.assign(parent.size(), 0);
-  // The cores' columns sized once (each core holds its node's pixels), not grown pixel by pixel.
-  plan.cores.reserve_pixels(cores.pixels.size());
   plan.core_index.reserve(cores.pixels.size());
   plan.child_shapes.reserve(static_cast<size_t>(cores.count));
   plan.children.reserve(static_cast<size_t>(cores.count));

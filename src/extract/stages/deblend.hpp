@@ -76,17 +76,43 @@ struct DeblendParams {
   DeblendChildrenChooser children;
 };
 
+// A split plan's children as their cores make them: child c's core is the detection's pixels
+// core_index[offset[c] .. offset[c + 1]) (DeblendPlan), in SExtractor's order; its flags, and
+// its core's barycentre, about which its moments are taken (a fixed centre).
+struct DeblendCores {
+  std::vector<int64_t> offset = {0};
+  std::vector<uint16_t> flags;
+  std::vector<double> cx, cy;
+
+  size_t size() const { return flags.size(); }
+  void clear() {
+    offset.assign(1, 0);
+    flags.clear();
+    cx.clear();
+    cy.clear();
+  }
+  // The next child: its core ends at core_index entry `end`.
+  void add(int64_t end, uint16_t child_flags, double centre_x, double centre_y) {
+    offset.push_back(end);
+    flags.push_back(child_flags);
+    cx.push_back(centre_x);
+    cy.push_back(centre_y);
+  }
+};
+
 // The tree of one detection and what its pixel assignment needs.
 struct DeblendPlan {
   bool split = false;
-  uint16_t parent_flags = 0;        // the detection's flags (kFlagDeblendOverflow added here)
-  ObjectList cores;                 // core pixels of each child, in SExtractor's order
-  std::vector<Shape> child_shapes;  // moments of the cores
+  uint16_t parent_flags = 0;  // the detection's flags (kFlagDeblendOverflow added here)
+  DeblendCores cores;         // each child's core (its pixels: core_index), flags and centre
+  // The cores' moments (a plan that made its children itself; empty where a tree builder made
+  // them: BuiltCores::children).
+  std::vector<Shape> child_shapes;
   // What the pixel assignment reads of each child: its core's moments again, as floats, and
   // its Gaussian profile's amplitude.
   std::vector<DeblendChild> children;
   std::vector<uint8_t> in_core;     // per parent pixel: already in a child core
-  std::vector<int32_t> core_index;  // parent pixel index of each pixel of `cores`, in order
+  std::vector<int32_t> core_index;  // the cores' pixels (indexes in the detection's), in order
   size_t draws = 0;                 // rand() calls the pixel assignment will make
 };
 

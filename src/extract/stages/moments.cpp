@@ -19,14 +19,26 @@ struct DgeoShift {
   }
 };
 
+// The sums of pixels px(0 .. n), with the map's shifts if there is one.
+template <class Pixels>
+ShapeSums sums_of(const Pixels& px, int64_t n, float thresh, const DgeoMap* dgeo) {
+  return dgeo ? shape_sums(px, n, thresh, DgeoShift{dgeo}) : shape_sums(px, n, thresh, NoShift{});
+}
+
 }  // namespace
 
 Shape compute_shape(const ObjectView& object, float thresh, bool weighted, const DgeoMap* dgeo) {
   const auto px = [&](int64_t i) { return object[static_cast<size_t>(i)]; };
   const int64_t n = static_cast<int64_t>(object.size());
-  const ShapeSums sums =
-      dgeo ? shape_sums(px, n, thresh, DgeoShift{dgeo}) : shape_sums(px, n, thresh, NoShift{});
-  return finish_shape(sums, n, object.fixed_centre, object.cx, object.cy, thresh, weighted);
+  return finish_shape(sums_of(px, n, thresh, dgeo), n, object.fixed_centre, object.cx, object.cy,
+                      thresh, weighted);
+}
+
+Shape compute_shape_at(const ObjectView& parent, const int32_t* index, size_t n, float thresh,
+                       bool weighted, const DgeoMap* dgeo) {
+  const auto px = [&](int64_t k) { return parent[static_cast<size_t>(index[k])]; };
+  const int64_t m = static_cast<int64_t>(n);
+  return finish_shape(sums_of(px, m, thresh, dgeo), m, false, 0.0, 0.0, thresh, weighted);
 }
 
 Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, double cx, double cy,

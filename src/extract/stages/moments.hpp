@@ -20,6 +20,10 @@ namespace celeris::extract {
 // pixel moves a pixel by one whole pixel (positive shifts) or not at all (negative ones).
 Shape compute_shape(const ObjectView& object, float thresh, bool weighted = false,
                     const DgeoMap* dgeo = nullptr);
+// compute_shape of the object whose pixels are parent's index[0 .. n), in that order (a
+// deblending core), its moments about its barycentre.
+Shape compute_shape_at(const ObjectView& parent, const int32_t* index, size_t n, float thresh,
+                       bool weighted, const DgeoMap* dgeo);
 
 // compute_shape's second half, from the per-pixel sums (shape_sums.hpp) of an object of `npix`
 // pixels: the moments, the ellipse (atan2 for theta) and the area correction (a log). On the
