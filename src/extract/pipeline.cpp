@@ -431,9 +431,13 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // Each detection's done line (its own index as parent), then each object's. The
   // detections' pixel columns become the objects' (deblend.hpp).
   const auto t_deblend = std::chrono::steady_clock::now();
-  std::vector<int64_t> detection_index(detections.size());
-  for (size_t d = 0; d < detection_index.size(); ++d) detection_index[d] = static_cast<int64_t>(d);
-  const std::vector<int64_t> detection_done = done_lines(detections, detection_index, nt);
+  std::vector<int64_t> detection_done = std::move(stage.front.done_lines);  // the GPU's gather's
+  if (detection_done.size() != detections.size()) {
+    std::vector<int64_t> detection_index(detections.size());
+    for (size_t d = 0; d < detection_index.size(); ++d)
+      detection_index[d] = static_cast<int64_t>(d);
+    detection_done = done_lines(detections, detection_index, nt);
+  }
   std::vector<std::pair<std::string, double>> steps;
   steps.emplace_back(
       "deblend: done lines",

@@ -16,6 +16,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
 #include "extract/gpu/front_end.hpp"
+#include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/deblend_tree.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
@@ -196,6 +197,10 @@ void expect_same_detections(const Image<float>& img, Config c, const std::string
   EXPECT_TRUE(std::memcmp(cpu.cvalue.data(), gpu.cvalue.data(), 4 * cpu.value.size()) == 0) << what;
   EXPECT_EQ(cpu.flags, gpu.flags) << what;
   EXPECT_EQ(fe.pixel_stack_bound, -1) << what;
+  // Each detection's done line, taken in the gather, as the host's done_lines gives it.
+  std::vector<int64_t> own(cpu.size());
+  for (size_t i = 0; i < own.size(); ++i) own[i] = static_cast<int64_t>(i);
+  EXPECT_EQ(fe.done_lines, done_lines(cpu, own, 1)) << what;
   // Each detection's peaks (gpu/peak_kernels.cu) as the deblender counts them on the host.
   ASSERT_EQ(fe.peaks.size(), cpu.size()) << what;
   DeblendTreeScratch scratch;

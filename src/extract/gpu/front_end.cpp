@@ -171,11 +171,13 @@ namespace {
 
 // The detections from the chained pixels (component c's at chained[offset[c] .. offset[c + 1]),
 // in chain order) and the two images' values there (gathered on the device), FLAGS 8 when one
-// of its pixels lies on the image border, as detect() gives them. Parallel over pixels.
+// of its pixels lies on the image border, as detect() gives them, and each one's done line
+// (done_lines' for the detections themselves) into `done`. Parallel over pixels.
 ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, int64_t n,
                                   const int32_t* offset, size_t nobj, const float* value,
-                                  const float* cvalue, int threads) {
+                                  const float* cvalue, int threads, std::vector<int64_t>& done) {
   ObjectList out;
+  done.resize(nobj);
   const size_t m = static_cast<size_t>(n);
   out.offset.assign(offset, offset + nobj + 1);
   out.flags.assign(nobj, 0);
@@ -206,14 +208,17 @@ ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, 
       out.dthresh[i] = 0.0f;
     }
 #pragma omp for schedule(dynamic, 256)
-    for (size_t k = 0; k < nobj; ++k)
+    for (size_t k = 0; k < nobj; ++k) {
+      bool border = false;
+      int32_t last = 0;
       for (int64_t i = offset[k]; i < offset[k + 1]; ++i) {
         const int32_t x = out.x[static_cast<size_t>(i)], y = out.y[static_cast<size_t>(i)];
-        if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
-          out.flags[k] = kFlagTruncated;
-          break;
-        }
+        border = border || x == 0 || y == 0 || x == w - 1 || y == h - 1;
+        last = std::max(last, y);
       }
+      if (border) out.flags[k] = kFlagTruncated;
+      done[k] = int64_t{last} + 1;
+    }
   }
   return out;
 }
@@ -430,9 +435,9 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                        {"gpu chains", timer.seconds(kSorted, kChained)}};
   if (stack_may_matter) out.stage_seconds.emplace_back("gpu pixel-stack bound", bound_seconds);
   const auto t_gather = Clock::now();
-  out.detections =
-      detections_from_chains(w, h, c.host_chained.data(), kept, c.host_offsets.data(), nc,
-                             c.host_gathered.data(), c.host_gathered.data() + m, host_threads);
+  out.detections = detections_from_chains(w, h, c.host_chained.data(), kept, c.host_offsets.data(),
+                                          nc, c.host_gathered.data(), c.host_gathered.data() + m,
+                                          host_threads, out.done_lines);
   if (nc) out.peaks.assign(c.host_peaks.data(), c.host_peaks.data() + nc);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
@@ -446,6 +451,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     }
     std::vector<PixelStackOverflow> overflows;
     out.peaks.clear();  // counted for the labels' detections, not these
+    out.done_lines.clear();
     out.detections =
         detect(out.value, out.detection_image(),
                {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);

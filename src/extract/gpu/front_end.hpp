@@ -38,6 +38,9 @@ struct FrontEnd {
   // The GPU path: each detection's peaks, min(2, count_peaks) (gpu/peak_kernels.hpp), for the
   // deblender's first question; empty where not counted (the CPU path, a host detection).
   std::vector<uint8_t> peaks;
+  // The GPU path: each detection's done line (its last row + 1, scan_order.hpp done_lines),
+  // taken in the host gather; empty where not taken.
+  std::vector<int64_t> done_lines;
   float detect_thresh = 0, analysis_thresh = 0;  // ADU above background
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::vector<std::string> warnings;  // e.g. pixel stack overflows (sextractor/pixel_stack.hpp)
