@@ -619,6 +619,44 @@ TEST(Deblend, DrawCountEqualsTheExactCount) {
   EXPECT_GT(ambiguous, 10);  // the tiny amplitudes did change counts
 }
 
+// A plan whose draw count is not what its pixel assignment takes (a builder's count gone wrong)
+// is refused, fewer or more, before a draw beyond its own is read.
+TEST(Deblend, AMiscountedPlanIsRefused) {
+  std::mt19937 rng(29);
+  const Field f = random_field(rng, 100, 80, 40, 4.0f, 1.0f);
+  DeblendParams p;
+  p.detect_thresh = 4.0f;
+  p.width = 100;
+  p.height = 80;
+  p.mincont = 0.0001;
+  int tried = 0;
+  for (size_t d = 0; d < f.detections.size() && tried < 5; ++d) {
+    const ObjectView det = f.detections[d];
+    DeblendPlan plan = plan_deblend(det, p);
+    if (!plan.split || plan.draws == 0) continue;
+    ++tried;
+    const std::vector<int32_t> random(plan.draws + 1, 12345);
+    for (const int64_t off : {int64_t{-1}, int64_t{0}, int64_t{1}}) {
+      DeblendPlan q = plan;
+      q.draws = static_cast<size_t>(static_cast<int64_t>(plan.draws) + off);
+      ObjectList out = f.detections;  // the children's entries written from object 0
+      const size_t room = std::max(out.size(), q.cores.size()) + 1;
+      out.offset.resize(room + 1), out.flags.resize(room), out.fixed_centre.resize(room);
+      out.cx.resize(room), out.cy.resize(room);
+      const int64_t first_pixel = f.detections.offset[d];
+      DeblendFinishScratch scratch;
+      auto finish = [&] {
+        finish_deblend(q, random.data(), out, first_pixel, det.size(), 0, scratch);
+      };
+      if (off == 0)
+        EXPECT_NO_THROW(finish()) << "detection " << d;
+      else
+        EXPECT_THROW(finish(), Error) << "detection " << d << ", draws off by " << off;
+    }
+  }
+  EXPECT_EQ(tried, 5);
+}
+
 // The stage (children written over the detections' own pixel ranges, plans kept only for the
 // detections that split) against plan_deblend and the direct assignment, detection after
 // detection from one rand() stream: every column, offset and parent identical.
