@@ -583,16 +583,22 @@ TEST(Deblend, CountBelowEqualsLowerBound) {
   }
 }
 
+// The parameters for a w x h field detected at `thresh`.
+DeblendParams field_params(int w, int h, float thresh, double mincont) {
+  DeblendParams p;
+  p.detect_thresh = thresh;
+  p.width = w;
+  p.height = h;
+  p.mincont = mincont;
+  return p;
+}
+
 TEST(Deblend, DrawCountEqualsTheExactCount) {
   std::mt19937 rng(23);
   int splits = 0, ambiguous = 0;
   for (int trial = 0; trial < 20; ++trial) {
     const Field f = random_field(rng, 100, 80, 40, 4.0f, 1.0f);
-    DeblendParams p;
-    p.detect_thresh = 4.0f;
-    p.width = 100;
-    p.height = 80;
-    p.mincont = 0.0001;
+    const DeblendParams p = field_params(100, 80, 4.0f, 0.0001);
     DeblendScratch scratch;
     for (size_t d = 0; d < f.detections.size(); ++d) {
       const ObjectView det = f.detections[d];
@@ -624,11 +630,7 @@ TEST(Deblend, DrawCountEqualsTheExactCount) {
 TEST(Deblend, AMiscountedPlanIsRefused) {
   std::mt19937 rng(29);
   const Field f = random_field(rng, 100, 80, 40, 4.0f, 1.0f);
-  DeblendParams p;
-  p.detect_thresh = 4.0f;
-  p.width = 100;
-  p.height = 80;
-  p.mincont = 0.0001;
+  const DeblendParams p = field_params(100, 80, 4.0f, 0.0001);
   int tried = 0;
   for (size_t d = 0; d < f.detections.size() && tried < 5; ++d) {
     const ObjectView det = f.detections[d];
