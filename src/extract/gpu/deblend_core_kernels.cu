@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(kChildrenBlock) children_kernel(CoreArgs a) {
       const float thresh = th[e.level];
       const ShapeSums sums = shape_sums(px, e.length, thresh, NoShift{});
       const Shape shape = finish_shape_with(sums, e.length, false, 0.0, 0.0, thresh, a.weighted,
-                                            NoTheta{}, ListedLogRatio{&a.lists, a.log_099});
+                                            NoTheta{}, ListedLogRatio{&a.lists, a.log_cap});
       children[q] = core_child(shape, th[0], expf);
     }
     total += e.length;

@@ -64,12 +64,13 @@ struct CoreArgs {
   unsigned long long* used = nullptr;  // [0]: entries taken, [1]: pixels taken
   // The split candidates' children too (null: not made): per core its child (core_child,
   // stages/shape_finish.hpp) at children[first_entry + q], and the candidate's draws. They need
-  // each pixel's unfiltered value, glibc's exception lists for log and expf, glibc's log(0.99)
-  // and whether the area corrections are taken as with weights.
+  // each pixel's unfiltered value, glibc's exception lists for log and expf, the host's log of
+  // the area correction's ratio cap (shape_finish::kRatioCap) and whether the area corrections
+  // are taken as with weights.
   const float* value = nullptr;
   DeblendChild* children = nullptr;
   glibcmath::ExceptionLists lists;
-  double log_099 = 0;
+  double log_cap = 0;
   bool weighted = false;
 };
 

@@ -19,6 +19,7 @@
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/deblend_core_kernels.hpp"
 #include "extract/gpu/deblend_tree_kernels.hpp"
+#include "extract/stages/shape_finish.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -242,7 +243,7 @@ class Builder final : public DeblendTreeBuilder {
       ca.value = value;
       ca.children = c.children.grow(pixels_);
       ca.lists = cuda::device_exception_lists().lists;
-      ca.log_099 = std::log(0.99);  // the host's (finish_shape)
+      ca.log_cap = std::log(shape_finish::kRatioCap);  // the host's (finish_shape)
       ca.weighted = weighted_;
     }
     c.timer.mark(kUploaded, s);

@@ -20,13 +20,13 @@ struct ListedExpf {
   }
 };
 
-// log(t1t2 < 1 ? t1t2 : 0.99) in double for t1t2 > 0 (finish_shape_with's area correction),
-// log(0.99) being the host's.
+// log(t1t2 < 1 ? t1t2 : cap) in double for t1t2 > 0 (finish_shape_with's area correction, cap
+// shape_finish::kRatioCap), log_cap being the host's log of the cap.
 struct ListedLogRatio {
   const glibcmath::ExceptionLists* lists;
-  double log_099;
+  double log_cap;
   __device__ double operator()(float t1t2) const {
-    return t1t2 < 1 ? glibcmath::glibc_log(t1t2, *lists) : log_099;
+    return t1t2 < 1 ? glibcmath::glibc_log(t1t2, *lists) : log_cap;
   }
 };
 

@@ -79,10 +79,9 @@ double growth_radius(const ApertureShape& s, double min_rlim) {
 // radii's bins are taken on `threads` threads (the shapes are read once, about 3 MB on a crowded
 // frame), the sort on one.
 void split_by_size(const std::vector<ApertureShape>& shapes, double min_rlim, double host_rlim,
-                   int threads, std::vector<uint16_t>& bins, std::vector<int32_t>& device,
-                   std::vector<int32_t>& host) {
+                   int threads, std::vector<int32_t>& device, std::vector<int32_t>& host) {
   constexpr int kBins = 256, kHost = kBins;  // bins 0 .. 255 by decreasing radius; the host
-  bins.resize(shapes.size());
+  std::vector<uint16_t> bins(shapes.size());
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t i = 0; i < shapes.size(); ++i) {
     const double r = growth_radius(shapes[i], min_rlim);
@@ -211,9 +210,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   const size_t npix = static_cast<size_t>(field.value.width) * field.value.height;
   Layout in;
   std::vector<int32_t> on_device, on_host;
-  std::vector<uint16_t> bins;
   split_by_size(shapes, request.autoparams.min_search, request.host_min_rlim,
-                std::max(1, request.host_threads), bins, on_device, on_host);
+                std::max(1, request.host_threads), on_device, on_host);
   balance(shapes, request.autoparams.min_search, request.device_slowdown,
           std::max(1, request.host_threads), on_device, on_host);
   const size_t at_shapes = in.add<ApertureShape>(n), at_order = in.add<int32_t>(n),

@@ -199,7 +199,7 @@ void add_core(const ObjectView& parent, const DeblendParams& params, float t0, c
       compute_shape_at(parent, chain, length, thresh, params.pixel_thresholds, params.dgeo);
   plan.cores.add(static_cast<int64_t>(plan.core_index.size()), flags, s.mx, s.my);
   plan.child_shapes.push_back(s);
-  plan.children.push_back(core_child(s, t0, [](float d) { return std::exp(d); }));
+  plan.children.push_back(core_child(s, t0, host_expf));
 }
 
 // The plan from a tree's cores (built_cores', or a builder's: deblend_tree_builder.hpp).

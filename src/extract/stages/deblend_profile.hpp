@@ -6,6 +6,7 @@
 // host's C++ is compiled without it, the GPU's file with --fmad=false.
 #pragma once
 
+#include <cfloat>
 #include <cstdint>
 
 #include "celeris/host_device.hpp"
@@ -83,7 +84,7 @@ constexpr float kSureAmplitude = 0.6f;
 // Whether pixel_takes_draw may answer without the exp: every amplitude finite and not negative.
 CELERIS_HD inline bool draws_shortcut(const DeblendChild* c, int n) {
   for (int i = 0; i < n; ++i)
-    if (!(c[i].amplitude >= 0 && c[i].amplitude <= 3.402823466e+38f)) return false;
+    if (!(c[i].amplitude >= 0 && c[i].amplitude <= FLT_MAX)) return false;
   return true;
 }
 

@@ -46,7 +46,7 @@ Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, doubl
   return finish_shape_with(
       sums, npix, fixed_centre, cx, cy, thresh, weighted,
       [](double y, double x) { return std::atan2(y, x); },
-      [](float t1t2) { return std::log(t1t2 < 1 ? t1t2 : 0.99); });
+      [](float t1t2) { return std::log(t1t2 < 1 ? t1t2 : shape_finish::kRatioCap); });
 }
 
 }  // namespace celeris::extract

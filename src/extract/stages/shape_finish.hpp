@@ -22,11 +22,12 @@ namespace celeris::extract {
 namespace shape_finish {
 constexpr double kSingularLimit = 0.00694;  // det below which a pixel's 1/12 variance is added
 constexpr double kTwelfth = 0.0833333;
+constexpr double kRatioCap = 0.99;  // the area correction's threshold ratio at most (below 1)
 }  // namespace shape_finish
 
 // The shape from its sums. atan2(y, x): theta's (a caller that never reads theta may give
-// anything); log_ratio(t1t2): log(t1t2 < 1 ? t1t2 : 0.99) in double, for t1t2 > 0, the area
-// correction's.
+// anything); log_ratio(t1t2): log(t1t2 < 1 ? t1t2 : shape_finish::kRatioCap) in double, for
+// t1t2 > 0, the area correction's.
 template <class Atan2, class LogRatio>
 CELERIS_HD Shape finish_shape_with(const ShapeSums& sums, int64_t npix, bool fixed_centre,
                                    double cx, double cy, float thresh, bool weighted, Atan2 atan2,
