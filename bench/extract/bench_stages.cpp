@@ -10,8 +10,11 @@
 // --chunk-objects: objects per chunk of the pipelined deblending and cleaning
 // (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
+// --pass-alone 0: the clean pass beside the OpenMP team's spinning threads
+// (Config::serial_pass_alone).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
-// of two runs, the options as given (a) and with OPTION (chunk-objects or gpu-children) set to
+// of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children or
+// pass-alone) set to
 // VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of
 // the rounds' differences b - a. The machine's speed drifts by more than many changes gain
 // (3-5 ms within one call on the H200's host); paired rounds see through more of it.
@@ -48,13 +51,16 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
          a.background == b.background;
 }
 
-// Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children), by name
+// Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children,
+// --pass-alone), by name
 // without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
   else if (key == "gpu-children")
     c.gpu_deblend_children = std::stoi(value) != 0;
+  else if (key == "pass-alone")
+    c.serial_pass_alone = std::stoi(value) != 0;
   else
     return false;
   return true;
@@ -83,7 +89,8 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   const size_t eq = option.find('=');
   extract::Config b = a;
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
-    throw Error("--ab " + option + ": expected chunk-objects=N or gpu-children=0|1");
+    throw Error("--ab " + option +
+                ": expected chunk-objects=N, gpu-children=0|1 or pass-alone=0|1");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");
@@ -134,12 +141,12 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
                  "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1] "
-                 "[--ab OPTION=VALUE [--rounds N]]\n",
+                 "[--pass-alone 0|1] [--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0, rounds = 0;
-  extract::Config options;  // --chunk-objects, --gpu-children
+  extract::Config options;  // --chunk-objects, --gpu-children, --pass-alone
   std::string devices = "cpu,cuda,cuda-pinned,cuda-resident", ab;
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--repeat")

@@ -5,11 +5,15 @@
 // one reader's share of the wall time). With --out the catalogs (ASCII_HEAD) are written there
 // as {stem}.cat; without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
-//                [--read-only T,...]
+//                [--read-only T,...] [--threads N] [--pass-alone 0|1]
 // --cuda-sync spin|yield|block: how the host threads wait for the GPU (cudaSetDeviceFlags before
 // the first CUDA call; CUDA builds only): whether the driver's spinning waits take cores the
 // stream's other threads want.
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
+// --threads N: each frame's threads (NTHREADS), where 0 divides the host's cores among the back
+// workers.
+// --pass-alone 0: each frame's clean pass beside its team's spinning threads
+// (Config::serial_pass_alone).
 // --read-only: no extraction; the frames read (read_frame, as a stream's readers read them,
 // into ordinary memory) by T threads side by side, each its own frames: a reader's time per
 // frame alone, against its time inside the stream (where it shares the cores).
@@ -94,6 +98,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> frames;
     std::string device = "cpu", out, shapes = "0/0/0", read_threads, cuda_sync;
     bool gpu_children = false;
+    int frame_threads = 0;  // NTHREADS: 0, the back workers share the cores
+    bool pass_alone = true;
     int repeat = 1;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -115,6 +121,10 @@ int main(int argc, char** argv) {
         cuda_sync = value();
       else if (a == "--read-only")
         read_threads = value();
+      else if (a == "--threads")
+        frame_threads = std::atoi(value().c_str());
+      else if (a == "--pass-alone")
+        pass_alone = std::atoi(value().c_str()) != 0;
       else if (!a.empty() && a[0] == '-')
         throw Error("unknown option " + a);
       else
@@ -140,6 +150,8 @@ int main(int argc, char** argv) {
     Settings settings = load_settings("", o);
     settings.config.device = device == "cuda" ? Backend::Cuda : Backend::Cpu;
     settings.config.gpu_deblend_children = gpu_children;
+    settings.config.threads = frame_threads;
+    settings.config.serial_pass_alone = pass_alone;
     std::printf("bench_stream: %zu frames, --device %s, best of %d\n", frames.size(),
                 device.c_str(), repeat);
     if (!read_threads.empty()) {

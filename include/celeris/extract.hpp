@@ -102,6 +102,9 @@ struct Config {
   // off by default: on the H200 (crowded 4096^2, stop 40) the GPU's round trip, 0.82-0.88 ms,
   // cost more than the host's choices it replaced (the finish 0.95-1.03 -> 0.54-0.57 ms).
   bool gpu_deblend_children = false;
+  // Tests and benchmarks: the clean pass (one thread) runs while the OpenMP team's other threads
+  // sleep (src/core/omp_serial.hpp) rather than spin beside it. The same catalog either way.
+  bool serial_pass_alone = true;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

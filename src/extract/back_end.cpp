@@ -1,5 +1,7 @@
 #include "extract/back_end.hpp"
 
+#include "core/omp_serial.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -182,7 +184,10 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       times.shapes += since(t);
       if (nchunks == 1) {
         pair_chunk(c, stage_threads);
-        clean_chunk(c);
+        if (options.pass_alone)
+          run_with_team_asleep(stage_threads, [&] { clean_chunk(c); });
+        else
+          clean_chunk(c);
       } else {
         announce(shaped, k);
       }

@@ -47,6 +47,9 @@ struct BackEndOptions {
   // shapes' finish slower beside each other's threads), bench/results/extract-gpu-h200-2026-11-
   // 29-stop37.md: within the spread of the process's own speed, so still off.
   size_t chunk_objects = 0;
+  // With one chunk, the pass on the calling thread while its team's other threads sleep
+  // (core/omp_serial.hpp): their spinning after the stages' loops slowed it by up to 60%.
+  bool pass_alone = true;
 };
 
 // The stages' times (seconds): the parallel stages' summed over the chunks; `clean` what the

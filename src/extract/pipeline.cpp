@@ -503,6 +503,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   };
   BackEndOptions back_options;
   back_options.threads = nt;
+  back_options.pass_alone = config.serial_pass_alone;
   if (config.back_end_chunk_objects > 0)
     back_options.chunk_objects = static_cast<size_t>(config.back_end_chunk_objects);
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).

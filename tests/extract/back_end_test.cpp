@@ -145,6 +145,35 @@ TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
   chunks_give_the_same_catalog(Backend::Cuda);
 }
 
+// The clean pass with the OpenMP team asleep (Config::serial_pass_alone, the default) or beside
+// it gives the same catalog, with the object stack full or not.
+void pass_alone_gives_the_same_catalog(Backend device) {
+  const MeasureRequest request;
+  for (const int objstack : {3000, 200}) {
+    Config c;
+    c.device = device;
+    c.memory_objstack = objstack;
+    c.phot_apertures = {3.0, 8.0};
+    c.threads = 4;
+    c.serial_pass_alone = false;
+    const Result beside = extract(crowded_field().view(), c, request);
+    c.serial_pass_alone = true;
+    const Result alone = extract(crowded_field().view(), c, request);
+    const std::string what = "object stack of " + std::to_string(objstack);
+    EXPECT_GT(beside.objects.size(), 2000u) << what;
+    expect_same(beside.objects, alone.objects, what);
+  }
+}
+
+TEST(BackEnd, PassAloneGivesTheSameCatalog) {
+  pass_alone_gives_the_same_catalog(Backend::Cpu);
+}
+
+TEST(GpuBackEnd, PassAloneGivesTheSameCatalog) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  pass_alone_gives_the_same_catalog(Backend::Cuda);
+}
+
 // Deblending's pixel assignment on the GPU (Config::gpu_deblend_children) gives the CPU path's
 // catalog, in one chunk and in chunks.
 TEST(GpuBackEnd, ChildrenChosenOnTheGpuGiveTheSameCatalog) {
