@@ -35,6 +35,21 @@ TEST(GlibcRand, GenerateIsTheSameAsCalls) {
   for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], std::rand()) << i;
 }
 
+// Blocks of any size, between single calls, from any place in the window: around the window's
+// length and generate's block of 4096.
+TEST(GlibcRand, GenerateInPiecesIsTheSameAsCalls) {
+  std::srand(1);
+  GlibcRand r;
+  for (int i = 0; i < 7; ++i) ASSERT_EQ(r(), std::rand());
+  for (size_t count : {size_t{0}, size_t{1}, size_t{2}, size_t{30}, size_t{31}, size_t{32},
+                       size_t{4095}, size_t{4096}, size_t{4097}, size_t{10000}}) {
+    std::vector<int32_t> v(count);
+    r.generate(v.data(), count);
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(v[i], std::rand()) << count << ", " << i;
+    ASSERT_EQ(r(), std::rand()) << "the call after a block of " << count;
+  }
+}
+
 TEST(GlibcRand, DiscardIsTheSameAsStepping) {
   // Around the window's length (31) and the recurrence's taps (3, 31), the switch from steps to
   // the polynomial power (124), powers of two, and random offsets up to 10^6.
