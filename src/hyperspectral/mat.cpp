@@ -210,6 +210,12 @@ class V5Checker {
     const uint64_t matrix_end = at + 8 + bytes;
     if (n > matrix_end - std::min(matrix_end, data))
       fail(dims, "claims " + std::to_string(n) + " bytes, beyond its enclosing data");
+    // matio reads n / 4 dimensions and the name's tag right after them (padded to 8 bytes by
+    // that count, not by n): with n not a multiple of 4 it read a name's tag out of the
+    // dimensions' padding, and allocated its 2.6 GB claim (found by the CI's fuzz step).
+    if (n % 4 != 0)
+      fail(dims, "holds " + std::to_string(n) +
+                     " bytes of dimensions, not a whole number of 32-bit integers");
     const uint64_t name = small ? dims + 8 : dims + 8 + (n + 7) / 8 * 8;
     if (name + 8 <= end && (u32(name) >> 16) == 0 &&
         u32(name + 4) > matrix_end - std::min(matrix_end, name + 8))

@@ -136,6 +136,23 @@ TEST(HyperspectralRobust, MatDimensionsAreCheckedWhereMatioReadsThem) {
   EXPECT_NE(m.find("byte 152 claims 4160749323 bytes"), std::string::npos) << m;
 }
 
+// Found by the CI's fuzz step (stop 46): a dimensions element of 11 bytes. matio reads 11 / 4 = 2
+// dimensions and the name's tag 8 bytes after them, in the dimensions' padding, where the bytes
+// 0x9b000000 made it allocate 2.6 GB for the name.
+TEST(HyperspectralRobust, MatDimensionsOfPartIntegersAreRefused) {
+  ScratchDir dir;
+  std::string bytes = mat_v5({2, 3, 1}, 6);
+  const size_t dims_tag = 128 + 8 + 16;  // file header, miMATRIX tag, array flags element
+  ASSERT_EQ(bytes[dims_tag], 5);         // miINT32
+  ASSERT_EQ(bytes[dims_tag + 4], 12);    // three dimensions
+  bytes[dims_tag + 4] = 11;
+  bytes[dims_tag + 8 + 15] = static_cast<char>(0x9b);  // the padding matio takes for a tag
+  write_text(dir / "dims.mat", bytes);
+  const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / "dims.mat"); });
+  EXPECT_NE(m.find("byte 152 holds 11 bytes of dimensions, not a whole number"), std::string::npos)
+      << m;
+}
+
 // Found by the CI's fuzz step: a top-level matrix whose tag claims 0 bytes. matio reads its
 // array flags and dimensions from the bytes after the tag all the same, and allocated 8.3 GB for
 // the rank that the next tag's 4.2 GB claim implied; the check had judged the matrix empty.
