@@ -14,10 +14,10 @@
 // (Config::serial_pass_alone).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children or
-// pass-alone) set to
-// VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of
-// the rounds' differences b - a. The machine's speed drifts by more than many changes gain
-// (3-5 ms within one call on the H200's host); paired rounds see through more of it.
+// pass-alone) set to VALUE (b), in turn, each round's order swapped: the medians of both, stage
+// by stage, and of the rounds' differences b - a. The machine's speed drifts by more than many
+// changes gain (3-5 ms within one call on the H200's host); paired rounds see through more of
+// it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -52,8 +52,7 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children,
-// --pass-alone), by name
-// without the dashes; false for another name.
+// --pass-alone), by name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
