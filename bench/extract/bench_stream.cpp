@@ -121,9 +121,10 @@ int main(int argc, char** argv) {
         cuda_sync = value();
       else if (a == "--read-only")
         read_threads = value();
-      else if (a == "--threads")
+      else if (a == "--threads") {
         frame_threads = std::atoi(value().c_str());
-      else if (a == "--pass-alone")
+        if (frame_threads < 0) throw Error("--threads: 0 or more, not " + std::string(argv[i]));
+      } else if (a == "--pass-alone")
         pass_alone = std::atoi(value().c_str()) != 0;
       else if (!a.empty() && a[0] == '-')
         throw Error("unknown option " + a);

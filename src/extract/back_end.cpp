@@ -184,10 +184,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       times.shapes += since(t);
       if (nchunks == 1) {
         pair_chunk(c, stage_threads);
-        if (options.pass_alone)
-          run_with_team_asleep(stage_threads, [&] { clean_chunk(c); });
-        else
-          clean_chunk(c);
+        run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] { clean_chunk(c); });
       } else {
         announce(shaped, k);
       }

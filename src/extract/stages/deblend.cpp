@@ -51,9 +51,9 @@ int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p
 }
 
 // choose_children, each child's pixels counted in given[c + 1] as they are chosen (given: null,
-// or n + 1 zeros); returns the draws it took.
-size_t choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
-                        std::vector<float>& p, int32_t* chosen, size_t* given);
+// or n + 1 zeros).
+void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
+                      std::vector<float>& p, int32_t* chosen, size_t* given);
 // place_children with scratch.given already holding each child's count at c + 1.
 void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& out,
                    int64_t pixel_base, size_t npix, size_t object_base,
@@ -291,8 +291,11 @@ void choose_children(const DeblendPlan& plan, const int32_t* random, const Objec
 
 namespace {
 
-size_t choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
-                        std::vector<float>& p, int32_t* chosen, size_t* given) {
+// The plan's count (the host's count_deblend_draws, or a builder's) set where the next
+// detection's draws start: an assignment that took another number of them would shift them all,
+// so either way is an internal error, and a draw past the plan's is never read.
+void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
+                      std::vector<float>& p, int32_t* chosen, size_t* given) {
   const size_t n = plan.children.size();  // (plan.cores.size(): a core each)
   size_t draw = 0;
   for (size_t i = 0; i < parent.size(); ++i) {
@@ -316,7 +319,9 @@ size_t choose_and_count(const DeblendPlan& plan, const int32_t* random, const Ob
     chosen[i] = static_cast<int32_t>(c);
     if (given) ++given[c + 1];
   }
-  return draw;
+  if (draw != plan.draws)
+    throw Error("internal: a deblending's pixel assignment took " + std::to_string(draw) +
+                " rand() draws where its plan counted " + std::to_string(plan.draws));
 }
 
 }  // namespace
@@ -326,13 +331,8 @@ void finish_deblend(const DeblendPlan& plan, const int32_t* random, ObjectList& 
                     DeblendFinishScratch& scratch) {
   scratch.chosen.resize(npix);
   scratch.given.assign(plan.cores.size() + 1, 0);
-  // The plan's count (the host's count_deblend_draws, or a builder's) set where the next
-  // detection's draws start: a pixel assignment that took another number would shift them all.
-  const size_t took = choose_and_count(plan, random, pixels_at(out, pixel_base, npix), scratch.p,
-                                       scratch.chosen.data(), scratch.given.data());
-  if (took != plan.draws)
-    throw Error("internal: a deblending's pixel assignment took " + std::to_string(took) +
-                " rand() draws where its plan counted " + std::to_string(plan.draws));
+  choose_and_count(plan, random, pixels_at(out, pixel_base, npix), scratch.p, scratch.chosen.data(),
+                   scratch.given.data());
   place_counted(plan, scratch.chosen.data(), out, pixel_base, npix, object_base, scratch);
 }
 
