@@ -185,9 +185,10 @@ int main(int argc, char** argv) try {
     if (resident) on_device = DeviceImage::upload(img.pixels.view());
     StageTimes stages;
     std::vector<std::string> order;
-    std::vector<double> totals, faults, cpu;
+    std::vector<double> totals, faults, cpu, started;
     extract::Result r;
     for (int k = 0; k <= repeat; ++k) {
+      const std::vector<long> ids0 = bench::thread_ids();
       const bench::ProcessUsage u0 = bench::process_usage();
       const auto t0 = std::chrono::steady_clock::now();
       r = resident ? extract::extract(on_device, config, req)
@@ -198,6 +199,7 @@ int main(int argc, char** argv) try {
       const bench::ProcessUsage u1 = bench::process_usage();
       faults.push_back(static_cast<double>(u1.minor_faults - u0.minor_faults));
       cpu.push_back(u1.user_seconds + u1.system_seconds - u0.user_seconds - u0.system_seconds);
+      started.push_back(static_cast<double>(bench::threads_started(ids0, bench::thread_ids())));
       add_stages(r, stages, order);
     }
     std::printf("device %-5s objects %zu (detections %zu), total %.2f ms (median)\n", d.c_str(),
@@ -210,6 +212,9 @@ int main(int argc, char** argv) try {
     // per second a stream can reach is at most the cores over it).
     std::printf("  %-24s %9.1f ms (median; user + system, all threads)\n", "CPU time per frame",
                 1e3 * median(cpu));
+    // Threads started during a frame and still running at its end (0 in a steady state): each
+    // an OpenMP thread that a smaller team ended, started again for a full one.
+    std::printf("  %-24s %9.0f (median)\n", "threads started a frame", median(started));
     for (const auto& name : order)
       std::printf("  %-24s %9.3f ms\n", name.c_str(), 1e3 * median(stages[name]));
     if (stages.count("gpu measure kernel")) {

@@ -344,25 +344,37 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
     const T* p = reinterpret_cast<const T*>(got + at);
     v.assign(p, p + count);
   };
-  // The eight columns copied side by side (each one's pages are new).
-#pragma omp parallel sections num_threads(std::min(nt, 8))
-  {
-#pragma omp section
-    take(out.flux_aper, at_flux_aper, n * na);
-#pragma omp section
-    take(out.fluxerr_aper, at_fluxerr_aper, n * na);
-#pragma omp section
-    take(out.flux_auto, at_flux_auto, n);
-#pragma omp section
-    take(out.fluxerr_auto, at_fluxerr_auto, n);
-#pragma omp section
-    take(out.kron_radius, at_kron, n);
-#pragma omp section
-    take(out.flux_radius, at_flux_radius, n * nf);
-#pragma omp section
-    take(out.hl_radius, at_hl, n);
-#pragma omp section
-    take(out.flags, at_flags, n);
+  // The eight columns copied side by side (each one's pages are new), by the team the rows after
+  // this call use: libgomp ends the threads a smaller team leaves out, and the next full team
+  // makes them again (sections on eight threads left the rows' loop 0.43 ms slower on a crowded
+  // 4096^2 frame, H200, stop 47).
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+  for (int k = 0; k < 8; ++k) {
+    switch (k) {
+      case 0:
+        take(out.flux_aper, at_flux_aper, n * na);
+        break;
+      case 1:
+        take(out.fluxerr_aper, at_fluxerr_aper, n * na);
+        break;
+      case 2:
+        take(out.flux_auto, at_flux_auto, n);
+        break;
+      case 3:
+        take(out.fluxerr_auto, at_fluxerr_auto, n);
+        break;
+      case 4:
+        take(out.kron_radius, at_kron, n);
+        break;
+      case 5:
+        take(out.flux_radius, at_flux_radius, n * nf);
+        break;
+      case 6:
+        take(out.hl_radius, at_hl, n);
+        break;
+      default:
+        take(out.flags, at_flags, n);
+    }
   }
   for (const int32_t i : on_host) {
     for (size_t k = 0; k < na; ++k) {

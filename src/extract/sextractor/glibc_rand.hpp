@@ -150,11 +150,14 @@ class GlibcRand {
 
 // Numbers [skip, skip + count) of the stream from seed 1 into out[0 .. count), made by up to
 // `threads` threads: each jumps to the start of its own slice (slices of at least 2^16 numbers,
-// against the jump's cost of a few tens of microseconds).
+// against the jump's cost of a few tens of microseconds). The team has `threads` threads even
+// when there are fewer slices: libgomp ends the threads a smaller team leaves out, and the next
+// stage's full team would start them again.
 inline void glibc_rand_stream(uint64_t skip, int32_t* out, size_t count, int threads) {
   constexpr size_t kMinSlice = size_t{1} << 16;
-  const size_t parts = std::clamp<size_t>(count / kMinSlice, 1, std::max(threads, 1));
-#pragma omp parallel for schedule(static, 1) num_threads(static_cast <int>(parts))
+  const int team = std::max(threads, 1);
+  const size_t parts = std::clamp<size_t>(count / kMinSlice, 1, static_cast<size_t>(team));
+#pragma omp parallel for schedule(static, 1) num_threads(team)
   for (size_t p = 0; p < parts; ++p) {
     const size_t begin = count * p / parts, end = count * (p + 1) / parts;
     GlibcRand rng;

@@ -430,10 +430,11 @@ BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config) {
 
 void finish_background(BackgroundMap& m, const Config& config) {
   fill_bad_meshes(m);
-  // One thread per 512 meshes (some 30 us of filtering), within the run's thread count.
-  median_filter_meshes(
-      m, config.back_filter_width, config.back_filter_height, config.back_filtthresh,
-      worker_threads(config.threads, int64_t(m.nx) * m.ny * (kPixelsPerThread / 512)));
+  // On the frame's thread count, as the stages before and after. A smaller team (until stop 47,
+  // one thread per 512 meshes: 9 for a 4096^2 frame) makes libgomp end the threads it leaves
+  // out, and the next stage's team starts them again: seven thread starts a frame.
+  median_filter_meshes(m, config.back_filter_width, config.back_filter_height,
+                       config.back_filtthresh, worker_threads(config, int64_t(m.width) * m.height));
   std::vector<float> b = m.back;
   m.global_back = median_of(b);
   m.global_rms = global_sigma(m.sigma);
