@@ -8,7 +8,7 @@ pkgs=(
   source-extractor libhealpix-cxx-dev libmatio-dev stilts libstb-dev
   libopenmpi-dev openmpi-bin libexpat1-dev
   python3 python3-venv
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
 )
 missing=()
 for p in "${pkgs[@]}"; do

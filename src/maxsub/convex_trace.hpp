@@ -30,9 +30,8 @@ enum : uint8_t {
 // returns their count; *left is the region's left column. Column c's bits start at
 // trace + stride * c; `at(t, b)` is the offset of (t, b) within a column.
 template <class Index>
-CELERIS_HD inline int convex_trace_back(const uint8_t* trace, size_t stride, Index at, int x,
-                                               int t, int b, bool growing, int* tops, int* bottoms,
-                                               int* left) {
+CELERIS_HD inline int convex_trace_back(const uint8_t* trace, size_t stride, Index at, int x, int t,
+                                        int b, bool growing, int* tops, int* bottoms, int* left) {
   int n = 0;
   for (;;) {
     tops[n] = t;

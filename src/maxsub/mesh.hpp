@@ -71,9 +71,9 @@ CELERIS_HD inline MeshCell<T> mesh_initial() {
 // `left` are the states after step k - 1 (up/left nullptr on the border); a is the pixel,
 // blocked its exclusion flag. transposed: grid row i is image column i (see grid.hpp).
 template <class T>
-CELERIS_HD inline MeshCell<T> mesh_step(bool prefix, const MeshCell<T>& self,
-                                               const MeshCell<T>* up, const MeshCell<T>* left, T a,
-                                               bool blocked, int i, int j, int k, bool transposed) {
+CELERIS_HD inline MeshCell<T> mesh_step(bool prefix, const MeshCell<T>& self, const MeshCell<T>* up,
+                                        const MeshCell<T>* left, T a, bool blocked, int i, int j,
+                                        int k, bool transposed) {
   MeshCell<T> c = self;
   const int t = i + j - k > 0 ? i + j - k : 0;
   c.colb = int(blocked) | (up ? up->colb : 0);

@@ -29,7 +29,8 @@ std::vector<uint64_t> counting_sort(const Key* key, size_t n, size_t nkeys, Put&
       1, std::min<size_t>(size_t(omp_get_max_threads()), n / kCountingSortRowsPerThread + 1)));
   // at[t][q]: rows of key q in thread t's block; after the prefix sum, where the next one goes.
   std::vector<std::vector<uint64_t>> at(static_cast<size_t>(most));
-  std::vector<uint64_t> base(static_cast<size_t>(most) + 1, 0);  // rows of the key ranges before thread t's
+  // base[t]: rows of the key ranges before thread t's.
+  std::vector<uint64_t> base(static_cast<size_t>(most) + 1, 0);
 #pragma omp parallel num_threads(most)
   {
     // The team may be smaller than asked (nested parallelism): blocks follow the real size.
