@@ -453,12 +453,21 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   std::vector<Shape> shapes = std::move(column_pool.shapes);
   std::vector<Iso> isos = std::move(column_pool.isos);
   const bool gpu_shapes = front.device_value && gpu::shapes_supported(iso_params);
+  // The blanking codes are made on the device from its images (below, after cleaning); with the
+  // GPU shapes, which upload every object's pixel indexes, their draft is made from those while
+  // the host runs the clean pass, and only the merged objects' pixels are left for after it.
+  const bool codes_on_device = front.device_value && config.backphoto_type != BackPhotoType::Local;
+  const std::shared_ptr<gpu::BlankingDraft> blanking_draft =
+      codes_on_device && gpu_shapes
+          ? gpu::blanking_draft(front.device_value, front.device_cvalue, w, h, dthresh)
+          : nullptr;
   std::vector<std::pair<std::string, double>> shape_steps;  // the GPU shapes' steps
   BackEndSteps back_steps;
   back_steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int threads) {
     if (gpu_shapes) {
       gpu::shapes_and_isophotal(objects, first, last, front.device_value, front.device_cvalue, w,
-                                iso_params, threads, shapes, isos, &shape_steps);
+                                iso_params, threads, shapes, isos, &shape_steps,
+                                blanking_draft.get());
       return;
     }
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
@@ -557,11 +566,13 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     front.wait_for_host_images();
     timer.lap("wait for the host images");
   }
-  const bool codes_on_device = front.device_value && !local_back;
   const Blanking blanking =
       codes_on_device
-          ? Blanking(gpu::blanking_codes(front.device_value, front.device_cvalue, w, h, dthresh,
-                                         objects, cleaned.removed, mp.buffer.blank_lag, nt),
+          ? Blanking(blanking_draft ? gpu::blanking_codes(blanking_draft, w, objects,
+                                                          cleaned.removed, mp.buffer.blank_lag, nt)
+                                    : gpu::blanking_codes(front.device_value, front.device_cvalue,
+                                                          w, h, dthresh, objects, cleaned.removed,
+                                                          mp.buffer.blank_lag, nt),
                      w, mp.buffer.blank_lag, cleaned.stack_full_lines)
           : Blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
                      local_back, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},

@@ -4,17 +4,18 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 
+#include "celeris/error.hpp"
 #include "core/cuda/buffer_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/stream.hpp"
+#include "extract/gpu/blanking_draft.hpp"
 #include "extract/gpu/blanking_kernels.hpp"
 
 namespace celeris::extract::gpu {
-
-namespace {
 
 // One frame's codes, on the device and (once asked) on the host; pooled, since a stream of
 // frames has several in flight.
@@ -22,6 +23,8 @@ struct CodeImages {
   cuda::DeviceBuffer<int32_t> device;
   cuda::PinnedBuffer<int32_t> host;
 };
+
+namespace {
 
 // Process-wide, never destroyed (its CUDA resources would outlive the runtime's teardown).
 struct Context {
@@ -76,7 +79,103 @@ class GpuCodes final : public DeviceCodes {
   mutable std::atomic<const int32_t*> ready_{nullptr};
 };
 
+// A frame's code images of n pixels, from the pool.
+std::shared_ptr<CodeImages> take_images(size_t n) {
+  return context().codes.take([&](const CodeImages& im) { return im.device.size() >= n; },
+                              [&] {
+                                auto im = std::make_unique<CodeImages>();
+                                im->device.reset(n);
+                                return im;
+                              });
+}
+
 }  // namespace
+
+BlankingDraft::BlankingDraft(std::shared_ptr<CodeImages> images, const float* value,
+                             const float* cvalue, int64_t pixels, float threshold)
+    : images_(std::move(images)),
+      value_(value),
+      cvalue_(cvalue),
+      pixels_(pixels),
+      threshold_(threshold) {}
+
+BlankingDraft::~BlankingDraft() {
+  // Kernels may still write the images, which go back to the pool with this draft.
+  if (added_ && images_) last_.synchronize();
+}
+
+void BlankingDraft::add(cudaStream_t stream, const int32_t* index, const int64_t* offset,
+                        size_t first, size_t n) {
+  if (first != added_)
+    throw Error("internal: BlankingDraft::add given objects from " + std::to_string(first) +
+                ", expected " + std::to_string(added_));
+  if (added_ == 0) {
+    detected_codes(value_, cvalue_, threshold_, pixels_, images_->device.data(), stream);
+  } else {
+    // The adds before (perhaps on another stream) first: the detected pixels' pass leads.
+    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, last_.get(), 0));
+  }
+  object_codes(index, offset, static_cast<int64_t>(n), static_cast<int64_t>(first),
+               images_->device.data(), stream);
+  last_.record(stream);
+  added_ += n;
+}
+
+std::shared_ptr<CodeImages> BlankingDraft::finish(cudaStream_t stream) {
+  if (added_) CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, last_.get(), 0));
+  added_ = 0;  // the images are the caller's now
+  return std::move(images_);
+}
+
+std::shared_ptr<BlankingDraft> blanking_draft(const float* value, const float* cvalue,
+                                              int64_t width, int64_t height, float threshold) {
+  cuda::cuda_require_device("--device cuda");
+  const size_t n = static_cast<size_t>(width * height);
+  return std::make_shared<BlankingDraft>(take_images(n), value, cvalue, static_cast<int64_t>(n),
+                                         threshold);
+}
+
+std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<BlankingDraft>& draft,
+                                                  int64_t width, const ObjectList& objects,
+                                                  const std::vector<CleanVictim>& removed,
+                                                  int blank_lag, int threads) {
+  if (!draft) throw Error("internal: blanking_codes given no draft");
+  if (draft->added() != objects.size() || objects.size() == 0)  // not every object's codes drafted
+    return blanking_codes(draft->value(), draft->cvalue(), width, draft->pixels() / width,
+                          draft->threshold(), objects, removed, blank_lag, threads);
+  Context& c = context();
+  const OwnedCodes owned(objects, removed, blank_lag, false);
+  // The objects merged away, each once (an object's last entry), and where their pixels go.
+  const std::vector<int64_t>& victim_of = owned.victim_of();
+  std::vector<size_t> merged;
+  std::vector<int64_t> at(1, 0);
+  for (size_t v = 0; v < removed.size(); ++v) {
+    const size_t k = removed[v].object;
+    if (victim_of[k] != static_cast<int64_t>(v)) continue;
+    merged.push_back(k);
+    at.push_back(at.back() + static_cast<int64_t>(objects.count(k)));
+  }
+  const int64_t m = at.back();
+  const int64_t pixels = draft->pixels();
+  std::lock_guard<std::mutex> lock(c.busy);
+  OwnedCode* staged = c.staged.grow(static_cast<size_t>(m));
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
+  for (size_t j = 0; j < merged.size(); ++j) {
+    const size_t k = merged[j];
+    const CleanVictim& v = removed[static_cast<size_t>(victim_of[k])];
+    OwnedCode* out = staged + at[j];
+    for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
+      *out++ = {static_cast<int32_t>(int64_t(objects.y[i]) * width + objects.x[i]),
+                owned.victim_code(v, objects.y[i])};
+  }
+  const cudaStream_t s = c.stream.get();
+  std::shared_ptr<CodeImages> images = draft->finish(s);
+  OwnedCode* d_owned = c.owned.grow(static_cast<size_t>(m));
+  c.owned.upload_async(staged, static_cast<size_t>(m), s);
+  owned_codes(d_owned, m, images->device.data(), s);
+  c.stream.synchronize();
+  return std::make_shared<GpuCodes>(std::move(images), static_cast<size_t>(pixels));
+}
 
 std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const float* cvalue,
                                                   int64_t width, int64_t height, float threshold,
@@ -86,13 +185,7 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const floa
   cuda::cuda_require_device("--device cuda");
   Context& c = context();
   const size_t n = static_cast<size_t>(width * height);
-  std::shared_ptr<CodeImages> images =
-      c.codes.take([&](const CodeImages& im) { return im.device.size() >= n; },
-                   [&] {
-                     auto im = std::make_unique<CodeImages>();
-                     im->device.reset(n);
-                     return im;
-                   });
+  std::shared_ptr<CodeImages> images = take_images(n);
   const int64_t m = objects.offset.empty() ? 0 : objects.offset.back();
   std::lock_guard<std::mutex> lock(c.busy);
   OwnedCode* staged = c.staged.grow(static_cast<size_t>(m));

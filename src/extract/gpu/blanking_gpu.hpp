@@ -23,4 +23,22 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const floa
                                                   const std::vector<CleanVictim>& removed,
                                                   int blank_lag, int threads);
 
+class BlankingDraft;  // blanking_draft.hpp
+
+// A draft of a frame's codes, to which a GPU stage with the objects' pixel indexes on the
+// device adds every object's codes (BlankingDraft::add, gpu/shapes_gpu.hpp) while the host goes
+// on; arguments as blanking_codes'. Throws celeris::Error without a CUDA device (or in a build
+// without CUDA).
+std::shared_ptr<BlankingDraft> blanking_draft(const float* value, const float* cvalue,
+                                              int64_t width, int64_t height, float threshold);
+
+// The same codes as blanking_codes above, from a draft to which objects 0 .. objects.size() - 1
+// were added: only the pixels of the objects merged away (in `removed`) are written here. A
+// draft short of objects (a stage that measured some on the host) is not used: the codes are
+// then made whole, as above. Waits until the codes are made.
+std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<BlankingDraft>& draft,
+                                                  int64_t width, const ObjectList& objects,
+                                                  const std::vector<CleanVictim>& removed,
+                                                  int blank_lag, int threads);
+
 }  // namespace celeris::extract::gpu

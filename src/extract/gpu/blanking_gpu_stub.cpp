@@ -10,4 +10,14 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float*, const float*, in
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+std::shared_ptr<BlankingDraft> blanking_draft(const float*, const float*, int64_t, int64_t, float) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<BlankingDraft>&, int64_t,
+                                                  const ObjectList&,
+                                                  const std::vector<CleanVictim>&, int, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
 }  // namespace celeris::extract::gpu

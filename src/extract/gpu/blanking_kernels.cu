@@ -22,18 +22,45 @@ __global__ void owned_kernel(const OwnedCode* owned, int64_t m, int32_t* code) {
   if (i < m) code[owned[i].pixel] = owned[i].code;
 }
 
+// One thread per object, over its pixels (objects own disjoint pixels: no two writes meet).
+__global__ void object_kernel(const int32_t* index, const int64_t* offset, int64_t objects,
+                              int64_t first, int32_t* code) {
+  const int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (k >= objects) return;
+  const int32_t c = static_cast<int32_t>(first + k + 1);
+  for (int64_t i = offset[k]; i < offset[k + 1]; ++i) code[index[i]] = c;
+}
+
 }  // namespace
 
-void blanking_codes(const float* value, const float* cvalue, float threshold, int64_t n,
-                    const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream) {
+void detected_codes(const float* value, const float* cvalue, float threshold, int64_t n,
+                    int32_t* code, cudaStream_t stream) {
   if (n == 0) return;
   detected_kernel<<<cuda::blocks_for(n, kThreads), kThreads, 0, stream>>>(value, cvalue, threshold,
                                                                           n, code);
   cuda::cuda_check_launch("detected_kernel");
+}
+
+void object_codes(const int32_t* index, const int64_t* offset, int64_t objects, int64_t first,
+                  int32_t* code, cudaStream_t stream) {
+  if (objects == 0) return;
+  object_kernel<<<cuda::blocks_for(objects, kThreads), kThreads, 0, stream>>>(index, offset,
+                                                                              objects, first, code);
+  cuda::cuda_check_launch("object_kernel");
+}
+
+void owned_codes(const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream) {
   if (m == 0) return;
-  // Objects own disjoint pixels: no two writes meet.
   owned_kernel<<<cuda::blocks_for(m, kThreads), kThreads, 0, stream>>>(owned, m, code);
   cuda::cuda_check_launch("owned_kernel");
+}
+
+void blanking_codes(const float* value, const float* cvalue, float threshold, int64_t n,
+                    const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream) {
+  if (n == 0) return;
+  detected_codes(value, cvalue, threshold, n, code, stream);
+  // Objects own disjoint pixels: no two writes meet.
+  owned_codes(owned, m, code, stream);
 }
 
 }  // namespace celeris::extract::gpu

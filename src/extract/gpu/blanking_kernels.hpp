@@ -19,4 +19,15 @@ struct OwnedCode {
 void blanking_codes(const float* value, const float* cvalue, float threshold, int64_t n,
                     const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream);
 
+// The first pass alone (code[p] = -1 or 0 over n pixels).
+void detected_codes(const float* value, const float* cvalue, float threshold, int64_t n,
+                    int32_t* code, cudaStream_t stream);
+// The codes of objects no cleaning merged away, from their pixels' indexes on the device: object
+// first + k's pixels index[offset[k] .. offset[k + 1]) (y * width + x) get first + k + 1, for
+// k < objects.
+void object_codes(const int32_t* index, const int64_t* offset, int64_t objects, int64_t first,
+                  int32_t* code, cudaStream_t stream);
+// code[owned[i].pixel] = owned[i].code for i < m (the second pass alone).
+void owned_codes(const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream);
+
 }  // namespace celeris::extract::gpu

@@ -15,6 +15,7 @@
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
+#include "extract/gpu/blanking_draft.hpp"
 #include "extract/gpu/shape_kernels.hpp"
 
 namespace celeris::extract::gpu {
@@ -68,7 +69,8 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
 void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
-                          std::vector<std::pair<std::string, double>>* seconds) {
+                          std::vector<std::pair<std::string, double>>* seconds,
+                          BlankingDraft* draft) {
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -196,6 +198,10 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     c.stream.synchronize();
     fout = staged;
   }
+  // The blanking codes' draft from the same pixel indexes, after this call's kernels on its
+  // stream (the next call on this context's stream comes after it): it runs beside the host's
+  // finish, the clean zones and the clean pass.
+  if (draft) draft->add(s, dindex, a.offset, first, n);
   const auto t_fwhm = Clock::now();
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {

@@ -18,6 +18,8 @@
 
 namespace celeris::extract::gpu {
 
+class BlankingDraft;  // blanking_draft.hpp
+
 // Objects of more pixels are measured on the host threads (compute_shape, isophotal) while the
 // kernel runs: one GPU thread sums one object's pixels one after another, so the kernel lasts as
 // long as its largest object (a crowded 4096^2 frame has 7 of its 41,813 objects above this; a
@@ -47,10 +49,13 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds = nullptr);
 // The same for objects first .. last - 1 only, into shapes[first ..] and isos[first ..], which
-// the caller has sized for all objects (the others are neither read nor written).
+// the caller has sized for all objects (the others are neither read nor written). `draft`
+// (optional, blanking_gpu.hpp): the objects' blanking codes are added to it from the pixel
+// indexes uploaded here, on the device after the sums, while the host goes on.
 void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
-                          std::vector<std::pair<std::string, double>>* seconds = nullptr);
+                          std::vector<std::pair<std::string, double>>* seconds = nullptr,
+                          BlankingDraft* draft = nullptr);
 
 }  // namespace celeris::extract::gpu

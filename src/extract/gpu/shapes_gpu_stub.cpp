@@ -20,7 +20,7 @@ void shapes_and_isophotal(const ObjectList&, const float*, const float*, int64_t
 
 void shapes_and_isophotal(const ObjectList&, size_t, size_t, const float*, const float*, int64_t,
                           const IsoParams&, int, std::vector<Shape>&, std::vector<Iso>&,
-                          std::vector<std::pair<std::string, double>>*) {
+                          std::vector<std::pair<std::string, double>>*, BlankingDraft*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

@@ -109,6 +109,10 @@ class OwnedCodes {
   }
   // The code a pixel of row y of victim v gets; given_back(): whether it records the merge.
   int32_t victim_code(const CleanVictim& v, int64_t y) const;
+  // Per object, its entry in `removed` (the last) when it was merged away, else -1.
+  const std::vector<int64_t>& victim_of() const {
+    return victim_of_;
+  }
   int32_t given_back(const CleanVictim& v, int64_t y) const;
 
  private:
