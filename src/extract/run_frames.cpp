@@ -347,6 +347,10 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   std::vector<std::thread> back;
   for (size_t w = 0; w < workers; ++w)
     back.emplace_back([&] {
+      // A worker's share of the cores is its OpenMP default too, so that the steps that ask
+      // for "all" threads (the catalog's columns) keep the size of the stages' teams: libgomp
+      // ends the threads a smaller team leaves out and starts them again for a larger one.
+      omp_set_num_threads(std::max(1, static_cast<int>(host_cores() / workers)));
       while (std::optional<Job> job = fronted.pop()) {
         if (job->error.empty() && job->extensions.empty()) try {
             // The back workers share the cores: each frame's threads are divided among them
