@@ -2,6 +2,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/launch.hpp"
 #include "extract/gpu/shape_kernels.hpp"
+#include "extract/stages/background_bilinear.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -30,6 +31,20 @@ __global__ void shape_kernel(const ShapeArgs a) {
   a.sums[k] = iso_sums(px, n, m.xm + s.xmin, m.ym + s.ymin, a.iso, PlainIsoModel{});
   float heap[kMaxMinarea];
   a.mthresh[k] = a.clean ? clean_threshold(px, n, a.detect_thresh, false, a.minarea, heap) : 0.0f;
+  if (a.fwhm_in) {
+    // finish_shape's barycentre, iso_background's BACKGROUND (dbkg 0) and fwhm_cut's bounds.
+    FwhmInput in;
+    in.mx = m.xm + s.xmin;
+    in.my = m.ym + s.ymin;
+    in.bkg = back_bilinear_at(a.back, a.back_nx, a.back_ny, a.mesh_w, a.mesh_h,
+                              static_cast<int>(in.mx + 0.5), static_cast<int>(in.my + 0.5)) +
+             0.0f;
+    const IsoSums& iso = a.sums[k];
+    const FwhmCut cut = fwhm_cut(iso.peak, iso.minthresh, 0.0f, a.satur_level, in.bkg);
+    in.sat = cut.sat;
+    in.thresh0 = cut.thresh0;
+    a.fwhm_in[k] = in;
+  }
 }
 
 // The host's pass (stages/isophotal.cpp finish_iso) on the device: the same pixels, each

@@ -15,6 +15,14 @@
 
 namespace celeris::extract::gpu {
 
+// The FWHM fit's pixels of one object (fwhm_sums.hpp fwhm_cut) about its barycentre.
+struct FwhmInput {
+  double mx = 0, my = 0;  // the barycentre (finish_shape)
+  double sat = 0;
+  float thresh0 = 0;  // not positive: no fit (the sums stay 0)
+  float bkg = 0;      // BACKGROUND (iso_background), for the host's finish (the kernel skips it)
+};
+
 struct ShapeArgs {
   int64_t objects = 0;
   const int64_t* offset = nullptr;  // objects + 1: object k's pixels at [offset[k], offset[k + 1])
@@ -31,20 +39,19 @@ struct ShapeArgs {
   ShapeSums* shape = nullptr;  // outputs, per object
   IsoSums* sums = nullptr;
   float* mthresh = nullptr;
+  // With fwhm_in: each object's FWHM fit inputs there too (its barycentre, BACKGROUND from the
+  // mesh grid `back`, back_nx x back_ny meshes of mesh_w x mesh_h pixels, and the fit's bounds
+  // with SATUR_LEVEL `satur_level`), as the host's finish makes them (shapes_gpu.cpp).
+  FwhmInput* fwhm_in = nullptr;
+  const float* back = nullptr;
+  int back_nx = 0, back_ny = 0, mesh_w = 0, mesh_h = 0;
+  double satur_level = 0;
 };
 
 // The largest DETECT_MINAREA whose CLEAN heap a thread keeps (larger: the host measures).
 constexpr int kMaxMinarea = 64;
 
 void shape_sums(const ShapeArgs& args, cudaStream_t stream);
-
-// The FWHM fit's pixels of one object (stages/isophotal.cpp fwhm_cut) about its barycentre.
-struct FwhmInput {
-  double mx = 0, my = 0;  // the barycentre (finish_shape)
-  double sat = 0;
-  float thresh0 = 0;  // not positive: no fit (the sums stay 0)
-  float bkg = 0;      // BACKGROUND (iso_background), for the host's finish (the kernel skips it)
-};
 
 // The FWHM fit's sums (stages/fwhm_sums.hpp) of the same objects as ShapeArgs, an object per
 // warp over its pixels in order, glibc's log reproduced (core/glibc_float_math.hpp). Objects of

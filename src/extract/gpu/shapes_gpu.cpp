@@ -36,6 +36,8 @@ struct Context {
   cuda::DeviceBuffer<FwhmSums> fwhm_out;
   cuda::PinnedBuffer<FwhmInput> staged_fwhm_in;
   cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
+  cuda::DeviceBuffer<float> back;  // the background's mesh grid (the FWHM fit's BACKGROUND)
+  cuda::Event sums_down{false}, fwhm_down{false};
 };
 
 cuda::ContextPool<Context>& contexts() {
@@ -139,8 +141,40 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   const ShapeSums* shape = hres.take<ShapeSums>(n);
   const IsoSums* sums = hres.take<IsoSums>(n);
   const float* mthresh = hres.take<float>(n);
+  // The FWHM fit's pass runs on the GPU where glibc's log can be reproduced there (else in
+  // finish_iso on the host threads), its inputs made by the sums' kernel and the pass queued
+  // right after the sums' download: it runs while the host threads finish the shapes.
+  const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
+  const bool fwhm_on_device = exceptions.log;
+  if (fwhm_on_device) {
+    const BackgroundMap& map = *params.background;
+    c.back.grow(map.back.size());
+    c.back.upload_async(map.back.data(), map.back.size(), s);
+    a.fwhm_in = c.fwhm_in.grow(n);
+    a.back = c.back.data();
+    a.back_nx = map.nx, a.back_ny = map.ny, a.mesh_w = map.mesh_w, a.mesh_h = map.mesh_h;
+    a.satur_level = params.satur_level;
+  }
   shape_sums(a, s);
   CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes(), cudaMemcpyDeviceToHost, s));
+  c.sums_down.record(s);
+  FwhmSums* fout = nullptr;
+  if (fwhm_on_device) {
+    FwhmArgs f;
+    f.objects = static_cast<int64_t>(n);
+    f.offset = a.offset;
+    f.index = dindex;
+    f.value = value;
+    f.width = w32;
+    f.max_pixels = kHostObjectPixels;
+    f.in = a.fwhm_in;
+    f.out = c.fwhm_out.grow(n);
+    f.lists = exceptions.lists;
+    fwhm_sums(f, s);
+    fout = c.staged_fwhm_out.grow(n);
+    c.fwhm_out.download_async(fout, n, s);
+    c.fwhm_down.record(s);
+  }
   // While the kernel runs: the largest objects on the host, as compute_shape and isophotal.
   const auto t_columns = Clock::now();
   std::vector<size_t> large;
@@ -153,19 +187,15 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     isos[i] = isophotal(objects[i], shapes[i], params);
   }
   const auto t_host = Clock::now();
-  c.stream.synchronize();
+  c.sums_down.synchronize();
   const auto t_device = Clock::now();
   auto small = [&](const ObjectView& o) {
     return o.size() <= static_cast<size_t>(kHostObjectPixels);
   };
 
-  // The shapes first, for each object's barycentre and BACKGROUND (kept for the finish) and the
-  // FWHM fit's bounds; then the fit's pass over each object's pixels on the GPU when glibc's log
-  // can be reproduced there (about half of the host finish's time: on the H200, crowded 4096^2,
-  // 1.66 ms on 16 threads against 0.54 + 0.26 after, stop 39), else in finish_iso on the host
-  // threads; then the rest of the finish.
-  const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
-  const bool fwhm_on_device = exceptions.log;
+  // The shapes, and each object's BACKGROUND (kept for the finish), while the FWHM fit's pass
+  // runs; then the rest of the finish. (Before stop 47 the fit's inputs came from this loop and
+  // went up after it: 0.28-0.30 ms more on the H200, crowded 4096^2.)
   FwhmInput* fin = c.staged_fwhm_in.grow(n);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
@@ -174,30 +204,10 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     if (!small(o)) continue;
     shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
                              params.detect_thresh, false);
-    const float bkg = iso_background(shapes[i], params, 0.0f);
-    const FwhmCut cut = fwhm_cut(sums[j].peak, sums[j].minthresh, 0.0f, params.satur_level, bkg);
-    fin[j] = {shapes[i].mx, shapes[i].my, cut.sat, cut.thresh0, bkg};
+    fin[j].bkg = iso_background(shapes[i], params, 0.0f);
   }
   const auto t_inputs = Clock::now();
-  const FwhmSums* fout = nullptr;
-  if (fwhm_on_device) {
-    FwhmArgs f;
-    f.objects = static_cast<int64_t>(n);
-    f.offset = a.offset;
-    f.index = dindex;
-    f.value = value;
-    f.width = w32;
-    f.max_pixels = kHostObjectPixels;
-    f.in = c.fwhm_in.grow(n);
-    f.out = c.fwhm_out.grow(n);
-    f.lists = exceptions.lists;
-    c.fwhm_in.upload_async(fin, n, s);
-    fwhm_sums(f, s);
-    FwhmSums* staged = c.staged_fwhm_out.grow(n);
-    c.fwhm_out.download_async(staged, n, s);
-    c.stream.synchronize();
-    fout = staged;
-  }
+  if (fwhm_on_device) c.fwhm_down.synchronize();
   // The blanking codes' draft from the same pixel indexes, after this call's kernels on its
   // stream (the next call on this context's stream comes after it): it runs beside the host's
   // finish, the clean zones and the clean pass.
@@ -219,9 +229,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
     if (fwhm_on_device) {
-      seconds->emplace_back("gpu shapes: host finish, shapes and the FWHM fit's bounds",
+      seconds->emplace_back("gpu shapes: host finish, shapes and BACKGROUND",
                             since(t_device, t_inputs));
-      seconds->emplace_back("gpu shapes: FWHM fit's pass on the GPU", since(t_inputs, t_fwhm));
+      seconds->emplace_back("gpu shapes: wait for the FWHM fit's pass", since(t_inputs, t_fwhm));
       seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_fwhm, Clock::now()));
     } else {
       seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));

@@ -1,6 +1,7 @@
 // Mesh statistics, clipped-histogram mode, bad-mesh filling, median filtering and spline
 // interpolation of the background (SExtractor 2.25 back.c behaviour, own implementation).
 #include "extract/stages/background.hpp"
+#include "extract/stages/background_bilinear.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -520,30 +521,7 @@ void BackgroundMap::rms_line(int y, float* out) const {
 }
 
 float BackgroundMap::back_bilinear(int x, int y) const {
-  // Beyond half a mesh left of or below the image (a centroid made non-finite by overflowing
-  // pixel sums lands at INT_MIN) the index below would fall before the mesh; nearer positions
-  // extrapolate from the first mesh as before.
-  x = std::max(x, -((mesh_w - 1) / 2));
-  y = std::max(y, -((mesh_h - 1) / 2));
-  double dx = static_cast<double>(x) / mesh_w - 0.5, dy = static_cast<double>(y) / mesh_h - 0.5;
-  int xl = static_cast<int>(dx), yl = static_cast<int>(dy);
-  dx -= xl;
-  dy -= yl;
-  if (xl >= nx - 1) {
-    xl = nx < 2 ? 0 : nx - 2;
-    dx += 1.0;
-  }
-  if (yl >= ny - 1) {
-    yl = ny < 2 ? 0 : ny - 2;
-    dy += 1.0;
-  }
-  const float* row = back.data() + static_cast<size_t>(yl) * nx;
-  const float b0 = row[xl];
-  const float b1 = nx < 2 ? b0 : row[xl + 1];
-  const float* next = ny < 2 ? row : row + nx;
-  const float b2 = nx < 2 ? next[xl] : next[xl + 1];
-  const float b3 = nx < 2 ? b2 : next[xl];
-  return static_cast<float>((1 - dy) * ((1 - dx) * b0 + dx * b1) + dy * (dx * b2 + (1 - dx) * b3));
+  return back_bilinear_at(back.data(), nx, ny, mesh_w, mesh_h, x, y);
 }
 
 }  // namespace celeris::extract

@@ -19,6 +19,22 @@ struct FwhmCut {
   double sat = 0;
 };
 
+// Which pixels the FWHM fit takes (SExtractor's examineiso): those whose value less dbkg lies
+// above thresh0 and below sat; no fit when thresh0 is not positive. `peak`: FLUX_MAX less dbkg;
+// `minthresh`: IsoSums::minthresh; `bkg`: BACKGROUND. The host's (isophotal.cpp) and the GPU
+// shapes' (gpu/shape_kernels.cu).
+CELERIS_HD inline FwhmCut fwhm_cut(float peak, float minthresh, float dbkg, double satur_level,
+                                   float bkg) {
+  FwhmCut c;
+  c.thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
+  const float obj_thresh = minthresh - dbkg;   // SExtractor obj->thresh
+  if (c.thresh0 < obj_thresh) c.thresh0 = obj_thresh;
+  // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
+  // limit moves by about 0.002 ADU, enough to change which saturated pixels fall below it.
+  c.sat = satur_level - static_cast<double>(bkg);
+  return c;
+}
+
 // One pixel's terms: `pix` its value less the local background, (dx, dy) its offset from the
 // barycentre, `lpix` glibc's log(pix). Each term is the pixel's own; only their sums depend on
 // the order (fwhm_accumulate, in the pixels' order).

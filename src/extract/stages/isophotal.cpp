@@ -50,17 +50,6 @@ IsoSumParams iso_sum_params(const IsoParams& ctx) {
   return c;
 }
 
-FwhmCut fwhm_cut(float peak, float minthresh, float dbkg, double satur_level, float bkg) {
-  FwhmCut c;
-  c.thresh0 = static_cast<float>(peak / 5.0);  // PIXTYPE = obj->peak / 5.0, in double
-  const float obj_thresh = minthresh - dbkg;   // SExtractor obj->thresh
-  if (c.thresh0 < obj_thresh) c.thresh0 = obj_thresh;
-  // In double, as SExtractor (field->satur_level is a double, obj->bkg a float): in float the
-  // limit moves by about 0.002 ADU, enough to change which saturated pixels fall below it.
-  c.sat = satur_level - static_cast<double>(bkg);
-  return c;
-}
-
 Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const IsoSums& sums,
                float mthresh, float bkg, float dbkg, const FwhmSums* fwhm) {
   Iso r;

@@ -69,11 +69,6 @@ Iso finish_iso(const ObjectView& object, const Shape& shape, const IsoParams& pa
                const IsoSums& sums, float mthresh, float bkg, float dbkg,
                const FwhmSums* fwhm = nullptr);
 
-// Which pixels the FWHM fit takes (SExtractor's examineiso): those whose value less dbkg lies
-// above thresh0 and below sat; no fit when thresh0 is not positive. `peak`: FLUX_MAX less dbkg;
-// `minthresh`: IsoSums::minthresh; `bkg`: BACKGROUND.
-FwhmCut fwhm_cut(float peak, float minthresh, float dbkg, double satur_level, float bkg);
-
 // BACKGROUND of an object of shape `shape`: the mesh map's value at its barycentre, plus dbkg.
 float iso_background(const Shape& shape, const IsoParams& params, float dbkg);
 
