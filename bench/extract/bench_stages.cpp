@@ -35,6 +35,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/fits.hpp"
 #include "celeris/malloc_policy.hpp"
+#include "core/thread_ids.hpp"
 #include "extract/gpu/front_end.hpp"
 
 using namespace celeris;
@@ -188,7 +189,7 @@ int main(int argc, char** argv) try {
     std::vector<double> totals, faults, cpu, started;
     extract::Result r;
     for (int k = 0; k <= repeat; ++k) {
-      const std::vector<long> ids0 = bench::thread_ids();
+      const std::vector<long> ids0 = thread_ids();
       const bench::ProcessUsage u0 = bench::process_usage();
       const auto t0 = std::chrono::steady_clock::now();
       r = resident ? extract::extract(on_device, config, req)
@@ -199,7 +200,7 @@ int main(int argc, char** argv) try {
       const bench::ProcessUsage u1 = bench::process_usage();
       faults.push_back(static_cast<double>(u1.minor_faults - u0.minor_faults));
       cpu.push_back(u1.user_seconds + u1.system_seconds - u0.user_seconds - u0.system_seconds);
-      started.push_back(static_cast<double>(bench::threads_started(ids0, bench::thread_ids())));
+      started.push_back(static_cast<double>(threads_started(ids0, thread_ids())));
       add_stages(r, stages, order);
     }
     std::printf("device %-5s objects %zu (detections %zu), total %.2f ms (median)\n", d.c_str(),

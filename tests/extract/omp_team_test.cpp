@@ -1,36 +1,21 @@
 // An extraction keeps its OpenMP team at one size from stage to stage. libgomp ends the threads
 // a smaller team leaves out, and the next full team starts them again: the background's median
 // filter on 3 of 8 threads (its old one thread per 512 meshes) cost five thread starts a frame,
-// and on the H200's host 2.5-4.5 ms of a crowded 4096^2 frame with the columns' copy on 8 of 16
-// (stop 47). So a frame after the first starts no thread, on the CPU and with a device on the
-// GPU path. The threads are counted by id (/proc/self/task): ids are not reused soon, so an id
-// at the frame's end that was not there at its start is a thread the frame started.
-#include <dirent.h>
+// and on the H200's host, with the columns' copy on 8 of 16 as well, 2.6-4.6 ms of a crowded
+// 4096^2 frame (stop 47). So a frame after the first starts no thread, on the CPU and with a
+// device on the GPU path. The threads are counted by id (core/thread_ids.hpp).
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
 #include "celeris/device.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
+#include "core/thread_ids.hpp"
 
 namespace celeris::extract {
 namespace {
-
-std::vector<long> thread_ids() {
-  std::vector<long> ids;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (const dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ids.push_back(std::strtol(e->d_name, nullptr, 10));
-    closedir(d);
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
 
 // The threads a second extraction of the same frame starts, with OpenMP's count at 8 and the
 // extraction's left to pick (Config::threads 0: 8 for this frame).
@@ -53,10 +38,7 @@ long threads_started_by_second_frame(Backend device) {
   const std::vector<long> end = thread_ids();
   omp_set_num_threads(before);
   EXPECT_GT(r.objects.size(), 100u);
-  long started = 0;
-  for (const long id : end)
-    if (!std::binary_search(start.begin(), start.end(), id)) ++started;
-  return started;
+  return threads_started(start, end);
 }
 
 TEST(OpenMpTeam, ASecondFrameStartsNoThreadOnTheCpu) {
