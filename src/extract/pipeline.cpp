@@ -456,7 +456,10 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // The blanking codes are made on the device from its images (below, after cleaning); with the
   // GPU shapes, which upload every object's pixel indexes, their draft is made from those while
   // the host runs the clean pass, and only the merged objects' pixels are left for after it.
-  const bool codes_on_device = front.device_value && config.backphoto_type != BackPhotoType::Local;
+  // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some) and the host's
+  // blanking, as seen at each detection.
+  const bool local_back = config.backphoto_type == BackPhotoType::Local;
+  const bool codes_on_device = front.device_value && !local_back;
   const std::shared_ptr<gpu::BlankingDraft> blanking_draft =
       codes_on_device && gpu_shapes
           ? gpu::blanking_draft(front.device_value, front.device_cvalue, w, h, dthresh)
@@ -515,8 +518,6 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   back_options.pass_alone = config.serial_pass_alone;
   if (config.back_end_chunk_objects > 0)
     back_options.chunk_objects = static_cast<size_t>(config.back_end_chunk_objects);
-  // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some).
-  const bool local_back = config.backphoto_type == BackPhotoType::Local;
   back_options.keep_detected_shapes = local_back;
   CleanedObjects back = deblend_and_clean(deblend_stage, detection_done, clean_params, back_steps,
                                           back_options, shapes, isos);
