@@ -357,11 +357,8 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
             // rather than every worker starting (and spin-waiting) one OpenMP thread per core.
             // (Counted here, not from the front's share, which is smaller with two fronts.)
             int& nt = job->front.info.threads;
-            if (job->frame.config.threads <= 0) {
-              const int64_t pixels = int64_t{job->front.width} * job->front.height;
-              nt = std::max(
-                  1, std::min(worker_threads(0, pixels), static_cast<int>(host_cores() / workers)));
-            }
+            if (job->frame.config.threads <= 0)  // within the worker's share (its default)
+              nt = worker_threads(0, int64_t{job->front.width} * job->front.height);
             const auto t = std::chrono::steady_clock::now();
             Result r = extract_back(std::move(job->front), job->frame.request);
             for (const auto& [stage, s] : r.info.stage_seconds) stages.add(stage, s);

@@ -2,7 +2,6 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/launch.hpp"
 #include "extract/gpu/shape_kernels.hpp"
-#include "extract/stages/background_bilinear.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -36,9 +35,7 @@ __global__ void shape_kernel(const ShapeArgs a) {
     FwhmInput in;
     in.mx = m.xm + s.xmin;
     in.my = m.ym + s.ymin;
-    in.bkg = back_bilinear_at(a.back, a.back_nx, a.back_ny, a.mesh_w, a.mesh_h,
-                              static_cast<int>(in.mx + 0.5), static_cast<int>(in.my + 0.5)) +
-             0.0f;
+    in.bkg = back_at_barycentre(a.back, in.mx, in.my, 0.0f);
     const IsoSums& iso = a.sums[k];
     const FwhmCut cut = fwhm_cut(iso.peak, iso.minthresh, 0.0f, a.satur_level, in.bkg);
     in.sat = cut.sat;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/glibc_float_math.hpp"
+#include "extract/stages/background_bilinear.hpp"
 #include "extract/stages/fwhm_sums.hpp"
 #include "extract/stages/iso_sums.hpp"
 #include "extract/stages/shape_sums.hpp"
@@ -20,7 +21,7 @@ struct FwhmInput {
   double mx = 0, my = 0;  // the barycentre (finish_shape)
   double sat = 0;
   float thresh0 = 0;  // not positive: no fit (the sums stay 0)
-  float bkg = 0;      // BACKGROUND (iso_background), for the host's finish (the kernel skips it)
+  float bkg = 0;      // BACKGROUND (iso_background)
 };
 
 struct ShapeArgs {
@@ -40,11 +41,10 @@ struct ShapeArgs {
   IsoSums* sums = nullptr;
   float* mthresh = nullptr;
   // With fwhm_in: each object's FWHM fit inputs there too (its barycentre, BACKGROUND from the
-  // mesh grid `back`, back_nx x back_ny meshes of mesh_w x mesh_h pixels, and the fit's bounds
-  // with SATUR_LEVEL `satur_level`), as the host's finish makes them (shapes_gpu.cpp).
+  // mesh grid `back`, on the device, and the fit's bounds with SATUR_LEVEL `satur_level`), as the
+  // host's finish makes them (shapes_gpu.cpp).
   FwhmInput* fwhm_in = nullptr;
-  const float* back = nullptr;
-  int back_nx = 0, back_ny = 0, mesh_w = 0, mesh_h = 0;
+  MeshGrid back;
   double satur_level = 0;
 };
 

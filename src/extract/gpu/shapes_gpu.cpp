@@ -34,7 +34,6 @@ struct Context {
   // The FWHM fit's inputs and sums (fwhm_sums).
   cuda::DeviceBuffer<FwhmInput> fwhm_in;
   cuda::DeviceBuffer<FwhmSums> fwhm_out;
-  cuda::PinnedBuffer<FwhmInput> staged_fwhm_in;
   cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
   cuda::DeviceBuffer<float> back;  // the background's mesh grid (the FWHM fit's BACKGROUND)
   cuda::Event sums_down{false}, fwhm_down{false};
@@ -151,8 +150,8 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     c.back.grow(map.back.size());
     c.back.upload_async(map.back.data(), map.back.size(), s);
     a.fwhm_in = c.fwhm_in.grow(n);
-    a.back = c.back.data();
-    a.back_nx = map.nx, a.back_ny = map.ny, a.mesh_w = map.mesh_w, a.mesh_h = map.mesh_h;
+    a.back = map.grid();
+    a.back.back = c.back.data();
     a.satur_level = params.satur_level;
   }
   shape_sums(a, s);
@@ -193,10 +192,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     return o.size() <= static_cast<size_t>(kHostObjectPixels);
   };
 
-  // The shapes, and each object's BACKGROUND (kept for the finish), while the FWHM fit's pass
-  // runs; then the rest of the finish. (Before stop 47 the fit's inputs came from this loop and
-  // went up after it: 0.28-0.30 ms more on the H200, crowded 4096^2.)
-  FwhmInput* fin = c.staged_fwhm_in.grow(n);
+  // The shapes while the FWHM fit's pass runs; then the rest of the finish. (Before stop 47 the
+  // fit's inputs came from this loop and went up after it: 0.28-0.30 ms more on the H200,
+  // crowded 4096^2.)
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
@@ -204,7 +202,6 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     if (!small(o)) continue;
     shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
                              params.detect_thresh, false);
-    fin[j].bkg = iso_background(shapes[i], params, 0.0f);
   }
   const auto t_inputs = Clock::now();
   if (fwhm_on_device) c.fwhm_down.synchronize();
@@ -218,8 +215,8 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     const size_t i = first + j;
     const ObjectView o = objects[i];
     if (!small(o)) continue;
-    isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j], fin[j].bkg, 0.0f,
-                         fout ? &fout[j] : nullptr);
+    isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
+                         iso_background(shapes[i], params, 0.0f), 0.0f, fout ? &fout[j] : nullptr);
   }
   if (seconds) {
     // Taking a context from the pool (a new one's stream made): its own line.
@@ -229,8 +226,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
     if (fwhm_on_device) {
-      seconds->emplace_back("gpu shapes: host finish, shapes and BACKGROUND",
-                            since(t_device, t_inputs));
+      seconds->emplace_back("gpu shapes: host finish, shapes", since(t_device, t_inputs));
       seconds->emplace_back("gpu shapes: wait for the FWHM fit's pass", since(t_inputs, t_fwhm));
       seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_fwhm, Clock::now()));
     } else {

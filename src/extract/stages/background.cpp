@@ -1,7 +1,6 @@
 // Mesh statistics, clipped-histogram mode, bad-mesh filling, median filtering and spline
 // interpolation of the background (SExtractor 2.25 back.c behaviour, own implementation).
 #include "extract/stages/background.hpp"
-#include "extract/stages/background_bilinear.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -518,10 +517,6 @@ void BackgroundMap::back_line(int y, float* out) const {
 
 void BackgroundMap::rms_line(int y, float* out) const {
   interpolate_line(sigma, dsigma, nx, ny, mesh_w, mesh_h, width, y, &xweights, out);
-}
-
-float BackgroundMap::back_bilinear(int x, int y) const {
-  return back_bilinear_at(back.data(), nx, ny, mesh_w, mesh_h, x, y);
 }
 
 }  // namespace celeris::extract

@@ -12,6 +12,7 @@
 
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
+#include "extract/stages/background_bilinear.hpp"
 
 namespace celeris::extract {
 
@@ -36,8 +37,10 @@ struct BackgroundMap {
   // Full-resolution rows of the interpolated maps.
   void back_line(int y, float* out) const;
   void rms_line(int y, float* out) const;
+  // The mesh grid's values, as BACKGROUND's interpolation reads them (background_bilinear.hpp).
+  MeshGrid grid() const { return {back.data(), nx, ny, mesh_w, mesh_h}; }
   // Bilinear interpolation of the mesh grid at a pixel: SExtractor's BACKGROUND column.
-  float back_bilinear(int x, int y) const;
+  float back_bilinear(int x, int y) const { return extract::back_bilinear(grid(), x, y); }
 };
 
 // The mesh grid of an image, every mesh still marked bad (kBadMesh): what the mesh statistics

@@ -1,7 +1,7 @@
-// SExtractor's BACKGROUND column: the mesh grid's bilinear interpolation at a pixel (back.c
-// localback's neighbour, BackgroundMap::back_bilinear). Written once for the host and the GPU
-// shapes (gpu/shape_kernels.cu, the FWHM fit's bounds on the device); plain C++17 (CELERIS_HD),
-// the same arithmetic on both (the kernels are compiled without contraction).
+// SExtractor's BACKGROUND column: the mesh grid's bilinear interpolation at an object's
+// barycentre. Written once for the host (isophotal.cpp iso_background) and the GPU shapes
+// (gpu/shape_kernels.cu, the FWHM fit's bounds on the device); plain C++17 (CELERIS_HD), the
+// same arithmetic on both (the kernels are compiled without contraction).
 #pragma once
 
 #include <cstddef>
@@ -10,9 +10,17 @@
 
 namespace celeris::extract {
 
-// `back`: the nx x ny grid's values (row-major), meshes mesh_w x mesh_h pixels.
-CELERIS_HD inline float back_bilinear_at(const float* back, int nx, int ny, int mesh_w, int mesh_h,
-                                         int x, int y) {
+// A background's mesh grid: nx x ny values (row-major, host or device memory), meshes
+// mesh_w x mesh_h pixels (BackgroundMap::grid).
+struct MeshGrid {
+  const float* back = nullptr;
+  int nx = 0, ny = 0, mesh_w = 0, mesh_h = 0;
+};
+
+// The grid's bilinear interpolation at pixel (x, y).
+CELERIS_HD inline float back_bilinear(const MeshGrid& g, int x, int y) {
+  const float* back = g.back;
+  const int nx = g.nx, ny = g.ny, mesh_w = g.mesh_w, mesh_h = g.mesh_h;
   // Beyond half a mesh left of or below the image (a centroid made non-finite by overflowing
   // pixel sums lands at INT_MIN) the index below would fall before the mesh; nearer positions
   // extrapolate from the first mesh as before.
@@ -38,6 +46,12 @@ CELERIS_HD inline float back_bilinear_at(const float* back, int nx, int ny, int 
   const float b2 = nx < 2 ? next[xl] : next[xl + 1];
   const float b3 = nx < 2 ? b2 : next[xl];
   return static_cast<float>((1 - dy) * ((1 - dx) * b0 + dx * b1) + dy * (dx * b2 + (1 - dx) * b3));
+}
+
+// BACKGROUND of an object whose barycentre is (mx, my): the grid at its nearest pixel, plus the
+// local background dbkg.
+CELERIS_HD inline float back_at_barycentre(const MeshGrid& g, double mx, double my, float dbkg) {
+  return back_bilinear(g, static_cast<int>(mx + 0.5), static_cast<int>(my + 0.5)) + dbkg;
 }
 
 }  // namespace celeris::extract

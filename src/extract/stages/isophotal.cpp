@@ -154,8 +154,7 @@ Iso isophotal_at(const ObjectView& d, const Shape& s, const IsoParams& ctx, floa
 }  // namespace
 
 float iso_background(const Shape& s, const IsoParams& ctx, float dbkg) {
-  return ctx.background->back_bilinear(static_cast<int>(s.mx + 0.5), static_cast<int>(s.my + 0.5)) +
-         dbkg;
+  return back_at_barycentre(ctx.background->grid(), s.mx, s.my, dbkg);
 }
 
 Iso isophotal(const ObjectView& d, const Shape& s, const IsoParams& ctx, float dbkg) {
