@@ -11,6 +11,24 @@
 
 namespace celeris::extract {
 
+namespace {
+
+// Every cache line of v, to be read soon. The pass reads a newcomer's shape, isophotal values
+// and profile only where it compares or merges it (about one newcomer in three on a crowded
+// frame), too seldom for the hardware to see the stream: each such read missed the caches (the
+// columns, 10 MB for a crowded 4096^2 frame, were last written by other threads), about a
+// quarter of the pass (bench_clean, crowded 4096^2: 4.4 -> 3.4 ms).
+template <class T>
+inline void prefetch_lines(const T& v) {
+  const char* p = reinterpret_cast<const char*>(&v);
+  for (size_t b = 0; b < sizeof(T); b += 64) __builtin_prefetch(p + b);
+  __builtin_prefetch(p + sizeof(T) - 1);
+}
+// How many newcomers ahead: a dozen covers a miss's latency at the pass's pace (8-16 alike).
+constexpr size_t kAhead = 12;
+
+}  // namespace
+
 // Why the decisions made beforehand are SExtractor's. When newcomer `in` is cleaned, it is
 // compared with each entry o of the clean list in list order; entries outside its clean zone
 // are skipped (the zones list every earlier object inside it), and each other comparison is a
@@ -49,6 +67,7 @@ struct CleanPass::State {
     Iso iso;
     CleanProfile profile;
     bool profile_valid = false;  // recomputed lazily after a merge into the object
+    size_t object = 0;           // whose: finish() writes back the changed objects alone
   };
   std::vector<Changed> changed;
   std::vector<size_t> victims;
@@ -91,7 +110,7 @@ struct CleanPass::State {
   Changed& change(size_t o) {
     if (slot(o) < 0) {
       list.set_tag(o, static_cast<int32_t>(changed.size()));
-      changed.push_back({shapes[o], isos[o], {}, false});
+      changed.push_back({shapes[o], isos[o], {}, false, o});
     }
     Changed& c = changed[slot(o)];
     c.profile_valid = false;
@@ -160,6 +179,11 @@ struct CleanPass::State {
             const std::vector<uint8_t>& any) {
     const size_t end = zones.first + zones.offset.size() - 1;
     for (size_t in = next; in < end; ++in) {
+      if (in + kAhead < end) {
+        prefetch_lines(shapes[in + kAhead]);
+        prefetch_lines(isos[in + kAhead]);
+        prefetch_lines(profile[in + kAhead]);
+      }
       events_before(done_line[in]);
       // A full list first writes out the object with the smallest ycmax (the first such).
       if (static_cast<int64_t>(list.size()) >= params.stack_size && !list.empty()) {
@@ -227,11 +251,10 @@ struct CleanPass::State {
     // Then the rest, always taking the first entry and moving the last one into its place.
     now = std::numeric_limits<int64_t>::max();
     while (!list.empty()) write_out(0);
-    for (size_t o = 0; o < n; ++o)
-      if (slot(o) >= 0) {
-        out_shapes[o] = changed[slot(o)].shape;
-        out_isos[o] = changed[slot(o)].iso;
-      }
+    for (const Changed& c : changed) {
+      out_shapes[c.object] = c.shape;
+      out_isos[c.object] = c.iso;
+    }
     return std::move(result);
   }
 };
