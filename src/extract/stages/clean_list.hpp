@@ -40,18 +40,32 @@ class PositionMinTree {
   uint64_t min() const { return keys()[offset_.back()]; }  // kEmpty when the tree is empty
   uint64_t at(size_t position) const { return keys()[position]; }
 
-  // Sets the key at `position` (kEmpty: clears it).
+  // Sets the key at `position` (kEmpty: clears it). A node's line is scanned only where the
+  // child that changed held the node's minimum and grew; otherwise the node's new minimum is
+  // known from the child's old and new keys (keys are unique but for kEmpty, and an empty
+  // child equal to its node's kEmpty takes the scan), which saves most scans: a newcomer's key
+  // seldom beats its line's.
   void set(size_t position, uint64_t k) {
     if (position >= leaves_) resize(position + 1);
     uint64_t* t = keys();
+    uint64_t old = t[position];
     t[position] = k;
     size_t i = position;
     for (size_t l = 0; l + 1 < offset_.size(); ++l) {
-      const uint64_t m = min_of_line(t + offset_[l] + (i & ~size_t{kArity - 1}));
+      const size_t line = offset_[l] + (i & ~size_t{kArity - 1});
       i /= kArity;
       uint64_t& up = t[offset_[l + 1] + i];
-      if (up == m) break;  // the minima above do not change
+      uint64_t m;
+      if (k < up)
+        m = k;  // the child's new key is the line's minimum
+      else if (old != up)
+        break;  // the minimum was another child's, and stays
+      else
+        m = min_of_line(t + line);  // the child held the minimum and grew
+      if (up == m) break;           // the minima above do not change
+      old = up;
       up = m;
+      k = m;
     }
   }
 
