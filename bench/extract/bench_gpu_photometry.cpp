@@ -13,6 +13,8 @@
 // --growth-apart -1,0,6: where the growth curve runs (PhotometryRequest::growth_kernel): -1 as
 // the pipeline chooses (automatic, the default), 0 in the photometry kernel, 4, 6 or 8 in a kernel
 // of its own with that many blocks per SM.
+// --first-beside 1,0: whether the growth curve's kernel has its first fill made beside the
+// photometry kernel, on a second stream (PhotometryRequest::growth_first_beside).
 // --parts: which measurements run, of aper,auto,radius (default all three): how much of the
 // kernel each takes (FLUX_RADIUS's growth curve without auto has a flux of 0 to reach).
 #include <algorithm>
@@ -70,14 +72,14 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--slowdowns 0,10,20] [--rlims 48,32] "
                  "[--warp-rlims inf,12] [--min-warps N] [--parts aper,auto,radius] [--growth-apart "
-                 "-1,0,6]\n",
+                 "-1,0,6] [--first-beside 1,0]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5;
   int64_t min_warps = -1;
   std::string parts = "aper,auto,radius";
-  std::vector<double> growth_apart = {-1};
+  std::vector<double> growth_apart = {-1}, first_beside = {1};
   std::vector<double> slowdowns = {0, 5, 10, 20, 40}, rlims = {48, 32, 24},
                       warp_rlims = {std::numeric_limits<double>::infinity(), 12};
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
@@ -95,6 +97,8 @@ int main(int argc, char** argv) try {
       parts = value;
     else if (key == "--growth-apart")
       growth_apart = numbers(value);
+    else if (key == "--first-beside")
+      first_beside = numbers(value);
     else
       return false;
     return true;
@@ -133,8 +137,8 @@ int main(int argc, char** argv) try {
   field.backsig = front.background.global_rms;
   std::printf("%s: %d x %d, %zu detections, %d host threads, %d repeats (median, ms), parts %s\n",
               argv[1], w, h, d.size(), threads, repeat, parts.c_str());
-  std::printf("%8s %8s %10s %6s %8s %8s %10s %10s %10s %8s\n", "warp", "rlim", "slowdown", "apart",
-              "warps", "on host", "call", "kernel", "host", "same");
+  std::printf("%8s %8s %10s %6s %7s %8s %8s %10s %10s %10s %8s\n", "warp", "rlim", "slowdown",
+              "apart", "beside", "warps", "on host", "call", "kernel", "host", "same");
   gpu::PhotometryRequest base;
   auto part = [&](const char* name) {
     return std::find(asked.begin(), asked.end(), name) != asked.end();
@@ -153,36 +157,39 @@ int main(int argc, char** argv) try {
   for (const double warp_rlim : warp_rlims)
     for (const double rlim : rlims)
       for (const double slowdown : slowdowns)
-        for (const double apart : growth_apart) {
-          gpu::PhotometryRequest req = base;
-          using GrowthKernel = gpu::PhotometryRequest::GrowthKernel;
-          req.growth_kernel = apart < 0    ? GrowthKernel::automatic
-                              : apart == 0 ? GrowthKernel::inside
-                                           : GrowthKernel::apart;
-          if (apart > 0) req.growth_blocks_per_sm = static_cast<int>(apart);
-          req.warp_min_rlim = warp_rlim;
-          req.host_min_rlim = rlim;
-          req.device_slowdown = slowdown;
-          std::vector<double> call, kernel, host;
-          gpu::PhotometryColumns c;
-          bool same = true;
-          for (int k = 0; k <= repeat; ++k) {
-            blanking = fresh_codes();
-            const auto t0 = std::chrono::steady_clock::now();
-            c = gpu::measure_photometry(field, shapes, req);
-            const double t =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            same = same && same_columns(first, c);
-            if (k == 0) continue;  // warm-up
-            call.push_back(t);
-            kernel.push_back(c.kernel);
-            host.push_back(c.host);
+        for (const double apart : growth_apart)
+          for (const double beside : first_beside) {
+            gpu::PhotometryRequest req = base;
+            req.growth_first_beside = beside != 0;
+            using GrowthKernel = gpu::PhotometryRequest::GrowthKernel;
+            req.growth_kernel = apart < 0    ? GrowthKernel::automatic
+                                : apart == 0 ? GrowthKernel::inside
+                                             : GrowthKernel::apart;
+            if (apart > 0) req.growth_blocks_per_sm = static_cast<int>(apart);
+            req.warp_min_rlim = warp_rlim;
+            req.host_min_rlim = rlim;
+            req.device_slowdown = slowdown;
+            std::vector<double> call, kernel, host;
+            gpu::PhotometryColumns c;
+            bool same = true;
+            for (int k = 0; k <= repeat; ++k) {
+              blanking = fresh_codes();
+              const auto t0 = std::chrono::steady_clock::now();
+              c = gpu::measure_photometry(field, shapes, req);
+              const double t =
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+              same = same && same_columns(first, c);
+              if (k == 0) continue;  // warm-up
+              call.push_back(t);
+              kernel.push_back(c.kernel);
+              host.push_back(c.host);
+            }
+            std::printf("%8.0f %8.0f %10.1f %6d %7d %8zu %8zu %10.3f %10.3f %10.3f %8s\n",
+                        warp_rlim, rlim, slowdown, static_cast<int>(apart),
+                        static_cast<int>(beside), c.warp_objects, c.host_objects,
+                        1e3 * median(call), 1e3 * median(kernel), 1e3 * median(host),
+                        same ? "yes" : "NO");
           }
-          std::printf("%8.0f %8.0f %10.1f %6d %8zu %8zu %10.3f %10.3f %10.3f %8s\n", warp_rlim,
-                      rlim, slowdown, static_cast<int>(apart), c.warp_objects, c.host_objects,
-                      1e3 * median(call), 1e3 * median(kernel), 1e3 * median(host),
-                      same ? "yes" : "NO");
-        }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_gpu_photometry: %s\n", e.what());

@@ -331,20 +331,25 @@ TEST_F(GpuMeasure, SameAsCpuOnCrowded2048WithBlanking) {
     field.mask_type = mask;
     cpu.push_back(cpu_columns(field, shapes, r));
     // The default split between warps and threads, then every object a warp.
-    // and the growth curve in a kernel of its own at each of its launch bounds.
+    // and the growth curve in a kernel of its own at each of its launch bounds, its first fill
+    // beside the photometry kernel or not.
     for (const double warp : {gpu::PhotometryRequest{}.warp_min_rlim, 0.0})
-      for (const int apart : {0, 4, 6, 8}) {
-        r.warp_min_rlim = warp;
-        r.growth_kernel = apart ? gpu::PhotometryRequest::GrowthKernel::apart
-                                : gpu::PhotometryRequest::GrowthKernel::inside;
-        if (apart) r.growth_blocks_per_sm = apart;
-        const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
-        const std::string what = "crowded 2048, MASK_TYPE " +
-                                 std::to_string(static_cast<int>(mask)) + ", warp_min_rlim " +
-                                 std::to_string(warp) + ", growth apart " + std::to_string(apart);
-        expect_same_columns(cpu.back(), got, what);
-        EXPECT_GT(got.warp_objects, 0u) << what;
-      }
+      for (const int apart : {0, 4, 6, 8})
+        for (const bool beside : {false, true}) {
+          if (!apart && beside) continue;
+          r.warp_min_rlim = warp;
+          r.growth_kernel = apart ? gpu::PhotometryRequest::GrowthKernel::apart
+                                  : gpu::PhotometryRequest::GrowthKernel::inside;
+          if (apart) r.growth_blocks_per_sm = apart;
+          r.growth_first_beside = beside;
+          const gpu::PhotometryColumns got = gpu::measure_photometry(field, shapes, r);
+          const std::string what = "crowded 2048, MASK_TYPE " +
+                                   std::to_string(static_cast<int>(mask)) + ", warp_min_rlim " +
+                                   std::to_string(warp) + ", growth apart " +
+                                   std::to_string(apart) + (beside ? ", first fill beside" : "");
+          expect_same_columns(cpu.back(), got, what);
+          EXPECT_GT(got.warp_objects, 0u) << what;
+        }
   }
   // The frame is crowded enough for the blanking to matter: the three masks give different
   // fluxes for many objects (else this test could not see a blanking bug).
@@ -370,6 +375,9 @@ TEST_F(GpuMeasure, RequestsWithoutAutoOrGrowthCurve) {
                                                     // kernel's FLUX_AUTO of 0
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
                       "no AUTO, growth apart");
+  r.growth_first_beside = false;
+  expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),
+                      "no AUTO, growth apart, first fill after the photometry");
   r = gpu::PhotometryRequest{};  // nothing but AUTO
   r.host_min_rlim = std::numeric_limits<double>::infinity();
   expect_same_columns(cpu_columns(field, shapes, r), gpu::measure_photometry(field, shapes, r),

@@ -26,6 +26,10 @@ enum Mark { kStart, kUploaded, kMeasured, kDownloaded, kMarks };
 // (a stream's back workers each take their own).
 struct Context {
   cuda::Stream stream;
+  // The growth curve's first fill beside the photometry kernel (GrowthFork), and its bins.
+  cuda::Stream aux;
+  cuda::Event fork{false}, join{false};
+  cuda::DeviceBuffer<double> growth_first;
   cuda::EventTimer timer{kMarks};
   int sms = 1;  // the device's multiprocessors
   cuda::DeviceBuffer<float> value, var, dvar, dvalue;
@@ -288,7 +292,10 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   a.flux_radius = reinterpret_cast<float*>(d_out + at_flux_radius);
   a.hl_radius_out = reinterpret_cast<float*>(d_out + at_hl);
   a.flags = reinterpret_cast<uint16_t*>(d_out + at_flags);
-  measure_photometry(a, s);
+  if (a.growth && a.growth_apart && request.growth_first_beside)
+    a.growth_first = c.growth_first.grow(n * phot::GrowthCurve::kFirstFill);
+  const GrowthFork fork{c.aux.get(), c.fork.get(), c.join.get()};
+  measure_photometry(a, s, &fork);
   c.timer.mark(kMeasured, s);
   c.out.download_async(c.staged_out.data(), lay.bytes(), s);
   c.timer.mark(kDownloaded, s);

@@ -32,7 +32,11 @@ struct PhotometryRequest {
   enum class GrowthKernel { automatic, inside, apart };
   GrowthKernel growth_kernel = GrowthKernel::automatic;
   int growth_blocks_per_sm = 6;  // its launch bounds (PhotometryArgs): 4, 6 or 8
-  int host_threads = 1;          // for copying pageable images into page-locked chunks
+  // With the growth curve in a kernel of its own: its first fill (a quarter of the bins, which
+  // needs no FLUX_AUTO) on a second stream beside the photometry kernel, the rest after both
+  // (PhotometryArgs::growth_first); false: all of it after the photometry.
+  bool growth_first_beside = true;
+  int host_threads = 1;  // for copying pageable images into page-locked chunks
   // Whether host code reads the blanking codes after this call (windowed, Petrosian, VIGNET
   // columns): codes made on the GPU then start their copy to the host beside the kernel.
   bool host_reads_codes = false;

@@ -69,16 +69,32 @@ __global__ void __launch_bounds__(kBlock, BlocksPerSm) growth_kernel(const Photo
   float hl = 0.5f;
   flux_radius_warp(a.field, a.shapes[i], static_cast<float>(a.flux_auto[i]), a.fractions,
                    a.n_fluxfrac, a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
-                   a.hl_radius ? &hl : nullptr, lane, {terms[w], cumul[w]});
+                   a.hl_radius ? &hl : nullptr, lane, {terms[w], cumul[w]},
+                   a.growth_first ? a.growth_first + i * phot::GrowthCurve::kFirstFill : nullptr);
   if (lane == 0) {
     a.hl_radius_out[i] = hl;
     a.flags[i] |= flags;
   }
 }
 
+// The growth curve's first fill alone (growth_first_fill_warp), object order[t] by warp t, into
+// a.growth_first: it needs no FLUX_AUTO, so it runs beside photometry_kernel, on another
+// stream, and growth_kernel goes on from it. The launch bounds of growth_kernel's default.
+__global__ void __launch_bounds__(kBlock, 6) growth_first_kernel(const PhotometryArgs a) {
+  __shared__ double cumul[kWarpsPerBlock][phot::kGrowthNStep];
+  __shared__ alignas(16) unsigned char terms[kWarpsPerBlock][32 * WarpScratch::kTermBytes];
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t t = int64_t(blockIdx.x) * kWarpsPerBlock + w;
+  if (t >= a.n) return;
+  const int64_t i = a.order[t];
+  growth_first_fill_warp(a.field, a.shapes[i], a.autoparams.min_search,
+                         a.growth_first + i * phot::GrowthCurve::kFirstFill, lane,
+                         {terms[w], cumul[w]});
+}
+
 }  // namespace
 
-void measure_photometry(const PhotometryArgs& args, cudaStream_t stream) {
+void measure_photometry(const PhotometryArgs& args, cudaStream_t stream, const GrowthFork* fork) {
   if (args.n == 0) return;
   const int64_t warp_blocks = (args.n_warp + kWarpsPerBlock - 1) / kWarpsPerBlock;
   const unsigned blocks =
@@ -88,19 +104,34 @@ void measure_photometry(const PhotometryArgs& args, cudaStream_t stream) {
     cuda::cuda_check_launch("photometry_kernel");
     return;
   }
-  photometry_kernel<false, 5><<<blocks, kBlock, 0, stream>>>(args, warp_blocks);
-  cuda::cuda_check_launch("photometry_kernel");
   const unsigned growth_blocks =
       static_cast<unsigned>((args.n + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  const bool first_beside = args.growth_first && fork;
+  if (first_beside) {  // the aux stream starts after the uploads queued on `stream`
+    CELERIS_CUDA_CHECK(cudaEventRecord(fork->fork, stream));
+    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(fork->aux, fork->fork, 0));
+  }
+  // The photometry first: its largest objects, first in its order, are the kernels' tail.
+  photometry_kernel<false, 5><<<blocks, kBlock, 0, stream>>>(args, warp_blocks);
+  cuda::cuda_check_launch("photometry_kernel");
+  PhotometryArgs finish = args;
+  if (first_beside) {
+    growth_first_kernel<<<growth_blocks, kBlock, 0, fork->aux>>>(args);
+    cuda::cuda_check_launch("growth_first_kernel");
+    CELERIS_CUDA_CHECK(cudaEventRecord(fork->join, fork->aux));
+    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, fork->join, 0));
+  } else {
+    finish.growth_first = nullptr;  // growth_kernel makes the first fill too
+  }
   switch (args.growth_blocks_per_sm) {
     case 4:
-      growth_kernel<4><<<growth_blocks, kBlock, 0, stream>>>(args);
+      growth_kernel<4><<<growth_blocks, kBlock, 0, stream>>>(finish);
       break;
     case 8:
-      growth_kernel<8><<<growth_blocks, kBlock, 0, stream>>>(args);
+      growth_kernel<8><<<growth_blocks, kBlock, 0, stream>>>(finish);
       break;
     default:  // 6, the fastest on the H200 (stop 39)
-      growth_kernel<6><<<growth_blocks, kBlock, 0, stream>>>(args);
+      growth_kernel<6><<<growth_blocks, kBlock, 0, stream>>>(finish);
   }
   cuda::cuda_check_launch("growth_kernel");
 }

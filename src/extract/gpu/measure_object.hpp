@@ -33,6 +33,10 @@ struct PhotometryArgs {
   // apertures and AUTO (measure_kernels.cu): the first then keeps fewer registers live.
   bool growth_apart = false;
   int growth_blocks_per_sm = 6;  // that kernel's launch bounds: 4, 6 or 8
+  // With growth_apart: each object's cumul[0 .. GrowthCurve::kFirstFill) from the growth
+  // curve's first fill, made beside the photometry kernel (measure_photometry's GrowthFork), at
+  // growth_first[i * kFirstFill]; null: the growth kernel makes the first fill itself.
+  double* growth_first = nullptr;
   // Outputs, object-major: flux_aper[i * n_apertures + k], flux_radius[i * n_fluxfrac + k].
   double *flux_aper = nullptr, *fluxerr_aper = nullptr;
   double *flux_auto = nullptr, *fluxerr_auto = nullptr;

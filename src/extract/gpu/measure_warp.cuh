@@ -142,30 +142,55 @@ class GrowthWarp {
   int bins_[phot::GrowthCurve::kSub];
 };
 
-// phot::flux_radius by a warp. Lane 0 writes the radii.
+// The growth curve's fill of bins [jlo, jhi) by a warp, lane l holding bins l and l + 32 in
+// bin_a and bin_b; cumul[jlo .. jhi) then set as phot::flux_radius sets it (lane 0 writes).
+__device__ inline void growth_fill_warp(const phot::GrowthCurve& g, int jlo, int jhi, int lane,
+                                        double& bin_a, double& bin_b, WarpScratch w) {
+  double* cumul = w.cumul;
+  GrowthWarp sum(g, jlo, jhi, lane, bin_a, bin_b);
+  warp_sum_box(sum, sum.box(), lane, w);
+  // cumul[j] = growth[j] + cumul[j - 1], in order, on every lane; lane 0 keeps it.
+  double c = jlo ? cumul[jlo - 1] : 0.0;
+  for (int j = jlo; j < jhi; ++j) {
+    const double gj = __shfl_sync(kFullWarp, j < 32 ? bin_a : bin_b, j & 31);
+    c = gj + (j ? c : 0.0);
+    if (lane == 0) cumul[j] = c;
+  }
+  __syncwarp();
+}
+
+// The growth curve's first fill (GrowthCurve::kFirstFill bins, which every object makes
+// whatever its flux) by a warp: cumul[0 .. kFirstFill) into `first`.
+__device__ inline void growth_first_fill_warp(const phot::View& f, const ApertureShape& s,
+                                              double min_rlim, double* first, int lane,
+                                              WarpScratch w) {
+  constexpr int kFirst = phot::GrowthCurve::kFirstFill;
+  static_assert(kFirst <= 32, "a lane per bin of the first fill");
+  uint16_t flags = 0;  // the finishing warp makes the same curve, and its flags, again
+  const phot::GrowthCurve g(f, s, min_rlim, flags);
+  double bin_a = 0, bin_b = 0;
+  growth_fill_warp(g, 0, kFirst, lane, bin_a, bin_b, w);
+  if (lane < kFirst) first[lane] = w.cumul[lane];
+  __syncwarp();
+}
+
+// phot::flux_radius by a warp. Lane 0 writes the radii. `first`, when not null: the first
+// fill's cumul[0 .. kFirstFill) made already (growth_first_fill_warp), from which it goes on.
 __device__ inline void flux_radius_warp(const phot::View& f, const ApertureShape& s,
                                         float flux_auto, const double* fractions, int count,
                                         double min_rlim, float* out, uint16_t& flags,
-                                        float* hl_radius, int lane, WarpScratch w) {
+                                        float* hl_radius, int lane, WarpScratch w,
+                                        const double* first = nullptr) {
+  constexpr int kFirst = phot::GrowthCurve::kFirstFill;
   double* cumul = w.cumul;
   const phot::GrowthCurve g(f, s, min_rlim, flags);
   double bin_a = 0, bin_b = 0;  // growth[lane], growth[lane + 32]
-  cumul[lane] = 0;
+  cumul[lane] = first && lane < kFirst ? first[lane] : 0.0;
   cumul[lane + 32] = 0;
   __syncwarp();
-  auto fill = [&](int jlo, int jhi) {
-    GrowthWarp sum(g, jlo, jhi, lane, bin_a, bin_b);
-    warp_sum_box(sum, sum.box(), lane, w);
-    // cumul[j] = growth[j] + cumul[j - 1], in order, on every lane; lane 0 keeps it.
-    double c = jlo ? cumul[jlo - 1] : 0.0;
-    for (int j = jlo; j < jhi; ++j) {
-      const double gj = __shfl_sync(kFullWarp, j < 32 ? bin_a : bin_b, j & 31);
-      c = gj + (j ? c : 0.0);
-      if (lane == 0) cumul[j] = c;
-    }
-    __syncwarp();
-  };
-  g.fill_outward(fill, cumul, fractions, count, flux_auto, hl_radius != nullptr);
+  auto fill = [&](int jlo, int jhi) { growth_fill_warp(g, jlo, jhi, lane, bin_a, bin_b, w); };
+  g.fill_outward(fill, cumul, fractions, count, flux_auto, hl_radius != nullptr,
+                 first ? kFirst : 0);
   if (lane == 0) g.radii(cumul, fractions, count, flux_auto, out, hl_radius);
   __syncwarp();
 }

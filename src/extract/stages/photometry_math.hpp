@@ -566,19 +566,28 @@ class GrowthCurve {
     return kSub;
   }
 
-  // Fills the bins outward (a quarter of them, then twice as many each time) until the radii
+  // The bins the first fill makes: a quarter of them, whatever the radii asked for (the first
+  // fill needs no flux, so the GPU makes it beside the kernel that measures FLUX_AUTO).
+  static constexpr int kFirstFill = kGrowthNStep / 4;
+
+  // Fills the bins outward (kFirstFill of them, then twice as many each time) until the radii
   // asked for are known: fill(jlo, jhi) adds the pixels' parts to bins [jlo, jhi) and sets
-  // cumul[jlo .. jhi) (cumul[j]: the flux of bins 0 .. j).
+  // cumul[jlo .. jhi) (cumul[j]: the flux of bins 0 .. j). `filled`: kFirstFill when the
+  // first fill was made already (cumul[0 .. kFirstFill) set), the same sequence from there.
   template <class Fill>
   CELERIS_HD void fill_outward(Fill&& fill, const double* cumul, const double* fractions, int count,
-                               float flux_auto, bool hl) const {
-    int filled = 0;
-    for (int jhi = kGrowthNStep / 4; filled < kBinsRead; jhi = min_of(kBinsRead, 2 * jhi)) {
-      fill(filled, jhi);
-      filled = jhi;
+                               float flux_auto, bool hl, int filled = 0) const {
+    auto all_known = [&] {
       bool all = true;
       for (int j = 0; all && j < count; ++j) all = known(cumul, filled, fractions[j] * flux_auto);
-      if (all && (!hl || known(cumul, filled, 0.5 * flux_auto))) break;
+      return all && (!hl || known(cumul, filled, 0.5 * flux_auto));
+    };
+    if (filled > 0 && all_known()) return;
+    for (int jhi = filled > 0 ? min_of(kBinsRead, 2 * filled) : kFirstFill; filled < kBinsRead;
+         jhi = min_of(kBinsRead, 2 * jhi)) {
+      fill(filled, jhi);
+      filled = jhi;
+      if (all_known()) break;
     }
   }
 
