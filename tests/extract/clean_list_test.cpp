@@ -72,7 +72,9 @@ TEST(CleanList, IndexesEqualScanningTheList) {
       ASSERT_EQ(list.entries(), naive.list);
       for (size_t li = 0; li < naive.list.size(); ++li)
         ASSERT_EQ(list.position(naive.list[li]), static_cast<int64_t>(li));
-      if (naive.list.empty()) continue;
+      // Asked after one step in three: removals and pushes also follow one another unasked (a
+      // removal's cleared position taken by the next push).
+      if (naive.list.empty() || step % 3 != 0) continue;
       ASSERT_EQ(list.first_of_smallest_ycmax(), naive.first_of_smallest_ycmax()) << step;
     }
   }

@@ -159,7 +159,13 @@ class CleanList {
     ob.pos = static_cast<int32_t>(li);
     list_.push_back(o);
     ycmax_.push_back(ycmax);
-    if (ycmax_indexed_) by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
+    if (ycmax_indexed_) {
+      // The position a removal left to clear is most often this one (a full stack's write-out,
+      // then the newcomer): one update instead of two.
+      if (cleared_ != li) flush_clear();
+      cleared_ = kNone;
+      by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
+    }
     ob.ycmin = ycmin;
     if (ycmin > row_hi_)
       beyond_.push_back(static_cast<uint32_t>(o));
@@ -179,10 +185,15 @@ class CleanList {
       list_[li] = list_[last];
       ycmax_[li] = ycmax_[last];
       object_[list_[li]].pos = static_cast<int32_t>(li);
-      if (ycmax_indexed_)
+      if (ycmax_indexed_) {
+        flush_clear();
         by_ycmax_.set(li, PositionMinTree::key(PositionMinTree::value_of(by_ycmax_.at(last)), li));
+      }
     }
-    if (ycmax_indexed_) by_ycmax_.set(last, PositionMinTree::kEmpty);
+    if (ycmax_indexed_) {
+      flush_clear();
+      cleared_ = last;  // cleared when the tree is next asked, unless a push takes it first
+    }
     list_.pop_back();
     ycmax_.pop_back();
   }
@@ -194,6 +205,7 @@ class CleanList {
         by_ycmax_.set(li, PositionMinTree::key(ycmax_[li], li));
       ycmax_indexed_ = true;
     }
+    flush_clear();
     return PositionMinTree::position_of(by_ycmax_.min());
   }
   // Calls f(position) for each entry whose ycmin is at most `row`, by ascending position, for a
@@ -244,6 +256,15 @@ class CleanList {
   std::vector<uint32_t> overdue_, beyond_;  // ycmin below next_row_ when filed, above row_hi_
   std::vector<size_t> taken_;
   PositionMinTree by_ycmax_;
+  // A position past the list's end whose key the tree still holds (kNone: none), cleared
+  // before the tree's minimum is read or another position changes.
+  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  size_t cleared_ = kNone;
+  void flush_clear() {
+    if (cleared_ == kNone) return;
+    by_ycmax_.set(cleared_, PositionMinTree::kEmpty);
+    cleared_ = kNone;
+  }
   size_t capacity_;
   bool ycmax_indexed_ = false;
 };
