@@ -47,6 +47,18 @@ __global__ void __launch_bounds__(kBlock, BlocksPerSm)
     measure_object_with(a, a.order[t], phot::SumBoxOnOneThread{}, NoFluxRadius{}, true);
 }
 
+// The growth kernels' shape: warp t of the launch measures object order[t], with its share of
+// the block's shared memory; body(i, lane, scratch).
+template <class Body>
+__device__ void growth_warp(const PhotometryArgs& a, Body&& body) {
+  __shared__ double cumul[kWarpsPerBlock][phot::kGrowthNStep];
+  __shared__ alignas(16) unsigned char terms[kWarpsPerBlock][32 * WarpScratch::kTermBytes];
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t t = int64_t(blockIdx.x) * kWarpsPerBlock + w;
+  if (t >= a.n) return;
+  body(a.order[t], lane, WarpScratch{terms[w], cumul[w]});
+}
+
 // The growth curve alone (PhotometryArgs::growth_apart), object order[t] by warp t, after
 // photometry_kernel made the apertures and AUTO without it: flux_auto as that kernel wrote it
 // (the same float the single kernel passes on), its FLAGS bits ORed into the first kernel's.
@@ -59,37 +71,28 @@ __global__ void __launch_bounds__(kBlock, BlocksPerSm)
 // the single one): 4: 2.47-2.54 ms, 6: 2.33-2.45, 8: 2.58-2.71.
 template <int BlocksPerSm>
 __global__ void __launch_bounds__(kBlock, BlocksPerSm) growth_kernel(const PhotometryArgs a) {
-  __shared__ double cumul[kWarpsPerBlock][phot::kGrowthNStep];
-  __shared__ alignas(16) unsigned char terms[kWarpsPerBlock][32 * WarpScratch::kTermBytes];
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t t = int64_t(blockIdx.x) * kWarpsPerBlock + w;
-  if (t >= a.n) return;
-  const int64_t i = a.order[t];
-  uint16_t flags = 0;
-  float hl = 0.5f;
-  flux_radius_warp(a.field, a.shapes[i], static_cast<float>(a.flux_auto[i]), a.fractions,
-                   a.n_fluxfrac, a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
-                   a.hl_radius ? &hl : nullptr, lane, {terms[w], cumul[w]},
-                   a.growth_first ? a.growth_first + i * phot::GrowthCurve::kFirstFill : nullptr);
-  if (lane == 0) {
-    a.hl_radius_out[i] = hl;
-    a.flags[i] |= flags;
-  }
+  growth_warp(a, [&](int64_t i, int lane, WarpScratch scratch) {
+    uint16_t flags = 0;
+    float hl = 0.5f;
+    flux_radius_warp(a.field, a.shapes[i], static_cast<float>(a.flux_auto[i]), a.fractions,
+                     a.n_fluxfrac, a.autoparams.min_search, a.flux_radius + i * a.n_fluxfrac, flags,
+                     a.hl_radius ? &hl : nullptr, lane, scratch,
+                     a.growth_first ? a.growth_first + i * phot::GrowthCurve::kFirstFill : nullptr);
+    if (lane == 0) {
+      a.hl_radius_out[i] = hl;
+      a.flags[i] |= flags;
+    }
+  });
 }
 
 // The growth curve's first fill alone (growth_first_fill_warp), object order[t] by warp t, into
 // a.growth_first: it needs no FLUX_AUTO, so it runs beside photometry_kernel, on another
 // stream, and growth_kernel goes on from it. The launch bounds of growth_kernel's default.
 __global__ void __launch_bounds__(kBlock, 6) growth_first_kernel(const PhotometryArgs a) {
-  __shared__ double cumul[kWarpsPerBlock][phot::kGrowthNStep];
-  __shared__ alignas(16) unsigned char terms[kWarpsPerBlock][32 * WarpScratch::kTermBytes];
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t t = int64_t(blockIdx.x) * kWarpsPerBlock + w;
-  if (t >= a.n) return;
-  const int64_t i = a.order[t];
-  growth_first_fill_warp(a.field, a.shapes[i], a.autoparams.min_search,
-                         a.growth_first + i * phot::GrowthCurve::kFirstFill, lane,
-                         {terms[w], cumul[w]});
+  growth_warp(a, [&](int64_t i, int lane, WarpScratch scratch) {
+    growth_first_fill_warp(a.field, a.shapes[i], a.autoparams.min_search,
+                           a.growth_first + i * phot::GrowthCurve::kFirstFill, lane, scratch);
+  });
 }
 
 }  // namespace

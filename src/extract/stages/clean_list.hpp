@@ -160,10 +160,9 @@ class CleanList {
     list_.push_back(o);
     ycmax_.push_back(ycmax);
     if (ycmax_indexed_) {
-      // The position a removal left to clear is most often this one (a full stack's write-out,
-      // then the newcomer): one update instead of two.
-      if (cleared_ != li) flush_clear();
-      cleared_ = kNone;
+      // A key a removal left at this position (a full stack's write-out, then the newcomer) is
+      // overwritten: one update instead of two.
+      stale_end_ = false;
       by_ycmax_.set(li, PositionMinTree::key(ycmax, li));
     }
     ob.ycmin = ycmin;
@@ -179,21 +178,18 @@ class CleanList {
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
   void remove_at(size_t li) {
+    if (ycmax_indexed_) flush_clear();
     const size_t last = list_.size() - 1;
     object_[list_[li]].pos = -1;
     if (li != last) {
       list_[li] = list_[last];
       ycmax_[li] = ycmax_[last];
       object_[list_[li]].pos = static_cast<int32_t>(li);
-      if (ycmax_indexed_) {
-        flush_clear();
+      if (ycmax_indexed_)
         by_ycmax_.set(li, PositionMinTree::key(PositionMinTree::value_of(by_ycmax_.at(last)), li));
-      }
     }
-    if (ycmax_indexed_) {
-      flush_clear();
-      cleared_ = last;  // cleared when the tree is next asked, unless a push takes it first
-    }
+    // The tree keeps last's key until it is next asked, unless a push takes the position first.
+    if (ycmax_indexed_) stale_end_ = true;
     list_.pop_back();
     ycmax_.pop_back();
   }
@@ -256,14 +252,13 @@ class CleanList {
   std::vector<uint32_t> overdue_, beyond_;  // ycmin below next_row_ when filed, above row_hi_
   std::vector<size_t> taken_;
   PositionMinTree by_ycmax_;
-  // A position past the list's end whose key the tree still holds (kNone: none), cleared
-  // before the tree's minimum is read or another position changes.
-  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
-  size_t cleared_ = kNone;
+  // Whether the tree still holds a key at the position just past the list's end (a removal's
+  // last), cleared before the tree's minimum is read or another entry is removed.
+  bool stale_end_ = false;
   void flush_clear() {
-    if (cleared_ == kNone) return;
-    by_ycmax_.set(cleared_, PositionMinTree::kEmpty);
-    cleared_ = kNone;
+    if (!stale_end_) return;
+    by_ycmax_.set(list_.size(), PositionMinTree::kEmpty);
+    stale_end_ = false;
   }
   size_t capacity_;
   bool ycmax_indexed_ = false;
