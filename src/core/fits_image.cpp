@@ -163,14 +163,16 @@ void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, ImageVi
 // beyond 1e30 (SExtractor's BIG, its own marker of unusable pixels): measuring them overflows
 // single precision (a 3.4e38 pixel times a coordinate is infinite), and the non-finite centroids
 // that follow index outside the background mesh.
-void read_pixels(fitsfile* f, int bitpix, ImageView<float> out, const std::string& path) {
+// `stored`: read_pixels_direct's (pixels of 4 bytes may be left as stored); Converted otherwise.
+void read_pixels(fitsfile* f, int bitpix, ImageView<float> out, const std::string& path,
+                 StoredPixels* stored = nullptr) {
   int status = 0, compressed = fits_is_compressed_image(f, &status);
   double bscale = 1.0, bzero = 0.0;
   if (fits_read_key(f, TDOUBLE, "BSCALE", &bscale, nullptr, &status) == KEY_NO_EXIST) status = 0;
   if (fits_read_key(f, TDOUBLE, "BZERO", &bzero, nullptr, &status) == KEY_NO_EXIST) status = 0;
   check_fits(status, path);
   if (!compressed) {
-    if (read_pixels_direct(f, bitpix, bscale, bzero, out, path)) return;
+    if (read_pixels_direct(f, bitpix, bscale, bzero, out, path, stored)) return;
     // Scale ourselves (scaled_pixel): CFITSIO must hand over the stored values.
     fits_set_bscale(f, 1.0, 0.0, &status);
     check_fits(status, path);
@@ -197,7 +199,8 @@ void read_pixels(fitsfile* f, int bitpix, ImageView<float> out, const std::strin
 
 }  // namespace
 
-FitsImageRead read_fits_image_into(const std::string& path, const PixelMemory& memory) {
+FitsImageRead read_fits_image_into(const std::string& path, const PixelMemory& memory,
+                                   bool leave_stored) {
   FitsFile f = FitsFile::open_read(path);
   if (!names_hdu(path)) move_to_first_image(f.get(), path);
   int status = 0, hdutype = 0, hdunum = 0;
@@ -236,7 +239,7 @@ FitsImageRead read_fits_image_into(const std::string& path, const PixelMemory& m
     given = image.pixels.data();
   }
   out.pixels = {given, naxes[0], naxes[1]};
-  read_pixels(f.get(), bitpix, out.pixels, path);
+  read_pixels(f.get(), bitpix, out.pixels, path, leave_stored ? &out.stored : nullptr);
   return out;
 }
 

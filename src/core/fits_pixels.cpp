@@ -140,13 +140,16 @@ bool pread_all(int fd, unsigned char* to, size_t bytes, long long offset) {
   return true;
 }
 
+// `stored`: 4-byte types are left as read, and *stored says how to finish them.
 template <typename Raw>
 void read_slices(int fd, long long offset, double bscale, double bzero, bool has_blank,
-                 long long blank, ImageView<float> out, const std::string& path) {
+                 long long blank, ImageView<float> out, const std::string& path,
+                 StoredPixels* stored) {
   const size_t total = static_cast<size_t>(out.size());
   // Pixels per pread: 1 MB of float, converted while it is still in the core's cache.
   constexpr size_t kSlice = size_t(1) << 18;
   constexpr bool kInPlace = sizeof(Raw) == sizeof(float);
+  const bool leave = kInPlace && stored;
   const size_t nslices = (total + kSlice - 1) / kSlice;
   const float bs = static_cast<float>(bscale), bz = static_cast<float>(bzero);
   bool failed = false;
@@ -163,7 +166,9 @@ void read_slices(int fd, long long offset, double bscale, double bzero, bool has
         failed = true;
         continue;
       }
-      if constexpr (std::is_same_v<Raw, float>)
+      if (leave)
+        continue;
+      else if constexpr (std::is_same_v<Raw, float>)
         floats_in_place(dst, count, bs, bz);
       else if constexpr (kInPlace)
         int32s_in_place(dst, count, bs, bz, has_blank, blank);
@@ -172,12 +177,16 @@ void read_slices(int fd, long long offset, double bscale, double bzero, bool has
     }
   }
   if (failed) throw Error(path + ": reading pixels: the file ends before the image's data");
+  if (leave)
+    *stored = {std::is_same_v<Raw, float> ? StoredPixels::Type::Float32 : StoredPixels::Type::Int32,
+               bs, bz, has_blank, blank};
 }
 
 }  // namespace
 
 bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero, ImageView<float> out,
-                        const std::string& path) {
+                        const std::string& path, StoredPixels* stored) {
+  if (stored) *stored = {};
   int status = 0;
   if (fits_is_compressed_image(f, &status) || status) return false;
   char urltype[FLEN_FILENAME] = {0}, opened[FLEN_FILENAME] = {0}, name[FLEN_FILENAME] = {0};
@@ -208,26 +217,44 @@ bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero, Im
     return false;
   switch (bitpix) {
     case BYTE_IMG:
-      read_slices<unsigned char>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path);
+      read_slices<unsigned char>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path,
+                                 stored);
       return true;
     case SHORT_IMG:
-      read_slices<int16_t>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path);
+      read_slices<int16_t>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path, stored);
       return true;
     case LONG_IMG:
-      read_slices<int32_t>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path);
+      read_slices<int32_t>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path, stored);
       return true;
     case LONGLONG_IMG:
-      read_slices<int64_t>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path);
+      read_slices<int64_t>(fd.fd, datastart, bscale, bzero, has_blank, blank, out, path, stored);
       return true;
     case FLOAT_IMG:
-      read_slices<float>(fd.fd, datastart, bscale, bzero, false, 0, out, path);
+      read_slices<float>(fd.fd, datastart, bscale, bzero, false, 0, out, path, stored);
       return true;
     case DOUBLE_IMG:
-      read_slices<double>(fd.fd, datastart, bscale, bzero, false, 0, out, path);
+      read_slices<double>(fd.fd, datastart, bscale, bzero, false, 0, out, path, stored);
       return true;
     default:
       return false;
   }
+}
+
+void convert_stored_in_place(ImageView<float> pixels, StoredPixels& stored) {
+  if (stored.converted()) return;
+  const size_t total = static_cast<size_t>(pixels.size());
+  constexpr size_t kSlice = size_t(1) << 18;
+  const size_t nslices = (total + kSlice - 1) / kSlice;
+#pragma omp parallel for schedule(dynamic, 1) if (nslices > 1)
+  for (size_t k = 0; k < nslices; ++k) {
+    const size_t first = k * kSlice, count = std::min(kSlice, total - first);
+    if (stored.type == StoredPixels::Type::Float32)
+      floats_in_place(pixels.data + first, count, stored.bscale, stored.bzero);
+    else
+      int32s_in_place(pixels.data + first, count, stored.bscale, stored.bzero, stored.has_blank,
+                      stored.blank);
+  }
+  stored = {};
 }
 
 }  // namespace celeris

@@ -12,6 +12,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "core/fits_pixels.hpp"
 #include "extract/back_end.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
@@ -241,8 +242,15 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   return extract_front(image, reuse, config, request, GpuStreamLoad{});
 }
 
-FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
-                         const MeasureRequest& request, const GpuStreamLoad& load) {
+namespace {
+
+// extract_front's body. `stored` (with `stored_memory`, the pixels' writable view): the pixels
+// are as the file stores them until the GPU front end, or convert_stored_in_place here, finishes
+// them.
+FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse,
+                               const Config& config, const MeasureRequest& request,
+                               const GpuStreamLoad& load, StoredPixels& stored,
+                               ImageView<float> stored_memory) {
   // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp): their stages 1-3
   // run on the CPU on either device (with --device cuda the measurement's GPU part still runs on
   // the GPU, and the run's warnings say where the detection ran).
@@ -253,14 +261,16 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
   const std::string on_cpu = gpu_refusal(image.width, image.height, config, load);
   Config on_cpu_config;  // a copy only for a frame sent to the CPU
   const Config& run_config = on_cpu.empty() ? config : (on_cpu_config = cpu_config(config));
-  validate(image, run_config, run_config.device == Backend::Cuda && !host_front);
+  const bool gpu_front = run_config.device == Backend::Cuda && !host_front;
+  if (!gpu_front) convert_stored_in_place(stored_memory, stored);
+  validate(image, run_config, gpu_front);
   check_dual_image(image, run_config, request);
   check_dgeo(image.width, image.height, request);
   FrontStage stage = front_stage(
       run_config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
-        if (c.device == Backend::Cuda && !host_front)
-          return gpu::front_end(image, c, f, nt, host_detection_image(c, request), true);
+        if (gpu_front)
+          return gpu::front_end(image, c, f, nt, host_detection_image(c, request), true, stored);
         if (weighted)
           return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
         FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
@@ -274,6 +284,19 @@ FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, cons
         std::string("--device cuda with ") + (weighted ? "weight maps" : "dual-image mode") +
         ": background, filtering and detection run on the CPU, the photometry on the GPU");
   return stage;
+}
+
+}  // namespace
+
+FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                         const MeasureRequest& request, const GpuStreamLoad& load) {
+  StoredPixels converted;
+  return front_of_host_frame(image, reuse, config, request, load, converted, {});
+}
+
+FrontStage extract_front(ImageView<float> pixels, StoredPixels& stored, const Config& config,
+                         const MeasureRequest& request, const GpuStreamLoad& load) {
+  return front_of_host_frame(pixels, nullptr, config, request, load, stored, pixels);
 }
 
 FrontStage extract_front(const DeviceImage& image, const Config& config,

@@ -5,6 +5,7 @@
 
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
+#include "core/stored_pixels.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/stages/dual_image.hpp"
 #include "extract/stages/weights.hpp"
@@ -39,6 +40,12 @@ struct GpuStreamLoad {
   size_t back_frames = 0;
 };
 FrontStage extract_front(ImageView<const float> image, Image<float>* reuse, const Config& config,
+                         const MeasureRequest& request, const GpuStreamLoad& load);
+// A frame read with its pixels left as the file stores them (read_fits_image_into's
+// `leave_stored`; a stream's readers with --device cuda): the GPU front end finishes them beside
+// its upload; a frame that goes to the CPU instead (weights, dual-image mode, the memory plan)
+// has them finished here first, in place (`stored` then says Converted).
+FrontStage extract_front(ImageView<float> pixels, StoredPixels& stored, const Config& config,
                          const MeasureRequest& request, const GpuStreamLoad& load);
 // From a frame in device memory: the GPU front end without an upload (with config.device cuda),
 // or the CPU path on a host copy.

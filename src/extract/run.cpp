@@ -135,7 +135,7 @@ RunPlan plan_run(const Settings& settings) {
 
 Frame read_frame(const std::string& image_path, const std::string& catalog_name,
                  const std::vector<std::string>& check_names, const Settings& settings,
-                 const RunPlan& plan, const PixelMemory& memory) {
+                 const RunPlan& plan, const PixelMemory& memory, bool leave_stored) {
   Frame frame;
   frame.started = std::chrono::steady_clock::now();
   frame.path = image_path;
@@ -160,9 +160,10 @@ Frame read_frame(const std::string& image_path, const std::string& catalog_name,
       refuse_output_over_input(name, path, "CHECKIMAGE_NAME");
   }
   if (measure_path.empty()) {
-    FitsImageRead read = read_fits_image_into(detect_path, memory);
+    FitsImageRead read = read_fits_image_into(detect_path, memory, leave_stored);
     frame.image = std::move(read.image);
     frame.pixels = read.pixels;
+    frame.stored = read.stored;
   } else {
     frame.image = read_fits_image(measure_path);
     frame.pixels = frame.image.pixels.view();

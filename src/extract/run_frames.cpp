@@ -281,8 +281,9 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
           const PixelMemory memory = [&](int64_t w, int64_t h) {
             return gpu ? slot->floats(static_cast<size_t>(w * h)) : nullptr;
           };
+          // ... and are left as the file stores them: the GPU swaps and scales them.
           job.frame =
-              read_frame(paths[i], catalog_names[i], check_names[i], settings, plan, memory);
+              read_frame(paths[i], catalog_names[i], check_names[i], settings, plan, memory, gpu);
           const double allocating = slot->allocation_seconds();
           steps.add("read", since(t) - allocating);
           if (allocating > 0) steps.add("page-locked buffers (allocated once)", allocating);
@@ -325,8 +326,11 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
           // With --device cuda the device holds the fronts' frames and, until each catalog is
           // written, the images of the frames past them: a frame it cannot hold with those (all
           // planned at this one's size) goes to the CPU, with a warning.
-          job->front = extract_front(frame.pixels, gpu ? nullptr : &frame.image.pixels,
-                                     frame.config, frame.request, GpuStreamLoad{fronts, workers});
+          const GpuStreamLoad load{fronts, workers};
+          job->front =
+              gpu ? extract_front(frame.pixels, frame.stored, frame.config, frame.request, load)
+                  : extract_front(frame.pixels, &frame.image.pixels, frame.config, frame.request,
+                                  load);
           steps.add("front stages", since(t));
         } catch (const std::exception& e) {
           job->error = e.what();

@@ -48,6 +48,9 @@ struct Frame {
   // stream's page-locked buffer, held by the stream while the frame needs it). The shape stays
   // when the memory goes (the catalog's summary cards give it).
   ImageView<float> pixels;
+  // How `pixels` are stored: Converted, or as the file stores them (read_frame's `leave_stored`)
+  // until the front end finishes them (pipeline.hpp extract_front).
+  StoredPixels stored;
   Config config;
   std::optional<Wcs> wcs;
   std::optional<WorldFrame> world;  // SExtractor's view of it (linear without a WCS)
@@ -60,10 +63,12 @@ struct Frame {
   std::chrono::steady_clock::time_point started;
 };
 // `memory`, when given, says where the image's pixels go (read_fits_image_into; not in
-// dual-image mode, whose two images are read as read_fits_image reads them).
+// dual-image mode, whose two images are read as read_fits_image reads them). `leave_stored`:
+// BITPIX -32 and 32 pixels are left as the file stores them (frame.stored says so), for the GPU
+// front end to finish (a stream with --device cuda: no byte swap on the reader's thread).
 Frame read_frame(const std::string& path, const std::string& catalog_name,
                  const std::vector<std::string>& check_names, const Settings& settings,
-                 const RunPlan& plan, const PixelMemory& memory = {});
+                 const RunPlan& plan, const PixelMemory& memory = {}, bool leave_stored = false);
 
 // A frame's outputs made but not written: CLASS_STAR, the catalog's columns, the summary
 // cards, the check images (frame_outputs; any thread), then written (write_frame_outputs: all or

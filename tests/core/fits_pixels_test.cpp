@@ -3,7 +3,8 @@
 // reader declines and CFITSIO reads), every BITPIX, with and without BSCALE/BZERO and BLANK, in a
 // primary HDU and in a second extension, with NaN, infinities, zeros of both signs, denormals
 // and BLANK values among random pixels. The images must be equal to the bit, read into the
-// image or into memory the caller gives (read_fits_image_into).
+// image or into memory the caller gives (read_fits_image_into), or left as stored there and
+// finished afterwards (convert_stored_in_place).
 #include "core/fits_pixels.hpp"
 
 #include <gtest/gtest.h>
@@ -187,6 +188,24 @@ TEST(FitsPixels, DirectReadEqualsCfitsioEveryBitpixScalingAndBlank) {
             EXPECT_EQ(into.pixels.data, given.data());
             EXPECT_EQ(into.image.bitpix, bitpix);
             EXPECT_TRUE(same_bits(a.pixels, given, why)) << name << " into: " << why;
+            EXPECT_TRUE(into.stored.converted());
+            // Left as stored (a stream for the GPU): BITPIX -32 and 32 read directly hold the
+            // file's bytes, the others are converted; finished on the host, the same bits.
+            celeris::Image<float> raw = celeris::Image<float>::uninitialized(w, h);
+            celeris::FitsImageRead left = celeris::read_fits_image_into(
+                path.string() + sel, [&](int64_t, int64_t) { return raw.data(); }, true);
+            const bool stays = path == plain && (bitpix == 32 || bitpix == -32);
+            EXPECT_EQ(!left.stored.converted(), stays) << name;
+            if (stays) {
+              EXPECT_EQ(std::memcmp(raw.data(), data.data(), static_cast<size_t>(w) * h * 4), 0)
+                  << name;
+              EXPECT_EQ(left.stored.type, bitpix == 32 ? celeris::StoredPixels::Type::Int32
+                                                       : celeris::StoredPixels::Type::Float32);
+              EXPECT_EQ(left.stored.has_blank, with_blank == 1);
+              celeris::convert_stored_in_place(left.pixels, left.stored);
+              EXPECT_TRUE(left.stored.converted());
+            }
+            EXPECT_TRUE(same_bits(a.pixels, raw, why)) << name << " left stored: " << why;
           }
           ++cases;
         }

@@ -141,6 +141,9 @@ class Frames : public ::testing::Test {
     }
   }
 
+  // Six frames of other sizes and BITPIX (below).
+  void expect_mixed_stream_matches(Backend device);
+
   fs::path dir_;
   std::vector<std::string> images_;
 };
@@ -321,10 +324,11 @@ std::string write_frame(const fs::path& path, int w, int h, int stars, uint64_t 
 
 }  // namespace
 
-// Frames of different sizes and BITPIX in one stream, read by three readers with two slots
-// (readers wait for slots; the frames arrive out of order): each catalog and check image the
-// frame's one-frame run's, the frames in order.
-TEST_F(Frames, MixedSizesAndBitpixWithSeveralReadersEqualOneFrameRuns) {
+// Frames of different sizes and BITPIX in one stream on `device`, read by three readers with
+// two slots (readers wait for slots; the frames arrive out of order): each catalog and check
+// image the frame's one-frame CPU run's, the frames in order.
+namespace {
+void Frames::expect_mixed_stream_matches(Backend device) {
   std::vector<std::string> paths;
   const int spec[][4] = {{300, 200, 120, -32}, {512, 384, 300, 16},  {257, 401, 80, 32},
                          {200, 260, 90, -64},  {512, 512, 200, -32}, {160, 120, 40, 16}};
@@ -339,7 +343,7 @@ TEST_F(Frames, MixedSizesAndBitpixWithSeveralReadersEqualOneFrameRuns) {
     extract_file(paths[k], one);
   }
   for (const StreamShape shape : {StreamShape{2, 3, 2}, StreamShape{1, 2, 5}}) {
-    const Settings s = settings((dir_ / "{stem}.cat").string(), true, Backend::Cpu);
+    const Settings s = settings((dir_ / "{stem}.cat").string(), true, device);
     std::vector<size_t> order;
     const FramesSummary sum = extract_frames(
         paths, s, {},
@@ -360,6 +364,19 @@ TEST_F(Frames, MixedSizesAndBitpixWithSeveralReadersEqualOneFrameRuns) {
         EXPECT_TRUE(slurp(ref + suffix) == slurp(got + suffix)) << k << suffix;
     }
   }
+}
+
+}  // namespace
+
+TEST_F(Frames, MixedSizesAndBitpixWithSeveralReadersEqualOneFrameRuns) {
+  expect_mixed_stream_matches(Backend::Cpu);
+}
+
+// With --device cuda the readers leave BITPIX -32 and 32 pixels as stored and the GPU swaps and
+// scales them (BSCALE 0.001, BLANK); BITPIX 16 and -64 are converted on the host as before.
+TEST_F(Frames, GpuStreamOfMixedSizesAndBitpixEqualsCpuOneFrameRuns) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  expect_mixed_stream_matches(Backend::Cuda);
 }
 
 // Failing frames (missing, not FITS, a truncated file) among good ones read in parallel: each

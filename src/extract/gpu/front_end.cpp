@@ -17,6 +17,7 @@
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/stored_pixels.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/chain_kernels.hpp"
 #include "extract/gpu/device_memory_plan.hpp"
@@ -224,10 +225,12 @@ ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, 
 }
 
 // The frame's pixels: in host memory (`host`) or already on the device (`device`).
+// Host pixels may be as the file stores them (`stored`): finished on the device, strip by strip.
 struct Pixels {
   const float* host = nullptr;
   const float* device = nullptr;
   int64_t width = 0, height = 0;
+  StoredPixels stored;
 };
 
 FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filter,
@@ -293,6 +296,8 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                                 static_cast<size_t>(y0 * w));
       c.strip_up[k].record(s);
       c.meshes.wait(c.strip_up[k]);
+      cuda::convert_stored(d_image + y0 * w, static_cast<size_t>((y1 - y0) * w), image.stored,
+                           c.meshes.get());
       mesh_statistics(d_image, g, c.mesh_scratch.data(), d_back, d_sigma, c.meshes.get(), row0,
                       row1);
     }
@@ -465,15 +470,16 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
 }  // namespace
 
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
-                   int host_threads, bool host_filtered, bool defer_host_images) {
-  return run({image.data, nullptr, image.width, image.height}, config, filter, host_threads,
+                   int host_threads, bool host_filtered, bool defer_host_images,
+                   const StoredPixels& stored) {
+  return run({image.data, nullptr, image.width, image.height, stored}, config, filter, host_threads,
              host_filtered, defer_host_images);
 }
 
 FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,
                    int host_threads, bool host_filtered, bool defer_host_images) {
   return run(
-      {nullptr, reinterpret_cast<const float*>(image.address()), image.width(), image.height()},
+      {nullptr, reinterpret_cast<const float*>(image.address()), image.width(), image.height(), {}},
       config, filter, host_threads, host_filtered, defer_host_images);
 }
 

@@ -19,6 +19,7 @@
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
+#include "core/stored_pixels.hpp"
 #include "extract/objects.hpp"
 #include "extract/stages/background.hpp"
 #include "extract/stages/filter.hpp"
@@ -104,8 +105,11 @@ int64_t device_memory_in_use();
 // result's host_images_pending waiting for it (the pipeline's stages before the blanking read
 // the device's images and the detections' pixel lists only, and the download, about 1.3 ms
 // for a 4096^2 frame on the H200, runs beside them instead of before them).
+// `stored`: the image's memory holds the file's stored values (core/stored_pixels.hpp), finished
+// on the device as each strip arrives.
 FrontEnd front_end(ImageView<const float> image, const Config& config, const FilterParams& filter,
-                   int host_threads, bool host_filtered = true, bool defer_host_images = false);
+                   int host_threads, bool host_filtered = true, bool defer_host_images = false,
+                   const StoredPixels& stored = {});
 // The same from a frame already in device memory (no upload; its valid pixels are counted on
 // the device, as the CPU path counts them).
 FrontEnd front_end(const DeviceImage& image, const Config& config, const FilterParams& filter,

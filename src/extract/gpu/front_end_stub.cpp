@@ -24,7 +24,8 @@ int64_t device_memory_in_use() {
   return 0;
 }
 
-FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int, bool, bool) {
+FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, int, bool, bool,
+                   const StoredPixels&) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
