@@ -129,12 +129,35 @@ __global__ void chain_scatter_kernel(const int32_t* pixels, int64_t m, const int
 }
 
 __global__ void gather_values_kernel(const int32_t* chained, int64_t m, const float* value,
-                                     const float* cvalue, float* out_value, float* out_cvalue) {
+                                     const float* cvalue, int width, float* out_value,
+                                     float* out_cvalue, int32_t* out_x, int32_t* out_y) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= m) return;
   const int32_t p = chained[i];
   out_value[i] = value[p];
   out_cvalue[i] = cvalue[p];
+  const int32_t y = p / width;
+  out_x[i] = p - y * width;
+  out_y[i] = y;
+}
+
+// A warp per component: the largest row among its pixels and whether one lies on the border.
+constexpr int kEndWarps = 8;  // components a block
+__global__ void component_ends_kernel(const int32_t* chained, const int32_t* offset,
+                                      int64_t components, int width, int height, int32_t* ends) {
+  const int64_t c = blockIdx.x * static_cast<int64_t>(kEndWarps) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (c >= components) return;
+  int32_t last = 0;
+  bool border = false;
+  for (int64_t i = offset[c] + lane; i < offset[c + 1]; i += 32) {
+    const int32_t p = chained[i], y = p / width, x = p - y * width;
+    last = max(last, y);
+    border = border || x == 0 || y == 0 || x == width - 1 || y == height - 1;
+  }
+  for (int d = 16; d > 0; d /= 2) last = max(last, __shfl_xor_sync(0xffffffffu, last, d));
+  border = __any_sync(0xffffffffu, border);
+  if (lane == 0) ends[c] = border ? ~(last + 1) : last + 1;
 }
 
 size_t align256(size_t b) {
@@ -169,11 +192,20 @@ __global__ void freed_kernel(const int32_t* keys, const int32_t* offset, int64_t
 }  // namespace
 
 void gather_values(const int32_t* chained, int64_t m, const float* value, const float* cvalue,
-                   float* out_value, float* out_cvalue, cudaStream_t stream) {
+                   int width, float* out_value, float* out_cvalue, int32_t* out_x, int32_t* out_y,
+                   cudaStream_t stream) {
   if (m == 0) return;
-  gather_values_kernel<<<blocks_for(m), kThreads, 0, stream>>>(chained, m, value, cvalue, out_value,
-                                                               out_cvalue);
+  gather_values_kernel<<<blocks_for(m), kThreads, 0, stream>>>(chained, m, value, cvalue, width,
+                                                               out_value, out_cvalue, out_x, out_y);
   cuda::cuda_check_launch("gather_values_kernel");
+}
+
+void component_ends(const int32_t* chained, const int32_t* offset, int64_t components, int width,
+                    int height, int32_t* ends, cudaStream_t stream) {
+  if (components == 0) return;
+  component_ends_kernel<<<blocks_for(components, kEndWarps), kEndWarps * 32, 0, stream>>>(
+      chained, offset, components, width, height, ends);
+  cuda::cuda_check_launch("component_ends_kernel");
 }
 
 int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, int width,

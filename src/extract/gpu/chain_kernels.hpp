@@ -57,8 +57,15 @@ int64_t pixel_stack_bound(const float* cvalue, int width, int height, float thre
                           ChainWork& work, cudaStream_t stream);
 
 // The two images' values at the m chained pixels (y * width + x), for the host's detections:
-// value[chained[i]] and cvalue[chained[i]] into out_value[i] and out_cvalue[i].
+// value[chained[i]] and cvalue[chained[i]] into out_value[i] and out_cvalue[i], the pixel's x
+// and y into out_x[i] and out_y[i].
 void gather_values(const int32_t* chained, int64_t m, const float* value, const float* cvalue,
-                   float* out_value, float* out_cvalue, cudaStream_t stream);
+                   int width, float* out_value, float* out_cvalue, int32_t* out_x, int32_t* out_y,
+                   cudaStream_t stream);
+
+// Each chained component's done line (one past its last row: detect()'s done_lines) into
+// ends[c], bitwise negated (~) when one of its pixels lies on the image's border (FLAGS 8).
+void component_ends(const int32_t* chained, const int32_t* offset, int64_t components, int width,
+                    int height, int32_t* ends, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu

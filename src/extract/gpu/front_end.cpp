@@ -90,7 +90,7 @@ struct Context {
                                          cuda::Event(false)};
   cuda::Event meshes_done{false};
   // The detections as they come back: chained pixels, offsets, the two images' values there.
-  cuda::PinnedBuffer<int32_t> host_chained, host_offsets;
+  cuda::PinnedBuffer<int32_t> host_xy, host_ends, host_offsets;
   cuda::PinnedBuffer<float> host_gathered;
   cuda::PinnedBuffer<uint8_t> host_peaks;
 };
@@ -170,18 +170,21 @@ int64_t device_memory_in_use() {
 
 namespace {
 
-// The detections from the chained pixels (component c's at chained[offset[c] .. offset[c + 1]),
-// in chain order) and the two images' values there (gathered on the device), FLAGS 8 when one
-// of its pixels lies on the image border, as detect() gives them, and each one's done line
-// (done_lines' for the detections themselves) into `done`. Parallel over pixels.
-ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, int64_t n,
-                                  const int32_t* offset, size_t nobj, const float* value,
-                                  const float* cvalue, int threads, std::vector<int64_t>& done) {
+// The detections from the chained pixels as the device gathered them (component c's at
+// [offset[c], offset[c + 1]), in chain order: their x, y and the two images' values there) and
+// the components' ends (chain_kernels.hpp component_ends): FLAGS 8 when one of its pixels lies
+// on the image border, as detect() gives them, and each one's done line (done_lines' for the
+// detections themselves) into `done`. The host only copies: the pixels' coordinates (an integer
+// division each) and the border test were a third of this step's time in a stream's profile.
+ObjectList detections_from_chains(const int32_t* xs, const int32_t* ys, int64_t n,
+                                  const int32_t* offset, const int32_t* ends, size_t nobj,
+                                  const float* value, const float* cvalue, int threads,
+                                  std::vector<int64_t>& done) {
   ObjectList out;
   done.resize(nobj);
   const size_t m = static_cast<size_t>(n);
   out.offset.assign(offset, offset + nobj + 1);
-  out.flags.assign(nobj, 0);
+  out.flags.resize(nobj);
   out.fixed_centre.assign(nobj, 0);
   out.cx.assign(nobj, 0.0);
   out.cy.assign(nobj, 0.0);
@@ -197,28 +200,20 @@ ObjectList detections_from_chains(int64_t w, int64_t h, const int32_t* chained, 
   out.dthresh.resize(m);
 #pragma omp parallel num_threads(threads)
   {
-    const int32_t w32 = static_cast<int32_t>(w);  // a frame has fewer than 2^31 pixels
 #pragma omp for schedule(static)
     for (size_t i = 0; i < m; ++i) {
-      const int32_t y = chained[i] / w32;
-      out.x[i] = chained[i] - y * w32;
-      out.y[i] = y;
+      out.x[i] = xs[i];
+      out.y[i] = ys[i];
       out.value[i] = value[i];
       out.cvalue[i] = cvalue[i];
       out.var[i] = 0.0f;
       out.dthresh[i] = 0.0f;
     }
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(static)
     for (size_t k = 0; k < nobj; ++k) {
-      bool border = false;
-      int32_t last = 0;
-      for (int64_t i = offset[k]; i < offset[k + 1]; ++i) {
-        const int32_t x = out.x[static_cast<size_t>(i)], y = out.y[static_cast<size_t>(i)];
-        border = border || x == 0 || y == 0 || x == w - 1 || y == h - 1;
-        last = std::max(last, y);
-      }
-      if (border) out.flags[k] = kFlagTruncated;
-      done[k] = int64_t{last} + 1;
+      const bool border = ends[k] < 0;
+      out.flags[k] = border ? kFlagTruncated : 0;
+      done[k] = border ? ~ends[k] : ends[k];
     }
   }
   return out;
@@ -393,15 +388,22 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // 6. Back to the host: the chained pixels and their values (the images are on their way).
   const auto t_download = Clock::now();
   const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
+  // The labels' buffers are free since sorted_components: each holds a word per pixel of the
+  // frame, enough for the kept pixels' x (count), y (last) and the components' ends (parent).
   float* gathered = c.gathered.grow(2 * m);
-  gather_values(c.chained.data(), kept, d_value, d_cvalue, gathered, gathered + m, s);
-  c.host_chained.grow(m);
+  gather_values(c.chained.data(), kept, d_value, d_cvalue, w, gathered, gathered + m,
+                c.count.data(), c.last.data(), s);
+  component_ends(c.chained.data(), c.offsets.data(), ncomp, w, h, c.parent.data(), s);
+  c.host_xy.grow(2 * m);
+  c.host_ends.grow(nc);
   c.host_offsets.grow(nc + 1);
   c.host_gathered.grow(2 * m);
   gpu::count_peaks(c.chained.data(), c.offsets.data(), ncomp, d_value, d_cvalue, out.detect_thresh,
                    w, h, c.peaks.grow(nc), s);
   c.host_peaks.grow(nc);
-  c.chained.download_async(c.host_chained.data(), m, s);
+  c.count.download_async(c.host_xy.data(), m, s);
+  c.last.download_async(c.host_xy.data() + m, m, s);
+  c.parent.download_async(c.host_ends.data(), nc, s);
   c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
   c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
   if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
@@ -440,9 +442,9 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                        {"gpu chains", timer.seconds(kSorted, kChained)}};
   if (stack_may_matter) out.stage_seconds.emplace_back("gpu pixel-stack bound", bound_seconds);
   const auto t_gather = Clock::now();
-  out.detections = detections_from_chains(w, h, c.host_chained.data(), kept, c.host_offsets.data(),
-                                          nc, c.host_gathered.data(), c.host_gathered.data() + m,
-                                          host_threads, out.done_lines);
+  out.detections = detections_from_chains(
+      c.host_xy.data(), c.host_xy.data() + m, kept, c.host_offsets.data(), c.host_ends.data(), nc,
+      c.host_gathered.data(), c.host_gathered.data() + m, host_threads, out.done_lines);
   if (nc) out.peaks.assign(c.host_peaks.data(), c.host_peaks.data() + nc);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
