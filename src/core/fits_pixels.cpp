@@ -149,26 +149,29 @@ void read_slices(int fd, long long offset, double bscale, double bzero, bool has
   // Pixels per pread: 1 MB of float, converted while it is still in the core's cache.
   constexpr size_t kSlice = size_t(1) << 18;
   constexpr bool kInPlace = sizeof(Raw) == sizeof(float);
-  const bool leave = kInPlace && stored;
+  // Left stored: the values read, packed, into the output's memory (2-byte ones in its first half).
+  constexpr bool kCanLeave = kInPlace || std::is_same_v<Raw, int16_t>;
+  const bool leave = kCanLeave && stored;
   const size_t nslices = (total + kSlice - 1) / kSlice;
   const float bs = static_cast<float>(bscale), bz = static_cast<float>(bzero);
   bool failed = false;
 #pragma omp parallel if (nslices > 1)
   {
-    std::vector<unsigned char> buf(kInPlace ? 0 : kSlice * sizeof(Raw));
+    std::vector<unsigned char> buf(kInPlace || leave ? 0 : kSlice * sizeof(Raw));
 #pragma omp for schedule(dynamic, 1)
     for (size_t s = 0; s < nslices; ++s) {
       const size_t first = s * kSlice, count = std::min(kSlice, total - first);
       float* dst = out.data + first;
-      unsigned char* to = kInPlace ? reinterpret_cast<unsigned char*>(dst) : buf.data();
+      unsigned char* to = kInPlace ? reinterpret_cast<unsigned char*>(dst)
+                          : leave ? reinterpret_cast<unsigned char*>(out.data) + first * sizeof(Raw)
+                                  : buf.data();
       if (!pread_all(fd, to, count * sizeof(Raw), offset + first * sizeof(Raw))) {
 #pragma omp atomic write
         failed = true;
         continue;
       }
-      if (leave)
-        continue;
-      else if constexpr (std::is_same_v<Raw, float>)
+      if (leave) continue;
+      if constexpr (std::is_same_v<Raw, float>)
         floats_in_place(dst, count, bs, bz);
       else if constexpr (kInPlace)
         int32s_in_place(dst, count, bs, bz, has_blank, blank);
@@ -178,7 +181,9 @@ void read_slices(int fd, long long offset, double bscale, double bzero, bool has
   }
   if (failed) throw Error(path + ": reading pixels: the file ends before the image's data");
   if (leave)
-    *stored = {std::is_same_v<Raw, float> ? StoredPixels::Type::Float32 : StoredPixels::Type::Int32,
+    *stored = {std::is_same_v<Raw, float>     ? StoredPixels::Type::Float32
+               : std::is_same_v<Raw, int16_t> ? StoredPixels::Type::Int16
+                                              : StoredPixels::Type::Int32,
                bs, bz, has_blank, blank};
 }
 
@@ -245,10 +250,19 @@ void convert_stored_in_place(ImageView<float> pixels, StoredPixels& stored) {
   const size_t total = static_cast<size_t>(pixels.size());
   constexpr size_t kSlice = size_t(1) << 18;
   const size_t nslices = (total + kSlice - 1) / kSlice;
+  // 2-byte values grow into the floats' places: read from a copy (a frame sent to the CPU only).
+  std::vector<unsigned char> packed;
+  if (stored.type == StoredPixels::Type::Int16) {
+    const auto* from = reinterpret_cast<const unsigned char*>(pixels.data);
+    packed.assign(from, from + total * sizeof(int16_t));
+  }
 #pragma omp parallel for schedule(dynamic, 1) if (nslices > 1)
   for (size_t k = 0; k < nslices; ++k) {
     const size_t first = k * kSlice, count = std::min(kSlice, total - first);
-    if (stored.type == StoredPixels::Type::Float32)
+    if (stored.type == StoredPixels::Type::Int16)
+      convert<int16_t>(packed.data() + first * sizeof(int16_t), count, stored.bscale, stored.bzero,
+                       stored.has_blank, stored.blank, pixels.data + first);
+    else if (stored.type == StoredPixels::Type::Float32)
       floats_in_place(pixels.data + first, count, stored.bscale, stored.bzero);
     else
       int32s_in_place(pixels.data + first, count, stored.bscale, stored.bzero, stored.has_blank,

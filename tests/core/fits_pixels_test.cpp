@@ -189,18 +189,23 @@ TEST(FitsPixels, DirectReadEqualsCfitsioEveryBitpixScalingAndBlank) {
             EXPECT_EQ(into.image.bitpix, bitpix);
             EXPECT_TRUE(same_bits(a.pixels, given, why)) << name << " into: " << why;
             EXPECT_TRUE(into.stored.converted());
-            // Left as stored (a stream for the GPU): BITPIX -32 and 32 read directly hold the
-            // file's bytes, the others are converted; finished on the host, the same bits.
+            // Left as stored (a stream for the GPU): BITPIX -32, 32 and 16 read directly hold
+            // the file's bytes, packed, the others are converted; finished on the host, the
+            // same bits.
             celeris::Image<float> raw = celeris::Image<float>::uninitialized(w, h);
             celeris::FitsImageRead left = celeris::read_fits_image_into(
                 path.string() + sel, [&](int64_t, int64_t) { return raw.data(); }, true);
-            const bool stays = path == plain && (bitpix == 32 || bitpix == -32);
+            const bool stays = path == plain && (bitpix == 32 || bitpix == -32 || bitpix == 16);
             EXPECT_EQ(!left.stored.converted(), stays) << name;
             if (stays) {
-              EXPECT_EQ(std::memcmp(raw.data(), data.data(), static_cast<size_t>(w) * h * 4), 0)
+              const size_t value_bytes = bitpix == 16 ? 2 : 4;
+              EXPECT_EQ(left.stored.value_bytes(), static_cast<int>(value_bytes));
+              EXPECT_EQ(
+                  std::memcmp(raw.data(), data.data(), static_cast<size_t>(w) * h * value_bytes), 0)
                   << name;
-              EXPECT_EQ(left.stored.type, bitpix == 32 ? celeris::StoredPixels::Type::Int32
-                                                       : celeris::StoredPixels::Type::Float32);
+              EXPECT_EQ(left.stored.type, bitpix == 32   ? celeris::StoredPixels::Type::Int32
+                                          : bitpix == 16 ? celeris::StoredPixels::Type::Int16
+                                                         : celeris::StoredPixels::Type::Float32);
               EXPECT_EQ(left.stored.has_blank, with_blank == 1);
               celeris::convert_stored_in_place(left.pixels, left.stored);
               EXPECT_TRUE(left.stored.converted());

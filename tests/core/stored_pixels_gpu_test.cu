@@ -1,8 +1,8 @@
 // Pixels left as the file stores them (core/stored_pixels.hpp), finished on the device
 // (core/cuda/stored_pixels.hpp) and on the host (convert_stored_in_place, the reader's own
-// conversion): the same bits for every word. Random words with the special ones mixed in (zero
-// and all-ones exponents, magnitudes about 1e30 after scaling, BLANK), BITPIX -32 and 32, with
-// and without scaling and BLANK, over more words than one pass of the kernel's grid covers.
+// conversion): the same bits for every value. Random values with the special ones mixed in (zero
+// and all-ones exponents, magnitudes about 1e30 after scaling, BLANK), BITPIX -32, 32 and 16,
+// with and without scaling and BLANK, over more values than one pass of the kernel's grid covers.
 // Skipped without a device.
 #include <gtest/gtest.h>
 
@@ -27,9 +27,12 @@ uint32_t bits_of(float v) {
   return b;
 }
 
-// n big-endian words of `type`: random, one in four special.
-std::vector<uint32_t> stored_words(Type type, size_t n, long long blank, std::mt19937_64& rng) {
-  std::vector<uint32_t> out(n);
+// n big-endian values of `type` (4 bytes each, 2 for Int16), packed: random, one in about ten
+// special.
+std::vector<unsigned char> stored_values(Type type, size_t n, long long blank,
+                                         std::mt19937_64& rng) {
+  const size_t b = type == Type::Int16 ? 2 : 4;
+  std::vector<unsigned char> out(n * b);
   std::uniform_int_distribution<int> pick(0, 39);
   for (size_t i = 0; i < n; ++i) {
     const uint64_t r = rng();
@@ -45,7 +48,8 @@ std::vector<uint32_t> stored_words(Type type, size_t n, long long blank, std::mt
       if (k == 0) bits = static_cast<uint32_t>(blank);
       if (k == 1) bits = static_cast<uint32_t>(static_cast<int32_t>(r >> 40) % 1000);
     }
-    out[i] = __builtin_bswap32(bits);
+    for (size_t j = 0; j < b; ++j)  // big-endian
+      out[i * b + j] = static_cast<unsigned char>(bits >> (8 * (b - 1 - j)));
   }
   return out;
 }
@@ -74,18 +78,25 @@ TEST(StoredPixelsGpu, DeviceConversionIsTheHostsToTheBit) {
       {Type::Int32, 0.37f, 32768.5f, true, -1234, true},
       {Type::Int32, 0x1p90f, -7.0f, false, 0, true},
       {Type::Int32, 1.0f, 0.0f, true, 1LL << 40, false},  // a BLANK no 32-bit value equals
+      {Type::Int16, 1.0f, 32768.0f, true, -32768, true},  // unsigned 16-bit, as cameras write
+      {Type::Int16, 1.0f, 0.0f, false, 0, false},
+      {Type::Int16, 0.37f, -12.5f, true, 77, true},
+      {Type::Int16, 0x1p100f, 0.0f, false, 0, true},  // scaled past 1e30: masked
   };
   for (const Case& c : cases) {
-    const std::vector<uint32_t> words = stored_words(c.type, n, c.blank, rng);
+    const std::vector<unsigned char> bytes = stored_values(c.type, n, c.blank, rng);
     celeris::StoredPixels stored{c.type, c.bs, c.bz, c.has_blank, c.blank};
-    // On the device.
-    celeris::cuda::DeviceBuffer<float> d(n);
+    // The values packed at the start of the floats' memory, as a reader leaves them.
     std::vector<float> as_floats(n), device(n);
-    std::memcpy(as_floats.data(), words.data(), n * sizeof(float));
+    std::memcpy(as_floats.data(), bytes.data(), bytes.size());
+    // On the device: 4-byte values in place (as the front end converts them), 2-byte ones from
+    // a buffer of their own into the floats.
+    celeris::cuda::DeviceBuffer<float> d(n), widened(n);
     d.upload(as_floats.data(), n);
-    celeris::cuda::convert_stored(d.data(), n, stored, nullptr);
-    d.download(device.data(), n);
-    // On the host, as a reader does.
+    float* to = stored.value_bytes() == 4 ? d.data() : widened.data();
+    celeris::cuda::convert_stored(d.data(), to, n, stored, nullptr);
+    (stored.value_bytes() == 4 ? d : widened).download(device.data(), n);
+    // On the host, as a frame sent to the CPU is.
     celeris::convert_stored_in_place({as_floats.data(), static_cast<int64_t>(n), 1}, stored);
     EXPECT_TRUE(stored.converted());
     size_t nans = 0, differ = 0;

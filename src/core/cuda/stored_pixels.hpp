@@ -12,7 +12,10 @@
 
 namespace celeris::cuda {
 
-// The `count` words at `pixels` converted in place on `stream` (nothing when stored.converted()).
-void convert_stored(float* pixels, size_t count, const StoredPixels& stored, cudaStream_t stream);
+// The `count` stored values at `from` (stored.value_bytes() each) converted into the floats at
+// `to` on `stream`; `from` may be `to` for 4-byte values (in place). Nothing when
+// stored.converted().
+void convert_stored(const void* from, float* to, size_t count, const StoredPixels& stored,
+                    cudaStream_t stream);
 
 }  // namespace celeris::cuda

@@ -287,11 +287,18 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
       const int row0 = map.ny * k / strips, row1 = map.ny * (k + 1) / strips;
       const int64_t y0 = int64_t(row0) * map.mesh_h;
       const int64_t y1 = k + 1 == strips ? h : std::min<int64_t>(h, int64_t(row1) * map.mesh_h);
-      frame->image.upload_async(image.host + y0 * w, static_cast<size_t>((y1 - y0) * w), s,
-                                static_cast<size_t>(y0 * w));
+      const size_t first = static_cast<size_t>(y0 * w), count = static_cast<size_t>((y1 - y0) * w);
+      const size_t bytes = static_cast<size_t>(image.stored.value_bytes());
+      // 2-byte stored values go up packed into the value image's memory (free until the
+      // subtraction): half the bytes. They are widened into the image on the meshes' stream.
+      unsigned char* up = bytes == 4 ? reinterpret_cast<unsigned char*>(d_image)
+                                     : reinterpret_cast<unsigned char*>(d_value);
+      CELERIS_CUDA_CHECK(cudaMemcpyAsync(
+          up + first * bytes, reinterpret_cast<const unsigned char*>(image.host) + first * bytes,
+          count * bytes, cudaMemcpyHostToDevice, s));
       c.strip_up[k].record(s);
       c.meshes.wait(c.strip_up[k]);
-      cuda::convert_stored(d_image + y0 * w, static_cast<size_t>((y1 - y0) * w), image.stored,
+      cuda::convert_stored(up + first * bytes, d_image + first, count, image.stored,
                            c.meshes.get());
       mesh_statistics(d_image, g, c.mesh_scratch.data(), d_back, d_sigma, c.meshes.get(), row0,
                       row1);
