@@ -4,9 +4,10 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
-#include <mutex>
+#include <memory>
 
 #include "celeris/device.hpp"
+#include "core/cuda/context_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/device_exception_lists.hpp"
@@ -20,18 +21,18 @@ namespace celeris::extract::gpu {
 
 namespace {
 
-// Process-wide, never destroyed (its CUDA resources would outlive the runtime's teardown at
-// exit); choose_deblend_children holds `busy`. Buffers grow with the frames, never shrink.
+// A stream and its buffers (grown with the frames, never shrunk), one per call at a time from a
+// pool (core/cuda/context_pool.hpp), so that a stream's back workers do not wait for each
+// other's calls (a single context behind a mutex until stop 49).
 struct Context {
-  std::mutex busy;
   cuda::Stream stream;
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
 };
 
-Context& context() {
-  static Context* c = new Context;
-  return *c;
+cuda::ContextPool<Context>& contexts() {
+  static auto* pool = new cuda::ContextPool<Context>;
+  return *pool;
 }
 
 }  // namespace
@@ -51,9 +52,9 @@ void choose_deblend_children(const DeblendChildrenJob& job, std::vector<int32_t>
   // (else every choice on the host).
   const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
   if (!exceptions.expf) return;
-  Context& c = context();
   const auto t_lock = Clock::now();
-  std::lock_guard<std::mutex> lock(c.busy);
+  const std::shared_ptr<Context> held = contexts().take();
+  Context& c = *held;
   const double lock_wait = since(t_lock, Clock::now());
   const cudaStream_t s = c.stream.get();
   const size_t npix = job.chosen_begin.back();
