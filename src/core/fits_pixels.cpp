@@ -140,7 +140,8 @@ bool pread_all(int fd, unsigned char* to, size_t bytes, long long offset) {
   return true;
 }
 
-// `stored`: 4-byte types are left as read, and *stored says how to finish them.
+// `stored`: 4-byte and 2-byte integer types are left as read (packed from the output's start),
+// and *stored says how to finish them.
 template <typename Raw>
 void read_slices(int fd, long long offset, double bscale, double bzero, bool has_blank,
                  long long blank, ImageView<float> out, const std::string& path,

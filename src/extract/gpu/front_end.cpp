@@ -89,7 +89,8 @@ struct Context {
   cuda::Event strip_up[kUploadStrips] = {cuda::Event(false), cuda::Event(false), cuda::Event(false),
                                          cuda::Event(false)};
   cuda::Event meshes_done{false};
-  // The detections as they come back: chained pixels, offsets, the two images' values there.
+  // The detections as they come back: the chained pixels' x then y, the components' ends and
+  // offsets, the two images' values at the pixels, the peaks.
   cuda::PinnedBuffer<int32_t> host_xy, host_ends, host_offsets;
   cuda::PinnedBuffer<float> host_gathered;
   cuda::PinnedBuffer<uint8_t> host_peaks;
@@ -392,7 +393,8 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     bound_seconds = seconds_since(t_bound);
   }
 
-  // 6. Back to the host: the chained pixels and their values (the images are on their way).
+  // 6. Back to the host: the chained pixels' coordinates and values, each component's end (the
+  // images are on their way).
   const auto t_download = Clock::now();
   const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
   // The labels' buffers are free since sorted_components: each holds a word per pixel of the
