@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "celeris/error.hpp"
+#include "core/stored_value.hpp"
 
 namespace celeris {
 
@@ -41,40 +42,16 @@ U byteswapped(U v) {
 }
 
 template <typename Raw>
-using Bits = std::conditional_t<
-    sizeof(Raw) == 1, uint8_t,
-    std::conditional_t<sizeof(Raw) == 2, uint16_t,
-                       std::conditional_t<sizeof(Raw) == 4, uint32_t, uint64_t>>>;
+using Bits = StoredBits<Raw>;
 
-// The pixel of one stored value (its bits as read from the file, big-endian). CFITSIO's test of
-// a float's or double's exponent bits: all ones (NaN, infinity) is null, all zeros (zero,
-// denormal) reads as 0; an integer equal to BLANK is null. Null pixels are NaN, the others
-// scaled_pixel, then masked_pixel as read_fits_image does. Written with integer masks, not
-// ?: on floats: GCC keeps those as branches (floating-point compares may trap), and the
-// loops below would not vectorise. |v| <= kMaxPixelValue is compared on the bits, which order
-// as the magnitudes do (NaN and infinity above every finite value).
+static_assert(std::bit_cast<uint32_t>(kMaxPixelValue) == kMaxPixelBits);
+static_assert(std::bit_cast<uint32_t>(std::numeric_limits<float>::quiet_NaN()) == kNanPixelBits);
+
+// The pixel of one stored value, its bits as read from the file (big-endian): stored_value.hpp's
+// rule, which the GPU's finish of stored pixels applies too.
 template <typename Raw>
 float pixel(Bits<Raw> stored, float bs, float bz, bool has_blank, long long blank) {
-  using U = Bits<Raw>;
-  const U bits = byteswapped(stored);
-  float v;
-  bool null;
-  if constexpr (std::is_floating_point_v<Raw>) {
-    constexpr int kMantissa = std::is_same_v<Raw, float> ? 23 : 52;
-    constexpr U kExp = std::is_same_v<Raw, float> ? U(0xFF) : U(0x7FF);
-    const U e = (bits >> kMantissa) & kExp;
-    v = scaled_pixel<Raw>(std::bit_cast<Raw>(bits & (U(0) - U(e != 0))), bs, bz);
-    null = e == kExp;
-  } else {
-    const Raw raw = static_cast<Raw>(bits);
-    v = scaled_pixel<Raw>(raw, bs, bz);
-    null = has_blank & (static_cast<long long>(raw) == blank);
-  }
-  constexpr uint32_t kMaxBits = std::bit_cast<uint32_t>(kMaxPixelValue);
-  constexpr uint32_t kNanBits = std::bit_cast<uint32_t>(std::numeric_limits<float>::quiet_NaN());
-  const uint32_t vb = std::bit_cast<uint32_t>(v);
-  const uint32_t keep = 0u - static_cast<uint32_t>(!null & ((vb & 0x7FFFFFFFu) <= kMaxBits));
-  return std::bit_cast<float>((vb & keep) | (kNanBits & ~keep));
+  return stored_pixel<Raw>(byteswapped(stored), bs, bz, has_blank, blank);
 }
 
 // GCC's -O2 cost model leaves the loops below scalar: omp simd asks for them. (Clang vectorises

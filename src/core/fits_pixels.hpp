@@ -13,20 +13,11 @@
 #include "celeris/fits.hpp"
 #include "celeris/image.hpp"
 #include "core/stored_pixels.hpp"
+#include "core/stored_value.hpp"
 
 namespace celeris {
 
-// One stored value scaled in single precision as SExtractor's reader does (value * (float)BSCALE
-// + (float)BZERO, the raw value first converted to float, or kept in double for BITPIX -64);
-// null (BLANK, or a non-finite float) gives NaN. CFITSIO scales in double and rounds once,
-// which differs by one ulp on some pixels, enough to move a deblending threshold.
-template <typename Raw>
-inline float scaled_pixel(Raw raw, float bs, float bz) {
-  if constexpr (std::is_same_v<Raw, double>)
-    return static_cast<float>(raw * bs + bz);
-  else
-    return static_cast<float>(raw) * bs + bz;
-}
+// scaled_pixel (one stored value scaled as SExtractor does): core/stored_value.hpp.
 
 // A pixel as read_fits_image returns it: magnitudes beyond kMaxPixelValue (and NaN, infinity)
 // masked as NaN.

@@ -1,52 +1,33 @@
-// stored_pixels.hpp's kernel. Each step is the host's, spelled with intrinsics that round as its
-// separate multiply and add do (__fmul_rn and __fadd_rn are never contracted into an FMA).
+// stored_pixels.hpp's kernel: each value's bytes swapped, then the host reader's own rule
+// (core/stored_value.hpp's stored_pixel; this file is built with --fmad=false, so the multiply
+// and add round as on the host).
 #include "core/cuda/stored_pixels.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "celeris/fits.hpp"
 #include "core/cuda/cuda_check.hpp"
+#include "core/stored_value.hpp"
 
 namespace celeris::cuda {
 
 namespace {
 
-// kMaxPixelValue's bits, and the quiet NaN the host writes (std::numeric_limits<float>).
-constexpr uint32_t kMaxBits = 0x7149F2CAu;
-constexpr uint32_t kNanBits = 0x7FC00000u;
+__device__ inline uint32_t to_device_order(uint32_t big_endian) {
+  return __byte_perm(big_endian, 0, 0x0123);
+}
+__device__ inline uint16_t to_device_order(uint16_t big_endian) {
+  return static_cast<uint16_t>((big_endian >> 8) | (big_endian << 8));
+}
 
-enum class Kind { Float32, Int32, Int16 };
-
-template <Kind kKind>
+template <typename Raw>
 __global__ void convert_kernel(const void* from, uint32_t* to, size_t count, float bs, float bz,
                                bool has_blank, long long blank) {
+  using U = StoredBits<Raw>;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
        i += size_t(gridDim.x) * blockDim.x) {
-    float v;
-    bool null;
-    if constexpr (kKind == Kind::Int16) {
-      const uint16_t word = static_cast<const uint16_t*>(from)[i];
-      const int16_t raw = static_cast<int16_t>(static_cast<uint16_t>((word >> 8) | (word << 8)));
-      v = __fadd_rn(__fmul_rn(__int2float_rn(raw), bs), bz);
-      null = has_blank && static_cast<long long>(raw) == blank;
-    } else {
-      // Big-endian to the device's order.
-      const uint32_t bits = __byte_perm(static_cast<const uint32_t*>(from)[i], 0, 0x0123);
-      if constexpr (kKind == Kind::Float32) {
-        // CFITSIO's test of the exponent: all ones is null, all zeros (zero, denormal) reads
-        // as 0.
-        const uint32_t e = (bits >> 23) & 0xFFu;
-        v = __fadd_rn(__fmul_rn(__uint_as_float(e != 0 ? bits : 0u), bs), bz);
-        null = e == 0xFFu;
-      } else {
-        const int32_t raw = static_cast<int32_t>(bits);
-        v = __fadd_rn(__fmul_rn(__int2float_rn(raw), bs), bz);
-        null = has_blank && static_cast<long long>(raw) == blank;
-      }
-    }
-    const uint32_t vb = __float_as_uint(v);
-    to[i] = !null && (vb & 0x7FFFFFFFu) <= kMaxBits ? vb : kNanBits;
+    const U bits = to_device_order(static_cast<const U*>(from)[i]);
+    to[i] = bits_as<uint32_t>(stored_pixel<Raw>(bits, bs, bz, has_blank, blank));
   }
 }
 
@@ -54,7 +35,6 @@ __global__ void convert_kernel(const void* from, uint32_t* to, size_t count, flo
 
 void convert_stored(const void* from, float* to, size_t count, const StoredPixels& stored,
                     cudaStream_t stream) {
-  static_assert(kMaxPixelValue == 1e30f, "kMaxBits is 1e30f's");
   if (stored.converted() || count == 0) return;
   constexpr int kThreads = 256;
   // A few waves of blocks, each thread a handful of values: the kernel is bound by memory.
@@ -66,15 +46,14 @@ void convert_stored(const void* from, float* to, size_t count, const StoredPixel
   const long long blank = stored.blank;
   switch (stored.type) {
     case StoredPixels::Type::Float32:
-      convert_kernel<Kind::Float32>
-          <<<blocks, kThreads, 0, stream>>>(from, words, count, bs, bz, false, 0);
+      convert_kernel<float><<<blocks, kThreads, 0, stream>>>(from, words, count, bs, bz, false, 0);
       break;
     case StoredPixels::Type::Int32:
-      convert_kernel<Kind::Int32>
+      convert_kernel<int32_t>
           <<<blocks, kThreads, 0, stream>>>(from, words, count, bs, bz, has_blank, blank);
       break;
     case StoredPixels::Type::Int16:
-      convert_kernel<Kind::Int16>
+      convert_kernel<int16_t>
           <<<blocks, kThreads, 0, stream>>>(from, words, count, bs, bz, has_blank, blank);
       break;
     case StoredPixels::Type::Converted:
