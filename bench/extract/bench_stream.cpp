@@ -90,6 +90,15 @@ void read_only(const std::vector<std::string>& frames, const Settings& settings,
               1e3 * best_per_frame, frames.size() / best_wall);
 }
 
+// The frames after the first kSustainedFrom (the pipeline full): their count over the time
+// from the kSustainedFrom-th completion to the last. 0 with too few frames.
+constexpr size_t kSustainedFrom = 16;
+double sustained_rate(const std::vector<double>& done_at) {
+  if (done_at.size() < 2 * kSustainedFrom) return 0;
+  const double span = done_at.back() - done_at[kSustainedFrom - 1];
+  return span > 0 ? static_cast<double>(done_at.size() - kSustainedFrom) / span : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,14 +174,20 @@ int main(int argc, char** argv) {
     for (std::string item; std::getline(list, item, ',');) {
       const StreamShape shape = parse_shape(item);
       FramesSummary best;
-      double best_user = 0, best_sys = 0, best_faults = 0;
+      double best_user = 0, best_sys = 0, best_faults = 0, best_sustained = 0;
       for (int r = 0; r < repeat; ++r) {
         std::string first_error;
+        // Each frame's completion time: the rate between the `window`-th and the last excludes
+        // the pipeline's filling (the first frames read, none yet out) and draining.
+        std::vector<double> done_at;
+        const auto t0 = std::chrono::steady_clock::now();
         // CPU time against wall time and cores: whether the stream is bound by the cores.
         const bench::ProcessUsage cpu0 = bench::process_usage();
         const FramesSummary s = extract_frames(
             frames, settings, {},
             [&](const FrameReport& f) {
+              done_at.push_back(
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
               if (!f.error.empty() && first_error.empty()) first_error = f.path + ": " + f.error;
             },
             shape);
@@ -182,6 +197,7 @@ int main(int argc, char** argv) {
         const bench::ProcessUsage cpu1 = bench::process_usage();
         if (r == 0 || s.seconds < best.seconds) {
           best = s;
+          best_sustained = sustained_rate(done_at);
           best_user = cpu1.user_seconds - cpu0.user_seconds;
           best_sys = cpu1.system_seconds - cpu0.system_seconds;
           best_faults = static_cast<double>(cpu1.minor_faults - cpu0.minor_faults);
@@ -199,6 +215,9 @@ int main(int argc, char** argv) {
           "page faults/frame\n",
           1e3 * best_user / n, 1e3 * best_sys / n, (best_user + best_sys) / best.seconds,
           std::thread::hardware_concurrency(), best_faults / n);
+      if (best_sustained > 0)
+        std::printf("    sustained: %.2f frames/s (the frames written after the first %zu)\n",
+                    best_sustained, kSustainedFrom);
       for (const auto& [name, sec] : best.step_seconds)
         std::printf("    %-40s %8.1f ms/frame\n", name.c_str(), 1e3 * sec / n);
     }

@@ -67,7 +67,8 @@ struct FramesSummary {
 // receives each frame's report in the order given, on the calling thread. A frame that fails
 // (unreadable, bad header, ...) is reported with its error and the stream goes on. Throws for
 // what fails the whole run (names, settings, the parameter file). `back_workers`: frames in the
-// back stages at once (0: one per 4 host cores, 1 to 4).
+// back stages at once (0: one per 4 host cores, 1 to 4; with device cuda one per 2 host cores,
+// 1 to 8).
 FramesSummary extract_files(const std::vector<std::string>& paths, const Settings& settings,
                             const WarningSink& warn, const FrameSink& done,
                             size_t back_workers = 0);

@@ -28,6 +28,7 @@
 #include "celeris/extract_run.hpp"
 #include "core/bounded_queue.hpp"
 #include "core/cuda/pinned_buffer_pool.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/mef_inputs.hpp"
 #include "extract/pipeline.hpp"
@@ -105,11 +106,24 @@ unsigned host_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Frames in the back stages at once: one per 4 host cores, 1 to 4. (bench_stream, 16 crowded
-// 4096^2 frames, H200 host of 16 cores, stop 34: 2 back workers 31.9-34.7 frames/s, 3 41.2,
-// 4 41.4-42.7, 6 35.0; the back stages are mostly one thread's work each at a time.)
+// Frames in the back stages at once on the CPU: one per 4 host cores, 1 to 4. (bench_stream, 16
+// crowded 4096^2 frames, H200 host of 16 cores, stop 34: 2 back workers 31.9-34.7 frames/s, 3
+// 41.2, 4 41.4-42.7, 6 35.0; the back stages are mostly one thread's work each at a time.)
 size_t back_workers() {
   return std::clamp<size_t>(host_cores() / 4, 1, 4);
+}
+
+// With --device cuda: one back worker per 2 host cores, 1 to 8, and three fronts (two where the
+// host has fewer than 8 cores). A GPU frame's back stages wait on the device between their host
+// steps, and the front end holds two frames at once (gpu/front_end.cpp): a third front has the
+// next frame ready for the first context given back. (bench_stream, 256 crowded 4096^2 frames,
+// H200 host of 16 cores, stop 50, two rounds in one call: 4 workers and 2 fronts 92.9 / 91.4
+// frames/s, 11.5 cores busy; 8 workers and 3 fronts 106.7 / 101.6, 13.2 cores busy.)
+size_t gpu_back_workers() {
+  return std::clamp<size_t>(host_cores() / 2, 1, 8);
+}
+size_t gpu_fronts() {
+  return host_cores() >= 8 ? 3 : 2;
 }
 
 // Cores that read: one per 2 host cores, 1 to 8 (the front and back stages hold the others).
@@ -239,11 +253,27 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   // the read-ahead frames lie in page-locked memory, an eighth of the host's memory at most.
   // The fronts take frames in order; two may finish out of order, which the back workers and
   // the writer (frames written in order) allow.
-  const size_t workers = shape.back_workers ? shape.back_workers : back_workers();
+  const size_t workers =
+      shape.back_workers ? shape.back_workers : (gpu ? gpu_back_workers() : back_workers());
   // At least one, which closes the queue to the back workers (even for an empty list).
   const size_t fronts =
-      std::max<size_t>(1, std::min(total, shape.fronts ? shape.fronts : (gpu ? 2 : 1)));
+      std::max<size_t>(1, std::min(total, shape.fronts ? shape.fronts : (gpu ? gpu_fronts() : 1)));
   const size_t window = workers + fronts;
+  // With --device cuda, the frames on the device: at most kFrontContexts in the front end, and
+  // the others in flight keeping their two images. Whether a frame takes the GPU is decided with
+  // the load of kPlannedBackFrames past the front end (device_memory_plan.hpp); a frame whose
+  // plan with the whole window does not fit the device waits for fewer frames in flight.
+  const size_t gpu_front_frames = std::min(fronts, gpu::kFrontContexts);
+  const size_t least_window = std::min(window, gpu_front_frames + gpu::kPlannedBackFrames);
+  const GpuStreamLoad load{gpu_front_frames, least_window - gpu_front_frames};
+  auto frame_window = [&](const Frame& frame) {
+    if (!gpu) return window;
+    const int64_t pixels = frame.pixels.width * frame.pixels.height;
+    const int64_t device = settings.config.gpu_memory_bytes > 0 ? settings.config.gpu_memory_bytes
+                                                                : gpu::device_memory_bytes();
+    return gpu::stream_window(gpu::frame_device_bytes(pixels), gpu::frame_image_bytes(pixels),
+                              gpu_front_frames, least_window, window, device);
+  };
   const size_t readers = std::min(total, shape.readers ? shape.readers : reader_cores());
   const size_t read_ahead = shape.read_ahead ? shape.read_ahead : readers + 2;
   // The readers convert pixels on threads of their own (read_fits_image's slices) when they
@@ -314,9 +344,11 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
         steps.add("front waits for the next frame read", since(t));
       }
       {
+        const size_t in_flight =
+            job->error.empty() && job->extensions.empty() ? frame_window(job->frame) : window;
         const auto t = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(m);
-        changed.wait(lock, [&] { return job->index < written + window; });
+        changed.wait(lock, [&] { return job->index < written + in_flight; });
         steps.add("front waits for a back worker", since(t));
       }
       Frame& frame = job->frame;
@@ -325,8 +357,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
           const auto t = std::chrono::steady_clock::now();
           // With --device cuda the device holds the fronts' frames and, until each catalog is
           // written, the images of the frames past them: a frame it cannot hold with those (all
-          // planned at this one's size) goes to the CPU, with a warning.
-          const GpuStreamLoad load{fronts, workers};
+          // planned at this one's size, `load`) goes to the CPU, with a warning.
           job->front =
               gpu ? extract_front(frame.pixels, frame.stored, frame.config, frame.request, load)
                   : extract_front(frame.pixels, &frame.image.pixels, frame.config, frame.request,

@@ -65,3 +65,20 @@ TEST(DeviceMemoryPlan, AStreamPlansItsFrontsAndTheImagesPastThem) {
       gpu_frame_refusal(8192, 8192, stream, 16 * kGiB, "the stream's frames on the device");
   EXPECT_TRUE(mentions(why, "the stream's frames on the device would take up to 14.0 GiB")) << why;
 }
+
+TEST(DeviceMemoryPlan, AStreamLetsInFlightTheFramesTheDeviceHolds) {
+  // Frames of 1 GiB in the front end (two there) and 128 MiB of images past it, 6 to 11 in
+  // flight: 2 + 9 / 8 GiB = 3.125 GiB fits 80% of 4 GiB (3.2); 80% of 3 GiB (2.4) holds two
+  // fronts and three frames past them (2.375), fewer than the least: the least.
+  EXPECT_EQ(stream_window(kGiB, kGiB / 8, 2, 6, 11, 4 * kGiB), 11u);
+  EXPECT_EQ(stream_window(kGiB, kGiB / 8, 2, 6, 11, 3 * kGiB), 6u);
+  // 80% of 3.5 GiB (2.8): two fronts and six past them (2.75), seven would be 2.875.
+  EXPECT_EQ(stream_window(kGiB, kGiB / 8, 2, 6, 11, 7 * kGiB / 2), 8u);
+  // One front: 80% of 2 GiB (1.6) holds it and four frames past it (1.5), not five (1.625).
+  EXPECT_EQ(stream_window(kGiB, kGiB / 8, 1, 2, 11, 2 * kGiB), 5u);
+  // Memory not known: the whole window; the least never above the most.
+  EXPECT_EQ(stream_window(kGiB, kGiB / 8, 2, 6, 11, 0), 11u);
+  EXPECT_EQ(stream_window(kGiB, kGiB / 8, 2, 6, 3, kGiB), 3u);
+  // A frame that cannot be planned: the least (the plan then sends it to the CPU).
+  EXPECT_EQ(stream_window(std::numeric_limits<int64_t>::max(), kGiB, 2, 6, 11, 80 * kGiB), 6u);
+}

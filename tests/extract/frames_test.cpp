@@ -502,6 +502,38 @@ TEST_F(Frames, GpuStreamOverTheMemoryPlanPutsThatFrameOnTheCpu) {
   }
 }
 
+// A stream whose shape lets more frames in flight than the device holds at a frame's size lets
+// fewer in instead (gpu::stream_window) rather than sending the frame to the CPU: under a limit
+// that holds the 512 x 512 frame with the planned load (two in the front end, four past it) but
+// not with the eleven frames of eight back workers and three fronts, twelve frames (the three,
+// four times) all take the GPU, each catalog the CPU's one-frame run's.
+TEST_F(Frames, GpuStreamLetsFewerFramesInFlightWhereTheDeviceHoldsFewer) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const std::vector<std::string> refs = reference_outputs(false);
+  Settings s = settings((dir_ / "{index}.cat").string(), false, Backend::Cuda);
+  const int64_t pixels = 512 * 512;
+  const int64_t frame = gpu::frame_device_bytes(pixels), images = gpu::frame_image_bytes(pixels);
+  s.config.gpu_memory_bytes = static_cast<int64_t>(
+      static_cast<double>(gpu::stream_device_bytes(frame, images, 2, 4)) / gpu::kUsableShare + 1);
+  const size_t window = gpu::stream_window(frame, images, 2, 6, 11, s.config.gpu_memory_bytes);
+  EXPECT_GE(window, 6u);
+  EXPECT_LT(window, 11u);
+  std::vector<std::string> twelve;
+  for (int r = 0; r < 4; ++r) twelve.insert(twelve.end(), images_.begin(), images_.end());
+  std::vector<FrameReport> reports;
+  const FramesSummary sum = extract_frames(
+      twelve, s, {}, [&](const FrameReport& r) { reports.push_back(r); }, StreamShape{8, 2, 4, 3});
+  EXPECT_EQ(sum.failed, 0u);
+  ASSERT_EQ(reports.size(), 12u);
+  for (size_t k = 0; k < 12; ++k) {
+    EXPECT_EQ(reports[k].error, "") << k;
+    for (const std::string& w : reports[k].result.warnings)
+      EXPECT_EQ(w.find("extracted on the CPU"), std::string::npos) << k << ": " << w;
+    const std::string name = (k + 1 < 10 ? "0" : "") + std::to_string(k + 1) + ".cat";
+    EXPECT_TRUE(slurp(refs[k % 3] + ".cat") == slurp(dir_ / name)) << k;
+  }
+}
+
 // The pool's slots bound the leases: a third taker waits until one of two slots comes back.
 // Without page-locked memory (a CPU stream, or no device) a slot lends none.
 TEST(PinnedFramePool, SlotsBoundTheLeases) {

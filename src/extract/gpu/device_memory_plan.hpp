@@ -5,6 +5,8 @@
 // decision is tested without a device.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -30,6 +32,35 @@ inline int64_t stream_device_bytes(int64_t frame_bytes, int64_t image_bytes, int
                             static_cast<long double>(image_bytes) * back_frames;
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   return total >= static_cast<long double>(kMax) ? kMax : static_cast<int64_t>(total);
+}
+
+// Frames in the GPU front end at once, each holding one of its contexts (front_end.cpp); a
+// stream's further fronts wait for a context, holding no device memory meanwhile.
+constexpr size_t kFrontContexts = 2;
+
+// The frames past the front end that every frame of a stream is planned with, whatever the
+// stream's shape: whether a frame takes the GPU at all is decided with this load (the default
+// shape's until stop 50: two fronts, four back workers), so that a larger shape sends no frame
+// to the CPU that the smaller one took.
+constexpr size_t kPlannedBackFrames = 4;
+
+// How many frames of one size a stream lets in flight at once (from the front stages until
+// their catalogs are written): the most in [least, most] whose plan fits the device's usable
+// share (`gpu_fronts` of them in the front end, planned at `frame_bytes`, the others keeping
+// their images, `image_bytes`), else `least` (whose plan decides whether the frame takes the
+// GPU at all). `device_bytes` <= 0: the memory is not known, `most`.
+inline size_t stream_window(int64_t frame_bytes, int64_t image_bytes, size_t gpu_fronts,
+                            size_t least, size_t most, int64_t device_bytes) {
+  least = std::min(least, most);
+  if (device_bytes <= 0) return most;
+  for (size_t w = most; w > least; --w) {
+    const int64_t fronts = static_cast<int64_t>(std::min(gpu_fronts, w));
+    const int64_t back = static_cast<int64_t>(w) - fronts;
+    if (static_cast<double>(stream_device_bytes(frame_bytes, image_bytes, fronts, back)) <=
+        kUsableShare * static_cast<double>(device_bytes))
+      return w;
+  }
+  return least;
 }
 
 // Why a width x height frame, planned at `needed` bytes of device memory, cannot take the GPU

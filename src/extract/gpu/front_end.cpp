@@ -101,8 +101,9 @@ struct Context {
 // downloads, the gather) run while the other's kernels do; the kernels of one frame fill the
 // GPU, so a third brings nothing (a third caller waits). Contexts are made when first needed (a
 // single-frame run makes one) and kept for the process: the pool never frees them (its limit
-// is what it keeps) and is itself never destroyed.
-constexpr size_t kContexts = 2;
+// is what it keeps) and is itself never destroyed. (device_memory_plan.hpp kFrontContexts: a
+// stream's plan counts these.)
+constexpr size_t kContexts = kFrontContexts;
 
 cuda::BufferPool<Context>& contexts() {
   static auto* pool = new cuda::BufferPool<Context>(kContexts, kContexts);
@@ -110,9 +111,11 @@ cuda::BufferPool<Context>& contexts() {
 }
 
 // Frames whose images are in use: those in the front ends, in a stream's queue and back
-// workers and waiting to be written, and one spare.
+// workers and waiting to be written (a stream of the default shape on 16 cores lets 11 in
+// flight, run_frames.cpp), and spares. Each one kept and not used again costs its memory only;
+// one given back beyond these is freed, which waits for the whole device.
 cuda::BufferPool<FrameImages>& frame_images() {
-  static auto* pool = new cuda::BufferPool<FrameImages>(kContexts + 6);
+  static auto* pool = new cuda::BufferPool<FrameImages>(kContexts + 14);
   return *pool;
 }
 
