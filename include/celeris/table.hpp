@@ -57,6 +57,13 @@ void write_fits_tables(const std::string& path,
 // column, numbered by element) when `header`, then one row per line, values in each column's
 // print_format separated by one blank.
 void write_ascii_table(const std::string& path, const Table& table, bool header);
+// The file write_ascii_table writes, whole, as text: a stream of frames makes it on the thread
+// that measured the frame and writes it (write_text_file) on the one writing outputs in order.
+// ascii_table_chars: about its length, for a caller deciding whether to hold it in memory.
+std::string ascii_table_text(const Table& table, bool header);
+size_t ascii_table_chars(const Table& table, bool header);
+// `text` as the file `path`, atomically (write_atomically: STDOUT and special files included).
+void write_text_file(const std::string& path, const std::string& text);
 
 // Reads a FITS binary or ASCII table (CFITSIO extended syntax selects the HDU; with none, the
 // first table HDU). Numeric columns only; other columns are skipped.

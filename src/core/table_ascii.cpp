@@ -52,6 +52,53 @@ void format_rows(const Table& table, const std::vector<NumberFormat>& formats, s
   flush();
 }
 
+// The ASCII_HEAD header: a line per column, numbered by element.
+std::string header_text(const Table& table) {
+  std::string out;
+  int col = 1;
+  for (const auto& c : table.columns) {
+    char line[256];
+    const int n = c.unit.empty()
+                      ? std::snprintf(line, sizeof line, "# %3d %-22.22s %-58.58s\n", col,
+                                      c.name.c_str(), c.description.c_str())
+                      : std::snprintf(line, sizeof line, "# %3d %-22.22s %-58.58s [%s]\n", col,
+                                      c.name.c_str(), c.description.c_str(), c.unit.c_str());
+    if (n >= static_cast<int>(sizeof line)) {  // a long unit: the line as long as it takes
+      std::string long_line(static_cast<size_t>(n) + 1, '\0');
+      std::snprintf(long_line.data(), long_line.size(), "# %3d %-22.22s %-58.58s [%s]\n", col,
+                    c.name.c_str(), c.description.c_str(), c.unit.c_str());
+      long_line.pop_back();
+      out += long_line;
+    } else if (n > 0) {
+      out.append(line, static_cast<size_t>(n));
+    }
+    col += c.repeat;
+  }
+  return out;
+}
+
+std::vector<NumberFormat> column_formats(const Table& table) {
+  std::vector<NumberFormat> formats;
+  for (const auto& c : table.columns) {
+    const bool integer = is_integer(c.type);
+    formats.emplace_back(c.print_format.empty() ? (integer ? "%d" : "%.10g") : c.print_format,
+                         integer);
+  }
+  return formats;
+}
+
+// A row's length, about (each cell its width, or 12 characters, and a blank), so that a block's
+// text is allocated once rather than grown and copied as its rows are added.
+size_t row_chars(const Table& table, const std::vector<NumberFormat>& formats) {
+  size_t chars = 1;
+  for (size_t ci = 0; ci < table.columns.size(); ++ci)
+    chars += static_cast<size_t>(table.columns[ci].repeat) *
+             (static_cast<size_t>(std::max(formats[ci].width(), 12)) + 1);
+  return chars;
+}
+
+constexpr size_t kBlockRows = 2048;
+
 }  // namespace
 
 void write_ascii_table(const std::string& path, const Table& table, bool header) {
@@ -59,31 +106,14 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
     std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "w"), &std::fclose);
     if (!f) throw Error(path + ": cannot create catalog file");
     if (header) {
-      int col = 1;
-      for (const auto& c : table.columns) {
-        if (c.unit.empty())
-          std::fprintf(f.get(), "# %3d %-22.22s %-58.58s\n", col, c.name.c_str(),
-                       c.description.c_str());
-        else
-          std::fprintf(f.get(), "# %3d %-22.22s %-58.58s [%s]\n", col, c.name.c_str(),
-                       c.description.c_str(), c.unit.c_str());
-        col += c.repeat;
-      }
+      const std::string text = header_text(table);
+      if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size())
+        throw Error(path + ": write error");
     }
-    std::vector<NumberFormat> formats;
-    for (const auto& c : table.columns) {
-      const bool integer = is_integer(c.type);
-      formats.emplace_back(c.print_format.empty() ? (integer ? "%d" : "%.10g") : c.print_format,
-                           integer);
-    }
-    // A row's length, about (each cell its width, or 12 characters, and a blank), so that a
-    // block's text is allocated once rather than grown and copied as its rows are added.
-    size_t row_chars = 1;
-    for (size_t ci = 0; ci < table.columns.size(); ++ci)
-      row_chars += static_cast<size_t>(table.columns[ci].repeat) *
-                   (static_cast<size_t>(std::max(formats[ci].width(), 12)) + 1);
+    const std::vector<NumberFormat> formats = column_formats(table);
+    const size_t chars = row_chars(table, formats);
     // Rounds of blocks: the text in memory stays a few MB whatever the table's length.
-    constexpr size_t kBlockRows = 2048, kBlocksPerRound = 64;
+    constexpr size_t kBlocksPerRound = 64;
     const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
     std::vector<std::string> text(std::min(nblocks, kBlocksPerRound));
     bool failed = false;
@@ -95,7 +125,7 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
       for (size_t j = 0; j < nb; ++j) {
         const size_t first = (b0 + j) * kBlockRows;
         text[j].clear();
-        text[j].reserve(kBlockRows * row_chars);
+        text[j].reserve(kBlockRows * chars);
         format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
 #pragma omp ordered
         if (!failed && std::fwrite(text[j].data(), 1, text[j].size(), f.get()) != text[j].size())
@@ -104,6 +134,40 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
       if (failed) throw Error(path + ": write error");
     }
     if (std::fflush(f.get()) != 0 || std::ferror(f.get())) throw Error(path + ": write error");
+  });
+}
+
+size_t ascii_table_chars(const Table& table, bool header) {
+  const size_t rows = table.rows * row_chars(table, column_formats(table));
+  return header ? rows + 96 * table.columns.size() : rows;
+}
+
+std::string ascii_table_text(const Table& table, bool header) {
+  std::string out = header ? header_text(table) : std::string();
+  const std::vector<NumberFormat> formats = column_formats(table);
+  const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
+  std::vector<std::string> text(nblocks);
+  const size_t chars = row_chars(table, formats);
+#pragma omp parallel for schedule(dynamic, 1) if (nblocks > 1)
+  for (size_t j = 0; j < nblocks; ++j) {
+    const size_t first = j * kBlockRows;
+    text[j].reserve(kBlockRows * chars);
+    format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
+  }
+  size_t total = out.size();
+  for (const std::string& t : text) total += t.size();
+  out.reserve(total);
+  for (const std::string& t : text) out += t;
+  return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "w"), &std::fclose);
+    if (!f) throw Error(path + ": cannot create catalog file");
+    if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size() ||
+        std::fflush(f.get()) != 0 || std::ferror(f.get()))
+      throw Error(path + ": write error");
   });
 }
 

@@ -327,10 +327,20 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   return outputs;
 }
 
+void make_catalog_text(FrameOutputs& outputs, const Settings& settings) {
+  const bool ascii = settings.catalog_type == CatalogType::Ascii ||
+                     settings.catalog_type == CatalogType::AsciiHead;
+  const bool head = settings.catalog_type == CatalogType::AsciiHead;
+  if (ascii && ascii_table_chars(outputs.result.catalog, head) <= kHeldCatalogChars)
+    outputs.catalog_text = ascii_table_text(outputs.result.catalog, head);
+}
+
 void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs,
                          const Settings& settings) {
   OutputRun run;  // a failing check image takes the catalog with it
-  if (settings.catalog_type != CatalogType::None)
+  if (outputs.catalog_text)
+    write_text_file(frame.catalog_name, *outputs.catalog_text);
+  else if (settings.catalog_type != CatalogType::None)
     write_catalog(frame.catalog_name, settings.catalog_type, outputs.result.catalog,
                   frame.image.header, outputs.cards);
   write_check_images(settings.check_types, frame.check_names, outputs.check_images,

@@ -62,9 +62,8 @@ size_t expect_rows_as_snprintf(const celeris::Table& t, bool header, const std::
   return r;
 }
 
-}  // namespace
-
-TEST(AsciiTable, RowsAreTheCellsSnprintfTexts) {
+// Every kind of cell and row the formatting meets (the file's header comment).
+celeris::Table mixed_table() {
   std::mt19937_64 rng(99);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -91,6 +90,20 @@ TEST(AsciiTable, RowsAreTheCellsSnprintfTexts) {
   add("LEFT", celeris::ColumnType::Float64, 1, "%-10.3f");
   add("VECTOR", celeris::ColumnType::Float64, 2000, "%12.7g");  // a row past the buffer
   add("FLAGS", celeris::ColumnType::Int32, 1, "%3d");
+  return t;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(AsciiTable, RowsAreTheCellsSnprintfTexts) {
+  const celeris::Table t = mixed_table();
   EXPECT_EQ(expect_rows_as_snprintf(t, false, "celeris_ascii_table_test"), t.rows);
 }
 
@@ -106,4 +119,33 @@ TEST(AsciiTable, RoundsOfBlocksKeepEveryRowInOrder) {
   }
   t.columns = {number, x};
   EXPECT_EQ(expect_rows_as_snprintf(t, true, "celeris_ascii_rounds_test"), t.rows);
+}
+
+// The text a stream's back workers make ahead (ascii_table_text), written by write_text_file, is
+// write_ascii_table's file byte for byte: with and without the header (a unit longer than a
+// header line's buffer among its columns), and for a table of no rows.
+TEST(AsciiTable, TextMadeAheadIsTheWrittenFile) {
+  celeris::Table t = mixed_table();
+  t.columns[1].unit = std::string(300, 'u');
+  t.columns[2].description = "a flux";
+  const auto dir = std::filesystem::temp_directory_path() / "celeris_ascii_text_test";
+  std::filesystem::create_directories(dir);
+  const std::string a = (dir / "a.cat").string(), b = (dir / "b.cat").string();
+  for (const bool header : {false, true}) {
+    celeris::write_ascii_table(a, t, header);
+    const std::string text = celeris::ascii_table_text(t, header);
+    celeris::write_text_file(b, text);
+    const std::string file = slurp(a);
+    EXPECT_GT(file.size(), t.rows);
+    EXPECT_TRUE(file == slurp(b)) << "header " << header;
+    EXPECT_GE(celeris::ascii_table_chars(t, header), file.size() / 2) << "header " << header;
+  }
+  celeris::Table empty = t;
+  empty.rows = 0;
+  for (celeris::Column& c : empty.columns) c.values.clear();
+  celeris::write_ascii_table(a, empty, true);
+  celeris::write_text_file(b, celeris::ascii_table_text(empty, true));
+  EXPECT_TRUE(slurp(a) == slurp(b));
+  EXPECT_NE(slurp(a).find(std::string(300, 'u')), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
