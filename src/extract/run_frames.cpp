@@ -271,8 +271,14 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
     const int64_t pixels = frame.pixels.width * frame.pixels.height;
     const int64_t device = settings.config.gpu_memory_bytes > 0 ? settings.config.gpu_memory_bytes
                                                                 : gpu::device_memory_bytes();
-    return gpu::stream_window(gpu::frame_device_bytes(pixels), gpu::frame_image_bytes(pixels),
-                              gpu_front_frames, least_window, window, device);
+    const size_t on_device =
+        gpu::stream_window(gpu::frame_device_bytes(pixels), gpu::frame_image_bytes(pixels),
+                           gpu_front_frames, least_window, window, device);
+    // Their page-locked host images (the value image and, for some outputs, the filtered one:
+    // both counted) within another eighth of the host's memory.
+    const size_t on_host = gpu::host_image_window(gpu::frame_image_bytes(pixels), least_window,
+                                                  window, page_locked_budget());
+    return std::min(on_device, on_host);
   };
   const size_t readers = std::min(total, shape.readers ? shape.readers : reader_cores());
   const size_t read_ahead = shape.read_ahead ? shape.read_ahead : readers + 2;

@@ -82,3 +82,13 @@ TEST(DeviceMemoryPlan, AStreamLetsInFlightTheFramesTheDeviceHolds) {
   // A frame that cannot be planned: the least (the plan then sends it to the CPU).
   EXPECT_EQ(stream_window(std::numeric_limits<int64_t>::max(), kGiB, 2, 6, 11, 80 * kGiB), 6u);
 }
+
+TEST(DeviceMemoryPlan, AStreamKeepsThePageLockedHostImagesInItsBudget) {
+  // 128 MiB of host images a frame: a 16 GiB budget holds 128 of them, a 1 GiB one 8, 512 MiB
+  // four (fewer than the least, 6: the least).
+  EXPECT_EQ(host_image_window(kGiB / 8, 6, 11, 16 * kGiB), 11u);
+  EXPECT_EQ(host_image_window(kGiB / 8, 6, 11, kGiB), 8u);
+  EXPECT_EQ(host_image_window(kGiB / 8, 6, 11, kGiB / 2), 6u);
+  EXPECT_EQ(host_image_window(0, 6, 11, kGiB), 11u);
+  EXPECT_EQ(host_image_window(kGiB, 6, 3, 1), 3u);
+}

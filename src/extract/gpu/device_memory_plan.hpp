@@ -63,6 +63,17 @@ inline size_t stream_window(int64_t frame_bytes, int64_t image_bytes, size_t gpu
   return least;
 }
 
+// The same bound from the host's side: each frame in flight past the front end keeps its images'
+// page-locked host copies (`host_bytes`: the value image, and the filtered one where a host stage
+// reads it), and a stream lets in as many as `budget` bytes hold, at least `least` (the shape
+// before stop 50 held that many whatever the frame's size), at most `most`.
+inline size_t host_image_window(int64_t host_bytes, size_t least, size_t most, size_t budget) {
+  least = std::min(least, most);
+  if (host_bytes <= 0) return most;
+  const size_t fit = budget / static_cast<size_t>(host_bytes);
+  return std::clamp(fit, least, most);
+}
+
 // Why a width x height frame, planned at `needed` bytes of device memory, cannot take the GPU
 // path on a device of `device_bytes` bytes: empty when it can. `device_bytes` <= 0: the memory is
 // not known (only the pixel count is checked). `what` names what needs the memory (a frame, or a
