@@ -285,6 +285,19 @@ TEST_F(GpuFrontEnd, SameErrorsAsCpu) {
   expect_same_on_both(flat, Config{}, "flat frame");
 }
 
+// Issue 17's largest parity case: a crowded 8192 x 8192 field (as `celeris simulate --size 8192
+// --density crowded`: 400,000 stars and 200,000 galaxies), the catalog's columns and every check
+// image the CPU path's, the detection image left on the device.
+TEST_F(GpuFrontEnd, SameAsCpuOnACrowded8192Field) {
+  sim::ImageParams p;
+  p.width = p.height = 8192;
+  p.seed = 8192;
+  p.n_stars = 400000;
+  p.n_galaxies = 200000;
+  const Image<float> img = sim::simulate_image(p).pixels;
+  expect_same_on_both(img, Config{}, "crowded 8192^2", false);
+}
+
 // A frame already in device memory (DeviceImage, owned or borrowed): the same catalog as from
 // host memory, on either device, and the same errors.
 TEST_F(GpuFrontEnd, DeviceResidentFrameGivesTheSameCatalog) {
