@@ -293,7 +293,12 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   BoundedQueue<Job> fronted(1);
   std::mutex m;
   std::condition_variable changed;
-  size_t written = 0;           // frames written (or reported failed) so far
+  size_t written = 0;  // frames written (or reported failed) so far
+  // Frames are let in flight in order, each while the frames in flight then number fewer than
+  // its window and than the window of each of them (so that the largest frame in flight bounds
+  // them all): the windows of the frames let in and not yet written, by frame.
+  size_t let_in = 0;
+  std::map<size_t, size_t> windows;
   std::map<size_t, Job> ready;  // back stages done, waiting for their turn to be written
   StepClock steps, stages;
   auto read_frames = [&] {
@@ -354,7 +359,14 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
             job->error.empty() && job->extensions.empty() ? frame_window(job->frame) : window;
         const auto t = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(m);
-        changed.wait(lock, [&] { return job->index < written + in_flight; });
+        changed.wait(lock, [&] {
+          size_t w = in_flight;
+          for (const auto& [frame, other] : windows) w = std::min(w, other);
+          return job->index == let_in && job->index < written + w;
+        });
+        windows.emplace(job->index, in_flight);
+        ++let_in;
+        changed.notify_all();
         steps.add("front waits for a back worker", since(t));
       }
       Frame& frame = job->frame;
@@ -462,6 +474,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
     steps.add("free", since(t_free));
     {
       std::lock_guard<std::mutex> lock(m);
+      windows.erase(next);
       ++written;
       changed.notify_all();
     }
