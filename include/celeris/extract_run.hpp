@@ -83,9 +83,10 @@ std::string frame_output_name(const std::string& pattern, const std::string& ima
 // blank lines and lines starting with # skipped).
 std::vector<std::string> expand_image_list(const std::vector<std::string>& args);
 
-// Writes a catalog table in a SExtractor catalog format.
+// Writes a catalog table in a SExtractor catalog format. `rows`: for the FITS types, the
+// table's rows encoded ahead (encode_fits_rows), else encoded here.
 void write_catalog(const std::string& path, CatalogType type, const Table& table,
                    const class celeris::FitsHeader& image_header,
-                   const std::vector<std::string>& extra_cards);
+                   const std::vector<std::string>& extra_cards, const FitsRows* rows = nullptr);
 
 }  // namespace celeris::extract

@@ -39,11 +39,24 @@ struct Table {
 };
 
 // Binary-table output. Written to a temporary name and renamed when complete.
+// A table's rows as a FITS binary table's data: the bytes write_fits_table writes (big-endian,
+// row after row, converted as CFITSIO's fits_write_col of doubles converts them), made ahead of
+// the writing (a stream's back workers); `overflow`: a value beyond its integer column's range,
+// which fails the write as it fails write_fits_table.
+struct FitsRows {
+  std::vector<unsigned char> bytes;
+  bool overflow = false;
+};
+FitsRows encode_fits_rows(const Table& table);
+// The bytes of one of the table's rows in a FITS binary table.
+size_t fits_row_bytes(const Table& table);
+
 struct FitsTableOptions {
   std::string extname = "OBJECTS";
   bool ldac = false;                     // SExtractor FITS_LDAC: LDAC_IMHEAD + LDAC_OBJECTS
   FitsHeader image_header;               // copied into LDAC_IMHEAD (ldac) or ignored
   std::vector<std::string> extra_cards;  // added to the table HDU's header
+  const FitsRows* rows = nullptr;        // the table's rows encoded ahead, else encoded here
 };
 void write_fits_table(const std::string& path, const Table& table,
                       const FitsTableOptions& options = {});

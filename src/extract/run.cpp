@@ -327,12 +327,25 @@ FrameOutputs frame_outputs(Frame& frame, Result&& r, const Settings& settings,
   return outputs;
 }
 
-void make_catalog_text(FrameOutputs& outputs, const Settings& settings) {
-  const bool ascii = settings.catalog_type == CatalogType::Ascii ||
-                     settings.catalog_type == CatalogType::AsciiHead;
-  const bool head = settings.catalog_type == CatalogType::AsciiHead;
-  if (ascii && ascii_table_chars(outputs.result.catalog, head) <= kHeldCatalogChars)
-    outputs.catalog_text = ascii_table_text(outputs.result.catalog, head);
+void make_catalog_ahead(FrameOutputs& outputs, const Settings& settings) {
+  const Table& catalog = outputs.result.catalog;
+  switch (settings.catalog_type) {
+    case CatalogType::Ascii:
+    case CatalogType::AsciiHead: {
+      const bool head = settings.catalog_type == CatalogType::AsciiHead;
+      if (ascii_table_chars(catalog, head) <= kHeldCatalogBytes)
+        outputs.catalog_text = ascii_table_text(catalog, head);
+      return;
+    }
+    case CatalogType::Fits10:
+    case CatalogType::FitsLdac: {
+      if (fits_row_bytes(catalog) * catalog.rows <= kHeldCatalogBytes)
+        outputs.catalog_rows = encode_fits_rows(catalog);
+      return;
+    }
+    case CatalogType::None:
+      return;
+  }
 }
 
 void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs,
@@ -342,7 +355,8 @@ void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs,
     write_text_file(frame.catalog_name, *outputs.catalog_text);
   else if (settings.catalog_type != CatalogType::None)
     write_catalog(frame.catalog_name, settings.catalog_type, outputs.result.catalog,
-                  frame.image.header, outputs.cards);
+                  frame.image.header, outputs.cards,
+                  outputs.catalog_rows ? &*outputs.catalog_rows : nullptr);
   write_check_images(settings.check_types, frame.check_names, outputs.check_images,
                      frame.image.header);
   run.keep();

@@ -416,7 +416,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
             Result r = extract_back(std::move(job->front), job->frame.request);
             for (const auto& [stage, s] : r.info.stage_seconds) stages.add(stage, s);
             job->outputs = frame_outputs(job->frame, std::move(r), settings, plan);
-            make_catalog_text(job->outputs, settings);
+            make_catalog_ahead(job->outputs, settings);
             steps.add("back stages", since(t));
           } catch (const std::exception& e) {
             job->error = e.what();

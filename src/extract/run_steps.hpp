@@ -78,16 +78,17 @@ struct FrameOutputs {
   FileRunResult result;
   std::vector<std::string> cards;
   std::vector<Image<float>> check_images;
-  // An ASCII catalog's file, whole, made ahead of the writing (make_catalog_text); else
-  // write_frame_outputs writes the table (write_catalog).
+  // The catalog made ahead of the writing (make_catalog_ahead): an ASCII catalog's file, whole,
+  // or a FITS catalog's rows encoded; else write_frame_outputs makes it as it writes it.
   std::optional<std::string> catalog_text;
+  std::optional<FitsRows> catalog_rows;
 };
-// A stream's back workers make each frame's ASCII catalog side by side, and its writer, which
-// writes the frames in order, only writes the text (on the H200, 256 crowded 4096^2 frames, the
-// writer's 12.2 ms a frame had bounded the stream). Other types, and catalogs over
-// kHeldCatalogChars (about), are left to write_catalog.
-constexpr size_t kHeldCatalogChars = size_t{256} << 20;
-void make_catalog_text(FrameOutputs& outputs, const Settings& settings);
+// A stream's back workers make each frame's catalog side by side (the ASCII text, the FITS
+// rows), and its writer, which writes the frames in order, only writes them (on the H200, 256
+// crowded 4096^2 frames, the writer's 12.2 ms a frame formatting ASCII had bounded the stream).
+// Catalogs over kHeldCatalogBytes (about) are left to the writer.
+constexpr size_t kHeldCatalogBytes = size_t{256} << 20;
+void make_catalog_ahead(FrameOutputs& outputs, const Settings& settings);
 FrameOutputs frame_outputs(Frame& frame, Result&& result, const Settings& settings,
                            const RunPlan& plan);
 void write_frame_outputs(const Frame& frame, const FrameOutputs& outputs, const Settings& settings);

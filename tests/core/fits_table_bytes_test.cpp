@@ -190,3 +190,45 @@ TEST(FitsTableBytes, StreamedBlocksAsOneTable) {
   EXPECT_TRUE(bytes_of(d / "one.fits") == bytes_of(d / "streamed.fits"));
   fs::remove_all(d);
 }
+
+// Rows encoded ahead (encode_fits_rows, a stream's back workers) and written by write_fits_table
+// give its own file byte for byte, in FITS_1.0 and FITS_LDAC; an overflowing value fails the
+// write either way, leaving no file; rows encoded for another table are refused.
+TEST(FitsTableBytes, RowsEncodedAheadAreTheSameFile) {
+  Table t;
+  t.rows = 70000;  // more than one of the writer's 4 MB blocks
+  t.columns = {column("A", ColumnType::Float64, 1), column("B", ColumnType::Int16, 2),
+               column("C", ColumnType::Float32, 3), column("D", ColumnType::Int64, 1),
+               column("E", ColumnType::Int32, 1)};
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-30000.0, 30000.0);
+  for (Column& c : t.columns)
+    for (size_t i = 0; i < t.rows * static_cast<size_t>(c.repeat); ++i) c.values.push_back(u(rng));
+  const fs::path d = tmpdir();
+  for (const bool ldac : {false, true}) {
+    celeris::FitsTableOptions options;
+    options.ldac = ldac;
+    options.extra_cards = {"COMMENT one card"};
+    celeris::write_fits_table((d / "a.fits").string(), t, options);
+    const celeris::FitsRows rows = celeris::encode_fits_rows(t);
+    EXPECT_EQ(rows.bytes.size(), celeris::fits_row_bytes(t) * t.rows);
+    EXPECT_FALSE(rows.overflow);
+    options.rows = &rows;
+    celeris::write_fits_table((d / "b.fits").string(), t, options);
+    EXPECT_TRUE(bytes_of(d / "a.fits") == bytes_of(d / "b.fits")) << "ldac " << ldac;
+  }
+  Table over = t;
+  over.columns[1].values[5] = 40000.0;  // beyond Int16
+  const celeris::FitsRows rows = celeris::encode_fits_rows(over);
+  EXPECT_TRUE(rows.overflow);
+  celeris::FitsTableOptions options;
+  options.rows = &rows;
+  EXPECT_THROW(celeris::write_fits_table((d / "c.fits").string(), over, options), celeris::Error);
+  EXPECT_FALSE(fs::exists(d / "c.fits"));
+  Table shorter = t;
+  shorter.rows = 10;
+  for (Column& c : shorter.columns) c.values.resize(10 * static_cast<size_t>(c.repeat));
+  EXPECT_THROW(celeris::write_fits_table((d / "d.fits").string(), shorter, options),
+               celeris::Error);
+  fs::remove_all(d);
+}

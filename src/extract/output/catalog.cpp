@@ -5,7 +5,8 @@
 namespace celeris::extract {
 
 void write_catalog(const std::string& path, CatalogType type, const Table& table,
-                   const FitsHeader& image_header, const std::vector<std::string>& extra_cards) {
+                   const FitsHeader& image_header, const std::vector<std::string>& extra_cards,
+                   const FitsRows* rows) {
   switch (type) {
     case CatalogType::None:
       return;
@@ -20,6 +21,7 @@ void write_catalog(const std::string& path, CatalogType type, const Table& table
       opt.extname = "OBJECTS";
       opt.image_header = image_header;
       opt.extra_cards = extra_cards;
+      opt.rows = rows;
       write_fits_table(path, table, opt);
       return;
     }
