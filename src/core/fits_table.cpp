@@ -170,11 +170,6 @@ bool encode_column(const Column& c, size_t first_row, size_t rows, unsigned char
   return ok;
 }
 
-// Writes the rows of `table` from file row first_row + 1 on. The rows are encoded here, in
-// blocks of about 4 MB, and each block goes to CFITSIO in one fits_write_tblbytes: a
-// fits_write_col per column and block cost 20 ms a frame on a 41.7k-row catalog, more than
-// encoding. Rows past the end of the table (the last HDU) extend it. An overflowing value
-// fails as fits_write_col fails on it (NUM_OVERFLOW), after the rows are written.
 // A row's bytes, and each column's offset in it.
 size_t row_layout(const Table& table, std::vector<size_t>& offset) {
   size_t row_bytes = 0;
@@ -186,6 +181,11 @@ size_t row_layout(const Table& table, std::vector<size_t>& offset) {
   return row_bytes;
 }
 
+// Writes the rows of `table` from file row first_row + 1 on. The rows are encoded here, in
+// blocks of about 4 MB, and each block goes to CFITSIO in one fits_write_tblbytes: a
+// fits_write_col per column and block cost 20 ms a frame on a 41.7k-row catalog, more than
+// encoding. Rows past the end of the table (the last HDU) extend it. An overflowing value
+// fails as fits_write_col fails on it (NUM_OVERFLOW), after the rows are written.
 void write_row_blocks(fitsfile* f, const Table& table, size_t first_row, int& status) {
   std::vector<size_t> offset;
   const size_t row_bytes = row_layout(table, offset);
