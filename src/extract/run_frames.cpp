@@ -263,8 +263,11 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   // the others in flight keeping their two images. Whether a frame takes the GPU is decided with
   // the load of kPlannedBackFrames past the front end (device_memory_plan.hpp); a frame whose
   // plan with the whole window does not fit the device waits for fewer frames in flight.
+  // (kPlannedBackFrames is stop 49's default of four back workers on 16 cores; on fewer cores
+  // that default had fewer, back_workers().)
   const size_t gpu_front_frames = std::min(fronts, gpu::kFrontContexts);
-  const size_t least_window = std::min(window, gpu_front_frames + gpu::kPlannedBackFrames);
+  const size_t planned_back = std::min(gpu::kPlannedBackFrames, back_workers());
+  const size_t least_window = std::min(window, gpu_front_frames + planned_back);
   const GpuStreamLoad load{gpu_front_frames, least_window - gpu_front_frames};
   auto frame_window = [&](const Frame& frame) {
     if (!gpu) return window;

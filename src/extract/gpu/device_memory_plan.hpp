@@ -40,8 +40,8 @@ constexpr size_t kFrontContexts = 2;
 
 // The frames past the front end that every frame of a stream is planned with, whatever the
 // stream's shape: whether a frame takes the GPU at all is decided with this load (the default
-// shape's until stop 50: two fronts, four back workers), so that a larger shape sends no frame
-// to the CPU that the smaller one took.
+// shape's until stop 50: two fronts and four back workers on 16 cores, one per 4 cores on fewer;
+// run_frames.cpp), so that a larger shape sends no frame to the CPU that the smaller one took.
 constexpr size_t kPlannedBackFrames = 4;
 
 // How many frames of one size a stream lets in flight at once (from the front stages until
