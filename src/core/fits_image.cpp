@@ -163,7 +163,8 @@ void read_scaled(fitsfile* f, int datatype, double bscale, double bzero, ImageVi
 // beyond 1e30 (SExtractor's BIG, its own marker of unusable pixels): measuring them overflows
 // single precision (a 3.4e38 pixel times a coordinate is infinite), and the non-finite centroids
 // that follow index outside the background mesh.
-// `stored`: read_pixels_direct's (pixels of 4 bytes may be left as stored); Converted otherwise.
+// `stored`: read_pixels_direct's (BITPIX -32, 32 and 16 may be left as stored); Converted
+// otherwise.
 void read_pixels(fitsfile* f, int bitpix, ImageView<float> out, const std::string& path,
                  StoredPixels* stored = nullptr) {
   int status = 0, compressed = fits_is_compressed_image(f, &status);

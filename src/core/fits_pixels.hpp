@@ -32,9 +32,9 @@ inline float masked_pixel(float v) {
 // values are those of the CFITSIO path to the bit: the same scaled_pixel, BLANK (integer
 // BITPIX) and NaN / infinity (float BITPIX, as CFITSIO's null test) as NaN, then masked_pixel.
 // Types of 4 bytes (BITPIX 32, -32) are read into `out` itself and converted where they lie.
-// With `stored` given, types of 4 bytes are left in `out` as the file stores them (the slices'
-// conversion skipped) and *stored says how to finish them (stored_pixels.hpp); other types are
-// converted and *stored says Converted.
+// With `stored` given, types of 4 bytes and BITPIX 16 are left in `out` as the file stores them
+// (16-bit values packed in its first half; the slices' conversion skipped) and *stored says how
+// to finish them (stored_pixels.hpp); other types are converted and *stored says Converted.
 bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero, ImageView<float> out,
                         const std::string& path, StoredPixels* stored = nullptr);
 inline bool read_pixels_direct(fitsfile* f, int bitpix, double bscale, double bzero,
@@ -51,9 +51,9 @@ void convert_stored_in_place(ImageView<float> pixels, StoredPixels& stored);
 // called once, after the header is read and checked and before any pixel is read: it returns
 // width * height floats, or nullptr to have them in image.pixels as read_fits_image does.
 // `pixels` views them either way; the values and the errors are read_fits_image's.
-// `leave_stored`: BITPIX -32 and 32 pixels read directly are left as stored (`stored` says how
-// to finish them: convert_stored_in_place on the host, or on the GPU); the other reads convert
-// as before and `stored` says Converted.
+// `leave_stored`: BITPIX -32, 32 and 16 pixels read directly are left as stored (`stored` says
+// how to finish them: convert_stored_in_place on the host, or on the GPU); the other reads
+// convert as before and `stored` says Converted.
 struct FitsImageRead {
   FitsImage image;  // image.pixels empty when `memory` gave the pixels' memory
   ImageView<float> pixels;

@@ -52,26 +52,27 @@ void format_rows(const Table& table, const std::vector<NumberFormat>& formats, s
   flush();
 }
 
+// printf's text appended to `out`, as long as it takes.
+template <typename... Args>
+void append_printf(std::string& out, const char* format, Args... args) {
+  const int n = std::snprintf(nullptr, 0, format, args...);
+  if (n <= 0) return;
+  const size_t at = out.size();
+  out.resize(at + static_cast<size_t>(n) + 1);
+  std::snprintf(out.data() + at, static_cast<size_t>(n) + 1, format, args...);
+  out.resize(at + static_cast<size_t>(n));
+}
+
 // The ASCII_HEAD header: a line per column, numbered by element.
 std::string header_text(const Table& table) {
   std::string out;
   int col = 1;
   for (const auto& c : table.columns) {
-    char line[256];
-    const int n = c.unit.empty()
-                      ? std::snprintf(line, sizeof line, "# %3d %-22.22s %-58.58s\n", col,
-                                      c.name.c_str(), c.description.c_str())
-                      : std::snprintf(line, sizeof line, "# %3d %-22.22s %-58.58s [%s]\n", col,
-                                      c.name.c_str(), c.description.c_str(), c.unit.c_str());
-    if (n >= static_cast<int>(sizeof line)) {  // a long unit: the line as long as it takes
-      std::string long_line(static_cast<size_t>(n) + 1, '\0');
-      std::snprintf(long_line.data(), long_line.size(), "# %3d %-22.22s %-58.58s [%s]\n", col,
-                    c.name.c_str(), c.description.c_str(), c.unit.c_str());
-      long_line.pop_back();
-      out += long_line;
-    } else if (n > 0) {
-      out.append(line, static_cast<size_t>(n));
-    }
+    if (c.unit.empty())
+      append_printf(out, "# %3d %-22.22s %-58.58s\n", col, c.name.c_str(), c.description.c_str());
+    else
+      append_printf(out, "# %3d %-22.22s %-58.58s [%s]\n", col, c.name.c_str(),
+                    c.description.c_str(), c.unit.c_str());
     col += c.repeat;
   }
   return out;
@@ -99,6 +100,15 @@ size_t row_chars(const Table& table, const std::vector<NumberFormat>& formats) {
 
 constexpr size_t kBlockRows = 2048;
 
+// Block b's rows (kBlockRows of them, fewer in the last) as text into `text`, emptied first.
+void format_block(const Table& table, const std::vector<NumberFormat>& formats, size_t row_chars,
+                  size_t b, std::string& text) {
+  const size_t first = b * kBlockRows;
+  text.clear();
+  text.reserve(kBlockRows * row_chars);
+  format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text);
+}
+
 }  // namespace
 
 void write_ascii_table(const std::string& path, const Table& table, bool header) {
@@ -123,10 +133,7 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
       // file's write runs beside the formatting of the blocks after it.
 #pragma omp parallel for ordered schedule(dynamic, 1) if (nb > 1)
       for (size_t j = 0; j < nb; ++j) {
-        const size_t first = (b0 + j) * kBlockRows;
-        text[j].clear();
-        text[j].reserve(kBlockRows * chars);
-        format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
+        format_block(table, formats, chars, b0 + j, text[j]);
 #pragma omp ordered
         if (!failed && std::fwrite(text[j].data(), 1, text[j].size(), f.get()) != text[j].size())
           failed = true;
@@ -149,11 +156,7 @@ std::string ascii_table_text(const Table& table, bool header) {
   std::vector<std::string> text(nblocks);
   const size_t chars = row_chars(table, formats);
 #pragma omp parallel for schedule(dynamic, 1) if (nblocks > 1)
-  for (size_t j = 0; j < nblocks; ++j) {
-    const size_t first = j * kBlockRows;
-    text[j].reserve(kBlockRows * chars);
-    format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text[j]);
-  }
+  for (size_t j = 0; j < nblocks; ++j) format_block(table, formats, chars, j, text[j]);
   size_t total = out.size();
   for (const std::string& t : text) total += t.size();
   out.reserve(total);

@@ -64,8 +64,8 @@ struct Frame {
 };
 // `memory`, when given, says where the image's pixels go (read_fits_image_into; not in
 // dual-image mode, whose two images are read as read_fits_image reads them). `leave_stored`:
-// BITPIX -32 and 32 pixels are left as the file stores them (frame.stored says so), for the GPU
-// front end to finish (a stream with --device cuda: no byte swap on the reader's thread).
+// BITPIX -32, 32 and 16 pixels are left as the file stores them (frame.stored says so), for the
+// GPU front end to finish (a stream with --device cuda: no byte swap on the reader's thread).
 Frame read_frame(const std::string& path, const std::string& catalog_name,
                  const std::vector<std::string>& check_names, const Settings& settings,
                  const RunPlan& plan, const PixelMemory& memory = {}, bool leave_stored = false);

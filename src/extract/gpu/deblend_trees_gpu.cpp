@@ -61,11 +61,12 @@ enum Mark {
 };
 
 // A stream and its buffers, reused from frame to frame (grown, never shrunk). A frame's
-// deblending takes two (its two batches) and a stream's back workers (four by default) run
-// theirs at once: the pool keeps every context given back (core/cuda/context_pool.hpp), so that
-// none is freed between frames. (It kept four until stop 49: a stream of four workers could make
-// and free up to four a round, and freeing device memory waits for the whole device; the
-// stream's rate did not move measurably, 90.6-99.6 against 91.8-98.0 frames/s.)
+// deblending takes two (its two batches) and a stream's back workers (eight by default with
+// --device cuda on 16 cores, run_frames.cpp) run theirs at once: the pool keeps every context
+// given back (core/cuda/context_pool.hpp), so that none is freed between frames. (It kept four
+// until stop 49: a stream of four workers could make and free up to four a round, and freeing
+// device memory waits for the whole device; the stream's rate did not move measurably, 90.6-99.6
+// against 91.8-98.0 frames/s.)
 struct Context {
   cuda::Stream stream;
   // Each size class's launch on a stream of its own, so that they run side by side: the
