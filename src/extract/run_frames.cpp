@@ -261,27 +261,34 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   const size_t window = workers + fronts;
   // With --device cuda, the frames on the device: at most kFrontContexts in the front end, and
   // the others in flight keeping their two images. Whether a frame takes the GPU is decided with
-  // the load of kPlannedBackFrames past the front end (device_memory_plan.hpp); a frame whose
-  // plan with the whole window does not fit the device waits for fewer frames in flight.
-  // (kPlannedBackFrames is stop 49's default of four back workers on 16 cores; on fewer cores
-  // that default had fewer, back_workers().)
+  // the load of kPlannedBackFrames past the front end (device_memory_plan.hpp
+  // stream_frame_plan); a frame whose plan with the whole window does not fit the device waits
+  // for fewer frames in flight, and one too large for the planned load for fewer than that, down
+  // to itself alone. (kPlannedBackFrames is stop 49's default of four back workers on 16 cores;
+  // on fewer cores that default had fewer, back_workers().)
   const size_t gpu_front_frames = std::min(fronts, gpu::kFrontContexts);
   const size_t planned_back = std::min(gpu::kPlannedBackFrames, back_workers());
   const size_t least_window = std::min(window, gpu_front_frames + planned_back);
-  const GpuStreamLoad load{gpu_front_frames, least_window - gpu_front_frames};
-  auto frame_window = [&](const Frame& frame) {
-    if (!gpu) return window;
+  struct FramePlan {
+    size_t window;
+    GpuStreamLoad load;
+    bool below_planned = false;  // a frame too large for the planned load, on the GPU with fewer
+  };
+  auto frame_plan = [&](const Frame& frame) {
+    if (!gpu) return FramePlan{window, {}};
     const int64_t pixels = frame.pixels.width * frame.pixels.height;
     const int64_t device = settings.config.gpu_memory_bytes > 0 ? settings.config.gpu_memory_bytes
                                                                 : gpu::device_memory_bytes();
-    const size_t on_device =
-        gpu::stream_window(gpu::frame_device_bytes(pixels), gpu::frame_image_bytes(pixels),
-                           gpu_front_frames, least_window, window, device);
+    const gpu::StreamFramePlan on_device =
+        gpu::stream_frame_plan(gpu::frame_device_bytes(pixels), gpu::frame_image_bytes(pixels),
+                               gpu_front_frames, least_window, window, device);
     // Their page-locked host images (the value image and, for some outputs, the filtered one:
     // both counted) within another eighth of the host's memory.
     const size_t on_host = gpu::host_image_window(gpu::frame_image_bytes(pixels), least_window,
                                                   window, page_locked_budget());
-    return std::min(on_device, on_host);
+    return FramePlan{std::min(on_device.window, on_host),
+                     {on_device.fronts, on_device.back_frames},
+                     on_device.window < least_window};
   };
   const size_t readers = std::min(total, shape.readers ? shape.readers : reader_cores());
   const size_t read_ahead = shape.read_ahead ? shape.read_ahead : readers + 2;
@@ -357,9 +364,11 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
         job = take_in_turn(read_m, read_cv, arrived, next);
         steps.add("front waits for the next frame read", since(t));
       }
+      const FramePlan plan_of_frame = job->error.empty() && job->extensions.empty()
+                                          ? frame_plan(job->frame)
+                                          : FramePlan{window, {}};
       {
-        const size_t in_flight =
-            job->error.empty() && job->extensions.empty() ? frame_window(job->frame) : window;
+        const size_t in_flight = plan_of_frame.window;
         const auto t = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(m);
         changed.wait(lock, [&] {
@@ -372,13 +381,22 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
         changed.notify_all();
         steps.add("front waits for a back worker", since(t));
       }
+      // A frame planned with fewer frames in flight than the stream's load: the GPU front end's
+      // idle contexts and frame images (grown for earlier frames, and not in this frame's plan)
+      // are freed first.
+      if (plan_of_frame.below_planned) {
+        const auto t = std::chrono::steady_clock::now();
+        gpu::release_idle_buffers();
+        steps.add("idle device buffers freed (a frame over the planned load)", since(t));
+      }
       Frame& frame = job->frame;
       if (job->error.empty() && job->extensions.empty()) try {
           // The CPU path subtracts the background in the frame's own memory.
           const auto t = std::chrono::steady_clock::now();
           // With --device cuda the device holds the fronts' frames and, until each catalog is
           // written, the images of the frames past them: a frame it cannot hold with those (all
-          // planned at this one's size, `load`) goes to the CPU, with a warning.
+          // planned at this one's size, its plan's load) goes to the CPU, with a warning.
+          const GpuStreamLoad& load = plan_of_frame.load;
           job->front =
               gpu ? extract_front(frame.pixels, frame.stored, frame.config, frame.request, load)
                   : extract_front(frame.pixels, &frame.image.pixels, frame.config, frame.request,

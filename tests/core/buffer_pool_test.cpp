@@ -80,6 +80,33 @@ TEST(BufferPool, FailedMakeFreesItsPlaceUnderTheLimit) {
   EXPECT_NE(a.get(), nullptr);
 }
 
+// drop_idle frees those waiting in the pool, each after the caller's hook, and leaves those out
+// alone: they come back to the pool as before.
+TEST(BufferPool, DropIdleFreesThoseWaitingOnly) {
+  const int before = Buffer::alive;
+  celeris::cuda::BufferPool<Buffer> pool(4);
+  auto out = pool.take(fits(1), make(1));
+  {
+    auto a = pool.take(fits(1), make(1));
+    auto b = pool.take(fits(1), make(1));
+  }
+  EXPECT_EQ(pool.idle(), 2u);
+  EXPECT_EQ(Buffer::alive - before, 3);
+  int hooked = 0;
+  pool.drop_idle([&](Buffer& b) {
+    EXPECT_NE(&b, out.get());
+    ++hooked;
+  });
+  EXPECT_EQ(hooked, 2);
+  EXPECT_EQ(pool.idle(), 0u);
+  EXPECT_EQ(Buffer::alive - before, 1);
+  Buffer* kept = out.get();
+  out.reset();
+  EXPECT_EQ(pool.idle(), 1u);
+  auto again = pool.take(fits(1), make(1));
+  EXPECT_EQ(again.get(), kept);
+}
+
 // core/cuda/context_pool.hpp: a caller never shares a context with another caller at the same
 // time, and a context given back is taken again rather than a new one made.
 namespace {

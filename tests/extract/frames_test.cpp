@@ -466,40 +466,54 @@ TEST_F(Frames, GpuFrontsSideBySideKeepOrderAndEqualCpu) {
 }
 
 // With --device cuda a stream plans the device memory of its fronts' frames and of the images
-// kept past them (pipeline.hpp GpuStreamLoad): under a limit (Config::gpu_memory_bytes) that the
-// 512 x 512 frame fits alone but not beside the images of one more (one front, one back worker),
-// that frame is extracted on the CPU with a warning naming the stream, the smaller frames (at
-// most 40% of its pixels) on the GPU; every catalog the CPU's.
-TEST_F(Frames, GpuStreamOverTheMemoryPlanPutsThatFrameOnTheCpu) {
+// kept past them (pipeline.hpp GpuStreamLoad). Under a limit (Config::gpu_memory_bytes) that the
+// 512 x 512 frame fits alone but not beside the images of one more, that frame waits until it
+// is alone in flight and takes the GPU, the front end's idle buffers freed first; the smaller
+// frames (at most 40% of its pixels) go on with the planned load. Under a limit it does not fit
+// even alone, it is extracted on the CPU with a warning naming the frame. Every catalog the
+// CPU's one-frame run's, the three frames twice (the large one between small ones, its buffers
+// grown again after they were freed).
+TEST_F(Frames, GpuStreamRunsAFrameTooLargeForItsLoadAlone) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const std::vector<std::string> refs = reference_outputs(false);
-  Settings s = settings((dir_ / "{stem}.cat").string(), false, Backend::Cuda);
-  // Just above what the 512 x 512 frame needs alone.
+  Settings s = settings((dir_ / "{index}.cat").string(), false, Backend::Cuda);
   const int64_t alone = gpu::frame_device_bytes(512 * 512);
-  s.config.gpu_memory_bytes =
+  const int64_t just_above =
       static_cast<int64_t>(static_cast<double>(alone) / gpu::kUsableShare) + 1;
-  const FileRunResult one = extract_file(images_[1], s);
-  for (const std::string& w : one.warnings)
-    EXPECT_EQ(w.find("extracted on the CPU"), std::string::npos) << w;
-  std::vector<FrameReport> reports;
-  const FramesSummary sum = extract_frames(
-      images_, s, {}, [&](const FrameReport& r) { reports.push_back(r); }, StreamShape{1, 2, 1, 1});
-  EXPECT_EQ(sum.failed, 0u);
-  ASSERT_EQ(reports.size(), 3u);
-  for (size_t k = 0; k < 3; ++k) {
-    int on_cpu = 0;
-    for (const std::string& w : reports[k].result.warnings)
-      if (w.find("the frame is extracted on the CPU") != std::string::npos) {
-        ++on_cpu;
-        EXPECT_NE(w.find("the stream's frames on the device (1 in the front stages, 1 keeping"),
-                  std::string::npos)
-            << w;
-      }
-    EXPECT_EQ(on_cpu, k == 1 ? 1 : 0) << reports[k].path;
-    EXPECT_EQ(reports[k].error, "") << reports[k].path;
-    EXPECT_TRUE(slurp(refs[k] + ".cat") == slurp(dir_ / ("frame" + std::to_string(k) + ".cat")))
-        << k;
-  }
+  std::vector<std::string> six = images_;
+  six.insert(six.end(), images_.begin(), images_.end());
+  auto stream = [&](int64_t limit, StreamShape shape, const std::string& expected_on_cpu) -> bool {
+    s.config.gpu_memory_bytes = limit;
+    std::vector<FrameReport> reports;
+    const FramesSummary sum = extract_frames(
+        six, s, {}, [&](const FrameReport& r) { reports.push_back(r); }, shape);
+    EXPECT_EQ(sum.failed, 0u);
+    EXPECT_EQ(reports.size(), 6u);
+    for (size_t k = 0; k < reports.size(); ++k) {
+      int on_cpu = 0;
+      for (const std::string& w : reports[k].result.warnings)
+        if (w.find("the frame is extracted on the CPU") != std::string::npos) {
+          ++on_cpu;
+          EXPECT_NE(w.find(expected_on_cpu), std::string::npos) << w;
+        }
+      EXPECT_EQ(on_cpu, k % 3 == 1 && !expected_on_cpu.empty() ? 1 : 0) << k;
+      EXPECT_EQ(reports[k].error, "") << k;
+      EXPECT_TRUE(slurp(refs[k % 3] + ".cat") == slurp(dir_ / (std::to_string(k + 1) + ".cat")))
+          << k << " fronts " << shape.fronts;
+    }
+    bool freed = false;
+    for (const auto& [name, seconds] : sum.step_seconds)
+      freed |= name.find("idle device buffers freed") != std::string::npos;
+    return freed;
+  };
+  // One front and one back worker; two fronts and four back workers.
+  EXPECT_TRUE(stream(just_above, StreamShape{1, 2, 1, 1}, ""));
+  EXPECT_TRUE(stream(just_above, StreamShape{4, 2, 4, 2}, ""));
+  // Just below what it needs alone: on the CPU, the small frames still on the GPU.
+  EXPECT_FALSE(stream(static_cast<int64_t>(static_cast<double>(alone) / gpu::kUsableShare) - 1,
+                      StreamShape{1, 2, 1, 1}, "the frame would take up to"));
+  // A limit the planned load fits: nothing freed, nothing on the CPU.
+  EXPECT_FALSE(stream(0, StreamShape{4, 2, 4, 2}, ""));
 }
 
 // A stream whose shape lets more frames in flight than the device holds at a frame's size lets

@@ -50,6 +50,22 @@ class BufferPool {
     return {got.release(), [state](B* b) { state->give_back(b); }};
   }
 
+  // Frees those waiting in the pool (not those out), each after `before(B&)`: a stream that
+  // lets in a frame larger than its plan gives back what the plan does not count.
+  template <class Before>
+  void drop_idle(Before&& before) {
+    std::vector<std::unique_ptr<B>> dropped;
+    {
+      std::lock_guard<std::mutex> lock(state_->m);
+      dropped.swap(state_->free);
+    }
+    for (std::unique_ptr<B>& b : dropped) before(*b);
+  }
+  size_t idle() const {
+    std::lock_guard<std::mutex> lock(state_->m);
+    return state_->free.size();
+  }
+
  private:
   struct State {
     State(size_t k, size_t l) : kept(k), limit(l) {}

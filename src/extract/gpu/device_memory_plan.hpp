@@ -44,23 +44,63 @@ constexpr size_t kFrontContexts = 2;
 // run_frames.cpp), so that a larger shape sends no frame to the CPU that the smaller one took.
 constexpr size_t kPlannedBackFrames = 4;
 
+// Whether `window` frames of one size in flight fit the device's usable share: `gpu_fronts` of
+// them (or all, if fewer) in the front end, planned at `frame_bytes`, the others keeping their
+// images (`image_bytes`). `device_bytes` <= 0: the memory is not known, true.
+inline bool stream_fits(int64_t frame_bytes, int64_t image_bytes, size_t gpu_fronts, size_t window,
+                        int64_t device_bytes) {
+  if (device_bytes <= 0) return true;
+  const int64_t fronts = static_cast<int64_t>(std::min(gpu_fronts, window));
+  const int64_t back = static_cast<int64_t>(window) - fronts;
+  return static_cast<double>(stream_device_bytes(frame_bytes, image_bytes, fronts, back)) <=
+         kUsableShare * static_cast<double>(device_bytes);
+}
+
 // How many frames of one size a stream lets in flight at once (from the front stages until
 // their catalogs are written): the most in [least, most] whose plan fits the device's usable
-// share (`gpu_fronts` of them in the front end, planned at `frame_bytes`, the others keeping
-// their images, `image_bytes`), else `least` (whose plan decides whether the frame takes the
+// share (stream_fits), else `least` (whose plan decides whether the frame takes the
 // GPU at all). `device_bytes` <= 0: the memory is not known, `most`.
 inline size_t stream_window(int64_t frame_bytes, int64_t image_bytes, size_t gpu_fronts,
                             size_t least, size_t most, int64_t device_bytes) {
   least = std::min(least, most);
-  if (device_bytes <= 0) return most;
-  for (size_t w = most; w > least; --w) {
-    const int64_t fronts = static_cast<int64_t>(std::min(gpu_fronts, w));
-    const int64_t back = static_cast<int64_t>(w) - fronts;
-    if (static_cast<double>(stream_device_bytes(frame_bytes, image_bytes, fronts, back)) <=
-        kUsableShare * static_cast<double>(device_bytes))
-      return w;
-  }
+  for (size_t w = most; w > least; --w)
+    if (stream_fits(frame_bytes, image_bytes, gpu_fronts, w, device_bytes)) return w;
   return least;
+}
+
+// One frame of a stream: how many frames may be in flight with it, and the load its device
+// memory is planned with (`fronts` frames in the front end, `back_frames` past it keeping their
+// images; pipeline.hpp GpuStreamLoad).
+struct StreamFramePlan {
+  size_t window = 1;
+  size_t fronts = 1;
+  size_t back_frames = 0;
+};
+
+// A frame that fits the stream's planned load (`planned` frames in flight, `gpu_fronts` of them
+// in the front end) is planned with it, and let in with as many frames in flight as the device
+// holds at its size (stream_window, up to `most`). A larger frame waits for fewer frames in
+// flight instead of going to the CPU: the most, below `planned`, whose plan fits, down to the
+// frame alone (window 1: one front, none past it). A frame that does not fit alone is planned
+// alone, which sends it to the CPU with a warning naming the frame (gpu_frame_refusal), and
+// keeps the planned window: it holds no device memory.
+inline StreamFramePlan stream_frame_plan(int64_t frame_bytes, int64_t image_bytes,
+                                         size_t gpu_fronts, size_t planned, size_t most,
+                                         int64_t device_bytes) {
+  planned = std::max<size_t>(1, std::min(planned, most));
+  gpu_fronts = std::max<size_t>(1, gpu_fronts);
+  auto with = [&](size_t window) {
+    const size_t fronts = std::min(gpu_fronts, window);
+    return StreamFramePlan{window, fronts, window - fronts};
+  };
+  if (stream_fits(frame_bytes, image_bytes, gpu_fronts, planned, device_bytes)) {
+    StreamFramePlan p = with(planned);
+    p.window = stream_window(frame_bytes, image_bytes, gpu_fronts, planned, most, device_bytes);
+    return p;
+  }
+  for (size_t w = planned; w-- > 1;)
+    if (stream_fits(frame_bytes, image_bytes, gpu_fronts, w, device_bytes)) return with(w);
+  return StreamFramePlan{planned, 1, 0};
 }
 
 // The same bound from the host's side: each frame in flight past the front end keeps its images'

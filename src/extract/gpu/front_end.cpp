@@ -67,8 +67,8 @@ struct FrameImages {
 };
 
 // Everything one frame after another reuses: a stream, its buffers and their page-locked
-// host copies. Never destroyed (its CUDA resources would outlive the runtime's teardown at
-// exit); front_end() holds one for the whole of a frame (contexts()).
+// host copies. Not destroyed at exit (its CUDA resources would outlive the runtime's
+// teardown); front_end() holds one for the whole of a frame (contexts()).
 struct Context {
   cuda::Stream stream;
   cuda::Stream copies;  // the images' download, beside the labelling
@@ -100,9 +100,9 @@ struct Context {
 // of frames one frame's upload and host steps (the mesh grid's finish, the waits for the
 // downloads, the gather) run while the other's kernels do; the kernels of one frame fill the
 // GPU, so a third brings nothing (a third caller waits). Contexts are made when first needed (a
-// single-frame run makes one) and kept for the process: the pool never frees them (its limit
-// is what it keeps) and is itself never destroyed. (device_memory_plan.hpp kFrontContexts: a
-// stream's plan counts these.)
+// single-frame run makes one) and kept: the pool frees them only when a stream asks
+// (release_idle_buffers; its limit is what it keeps) and is itself never destroyed.
+// (device_memory_plan.hpp kFrontContexts: a stream's plan counts these.)
 constexpr size_t kContexts = kFrontContexts;
 
 cuda::BufferPool<Context>& contexts() {
@@ -128,6 +128,17 @@ bool available() {
     return false;
   }
   return n > 0;
+}
+
+void release_idle_buffers() {
+  // A pending download still writes a frame's page-locked images, and a context's streams may
+  // still carry one: each waits for its own before it is freed.
+  frame_images().drop_idle([](FrameImages& f) { f.downloaded.synchronize(); });
+  contexts().drop_idle([](Context& c) {
+    c.stream.synchronize();
+    c.copies.synchronize();
+    c.meshes.synchronize();
+  });
 }
 
 int64_t frame_image_bytes(int64_t pixels) {

@@ -88,6 +88,11 @@ int64_t frame_device_bytes(int64_t pixels);
 // Of those, the frame's two images (value and detection), which stay on the device until its
 // catalog is written (the back stages read them); 0 without CUDA.
 int64_t frame_image_bytes(int64_t pixels);
+// Frees the GPU front end's contexts and frame images that no frame holds now (they are kept
+// for the next frames, grown to the largest frame so far): a stream does so before a frame
+// too large for its planned load, whose plan counts only the frames in flight. Nothing without
+// CUDA.
+void release_idle_buffers();
 // The current device's memory in bytes (0 without CUDA or a device).
 int64_t device_memory_bytes();
 // The current device's memory in use now (total less free: every process's, the CUDA contexts
