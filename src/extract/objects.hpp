@@ -30,7 +30,7 @@ struct ObjectView {
   const int32_t* y = nullptr;
   const float* value = nullptr;
   const float* cvalue = nullptr;
-  const float* var = nullptr;
+  const float* var = nullptr;  // null: a list without pixel weights (every pixel's 0)
   const float* dthresh = nullptr;
   size_t count = 0;
   uint16_t flags = 0;
@@ -41,7 +41,9 @@ struct ObjectView {
 
   size_t size() const { return count; }
   bool empty() const { return count == 0; }
-  Pixel operator[](size_t i) const { return {x[i], y[i], value[i], cvalue[i], var[i], dthresh[i]}; }
+  Pixel operator[](size_t i) const {
+    return {x[i], y[i], value[i], cvalue[i], var ? var[i] : 0.0f, dthresh ? dthresh[i] : 0.0f};
+  }
 
   struct Iterator {
     const ObjectView* o;
@@ -65,7 +67,11 @@ struct ObjectList {
   // Pixel columns of all objects.
   PixelColumn<int32_t> x, y;
   PixelColumn<float> value, cvalue;
-  PixelColumn<float> var, dthresh;    // Pixel::var, Pixel::dthresh
+  // Pixel::var and Pixel::dthresh, kept only with `pixel_weights` (a detection with weight
+  // maps); without, they stay empty and every pixel's are 0: a frame without weights neither
+  // fills, copies nor permutes two columns of zeros (a third of the GPU front end's gather).
+  PixelColumn<float> var, dthresh;
+  bool pixel_weights = false;
   std::vector<int64_t> offset = {0};  // size() + 1 entries
   // Per-object columns.
   std::vector<uint16_t> flags;
@@ -82,8 +88,8 @@ struct ObjectList {
             y.data() + b,
             value.data() + b,
             cvalue.data() + b,
-            var.data() + b,
-            dthresh.data() + b,
+            pixel_weights ? var.data() + b : nullptr,
+            pixel_weights ? dthresh.data() + b : nullptr,
             count(k),
             flags[k],
             fixed_centre[k] != 0,
@@ -97,8 +103,17 @@ struct ObjectList {
     y.push_back(p.y);
     value.push_back(p.value);
     cvalue.push_back(p.cvalue);
-    var.push_back(p.var);
-    dthresh.push_back(p.dthresh);
+    if (pixel_weights) {
+      var.push_back(p.var);
+      dthresh.push_back(p.dthresh);
+    }
+  }
+  // Keeps var and dthresh from now on, those of the pixels so far 0.
+  void add_pixel_weights() {
+    if (pixel_weights) return;
+    var.assign(x.size(), 0.0f);
+    dthresh.assign(x.size(), 0.0f);
+    pixel_weights = true;
   }
   void end_object(uint16_t object_flags, bool fixed = false, double centre_x = 0.0,
                   double centre_y = 0.0) {
@@ -125,12 +140,17 @@ struct ObjectList {
     y.reserve(n);
     value.reserve(n);
     cvalue.reserve(n);
-    var.reserve(n);
-    dthresh.reserve(n);
+    if (pixel_weights) {
+      var.reserve(n);
+      dthresh.reserve(n);
+    }
   }
-  // A list of one object holding `pixels` (tests, small tools).
+  // A list of one object holding `pixels` (tests, small tools), with pixel weights where a pixel
+  // has a variance or threshold.
   static ObjectList of(const std::vector<Pixel>& pixels, uint16_t object_flags = 0) {
     ObjectList l;
+    for (const Pixel& p : pixels)
+      if (p.var != 0.0f || p.dthresh != 0.0f) l.pixel_weights = true;
     for (const Pixel& p : pixels) l.push_pixel(p);
     l.end_object(object_flags);
     return l;
@@ -141,12 +161,20 @@ struct ObjectList {
 
 inline void ObjectList::append(const ObjectList& b) {
   const int64_t base = offset.back();
+  if (b.pixel_weights) add_pixel_weights();
+  if (pixel_weights) {  // b's, or 0 for each of its pixels
+    if (b.pixel_weights) {
+      var.insert(var.end(), b.var.begin(), b.var.end());
+      dthresh.insert(dthresh.end(), b.dthresh.begin(), b.dthresh.end());
+    } else {
+      var.resize(var.size() + b.x.size(), 0.0f);
+      dthresh.resize(dthresh.size() + b.x.size(), 0.0f);
+    }
+  }
   x.insert(x.end(), b.x.begin(), b.x.end());
   y.insert(y.end(), b.y.begin(), b.y.end());
   value.insert(value.end(), b.value.begin(), b.value.end());
   cvalue.insert(cvalue.end(), b.cvalue.begin(), b.cvalue.end());
-  var.insert(var.end(), b.var.begin(), b.var.end());
-  dthresh.insert(dthresh.end(), b.dthresh.begin(), b.dthresh.end());
   for (size_t k = 1; k < b.offset.size(); ++k) offset.push_back(base + b.offset[k]);
   flags.insert(flags.end(), b.flags.begin(), b.flags.end());
   fixed_centre.insert(fixed_centre.end(), b.fixed_centre.begin(), b.fixed_centre.end());
@@ -162,9 +190,12 @@ inline ObjectList ObjectList::concatenate(std::vector<ObjectList>& parts, int th
     object_base[i + 1] = object_base[i] + parts[i].size();
   }
   ObjectList out;
+  for (const ObjectList& p : parts) out.pixel_weights |= p.pixel_weights;
   const size_t npix = pixel_base[np], nobj = object_base[np];
   for (auto* c : {&out.x, &out.y}) c->resize(npix);
-  for (auto* c : {&out.value, &out.cvalue, &out.var, &out.dthresh}) c->resize(npix);
+  for (auto* c : {&out.value, &out.cvalue}) c->resize(npix);
+  if (out.pixel_weights)
+    for (auto* c : {&out.var, &out.dthresh}) c->resize(npix);
   out.offset.resize(nobj + 1);
   out.flags.resize(nobj);
   out.fixed_centre.resize(nobj);
@@ -178,8 +209,13 @@ inline ObjectList ObjectList::concatenate(std::vector<ObjectList>& parts, int th
     std::copy(p.y.begin(), p.y.end(), out.y.begin() + pb);
     std::copy(p.value.begin(), p.value.end(), out.value.begin() + pb);
     std::copy(p.cvalue.begin(), p.cvalue.end(), out.cvalue.begin() + pb);
-    std::copy(p.var.begin(), p.var.end(), out.var.begin() + pb);
-    std::copy(p.dthresh.begin(), p.dthresh.end(), out.dthresh.begin() + pb);
+    if (p.pixel_weights) {
+      std::copy(p.var.begin(), p.var.end(), out.var.begin() + pb);
+      std::copy(p.dthresh.begin(), p.dthresh.end(), out.dthresh.begin() + pb);
+    } else if (out.pixel_weights) {
+      std::fill(out.var.begin() + pb, out.var.begin() + pb + p.x.size(), 0.0f);
+      std::fill(out.dthresh.begin() + pb, out.dthresh.begin() + pb + p.x.size(), 0.0f);
+    }
     for (size_t k = 0; k < p.size(); ++k) out.offset[ob + k + 1] = pb + p.offset[k + 1];
     std::copy(p.flags.begin(), p.flags.end(), out.flags.begin() + ob);
     std::copy(p.fixed_centre.begin(), p.fixed_centre.end(), out.fixed_centre.begin() + ob);

@@ -669,6 +669,7 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
     Field f = random_field(rng, w, h, 60, 4.0f, 1.0f);
     // Distinct var/dthresh (weights), to see them travel with their pixels.
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    f.detections.add_pixel_weights();
     for (size_t i = 0; i < f.detections.pixel_count(); ++i) {
       f.detections.var[i] = u(rng);
       f.detections.dthresh[i] = 3.0f + u(rng) * 1e-3f;
@@ -686,6 +687,7 @@ TEST(Deblend, StageEqualsPlansAndDirectAssignment) {
     p.pixel_thresholds = trial % 3 == 0;
     const int64_t offset = trial == 7 ? 1000003 : trial * 5;  // one jumped far into the stream
     ObjectList want;
+    want.pixel_weights = true;
     std::vector<int64_t> want_parent;
     GlibcRand stream;
     for (int64_t i = 0; i < offset; ++i) stream();
@@ -878,6 +880,7 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     Field f = trial % 4 == 3 ? plateau_field(rng, w, h, 45, 4.0f)
                              : random_field(rng, w, h, 45, 4.0f, 1.0f);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    f.detections.add_pixel_weights();
     for (size_t i = 0; i < f.detections.pixel_count(); ++i)
       f.detections.dthresh[i] = 3.0f + u(rng) * 1e-3f;
     DeblendParams p;

@@ -65,6 +65,7 @@ TEST(Weights, InterpolationTakesLeftThenUpperNeighbours) {
 
 TEST(Weights, ObjectThresholdIsTheSmallestOfItsPixels) {
   ObjectList l;
+  l.pixel_weights = true;
   l.push_pixel({0, 0, 1.0f, 1.0f, 4.0f, 3.0f});
   l.push_pixel({1, 0, 1.0f, 1.0f, 4.0f, 2.5f});
   l.end_object(0);

@@ -203,16 +203,14 @@ ObjectList detections_from_chains(const int32_t* xs, const int32_t* ys, int64_t 
   out.fixed_centre.assign(nobj, 0);
   out.cx.assign(nobj, 0.0);
   out.cy.assign(nobj, 0.0);
-  // The six pixel columns sized without being written (PixelColumn: no zero-fill), then filled
-  // in one pass over the pixels by all threads, so that their pages are first touched side by
-  // side. (One thread per column took 2.2-4 ms of a crowded 4096^2 frame on the H200's host: the
-  // largest column's copy and page faults on one thread.)
+  // The four pixel columns (no weights: var and dthresh stay empty) sized without being written
+  // (PixelColumn: no zero-fill), then filled in one pass over the pixels by all threads, so that
+  // their pages are first touched side by side. (One thread per column took 2.2-4 ms of a crowded
+  // 4096^2 frame on the H200's host: the largest column's copy and page faults on one thread.)
   out.x.resize(m);
   out.y.resize(m);
   out.value.resize(m);
   out.cvalue.resize(m);
-  out.var.resize(m);
-  out.dthresh.resize(m);
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
@@ -221,8 +219,6 @@ ObjectList detections_from_chains(const int32_t* xs, const int32_t* ys, int64_t 
       out.y[i] = ys[i];
       out.value[i] = value[i];
       out.cvalue[i] = cvalue[i];
-      out.var[i] = 0.0f;
-      out.dthresh[i] = 0.0f;
     }
 #pragma omp for schedule(static)
     for (size_t k = 0; k < nobj; ++k) {

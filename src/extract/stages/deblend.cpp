@@ -76,8 +76,8 @@ ObjectView pixels_at(const ObjectList& list, int64_t base, size_t n) {
   v.y = list.y.data() + base;
   v.value = list.value.data() + base;
   v.cvalue = list.cvalue.data() + base;
-  v.var = list.var.data() + base;
-  v.dthresh = list.dthresh.data() + base;
+  v.var = list.pixel_weights ? list.var.data() + base : nullptr;
+  v.dthresh = list.pixel_weights ? list.dthresh.data() + base : nullptr;
   v.count = n;
   return v;
 }
@@ -388,8 +388,10 @@ void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& o
   permute(out.y, pixel_base, perm, scratch.tmp_int);
   permute(out.value, pixel_base, perm, scratch.tmp_float);
   permute(out.cvalue, pixel_base, perm, scratch.tmp_float);
-  permute(out.var, pixel_base, perm, scratch.tmp_float);
-  permute(out.dthresh, pixel_base, perm, scratch.tmp_float);
+  if (out.pixel_weights) {
+    permute(out.var, pixel_base, perm, scratch.tmp_float);
+    permute(out.dthresh, pixel_base, perm, scratch.tmp_float);
+  }
 }
 
 }  // namespace
@@ -742,6 +744,7 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   objects.cvalue = std::move(st.detections.cvalue);
   objects.var = std::move(st.detections.var);
   objects.dthresh = std::move(st.detections.dthresh);
+  objects.pixel_weights = st.detections.pixel_weights;
   const size_t nobj = first_object[n];
   objects.offset.assign(nobj + 1, 0);
   objects.flags.resize(nobj);

@@ -156,6 +156,7 @@ ObjectList detect_weighted(ImageView<const float> value, ImageView<const float> 
   auto t = [&](int x, int y) { return thresh.data ? thresh(x, y) : params.threshold; };
   auto v = [&](int x, int y) { return var.data ? var(x, y) : 0.0f; };
   ObjectList out;
+  out.pixel_weights = true;
   PixelStack stack;
   stack.size = params.pixstack;
   LutzScratch scratch;
