@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "extract/gpu/device_memory_plan.hpp"
 
@@ -95,48 +96,35 @@ TEST(DeviceMemoryPlan, AStreamKeepsThePageLockedHostImagesInItsBudget) {
 
 TEST(DeviceMemoryPlan, AFrameTooLargeForTheStreamsLoadWaitsForFewerFramesInFlight) {
   // 1 GiB a frame in the front end, 128 MiB of images past it; the planned load six frames (two
-  // in the front end), eleven at most.
+  // in the front end), eleven at most. plan(fronts, device) as {window, fronts, back_frames}.
   const int64_t f = kGiB, im = kGiB / 8;
+  auto plan = [&](size_t gpu_fronts, size_t planned, int64_t device) {
+    const StreamFramePlan p = stream_frame_plan(f, im, gpu_fronts, planned, 11, device);
+    return std::vector<size_t>{p.window, p.fronts, p.back_frames};
+  };
+  using V = std::vector<size_t>;
   // 80% of 4 GiB holds the planned load and more: the planned load, eleven in flight.
-  StreamFramePlan p = stream_frame_plan(f, im, 2, 6, 11, 4 * kGiB);
-  EXPECT_EQ(p.window, 11u);
-  EXPECT_EQ(p.fronts, 2u);
-  EXPECT_EQ(p.back_frames, 4u);
+  EXPECT_EQ(plan(2, 6, 4 * kGiB), (V{11, 2, 4}));
   // 80% of 2.6 GiB (2.08) holds two fronts (2.0), not a frame past them as well (2.125), nor
   // the planned 2.5.
-  p = stream_frame_plan(f, im, 2, 6, 11, 13 * kGiB / 5);
-  EXPECT_EQ(p.window, 2u);
-  EXPECT_EQ(p.fronts, 2u);
-  EXPECT_EQ(p.back_frames, 0u);
+  EXPECT_EQ(plan(2, 6, 13 * kGiB / 5), (V{2, 2, 0}));
   // 80% of 2.25 GiB (1.8): two frames in flight may both be in the front end (2.0), so one
   // alone (1.0); more past it would need a second frame in flight, which could be a front.
-  p = stream_frame_plan(f, im, 2, 6, 11, 9 * kGiB / 4);
-  EXPECT_EQ(p.window, 1u);
-  EXPECT_EQ(p.fronts, 1u);
+  EXPECT_EQ(plan(2, 6, 9 * kGiB / 4), (V{1, 1, 0}));
   // With one front (a stream of one front thread): 80% of 1.5 GiB (1.2) holds it and one past
   // it (1.125), not two (1.25).
-  p = stream_frame_plan(f, im, 1, 5, 11, 3 * kGiB / 2);
-  EXPECT_EQ(p.window, 2u);
-  EXPECT_EQ(p.fronts, 1u);
-  EXPECT_EQ(p.back_frames, 1u);
+  EXPECT_EQ(plan(1, 5, 3 * kGiB / 2), (V{2, 1, 1}));
   // 80% of 1.3 GiB (1.04): the frame alone.
-  p = stream_frame_plan(f, im, 2, 6, 11, 13 * kGiB / 10);
-  EXPECT_EQ(p.window, 1u);
-  EXPECT_EQ(p.fronts, 1u);
-  EXPECT_EQ(p.back_frames, 0u);
+  EXPECT_EQ(plan(2, 6, 13 * kGiB / 10), (V{1, 1, 0}));
   // Not even alone (80% of 1 GiB): planned alone, so that the refusal names the frame, with
   // the planned window (it holds no device memory).
-  p = stream_frame_plan(f, im, 2, 6, 11, kGiB);
-  EXPECT_EQ(p.window, 6u);
-  EXPECT_EQ(p.fronts, 1u);
-  EXPECT_EQ(p.back_frames, 0u);
+  EXPECT_EQ(plan(2, 6, kGiB), (V{6, 1, 0}));
   EXPECT_NE(gpu_frame_refusal(16384, 16384, stream_device_bytes(f, im, 1, 0), kGiB), "");
   // Memory not known: the planned load, the whole window.
-  p = stream_frame_plan(f, im, 2, 6, 11, 0);
-  EXPECT_EQ(p.window, 11u);
-  EXPECT_EQ(p.back_frames, 4u);
+  EXPECT_EQ(plan(2, 6, 0), (V{11, 2, 4}));
   // A frame that cannot be planned: alone, the planned window.
-  p = stream_frame_plan(std::numeric_limits<int64_t>::max(), im, 2, 6, 11, 80 * kGiB);
+  const StreamFramePlan p =
+      stream_frame_plan(std::numeric_limits<int64_t>::max(), im, 2, 6, 11, 80 * kGiB);
   EXPECT_EQ(p.window, 6u);
   EXPECT_EQ(p.fronts, 1u);
 }
