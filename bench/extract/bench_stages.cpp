@@ -12,6 +12,9 @@
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 // --pass-alone 0: the clean pass beside the OpenMP team's spinning threads
 // (Config::serial_pass_alone).
+// --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
+// measurement (the weighted front end: its background and filter on the CPU, the detection on
+// the GPU with --device cuda).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children or
 // pass-alone) set to VALUE (b), in turn, each round's order swapped: the medians of both, stage
@@ -141,13 +144,13 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
                  "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1] "
-                 "[--pass-alone 0|1] [--ab OPTION=VALUE [--rounds N]]\n",
+                 "[--pass-alone 0|1] [--rms-map FILE] [--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0, rounds = 0;
   extract::Config options;  // --chunk-objects, --gpu-children, --pass-alone
-  std::string devices = "cpu,cuda,cuda-pinned,cuda-resident", ab;
+  std::string devices = "cpu,cuda,cuda-pinned,cuda-resident", ab, rms_map;
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--repeat")
       repeat = std::stoi(value);
@@ -159,6 +162,8 @@ int main(int argc, char** argv) try {
       ab = value;
     else if (key == "--rounds")
       rounds = std::stoi(value);
+    else if (key == "--rms-map")
+      rms_map = value;
     else
       return key.size() > 2 && set_option(options, key.substr(2), value);
     return true;
@@ -169,6 +174,14 @@ int main(int argc, char** argv) try {
               static_cast<long long>(img.pixels.height()), repeat, threads);
   extract::MeasureRequest req;
   req.n_apertures = 1;
+  FitsImage rms;
+  if (!rms_map.empty()) {
+    rms = read_fits_image(rms_map);
+    req.weight_map = rms.pixels.view();
+    options.detect_weight.type = extract::WeightType::MapRms;
+    options.measure_weight.type = extract::WeightType::MapRms;
+    std::printf("weight map %s (MAP_RMS)\n", rms_map.c_str());
+  }
   std::vector<extract::Objects> catalogs;
   options.threads = threads;
   if (!ab.empty())

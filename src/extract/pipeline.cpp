@@ -279,10 +279,11 @@ FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse
       },
       host_front);
   if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
-  if (host_front && run_config.device == Backend::Cuda)
+  // (With weight maps the weighted front end says where its stages ran.)
+  if (host_front && !weighted && run_config.device == Backend::Cuda)
     stage.info.warnings.push_back(
-        std::string("--device cuda with ") + (weighted ? "weight maps" : "dual-image mode") +
-        ": background, filtering and detection run on the CPU, the photometry on the GPU");
+        "--device cuda with dual-image mode: background, filtering and detection run on the CPU, "
+        "the photometry on the GPU");
   return stage;
 }
 

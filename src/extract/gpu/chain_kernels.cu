@@ -141,6 +141,12 @@ __global__ void gather_values_kernel(const int32_t* chained, int64_t m, const fl
   out_y[i] = y;
 }
 
+__global__ void gather_image_kernel(const int32_t* chained, int64_t m, const float* image,
+                                    float* out) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < m) out[i] = image[chained[i]];
+}
+
 // A warp per component: the largest row among its pixels and whether one lies on the border.
 constexpr int kEndWarps = 8;  // components a block
 __global__ void component_ends_kernel(const int32_t* chained, const int32_t* offset,
@@ -166,13 +172,19 @@ size_t align256(size_t b) {
 
 // ---- Pixel-stack bound -------------------------------------------------------------------------
 
-// rows[y] = pixels of row y above the threshold (NaN is not above it, -inf neither).
-__global__ void row_lit_kernel(const float* cvalue, int width, float threshold, int64_t* rows) {
+// rows[y] = pixels of row y above the threshold (NaN is not above it, -inf neither); each
+// pixel's own where `thresh` is given.
+__global__ void row_lit_kernel(const float* cvalue, int width, float threshold, const float* thresh,
+                               int64_t* rows) {
   using Reduce = cub::BlockReduce<int64_t, kThreads>;
   __shared__ typename Reduce::TempStorage tmp;
-  const float* row = cvalue + static_cast<size_t>(blockIdx.x) * width;
+  const size_t first = static_cast<size_t>(blockIdx.x) * width;
+  const float* row = cvalue + first;
   int64_t n = 0;
-  for (int x = threadIdx.x; x < width; x += kThreads) n += row[x] > threshold;
+  if (thresh)
+    for (int x = threadIdx.x; x < width; x += kThreads) n += row[x] > thresh[first + x];
+  else
+    for (int x = threadIdx.x; x < width; x += kThreads) n += row[x] > threshold;
   const int64_t total = Reduce(tmp).Sum(n);
   if (threadIdx.x == 0) rows[blockIdx.x] = total;
 }
@@ -198,6 +210,13 @@ void gather_values(const int32_t* chained, int64_t m, const float* value, const 
   gather_values_kernel<<<blocks_for(m), kThreads, 0, stream>>>(chained, m, value, cvalue, width,
                                                                out_value, out_cvalue, out_x, out_y);
   cuda::cuda_check_launch("gather_values_kernel");
+}
+
+void gather_image(const int32_t* chained, int64_t m, const float* image, float* out,
+                  cudaStream_t stream) {
+  if (m == 0) return;
+  gather_image_kernel<<<blocks_for(m), kThreads, 0, stream>>>(chained, m, image, out);
+  cuda::cuda_check_launch("gather_image_kernel");
 }
 
 void component_ends(const int32_t* chained, const int32_t* offset, int64_t components, int width,
@@ -279,7 +298,7 @@ int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, 
 
 int64_t pixel_stack_bound(const float* cvalue, int width, int height, float threshold,
                           const int32_t* keys, const int32_t* offset, int64_t components,
-                          ChainWork& w, cudaStream_t stream) {
+                          ChainWork& w, cudaStream_t stream, const float* thresh) {
   if (static_cast<int64_t>(width) * height == 0) return 0;
   const size_t h = static_cast<size_t>(height);
   int64_t* rows = w.rows.grow(2 * h);
@@ -290,7 +309,7 @@ int64_t pixel_stack_bound(const float* cvalue, int width, int height, float thre
   CELERIS_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, max_bytes, held, bound, height));
   void* tmp = w.cub.grow(align256(std::max(scan_bytes, max_bytes)));
   row_lit_kernel<<<static_cast<unsigned>(height), kThreads, 0, stream>>>(cvalue, width, threshold,
-                                                                         rows);
+                                                                         thresh, rows);
   cuda::cuda_check_launch("row_lit_kernel");
   if (components > 0) {
     freed_kernel<<<blocks_for(components), kThreads, 0, stream>>>(keys, offset, components, width,

@@ -51,10 +51,10 @@ int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, 
 // the kept components freed before it (on the second row after their last). `keys` and
 // `offset` as chain_components leaves them (component c's last pixel is keys[offset[c]], its
 // size offset[c + 1] - offset[c]). One block per row, one thread per component, two CUB passes
-// over the rows; waits for the value.
+// over the rows; waits for the value. `thresh`: each pixel's own threshold (weight maps).
 int64_t pixel_stack_bound(const float* cvalue, int width, int height, float threshold,
                           const int32_t* keys, const int32_t* offset, int64_t components,
-                          ChainWork& work, cudaStream_t stream);
+                          ChainWork& work, cudaStream_t stream, const float* thresh = nullptr);
 
 // The two images' values at the m chained pixels (y * width + x), for the host's detections:
 // value[chained[i]] and cvalue[chained[i]] into out_value[i] and out_cvalue[i], the pixel's x
@@ -62,6 +62,10 @@ int64_t pixel_stack_bound(const float* cvalue, int width, int height, float thre
 void gather_values(const int32_t* chained, int64_t m, const float* value, const float* cvalue,
                    int width, float* out_value, float* out_cvalue, int32_t* out_x, int32_t* out_y,
                    cudaStream_t stream);
+// One more image's values at the chained pixels: image[chained[i]] into out[i] (weight maps:
+// each pixel's variance and threshold).
+void gather_image(const int32_t* chained, int64_t m, const float* image, float* out,
+                  cudaStream_t stream);
 
 // Each chained component's done line (one past its last row: detect()'s done_lines) into
 // ends[c], bitwise negated (~) when one of its pixels lies on the image's border (FLAGS 8).

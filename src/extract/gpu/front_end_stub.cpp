@@ -1,5 +1,6 @@
 // Builds without CUDA: the GPU front end is not there, and asking for it is an error.
 #include "celeris/error.hpp"
+#include "extract/gpu/detect_weighted_gpu.hpp"
 #include "extract/gpu/front_end.hpp"
 
 namespace celeris::extract::gpu {
@@ -32,6 +33,12 @@ FrontEnd front_end(ImageView<const float>, const Config&, const FilterParams&, i
 }
 
 FrontEnd front_end(const DeviceImage&, const Config&, const FilterParams&, int, bool, bool) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+WeightedDetections detect_weighted_gpu(ImageView<const float>, ImageView<const float>,
+                                       ImageView<const float>, ImageView<const float>, float,
+                                       const Config&, int) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

@@ -42,11 +42,13 @@ void subtract_background(const float* image, const float* node, const float* dno
 void filter(const float* value, const float* kernel, int kw, int kh, int width, int height,
             float* filtered, cudaStream_t stream);
 
-// 8-connected components of the pixels not NaN in `value` and above `threshold` in `cvalue`:
+// 8-connected components of the pixels not NaN in `value` and above `threshold` in `cvalue`
+// (above thresh[p] instead, each pixel its own, where `thresh` is given: weight maps):
 // parent[p] = the component's first pixel in raster order, -1 off the mask; count[root] and
 // last[root] (its last pixel in raster order) for each root. count and last are set here.
 void label(const float* value, const float* cvalue, float threshold, int width, int height,
-           int32_t* parent, int32_t* count, int32_t* last, cudaStream_t stream);
+           int32_t* parent, int32_t* count, int32_t* last, cudaStream_t stream,
+           const float* thresh = nullptr);
 
 // The pixels of components of at least `minarea` pixels, sorted by their component's last
 // pixel (SExtractor's completion order), in raster order within each: `pixels` and `keys` (the

@@ -99,8 +99,10 @@ __device__ UpLinks up_links(bool upleft, bool up, bool upright, bool left, bool 
   return {false, upleft && !left, upright && !right};
 }
 
-__device__ bool lit(const float* value, const float* cvalue, float threshold, int p) {
-  return detected_pixel(value[p], cvalue[p], threshold);
+// `thresh`: each pixel's own threshold (weight maps), else null and `threshold` for all.
+__device__ bool lit(const float* value, const float* cvalue, float threshold, const float* thresh,
+                    int p) {
+  return detected_pixel(value[p], cvalue[p], thresh ? thresh[p] : threshold);
 }
 
 // ---- 1. Tiles in shared memory ---------------------------------------------------------------
@@ -114,8 +116,8 @@ constexpr int kRows = kTileH / kStrideH;  // per thread
 // whole image: the roots get theirs in label_finish_kernel). Leaves parent[p] = the smallest
 // pixel of p's component within the tile, -1 off the mask.
 __global__ void __launch_bounds__(kTileW* kStrideH)
-    label_tile_kernel(const float* value, const float* cvalue, float threshold, int width,
-                      int height, int32_t* parent, int32_t* count, int32_t* last) {
+    label_tile_kernel(const float* value, const float* cvalue, float threshold, const float* thresh,
+                      int width, int height, int32_t* parent, int32_t* count, int32_t* last) {
   __shared__ int lab[kTilePixels];
   __shared__ unsigned row_bits[kTileH];
   const int lx = threadIdx.x;
@@ -126,7 +128,7 @@ __global__ void __launch_bounds__(kTileW* kStrideH)
   for (int i = 0; i < kRows; ++i) {
     const int ly = threadIdx.y + i * kStrideH, y = y0 + ly, p = y * width + x;
     const bool inside = x < width && y < height;
-    on[i] = inside && lit(value, cvalue, threshold, p);
+    on[i] = inside && lit(value, cvalue, threshold, thresh, p);
     if (inside) {
       count[p] = 0;
       last[p] = -1;
@@ -280,11 +282,12 @@ dim3 tile_grid(int width, int height) {
 // last) of 4 bytes per pixel, then one read of parent and writes of the pixels not yet pointing
 // at their root. Deterministic: the result is the contract's, whatever order the links ran in.
 void label(const float* value, const float* cvalue, float threshold, int width, int height,
-           int32_t* parent, int32_t* count, int32_t* last, cudaStream_t stream) {
+           int32_t* parent, int32_t* count, int32_t* last, cudaStream_t stream,
+           const float* thresh) {
   if (width <= 0 || height <= 0) return;
   const dim3 grid = tile_grid(width, height), block(kTileW, kStrideH);
-  label_tile_kernel<<<grid, block, 0, stream>>>(value, cvalue, threshold, width, height, parent,
-                                                count, last);
+  label_tile_kernel<<<grid, block, 0, stream>>>(value, cvalue, threshold, thresh, width, height,
+                                                parent, count, last);
   cuda::cuda_check_launch("label_tile_kernel");
   const int64_t threads = int64_t{grid.x} * grid.y * kBorder;
   constexpr int kBorderBlock = 256;

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "celeris/error.hpp"
+#include "extract/gpu/detect_weighted_gpu.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/dual_image.hpp"
 
@@ -168,12 +170,47 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
       std::fill(maps.thresh.data(), maps.thresh.data() + maps.thresh.size(), t.detect);
     }
   }
-  std::vector<PixelStackOverflow> overflows;
-  out.detections = detect_weighted(
-      out.value, cvalue, maps.detect ? maps.thresh.view() : ImageView<const float>{},
-      maps.measure ? maps.var.view() : ImageView<const float>{},
-      {t.detect, config.detect_minarea, config.memory_pixstack}, &overflows);
-  for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
+  const ImageView<const float> thresh = maps.detect ? maps.thresh.view() : ImageView<const float>{};
+  const ImageView<const float> var = maps.measure ? maps.var.view() : ImageView<const float>{};
+  // With --device cuda the detection runs on the GPU (one image: dual-image mode stays on the
+  // host), unless the device cannot hold the frame or SExtractor's pixel stack could overflow.
+  std::string where = "on the CPU";
+  bool detected = false;
+  if (config.device == Backend::Cuda && !request.measure_image.data && gpu::available()) {
+    const int64_t device =
+        config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : gpu::device_memory_bytes();
+    const std::string refusal = gpu::gpu_frame_refusal(
+        image.width, image.height, gpu::frame_device_bytes(image.width * image.height), device);
+    if (refusal.empty()) {
+      gpu::WeightedDetections d =
+          gpu::detect_weighted_gpu(out.value, cvalue, thresh, var, t.detect, config, threads);
+      for (auto& step : d.stage_seconds) out.stage_seconds.push_back(std::move(step));
+      const bool may_overflow =
+          config.memory_pixstack > 0 && d.pixel_stack_bound >= config.memory_pixstack - 1;
+      if (!may_overflow) {
+        out.detections = std::move(d.detections);
+        out.done_lines = std::move(d.done_lines);
+        detected = true;
+        where = "on the GPU";
+      } else {
+        where = "on the CPU (SExtractor's pixel stack could overflow)";
+      }
+    } else {
+      where = "on the CPU (" + refusal + ")";
+    }
+  }
+  if (!detected) {
+    std::vector<PixelStackOverflow> overflows;
+    out.detections =
+        detect_weighted(out.value, cvalue, thresh, var,
+                        {t.detect, config.detect_minarea, config.memory_pixstack}, &overflows);
+    for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
+  }
+  if (config.device == Backend::Cuda)
+    out.warnings.push_back(std::string("--device cuda with weight maps") +
+                           (request.measure_image.data ? " in dual-image mode" : "") +
+                           ": background and filtering run on the CPU, the detection " + where +
+                           ", the photometry on the GPU");
   out.storage = std::move(images);  // the views above point into these images
   return out;
 }
