@@ -1,8 +1,10 @@
 #include "extract/stages/weights_front_end.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "celeris/error.hpp"
 #include "extract/gpu/detect_weighted_gpu.hpp"
@@ -16,7 +18,9 @@ namespace {
 
 Image<float> copy_of(ImageView<const float> v) {
   Image<float> out = Image<float>::uninitialized(v.width, v.height);
-  std::copy(v.data, v.data + v.size(), out.data());
+  float* o = out.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < v.size(); ++i) o[i] = v.data[i];
   return out;
 }
 
@@ -40,6 +44,7 @@ BackgroundMap background_with(ImageView<const float> image, const WeightParams& 
   to_variance(p.type, 1.0f, var1.data(), var1.size());
   // Bad pixels are left out of the background meshes, as masked (NaN) pixels are.
   Image<float> masked = copy_of(image);
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < masked.size(); ++i)
     if (var1.data()[i] >= wthresh) masked.data()[i] = std::numeric_limits<float>::quiet_NaN();
   BackgroundMap bkg = background_map(masked.view(), config);
@@ -112,6 +117,13 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
   maps.wthresh = variance_threshold(mw);
   maps.dwthresh = variance_threshold(dw);
   FrontEnd out;
+  // Each step's time, as the other front ends list theirs.
+  auto t_step = std::chrono::steady_clock::now();
+  auto lap = [&](const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    out.stage_seconds.emplace_back(step, std::chrono::duration<double>(now - t_step).count());
+    t_step = now;
+  };
   struct HostImages {
     Image<float> value, filtered;
   };
@@ -129,7 +141,9 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
     if (mw.type == WeightType::Background) maps.var = background_variance(out.background);
     if (config.separate_weights && dw.type == WeightType::Background)
       maps.own_dvar = background_variance(out.background);
+    lap("weights: background and variance maps");
     value = subtract_background(image, out.background, nullptr, threads);
+    lap("subtract");
     // Bad pixels interpolated: the measurement variance with the image (INTERP_TYPE ALL), and a
     // separate detection variance on its own.
     if (maps.measure && mw.interpolate)
@@ -137,6 +151,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
                              maps.var.view(), maps.wthresh, mw.xlag, mw.ylag);
     if (config.separate_weights && maps.detect && dw.interpolate)
       interpolate_bad_pixels({}, maps.own_dvar.view(), maps.dwthresh, dw.xlag, dw.ylag);
+    lap("weights: bad pixels interpolated");
   }
 
   const Thresholds t = detection_thresholds(config, out.background.global_rms);
@@ -149,6 +164,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
     images->filtered = detection_image(out.value, fp);
     out.filtered = images->filtered.view();
   }
+  lap("filter");
   const ImageView<const float> cvalue = out.detection_image();
   // Each pixel's threshold: DETECT_THRESH sigma of its own detection variance, filtered as the
   // image is (scan.c); a constant with THRESH_TYPE ABSOLUTE.
@@ -163,6 +179,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
       }
       const float* cvar = config.filter ? filtered_var.data() : dvar.data;
       const float relthresh = static_cast<float>(config.detect_thresh);
+#pragma omp parallel for schedule(static) num_threads(threads)
       for (int64_t i = 0; i < maps.thresh.size(); ++i)
         maps.thresh.data()[i] =
             static_cast<float>(relthresh * std::sqrt(static_cast<double>(cvar[i])));
@@ -170,6 +187,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
       std::fill(maps.thresh.data(), maps.thresh.data() + maps.thresh.size(), t.detect);
     }
   }
+  lap("weights: each pixel's threshold");
   const ImageView<const float> thresh = maps.detect ? maps.thresh.view() : ImageView<const float>{};
   const ImageView<const float> var = maps.measure ? maps.var.view() : ImageView<const float>{};
   // With --device cuda the detection runs on the GPU (one image: dual-image mode stays on the
@@ -185,6 +203,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
       gpu::WeightedDetections d =
           gpu::detect_weighted_gpu(out.value, cvalue, thresh, var, t.detect, config, threads);
       for (auto& step : d.stage_seconds) out.stage_seconds.push_back(std::move(step));
+      t_step = std::chrono::steady_clock::now();
       const bool may_overflow =
           config.memory_pixstack > 0 && d.pixel_stack_bound >= config.memory_pixstack - 1;
       if (!may_overflow) {
@@ -205,6 +224,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
         detect_weighted(out.value, cvalue, thresh, var,
                         {t.detect, config.detect_minarea, config.memory_pixstack}, &overflows);
     for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
+    lap("detect");
   }
   if (config.device == Backend::Cuda)
     out.warnings.push_back(std::string("--device cuda with weight maps") +
