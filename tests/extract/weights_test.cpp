@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "celeris/error.hpp"
@@ -61,6 +62,74 @@ TEST(Weights, InterpolationTakesLeftThenUpperNeighbours) {
   EXPECT_EQ(val[9], 104.0f);
   EXPECT_EQ(val[11], 106.0f);
   EXPECT_EQ(val[10], 110.0f);  // left bad
+}
+
+namespace {
+
+// SExtractor's interpolate.c loop as it stands, its backups kept in arrays of their own: the
+// reference for interpolate_bad_pixels, which reads them from the row before instead and skips
+// the rows without a bad pixel.
+void reference_interpolation(std::vector<float>* value, std::vector<float>& var, int64_t w,
+                             int64_t h, float wthresh, int xlag, int ylag) {
+  std::vector<int> ytimeout(static_cast<size_t>(w), 0);
+  std::vector<float> backup(static_cast<size_t>(w), 0.0f), wbackup(static_cast<size_t>(w), 0.0f);
+  for (int64_t y = 0; y < h; ++y) {
+    float* wd = var.data() + y * w;
+    float* d = value ? value->data() + y * w : nullptr;
+    int xtimeout = 0;
+    for (int64_t x = 0; x < w; ++x) {
+      if (wd[x] >= wthresh) {
+        if (!xtimeout) {
+          if (ytimeout[x]) {
+            --ytimeout[x];
+            wd[x] = wbackup[x];
+            if (d) d[x] = backup[x];
+          }
+        } else {
+          --xtimeout;
+          wd[x] = wd[x - 1];
+          if (d) d[x] = d[x - 1];
+        }
+      } else {
+        xtimeout = xlag;
+        ytimeout[x] = ylag;
+      }
+      wbackup[x] = wd[x];
+      if (d) backup[x] = d[x];
+    }
+  }
+}
+
+}  // namespace
+
+// Random maps: bad pixels alone, in runs along rows and columns, whole bad rows and rows without
+// any; lags 0 to 5; with the image and without (VAR_ONLY): the reference's values, every pixel.
+TEST(Weights, InterpolationEqualsSExtractorsLoop) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t w = 1 + static_cast<int64_t>(rng() % 40),
+                  h = 1 + static_cast<int64_t>(rng() % 40);
+    const float density = trial % 4 == 0 ? 0.0f : u(rng) * 0.5f;
+    std::vector<float> var(static_cast<size_t>(w * h)), val(var.size());
+    for (int64_t y = 0; y < h; ++y) {
+      const int kind = static_cast<int>(rng() % 5);  // 0: no bad pixel, 1: all bad, else random
+      for (int64_t x = 0; x < w; ++x) {
+        const bool bad = kind == 1 || (kind > 1 && u(rng) < density);
+        var[static_cast<size_t>(y * w + x)] = bad ? 1e30f : 1.0f + u(rng);
+        val[static_cast<size_t>(y * w + x)] = 100.0f * u(rng);
+      }
+    }
+    const int xlag = static_cast<int>(rng() % 6), ylag = static_cast<int>(rng() % 6);
+    for (const bool with_image : {true, false}) {
+      std::vector<float> v1 = var, d1 = val, v2 = var, d2 = val;
+      reference_interpolation(with_image ? &d1 : nullptr, v1, w, h, 1e29f, xlag, ylag);
+      interpolate_bad_pixels(with_image ? ImageView<float>{d2.data(), w, h} : ImageView<float>{},
+                             {v2.data(), w, h}, 1e29f, xlag, ylag);
+      EXPECT_EQ(v1, v2) << "trial " << trial << (with_image ? "" : ", VAR_ONLY");
+      EXPECT_EQ(d1, d2) << "trial " << trial;
+    }
+  }
 }
 
 TEST(Weights, ObjectThresholdIsTheSmallestOfItsPixels) {

@@ -192,17 +192,44 @@ void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float 
                             int ylag) {
   const int64_t w = var.width, h = var.height;
   const bool all = value.data != nullptr;
-  std::vector<int> ytimeout(static_cast<size_t>(w), 0);
-  std::vector<float> backup(static_cast<size_t>(w), 0.0f), wbackup(static_cast<size_t>(w), 0.0f);
+  // The rows holding a bad pixel, found on all threads: a row without one changes nothing but
+  // the columns' timeouts, all set to ylag (most rows of most maps).
+  std::vector<uint8_t> row_bad(static_cast<size_t>(h));
+#pragma omp parallel for schedule(static)
   for (int64_t y = 0; y < h; ++y) {
+    const float* wd = var.row(y);
+    bool bad = false;
+    for (int64_t x = 0; x < w; ++x) bad |= wd[x] >= wthresh;
+    row_bad[static_cast<size_t>(y)] = bad;
+  }
+  // Each column's timeout, valid from row set_at[x] on unless a row without a bad pixel came
+  // after it (the last one: good_row), which set it to ylag.
+  std::vector<int> ytimeout(static_cast<size_t>(w), 0);
+  std::vector<int64_t> set_at(static_cast<size_t>(w), -1);
+  int64_t good_row = -1;
+  // SExtractor keeps each column's last values (backup, wbackup): those of the row before, as
+  // interpolated, read here from the images themselves (zero before the first row, where no
+  // column's timeout is set yet).
+  const std::vector<float> zero(static_cast<size_t>(w), 0.0f);
+  for (int64_t y = 0; y < h; ++y) {
+    if (!row_bad[static_cast<size_t>(y)]) {
+      good_row = y;
+      continue;
+    }
     float* wd = var.row(y);
     float* d = all ? value.row(y) : nullptr;
+    const float* wbackup = y ? var.row(y - 1) : zero.data();
+    const float* backup = all && y ? value.row(y - 1) : zero.data();
     int xtimeout = 0;  // as if the previous pixel were already interpolated
     for (int64_t x = 0; x < w; ++x) {
+      int& yt = ytimeout[static_cast<size_t>(x)];
+      int64_t& at = set_at[static_cast<size_t>(x)];
+      if (good_row > at) yt = ylag;
+      at = y;
       if (wd[x] >= wthresh) {  // a variance: the bigger the worse
         if (!xtimeout) {
-          if (ytimeout[x]) {
-            --ytimeout[x];
+          if (yt) {
+            --yt;
             wd[x] = wbackup[x];
             if (all) d[x] = backup[x];
           }
@@ -213,10 +240,8 @@ void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float 
         }
       } else {
         xtimeout = xlag;
-        ytimeout[x] = ylag;
+        yt = ylag;
       }
-      wbackup[x] = wd[x];
-      if (all) backup[x] = d[x];
     }
   }
 }
