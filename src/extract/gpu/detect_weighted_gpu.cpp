@@ -3,6 +3,7 @@
 // each pixel's threshold, and the detections come back with each pixel's variance and threshold.
 #include "extract/gpu/detect_weighted_gpu.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/read_back.hpp"
+#include "core/cuda/staged_upload.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/chain_kernels.hpp"
 #include "extract/gpu/detections_from_chains.hpp"
@@ -32,6 +34,7 @@ struct Context {
   cuda::MappedValues<int64_t> readback{1};  // the kept pixels' count
   cuda::PinnedBuffer<int32_t> host_xy, host_ends, host_offsets;
   cuda::PinnedBuffer<float> host_gathered;
+  cuda::StagedUpload staging;  // the host's images, from pageable memory
 };
 
 // As many frames at once as the GPU front end holds (device_memory_plan.hpp kFrontContexts: a
@@ -41,11 +44,11 @@ cuda::BufferPool<Context>& contexts() {
   return *pool;
 }
 
-const float* upload(cuda::DeviceBuffer<float>& d, ImageView<const float> image, size_t n,
-                    cudaStream_t s) {
+const float* upload(Context& c, cuda::DeviceBuffer<float>& d, ImageView<const float> image,
+                    size_t n, cudaStream_t s, int threads) {
   if (!image.data) return nullptr;
   float* p = d.grow(n);
-  d.upload_async(image.data, n, s);
+  c.staging.upload(p, image.data, n * sizeof(float), s, threads);
   return p;
 }
 
@@ -73,11 +76,12 @@ WeightedDetections detect_weighted_gpu(ImageView<const float> value, ImageView<c
   const cudaStream_t s = c.stream.get();
   const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
   const size_t nz = static_cast<size_t>(n);
-  const float* d_value = upload(c.value, value, nz, s);
+  const int nt = std::max(1, host_threads);
+  const float* d_value = upload(c, c.value, value, nz, s, nt);
   const float* d_cvalue =
-      cvalue.data && cvalue.data != value.data ? upload(c.cvalue, cvalue, nz, s) : d_value;
-  const float* d_thresh = upload(c.thresh, thresh, nz, s);
-  const float* d_var = upload(c.var, var, nz, s);
+      cvalue.data && cvalue.data != value.data ? upload(c, c.cvalue, cvalue, nz, s, nt) : d_value;
+  const float* d_thresh = upload(c, c.thresh, thresh, nz, s, nt);
+  const float* d_var = upload(c, c.var, var, nz, s, nt);
 
   label(d_value, d_cvalue, threshold, w, h, c.parent.grow(nz), c.count.grow(nz), c.last.grow(nz), s,
         d_thresh);

@@ -13,6 +13,7 @@
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/event_timer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/staged_upload.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/measure_kernels.hpp"
 
@@ -38,11 +39,8 @@ struct Context {
   // so that each crosses the bus in one copy.
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
-  // Page-locked chunks for uploads from pageable memory (upload_bytes).
-  struct Staging {
-    cuda::PinnedBuffer<unsigned char> buffer;
-    cuda::Event free{false};
-  } staging[2];
+  // Uploads from pageable memory (the blanking codes made on the host, weight maps).
+  cuda::StagedUpload staging;
 };
 
 std::shared_ptr<Context> take_context() {
@@ -131,59 +129,11 @@ void balance(const std::vector<ApertureShape>& shapes, double min_rlim, double s
   device.erase(device.begin(), device.begin() + static_cast<std::ptrdiff_t>(moved));
 }
 
-bool page_locked(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeHost;
-}
-
-// `bytes` from `from` to `to` in 512 KB slices over `threads` threads (one thread's memcpy into
-// page-locked memory is far below the bus's speed).
-void copy_in_slices(void* to, const void* from, size_t bytes, int threads) {
-  constexpr size_t kSlice = size_t(512) << 10;
-  const int64_t slices = static_cast<int64_t>((bytes + kSlice - 1) / kSlice);
-  unsigned char* t = static_cast<unsigned char*>(to);
-  const unsigned char* f = static_cast<const unsigned char*>(from);
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t j = 0; j < slices; ++j) {
-    const size_t at = static_cast<size_t>(j) * kSlice;
-    std::memcpy(t + at, f + at, std::min(kSlice, bytes - at));
-  }
-}
-
-// Host memory -> device memory on `s`. Page-locked memory (the GPU front end's images) is copied
-// straight. Pageable memory (the blanking codes) would go through the driver's staging at one
-// host thread's memcpy speed: it is copied into the context's two page-locked chunks by
-// `threads` threads instead, each chunk crossing the bus while the next one is filled. Returns
-// when the last chunk is queued.
-void upload_bytes(Context& c, void* device, const void* host, size_t bytes, cudaStream_t s,
-                  int threads) {
-  if (bytes == 0) return;
-  if (page_locked(host)) {
-    CELERIS_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, s));
-    return;
-  }
-  constexpr size_t kChunk = size_t(8) << 20;
-  for (size_t off = 0, k = 0; off < bytes; off += kChunk, ++k) {
-    Context::Staging& st = c.staging[k % 2];
-    st.buffer.grow(kChunk);
-    st.free.synchronize();  // its previous chunk has crossed (never recorded: returns at once)
-    const size_t len = std::min(kChunk, bytes - off);
-    copy_in_slices(st.buffer.data(), static_cast<const char*>(host) + off, len, threads);
-    CELERIS_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(device) + off, st.buffer.data(), len,
-                                       cudaMemcpyHostToDevice, s));
-    st.free.record(s);
-  }
-}
-
 // One image up (n pixels) into `d` on `s`; returns its device address.
 template <class T>
 const T* upload_image(Context& c, cuda::DeviceBuffer<T>& d, const T* host, size_t n, cudaStream_t s,
                       int threads) {
-  upload_bytes(c, d.grow(n), host, n * sizeof(T), s, threads);
+  c.staging.upload(d.grow(n), host, n * sizeof(T), s, threads);
   return d.data();
 }
 
@@ -229,8 +179,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   c.staged_out.grow(lay.bytes());
   unsigned char* staged = c.staged_in.data();
   // The shapes: about 3 MB on a crowded frame.
-  copy_in_slices(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape),
-                 std::max(1, request.host_threads));
+  cuda::copy_in_slices(staged + at_shapes, shapes.data(), n * sizeof(ApertureShape),
+                       std::max(1, request.host_threads));
   if (!on_device.empty())
     std::memcpy(staged + at_order, on_device.data(), on_device.size() * sizeof(int32_t));
   if (na) std::memcpy(staged + at_apertures, request.apertures.data(), na * sizeof(double));
