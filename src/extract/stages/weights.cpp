@@ -2,6 +2,8 @@
 // (SExtractor 2.25 weight.c, back.c, interpolate.c behaviour, own implementation).
 #include "extract/stages/weights.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -132,23 +134,24 @@ float variance_threshold(const WeightParams& weight) {
   return t;
 }
 
-void to_variance(WeightType type, float sigfac, float* data, int64_t n) {
+void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads) {
   const float sigfac2 = sigfac * sigfac;
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
   // Pixel by pixel, on the calling thread's OpenMP team (a frame's map: 16.8 million pixels at
   // 4096^2).
   switch (type) {
     case WeightType::Background:
     case WeightType::MapRms:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t i = 0; i < n; ++i)
         if (data[i] < kBig) data[i] *= data[i];
       break;
     case WeightType::MapVar:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t i = 0; i < n; ++i) data[i] *= sigfac2;
       break;
     case WeightType::MapWeight:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t i = 0; i < n; ++i) data[i] = data[i] > 0.0f ? sigfac2 / data[i] : kBig;
       break;
     case WeightType::None:
@@ -157,12 +160,13 @@ void to_variance(WeightType type, float sigfac, float* data, int64_t n) {
 }
 
 float weight_scale(ImageView<const float> image, ImageView<const float> var, float wthresh,
-                   const BackgroundMap& image_map, const Config& config) {
+                   const BackgroundMap& image_map, const Config& config, int threads) {
   Config automatic = config;
   automatic.back_manual = false;
   BackgroundMap wm = mesh_layout(image.width, image.height, automatic);
   // Each mesh its own mode (the meshes on the calling thread's OpenMP team).
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (int py = 0; py < wm.ny; ++py)
     for (int px = 0; px < wm.nx; ++px) {
       const int x0 = px * wm.mesh_w, y0 = py * wm.mesh_h;
@@ -189,13 +193,13 @@ float weight_scale(ImageView<const float> image, ImageView<const float> var, flo
 }
 
 void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float wthresh, int xlag,
-                            int ylag) {
+                            int ylag, int threads) {
   const int64_t w = var.width, h = var.height;
   const bool all = value.data != nullptr;
   // The rows holding a bad pixel, found on all threads: a row without one changes nothing but
   // the columns' timeouts, all set to ylag (most rows of most maps).
   std::vector<uint8_t> row_bad(static_cast<size_t>(h));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (int64_t y = 0; y < h; ++y) {
     const float* wd = var.row(y);
     bool bad = false;

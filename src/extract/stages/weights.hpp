@@ -35,20 +35,21 @@ const char* weight_type_name(WeightType type);
 float variance_threshold(const WeightParams& weight);
 
 // Converts the map's pixels in place into variances, times sigfac^2 for MAP_VAR / MAP_WEIGHT
-// (weight_to_var).
-void to_variance(WeightType type, float sigfac, float* data, int64_t n);
+// (weight_to_var). `threads` (here and below): the host threads of the pixel or mesh loops (0:
+// the calling thread's OpenMP default).
+void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads = 0);
 
 // The scale between the variance map (unscaled) and the image noise, from the map's own
 // background meshes (back.c makeback): `image` with NaN at bad pixels, `image_map` its finished
 // background. 1 with a warning when no mesh gives a positive ratio.
 float weight_scale(ImageView<const float> image, ImageView<const float> var, float wthresh,
-                   const BackgroundMap& image_map, const Config& config);
+                   const BackgroundMap& image_map, const Config& config, int threads = 0);
 
 // interpolate.c, row by row from the top: a bad pixel (var >= wthresh) takes its left
 // neighbour's values while fewer than `xlag` pixels were so taken since the last good pixel,
 // else its upper neighbour's while fewer than `ylag` rows were. `value` may be empty (VAR_ONLY).
 void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float wthresh, int xlag,
-                            int ylag);
+                            int ylag, int threads = 0);
 
 // What the detection and the measurements need of the weights. Without separate weights the
 // detection reads the measurement's variance map.

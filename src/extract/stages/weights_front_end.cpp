@@ -16,10 +16,10 @@ namespace celeris::extract {
 
 namespace {
 
-Image<float> copy_of(ImageView<const float> v) {
+Image<float> copy_of(ImageView<const float> v, int threads) {
   Image<float> out = Image<float>::uninitialized(v.width, v.height);
   float* o = out.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < v.size(); ++i) o[i] = v.data[i];
   return out;
 }
@@ -34,17 +34,17 @@ bool reads_map(WeightType t) {
 // BACKGROUND, whose variance comes from the final background).
 BackgroundMap background_with(ImageView<const float> image, const WeightParams& p,
                               ImageView<const float> raw, float wthresh, const Config& config,
-                              Image<float>& var) {
+                              Image<float>& var, int threads) {
   if (!reads_map(p.type)) return background_map(image, config);
   if (raw.width != image.width || raw.height != image.height)
     throw Error("WEIGHT_IMAGE is " + std::to_string(raw.width) + "x" + std::to_string(raw.height) +
                 ", the image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                 ": they must have the same size");
-  Image<float> var1 = copy_of(raw);
-  to_variance(p.type, 1.0f, var1.data(), var1.size());
+  Image<float> var1 = copy_of(raw, threads);
+  to_variance(p.type, 1.0f, var1.data(), var1.size(), threads);
   // Bad pixels are left out of the background meshes, as masked (NaN) pixels are.
-  Image<float> masked = copy_of(image);
-#pragma omp parallel for schedule(static)
+  Image<float> masked = copy_of(image, threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < masked.size(); ++i)
     if (var1.data()[i] >= wthresh) masked.data()[i] = std::numeric_limits<float>::quiet_NaN();
   BackgroundMap bkg = background_map(masked.view(), config);
@@ -52,10 +52,10 @@ BackgroundMap background_with(ImageView<const float> image, const WeightParams& 
     var = std::move(var1);
     return bkg;
   }
-  const float sigfac = weight_scale(masked.view(), var1.view(), wthresh, bkg, config);
+  const float sigfac = weight_scale(masked.view(), var1.view(), wthresh, bkg, config, threads);
   if (p.rescale) {
-    var = copy_of(raw);
-    to_variance(p.type, sigfac, var.data(), var.size());
+    var = copy_of(raw, threads);
+    to_variance(p.type, sigfac, var.data(), var.size(), threads);
   } else {
     var = std::move(var1);
     bkg.global_rms /= sigfac;  // back.c: field->backsig /= sigfac
@@ -86,15 +86,16 @@ void dual_weighted_background(ImageView<const float> image, const MeasureRequest
   if (!config.separate_weights) {
     Image<float> unused;
     measure.background =
-        background_with(mimage, mw, request.weight_map, maps.wthresh, config, unused);
-    out.background = background_with(image, dw, request.weight_map, maps.wthresh, config, maps.var);
+        background_with(mimage, mw, request.weight_map, maps.wthresh, config, unused, threads);
+    out.background =
+        background_with(image, dw, request.weight_map, maps.wthresh, config, maps.var, threads);
     if (mw.type == WeightType::Background) maps.var = background_variance(out.background);
   } else {
     measure.background =
-        background_with(mimage, mw, request.weight_map, maps.wthresh, config, maps.var);
+        background_with(mimage, mw, request.weight_map, maps.wthresh, config, maps.var, threads);
     if (mw.type == WeightType::Background) maps.var = background_variance(measure.background);
-    out.background =
-        background_with(image, dw, request.detect_weight_map, maps.dwthresh, config, maps.own_dvar);
+    out.background = background_with(image, dw, request.detect_weight_map, maps.dwthresh, config,
+                                     maps.own_dvar, threads);
     if (dw.type == WeightType::Background) maps.own_dvar = background_variance(out.background);
   }
   value = subtract_background(image, out.background, nullptr, threads);
@@ -102,10 +103,10 @@ void dual_weighted_background(ImageView<const float> image, const MeasureRequest
   measure.analysis_thresh = detection_thresholds(config, measure.background.global_rms).analysis;
   if (maps.measure && mw.interpolate)
     interpolate_bad_pixels(config.interp_measure_image ? measure.value.view() : ImageView<float>{},
-                           maps.var.view(), maps.wthresh, mw.xlag, mw.ylag);
+                           maps.var.view(), maps.wthresh, mw.xlag, mw.ylag, threads);
   if (config.separate_weights && maps.detect && dw.interpolate)
     interpolate_bad_pixels(config.interp_image ? value.view() : ImageView<float>{},
-                           maps.own_dvar.view(), maps.dwthresh, dw.xlag, dw.ylag);
+                           maps.own_dvar.view(), maps.dwthresh, dw.xlag, dw.ylag, threads);
 }
 
 FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& request,
@@ -134,10 +135,11 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
   } else {
     // makeit.c: the background with the measurement map, then, with separate weights, again
     // with the detection map (that second one is the background used).
-    out.background = background_with(image, mw, request.weight_map, maps.wthresh, config, maps.var);
+    out.background =
+        background_with(image, mw, request.weight_map, maps.wthresh, config, maps.var, threads);
     if (config.separate_weights && maps.detect)
       out.background = background_with(image, dw, request.detect_weight_map, maps.dwthresh, config,
-                                       maps.own_dvar);
+                                       maps.own_dvar, threads);
     if (mw.type == WeightType::Background) maps.var = background_variance(out.background);
     if (config.separate_weights && dw.type == WeightType::Background)
       maps.own_dvar = background_variance(out.background);
@@ -148,9 +150,9 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
     // separate detection variance on its own.
     if (maps.measure && mw.interpolate)
       interpolate_bad_pixels(config.interp_image ? value.view() : ImageView<float>{},
-                             maps.var.view(), maps.wthresh, mw.xlag, mw.ylag);
+                             maps.var.view(), maps.wthresh, mw.xlag, mw.ylag, threads);
     if (config.separate_weights && maps.detect && dw.interpolate)
-      interpolate_bad_pixels({}, maps.own_dvar.view(), maps.dwthresh, dw.xlag, dw.ylag);
+      interpolate_bad_pixels({}, maps.own_dvar.view(), maps.dwthresh, dw.xlag, dw.ylag, threads);
     lap("weights: bad pixels interpolated");
   }
 
@@ -197,8 +199,12 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
   if (config.device == Backend::Cuda && !request.measure_image.data && gpu::available()) {
     const int64_t device =
         config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : gpu::device_memory_bytes();
-    const std::string refusal = gpu::gpu_frame_refusal(
-        image.width, image.height, gpu::frame_device_bytes(image.width * image.height), device);
+    // The front end's plan, and the threshold and variance maps beside its two images (a sum
+    // that saturates for a frame that cannot be planned).
+    const int64_t pixels = image.width * image.height;
+    const int64_t needed = gpu::stream_device_bytes(gpu::frame_device_bytes(pixels),
+                                                    gpu::frame_image_bytes(pixels), 1, 1);
+    const std::string refusal = gpu::gpu_frame_refusal(image.width, image.height, needed, device);
     if (refusal.empty()) {
       gpu::WeightedDetections d =
           gpu::detect_weighted_gpu(out.value, cvalue, thresh, var, t.detect, config, threads);
