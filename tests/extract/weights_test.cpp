@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "celeris/device.hpp"
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/extract_settings.hpp"
@@ -239,9 +240,20 @@ TEST(WeightPipeline, RefusesWhatItCannotHonour) {
   MeasureRequest r;
   r.weight_map = w.view();
   EXPECT_THROW(extract(img.view(), c, r), celeris::Error);  // size mismatch
+  // With --device cuda: refused without a CUDA device, extracted with one (the weighted front
+  // end's detection on the GPU, or on the CPU: the same catalog as the CPU path's).
   r.weight_map = img.view();
   c.device = Backend::Cuda;
-  EXPECT_THROW(extract(img.view(), c, r), celeris::Error);  // the GPU front end
+  if (cuda_device_count() == 0) {
+    EXPECT_THROW(extract(img.view(), c, r), celeris::Error);
+  } else {
+    Config cpu = c;
+    cpu.device = Backend::Cpu;
+    const Result want = extract(img.view(), cpu, r);
+    const Result got = extract(img.view(), c, r);
+    EXPECT_EQ(got.objects.size(), want.objects.size());
+    EXPECT_EQ(got.objects.flux_auto, want.objects.flux_auto);
+  }
 }
 
 }  // namespace
