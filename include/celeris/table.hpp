@@ -38,7 +38,6 @@ struct Table {
   const Column* find(const std::string& name) const;  // case-insensitive; nullptr if absent
 };
 
-// Binary-table output. Written to a temporary name and renamed when complete.
 // A table's rows as a FITS binary table's data: the bytes write_fits_table writes (big-endian,
 // row after row, converted as CFITSIO's fits_write_col of doubles converts them), made ahead of
 // the writing (a stream's back workers); `overflow`: a value beyond its integer column's range,
@@ -51,6 +50,7 @@ FitsRows encode_fits_rows(const Table& table);
 // The bytes of one of the table's rows in a FITS binary table.
 size_t fits_row_bytes(const Table& table);
 
+// Binary-table output. Written to a temporary name and renamed when complete.
 struct FitsTableOptions {
   std::string extname = "OBJECTS";
   bool ldac = false;                     // SExtractor FITS_LDAC: LDAC_IMHEAD + LDAC_OBJECTS

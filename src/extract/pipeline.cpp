@@ -169,8 +169,7 @@ std::string gpu_refusal(int64_t width, int64_t height, const Config& config,
                         const GpuStreamLoad& load = {}) {
   if (config.device != Backend::Cuda) return {};
   if (!gpu::available()) return {};
-  const int64_t device =
-      config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : gpu::device_memory_bytes();
+  const int64_t device = gpu::device_memory_limit(config);
   const int64_t pixels = width * height;
   const int64_t fronts = static_cast<int64_t>(std::max<size_t>(load.fronts, 1));
   const int64_t back = static_cast<int64_t>(load.back_frames);

@@ -277,8 +277,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   auto frame_plan = [&](const Frame& frame) {
     if (!gpu) return FramePlan{window, {}};
     const int64_t pixels = frame.pixels.width * frame.pixels.height;
-    const int64_t device = settings.config.gpu_memory_bytes > 0 ? settings.config.gpu_memory_bytes
-                                                                : gpu::device_memory_bytes();
+    const int64_t device = gpu::device_memory_limit(settings.config);
     const gpu::StreamFramePlan on_device =
         gpu::stream_frame_plan(gpu::frame_device_bytes(pixels), gpu::frame_image_bytes(pixels),
                                gpu_front_frames, least_window, window, device);

@@ -95,6 +95,11 @@ int64_t frame_image_bytes(int64_t pixels);
 void release_idle_buffers();
 // The current device's memory in bytes (0 without CUDA or a device).
 int64_t device_memory_bytes();
+// The memory a frame's plan is held to (device_memory_plan.hpp): Config::gpu_memory_bytes when
+// set, else the device's.
+inline int64_t device_memory_limit(const Config& config) {
+  return config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : device_memory_bytes();
+}
 // The current device's memory in use now (total less free: every process's, the CUDA contexts
 // included; 0 without CUDA or a device), for benchmarks to compare with frame_device_bytes.
 int64_t device_memory_in_use();

@@ -17,6 +17,13 @@ namespace celeris::extract {
 namespace {
 
 constexpr double kMinGoodFrac = 0.5;  // BACK_MINGOODFRAC
+
+// The pixel and mesh loops' threads: the caller's count, 0 for the calling thread's OpenMP
+// default (weights.hpp); and the fewest pixels worth a team (below, the calling thread).
+int team(int threads) {
+  return threads > 0 ? threads : omp_get_max_threads();
+}
+constexpr int64_t kParallelPixels = int64_t{1} << 16;
 constexpr double kQuantNSigma = 5.0;
 constexpr int kQuantMaxLevels = 4096;
 constexpr double kQuantAMin = 4.0;
@@ -136,9 +143,9 @@ float variance_threshold(const WeightParams& weight) {
 
 void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads) {
   const float sigfac2 = sigfac * sigfac;
-  const int nt = threads > 0 ? threads : omp_get_max_threads();
-  // Pixel by pixel, on the calling thread's OpenMP team (a frame's map: 16.8 million pixels at
-  // 4096^2).
+  // Pixel by pixel on `threads` threads (a frame's map: 16.8 million pixels at 4096^2); a few
+  // values (a threshold) on the calling thread.
+  const int nt = n >= kParallelPixels ? team(threads) : 1;
   switch (type) {
     case WeightType::Background:
     case WeightType::MapRms:
@@ -165,8 +172,7 @@ float weight_scale(ImageView<const float> image, ImageView<const float> var, flo
   automatic.back_manual = false;
   BackgroundMap wm = mesh_layout(image.width, image.height, automatic);
   // Each mesh its own mode (the meshes on the calling thread's OpenMP team).
-#pragma omp parallel for schedule(dynamic, 1) \
-    num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team(threads))
   for (int py = 0; py < wm.ny; ++py)
     for (int px = 0; px < wm.nx; ++px) {
       const int x0 = px * wm.mesh_w, y0 = py * wm.mesh_h;
@@ -199,7 +205,7 @@ void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float 
   // The rows holding a bad pixel, found on all threads: a row without one changes nothing but
   // the columns' timeouts, all set to ylag (most rows of most maps).
   std::vector<uint8_t> row_bad(static_cast<size_t>(h));
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for schedule(static) num_threads(team(threads))
   for (int64_t y = 0; y < h; ++y) {
     const float* wd = var.row(y);
     bool bad = false;

@@ -197,8 +197,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
   std::string where = "on the CPU";
   bool detected = false;
   if (config.device == Backend::Cuda && !request.measure_image.data && gpu::available()) {
-    const int64_t device =
-        config.gpu_memory_bytes > 0 ? config.gpu_memory_bytes : gpu::device_memory_bytes();
+    const int64_t device = gpu::device_memory_limit(config);
     // The front end's plan, and the threshold and variance maps beside its two images (a sum
     // that saturates for a frame that cannot be planned).
     const int64_t pixels = image.width * image.height;
