@@ -13,8 +13,8 @@
 // --pass-alone 0: the clean pass beside the OpenMP team's spinning threads
 // (Config::serial_pass_alone).
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
-// measurement (the weighted front end: its background and filter on the CPU, the detection on
-// the GPU with --device cuda).
+// measurement (the weighted front end: with --device cuda the whole of it on the GPU,
+// gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children or
 // pass-alone) set to VALUE (b), in turn, each round's order swapped: the medians of both, stage

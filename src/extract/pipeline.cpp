@@ -482,7 +482,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some) and the host's
   // blanking, as seen at each detection.
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
-  const bool codes_on_device = front.device_value && !local_back;
+  // Each pixel's own threshold (detection weights) is the host's blanking's alone.
+  const bool codes_on_device = front.device_value && !local_back && !dweighted;
   const std::shared_ptr<gpu::BlankingDraft> blanking_draft =
       codes_on_device && gpu_shapes
           ? gpu::blanking_draft(front.device_value, front.device_cvalue, w, h, dthresh)
@@ -582,7 +583,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The
   // GPU front end's images are still on the device: the blanking codes are made there (LOCAL's
-  // blanking, as seen at each detection, is the host's alone). Weights and dual-image mode run
+  // blanking, as seen at each detection, is the host's alone, and so is that of detection
+  // weights, each pixel against its own threshold). Dual-image mode and separate weights run
   // the front end on the host, which leaves no device images.
   // The GPU front end's host images came down beside the stages so far (none of them read
   // them); every stage from here may.
@@ -613,6 +615,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   PhotometryField field;
   field.value = value;
   if (!measure.dual) field.value_on_device = front.device_value;
+  field.var_on_device = front.device_var;
   field.blanking = measure_blanking ? &*measure_blanking : &blanking;
   if (measure_blanking) field.dblanking = &blanking;
   field.backsig = bkg.global_rms;

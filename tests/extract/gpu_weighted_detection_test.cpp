@@ -126,10 +126,13 @@ TEST_F(GpuWeightedDetection, SameAsTheHost) {
 
 namespace {
 
-// The weighted pipeline on both devices: the same catalog; `where` is where the run's warning
-// says the detection ran with --device cuda.
+// The weighted pipeline on both devices: the same catalog. `where`: where the run's warning
+// says the detection ran with --device cuda (the host's weighted front end), or empty where the
+// whole front end ran on the GPU (gpu/weighted_front_end_gpu.hpp), whose steps `stage` (a step
+// of the run's timings) names.
 void expect_same_catalogs(const Image<float>& image, Config c, const MeasureRequest& req,
-                          const std::string& what, const std::string& where) {
+                          const std::string& what, const std::string& where,
+                          const std::string& stage = "") {
   c.device = Backend::Cpu;
   const Result cpu = extract::extract(image.view(), c, req);
   c.device = Backend::Cuda;
@@ -147,10 +150,21 @@ void expect_same_catalogs(const Image<float>& image, Config c, const MeasureRequ
   EXPECT_TRUE(same_bits(cpu.objects.threshold, gpu.objects.threshold)) << what;
   EXPECT_TRUE(same_bits(cpu.objects.fwhm, gpu.objects.fwhm)) << what;
   EXPECT_EQ(cpu.objects.flags, gpu.objects.flags) << what;
-  bool said = false;
-  for (const std::string& w : gpu.info.warnings)
-    said |= w.find("the detection " + where) != std::string::npos;
-  EXPECT_TRUE(said) << what << ": the warning says the detection ran " << where;
+  bool said = false, host_front = false;
+  for (const std::string& w : gpu.info.warnings) {
+    said |= !where.empty() && w.find("the detection " + where) != std::string::npos;
+    host_front |= w.find("with weight maps") != std::string::npos;
+  }
+  if (!where.empty()) {
+    EXPECT_TRUE(said) << what << ": the warning says the detection ran " << where;
+  } else {
+    EXPECT_FALSE(host_front) << what << ": the front end ran on the host";
+  }
+  if (!stage.empty()) {
+    bool timed = false;
+    for (const auto& step : gpu.info.stage_seconds) timed |= step.first == stage;
+    EXPECT_TRUE(timed) << what << ": no step \"" << stage << "\" in the run's timings";
+  }
 }
 
 }  // namespace
@@ -178,7 +192,7 @@ TEST_F(GpuWeightedDetection, WeightedCatalogsAreTheCpuPaths) {
   req.weight_map = weight.view();
   c.detect_weight.type = WeightType::MapWeight;
   c.measure_weight.type = WeightType::MapWeight;
-  expect_same_catalogs(image, c, req, "MAP_WEIGHT", "on the GPU");
+  expect_same_catalogs(image, c, req, "MAP_WEIGHT", "", "gpu weighted: background meshes");
   Config r = c;
   MeasureRequest rreq;
   rreq.weight_map = rms.view();
@@ -187,7 +201,8 @@ TEST_F(GpuWeightedDetection, WeightedCatalogsAreTheCpuPaths) {
   r.thresh_type = ThreshType::Absolute;
   r.detect_thresh = 12.0;
   r.analysis_thresh = 12.0;
-  expect_same_catalogs(image, r, rreq, "MAP_RMS, THRESH_TYPE ABSOLUTE", "on the GPU");
+  expect_same_catalogs(image, r, rreq, "MAP_RMS, THRESH_TYPE ABSOLUTE", "",
+                       "gpu weighted: background meshes");
   Config sep = c;
   sep.separate_weights = true;
   sep.measure_weight.type = WeightType::MapRms;
@@ -196,6 +211,6 @@ TEST_F(GpuWeightedDetection, WeightedCatalogsAreTheCpuPaths) {
   sreq.weight_map = rms.view();
   expect_same_catalogs(image, sep, sreq, "MAP_WEIGHT, MAP_RMS", "on the GPU");
   c.memory_pixstack = 300;
-  expect_same_catalogs(image, c, req, "MAP_WEIGHT, MEMORY_PIXSTACK 300",
-                       "on the CPU (SExtractor's pixel stack could overflow)");
+  expect_same_catalogs(image, c, req, "MAP_WEIGHT, MEMORY_PIXSTACK 300", "",
+                       "host detection (MEMORY_PIXSTACK may overflow)");
 }

@@ -133,6 +133,43 @@ TEST(Weights, InterpolationEqualsSExtractorsLoop) {
   }
 }
 
+// The map's scale from the map as read (the GPU's weighted front end) is the one from the
+// masked image and the converted map (the host's), for each type, with bad pixels and NaN.
+TEST(Weights, ScaleOfTheMapAsReadIsTheMaskedCopys) {
+  const int w = 300, h = 260;
+  std::mt19937 rng(17);
+  std::normal_distribution<float> sky(100.0f, 5.0f);
+  std::uniform_real_distribution<float> u(0.5f, 2.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  Image<float> image(w, h), weight(w, h);
+  for (int64_t i = 0; i < image.size(); ++i) {
+    image.data()[i] = pick(rng) == 0 ? std::nanf("") : sky(rng);
+    weight.data()[i] = pick(rng) < 3 ? 0.0f : u(rng);
+  }
+  Config config;
+  for (const WeightType t : {WeightType::MapVar, WeightType::MapWeight, WeightType::MapRms}) {
+    Image<float> map(w, h);
+    for (int64_t i = 0; i < map.size(); ++i) {
+      const float v = weight.data()[i];
+      map.data()[i] = t == WeightType::MapWeight ? v : v > 0.0f ? 1.0f / v : 1e30f;
+    }
+    WeightParams p;
+    p.type = t;
+    const float wthresh = variance_threshold(p);
+    Image<float> var = map;
+    to_variance(t, 1.0f, var.data(), var.size());
+    Image<float> masked = image;
+    for (int64_t i = 0; i < masked.size(); ++i)
+      if (var.data()[i] >= wthresh) masked.data()[i] = std::nanf("");
+    const BackgroundMap bkg = background_map(masked.view(), config);
+    const float expected = weight_scale(masked.view(), var.view(), wthresh, bkg, config, 2);
+    EXPECT_NE(expected, 1.0f) << weight_type_name(t);  // measured, not the default
+    EXPECT_EQ(weight_scale_of_map(image.view(), map.view(), map_kind(t), wthresh, bkg, config, 2),
+              expected)
+        << weight_type_name(t);
+  }
+}
+
 TEST(Weights, ObjectThresholdIsTheSmallestOfItsPixels) {
   ObjectList l;
   l.pixel_weights = true;

@@ -44,6 +44,11 @@ cuda::BufferPool<Context>& contexts() {
   return *pool;
 }
 
+std::shared_ptr<Context> take_context() {
+  return contexts().take([](const Context&) { return true; },
+                         [] { return std::make_unique<Context>(); });
+}
+
 const float* upload(Context& c, cuda::DeviceBuffer<float>& d, ImageView<const float> image,
                     size_t n, cudaStream_t s, int threads) {
   if (!image.data) return nullptr;
@@ -52,37 +57,20 @@ const float* upload(Context& c, cuda::DeviceBuffer<float>& d, ImageView<const fl
   return p;
 }
 
-}  // namespace
-
-WeightedDetections detect_weighted_gpu(ImageView<const float> value, ImageView<const float> cvalue,
-                                       ImageView<const float> thresh, ImageView<const float> var,
-                                       float threshold, const Config& config, int host_threads) {
-  cuda::cuda_require_device("--device cuda");
-  const int64_t n = value.width * value.height;
-  if (n > kMaxGpuPixels)
-    throw Error("--device cuda: frames of 2^31 pixels or more are not supported yet");
-  for (const ImageView<const float>& other : {cvalue, thresh, var})
-    if (other.data && (other.width != value.width || other.height != value.height))
-      throw Error("internal: detect_weighted_gpu given images of different sizes");
+// The detection on images on the device (`value` ... `var` as detect_weighted_gpu's, device
+// pointers), on the context's stream.
+WeightedDetections detect_on_device(Context& c, const float* d_value, const float* d_cvalue,
+                                    const float* d_thresh, const float* d_var, int w, int h,
+                                    float threshold, const Config& config, int host_threads) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   WeightedDetections out;
-  const std::shared_ptr<Context> held = contexts().take([](const Context&) { return true; },
-                                                        [] { return std::make_unique<Context>(); });
-  Context& c = *held;
   const cudaStream_t s = c.stream.get();
-  const int w = static_cast<int>(value.width), h = static_cast<int>(value.height);
+  const int64_t n = int64_t{w} * h;
   const size_t nz = static_cast<size_t>(n);
-  const int nt = std::max(1, host_threads);
-  const float* d_value = upload(c, c.value, value, nz, s, nt);
-  const float* d_cvalue =
-      cvalue.data && cvalue.data != value.data ? upload(c, c.cvalue, cvalue, nz, s, nt) : d_value;
-  const float* d_thresh = upload(c, c.thresh, thresh, nz, s, nt);
-  const float* d_var = upload(c, c.var, var, nz, s, nt);
-
   label(d_value, d_cvalue, threshold, w, h, c.parent.grow(nz), c.count.grow(nz), c.last.grow(nz), s,
         d_thresh);
   c.comp_scratch.grow(component_scratch_bytes(n));
@@ -116,8 +104,7 @@ WeightedDetections detect_weighted_gpu(ImageView<const float> value, ImageView<c
   c.offsets.download_async(host_offsets, nc + 1, s);
   c.gathered.download_async(host_gathered, 4 * m, s);
   c.stream.synchronize();
-  out.stage_seconds.emplace_back("gpu weighted detection (uploads, labels, chains, downloads)",
-                                 since(t0));
+  out.stage_seconds.emplace_back("gpu weighted detection (labels, chains, downloads)", since(t0));
 
   const auto t_gather = Clock::now();
   out.detections =
@@ -137,6 +124,51 @@ WeightedDetections detect_weighted_gpu(ImageView<const float> value, ImageView<c
   }
   out.stage_seconds.emplace_back("host gather", since(t_gather));
   return out;
+}
+
+}  // namespace
+
+WeightedDetections detect_weighted_gpu(ImageView<const float> value, ImageView<const float> cvalue,
+                                       ImageView<const float> thresh, ImageView<const float> var,
+                                       float threshold, const Config& config, int host_threads) {
+  cuda::cuda_require_device("--device cuda");
+  const int64_t n = value.width * value.height;
+  if (n > kMaxGpuPixels)
+    throw Error("--device cuda: frames of 2^31 pixels or more are not supported yet");
+  for (const ImageView<const float>& other : {cvalue, thresh, var})
+    if (other.data && (other.width != value.width || other.height != value.height))
+      throw Error("internal: detect_weighted_gpu given images of different sizes");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::shared_ptr<Context> held = take_context();
+  Context& c = *held;
+  const cudaStream_t s = c.stream.get();
+  const size_t nz = static_cast<size_t>(n);
+  const int nt = std::max(1, host_threads);
+  const float* d_value = upload(c, c.value, value, nz, s, nt);
+  const float* d_cvalue =
+      cvalue.data && cvalue.data != value.data ? upload(c, c.cvalue, cvalue, nz, s, nt) : d_value;
+  const float* d_thresh = upload(c, c.thresh, thresh, nz, s, nt);
+  const float* d_var = upload(c, c.var, var, nz, s, nt);
+  const double queued =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  WeightedDetections out =
+      detect_on_device(c, d_value, d_cvalue, d_thresh, d_var, static_cast<int>(value.width),
+                       static_cast<int>(value.height), threshold, config, host_threads);
+  out.stage_seconds.insert(out.stage_seconds.begin(), {"gpu weighted uploads (queued)", queued});
+  return out;
+}
+
+WeightedDetections detect_weighted_on_device(const float* value, const float* cvalue,
+                                             const float* thresh, const float* var, int64_t width,
+                                             int64_t height, float threshold, const Config& config,
+                                             int host_threads) {
+  cuda::cuda_require_device("--device cuda");
+  if (width * height > kMaxGpuPixels)
+    throw Error("--device cuda: frames of 2^31 pixels or more are not supported yet");
+  const std::shared_ptr<Context> held = take_context();
+  return detect_on_device(*held, value, cvalue ? cvalue : value, thresh, var,
+                          static_cast<int>(width), static_cast<int>(height), threshold, config,
+                          host_threads);
 }
 
 }  // namespace celeris::extract::gpu

@@ -1,10 +1,10 @@
 // Detection with weight maps on the GPU: the GPU front end's labelling, components, chain order
-// and gather (front_end.cpp) run on the images the host made for a weighted frame (weights_
-// front_end.cpp: the background without the bad pixels, the interpolation, the filter and each
-// pixel's threshold stay the CPU's), each pixel tested against its own threshold. The result is
-// detect_weighted()'s (stages/detect.hpp) to the bit, its pixel stack aside: where SExtractor's
-// stack could overflow (pixel_stack_bound at MEMORY_PIXSTACK - 1 or more) the caller detects on
-// the host instead, as the GPU front end does.
+// and gather (front_end.cpp) on a weighted frame's images, each pixel tested against its own
+// threshold: images the GPU's weighted front end left on the device (weighted_front_end_gpu.hpp),
+// or those the host's made (weights_front_end.cpp: dual-image mode, separate maps, WEIGHT_TYPE
+// BACKGROUND). The result is detect_weighted()'s (stages/detect.hpp) to the bit, its pixel stack
+// aside: where SExtractor's stack could overflow (pixel_stack_bound at MEMORY_PIXSTACK - 1 or
+// more) the caller detects on the host instead, as the GPU front end does.
 #pragma once
 
 #include <cstdint>
@@ -34,5 +34,12 @@ struct WeightedDetections {
 WeightedDetections detect_weighted_gpu(ImageView<const float> value, ImageView<const float> cvalue,
                                        ImageView<const float> thresh, ImageView<const float> var,
                                        float threshold, const Config& config, int host_threads);
+
+// The same on images already on the device (device pointers; `cvalue` null: `value`), whose
+// work is done: the caller's stream is synchronized (the GPU's weighted front end).
+WeightedDetections detect_weighted_on_device(const float* value, const float* cvalue,
+                                             const float* thresh, const float* var, int64_t width,
+                                             int64_t height, float threshold, const Config& config,
+                                             int host_threads);
 
 }  // namespace celeris::extract::gpu

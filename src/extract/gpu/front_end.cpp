@@ -19,6 +19,7 @@
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/stored_pixels.hpp"
 #include "core/cuda/stream.hpp"
+#include "extract/gpu/background_rows.hpp"
 #include "extract/gpu/chain_kernels.hpp"
 #include "extract/gpu/detections_from_chains.hpp"
 #include "extract/gpu/device_memory_plan.hpp"
@@ -75,8 +76,8 @@ struct Context {
   cuda::Stream copies;  // the images' download, beside the labelling
   cuda::Event filtered{false};
   cuda::EventTimer timer{kMarks};
-  cuda::DeviceBuffer<float> back, sigma, dback, node, dnode, u, xw, kernel, gathered;
-  cuda::DeviceBuffer<int> lo;
+  BackgroundRows rows;  // rows.back receives the mesh statistics' modes
+  cuda::DeviceBuffer<float> sigma, kernel, gathered;
   cuda::DeviceBuffer<unsigned char> mesh_scratch, comp_scratch;
   cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys, chained, offsets;
   cuda::DeviceBuffer<uint8_t> peaks;
@@ -235,7 +236,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   const MeshGeometry g{w, h, map.mesh_w, map.mesh_h, map.nx, map.ny};
   const size_t meshes = map.back.size();
   c.mesh_scratch.grow(mesh_scratch_bytes(g));
-  float* d_back = c.back.grow(meshes);
+  float* d_back = c.rows.back.grow(meshes);
   float* d_sigma = c.sigma.grow(meshes);
   timer.mark(kStart, s);
   // 1. Mesh statistics on the GPU; the grid's filling, filtering and splines on the CPU.
@@ -278,7 +279,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // The valid pixels are counted here, on the device, for host frames too (extract_front
   // leaves that pass over host memory out when this path runs), and known at the wait below.
   count_valid(d_image, n, c.counter.grow(1), c.host_counter.grow(1), s);
-  c.back.download_async(map.back.data(), meshes, s);
+  c.rows.back.download_async(map.back.data(), meshes, s);
   c.sigma.download_async(map.sigma.data(), meshes, s);
   c.stream.synchronize();
   if (*c.host_counter.data() == 0)
@@ -289,31 +290,10 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   const double finish = seconds_since(t_finish);
 
   // 2. The map's rows and the subtraction.
-  c.back.upload_async(map.back.data(), meshes, s);
-  c.dback.grow(meshes);
-  c.dback.upload_async(map.dback.data(), meshes, s);
-  const size_t nodes = static_cast<size_t>(h) * map.nx;
-  c.node.grow(nodes);
-  c.dnode.grow(nodes);
-  c.u.grow(nodes);
-  const bool spline_x = map.nx >= 2 && map.mesh_w > 1;
-  XWeights xw{};
-  if (spline_x) {
-    const size_t wz = static_cast<size_t>(w);
-    int* lo = c.lo.grow(wz);
-    float* x = c.xw.grow(4 * wz);
-    c.lo.upload_async(map.xweights.lo.data(), wz, s);
-    c.xw.upload_async(map.xweights.cdx.data(), wz, s, 0);
-    c.xw.upload_async(map.xweights.cdx2m1.data(), wz, s, wz);
-    c.xw.upload_async(map.xweights.dx.data(), wz, s, 2 * wz);
-    c.xw.upload_async(map.xweights.dx2m1.data(), wz, s, 3 * wz);
-    xw = {lo, x, x + wz, x + 2 * wz, x + 3 * wz};
-  }
-  if (!map.manual)
-    row_nodes(c.back.data(), c.dback.data(), g, c.node.data(), c.dnode.data(), c.u.data(), s);
+  const XWeights xw = upload_background_rows(map, g, c.rows, s);
   timer.mark(kMapReady, s);
-  subtract_background(d_image, c.node.data(), c.dnode.data(), xw, g, map.manual, map.manual_value,
-                      d_value, s);
+  subtract_background(d_image, c.rows.node.data(), c.rows.dnode.data(), xw, g, map.manual,
+                      map.manual_value, d_value, s);
   timer.mark(kSubtracted, s);
 
   const Thresholds t = detection_thresholds(config, map.global_rms);

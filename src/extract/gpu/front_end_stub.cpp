@@ -2,6 +2,7 @@
 #include "celeris/error.hpp"
 #include "extract/gpu/detect_weighted_gpu.hpp"
 #include "extract/gpu/front_end.hpp"
+#include "extract/gpu/weighted_front_end_gpu.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -39,6 +40,24 @@ FrontEnd front_end(const DeviceImage&, const Config&, const FilterParams&, int, 
 WeightedDetections detect_weighted_gpu(ImageView<const float>, ImageView<const float>,
                                        ImageView<const float>, ImageView<const float>, float,
                                        const Config&, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+WeightedDetections detect_weighted_on_device(const float*, const float*, const float*, const float*,
+                                             int64_t, int64_t, float, const Config&, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+bool weighted_front_end_fits(const Config&, bool) {
+  return false;
+}
+
+int64_t weighted_frame_device_bytes(int64_t) {
+  return 0;
+}
+
+FrontEnd weighted_front_end_gpu(ImageView<const float>, ImageView<const float>, const Config&,
+                                const FilterParams&, int, WeightMaps&) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

@@ -280,7 +280,7 @@ __global__ void subtract_kernel(const float* image, const float* node, const flo
 // ---- Filter ------------------------------------------------------------------------------------
 
 __global__ void filter_kernel(const float* value, const float* kernel, int kw, int kh, int width,
-                              int height, float* out) {
+                              int height, float* out, bool mark_masked) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= width) return;
   // Taps in kernel row-major order, outside the image skipped, as filter.cpp sums them.
@@ -300,7 +300,7 @@ __global__ void filter_kernel(const float* value, const float* kernel, int kw, i
       masked |= nan && kv != 0.0f;
     }
   }
-  out[static_cast<size_t>(y) * width + x] = masked ? -INFINITY : acc;
+  out[static_cast<size_t>(y) * width + x] = masked && mark_masked ? -INFINITY : acc;
 }
 
 // ---- Components --------------------------------------------------------------------------------
@@ -383,9 +383,9 @@ void subtract_background(const float* image, const float* node, const float* dno
 }
 
 void filter(const float* value, const float* kernel, int kw, int kh, int width, int height,
-            float* filtered, cudaStream_t stream) {
+            float* filtered, cudaStream_t stream, bool mark_masked) {
   filter_kernel<<<row_grid(width, height, 256), 256, 0, stream>>>(value, kernel, kw, kh, width,
-                                                                  height, filtered);
+                                                                  height, filtered, mark_masked);
   cuda::cuda_check_launch("filter_kernel");
 }
 

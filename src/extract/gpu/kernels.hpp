@@ -38,9 +38,10 @@ void subtract_background(const float* image, const float* node, const float* dno
                          const XWeights& xw, const MeshGeometry& g, bool manual, float manual_value,
                          float* value, cudaStream_t stream);
 
-// The detection image (filter.cpp detection_image); `kernel` on the device, kw x kh.
+// The detection image (filter.cpp detection_image); `kernel` on the device, kw x kh. With
+// `mark_masked` false, the plain convolution (filter.cpp convolve: a variance map's).
 void filter(const float* value, const float* kernel, int kw, int kh, int width, int height,
-            float* filtered, cudaStream_t stream);
+            float* filtered, cudaStream_t stream, bool mark_masked = true);
 
 // 8-connected components of the pixels not NaN in `value` and above `threshold` in `cvalue`
 // (above thresh[p] instead, each pixel its own, where `thresh` is given: weight maps):

@@ -201,8 +201,13 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   view.blanking.code = codes(field.blanking, view.blanking.code, c.code);
   // Dual-image mode: the detection image's own blanking, which Kron's radius pass reads.
   view.dblanking.code = codes(field.dblanking, view.dblanking.code, c.dcode);
-  if (view.var) view.var = upload_image(c, c.var, view.var, npix, s, nt);
-  if (view.dvar) view.dvar = upload_image(c, c.dvar, view.dvar, npix, s, nt);
+  // One map for detection and measurement: its variances go up once.
+  const float* host_var = view.var;
+  if (view.var)
+    view.var =
+        field.var_on_device ? field.var_on_device : upload_image(c, c.var, view.var, npix, s, nt);
+  if (view.dvar)
+    view.dvar = view.dvar == host_var ? view.var : upload_image(c, c.dvar, view.dvar, npix, s, nt);
   if (view.dvalue) view.dvalue = upload_image(c, c.dvalue, view.dvalue, npix, s, nt);
   c.in.upload_async(staged, in.bytes(), s);  // page-locked
   c.timer.mark(kUploaded, s);

@@ -41,6 +41,8 @@ struct PhotometryField {
   // `value`'s pixels already on the GPU (the GPU front end's), which its photometry then reads
   // instead of uploading them; null: none.
   const float* value_on_device = nullptr;
+  // `var`'s on the GPU likewise (the GPU's weighted front end's); null: none.
+  const float* var_on_device = nullptr;
 
   bool weighted() const { return var.data != nullptr; }
   // A bad weight: the pixel is treated as a masked one.

@@ -51,8 +51,10 @@ Histogram histogram_of(double sum, double sum2, long n) {
 // The mode of the variances of one mesh (backstat, backhisto and backguess on the weight map):
 // the variances of the pixels that are good and whose image value passes the image mesh's own
 // clipping and histogram range. kBadMesh when the mesh has too few good pixels.
-float variance_mode(ImageView<const float> image, ImageView<const float> var, float wthresh, int x0,
-                    int y0, int bw, int bh) {
+// `var(x, y)`: the pixel's variance.
+template <class Var>
+float variance_mode(ImageView<const float> image, const Var& var, float wthresh, int x0, int y0,
+                    int bw, int bh) {
   double sum = 0, sum2 = 0, wsum = 0, wsum2 = 0;
   long n = 0;
   for (int y = y0; y < y0 + bh; ++y)
@@ -141,33 +143,33 @@ float variance_threshold(const WeightParams& weight) {
   return t;
 }
 
-void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads) {
-  const float sigfac2 = sigfac * sigfac;
-  // Pixel by pixel on `threads` threads (a frame's map: 16.8 million pixels at 4096^2); a few
-  // values (a threshold) on the calling thread.
-  const int nt = n >= kParallelPixels ? team(threads) : 1;
+MapKind map_kind(WeightType type) {
   switch (type) {
-    case WeightType::Background:
-    case WeightType::MapRms:
-#pragma omp parallel for schedule(static) num_threads(nt)
-      for (int64_t i = 0; i < n; ++i)
-        if (data[i] < kBig) data[i] *= data[i];
-      break;
     case WeightType::MapVar:
-#pragma omp parallel for schedule(static) num_threads(nt)
-      for (int64_t i = 0; i < n; ++i) data[i] *= sigfac2;
-      break;
+      return MapKind::Var;
     case WeightType::MapWeight:
-#pragma omp parallel for schedule(static) num_threads(nt)
-      for (int64_t i = 0; i < n; ++i) data[i] = data[i] > 0.0f ? sigfac2 / data[i] : kBig;
-      break;
-    case WeightType::None:
-      break;
+      return MapKind::Weight;
+    default:
+      return MapKind::Rms;
   }
 }
 
-float weight_scale(ImageView<const float> image, ImageView<const float> var, float wthresh,
-                   const BackgroundMap& image_map, const Config& config, int threads) {
+void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads) {
+  if (type == WeightType::None) return;
+  const float sigfac2 = sigfac * sigfac;
+  const MapKind kind = map_kind(type);
+  // Pixel by pixel on `threads` threads (a frame's map: 16.8 million pixels at 4096^2); a few
+  // values (a threshold) on the calling thread.
+  const int nt = n >= kParallelPixels ? team(threads) : 1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t i = 0; i < n; ++i) data[i] = map_variance(kind, sigfac2, data[i]);
+}
+
+namespace {
+
+template <class Var>
+float scale_of(ImageView<const float> image, const Var& var, float wthresh,
+               const BackgroundMap& image_map, const Config& config, int threads) {
   Config automatic = config;
   automatic.back_manual = false;
   BackgroundMap wm = mesh_layout(image.width, image.height, automatic);
@@ -196,6 +198,22 @@ float weight_scale(ImageView<const float> image, ImageView<const float> var, flo
     return 1.0f;
   }
   return median_of(ratio);
+}
+
+}  // namespace
+
+float weight_scale(ImageView<const float> image, ImageView<const float> var, float wthresh,
+                   const BackgroundMap& image_map, const Config& config, int threads) {
+  return scale_of(image, var, wthresh, image_map, config, threads);
+}
+
+float weight_scale_of_map(ImageView<const float> image, ImageView<const float> map, MapKind kind,
+                          float wthresh, const BackgroundMap& image_map, const Config& config,
+                          int threads) {
+  // A pixel bad in the map fails every test of variance_mode that the masked image's NaN fails
+  // (`wpix < wthresh` is among each loop's): the image needs no mask.
+  const auto var = [&](int x, int y) { return map_variance(kind, 1.0f, map(x, y)); };
+  return scale_of(image, var, wthresh, image_map, config, threads);
 }
 
 void interpolate_bad_pixels(ImageView<float> value, ImageView<float> var, float wthresh, int xlag,

@@ -22,10 +22,11 @@
 #include "celeris/image.hpp"
 #include "extract/objects.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/weight_variance.hpp"
 
 namespace celeris::extract {
 
-constexpr float kBig = 1e+30f;  // SExtractor's BIG: the variance of a bad pixel
+constexpr float kBig = kBadVariance;  // SExtractor's BIG: the variance of a bad pixel
 
 // SExtractor's name of a WEIGHT_TYPE (NONE, BACKGROUND, MAP_RMS, MAP_VAR, MAP_WEIGHT).
 const char* weight_type_name(WeightType type);
@@ -39,11 +40,20 @@ float variance_threshold(const WeightParams& weight);
 // the calling thread's OpenMP default).
 void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads = 0);
 
+// What a map of WEIGHT_TYPE `type` holds (weight_variance.hpp); BACKGROUND's map is an RMS.
+MapKind map_kind(WeightType type);
+
 // The scale between the variance map (unscaled) and the image noise, from the map's own
 // background meshes (back.c makeback): `image` with NaN at bad pixels, `image_map` its finished
 // background. 1 with a warning when no mesh gives a positive ratio.
 float weight_scale(ImageView<const float> image, ImageView<const float> var, float wthresh,
                    const BackgroundMap& image_map, const Config& config, int threads = 0);
+// The same from the map as read (`map`, of `kind`), each value taken as a variance (with no
+// scale) where it is read, and the image as given: its pixels bad in the map are left out as
+// the masked image's NaN are (the GPU's weighted front end, which has no such copies here).
+float weight_scale_of_map(ImageView<const float> image, ImageView<const float> map, MapKind kind,
+                          float wthresh, const BackgroundMap& image_map, const Config& config,
+                          int threads = 0);
 
 // interpolate.c, row by row from the top: a bad pixel (var >= wthresh) takes its left
 // neighbour's values while fewer than `xlag` pixels were so taken since the last good pixel,

@@ -9,6 +9,7 @@
 #include "celeris/error.hpp"
 #include "extract/gpu/detect_weighted_gpu.hpp"
 #include "extract/gpu/device_memory_plan.hpp"
+#include "extract/gpu/weighted_front_end_gpu.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/dual_image.hpp"
 
@@ -117,6 +118,16 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
   maps.detect = dw.type != WeightType::None;
   maps.wthresh = variance_threshold(mw);
   maps.dwthresh = variance_threshold(dw);
+  // With --device cuda, one image and one map: the whole front end on the GPU, unless the
+  // device cannot hold the frame.
+  if (config.device == Backend::Cuda && gpu::available() &&
+      gpu::weighted_front_end_fits(config, request.measure_image.data != nullptr)) {
+    const std::string refusal = gpu::gpu_frame_refusal(
+        image.width, image.height, gpu::weighted_frame_device_bytes(image.width * image.height),
+        gpu::device_memory_limit(config));
+    if (refusal.empty())
+      return gpu::weighted_front_end_gpu(image, request.weight_map, config, filter, threads, maps);
+  }
   FrontEnd out;
   // Each step's time, as the other front ends list theirs.
   auto t_step = std::chrono::steady_clock::now();
