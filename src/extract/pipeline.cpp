@@ -482,10 +482,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // BACKPHOTO_TYPE LOCAL needs the shapes as detected (cleaning merges some) and the host's
   // blanking, as seen at each detection.
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
-  // Each pixel's own threshold (detection weights) is the host's blanking's alone.
-  const bool codes_on_device = front.device_value && !local_back && !dweighted;
+  const bool codes_on_device = front.device_value && !local_back;
   const std::shared_ptr<gpu::BlankingDraft> blanking_draft =
-      codes_on_device && gpu_shapes
+      codes_on_device && gpu_shapes && !front.device_thresh
           ? gpu::blanking_draft(front.device_value, front.device_cvalue, w, h, dthresh)
           : nullptr;
   std::vector<std::pair<std::string, double>> shape_steps;  // the GPU shapes' steps
@@ -583,9 +582,10 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The
   // GPU front end's images are still on the device: the blanking codes are made there (LOCAL's
-  // blanking, as seen at each detection, is the host's alone, and so is that of detection
-  // weights, each pixel against its own threshold). Dual-image mode and separate weights run
-  // the front end on the host, which leaves no device images.
+  // blanking, as seen at each detection, is the host's alone; with detection weights each pixel
+  // is tested against its own threshold, which the GPU's weighted front end left there too).
+  // Dual-image mode and separate weights run the front end on the host, which leaves no device
+  // images.
   // The GPU front end's host images came down beside the stages so far (none of them read
   // them); every stage from here may.
   if (front.host_images_pending) {
@@ -594,11 +594,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   }
   const Blanking blanking =
       codes_on_device
-          ? Blanking(blanking_draft ? gpu::blanking_codes(blanking_draft, w, objects,
-                                                          cleaned.removed, mp.buffer.blank_lag, nt)
-                                    : gpu::blanking_codes(front.device_value, front.device_cvalue,
-                                                          w, h, dthresh, objects, cleaned.removed,
-                                                          mp.buffer.blank_lag, nt),
+          ? Blanking(blanking_draft
+                         ? gpu::blanking_codes(blanking_draft, w, objects, cleaned.removed,
+                                               mp.buffer.blank_lag, nt)
+                         : gpu::blanking_codes(front.device_value, front.device_cvalue, w, h,
+                                               dthresh, objects, cleaned.removed,
+                                               mp.buffer.blank_lag, nt, front.device_thresh),
                      w, mp.buffer.blank_lag, cleaned.stack_full_lines)
           : Blanking(dvalue, cvalue, dthresh, objects, cleaned.removed, mp.buffer.blank_lag,
                      local_back, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},

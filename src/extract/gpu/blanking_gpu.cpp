@@ -181,7 +181,8 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const floa
                                                   int64_t width, int64_t height, float threshold,
                                                   const ObjectList& objects,
                                                   const std::vector<CleanVictim>& removed,
-                                                  int blank_lag, int threads) {
+                                                  int blank_lag, int threads,
+                                                  const float* pixel_threshold) {
   cuda::cuda_require_device("--device cuda");
   Context& c = context();
   const size_t n = static_cast<size_t>(width * height);
@@ -197,7 +198,7 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const floa
   OwnedCode* d_owned = c.owned.grow(static_cast<size_t>(m));
   c.owned.upload_async(staged, static_cast<size_t>(m), s);
   blanking_codes(value, cvalue, threshold, static_cast<int64_t>(n), d_owned, m,
-                 images->device.data(), s);
+                 images->device.data(), s, pixel_threshold);
   c.stream.synchronize();
   return std::make_shared<GpuCodes>(std::move(images), n);
 }

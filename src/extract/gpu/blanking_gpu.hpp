@@ -14,14 +14,16 @@
 namespace celeris::extract::gpu {
 
 // `value` and `cvalue`: device images (FrontEnd::device_value, device_cvalue), width x height;
-// `threshold`: the detection threshold; the objects after deblending and the merges of cleaning,
-// as the host's Blanking takes them. Waits until the codes are made. Throws celeris::Error
-// without a CUDA device (or in a build without CUDA).
+// `threshold`: the detection threshold (`pixel_threshold`, a device image, each pixel's own
+// where given: FrontEnd::device_thresh); the objects after deblending and the merges of
+// cleaning, as the host's Blanking takes them. Waits until the codes are made. Throws
+// celeris::Error without a CUDA device (or in a build without CUDA).
 std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const float* cvalue,
                                                   int64_t width, int64_t height, float threshold,
                                                   const ObjectList& objects,
                                                   const std::vector<CleanVictim>& removed,
-                                                  int blank_lag, int threads);
+                                                  int blank_lag, int threads,
+                                                  const float* pixel_threshold = nullptr);
 
 class BlankingDraft;  // blanking_draft.hpp
 

@@ -6,7 +6,8 @@ namespace celeris::extract::gpu {
 
 std::shared_ptr<const DeviceCodes> blanking_codes(const float*, const float*, int64_t, int64_t,
                                                   float, const ObjectList&,
-                                                  const std::vector<CleanVictim>&, int, int) {
+                                                  const std::vector<CleanVictim>&, int, int,
+                                                  const float*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

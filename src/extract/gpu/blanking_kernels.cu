@@ -12,9 +12,12 @@ namespace {
 constexpr int kThreads = 256;
 
 __global__ void detected_kernel(const float* value, const float* cvalue, float threshold, int64_t n,
-                                int32_t* code) {
+                                int32_t* code, const float* pixel_threshold) {
   const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p < n) code[p] = detected_pixel(value[p], cvalue[p], threshold) ? -1 : 0;
+  if (p < n)
+    code[p] = detected_pixel(value[p], cvalue[p], pixel_threshold ? pixel_threshold[p] : threshold)
+                  ? -1
+                  : 0;
 }
 
 __global__ void owned_kernel(const OwnedCode* owned, int64_t m, int32_t* code) {
@@ -34,10 +37,10 @@ __global__ void object_kernel(const int32_t* index, const int64_t* offset, int64
 }  // namespace
 
 void detected_codes(const float* value, const float* cvalue, float threshold, int64_t n,
-                    int32_t* code, cudaStream_t stream) {
+                    int32_t* code, cudaStream_t stream, const float* pixel_threshold) {
   if (n == 0) return;
   detected_kernel<<<cuda::blocks_for(n, kThreads), kThreads, 0, stream>>>(value, cvalue, threshold,
-                                                                          n, code);
+                                                                          n, code, pixel_threshold);
   cuda::cuda_check_launch("detected_kernel");
 }
 
@@ -56,9 +59,10 @@ void owned_codes(const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t 
 }
 
 void blanking_codes(const float* value, const float* cvalue, float threshold, int64_t n,
-                    const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream) {
+                    const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream,
+                    const float* pixel_threshold) {
   if (n == 0) return;
-  detected_codes(value, cvalue, threshold, n, code, stream);
+  detected_codes(value, cvalue, threshold, n, code, stream, pixel_threshold);
   // Objects own disjoint pixels: no two writes meet.
   owned_codes(owned, m, code, stream);
 }

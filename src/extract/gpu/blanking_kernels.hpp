@@ -14,14 +14,16 @@ struct OwnedCode {
   int32_t code;
 };
 
-// code[p] = -1 where `value` is not NaN and `cvalue` is above `threshold` (detected), else 0;
-// then code[owned[i].pixel] = owned[i].code: the host Blanking's two passes.
+// code[p] = -1 where `value` is not NaN and `cvalue` is above `threshold` (above
+// pixel_threshold[p] where given: detection weights) (detected), else 0; then
+// code[owned[i].pixel] = owned[i].code: the host Blanking's two passes.
 void blanking_codes(const float* value, const float* cvalue, float threshold, int64_t n,
-                    const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream);
+                    const OwnedCode* owned, int64_t m, int32_t* code, cudaStream_t stream,
+                    const float* pixel_threshold = nullptr);
 
 // The first pass alone (code[p] = -1 or 0 over n pixels).
 void detected_codes(const float* value, const float* cvalue, float threshold, int64_t n,
-                    int32_t* code, cudaStream_t stream);
+                    int32_t* code, cudaStream_t stream, const float* pixel_threshold = nullptr);
 // The codes of objects no cleaning merged away, from their pixels' indexes on the device: object
 // first + k's pixels index[offset[k] .. offset[k + 1]) (y * width + x) get first + k + 1, for
 // k < objects.

@@ -54,8 +54,11 @@ struct FrontEnd {
   // stays there alone unless a host stage asked for it (front_end's host_filtered).
   const float* device_value = nullptr;
   const float* device_cvalue = nullptr;
-  // The GPU's weighted front end: the measurement variances (WeightMaps::var) on the device.
+  // The GPU's weighted front end: the measurement variances (WeightMaps::var) and each pixel's
+  // detection threshold (WeightMaps::thresh; null with THRESH_TYPE ABSOLUTE, where every pixel's
+  // is detect_thresh) on the device.
   const float* device_var = nullptr;
+  const float* device_thresh = nullptr;
   // The GPU path when its caller let the host images' download run on past the front end
   // (front_end's `defer_host_images`): waits until `value` and `filtered` hold the images.
   // Empty otherwise. Host code reads them only after wait_for_host_images().

@@ -216,6 +216,7 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   out.device_value = d_value;
   out.device_cvalue = d_cvalue;
   out.device_var = d_var;
+  out.device_thresh = d_thresh;
   out.pixel_stack_bound = d.pixel_stack_bound;
   const bool may_overflow =
       config.memory_pixstack > 0 && d.pixel_stack_bound >= config.memory_pixstack - 1;
