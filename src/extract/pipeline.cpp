@@ -5,6 +5,7 @@
 // asked of sextractor/scan_order.hpp. Check images are made at the end from the stages'
 // products (output/check_images.hpp).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -152,15 +153,6 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
   return out;
 }
 
-// Whether the back stages read the detection image on the host: the FILTERED check image, and
-// BACKPHOTO_TYPE LOCAL, whose blanking (as seen at each detection) is made there. Otherwise the
-// GPU front end leaves it on the device, where the blanking codes are made (blanking_gpu.hpp).
-bool host_detection_image(const Config& config, const MeasureRequest& request) {
-  return config.backphoto_type == BackPhotoType::Local ||
-         std::find(request.check_images.begin(), request.check_images.end(),
-                   CheckImage::Filtered) != request.check_images.end();
-}
-
 // Why a frame with --device cuda is extracted on the CPU instead (empty: it is not): the GPU
 // cannot index it, or its planned device memory is more than the device (or
 // Config::gpu_memory_bytes) allows (gpu/device_memory_plan.hpp). Without a usable device the
@@ -269,7 +261,8 @@ FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse
       run_config, image.width, image.height,
       [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
         if (gpu_front)
-          return gpu::front_end(image, c, f, nt, host_detection_image(c, request), true, stored);
+          return gpu::front_end(image, c, f, nt, host_reads_detection_image(c, request), true,
+                                stored);
         if (weighted)
           return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
         FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
@@ -314,8 +307,8 @@ FrontStage extract_front(const DeviceImage& image, const Config& config,
   validate_config(config);
   return front_stage(config, image.width(), image.height(),
                      [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
-                       return gpu::front_end(image, c, f, nt, host_detection_image(c, request),
-                                             true);
+                       return gpu::front_end(image, c, f, nt,
+                                             host_reads_detection_image(c, request), true);
                      });
 }
 
@@ -338,7 +331,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const ImageView<const float> dvalue = front.value;
   const ImageView<const float> value = measure.dual ? measure.value.view() : dvalue;
   // The detection image on the host (not there when the GPU front end left it on the device:
-  // then nothing below reads it, host_detection_image).
+  // then nothing below reads it, host_reads_detection_image).
   const ImageView<const float> cvalue =
       front.filtered_on_device_only() ? ImageView<const float>{} : front.detection_image();
   const ObjectList& detections = front.detections;
@@ -508,6 +501,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // With CLEAN_PARAM 1 (the default: no pow in the profiles) the pairs' decisions are made
   // there too, on the lists before they come back; those a pow must decide, on the host.
   std::vector<std::pair<std::string, double>> zone_steps;  // the GPU zones' steps
+  // This frame's key for the GPU zones' chunks (clean_zones_gpu's `frame`), never another's.
+  static std::atomic<uint64_t> frames{0};
+  const uint64_t zones_frame = ++frames;
   back_steps.zones = [&](size_t first, size_t last, int threads,
                          const std::vector<CleanProfile>& profile, CleanPairs& pairs) {
     CleanZones zones;
@@ -522,7 +518,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
       const bool decide = config.clean_param == 1.0;
       std::vector<uint8_t> codes;
       if (gpu::clean_zones_gpu(shapes, first, last, w, h, threads, zones, &zone_steps,
-                               decide ? &request : nullptr, &codes)) {
+                               decide ? &request : nullptr, &codes, zones_frame)) {
         if (decide) {
           const auto t = std::chrono::steady_clock::now();
           pairs = clean_pairs_from_codes(shapes, isos, zones, config.clean_param, threads, profile,

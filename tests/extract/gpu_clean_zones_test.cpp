@@ -61,12 +61,17 @@ void expect_same_zones(const std::vector<Shape>& shapes, int width, int height) 
     ASSERT_EQ(got_part.offset, part.offset);
     ASSERT_EQ(got_part.neighbours, part.neighbours);
   }
-  // Consecutive chunks, each from where the last ended (the device keeps the earlier points).
+  // Consecutive chunks, each from where the last ended (the device keeps the earlier points),
+  // under a key of their own: a frame whose shapes sit where an earlier frame's were, and whose
+  // chunk begins where one of that frame's ended, reuses nothing of it.
+  static uint64_t frames = 0;
+  const uint64_t frame = ++frames;
   size_t begin = 0;
   for (const size_t end : {n / 10, n / 2, n / 2, 3 * n / 4, n}) {
     const CleanZones part = clean_zones(shapes, begin, end, 2);
     CleanZones got_part;
-    ASSERT_TRUE(gpu::clean_zones_gpu(shapes, begin, end, width, height, 2, got_part));
+    ASSERT_TRUE(gpu::clean_zones_gpu(shapes, begin, end, width, height, 2, got_part, nullptr,
+                                     nullptr, nullptr, frame));
     ASSERT_EQ(got_part.offset, part.offset);
     ASSERT_EQ(got_part.neighbours, part.neighbours);
     begin = end;
@@ -88,6 +93,28 @@ TEST(GpuCleanZones, EqualTheHostsPairs) {
     pairs += clean_zones(shapes, 2).neighbours.size();
   }
   EXPECT_GT(pairs, 100000u);
+}
+
+// A frame whose shapes sit where the last frame's were (a column pool's vector, or freed memory
+// come back), chunked as it was: its second chunk begins where the last frame's first ended,
+// and reuses none of that frame's points (the key tells the frames apart, the address cannot).
+TEST(GpuCleanZones, AFrameInTheLastFramesMemoryReusesNothingOfIt) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const size_t n = 8000;
+  std::vector<Shape> shapes = random_shapes(n, 1024, 1024, 31, false);
+  CleanZones got;
+  ASSERT_TRUE(
+      gpu::clean_zones_gpu(shapes, 0, n / 2, 1024, 1024, 2, got, nullptr, nullptr, nullptr, 1001));
+  const std::vector<Shape> next = random_shapes(n, 1024, 1024, 32, false);
+  const Shape* before = shapes.data();
+  std::copy(next.begin(), next.end(), shapes.begin());
+  ASSERT_EQ(shapes.data(), before);
+  ASSERT_TRUE(
+      gpu::clean_zones_gpu(shapes, n / 2, n, 1024, 1024, 2, got, nullptr, nullptr, nullptr, 1002));
+  const CleanZones want = clean_zones(shapes, n / 2, n, 2);
+  EXPECT_GT(want.neighbours.size(), 1000u);
+  EXPECT_EQ(got.offset, want.offset);
+  EXPECT_EQ(got.neighbours, want.neighbours);
 }
 
 // CLEAN's decisions made beside the zones (ZonePairsRequest) against the host's

@@ -193,6 +193,12 @@ TEST_F(GpuWeightedDetection, WeightedCatalogsAreTheCpuPaths) {
   c.detect_weight.type = WeightType::MapWeight;
   c.measure_weight.type = WeightType::MapWeight;
   expect_same_catalogs(image, c, req, "MAP_WEIGHT", "", "gpu weighted: background meshes");
+  // BACKPHOTO_TYPE LOCAL: the host's blanking, from the detection image and each pixel's
+  // threshold brought back.
+  Config local = c;
+  local.backphoto_type = BackPhotoType::Local;
+  expect_same_catalogs(image, local, req, "MAP_WEIGHT, BACKPHOTO_TYPE LOCAL", "",
+                       "gpu weighted: background meshes");
   Config r = c;
   MeasureRequest rreq;
   rreq.weight_map = rms.view();

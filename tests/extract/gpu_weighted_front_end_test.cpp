@@ -173,6 +173,7 @@ TEST_F(GpuWeightedFrontEnd, SameAsTheHost) {
     c.device = Backend::Cpu;
     const FrontEnd cpu = weighted_front_end(image.view(), req, c, f, 2, cmaps, measure);
     const FrontEnd gpu = gpu::weighted_front_end_gpu(image.view(), map.view(), c, f, 2, gmaps);
+    gpu.wait_for_host_images();
     expect_same(cpu, cmaps, gpu, gmaps, c.filter, k.what);
   }
 }

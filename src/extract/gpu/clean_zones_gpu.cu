@@ -187,9 +187,9 @@ struct Context {
   cuda::PinnedBuffer<CleanPairInput> staged_pair_input;
   cuda::DeviceBuffer<uint8_t> codes;
   cuda::PinnedBuffer<uint8_t> host_codes;
-  // Whose points `points` holds (a frame's shapes, by address) and up to which object; up to
+  // Whose points `points` holds (the caller's frame key, 0: none) and up to which object; up to
   // which object `pair_input` holds that frame's inputs.
-  const Shape* points_of = nullptr;
+  uint64_t points_of = 0;
   size_t points_upto = 0, pair_inputs_upto = 0;
 };
 
@@ -208,7 +208,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
 bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
                      int64_t height, int threads, CleanZones& zones,
                      std::vector<std::pair<std::string, double>>* seconds,
-                     const ZonePairsRequest* pairs, std::vector<uint8_t>* codes) {
+                     const ZonePairsRequest* pairs, std::vector<uint8_t>* codes, uint64_t frame) {
   if (pairs && !codes) throw Error("internal: clean_zones_gpu asked for pairs without codes");
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
@@ -240,10 +240,10 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   const size_t all = shapes.size();
   Point* staged = c.staged.grow(all);
   Point* points = c.points.grow(all);
-  const bool same_frame = begin > 0 && c.points_of == shapes.data();
+  const bool same_frame = begin > 0 && frame != 0 && c.points_of == frame;
   const int64_t from = same_frame && c.points_upto == begin ? first : 0;
   const int64_t pairs_from = same_frame && c.pair_inputs_upto == begin ? first : 0;
-  c.points_of = nullptr;  // until the uploads below are queued
+  c.points_of = 0;  // until the uploads below are queued
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = from; i < n; ++i)
     staged[i] = {shapes[i].mx, shapes[i].my, static_cast<float>(shapes[i].a),
@@ -257,7 +257,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
                               static_cast<size_t>(pairs_from));
   }
   const auto t_staged = Clock::now();
-  c.points_of = shapes.data();
+  c.points_of = frame;
   c.points_upto = end;
   c.pair_inputs_upto = pairs ? end : 0;
 

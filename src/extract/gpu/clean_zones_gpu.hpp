@@ -45,11 +45,15 @@ struct ZonePairsRequest {
 // begin .. end - 1, from shapes[0 .. end) (the later ones are not read); kZoneMaxLarge counts
 // the large objects among all of shapes[0 .. end). With `pairs` (and `codes`): codes[k], for
 // each entry k of zones.neighbours, is clean_pair_sure's answer for that pair (kCleanPairUnsure
-// where the pow decides: the caller's clean_pair then).
+// where the pow decides: the caller's clean_pair then). `frame`: the caller's key for the
+// frame whose chunks these are, the same for each of its chunks and never another frame's (0:
+// none): a chunk that begins where the last one of its frame ended on the same context reuses
+// the points and pair inputs uploaded before (a frame's shapes, by address, could be another
+// frame's: a column pool reuses them, and a freed vector's memory comes back).
 bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
                      int64_t height, int threads, CleanZones& zones,
                      std::vector<std::pair<std::string, double>>* seconds = nullptr,
-                     const ZonePairsRequest* pairs = nullptr,
-                     std::vector<uint8_t>* codes = nullptr);
+                     const ZonePairsRequest* pairs = nullptr, std::vector<uint8_t>* codes = nullptr,
+                     uint64_t frame = 0);
 
 }  // namespace celeris::extract::gpu

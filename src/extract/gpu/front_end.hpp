@@ -9,6 +9,7 @@
 // in the CPU's order, and the CUDA code is compiled without FMA contraction.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -79,6 +80,16 @@ struct FrontEnd {
     return filtered.data ? filtered : value;
   }
 };
+
+// Whether the back stages read the detection image on the host: the FILTERED check image, and
+// BACKPHOTO_TYPE LOCAL, whose blanking (as seen at each detection, each pixel against its
+// threshold) is made there. Otherwise the GPU's front ends leave it (and the weighted one each
+// pixel's threshold) on the device, where the blanking codes are made (blanking_gpu.hpp).
+inline bool host_reads_detection_image(const Config& config, const MeasureRequest& request) {
+  return config.backphoto_type == BackPhotoType::Local ||
+         std::find(request.check_images.begin(), request.check_images.end(),
+                   CheckImage::Filtered) != request.check_images.end();
+}
 
 namespace gpu {
 

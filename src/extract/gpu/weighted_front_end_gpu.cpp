@@ -73,7 +73,7 @@ int64_t weighted_frame_device_bytes(int64_t pixels) {
 
 FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const float> map,
                                 const Config& config, const FilterParams& filter, int threads,
-                                WeightMaps& maps) {
+                                WeightMaps& maps, bool host_filtered) {
   cuda::cuda_require_device("--device cuda");
   if (!weighted_front_end_fits(config, false))
     throw Error("internal: weighted_front_end_gpu given weights it does not take");
@@ -187,44 +187,65 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   c.stream.synchronize();
   lap("gpu weighted: subtract, interpolate, filter, thresholds");
 
-  // 4. The detection (on its own context's stream), the images' downloads beside it.
-  float* host_value = c.host_value.grow(nz);
-  float* host_var = c.host_var.grow(nz);
-  c.value.download_async(host_value, nz, s);
-  c.var.download_async(host_var, nz, s);
-  if (config.filter) c.cvalue.download_async(c.host_cvalue.grow(nz), nz, s);
-  if (relative) c.cvar.download_async(c.host_thresh.grow(nz), nz, s);
+  // 4. The detection (on its own context's stream), then the images' way back, which the host
+  // stages before the measurement do not wait for: queued after the detection's lists (on the
+  // copy engine, 256 MB of images ahead of them had held the lists back 3 ms), they come down
+  // beside the deblending and cleaning (FrontEnd::host_images_pending).
   WeightedDetections d =
       detect_weighted_on_device(d_value, d_cvalue, d_thresh, d_var, w, h, t.detect, config, nt);
   for (auto& step : d.stage_seconds) out.stage_seconds.push_back(std::move(step));
   t_step = Clock::now();
-  c.stream.synchronize();
+  // The detection image and the thresholds come back only where the host reads them (and for
+  // the host's detection, where SExtractor's pixel stack could overflow).
+  const bool may_overflow =
+      config.memory_pixstack > 0 && d.pixel_stack_bound >= config.memory_pixstack - 1;
+  const bool host_detection_image = host_filtered || may_overflow;
+  float* host_value = c.host_value.grow(nz);
+  float* host_var = c.host_var.grow(nz);
+  c.value.download_async(host_value, nz, s);
+  c.var.download_async(host_var, nz, s);
+  const bool filtered_down = config.filter && host_detection_image;
+  const bool thresh_down = relative && host_detection_image;
+  if (filtered_down) c.cvalue.download_async(c.host_cvalue.grow(nz), nz, s);
+  if (thresh_down) c.cvar.download_async(c.host_thresh.grow(nz), nz, s);
   out.value = {host_value, w, h};
-  if (config.filter) out.filtered = {c.host_cvalue.data(), w, h};
-  maps.var = Image<float>::uninitialized(w, h);
-  cuda::copy_in_slices(maps.var.data(), host_var, nz * sizeof(float), nt);
-  maps.thresh = Image<float>::uninitialized(w, h);
-  if (relative) {
-    cuda::copy_in_slices(maps.thresh.data(), c.host_thresh.data(), nz * sizeof(float), nt);
-  } else {
-    float* th = maps.thresh.data();
+  if (filtered_down) out.filtered = {c.host_cvalue.data(), w, h};
+  // The variance and threshold maps are the caller's images (WeightMaps): filled from the
+  // page-locked copies once these are down, by the first wait.
+  auto pending = std::make_shared<bool>(true);
+  WeightMaps* filled = &maps;
+  const float detect = t.detect;
+  out.host_images_pending = [held, pending, filled, w, h, nz, nt, relative, detect,
+                             host_detection_image] {
+    if (!*pending) return;
+    held->stream.synchronize();
+    filled->var = Image<float>::uninitialized(w, h);
+    cuda::copy_in_slices(filled->var.data(), held->host_var.data(), nz * sizeof(float), nt);
+    *pending = false;
+    if (!host_detection_image) return;
+    filled->thresh = Image<float>::uninitialized(w, h);
+    if (relative) {
+      cuda::copy_in_slices(filled->thresh.data(), held->host_thresh.data(), nz * sizeof(float), nt);
+    } else {
+      float* th = filled->thresh.data();
+      const int64_t n = static_cast<int64_t>(nz);
 #pragma omp parallel for schedule(static) num_threads(nt)
-    for (int64_t i = 0; i < n; ++i) th[i] = t.detect;
-  }
-  lap("gpu weighted: downloads");
+      for (int64_t i = 0; i < n; ++i) th[i] = detect;
+    }
+  };
+  lap("gpu weighted: downloads queued");
 
   out.device_value = d_value;
   out.device_cvalue = d_cvalue;
   out.device_var = d_var;
   out.device_thresh = d_thresh;
   out.pixel_stack_bound = d.pixel_stack_bound;
-  const bool may_overflow =
-      config.memory_pixstack > 0 && d.pixel_stack_bound >= config.memory_pixstack - 1;
   if (!may_overflow) {
     out.detections = std::move(d.detections);
     out.done_lines = std::move(d.done_lines);
   } else {
     // SExtractor's pixel stack could overflow: the host's detection, which models it.
+    out.wait_for_host_images();
     std::vector<PixelStackOverflow> overflows;
     out.detections =
         detect_weighted(out.value, out.detection_image(), maps.thresh.view(), maps.var.view(),

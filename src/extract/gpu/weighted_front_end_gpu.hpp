@@ -5,7 +5,7 @@
 // filtered variances and each pixel's threshold, then the detection
 // (detect_weighted_gpu.hpp), the images staying on the device between them. Every value is the
 // host's to the bit. What the host stages after it read comes back: the two images, the
-// variance and threshold maps; the images stay on the device for the photometry.
+// variance and threshold maps; the images stay on the device for the photometry and blanking.
 #pragma once
 
 #include "celeris/extract.hpp"
@@ -24,10 +24,14 @@ bool weighted_front_end_fits(const Config& config, bool dual_image);
 int64_t weighted_frame_device_bytes(int64_t pixels);
 
 // weighted_front_end's result for such a frame (`map`: WEIGHT_IMAGE's pixels as read), `maps`
-// filled as there. Where SExtractor's pixel stack could overflow, the detection runs on the
-// host (with a warning for each overflow, as there). Throws celeris::Error without a CUDA device.
+// filled as there once FrontEnd::wait_for_host_images() has run (the host images come down
+// meanwhile; `maps` must outlive that wait). Where SExtractor's pixel stack could overflow, the
+// detection runs on the host (with a warning for each overflow, as there). Throws
+// celeris::Error without a CUDA device.
+// `host_filtered`: whether the host stages read the detection image and each pixel's threshold
+// (host_reads_detection_image); else those stay on the device alone (maps.thresh empty).
 FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const float> map,
                                 const Config& config, const FilterParams& filter, int threads,
-                                WeightMaps& maps);
+                                WeightMaps& maps, bool host_filtered = true);
 
 }  // namespace celeris::extract::gpu

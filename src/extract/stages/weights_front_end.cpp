@@ -126,7 +126,8 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
         image.width, image.height, gpu::weighted_frame_device_bytes(image.width * image.height),
         gpu::device_memory_limit(config));
     if (refusal.empty())
-      return gpu::weighted_front_end_gpu(image, request.weight_map, config, filter, threads, maps);
+      return gpu::weighted_front_end_gpu(image, request.weight_map, config, filter, threads, maps,
+                                         host_reads_detection_image(config, request));
   }
   FrontEnd out;
   // Each step's time, as the other front ends list theirs.
