@@ -468,7 +468,10 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // The columns' storage is the last frame's on this thread (ColumnPool).
   std::vector<Shape> shapes = std::move(column_pool.shapes);
   std::vector<Iso> isos = std::move(column_pool.isos);
-  const bool gpu_shapes = front.device_value && gpu::shapes_supported(iso_params);
+  // With weights, the GPU's weighted front end left their images on the device too.
+  const gpu::DeviceWeights device_weights{front.device_var, front.device_thresh};
+  const bool gpu_shapes =
+      front.device_value && gpu::shapes_supported(iso_params, front.device_var != nullptr);
   // The blanking codes are made on the device from its images (below, after cleaning); with the
   // GPU shapes, which upload every object's pixel indexes, their draft is made from those while
   // the host runs the clean pass, and only the merged objects' pixels are left for after it.
@@ -486,7 +489,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     if (gpu_shapes) {
       gpu::shapes_and_isophotal(objects, first, last, front.device_value, front.device_cvalue, w,
                                 iso_params, threads, shapes, isos, &shape_steps,
-                                blanking_draft.get());
+                                blanking_draft.get(), device_weights);
       return;
     }
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)

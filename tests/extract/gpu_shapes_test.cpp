@@ -185,6 +185,10 @@ TEST(GpuShapes, NotTakenWhereTheHostModelsTheCase) {
     EXPECT_FALSE(gpu::shapes_supported(q));
   big_minarea.clean = false;  // no CLEAN heap: any DETECT_MINAREA
   EXPECT_TRUE(gpu::shapes_supported(big_minarea));
+  // Weights whose images are on the device (the GPU's weighted front end's): taken.
+  EXPECT_TRUE(gpu::shapes_supported(weighted, true));
+  EXPECT_TRUE(gpu::shapes_supported(thresholds, true));
+  for (const IsoParams& q : {photo, dgeo, dual}) EXPECT_FALSE(gpu::shapes_supported(q, true));
 }
 
 #endif  // CELERIS_HAVE_CUDA

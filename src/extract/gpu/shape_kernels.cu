@@ -21,15 +21,25 @@ __global__ void shape_kernel(const ShapeArgs a) {
     p.x = q - p.y * w;
     p.value = a.value[q];
     p.cvalue = a.cvalue[q];
+    if (a.var) p.var = a.var[q];
+    if (a.pixel_thresholds) p.dthresh = a.thresh ? a.thresh[q] : a.detect_thresh;
     return p;
   };
-  const ShapeSums s = extract::shape_sums(px, n, a.detect_thresh, NoShift{});
+  // The object's threshold: its pixels' smallest with pixel thresholds (weights.hpp
+  // object_dthresh), from SExtractor's BIG.
+  float thresh = a.detect_thresh;
+  if (a.pixel_thresholds) {
+    thresh = 1e+30f;
+    for (int64_t i = 0; i < n; ++i) thresh = fminf(thresh, px(i).dthresh);
+  }
+  const ShapeSums s = extract::shape_sums(px, n, thresh, NoShift{});
   // The barycentre as finish_shape (moments.cpp) makes it: the position errors are about it.
   const CentralMoments m = central_moments(s, a.fixed_centre[k] != 0, a.cx[k], a.cy[k]);
   a.shape[k] = s;
   a.sums[k] = iso_sums(px, n, m.xm + s.xmin, m.ym + s.ymin, a.iso, PlainIsoModel{});
   float heap[kMaxMinarea];
-  a.mthresh[k] = a.clean ? clean_threshold(px, n, a.detect_thresh, false, a.minarea, heap) : 0.0f;
+  a.mthresh[k] =
+      a.clean ? clean_threshold(px, n, a.detect_thresh, a.pixel_thresholds, a.minarea, heap) : 0.0f;
   if (a.fwhm_in) {
     // finish_shape's barycentre, iso_background's BACKGROUND (dbkg 0) and fwhm_cut's bounds.
     FwhmInput in;

@@ -33,6 +33,10 @@ struct ShapeArgs {
   const float *value = nullptr, *cvalue = nullptr;  // the device images, width x height
   int width = 0;
   float detect_thresh = 0;
+  // With weights (iso.weighted, pixel_thresholds): each pixel's variance and detection threshold
+  // (thresh null: detect_thresh for every pixel), device images width x height.
+  const float *var = nullptr, *thresh = nullptr;
+  bool pixel_thresholds = false;
   IsoSumParams iso;
   bool clean = true;  // CLEAN's threshold (mthresh), with DETECT_MINAREA `minarea` <= kMaxMinarea
   int minarea = 5;

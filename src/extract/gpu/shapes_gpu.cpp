@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "celeris/error.hpp"
 #include "core/cuda/context_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
@@ -17,6 +18,7 @@
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/blanking_draft.hpp"
 #include "extract/gpu/shape_kernels.hpp"
+#include "extract/stages/weights.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -52,26 +54,29 @@ bool fwhm_on_gpu() {
   return cuda::device_exception_lists().log;
 }
 
-bool shapes_supported(const IsoParams& p) {
-  return !p.weighted && !p.pixel_thresholds && !p.measure.data && p.ngamma == 0.0 && !p.dgeo &&
-         (!p.clean || p.minarea <= kMaxMinarea);
+bool shapes_supported(const IsoParams& p, bool weights_on_device) {
+  return ((!p.weighted && !p.pixel_thresholds) || weights_on_device) && !p.measure.data &&
+         p.ngamma == 0.0 && !p.dgeo && (!p.clean || p.minarea <= kMaxMinarea);
 }
 
 void shapes_and_isophotal(const ObjectList& objects, const float* value, const float* cvalue,
                           int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
-                          std::vector<std::pair<std::string, double>>* seconds) {
+                          std::vector<std::pair<std::string, double>>* seconds,
+                          const DeviceWeights& weights) {
   shapes.resize(objects.size());
   isos.resize(objects.size());
   shapes_and_isophotal(objects, 0, objects.size(), value, cvalue, width, params, threads, shapes,
-                       isos, seconds);
+                       isos, seconds, nullptr, weights);
 }
 
 void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds,
-                          BlankingDraft* draft) {
+                          BlankingDraft* draft, const DeviceWeights& weights) {
+  if ((params.weighted || params.pixel_thresholds) && !weights.var)
+    throw Error("internal: shapes_and_isophotal given weights without their device images");
   cuda::cuda_require_device("--device cuda");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -128,6 +133,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   a.cvalue = cvalue;
   a.width = w32;
   a.detect_thresh = params.detect_thresh;
+  a.var = weights.var;
+  a.thresh = weights.thresh;
+  a.pixel_thresholds = params.pixel_thresholds;
   a.iso = iso_sum_params(params);
   a.clean = params.clean;
   a.minarea = params.minarea;
@@ -174,6 +182,10 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     c.fwhm_out.download_async(fout, n, s);
     c.fwhm_down.record(s);
   }
+  // An object's detection threshold: its pixels' smallest with pixel thresholds (weights).
+  auto object_thresh = [&](const ObjectView& o) {
+    return object_dthresh(o, params.detect_thresh, params.pixel_thresholds);
+  };
   // While the kernel runs: the largest objects on the host, as compute_shape and isophotal.
   const auto t_columns = Clock::now();
   std::vector<size_t> large;
@@ -182,7 +194,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (size_t j = 0; j < large.size(); ++j) {
     const size_t i = large[j];
-    shapes[i] = compute_shape(objects[i], params.detect_thresh);
+    shapes[i] = compute_shape(objects[i], object_thresh(objects[i]), params.pixel_thresholds);
     isos[i] = isophotal(objects[i], shapes[i], params);
   }
   const auto t_host = Clock::now();
@@ -201,7 +213,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     const ObjectView o = objects[i];
     if (!small(o)) continue;
     shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
-                             params.detect_thresh, false);
+                             object_thresh(o), params.pixel_thresholds);
   }
   const auto t_inputs = Clock::now();
   if (fwhm_on_device) c.fwhm_down.synchronize();

@@ -26,10 +26,20 @@ class BlankingDraft;  // blanking_draft.hpp
 // bright star, thousands of pixels).
 constexpr int64_t kHostObjectPixels = 512;
 
+// A weighted frame's images on the device (the GPU's weighted front end's FrontEnd::device_var
+// and device_thresh): each pixel's variance and detection threshold, which the sums read where
+// `params` has measurement weights and pixel thresholds. `thresh` null: every pixel's is
+// params.detect_thresh (THRESH_TYPE ABSOLUTE).
+struct DeviceWeights {
+  const float* var = nullptr;
+  const float* thresh = nullptr;
+};
+
 // Whether the GPU takes the sums of objects measured with `params` (else compute_shape and
-// isophotal on the host): without weights, dual-image mode, DETECT_TYPE PHOTO or a DGEO map
-// (the host's models of those), and with CLEAN's heap within a thread's (DETECT_MINAREA <= 64).
-bool shapes_supported(const IsoParams& params);
+// isophotal on the host): without dual-image mode, DETECT_TYPE PHOTO or a DGEO map (the host's
+// models of those), without weights unless their images are on the device (`weights_on_device`),
+// and with CLEAN's heap within a thread's (DETECT_MINAREA <= 64).
+bool shapes_supported(const IsoParams& params, bool weights_on_device = false);
 
 // Whether the FWHM fit's pass over each object's pixels runs on the GPU too: glibc's log is
 // reproduced there from core/glibc_float_math.hpp's exception lists, used only when they
@@ -38,16 +48,18 @@ bool shapes_supported(const IsoParams& params);
 bool fwhm_on_gpu();
 
 // `value`, `cvalue`: the device images (FrontEnd::device_value, device_cvalue), width x height,
-// whose pixels the objects' values are. Resizes shapes and isos to one per object (what they
-// held before is overwritten, so a caller may pass storage kept from an earlier frame) and fills
-// them as
-// compute_shape(objects[i], params.detect_thresh) and isophotal(objects[i], shape, params) do.
+// whose pixels the objects' values are (and `weights`' images, with weights). Resizes shapes
+// and isos to one per object (what they held before is overwritten, so a caller may pass
+// storage kept from an earlier frame) and fills them as compute_shape(objects[i],
+// object_dthresh(objects[i], params.detect_thresh, params.pixel_thresholds),
+// params.pixel_thresholds) and isophotal(objects[i], shape, params) do.
 // `seconds` (optional) receives the steps' times. Throws celeris::Error without a CUDA device
 // (or in a build without CUDA).
 void shapes_and_isophotal(const ObjectList& objects, const float* value, const float* cvalue,
                           int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
-                          std::vector<std::pair<std::string, double>>* seconds = nullptr);
+                          std::vector<std::pair<std::string, double>>* seconds = nullptr,
+                          const DeviceWeights& weights = {});
 // The same for objects first .. last - 1 only, into shapes[first ..] and isos[first ..], which
 // the caller has sized for all objects (the others are neither read nor written). `draft`
 // (optional, blanking_gpu.hpp): the objects' blanking codes are added to it from the pixel
@@ -56,6 +68,6 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds = nullptr,
-                          BlankingDraft* draft = nullptr);
+                          BlankingDraft* draft = nullptr, const DeviceWeights& weights = {});
 
 }  // namespace celeris::extract::gpu

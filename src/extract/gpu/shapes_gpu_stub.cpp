@@ -4,7 +4,7 @@
 
 namespace celeris::extract::gpu {
 
-bool shapes_supported(const IsoParams&) {
+bool shapes_supported(const IsoParams&, bool) {
   return false;
 }
 
@@ -14,13 +14,14 @@ bool fwhm_on_gpu() {
 
 void shapes_and_isophotal(const ObjectList&, const float*, const float*, int64_t, const IsoParams&,
                           int, std::vector<Shape>&, std::vector<Iso>&,
-                          std::vector<std::pair<std::string, double>>*) {
+                          std::vector<std::pair<std::string, double>>*, const DeviceWeights&) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
 void shapes_and_isophotal(const ObjectList&, size_t, size_t, const float*, const float*, int64_t,
                           const IsoParams&, int, std::vector<Shape>&, std::vector<Iso>&,
-                          std::vector<std::pair<std::string, double>>*, BlankingDraft*) {
+                          std::vector<std::pair<std::string, double>>*, BlankingDraft*,
+                          const DeviceWeights&) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
