@@ -16,16 +16,14 @@
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
+#include "weighted_detections_compare.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
+using celeris::extract::testing::expect_same_detections;
+using celeris::extract::testing::same_bits;
 
 namespace {
-
-template <class T, class A>
-bool same_bits(const std::vector<T, A>& a, const std::vector<T, A>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 // A crowded field, background-subtracted by its median (the detection does not care how), a few
 // NaN patches; its filtered image; a variance map rising across the field with a rectangle of
@@ -65,18 +63,7 @@ WeightedField weighted_field(int w, int h, uint64_t seed) {
 
 void expect_same(const ObjectList& cpu, const gpu::WeightedDetections& gpu,
                  const std::string& what) {
-  const ObjectList& g = gpu.detections;
-  ASSERT_EQ(cpu.size(), g.size()) << what;
-  EXPECT_GT(cpu.size(), 50u) << what;
-  EXPECT_EQ(cpu.offset, g.offset) << what;
-  EXPECT_TRUE(same_bits(cpu.x, g.x)) << what;
-  EXPECT_TRUE(same_bits(cpu.y, g.y)) << what;
-  EXPECT_TRUE(same_bits(cpu.value, g.value)) << what;
-  EXPECT_TRUE(same_bits(cpu.cvalue, g.cvalue)) << what;
-  EXPECT_TRUE(g.pixel_weights) << what;
-  EXPECT_TRUE(same_bits(cpu.var, g.var)) << what;
-  EXPECT_TRUE(same_bits(cpu.dthresh, g.dthresh)) << what;
-  EXPECT_EQ(cpu.flags, g.flags) << what;
+  expect_same_detections(cpu, gpu.detections, 50, what);
   std::vector<int64_t> own(cpu.size());
   for (size_t i = 0; i < own.size(); ++i) own[i] = static_cast<int64_t>(i);
   EXPECT_EQ(gpu.done_lines, done_lines(cpu, own, 1)) << what;

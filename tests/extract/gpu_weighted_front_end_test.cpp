@@ -18,21 +18,14 @@
 #include "extract/gpu/weighted_front_end_gpu.hpp"
 #include "extract/stages/dual_image.hpp"
 #include "extract/stages/weights_front_end.hpp"
+#include "weighted_detections_compare.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
+using celeris::extract::testing::expect_same_detections;
+using celeris::extract::testing::same_bits;
 
 namespace {
-
-template <class T, class A>
-bool same_bits(const std::vector<T, A>& a, const std::vector<T, A>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-bool same_bits(ImageView<const float> a, ImageView<const float> b) {
-  return a.width == b.width && a.height == b.height && a.data && b.data &&
-         std::memcmp(a.data, b.data, static_cast<size_t>(a.size()) * sizeof(float)) == 0;
-}
 
 // A weight map (MAP_WEIGHT's units: larger is better) with bad pixels (weight 0) in every
 // shape: a rectangle, scattered pixels, runs longer and shorter than the lags, a whole row, a
@@ -89,17 +82,7 @@ void expect_same(const FrontEnd& cpu, const WeightMaps& cmaps, const FrontEnd& g
   EXPECT_EQ(cmaps.dwthresh, gmaps.dwthresh) << what;
   EXPECT_TRUE(same_bits(cmaps.var.view(), gmaps.var.view())) << what << ": the variances";
   EXPECT_TRUE(same_bits(cmaps.thresh.view(), gmaps.thresh.view())) << what << ": thresholds";
-  const ObjectList &c = cpu.detections, &g = gpu.detections;
-  ASSERT_EQ(c.size(), g.size()) << what;
-  EXPECT_GT(c.size(), 30u) << what;
-  EXPECT_EQ(c.offset, g.offset) << what;
-  EXPECT_TRUE(same_bits(c.x, g.x)) << what;
-  EXPECT_TRUE(same_bits(c.y, g.y)) << what;
-  EXPECT_TRUE(same_bits(c.value, g.value)) << what;
-  EXPECT_TRUE(same_bits(c.cvalue, g.cvalue)) << what;
-  EXPECT_TRUE(same_bits(c.var, g.var)) << what;
-  EXPECT_TRUE(same_bits(c.dthresh, g.dthresh)) << what;
-  EXPECT_EQ(c.flags, g.flags) << what;
+  expect_same_detections(cpu.detections, gpu.detections, 30, what);
 }
 
 }  // namespace
