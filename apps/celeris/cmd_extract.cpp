@@ -43,7 +43,8 @@ Several images (or @LIST, a file naming one image per line) are extracted as a s
 the first stages (on the GPU with --device cuda) and the rest of successive frames overlap, one
 catalog per frame (a multi-extension file: one catalog of all its extensions, as alone). CATALOG_NAME and CHECKIMAGE_NAME then name each frame's outputs with {stem}
 (the image's file name without directory and .fits/.fz/.gz) or {index} (1, 2, ...), e.g.
--CATALOG_NAME out/{stem}.cat. A frame that fails is reported and the others go on; the exit
+-CATALOG_NAME out/{stem}.cat; WEIGHT_IMAGE {stem}.weight.fits names each frame's weight map (a
+name without them: one map for every frame). A frame that fails is reported and the others go on; the exit
 status is then 1. Progress goes to stderr (a bar on a terminal, a line per frame otherwise).
 
 Main keys (see -d for all): CATALOG_NAME, CATALOG_TYPE (ASCII_HEAD, ASCII, FITS_1.0, FITS_LDAC,

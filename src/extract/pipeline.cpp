@@ -589,6 +589,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // them); every stage from here may.
   if (front.host_images_pending) {
     front.wait_for_host_images();
+    if (front.fill_weight_maps) front.fill_weight_maps(stage.weights);
     timer.lap("wait for the host images");
   }
   const Blanking blanking =

@@ -206,10 +206,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
                              const StreamShape& shape) {
   const auto t0 = std::chrono::steady_clock::now();
   if (paths.empty()) throw Error("no image given");
-  // Weight maps and dual-image mode are read and passed by extract_file: one image per call.
-  if (settings.config.detect_weight.type != WeightType::None ||
-      settings.config.measure_weight.type != WeightType::None)
-    throw Error("weight maps (WEIGHT_TYPE) take one image per call, not a stream of frames");
+  // Dual-image mode takes one pair per call.
   for (const std::string& p : paths)
     if (p.find(',') != std::string::npos && p.find('[') == std::string::npos)
       throw Error("dual-image mode (" + p + ") takes one pair per call, not a stream of frames");
@@ -228,6 +225,13 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
   }
   std::vector<std::string> catalog_names(total);
   std::vector<std::vector<std::string>> check_names(total);
+  // Each frame's weight maps: WEIGHT_IMAGE with {stem} or {index} names a map per frame; a name
+  // without them, one map for every frame (a detector's, for frames of its size).
+  auto frame_settings = [&](size_t i) {
+    Settings own = settings;
+    for (std::string& name : own.weight_images) name = frame_output_name(name, paths[i], i, total);
+    return own;
+  };
   std::set<std::string> taken;
   for (size_t i = 0; i < total; ++i) {
     auto claim = [&](const std::string& name) {
@@ -332,8 +336,8 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
             return gpu ? slot->floats(static_cast<size_t>(w * h)) : nullptr;
           };
           // ... and are left as the file stores them: the GPU swaps and scales them.
-          job.frame =
-              read_frame(paths[i], catalog_names[i], check_names[i], settings, plan, memory, gpu);
+          job.frame = read_frame(paths[i], catalog_names[i], check_names[i], frame_settings(i),
+                                 plan, memory, gpu);
           const double allocating = slot->allocation_seconds();
           steps.add("read", since(t) - allocating);
           if (allocating > 0) steps.add("page-locked buffers (allocated once)", allocating);
@@ -437,6 +441,10 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
             for (const auto& [stage, s] : r.info.stage_seconds) stages.add(stage, s);
             job->outputs = frame_outputs(job->frame, std::move(r), settings, plan);
             make_catalog_ahead(job->outputs, settings);
+            // The frame's front-end buffers go back now, not when it is written: the GPU's
+            // weighted front end holds one of its two contexts until then, which a later frame's
+            // front may wait for while this frame waits for an earlier one to be written.
+            job->front = FrontStage();
             steps.add("back stages", since(t));
           } catch (const std::exception& e) {
             job->error = e.what();
@@ -463,7 +471,7 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
     report.error = job->error;
     if (report.error.empty() && !job->extensions.empty()) try {
         // The file under its own output names, as extract_file would extract it alone.
-        Settings own = settings;
+        Settings own = frame_settings(next);
         own.catalog_name = catalog_names[next];
         own.check_names = check_names[next];
         const auto t = std::chrono::steady_clock::now();

@@ -202,6 +202,87 @@ TEST_F(Frames, NamesMustBePerFrameAndDistinct) {
   EXPECT_FALSE(fs::exists(dir_ / "frame0.cat"));  // refused before anything ran
 }
 
+namespace {
+
+// Each frame's weight map (MAP_WEIGHT, its size: a gradient with a bad rectangle and a bad
+// first column) as <dir>/frame<k>.weight.fits.
+void write_weight_maps(const fs::path& dir, const std::vector<std::string>& images) {
+  for (size_t k = 0; k < images.size(); ++k) {
+    const FitsImage im = read_fits_image(images[k]);
+    const int64_t w = im.pixels.width(), h = im.pixels.height();
+    Image<float> map(w, h);
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        const bool bad = x == 0 || (x > w / 3 && x < w / 3 + 20 && y > h / 4 && y < h / 2);
+        map(x, y) = bad ? 0.0f : 0.5f + float(x) / float(w) + float(k) * 0.1f;
+      }
+    write_fits_image((dir / ("frame" + std::to_string(k) + ".weight.fits")).string(), map.view(),
+                     {}, -32);
+  }
+}
+
+Settings weighted_settings(const std::string& catalog, const std::string& weight_image,
+                           Backend device) {
+  Settings s = load_settings("", {{"CATALOG_NAME", catalog},
+                                  {"CATALOG_TYPE", "ASCII_HEAD"},
+                                  {"WEIGHT_TYPE", "MAP_WEIGHT"},
+                                  {"WEIGHT_IMAGE", weight_image}});
+  s.config.device = device;
+  return s;
+}
+
+// Weight maps in a stream: WEIGHT_IMAGE with {stem} names each frame's own map; every catalog
+// is the frame's one-frame CPU run with that map, on `device`.
+void expect_weighted_stream_matches(const fs::path& dir, const std::vector<std::string>& images,
+                                    Backend device) {
+  write_weight_maps(dir, images);
+  const Settings s = weighted_settings((dir / "{stem}.cat").string(),
+                                       (dir / "{stem}.weight.fits").string(), device);
+  size_t reported = 0;
+  const FramesSummary sum = extract_files(images, s, {}, [&](const FrameReport& r) {
+    EXPECT_EQ(r.error, "") << r.path;
+    ++reported;
+  });
+  EXPECT_EQ(sum.failed, 0u);
+  EXPECT_EQ(reported, images.size());
+  for (size_t k = 0; k < images.size(); ++k) {
+    const std::string stem = (dir / ("frame" + std::to_string(k))).string();
+    extract_file(images[k],
+                 weighted_settings(stem + ".ref.cat", stem + ".weight.fits", Backend::Cpu));
+    const std::string ref = slurp(stem + ".ref.cat");
+    EXPECT_GT(ref.size(), 1000u) << k;
+    EXPECT_EQ(ref, slurp(stem + ".cat")) << k;
+  }
+}
+
+}  // namespace
+
+TEST_F(Frames, WeightMapsPerFrameEqualOneFrameRuns) {
+  expect_weighted_stream_matches(dir_, images_, Backend::Cpu);
+}
+
+TEST_F(Frames, GpuWeightMapsPerFrameEqualCpuOneFrameRuns) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  expect_weighted_stream_matches(dir_, images_, Backend::Cuda);
+}
+
+// A WEIGHT_IMAGE without {stem} or {index} is every frame's map: the frame of its size is
+// extracted with it, the others are reported (the sizes differ) and the stream goes on.
+TEST_F(Frames, OneWeightMapServesEveryFrame) {
+  write_weight_maps(dir_, images_);
+  const std::string map = (dir_ / "frame0.weight.fits").string();
+  std::vector<std::string> errors(images_.size());
+  const FramesSummary sum =
+      extract_files(images_, weighted_settings((dir_ / "{stem}.cat").string(), map, Backend::Cpu),
+                    {}, [&](const FrameReport& r) { errors[r.index] = r.error; });
+  EXPECT_EQ(sum.failed, 2u);
+  EXPECT_EQ(errors[0], "");
+  for (size_t k : {1, 2}) EXPECT_NE(errors[k].find("must have the same size"), std::string::npos);
+  const std::string ref = (dir_ / "ref0.cat").string();
+  extract_file(images_[0], weighted_settings(ref, map, Backend::Cpu));
+  EXPECT_EQ(slurp(ref), slurp(dir_ / "frame0.cat"));
+}
+
 // The column names and values of the table at HDU `hdu` (CFITSIO's 0-based [hdu]) of `path`.
 std::vector<std::pair<std::string, std::vector<double>>> table_values(const std::string& path,
                                                                       int hdu) {

@@ -27,6 +27,8 @@
 
 namespace celeris::extract {
 
+struct WeightMaps;  // stages/weights.hpp
+
 // What the first stages (background, filter, detection) hand to those after them, from either
 // device. The two images are views of `storage`: host images on the CPU path, page-locked
 // buffers on the GPU path (returned to the GPU context's pool when the last copy of `storage`
@@ -67,6 +69,11 @@ struct FrontEnd {
   void wait_for_host_images() const {
     if (host_images_pending) host_images_pending();
   }
+  // The GPU's weighted front end: fills the frame's variance and threshold maps (WeightMaps::var,
+  // thresh, from its downloads, waiting for them), which the stages before the measurement do
+  // not read; given the maps where they are then (the FrontStage holding them moves). Empty
+  // otherwise (the maps are filled by the front end).
+  std::function<void(WeightMaps&)> fill_weight_maps;
 
   // Whether the filtered image is on the device alone (not brought back to the host).
   bool filtered_on_device_only() const {

@@ -210,24 +210,21 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   if (thresh_down) c.cvar.download_async(c.host_thresh.grow(nz), nz, s);
   out.value = {host_value, w, h};
   if (filtered_down) out.filtered = {c.host_cvalue.data(), w, h};
-  // The variance and threshold maps are the caller's images (WeightMaps): filled from the
-  // page-locked copies once these are down, by the first wait.
-  auto pending = std::make_shared<bool>(true);
-  WeightMaps* filled = &maps;
+  out.host_images_pending = [held] { held->stream.synchronize(); };
+  // The variance and threshold maps are the frame's WeightMaps (which move with its FrontStage):
+  // filled from the page-locked copies once these are down, by the caller (fill_weight_maps).
   const float detect = t.detect;
-  out.host_images_pending = [held, pending, filled, w, h, nz, nt, relative, detect,
-                             host_detection_image] {
-    if (!*pending) return;
+  out.fill_weight_maps = [held, w, h, nz, nt, relative, detect,
+                          host_detection_image](WeightMaps& filled) {
     held->stream.synchronize();
-    filled->var = Image<float>::uninitialized(w, h);
-    cuda::copy_in_slices(filled->var.data(), held->host_var.data(), nz * sizeof(float), nt);
-    *pending = false;
+    filled.var = Image<float>::uninitialized(w, h);
+    cuda::copy_in_slices(filled.var.data(), held->host_var.data(), nz * sizeof(float), nt);
     if (!host_detection_image) return;
-    filled->thresh = Image<float>::uninitialized(w, h);
+    filled.thresh = Image<float>::uninitialized(w, h);
     if (relative) {
-      cuda::copy_in_slices(filled->thresh.data(), held->host_thresh.data(), nz * sizeof(float), nt);
+      cuda::copy_in_slices(filled.thresh.data(), held->host_thresh.data(), nz * sizeof(float), nt);
     } else {
-      float* th = filled->thresh.data();
+      float* th = filled.thresh.data();
       const int64_t n = static_cast<int64_t>(nz);
 #pragma omp parallel for schedule(static) num_threads(nt)
       for (int64_t i = 0; i < n; ++i) th[i] = detect;
@@ -246,6 +243,7 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   } else {
     // SExtractor's pixel stack could overflow: the host's detection, which models it.
     out.wait_for_host_images();
+    out.fill_weight_maps(maps);
     std::vector<PixelStackOverflow> overflows;
     out.detections =
         detect_weighted(out.value, out.detection_image(), maps.thresh.view(), maps.var.view(),

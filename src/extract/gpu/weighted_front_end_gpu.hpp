@@ -24,8 +24,8 @@ bool weighted_front_end_fits(const Config& config, bool dual_image);
 int64_t weighted_frame_device_bytes(int64_t pixels);
 
 // weighted_front_end's result for such a frame (`map`: WEIGHT_IMAGE's pixels as read), `maps`
-// filled as there once FrontEnd::wait_for_host_images() has run (the host images come down
-// meanwhile; `maps` must outlive that wait). Where SExtractor's pixel stack could overflow, the
+// filled as there but for the variance and threshold images, which FrontEnd::fill_weight_maps
+// fills (the host images come down meanwhile). Where SExtractor's pixel stack could overflow, the
 // detection runs on the host (with a warning for each overflow, as there). Throws
 // celeris::Error without a CUDA device.
 // `host_filtered`: whether the host stages read the detection image and each pixel's threshold
