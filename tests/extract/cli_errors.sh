@@ -102,7 +102,17 @@ expect_error fits-unsigned "FITS_UNSIGNED" "$bin" extract good.fits -FITS_UNSIGN
 expect_error dual-image-size "same size" "$bin" extract good.fits,small.fits
 expect_error dual-image-three "two images" "$bin" extract good.fits,good.fits,good.fits
 expect_error dual-image-local "dual-image" "$bin" extract good.fits,good.fits -BACKPHOTO_TYPE LOCAL
-expect_error weights-stream "one image per call" "$bin" extract good.fits small.fits -WEIGHT_TYPE BACKGROUND
+# Weight maps in a stream: each frame's map by its {stem}; a frame whose map is missing is
+# reported by name, leaves no catalog, and the exit status is 1 (the others are written).
+cp good.fits second.fits
+cp good.fits good.w.fits
+"$bin" extract good.fits second.fits -WEIGHT_TYPE MAP_WEIGHT -WEIGHT_IMAGE '{stem}.w.fits' \
+  -CATALOG_NAME '{stem}.wcat' --progress none >/dev/null 2>err.txt
+rc=$?
+if [ $rc -eq 0 ]; then echo "FAIL weights-stream: exit code 0"; fail=1; fi
+if ! grep -q "second.w.fits" err.txt; then echo "FAIL weights-stream: no error names second.w.fits:"; cat err.txt; fail=1; fi
+if [ ! -s good.wcat ] || [ -e second.wcat ]; then echo "FAIL weights-stream: catalogs"; ls; fail=1; fi
+[ $rc -ne 0 ] && echo "ok   weights-stream: $(grep -m1 second.w.fits err.txt)"
 expect_error dual-image-stream "one detect.fits,measure.fits pair" "$bin" extract good.fits,good.fits small.fits
 expect_error dual-image-missing "no such file" "$bin" extract good.fits,nothere.fits
 python3 - <<'PY'
