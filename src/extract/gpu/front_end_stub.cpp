@@ -57,7 +57,7 @@ int64_t weighted_frame_device_bytes(int64_t) {
 }
 
 FrontEnd weighted_front_end_gpu(ImageView<const float>, ImageView<const float>, const Config&,
-                                const FilterParams&, int, WeightMaps&) {
+                                const FilterParams&, int, WeightMaps&, bool) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
