@@ -16,6 +16,23 @@
 namespace celeris::extract {
 namespace {
 
+// `image` extracted with `c` and --device cuda: refused without a CUDA device; with one, the
+// CPU path's catalog.
+void expect_cuda_refused_or_cpu_catalog(const Image<float>& image, Config c,
+                                        const MeasureRequest& r) {
+  c.device = Backend::Cuda;
+  if (cuda_device_count() == 0) {
+    EXPECT_THROW(extract(image.view(), c, r), celeris::Error);
+    return;
+  }
+  Config cpu = c;
+  cpu.device = Backend::Cpu;
+  const Result want = extract(image.view(), cpu, r);
+  const Result got = extract(image.view(), c, r);
+  EXPECT_EQ(got.objects.size(), want.objects.size());
+  EXPECT_EQ(got.objects.flux_auto, want.objects.flux_auto);
+}
+
 std::vector<float> converted(WeightType t, float sigfac, std::vector<float> v) {
   to_variance(t, sigfac, v.data(), static_cast<int64_t>(v.size()));
   return v;
@@ -280,17 +297,7 @@ TEST(WeightPipeline, RefusesWhatItCannotHonour) {
   // With --device cuda: refused without a CUDA device, extracted with one (the weighted front
   // end on the GPU: the same catalog as the CPU path's).
   r.weight_map = img.view();
-  c.device = Backend::Cuda;
-  if (cuda_device_count() == 0) {
-    EXPECT_THROW(extract(img.view(), c, r), celeris::Error);
-  } else {
-    Config cpu = c;
-    cpu.device = Backend::Cpu;
-    const Result want = extract(img.view(), cpu, r);
-    const Result got = extract(img.view(), c, r);
-    EXPECT_EQ(got.objects.size(), want.objects.size());
-    EXPECT_EQ(got.objects.flux_auto, want.objects.flux_auto);
-  }
+  expect_cuda_refused_or_cpu_catalog(img, c, r);
 }
 
 }  // namespace
@@ -312,17 +319,7 @@ TEST(DualImage, RefusesWhatItCannotHonour) {
   // --device cuda: refused without a CUDA device; with one, the front end on the CPU and the
   // photometry on the GPU, the CPU path's catalog.
   c.backphoto_type = BackPhotoType::Global;
-  c.device = Backend::Cuda;
-  if (cuda_device_count() == 0) {
-    EXPECT_THROW(extract(detect.view(), c, r), celeris::Error);
-  } else {
-    Config cpu = c;
-    cpu.device = Backend::Cpu;
-    const Result want = extract(detect.view(), cpu, r);
-    const Result got = extract(detect.view(), c, r);
-    EXPECT_EQ(got.objects.size(), want.objects.size());
-    EXPECT_EQ(got.objects.flux_auto, want.objects.flux_auto);
-  }
+  expect_cuda_refused_or_cpu_catalog(detect, c, r);
 }
 
 TEST(DualImage, SameImageTwiceIsTheSingleImageCatalog) {

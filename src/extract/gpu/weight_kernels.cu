@@ -95,7 +95,7 @@ __global__ void columns_kernel(float* value, float* var, int width, const int32_
 
 __global__ void thresholds_kernel(const float* cvar, float relthresh, float* thresh, int64_t n) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) thresh[i] = static_cast<float>(relthresh * sqrt(static_cast<double>(cvar[i])));
+  if (i < n) thresh[i] = relative_threshold(relthresh, cvar[i]);
 }
 
 }  // namespace

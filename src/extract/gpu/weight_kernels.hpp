@@ -31,8 +31,8 @@ void mark_bad_rows(const float* var, float wthresh, int width, int height, uint8
 void interpolate_bad_rows(float* value, float* var, float wthresh, int width, const int32_t* rows,
                           int nrows, int xlag, int ylag, int32_t* scratch, cudaStream_t stream);
 
-// thresh[i] = relthresh * sqrt(cvar[i]), the product in double (weights_front_end.cpp); in
-// place when thresh == cvar.
+// thresh[i] = relative_threshold(relthresh, cvar[i]) (weight_variance.hpp); in place when
+// thresh == cvar.
 void relative_thresholds(const float* cvar, float relthresh, float* thresh, int64_t n,
                          cudaStream_t stream);
 

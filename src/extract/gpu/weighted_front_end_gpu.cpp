@@ -64,11 +64,8 @@ bool weighted_front_end_fits(const Config& config, bool dual_image) {
 
 int64_t weighted_frame_device_bytes(int64_t pixels) {
   // The detection's own buffers (the GPU front end's plan, its two images among them) and this
-  // context's six images.
-  const long double total = static_cast<long double>(frame_device_bytes(pixels)) +
-                            3.0L * static_cast<long double>(frame_image_bytes(pixels));
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  return total >= static_cast<long double>(kMax) ? kMax : static_cast<int64_t>(total);
+  // context's six images: three frames' pairs (a sum that saturates).
+  return stream_device_bytes(frame_device_bytes(pixels), frame_image_bytes(pixels), 1, 3);
 }
 
 FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const float> map,
@@ -77,10 +74,7 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   cuda::cuda_require_device("--device cuda");
   if (!weighted_front_end_fits(config, false))
     throw Error("internal: weighted_front_end_gpu given weights it does not take");
-  if (map.width != image.width || map.height != image.height)
-    throw Error("WEIGHT_IMAGE is " + std::to_string(map.width) + "x" + std::to_string(map.height) +
-                ", the image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                ": they must have the same size");
+  require_map_size(map, image);
   const int64_t n = image.width * image.height;
   if (n > kMaxGpuPixels)
     throw Error("--device cuda: frames of 2^31 pixels or more are not supported yet");

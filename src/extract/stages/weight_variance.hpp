@@ -1,7 +1,10 @@
-// One weight-map value as a variance (SExtractor weight.c weight_to_var), for the host's loops
-// (weights.cpp to_variance, weight_scale) and the GPU's (gpu/weight_kernels.cu) alike: plain
-// C++17, so that both round the same operations.
+// One weight-map value as a variance (SExtractor weight.c weight_to_var), and a pixel's
+// detection threshold from its variance, for the host's loops (weights.cpp, weights_front_end.cpp)
+// and the GPU's (gpu/weight_kernels.cu) alike: plain C++17, so that both round the same
+// operations.
 #pragma once
+
+#include <math.h>
 
 #include "celeris/host_device.hpp"
 
@@ -24,6 +27,12 @@ CELERIS_HD inline float map_variance(MapKind kind, float sigfac2, float v) {
       return v > 0.0f ? sigfac2 / v : kBadVariance;
   }
   return v;
+}
+
+// A pixel's detection threshold with THRESH_TYPE RELATIVE: DETECT_THRESH (`relthresh`) sigma of
+// its (filtered) variance, the product in double (scan.c).
+CELERIS_HD inline float relative_threshold(float relthresh, float var) {
+  return static_cast<float>(relthresh * sqrt(static_cast<double>(var)));
 }
 
 }  // namespace celeris::extract

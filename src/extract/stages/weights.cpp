@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include "celeris/error.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/background_mode.hpp"
 
@@ -141,6 +143,13 @@ float variance_threshold(const WeightParams& weight) {
   float t = static_cast<float>(weight.thresh);
   to_variance(weight.type, 1.0f, &t, 1);
   return t;
+}
+
+void require_map_size(ImageView<const float> map, ImageView<const float> image) {
+  if (map.width != image.width || map.height != image.height)
+    throw Error("WEIGHT_IMAGE is " + std::to_string(map.width) + "x" + std::to_string(map.height) +
+                ", the image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                ": they must have the same size");
 }
 
 MapKind map_kind(WeightType type) {

@@ -40,6 +40,9 @@ float variance_threshold(const WeightParams& weight);
 // the calling thread's OpenMP default).
 void to_variance(WeightType type, float sigfac, float* data, int64_t n, int threads = 0);
 
+// Throws celeris::Error naming both sizes unless `map` (WEIGHT_IMAGE's pixels) is `image`'s size.
+void require_map_size(ImageView<const float> map, ImageView<const float> image);
+
 // What a map of WEIGHT_TYPE `type` holds (weight_variance.hpp); BACKGROUND's map is an RMS.
 MapKind map_kind(WeightType type);
 

@@ -37,10 +37,7 @@ BackgroundMap background_with(ImageView<const float> image, const WeightParams& 
                               ImageView<const float> raw, float wthresh, const Config& config,
                               Image<float>& var, int threads) {
   if (!reads_map(p.type)) return background_map(image, config);
-  if (raw.width != image.width || raw.height != image.height)
-    throw Error("WEIGHT_IMAGE is " + std::to_string(raw.width) + "x" + std::to_string(raw.height) +
-                ", the image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                ": they must have the same size");
+  require_map_size(raw, image);
   Image<float> var1 = copy_of(raw, threads);
   to_variance(p.type, 1.0f, var1.data(), var1.size(), threads);
   // Bad pixels are left out of the background meshes, as masked (NaN) pixels are.
@@ -195,8 +192,7 @@ FrontEnd weighted_front_end(ImageView<const float> image, const MeasureRequest& 
       const float relthresh = static_cast<float>(config.detect_thresh);
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (int64_t i = 0; i < maps.thresh.size(); ++i)
-        maps.thresh.data()[i] =
-            static_cast<float>(relthresh * std::sqrt(static_cast<double>(cvar[i])));
+        maps.thresh.data()[i] = relative_threshold(relthresh, cvar[i]);
     } else {
       std::fill(maps.thresh.data(), maps.thresh.data() + maps.thresh.size(), t.detect);
     }
