@@ -12,15 +12,17 @@
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 // --pass-alone 0: the clean pass beside the OpenMP team's spinning threads
 // (Config::serial_pass_alone).
+// --photometry-batch N: the GPU photometry of the rows written out by the clean pass queued in
+// batches of N rows while it runs (Config::photometry_batch_rows; 0: after the pass).
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
 // measurement (the weighted front end: with --device cuda the whole of it on the GPU,
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
-// of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children or
-// pass-alone) set to VALUE (b), in turn, each round's order swapped: the medians of both, stage
-// by stage, and of the rounds' differences b - a. The machine's speed drifts by more than many
-// changes gain (3-5 ms within one call on the H200's host); paired rounds see through more of
-// it.
+// of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children,
+// pass-alone or photometry-batch) set to VALUE (b), in turn, each round's order swapped: the
+// medians of both, stage by stage, and of the rounds' differences b - a. The machine's speed drifts
+// by more than many changes gain (3-5 ms within one call on the H200's host); paired rounds see
+// through more of it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -64,6 +66,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.gpu_deblend_children = std::stoi(value) != 0;
   else if (key == "pass-alone")
     c.serial_pass_alone = std::stoi(value) != 0;
+  else if (key == "photometry-batch")
+    c.photometry_batch_rows = std::stoll(value);
   else
     return false;
   return true;
@@ -93,7 +97,8 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   extract::Config b = a;
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
     throw Error("--ab " + option +
-                ": expected chunk-objects=N, gpu-children=0|1 or pass-alone=0|1");
+                ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1 or "
+                "photometry-batch=N");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");
@@ -144,12 +149,13 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
                  "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1] "
-                 "[--pass-alone 0|1] [--rms-map FILE] [--ab OPTION=VALUE [--rounds N]]\n",
+                 "[--pass-alone 0|1] [--photometry-batch N] [--rms-map FILE] "
+                 "[--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);
     return 2;
   }
   int repeat = 5, threads = 0, rounds = 0;
-  extract::Config options;  // --chunk-objects, --gpu-children, --pass-alone
+  extract::Config options;  // --chunk-objects, --gpu-children, --pass-alone, --photometry-batch
   std::string devices = "cpu,cuda,cuda-pinned,cuda-resident", ab, rms_map;
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--repeat")

@@ -105,6 +105,11 @@ struct Config {
   // Tests and benchmarks: the clean pass (one thread) runs while the OpenMP team's other threads
   // sleep (src/core/omp_serial.hpp) rather than spin beside it. The same catalog either way.
   bool serial_pass_alone = true;
+  // --device cuda: the photometry (APER, AUTO, FLUX_RADIUS) of the rows the clean pass has
+  // written out is queued on the GPU in batches of at least this many rows while the pass runs
+  // (src/extract/stages/measure_beside_pass.hpp). 0: every row after the pass. The same catalog
+  // either way.
+  int64_t photometry_batch_rows = 4096;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

@@ -184,7 +184,16 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       times.shapes += since(t);
       if (nchunks == 1) {
         pair_chunk(c, stage_threads);
-        run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] { clean_chunk(c); });
+        run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] {
+          if (steps.pass_begins) steps.pass_begins(pass);
+          struct Ends {  // pass_ends, however the pass leaves
+            const std::function<void()>& f;
+            ~Ends() {
+              if (f) f();
+            }
+          } ends{steps.pass_ends};
+          clean_chunk(c);
+        });
       } else {
         announce(shaped, k);
       }

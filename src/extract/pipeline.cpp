@@ -35,6 +35,7 @@
 #include "extract/stages/isophotal.hpp"
 #include "extract/stages/local_background.hpp"
 #include "extract/stages/measure.hpp"
+#include "extract/stages/measure_beside_pass.hpp"
 #include "extract/stages/measure_flag_maps.hpp"
 #include "extract/stages/measure_weight_flags.hpp"
 #include "extract/stages/moments.hpp"
@@ -535,6 +536,34 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     }
     return clean_zones(shapes, first, last, threads);
   };
+  // The photometry's field, but for its blanking (made after cleaning) and weights.
+  PhotometryField field;
+  field.value = value;
+  if (!measure.dual) field.value_on_device = front.device_value;
+  field.var_on_device = front.device_var;
+  field.backsig = bkg.global_rms;
+  field.gain = config.gain;
+  field.mask_type = config.mask_type;
+  field.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
+  // With the codes drafted on the device and the image there, the GPU photometry of the rows the
+  // pass writes out starts while it runs (stages/measure_beside_pass.hpp).
+  std::optional<PhotometryBesidePass> beside_pass;
+  if (mp.gpu && blanking_draft && field.value_on_device && !measure.dual && !mweighted &&
+      !dweighted && config.photometry_batch_rows > 0) {
+    PhotometryBesidePass::Inputs in;
+    in.objects = &deblend_stage.result().objects;
+    in.shapes = &shapes;
+    in.isos = &isos;
+    in.params = &mp;
+    in.field = field;
+    in.draft = blanking_draft;
+    in.width = w;
+    in.blank_lag = mp.buffer.blank_lag;
+    in.batch_rows = static_cast<size_t>(config.photometry_batch_rows);
+    beside_pass.emplace(std::move(in));
+    back_steps.pass_begins = [&](const CleanPass& pass) { beside_pass->begin(pass); };
+    back_steps.pass_ends = [&] { beside_pass->end(); };
+  }
   BackEndOptions back_options;
   back_options.threads = nt;
   back_options.pass_alone = config.serial_pass_alone;
@@ -577,6 +606,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   lines.emplace_back("clean pairs", t.pairs);
   if (back.chunks > 1) lines.emplace_back("clean: pass, beside the stages before", t.pass);
   lines.emplace_back("clean", t.clean);
+  if (beside_pass && beside_pass->started())
+    lines.emplace_back("clean: the GPU photometry's start beside it", beside_pass->start_seconds());
   timer.restart();
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The
@@ -592,9 +623,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     if (front.fill_weight_maps) front.fill_weight_maps(stage.weights);
     timer.lap("wait for the host images");
   }
+  const bool under_way = beside_pass && beside_pass->started();
   const Blanking blanking =
       codes_on_device
-          ? Blanking(blanking_draft
+          ? Blanking(under_way ? beside_pass->codes(objects, cleaned)
+                     : blanking_draft
                          ? gpu::blanking_codes(blanking_draft, w, objects, cleaned.removed,
                                                mp.buffer.blank_lag, nt)
                          : gpu::blanking_codes(front.device_value, front.device_cvalue, w, h,
@@ -613,16 +646,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                              false, nt, dweighted ? wmaps.thresh.view() : ImageView<const float>{},
                              true, cleaned.stack_full_lines);
   timer.lap("blanking");
-  PhotometryField field;
-  field.value = value;
-  if (!measure.dual) field.value_on_device = front.device_value;
-  field.var_on_device = front.device_var;
   field.blanking = measure_blanking ? &*measure_blanking : &blanking;
   if (measure_blanking) field.dblanking = &blanking;
-  field.backsig = bkg.global_rms;
-  field.gain = config.gain;
-  field.mask_type = config.mask_type;
-  field.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
   if (measure.dual) field.dvalue = dvalue;
   if (mweighted) {
     field.var = wmaps.var.view();
@@ -653,6 +678,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   }
   mp.buffer_at = &cleaned.buffer_at;
   mp.moment_at = &cleaned.written_moment;
+  if (under_way) {
+    mp.photometry_under_way = [&](std::vector<ApertureShape>& aps,
+                                  const std::function<void()>& meanwhile) {
+      return beside_pass->columns(objects, cleaned, aps, meanwhile);
+    };
+  }
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
   // ID_PARENT: the detection each written object (a master keeps its own) came from.

@@ -193,6 +193,61 @@ TEST(GpuBackEnd, ChildrenChosenOnTheGpuGiveTheSameCatalog) {
   }
 }
 
+bool photometry_beside_pass(const Result& r) {
+  for (const auto& [name, s] : r.info.stage_seconds)
+    if (name == "gpu measure beside the pass: launches") return true;
+  return false;
+}
+
+// The GPU photometry queued in batches while the clean pass runs (Config::photometry_batch_rows,
+// stages/measure_beside_pass.hpp) gives the CPU path's catalog with batches of any size (64 rows:
+// a batch after almost every write-out event; 0: after the pass): with the object stack full
+// (its write-outs amid a line), CLEAN off, MASK_TYPE BLANK, and the windowed measurements
+// (whose host code reads the codes the batches completed).
+TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  struct Variant {
+    const char* name;
+    int objstack;
+    bool clean;
+    MaskType mask;
+    bool windowed;
+  };
+  const Variant variants[] = {{"default", 3000, true, MaskType::Correct, false},
+                              {"object stack of 200", 200, true, MaskType::Correct, false},
+                              {"CLEAN N", 3000, false, MaskType::Correct, false},
+                              {"MASK_TYPE BLANK", 3000, true, MaskType::Blank, false},
+                              {"windowed", 3000, true, MaskType::Correct, true}};
+  for (const Variant& v : variants) {
+    MeasureRequest request;
+    request.windowed = v.windowed;
+    Config c;
+    c.memory_objstack = v.objstack;
+    c.clean = v.clean;
+    c.mask_type = v.mask;
+    c.phot_apertures = {3.0, 8.0};
+    c.phot_fluxfrac = {0.5, 0.9};
+    c.threads = 4;
+    const Result cpu = extract(crowded_field().view(), c, request);
+    c.device = Backend::Cuda;
+    for (const int64_t batch : {int64_t{0}, int64_t{64}, int64_t{1000}, int64_t{4096}}) {
+      c.photometry_batch_rows = batch;
+      const Result gpu = extract(crowded_field().view(), c, request);
+      const std::string what = std::string(v.name) + ", batches of " + std::to_string(batch);
+      // Started with two batches' worth of objects or more.
+      EXPECT_EQ(photometry_beside_pass(gpu),
+                batch > 0 && gpu.info.n_deblended >= 2 * static_cast<size_t>(batch))
+          << what;
+      EXPECT_GT(cpu.objects.size(), 2000u) << what;
+      expect_same(cpu.objects, gpu.objects, what);
+      if (v.windowed) {
+        expect_column(cpu.objects.xwin, gpu.objects.xwin, "xwin", what);
+        expect_column(cpu.objects.flux_radius, gpu.objects.flux_radius, "flux_radius", what);
+      }
+    }
+  }
+}
+
 // deblend_and_clean on the crowded field in chunks of 300 objects on four threads, with the
 // stages' steps as the CPU path's, except that the shapes step (`shapes_fail`) or the zones step
 // (`zones_fail`) throws at its call of that number (0: never).

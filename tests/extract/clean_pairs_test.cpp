@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "extract/stages/clean.hpp"
@@ -243,6 +245,65 @@ TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
   EXPECT_GT(stack_full, 1000);
   EXPECT_GT(unsure, 10000);
   EXPECT_EQ(trials, 60);
+}
+
+// CleanPass::progress read by another thread while the pass runs (as the GPU photometry beside
+// it does, stages/measure_beside_pass.hpp): each snapshot's rows and merges are a prefix of the
+// finished result, snapshots only grow, and a snapshot holds every merge made at a moment before
+// its last row's write-out.
+TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
+  std::mt19937 rng(5);
+  const int side = 2000, n = 40000;
+  Field f = crowded_field(rng, n, side, 2.5);
+  CleanParams p;
+  p.detect_thresh = 10.0f;
+  p.clean_margin = 5;
+  p.buffer.height = side;
+  p.buffer.rows = 64;
+  p.buffer.margin = 2;
+  p.buffer.filter_rows = 3;
+  p.stack_size = 300;
+  const CleanZones zones = clean_zones(f.shapes, 1);
+  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin, 1);
+  CleanPass pass(n, f.flags, f.shapes, f.isos, f.done_line, pairs.profile, pairs.rows, p);
+  struct Seen {
+    size_t rows, removed;
+    size_t last_object;   // order[rows - 1]
+    int64_t last_moment;  // written_moment[rows - 1]
+    size_t last_victim;   // victims[removed - 1].object
+  };
+  std::vector<Seen> seen;
+  std::atomic<bool> started{false}, done{false};
+  std::thread reader([&] {
+    started = true;
+    while (!done.load()) {
+      const CleanProgress c = pass.progress();
+      if (c.rows == 0 || (!seen.empty() && seen.back().rows == c.rows)) continue;
+      seen.push_back({c.rows, c.removed, c.order[c.rows - 1], c.written_moment[c.rows - 1],
+                      c.removed ? c.victims[c.removed - 1].object : SIZE_MAX});
+    }
+  });
+  while (!started.load()) std::this_thread::yield();
+  pass.take(zones, pairs.pair, pairs.any);
+  done = true;
+  reader.join();
+  const CleanResult r = pass.finish(f.shapes, f.isos);
+  ASSERT_GT(r.removed.size(), 1000u);
+  ASSERT_GT(seen.size(), 1u) << "no snapshot while the pass ran";
+  for (size_t k = 0; k < seen.size(); ++k) {
+    const Seen& s = seen[k];
+    if (k) {
+      EXPECT_GE(s.rows, seen[k - 1].rows);
+      EXPECT_GE(s.removed, seen[k - 1].removed);
+    }
+    ASSERT_LE(s.rows, r.order.size());
+    ASSERT_LE(s.removed, r.removed.size());
+    EXPECT_EQ(s.last_object, r.order[s.rows - 1]) << k;
+    EXPECT_EQ(s.last_moment, r.written_moment[s.rows - 1]) << k;
+    if (s.removed) EXPECT_EQ(s.last_victim, r.removed[s.removed - 1].object) << k;
+    for (size_t v = s.removed; v < r.removed.size(); ++v)
+      ASSERT_GE(r.removed[v].moment, s.last_moment) << "snapshot " << k << " lacks merge " << v;
+  }
 }
 
 // clean_pair against the comparison written out: the newcomer is the victim's master when the

@@ -24,6 +24,16 @@ struct CodeImages {
   cuda::PinnedBuffer<int32_t> host;
 };
 
+// CodesBesidePass's stream and buffers, pooled: the merged objects' pixels and codes, packed
+// one merge() after another (each merge() its own stretch, so that none is rewritten while
+// its copy may still be crossing).
+struct MergeBuffers {
+  cuda::Stream stream;
+  cuda::Event merged{false};
+  cuda::PinnedBuffer<OwnedCode> staged;
+  cuda::DeviceBuffer<OwnedCode> owned;
+};
+
 namespace {
 
 // Process-wide, never destroyed (its CUDA resources would outlive the runtime's teardown).
@@ -34,6 +44,7 @@ struct Context {
   cuda::DeviceBuffer<OwnedCode> owned;
   cuda::PinnedBuffer<OwnedCode> staged;
   cuda::BufferPool<CodeImages> codes{6};
+  cuda::BufferPool<MergeBuffers> merges{4};
 };
 
 Context& context() {
@@ -175,6 +186,87 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<Blanking
   owned_codes(d_owned, m, images->device.data(), s);
   c.stream.synchronize();
   return std::make_shared<GpuCodes>(std::move(images), static_cast<size_t>(pixels));
+}
+
+struct CodesBesidePass::State {
+  std::shared_ptr<CodeImages> images;
+  std::shared_ptr<MergeBuffers> buffers;
+  int64_t width;
+  int64_t pixels;
+  // victim_code's answers, which read only their arguments and blank_lag (not the objects or
+  // merges it was made with).
+  std::vector<CleanVictim> none;
+  OwnedCodes owned;
+  int64_t packed = 0;  // of buffers' OwnedCodes, used by the merges so far
+
+  State(std::shared_ptr<CodeImages> im, std::shared_ptr<MergeBuffers> b, const ObjectList& o,
+        int64_t width, int64_t pixels, int blank_lag)
+      : images(std::move(im)),
+        buffers(std::move(b)),
+        width(width),
+        pixels(pixels),
+        owned(o, none, blank_lag, false) {}
+};
+
+CodesBesidePass::CodesBesidePass(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+CodesBesidePass::~CodesBesidePass() {
+  // Its copies and kernels may still read the buffers, which go back to the pool.
+  if (state_ && state_->buffers) state_->buffers->stream.synchronize();
+}
+
+const int32_t* CodesBesidePass::device() const {
+  return state_->images->device.data();
+}
+
+void CodesBesidePass::merge(const ObjectList& objects, const CleanVictim* victims, size_t count,
+                            cuda::StreamHandle stream) {
+  State& st = *state_;
+  MergeBuffers& b = *st.buffers;
+  const int64_t first = st.packed;
+  for (size_t j = 0; j < count; ++j) st.packed += objects.count(victims[j].object);
+  if (st.packed > static_cast<int64_t>(b.staged.size()))
+    throw Error("internal: CodesBesidePass given more merged pixels than the objects hold");
+  OwnedCode* out = b.staged.data() + first;
+  for (size_t j = 0; j < count; ++j) {
+    const CleanVictim& v = victims[j];
+    for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i)
+      *out++ = {static_cast<int32_t>(int64_t(objects.y[i]) * st.width + objects.x[i]),
+                st.owned.victim_code(v, objects.y[i])};
+  }
+  const int64_t m = st.packed - first;
+  if (m > 0) {
+    b.owned.upload_async(b.staged.data() + first, static_cast<size_t>(m), b.stream,
+                         static_cast<size_t>(first));
+    owned_codes(b.owned.data() + first, m, st.images->device.data(), b.stream);
+  }
+  b.merged.record(b.stream);
+  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, b.merged.get(), 0));
+}
+
+std::shared_ptr<const DeviceCodes> CodesBesidePass::finish() {
+  State& st = *state_;
+  st.buffers->stream.synchronize();
+  return std::make_shared<GpuCodes>(st.images, static_cast<size_t>(st.pixels));
+}
+
+std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<BlankingDraft>& draft,
+                                                   int64_t width, const ObjectList& objects,
+                                                   int blank_lag) {
+  cuda::cuda_require_device("--device cuda");
+  if (!draft || draft->added() != objects.size() || objects.size() == 0) return nullptr;
+  Context& c = context();
+  // Every object's pixels at most (each is merged away at most once).
+  const size_t m = static_cast<size_t>(objects.offset.back());
+  std::shared_ptr<MergeBuffers> buffers =
+      c.merges.take([&](const MergeBuffers& b) { return b.staged.size() >= m; },
+                    [] { return std::make_unique<MergeBuffers>(); });
+  buffers->staged.grow(m);
+  buffers->owned.grow(m);
+  const int64_t pixels = draft->pixels();
+  std::shared_ptr<CodeImages> images = draft->finish(buffers->stream);
+  return std::make_unique<CodesBesidePass>(std::make_unique<CodesBesidePass::State>(
+      std::move(images), std::move(buffers), objects, width, pixels, blank_lag));
 }
 
 std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const float* cvalue,

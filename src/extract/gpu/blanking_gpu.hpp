@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/cuda/stream_handle.hpp"
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
 
@@ -42,5 +43,42 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<Blanking
                                                   int64_t width, const ObjectList& objects,
                                                   const std::vector<CleanVictim>& removed,
                                                   int blank_lag, int threads);
+
+// A draft's codes completed while the clean pass runs (stages/measure_beside_pass.hpp): the
+// objects merged away so far get their pixels' codes (blanking_codes' for them) a few merges at
+// a time, on a stream of this object's, which the photometry's stream waits for before it
+// measures the rows written out after those merges. Why the rows measured before a later merge
+// are not changed by it: a row written out at moment M that reads a pixel of an object merged
+// away at moment m >= M sees it blanked once the blanker has reached its row, whether the
+// pixel holds the object's own code or its code as a victim (BlankingView::blanked: the
+// given-back code is blanked up to moment m, and -1 always).
+class CodesBesidePass {
+ public:
+  struct State;
+  explicit CodesBesidePass(std::unique_ptr<State> state);
+  ~CodesBesidePass();
+  CodesBesidePass(const CodesBesidePass&) = delete;
+  CodesBesidePass& operator=(const CodesBesidePass&) = delete;
+
+  const int32_t* device() const;
+  // The merges victims[0 .. count) (entries of CleanResult::removed, each object once, none
+  // given before) of `objects` (the draft's, wherever they are now); `stream` waits for their
+  // codes, and for the draft's (count 0: those alone).
+  void merge(const ObjectList& objects, const CleanVictim* victims, size_t count,
+             cuda::StreamHandle stream);
+  // After the last merge: the frame's codes, as blanking_codes gives them. Waits until they are
+  // made.
+  std::shared_ptr<const DeviceCodes> finish();
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// A draft with every object of `objects` added (else null: blanking_codes then makes the codes
+// whole) taken over for completion beside the pass. Throws celeris::Error without a CUDA device
+// (or in a build without CUDA).
+std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<BlankingDraft>& draft,
+                                                   int64_t width, const ObjectList& objects,
+                                                   int blank_lag);
 
 }  // namespace celeris::extract::gpu

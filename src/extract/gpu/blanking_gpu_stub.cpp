@@ -21,4 +21,26 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<Blanking
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+struct CodesBesidePass::State {};
+
+CodesBesidePass::CodesBesidePass(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CodesBesidePass::~CodesBesidePass() = default;
+
+const int32_t* CodesBesidePass::device() const {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+void CodesBesidePass::merge(const ObjectList&, const CleanVictim*, size_t, cuda::StreamHandle) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+std::shared_ptr<const DeviceCodes> CodesBesidePass::finish() {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<BlankingDraft>&, int64_t,
+                                                   const ObjectList&, int) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
 }  // namespace celeris::extract::gpu

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <vector>
 
+#include "core/cuda/stream_handle.hpp"
 #include "extract/stages/photometry.hpp"
 
 namespace celeris::extract::gpu {
@@ -96,5 +98,44 @@ struct PhotometryColumns {
 PhotometryColumns measure_photometry(const PhotometryField& field,
                                      const std::vector<ApertureShape>& shapes,
                                      const PhotometryRequest& request);
+
+// The same photometry for rows decided one batch after another (the clean pass writes them out
+// in order: stages/measure_beside_pass.hpp), each batch's kernels queued as it comes, on one
+// stream, the columns of every row brought back once. The field's images must be on the device
+// already (value_on_device; no variance, dual-image or detection-side images: the batches
+// upload none), and its blanking is `codes`, whose codes are on the device, which work queued on
+// stream() before a batch may still complete (CodesBesidePass::merge). Every object is
+// measured on the device (the request's host share, host_min_rlim and device_slowdown, is not
+// used), and the growth curve's kernel is chosen by `capacity` (PhotometryRequest::
+// growth_kernel's automatic rule, as if every row were measured at once); min_warps -1 means 0
+// here (by radius alone). Batches of any size
+// give the same columns: each object is measured alone. Throws
+// celeris::Error without a CUDA device (or in a build without CUDA).
+class PhotometryBatches {
+ public:
+  // At most `capacity` rows in all.
+  PhotometryBatches(const PhotometryField& field, const BlankingView& codes,
+                    const PhotometryRequest& request, size_t capacity);
+  ~PhotometryBatches();
+  PhotometryBatches(const PhotometryBatches&) = delete;
+  PhotometryBatches& operator=(const PhotometryBatches&) = delete;
+
+  // The stream that each batch's own stream waits on when it is launched: work queued here
+  // before measure() (the blanking codes' merges) precedes that batch's kernels.
+  cuda::StreamHandle stream() const;
+  // Rows rows() .. rows() + count - 1, whose shapes are shapes[0 .. count).
+  void measure(const ApertureShape* shapes, size_t count);
+  size_t rows() const;
+  size_t batches() const;
+  // Every row's columns (as measure_photometry's for all the rows' shapes), `meanwhile` (host
+  // work, as PhotometryRequest's) run while the last kernels may still be running. `kernel`: the
+  // host's wait here for the kernels (and the download), `meanwhile` aside; `setup`: the host
+  // time of the batches' launches.
+  PhotometryColumns finish(const std::function<void()>& meanwhile = {});
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace celeris::extract::gpu

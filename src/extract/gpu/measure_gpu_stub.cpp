@@ -9,4 +9,25 @@ PhotometryColumns measure_photometry(const PhotometryField&, const std::vector<A
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+struct PhotometryBatches::State {};
+
+PhotometryBatches::PhotometryBatches(const PhotometryField&, const BlankingView&,
+                                     const PhotometryRequest&, size_t) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+PhotometryBatches::~PhotometryBatches() = default;
+cuda::StreamHandle PhotometryBatches::stream() const {
+  return nullptr;
+}
+void PhotometryBatches::measure(const ApertureShape*, size_t) {}
+size_t PhotometryBatches::rows() const {
+  return 0;
+}
+size_t PhotometryBatches::batches() const {
+  return 0;
+}
+PhotometryColumns PhotometryBatches::finish(const std::function<void()>&) {
+  return {};
+}
+
 }  // namespace celeris::extract::gpu

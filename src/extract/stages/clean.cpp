@@ -4,6 +4,7 @@
 #include "celeris/error.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -78,6 +79,9 @@ struct CleanPass::State {
   // Write-outs made so far because the stack was full: a moment is the scan line plus these
   // (blanking_view.hpp), so that such a write-out follows the merges made before it on its line.
   int64_t stack_full = 0;
+  // progress(): the merges' count stored before the rows', so that a reader who sees a row
+  // sees every merge made before its write-out.
+  std::atomic<size_t> published_removed{0}, published_rows{0}, published_taken{0};
 
   State(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
         const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
@@ -102,6 +106,9 @@ struct CleanPass::State {
     result.written_at.reserve(n);
     result.buffer_at.reserve(n);
     result.written_moment.reserve(n);
+    // An object is merged away at most once (a victim leaves the list, an eaten newcomer never
+    // joins it): `removed` never moves either (progress()).
+    result.removed.reserve(n);
     changed.reserve(n / 8);
   }
 
@@ -176,10 +183,29 @@ struct CleanPass::State {
     return clean_pair(shapes[in], isos[in], profile[in], shape(o), iso(o), *po, params.clean_param);
   }
 
+  void publish(size_t taken) {
+    published_removed.store(result.removed.size(), std::memory_order_release);
+    published_rows.store(result.order.size(), std::memory_order_release);
+    published_taken.store(taken, std::memory_order_relaxed);
+  }
+  CleanProgress progress() const {
+    CleanProgress p;
+    p.rows = published_rows.load(std::memory_order_acquire);
+    p.removed = published_removed.load(std::memory_order_acquire);
+    p.taken = published_taken.load(std::memory_order_relaxed);
+    p.order = result.order.data();
+    p.written_at = result.written_at.data();
+    p.buffer_at = result.buffer_at.data();
+    p.written_moment = result.written_moment.data();
+    p.victims = result.removed.data();
+    return p;
+  }
+
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
             const std::vector<uint8_t>& any) {
     const size_t end = zones.first + zones.offset.size() - 1;
     for (size_t in = next; in < end; ++in) {
+      publish(in);
       if (in + kAhead < end) {
         prefetch_lines(shapes[in + kAhead]);
         prefetch_lines(isos[in + kAhead]);
@@ -244,6 +270,7 @@ struct CleanPass::State {
       }
       add(in);
     }
+    publish(end);
     next = end;
   }
 
@@ -274,6 +301,10 @@ CleanPass::~CleanPass() = default;
 
 size_t CleanPass::next() const {
   return state_->next;
+}
+
+CleanProgress CleanPass::progress() const {
+  return state_->progress();
 }
 
 void CleanPass::take(const CleanZones& zones, const std::vector<CleanPair>& pair,

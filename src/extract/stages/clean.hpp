@@ -47,6 +47,18 @@ struct CleanResult {
   std::vector<CleanVictim> removed;  // objects merged into another
 };
 
+// What the pass has written out so far, for a reader on another thread while it runs
+// (CleanPass::progress): rows [0, rows) of the result's order, written_at, buffer_at and
+// written_moment, and removed[0, removed), every merge made before those rows' write-outs
+// among them. The arrays stay where they are until finish() (each is reserved for every object).
+struct CleanProgress {
+  size_t rows = 0, removed = 0;
+  size_t taken = 0;  // newcomers taken so far (of every object)
+  const size_t* order = nullptr;
+  const int64_t *written_at = nullptr, *buffer_at = nullptr, *written_moment = nullptr;
+  const CleanVictim* victims = nullptr;
+};
+
 // The clean pass a range of newcomers at a time, in order: each take() gives the next objects'
 // zones (CleanZones::first onward) and the answers decided beforehand for them (clean_pairs).
 // The columns given at construction are read, never written, until finish() (the changed
@@ -69,6 +81,8 @@ class CleanPass {
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
             const std::vector<uint8_t>& any);
   size_t next() const;  // the first newcomer not yet taken
+  // Safe to call from another thread while take() runs, until finish().
+  CleanProgress progress() const;
   // After every object is taken: the last write-outs; the merges are written into `shapes`
   // and `isos` (the columns given at construction).
   CleanResult finish(std::vector<Shape>& shapes, std::vector<Iso>& isos);

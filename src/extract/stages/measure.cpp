@@ -32,20 +32,40 @@ ApertureShape centred_aperture(int32_t id, const Shape& s) {
           static_cast<float>(s.cxy)};
 }
 
+ApertureShape written_aperture(size_t src, const Shape& s, const Iso& iso, int64_t written_at,
+                               int64_t buffer_at, int64_t moment, const LineBuffer& buffer) {
+  ApertureShape ap = centred_aperture(static_cast<int32_t>(src + 1), s);
+  ap.time = written_at;
+  ap.moment = moment;
+  ap.dbkg = iso.dbkg;
+  const LineBuffer::Rows rows = buffer.rows_at_write_out(buffer_at);
+  ap.fymin = rows.first;
+  ap.fymax = rows.last;
+  return ap;
+}
+
+gpu::PhotometryRequest photometry_request(const MeasureParams& ctx) {
+  gpu::PhotometryRequest req;
+  req.apertures.assign(ctx.apertures.begin(), ctx.apertures.begin() + ctx.n_apertures);
+  req.compute_auto = ctx.compute_auto;
+  req.autoparams = ctx.autoparams;
+  req.fluxfrac.assign(ctx.fluxfrac.begin(), ctx.fluxfrac.begin() + ctx.n_fluxfrac);
+  req.growth = ctx.n_fluxfrac > 0 || ctx.compute_win;
+  req.hl_radius = ctx.compute_win;
+  req.host_threads = ctx.threads;
+  req.host_reads_codes = ctx.compute_win || ctx.compute_petro || ctx.compute_growth ||
+                         ctx.vignet_width > 0 || ctx.vignet_shift_width > 0;
+  return req;
+}
+
 namespace {
 
 // The position, ellipse and line-buffer rows of objects[src] as photometry reads them.
 ApertureShape aperture_shape(size_t src, const Shape& s, const Iso& iso, size_t row,
                              const std::vector<int64_t>& written_at, const MeasureParams& ctx) {
-  const int64_t buffer_at = ctx.buffer_at ? (*ctx.buffer_at)[row] : written_at[row];
-  ApertureShape ap = centred_aperture(static_cast<int32_t>(src + 1), s);
-  ap.time = written_at[row];
-  if (ctx.moment_at) ap.moment = (*ctx.moment_at)[row];
-  ap.dbkg = iso.dbkg;
-  const LineBuffer::Rows rows = ctx.buffer.rows_at_write_out(buffer_at);
-  ap.fymin = rows.first;
-  ap.fymax = rows.last;
-  return ap;
+  return written_aperture(src, s, iso, written_at[row],
+                          ctx.buffer_at ? (*ctx.buffer_at)[row] : written_at[row],
+                          ctx.moment_at ? (*ctx.moment_at)[row] : -1, ctx.buffer);
 }
 
 // FLUX_APER, FLUX_AUTO, KRON_RADIUS, FLUX_RADIUS of catalog row i, and the half-light radius
@@ -85,16 +105,7 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
 #pragma omp parallel for schedule(static) num_threads(ctx.threads)
   for (size_t i = 0; i < order.size(); ++i)
     aps[i] = aperture_shape(order[i], shapes[order[i]], isos[order[i]], i, written_at, ctx);
-  gpu::PhotometryRequest req;
-  req.apertures.assign(ctx.apertures.begin(), ctx.apertures.begin() + ctx.n_apertures);
-  req.compute_auto = ctx.compute_auto;
-  req.autoparams = ctx.autoparams;
-  req.fluxfrac.assign(ctx.fluxfrac.begin(), ctx.fluxfrac.begin() + ctx.n_fluxfrac);
-  req.growth = ctx.n_fluxfrac > 0 || ctx.compute_win;
-  req.hl_radius = ctx.compute_win;
-  req.host_threads = ctx.threads;
-  req.host_reads_codes = ctx.compute_win || ctx.compute_petro || ctx.compute_growth ||
-                         ctx.vignet_width > 0 || ctx.vignet_shift_width > 0;
+  gpu::PhotometryRequest req = photometry_request(ctx);
   req.meanwhile = std::move(meanwhile);
   gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
   if (ctx.gpu_seconds) {
@@ -251,11 +262,24 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   std::vector<ApertureShape> gpu_aps;
   if (on_gpu) {
     const Clock::time_point t = Clock::now();
-    gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx, gpu_aps, [&] {
+    auto meanwhile = [&] {
       allocate();
 #pragma omp parallel for schedule(static) num_threads(ctx.threads)
       for (size_t i = 0; i < n; ++i) shape_columns(i);
-    });
+    };
+    if (ctx.photometry_under_way) {
+      gpu_columns = ctx.photometry_under_way(gpu_aps, meanwhile);
+      if (ctx.gpu_seconds) {
+        ctx.gpu_seconds->emplace_back("gpu measure beside the pass: launches", gpu_columns.setup);
+        ctx.gpu_seconds->emplace_back("gpu measure kernel", gpu_columns.kernel);
+        ctx.gpu_seconds->emplace_back("gpu measure download", gpu_columns.download);
+        ctx.gpu_seconds->emplace_back("gpu measure, host columns beside the kernel",
+                                      gpu_columns.meanwhile);
+        ctx.gpu_seconds->emplace_back("gpu measure, columns from the device's", gpu_columns.gather);
+      }
+    } else {
+      gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx, gpu_aps, meanwhile);
+    }
     if (ctx.gpu_seconds)
       ctx.gpu_seconds->emplace_back("gpu measure, the whole call",
                                     std::chrono::duration<double>(Clock::now() - t).count());

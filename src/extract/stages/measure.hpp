@@ -3,11 +3,13 @@
 // measurements, photometry (APER, AUTO, FLUX_RADIUS) and FLAGS, into an Objects table.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "celeris/extract.hpp"
+#include "extract/gpu/measure_gpu.hpp"
 #include "extract/objects.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/isophotal.hpp"
@@ -43,6 +45,12 @@ struct MeasureParams {
   // appended to *gpu_seconds when given. Everything else is measured on the CPU.
   bool gpu = false;
   std::vector<std::pair<std::string, double>>* gpu_seconds = nullptr;
+  // With `gpu`: the photometry already under way (stages/measure_beside_pass.hpp), called
+  // instead of starting it here, with each row's ApertureShape to fill and the host work to run
+  // while its last kernels may still be running. Null: started here, every row at once.
+  std::function<gpu::PhotometryColumns(std::vector<ApertureShape>& aps,
+                                       const std::function<void()>& meanwhile)>
+      photometry_under_way;
   // --- Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
   bool compute_petro = false;
   PetroParams petroparams;  // PHOT_PETROPARAMS, PHOT_AUTOAPERS
@@ -63,6 +71,15 @@ struct MeasureParams {
 // The apertures' view of object `id - 1`'s shape, measured after the scan (ApertureShape's
 // defaults for the scan line, the buffer's rows and the local background).
 ApertureShape centred_aperture(int32_t id, const Shape& s);
+
+// The apertures' view of objects[src] (its shape and isophotal values as detected: merges
+// change neither its moments nor its local background) written out at scan line `written_at`,
+// moment `moment`, measured in the line buffer of scan line `buffer_at` (CleanResult's).
+ApertureShape written_aperture(size_t src, const Shape& s, const Iso& iso, int64_t written_at,
+                               int64_t buffer_at, int64_t moment, const LineBuffer& buffer);
+
+// What the GPU photometry measures for these parameters (gpu/measure_gpu.hpp).
+gpu::PhotometryRequest photometry_request(const MeasureParams& params);
 
 Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& shapes,
                         const std::vector<Iso>& isos, const std::vector<size_t>& order,

@@ -1,0 +1,83 @@
+// The measurement's GPU photometry (APER, AUTO, FLUX_RADIUS) of the catalog's rows started while
+// the clean pass still runs (--device cuda). A row's photometry is final once the pass writes
+// its object out: it reads the object's moments and local background, which no merge changes,
+// its write-out's line and moment, and the blanking codes, of which only the merges made before
+// its write-out matter (gpu/blanking_gpu.hpp CodesBesidePass). So a thread beside the pass
+// takes the rows written out so far a batch at a time (CleanPass::progress), completes the
+// blanking codes with the merges made before them, and queues their kernels
+// (gpu/measure_gpu.hpp PhotometryBatches); after the pass only the last rows are left, and the
+// columns come back as measure_photometry's would for every row at once. The pipeline
+// (pipeline.cpp) uses it where the blanking codes were drafted on the device (the GPU shapes)
+// and the image is there too, without weights or a second image; otherwise, or when the back
+// end runs the pass in chunks, the photometry starts after the pass as before.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "extract/gpu/blanking_gpu.hpp"
+#include "extract/gpu/measure_gpu.hpp"
+#include "extract/stages/clean.hpp"
+#include "extract/stages/measure.hpp"
+
+namespace celeris::extract {
+
+class PhotometryBesidePass {
+ public:
+  struct Inputs {
+    const ObjectList* objects = nullptr;         // after deblending, until the pass ends
+    const std::vector<Shape>* shapes = nullptr;  // as detected: the pass only reads them
+    const std::vector<Iso>* isos = nullptr;
+    const MeasureParams* params = nullptr;      // read at begin(): the request and the line buffer
+    PhotometryField field;                      // the images on the device; no blanking
+    std::shared_ptr<gpu::BlankingDraft> draft;  // every object's codes added
+    int64_t width = 0;
+    int blank_lag = 0;
+    size_t batch_rows = 4096;  // rows a batch at least, while the pass runs
+  };
+  explicit PhotometryBesidePass(Inputs inputs);
+  ~PhotometryBesidePass();
+  PhotometryBesidePass(const PhotometryBesidePass&) = delete;
+  PhotometryBesidePass& operator=(const PhotometryBesidePass&) = delete;
+
+  // BackEndSteps::pass_begins and pass_ends (back_end.hpp): starts the thread beside the pass
+  // (unless the draft lacks objects, or there are fewer than two batches of them), and stops it.
+  void begin(const CleanPass& pass);
+  void end() noexcept;
+  // Whether begin() started it: then codes() and columns() follow the pass's finish.
+  bool started() const { return codes_ != nullptr; }
+  double start_seconds() const { return start_seconds_; }  // begin()'s time
+  // The frame's blanking codes: the merges not yet given added (rethrows the thread's error).
+  // `objects`: the same objects, wherever the back end moved them since.
+  std::shared_ptr<const DeviceCodes> codes(const ObjectList& objects, const CleanResult& cleaned);
+  // MeasureParams::photometry_under_way: the last rows' batch, then every row's columns and
+  // ApertureShape. After codes().
+  gpu::PhotometryColumns columns(const ObjectList& objects, const CleanResult& cleaned,
+                                 std::vector<ApertureShape>& aps,
+                                 const std::function<void()>& meanwhile);
+  size_t batches_beside_pass() const { return batches_beside_pass_; }
+
+ private:
+  // Merges [merged_, removed) and rows [launched_, rows) of a pass's result so far.
+  void launch(const ObjectList& objects, const CleanProgress& p);
+  void feed();
+
+  Inputs in_;
+  const CleanPass* pass_ = nullptr;
+  std::unique_ptr<gpu::CodesBesidePass> codes_;
+  std::unique_ptr<gpu::PhotometryBatches> batches_;
+  std::vector<ApertureShape> aps_;
+  size_t launched_ = 0, merged_ = 0, batches_beside_pass_ = 0;
+  bool codes_done_ = false;
+  double start_seconds_ = 0;
+  std::atomic<bool> stop_{false}, ready_{false};
+  std::exception_ptr error_;
+  std::thread feeder_;
+};
+
+}  // namespace celeris::extract
