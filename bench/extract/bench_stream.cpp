@@ -5,7 +5,7 @@
 // one reader's share of the wall time). With --out the catalogs (ASCII_HEAD) are written there
 // as {stem}.cat; without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
-//                [--read-only T,...] [--threads N] [--pass-alone 0|1]
+//                [--read-only T,...] [--threads N] [--pass-alone 0|1] [--photometry-batch N]
 // --cuda-sync spin|yield|block: how the host threads wait for the GPU (cudaSetDeviceFlags before
 // the first CUDA call; CUDA builds only): whether the driver's spinning waits take cores the
 // stream's other threads want.
@@ -14,6 +14,8 @@
 // workers.
 // --pass-alone 0: each frame's clean pass beside its team's spinning threads
 // (Config::serial_pass_alone).
+// --photometry-batch N: rows a batch of the GPU photometry beside each frame's clean pass
+// (Config::photometry_batch_rows; 0: after the pass).
 // --read-only: no extraction; the frames read (read_frame, as a stream's readers read them,
 // into ordinary memory) by T threads side by side, each its own frames: a reader's time per
 // frame alone, against its time inside the stream (where it shares the cores).
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
     bool gpu_children = false;
     int frame_threads = 0;  // NTHREADS: 0, the back workers share the cores
     bool pass_alone = true;
+    int64_t photometry_batch = Config{}.photometry_batch_rows;
     int repeat = 1;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -135,6 +138,8 @@ int main(int argc, char** argv) {
         if (frame_threads < 0) throw Error("--threads: 0 or more, not " + std::string(argv[i]));
       } else if (a == "--pass-alone")
         pass_alone = std::atoi(value().c_str()) != 0;
+      else if (a == "--photometry-batch")
+        photometry_batch = std::atoll(value().c_str());
       else if (!a.empty() && a[0] == '-')
         throw Error("unknown option " + a);
       else
@@ -162,6 +167,7 @@ int main(int argc, char** argv) {
     settings.config.gpu_deblend_children = gpu_children;
     settings.config.threads = frame_threads;
     settings.config.serial_pass_alone = pass_alone;
+    settings.config.photometry_batch_rows = photometry_batch;
     std::printf("bench_stream: %zu frames, --device %s, best of %d\n", frames.size(),
                 device.c_str(), repeat);
     if (!read_threads.empty()) {

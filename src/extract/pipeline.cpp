@@ -75,6 +75,8 @@ thread_local ColumnPool column_pool;
 void validate_config(const Config& c) {
   if (c.back_end_chunk_objects < 0)
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
+  if (c.photometry_batch_rows < 0)
+    throw Error("photometry_batch_rows must be >= 0 (0: the photometry after the clean pass)");
   if (c.gpu_memory_bytes < 0) throw Error("gpu_memory_bytes must be >= 0 (0: the device's)");
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
   if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
@@ -607,7 +609,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   if (back.chunks > 1) lines.emplace_back("clean: pass, beside the stages before", t.pass);
   lines.emplace_back("clean", t.clean);
   if (beside_pass && beside_pass->started())
-    lines.emplace_back("clean: the GPU photometry's start beside it", beside_pass->start_seconds());
+    lines.emplace_back("clean: the GPU photometry's start and end beside it",
+                       beside_pass->start_seconds());
   timer.restart();
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The

@@ -140,6 +140,12 @@ TEST(BackEnd, NegativeChunkSizeIsRefused) {
   EXPECT_THROW(extract(crowded_field().view(), c), Error);
 }
 
+TEST(BackEnd, NegativePhotometryBatchIsRefused) {
+  Config c;
+  c.photometry_batch_rows = -1;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
+}
+
 TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   chunks_give_the_same_catalog(Backend::Cuda);

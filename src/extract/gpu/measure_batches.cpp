@@ -15,22 +15,14 @@
 
 namespace celeris::extract::gpu {
 
-namespace {
-
-// Batches go to these streams in turn: a batch takes as long as its largest object (a warp's
-// growth curve out to a large radius), which one stream would serialise, batch after batch;
-// beside each other the batches' tails overlap (stop 54, H200, crowded 4096^2, batches of 4,096
-// rows on one stream: the GPU 4-8 ms behind the pass at its end).
-constexpr int kStreams = 4;
-
-}  // namespace
+// Batches go to the context's batch streams in turn: a batch takes as long as its largest object
+// (a warp's growth curve out to a large radius), which one stream would serialise, batch after
+// batch; beside each other the batches' tails overlap (stop 54, H200, crowded 4096^2, batches of
+// 4,096 rows on one stream: the GPU 4-8 ms behind the pass at its end).
+constexpr int kStreams = MeasureContext::kBatchStreams;
 
 struct PhotometryBatches::State {
   std::shared_ptr<MeasureContext> taken;
-  cuda::Stream streams[kStreams];
-  cuda::Event done[kStreams] = {cuda::Event(false), cuda::Event(false), cuda::Event(false),
-                                cuda::Event(false)};
-  cuda::Event ready{false};  // the work queued on the context's stream so far
   PhotometryRequest request;
   phot::View view;
   size_t capacity, na, nf;
@@ -86,7 +78,7 @@ PhotometryBatches::~PhotometryBatches() {
   if (state_ && state_->taken && !state_->finished) {
     try {
       state_->taken->stream.synchronize();
-      for (cuda::Stream& b : state_->streams) b.synchronize();
+      for (cuda::Stream& b : state_->taken->batch_streams) b.synchronize();
     } catch (...) {
     }
   }
@@ -119,9 +111,9 @@ void PhotometryBatches::measure(const ApertureShape* shapes, size_t count) {
   // This batch's stream first waits for the context's: the diameters, and the blanking codes
   // of the merges made before these rows' write-outs (CodesBesidePass::merge waits there).
   const int k = static_cast<int>(st.batches % kStreams);
-  const cudaStream_t b = st.streams[k].get();
-  st.ready.record(s);
-  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(b, st.ready.get(), 0));
+  const cudaStream_t b = c.batch_streams[k].get();
+  c.batch_ready.record(s);
+  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(b, c.batch_ready.get(), 0));
   unsigned char* staged = c.staged_in.data();
   const size_t shape_at = st.in.shapes + first * sizeof(ApertureShape);
   const size_t order_at = st.in.order + first * sizeof(int32_t);
@@ -152,8 +144,8 @@ PhotometryColumns PhotometryBatches::finish(const std::function<void()>& meanwhi
   const auto t_wait = std::chrono::steady_clock::now();
   // The context's stream joins the batches' before the columns come down.
   for (int k = 0; k < kStreams && static_cast<size_t>(k) < st.batches; ++k) {
-    st.done[k].record(st.streams[k].get());
-    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, st.done[k].get(), 0));
+    c.batch_done[k].record(c.batch_streams[k].get());
+    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, c.batch_done[k].get(), 0));
   }
   c.timer.mark(kMeasured, s);
   c.out.download_async(c.staged_out.data(), st.out.all.bytes(), s);

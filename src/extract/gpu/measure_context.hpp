@@ -39,6 +39,14 @@ struct MeasureContext {
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
   // Uploads from pageable memory (the blanking codes made on the host, weight maps).
   cuda::StagedUpload staging;
+  // PhotometryBatches (measure_batches.cpp): the streams its batches go to in turn, each one's
+  // last point, and the point of `stream` each batch waits for. Made with the context, kept
+  // with it (a frame's making and destroying them had cost about a millisecond).
+  static constexpr int kBatchStreams = 4;
+  cuda::Stream batch_streams[kBatchStreams];
+  cuda::Event batch_done[kBatchStreams] = {cuda::Event(false), cuda::Event(false),
+                                           cuda::Event(false), cuda::Event(false)};
+  cuda::Event batch_ready{false};
 };
 
 std::shared_ptr<MeasureContext> take_measure_context();

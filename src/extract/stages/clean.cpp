@@ -189,16 +189,9 @@ struct CleanPass::State {
     published_taken.store(taken, std::memory_order_relaxed);
   }
   CleanProgress progress() const {
-    CleanProgress p;
-    p.rows = published_rows.load(std::memory_order_acquire);
-    p.removed = published_removed.load(std::memory_order_acquire);
-    p.taken = published_taken.load(std::memory_order_relaxed);
-    p.order = result.order.data();
-    p.written_at = result.written_at.data();
-    p.buffer_at = result.buffer_at.data();
-    p.written_moment = result.written_moment.data();
-    p.victims = result.removed.data();
-    return p;
+    const size_t rows = published_rows.load(std::memory_order_acquire);
+    const size_t merges = published_removed.load(std::memory_order_acquire);
+    return result.prefix(rows, merges, published_taken.load(std::memory_order_relaxed));
   }
 
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
@@ -286,6 +279,20 @@ struct CleanPass::State {
     return std::move(result);
   }
 };
+
+CleanProgress CleanResult::prefix(size_t rows, size_t merges, size_t taken) const {
+  // The arrays' addresses only (not their sizes, which the pass may be changing).
+  CleanProgress p;
+  p.rows = rows;
+  p.removed = merges;
+  p.taken = taken;
+  p.order = order.data();
+  p.written_at = written_at.data();
+  p.buffer_at = buffer_at.data();
+  p.written_moment = written_moment.data();
+  p.victims = removed.data();
+  return p;
+}
 
 CleanPass::CleanPass(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
                      const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,

@@ -31,6 +31,18 @@ struct CleanParams {
   bool compare_every_pair = false;
 };
 
+// What the pass has written out so far, for a reader on another thread while it runs
+// (CleanPass::progress): rows [0, rows) of the result's order, written_at, buffer_at and
+// written_moment, and removed[0, removed), every merge made before those rows' write-outs
+// among them. The arrays stay where they are until finish() (each is reserved for every object).
+struct CleanProgress {
+  size_t rows = 0, removed = 0;
+  size_t taken = 0;  // newcomers taken so far (of every object)
+  const size_t* order = nullptr;
+  const int64_t *written_at = nullptr, *buffer_at = nullptr, *written_moment = nullptr;
+  const CleanVictim* victims = nullptr;
+};
+
 struct CleanResult {
   std::vector<size_t> order;        // surviving objects in SExtractor's output (NUMBER) order
   std::vector<int64_t> written_at;  // for each of them, the scan line at which it is written out
@@ -45,18 +57,9 @@ struct CleanResult {
   std::vector<int64_t> written_moment;
   std::vector<int64_t> stack_full_lines;
   std::vector<CleanVictim> removed;  // objects merged into another
-};
 
-// What the pass has written out so far, for a reader on another thread while it runs
-// (CleanPass::progress): rows [0, rows) of the result's order, written_at, buffer_at and
-// written_moment, and removed[0, removed), every merge made before those rows' write-outs
-// among them. The arrays stay where they are until finish() (each is reserved for every object).
-struct CleanProgress {
-  size_t rows = 0, removed = 0;
-  size_t taken = 0;  // newcomers taken so far (of every object)
-  const size_t* order = nullptr;
-  const int64_t *written_at = nullptr, *buffer_at = nullptr, *written_moment = nullptr;
-  const CleanVictim* victims = nullptr;
+  // Its first `rows` rows and `removed` merges, as CleanPass::progress gives them.
+  CleanProgress prefix(size_t rows, size_t merges, size_t taken) const;
 };
 
 // The clean pass a range of newcomers at a time, in order: each take() gives the next objects'

@@ -13,16 +13,9 @@ namespace {
 // writes out about a batch of 4,096 rows every half millisecond on a crowded frame.
 constexpr std::chrono::microseconds kPoll{20};
 
+// The finished pass's whole result as its last progress.
 CleanProgress progress_of(const CleanResult& r) {
-  CleanProgress p;
-  p.rows = r.order.size();
-  p.removed = r.removed.size();
-  p.order = r.order.data();
-  p.written_at = r.written_at.data();
-  p.buffer_at = r.buffer_at.data();
-  p.written_moment = r.written_moment.data();
-  p.victims = r.removed.data();
-  return p;
+  return r.prefix(r.order.size(), r.removed.size(), SIZE_MAX);
 }
 
 }  // namespace
@@ -50,9 +43,12 @@ void PhotometryBesidePass::begin(const CleanPass& pass) {
 }
 
 void PhotometryBesidePass::end() noexcept {
+  const auto t = std::chrono::steady_clock::now();
   stop_.store(true, std::memory_order_release);
-  if (feeder_.joinable()) feeder_.join();
+  if (!feeder_.joinable()) return;
+  feeder_.join();
   pass_ = nullptr;
+  start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 void PhotometryBesidePass::feed() {

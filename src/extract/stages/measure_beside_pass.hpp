@@ -51,7 +51,7 @@ class PhotometryBesidePass {
   void end() noexcept;
   // Whether begin() started it: then codes() and columns() follow the pass's finish.
   bool started() const { return codes_ != nullptr; }
-  double start_seconds() const { return start_seconds_; }  // begin()'s time
+  double start_seconds() const { return start_seconds_; }  // begin()'s and end()'s time
   // The frame's blanking codes: the merges not yet given added (rethrows the thread's error).
   // `objects`: the same objects, wherever the back end moved them since.
   std::shared_ptr<const DeviceCodes> codes(const ObjectList& objects, const CleanResult& cleaned);
