@@ -68,12 +68,10 @@ void PhotometryBesidePass::feed() {
       // the rows its finish writes out.
       const size_t batch =
           p.taken + n / 8 >= n ? std::max<size_t>(in_.batch_rows / 8, 1) : in_.batch_rows;
-      if (p.rows - launched_ >= batch) {
+      if (p.rows - launched_ >= batch)
         launch(*in_.objects, p);
-        ++batches_beside_pass_;
-      } else {
+      else
         std::this_thread::sleep_for(kPoll);
-      }
     }
   } catch (...) {
     error_ = std::current_exception();

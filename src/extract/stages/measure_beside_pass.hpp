@@ -60,7 +60,6 @@ class PhotometryBesidePass {
   gpu::PhotometryColumns columns(const ObjectList& objects, const CleanResult& cleaned,
                                  std::vector<ApertureShape>& aps,
                                  const std::function<void()>& meanwhile);
-  size_t batches_beside_pass() const { return batches_beside_pass_; }
 
  private:
   // Merges [merged_, removed) and rows [launched_, rows) of a pass's result so far.
@@ -72,7 +71,7 @@ class PhotometryBesidePass {
   std::unique_ptr<gpu::CodesBesidePass> codes_;
   std::unique_ptr<gpu::PhotometryBatches> batches_;
   std::vector<ApertureShape> aps_;
-  size_t launched_ = 0, merged_ = 0, batches_beside_pass_ = 0;
+  size_t launched_ = 0, merged_ = 0;
   bool codes_done_ = false;
   double start_seconds_ = 0;
   std::atomic<bool> stop_{false}, ready_{false};
