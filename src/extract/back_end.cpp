@@ -26,6 +26,14 @@ double since(Clock::time_point t) {
 // that), or few objects.
 constexpr int kPipelineThreads = 4;
 
+// BackEndSteps::pass_ends when it goes out of scope, however the pass leaves.
+struct PassEnds {
+  const std::function<void()>& f;
+  ~PassEnds() {
+    if (f) f();
+  }
+};
+
 std::vector<size_t> chunk_bounds(const DeblendStage& d, size_t chunk_objects, int threads) {
   const size_t ndet = d.detections(), nobj = d.first_object(ndet);
   std::vector<size_t> bounds{0};
@@ -155,7 +163,12 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
     });
     workers.emplace_back([&] {  // the clean pass
       try {
-        for (size_t k = 0; k < nchunks && wait_for(paired, k); ++k) clean_chunk(chunks[k]);
+        const PassEnds ends{steps.pass_ends};
+        for (size_t k = 0; k < nchunks && wait_for(paired, k); ++k) {
+          // Once the first chunk's stages are done (its objects' blanking codes drafted).
+          if (k == 0 && steps.pass_begins) steps.pass_begins(pass);
+          clean_chunk(chunks[k]);
+        }
       } catch (...) {
         fail(std::current_exception());
       }
@@ -185,13 +198,8 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       if (nchunks == 1) {
         pair_chunk(c, stage_threads);
         run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] {
+          const PassEnds ends{steps.pass_ends};
           if (steps.pass_begins) steps.pass_begins(pass);
-          struct Ends {  // pass_ends, however the pass leaves
-            const std::function<void()>& f;
-            ~Ends() {
-              if (f) f();
-            }
-          } ends{steps.pass_ends};
           clean_chunk(c);
         });
       } else {

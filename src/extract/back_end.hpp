@@ -31,10 +31,10 @@ struct BackEndSteps {
   std::function<CleanZones(size_t first, size_t last, int threads,
                            const std::vector<CleanProfile>& profile, CleanPairs& pairs)>
       zones;
-  // With one chunk (the frame's pass at once, on the calling thread): called just before the
-  // pass and just after it (before its finish, also when it throws), for work beside it that
-  // reads its progress (CleanPass::progress: the GPU photometry of the rows written out so far,
-  // stages/measure_beside_pass.hpp). Not called with chunks. Null: nothing.
+  // Called on the pass's thread just before it takes its first newcomers (with chunks, once the
+  // first chunk's stages are done) and after its last take (before its finish, also when it
+  // throws), for work beside it that reads its progress (CleanPass::progress: the GPU
+  // photometry of the rows written out so far, stages/measure_beside_pass.hpp). Null: nothing.
   std::function<void(const CleanPass& pass)> pass_begins;
   std::function<void()> pass_ends;
 };

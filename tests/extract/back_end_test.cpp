@@ -208,8 +208,9 @@ bool photometry_beside_pass(const Result& r) {
 // The GPU photometry queued in batches while the clean pass runs (Config::photometry_batch_rows,
 // stages/measure_beside_pass.hpp) gives the CPU path's catalog with batches of any size (64 rows:
 // a batch after almost every write-out event; 0: after the pass): with the object stack full
-// (its write-outs amid a line), CLEAN off, MASK_TYPE BLANK, and the windowed measurements
-// (whose host code reads the codes the batches completed).
+// (its write-outs amid a line), CLEAN off, MASK_TYPE BLANK, the windowed measurements (whose
+// host code reads the codes the batches completed), and the back end in chunks (later chunks'
+// objects drafted into the codes while the batches run).
 TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   struct Variant {
@@ -218,12 +219,16 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
     bool clean;
     MaskType mask;
     bool windowed;
+    int64_t chunk;
   };
-  const Variant variants[] = {{"default", 3000, true, MaskType::Correct, false},
-                              {"object stack of 200", 200, true, MaskType::Correct, false},
-                              {"CLEAN N", 3000, false, MaskType::Correct, false},
-                              {"MASK_TYPE BLANK", 3000, true, MaskType::Blank, false},
-                              {"windowed", 3000, true, MaskType::Correct, true}};
+  const Variant variants[] = {
+      {"default", 3000, true, MaskType::Correct, false, 0},
+      {"object stack of 200", 200, true, MaskType::Correct, false, 0},
+      {"CLEAN N", 3000, false, MaskType::Correct, false, 0},
+      {"MASK_TYPE BLANK", 3000, true, MaskType::Blank, false, 0},
+      {"windowed", 3000, true, MaskType::Correct, true, 0},
+      {"chunks of 300", 3000, true, MaskType::Correct, false, 300},
+      {"chunks of 1000, stack of 200", 200, true, MaskType::Correct, false, 1000}};
   for (const Variant& v : variants) {
     MeasureRequest request;
     request.windowed = v.windowed;
@@ -234,6 +239,7 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
     c.phot_apertures = {3.0, 8.0};
     c.phot_fluxfrac = {0.5, 0.9};
     c.threads = 4;
+    c.back_end_chunk_objects = v.chunk;
     const Result cpu = extract(crowded_field().view(), c, request);
     c.device = Backend::Cuda;
     for (const int64_t batch : {int64_t{0}, int64_t{64}, int64_t{1000}, int64_t{4096}}) {
@@ -245,6 +251,7 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
                 batch > 0 && gpu.info.n_deblended >= 2 * static_cast<size_t>(batch))
           << what;
       EXPECT_GT(cpu.objects.size(), 2000u) << what;
+      EXPECT_EQ(pipelined(gpu), v.chunk > 0) << what;
       expect_same(cpu.objects, gpu.objects, what);
       if (v.windowed) {
         expect_column(cpu.objects.xwin, gpu.objects.xwin, "xwin", what);

@@ -32,6 +32,11 @@ class BlankingDraft {
            size_t n);
   // How many objects (0 .. added() - 1) have their codes.
   size_t added() const { return added_; }
+  // The codes on the device (null after finish()).
+  int32_t* device() const;
+  // Makes `stream` wait for every add() so far, the images staying the draft's (add() may go on
+  // from another thread: a stream waiting here sees at least the adds made before this call).
+  void wait_on(cudaStream_t stream) const;
   // Makes `stream` wait for every add() so far; the codes then belong to the caller.
   std::shared_ptr<CodeImages> finish(cudaStream_t stream);
   int64_t pixels() const { return pixels_; }

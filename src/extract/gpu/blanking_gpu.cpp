@@ -132,6 +132,14 @@ void BlankingDraft::add(cudaStream_t stream, const int32_t* index, const int64_t
   added_ += n;
 }
 
+int32_t* BlankingDraft::device() const {
+  return images_ ? images_->device.data() : nullptr;
+}
+
+void BlankingDraft::wait_on(cudaStream_t stream) const {
+  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, last_.get(), 0));
+}
+
 std::shared_ptr<CodeImages> BlankingDraft::finish(cudaStream_t stream) {
   if (added_) CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, last_.get(), 0));
   added_ = 0;  // the images are the caller's now
@@ -189,6 +197,10 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<Blanking
 }
 
 struct CodesBesidePass::State {
+  // The draft until finish(), its images after: objects may still be added to it while the pass
+  // runs (the back end in chunks), each merge waiting for the adds made before it.
+  std::shared_ptr<BlankingDraft> draft;
+  int32_t* device = nullptr;
   std::shared_ptr<CodeImages> images;
   std::shared_ptr<MergeBuffers> buffers;
   int64_t width;
@@ -199,9 +211,10 @@ struct CodesBesidePass::State {
   OwnedCodes owned;
   int64_t packed = 0;  // of buffers' OwnedCodes, used by the merges so far
 
-  State(std::shared_ptr<CodeImages> im, std::shared_ptr<MergeBuffers> b, const ObjectList& o,
+  State(std::shared_ptr<BlankingDraft> d, std::shared_ptr<MergeBuffers> b, const ObjectList& o,
         int64_t width, int64_t pixels, int blank_lag)
-      : images(std::move(im)),
+      : draft(std::move(d)),
+        device(draft->device()),
         buffers(std::move(b)),
         width(width),
         pixels(pixels),
@@ -216,7 +229,7 @@ CodesBesidePass::~CodesBesidePass() {
 }
 
 const int32_t* CodesBesidePass::device() const {
-  return state_->images->device.data();
+  return state_->device;
 }
 
 void CodesBesidePass::merge(const ObjectList& objects, const CleanVictim* victims, size_t count,
@@ -235,17 +248,27 @@ void CodesBesidePass::merge(const ObjectList& objects, const CleanVictim* victim
                 st.owned.victim_code(v, objects.y[i])};
   }
   const int64_t m = st.packed - first;
+  // The victims' own codes first (their adds were made before the pass took them); after
+  // finish() the draft's adds are all behind this stream already.
+  if (st.draft) st.draft->wait_on(b.stream);
   if (m > 0) {
     b.owned.upload_async(b.staged.data() + first, static_cast<size_t>(m), b.stream,
                          static_cast<size_t>(first));
-    owned_codes(b.owned.data() + first, m, st.images->device.data(), b.stream);
+    owned_codes(b.owned.data() + first, m, st.device, b.stream);
   }
   b.merged.record(b.stream);
   CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, b.merged.get(), 0));
 }
 
-std::shared_ptr<const DeviceCodes> CodesBesidePass::finish() {
+std::shared_ptr<const DeviceCodes> CodesBesidePass::finish(size_t objects) {
   State& st = *state_;
+  // Every object's codes drafted (the stages before the pass added them all), or none of this
+  // is the frame's blanking.
+  if (st.draft->added() != objects)
+    throw Error("internal: the blanking draft holds " + std::to_string(st.draft->added()) +
+                " objects' codes of " + std::to_string(objects));
+  st.images = st.draft->finish(st.buffers->stream);
+  st.draft.reset();
   st.buffers->stream.synchronize();
   return std::make_shared<GpuCodes>(st.images, static_cast<size_t>(st.pixels));
 }
@@ -254,7 +277,7 @@ std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<Blankin
                                                    int64_t width, const ObjectList& objects,
                                                    int blank_lag) {
   cuda::cuda_require_device("--device cuda");
-  if (!draft || draft->added() != objects.size() || objects.size() == 0) return nullptr;
+  if (!draft || draft->added() == 0 || objects.size() == 0) return nullptr;
   Context& c = context();
   // Every object's pixels at most (each is merged away at most once).
   const size_t m = static_cast<size_t>(objects.offset.back());
@@ -264,9 +287,8 @@ std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<Blankin
   buffers->staged.grow(m);
   buffers->owned.grow(m);
   const int64_t pixels = draft->pixels();
-  std::shared_ptr<CodeImages> images = draft->finish(buffers->stream);
   return std::make_unique<CodesBesidePass>(std::make_unique<CodesBesidePass::State>(
-      std::move(images), std::move(buffers), objects, width, pixels, blank_lag));
+      draft, std::move(buffers), objects, width, pixels, blank_lag));
 }
 
 std::shared_ptr<const DeviceCodes> blanking_codes(const float* value, const float* cvalue,

@@ -66,17 +66,18 @@ class CodesBesidePass {
   // codes, and for the draft's (count 0: those alone).
   void merge(const ObjectList& objects, const CleanVictim* victims, size_t count,
              cuda::StreamHandle stream);
-  // After the last merge: the frame's codes, as blanking_codes gives them. Waits until they are
-  // made.
-  std::shared_ptr<const DeviceCodes> finish();
+  // After the last merge, with every one of the frame's `objects` added to the draft: the
+  // frame's codes, as blanking_codes gives them (else throws). Waits until they are made.
+  std::shared_ptr<const DeviceCodes> finish(size_t objects);
 
  private:
   std::unique_ptr<State> state_;
 };
 
-// A draft with every object of `objects` added (else null: blanking_codes then makes the codes
-// whole) taken over for completion beside the pass. Throws celeris::Error without a CUDA device
-// (or in a build without CUDA).
+// A draft (of `objects`, pre-sized: their storage stays put) taken over for completion beside the
+// pass, once its first objects are added (else null); objects may still be added to it while
+// the pass runs (the back end in chunks), each before the pass takes them. Throws celeris::Error
+// without a CUDA device (or in a build without CUDA).
 std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<BlankingDraft>& draft,
                                                    int64_t width, const ObjectList& objects,
                                                    int blank_lag);

@@ -34,7 +34,7 @@ void CodesBesidePass::merge(const ObjectList&, const CleanVictim*, size_t, cuda:
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
-std::shared_ptr<const DeviceCodes> CodesBesidePass::finish() {
+std::shared_ptr<const DeviceCodes> CodesBesidePass::finish(size_t) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

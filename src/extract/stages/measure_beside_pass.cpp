@@ -103,7 +103,7 @@ std::shared_ptr<const DeviceCodes> PhotometryBesidePass::codes(const ObjectList&
   codes_->merge(objects, p.victims + merged_, p.removed - merged_, batches_->stream());
   merged_ = p.removed;
   codes_done_ = true;
-  return codes_->finish();
+  return codes_->finish(objects.size());
 }
 
 gpu::PhotometryColumns PhotometryBesidePass::columns(const ObjectList& objects,

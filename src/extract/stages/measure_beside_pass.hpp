@@ -8,8 +8,10 @@
 // (gpu/measure_gpu.hpp PhotometryBatches); after the pass only the last rows are left, and the
 // columns come back as measure_photometry's would for every row at once. The pipeline
 // (pipeline.cpp) uses it where the blanking codes were drafted on the device (the GPU shapes)
-// and the image is there too, without weights or a second image; otherwise, or when the back
-// end runs the pass in chunks, the photometry starts after the pass as before.
+// and the image is there too, without weights or a second image; otherwise the photometry
+// starts after the pass as before. With the back end in chunks the later chunks' objects are
+// drafted while it runs: a row reads an object not yet drafted as a detected pixel owned by
+// none (-1), which it sees blanked exactly when it would see that object's own code blanked.
 #pragma once
 
 #include <atomic>
