@@ -279,8 +279,10 @@ std::unique_ptr<CodesBesidePass> codes_beside_pass(const std::shared_ptr<Blankin
   cuda::cuda_require_device("--device cuda");
   if (!draft || draft->added() == 0 || objects.size() == 0) return nullptr;
   Context& c = context();
-  // Every object's pixels at most (each is merged away at most once).
-  const size_t m = static_cast<size_t>(objects.offset.back());
+  // Every object's pixels at most (each is merged away at most once): the detections' pixels,
+  // which the objects share out (with chunks, objects.offset is filled chunk by chunk and its
+  // last entry may still be 0 here).
+  const size_t m = objects.pixel_count();
   std::shared_ptr<MergeBuffers> buffers =
       c.merges.take([&](const MergeBuffers& b) { return b.staged.size() >= m; },
                     [] { return std::make_unique<MergeBuffers>(); });
