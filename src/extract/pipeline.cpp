@@ -559,8 +559,6 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     in.params = &mp;
     in.field = field;
     in.draft = blanking_draft;
-    in.width = w;
-    in.blank_lag = mp.buffer.blank_lag;
     in.batch_rows = static_cast<size_t>(config.photometry_batch_rows);
     beside_pass.emplace(std::move(in));
     back_steps.pass_begins = [&](const CleanPass& pass) { beside_pass->begin(pass); };

@@ -90,6 +90,15 @@ class GpuCodes final : public DeviceCodes {
   mutable std::atomic<const int32_t*> ready_{nullptr};
 };
 
+// Victim v's pixels with their codes (OwnedCodes::victim_code) from `out` on; returns the end.
+OwnedCode* pack_victim(const ObjectList& objects, const CleanVictim& v, int64_t width,
+                       const OwnedCodes& owned, OwnedCode* out) {
+  for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i)
+    *out++ = {static_cast<int32_t>(int64_t(objects.y[i]) * width + objects.x[i]),
+              owned.victim_code(v, objects.y[i])};
+  return out;
+}
+
 // A frame's code images of n pixels, from the pool.
 std::shared_ptr<CodeImages> take_images(size_t n) {
   return context().codes.take([&](const CodeImages& im) { return im.device.size() >= n; },
@@ -180,12 +189,8 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<Blanking
   OwnedCode* staged = c.staged.grow(static_cast<size_t>(m));
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
   for (size_t j = 0; j < merged.size(); ++j) {
-    const size_t k = merged[j];
-    const CleanVictim& v = removed[static_cast<size_t>(victim_of[k])];
-    OwnedCode* out = staged + at[j];
-    for (int64_t i = objects.offset[k]; i < objects.offset[k + 1]; ++i)
-      *out++ = {static_cast<int32_t>(int64_t(objects.y[i]) * width + objects.x[i]),
-                owned.victim_code(v, objects.y[i])};
+    pack_victim(objects, removed[static_cast<size_t>(victim_of[merged[j]])], width, owned,
+                staged + at[j]);
   }
   const cudaStream_t s = c.stream.get();
   std::shared_ptr<CodeImages> images = draft->finish(s);
@@ -241,12 +246,8 @@ void CodesBesidePass::merge(const ObjectList& objects, const CleanVictim* victim
   if (st.packed > static_cast<int64_t>(b.staged.size()))
     throw Error("internal: CodesBesidePass given more merged pixels than the objects hold");
   OwnedCode* out = b.staged.data() + first;
-  for (size_t j = 0; j < count; ++j) {
-    const CleanVictim& v = victims[j];
-    for (int64_t i = objects.offset[v.object]; i < objects.offset[v.object + 1]; ++i)
-      *out++ = {static_cast<int32_t>(int64_t(objects.y[i]) * st.width + objects.x[i]),
-                st.owned.victim_code(v, objects.y[i])};
-  }
+  for (size_t j = 0; j < count; ++j)
+    out = pack_victim(objects, victims[j], st.width, st.owned, out);
   const int64_t m = st.packed - first;
   // The victims' own codes first (their adds were made before the pass took them); after
   // finish() the draft's adds are all behind this stream already.

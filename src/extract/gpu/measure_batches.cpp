@@ -88,14 +88,6 @@ cuda::StreamHandle PhotometryBatches::stream() const {
   return state_->taken->stream.get();
 }
 
-size_t PhotometryBatches::rows() const {
-  return state_->rows;
-}
-
-size_t PhotometryBatches::batches() const {
-  return state_->batches;
-}
-
 void PhotometryBatches::measure(const ApertureShape* shapes, size_t count) {
   if (count == 0) return;
   const auto t = std::chrono::steady_clock::now();
@@ -121,14 +113,12 @@ void PhotometryBatches::measure(const ApertureShape* shapes, size_t count) {
   std::memcpy(staged + order_at, st.on_device.data(), count * sizeof(int32_t));
   c.in.upload_async(staged + shape_at, count * sizeof(ApertureShape), b, shape_at);
   c.in.upload_async(staged + order_at, count * sizeof(int32_t), b, order_at);
-  PhotometryArgs a = photometry_args(st.view, st.request, c, st.d_in, st.in, st.d_out, st.out,
-                                     first, shapes, st.on_device);
-  // The growth curve's kernel chosen as for the frame's rows at once (its count, not the
-  // batch's): a crowded frame's batches of a few thousand rows each took it inside the
+  // The growth curve's kernel chosen as for the frame's rows at once (its capacity, not the
+  // batch's count): a crowded frame's batches of a few thousand rows each took it inside the
   // photometry kernel otherwise, the slower form there. Its first fill in the growth kernel
   // (GrowthFork's second stream is the context's alone).
-  if (st.request.growth_kernel == PhotometryRequest::GrowthKernel::automatic)
-    a.growth_apart = st.capacity > 2 * static_cast<size_t>(c.sms) * kResidentWarpsPerSm;
+  const PhotometryArgs a = photometry_args(st.view, st.request, c, st.d_in, st.in, st.d_out, st.out,
+                                           first, shapes, st.on_device, st.capacity);
   measure_photometry(a, b, nullptr);
   st.rows += count;
   ++st.batches;

@@ -70,7 +70,7 @@ PhotometryArgs photometry_args(const phot::View& view, const PhotometryRequest& 
                                const MeasureContext& c, const unsigned char* d_in,
                                const InputLayout& in, unsigned char* d_out, const OutputLayout& out,
                                size_t first, const ApertureShape* shapes,
-                               const std::vector<int32_t>& device_order) {
+                               const std::vector<int32_t>& device_order, size_t frame_objects) {
   const size_t na = request.apertures.size(), nf = request.fluxfrac.size();
   PhotometryArgs a;
   a.field = view;
@@ -96,7 +96,7 @@ PhotometryArgs photometry_args(const phot::View& view, const PhotometryRequest& 
   using GrowthKernel = PhotometryRequest::GrowthKernel;
   a.growth_apart = request.growth_kernel == GrowthKernel::apart ||
                    (request.growth_kernel == GrowthKernel::automatic &&
-                    a.n > 2 * int64_t{c.sms} * kResidentWarpsPerSm);
+                    frame_objects > 2 * static_cast<size_t>(c.sms) * kResidentWarpsPerSm);
   a.growth_blocks_per_sm = request.growth_blocks_per_sm;
   a.flux_aper = reinterpret_cast<double*>(d_out + out.flux_aper) + first * na;
   a.fluxerr_aper = reinterpret_cast<double*>(d_out + out.fluxerr_aper) + first * na;

@@ -93,13 +93,14 @@ void split_by_size(const ApertureShape* shapes, size_t n, double min_rlim, doubl
 
 // The kernel's arguments for objects [first, first + count) of the packed buffers d_in (laid
 // out as `in`) and d_out (as `out`), `device_order` their kernel order (indexes from `first`):
-// their warps' share by radius and request.min_warps, the growth curve apart when they are
-// many (PhotometryRequest::growth_kernel).
+// their warps' share by radius and request.min_warps, the growth curve apart when the frame
+// measures many objects on the device, `frame_objects` of them (PhotometryRequest::
+// growth_kernel's automatic rule: a batch's kernels are chosen as the whole frame's).
 PhotometryArgs photometry_args(const phot::View& view, const PhotometryRequest& request,
                                const MeasureContext& c, const unsigned char* d_in,
                                const InputLayout& in, unsigned char* d_out, const OutputLayout& out,
                                size_t first, const ApertureShape* shapes,
-                               const std::vector<int32_t>& device_order);
+                               const std::vector<int32_t>& device_order, size_t frame_objects);
 
 // Columns of objects [0, n) from the page-locked outputs `got` (laid out as `out`) into `cols`,
 // on `threads` threads.

@@ -115,8 +115,8 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   c.in.upload_async(staged, in.all.bytes(), s);  // page-locked
   c.timer.mark(kUploaded, s);
 
-  PhotometryArgs a =
-      photometry_args(view, request, c, d_in, in, d_out, lay, 0, shapes.data(), on_device);
+  PhotometryArgs a = photometry_args(view, request, c, d_in, in, d_out, lay, 0, shapes.data(),
+                                     on_device, on_device.size());
   out.warp_objects = static_cast<size_t>(a.n_warp);
   if (a.growth && a.growth_apart && request.growth_first_beside)
     a.growth_first = c.growth_first.grow(n * phot::GrowthCurve::kFirstFill);

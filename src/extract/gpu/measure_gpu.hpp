@@ -100,16 +100,15 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
                                      const PhotometryRequest& request);
 
 // The same photometry for rows decided one batch after another (the clean pass writes them out
-// in order: stages/measure_beside_pass.hpp), each batch's kernels queued as it comes, on one
-// stream, the columns of every row brought back once. The field's images must be on the device
-// already (value_on_device; no variance, dual-image or detection-side images: the batches
-// upload none), and its blanking is `codes`, whose codes are on the device, which work queued on
-// stream() before a batch may still complete (CodesBesidePass::merge). Every object is
-// measured on the device (the request's host share, host_min_rlim and device_slowdown, is not
-// used), and the growth curve's kernel is chosen by `capacity` (PhotometryRequest::
-// growth_kernel's automatic rule, as if every row were measured at once); min_warps -1 means 0
-// here (by radius alone). Batches of any size
-// give the same columns: each object is measured alone. Throws
+// in order: stages/measure_beside_pass.hpp), each batch's kernels queued as it comes, the
+// batches on four streams in turn, the columns of every row brought back once. The field's
+// images must be on the device already (value_on_device; no variance, dual-image or
+// detection-side images: the batches upload none), and its blanking is `codes`, whose codes are
+// on the device, which work queued on stream() before a batch may still complete
+// (CodesBesidePass::merge). Every object is measured on the device (the request's host share,
+// host_min_rlim and device_slowdown, is not used), and the growth curve's kernel is chosen by
+// `capacity` (PhotometryRequest::growth_kernel's automatic rule, as if every row were measured
+// at once). Batches of any size give the same columns: each object is measured alone. Throws
 // celeris::Error without a CUDA device (or in a build without CUDA).
 class PhotometryBatches {
  public:
@@ -125,8 +124,6 @@ class PhotometryBatches {
   cuda::StreamHandle stream() const;
   // Rows rows() .. rows() + count - 1, whose shapes are shapes[0 .. count).
   void measure(const ApertureShape* shapes, size_t count);
-  size_t rows() const;
-  size_t batches() const;
   // Every row's columns (as measure_photometry's for all the rows' shapes), `meanwhile` (host
   // work, as PhotometryRequest's) run while the last kernels may still be running. `kernel`: the
   // host's wait here for the kernels (and the download), `meanwhile` aside; `setup`: the host

@@ -20,12 +20,6 @@ cuda::StreamHandle PhotometryBatches::stream() const {
   return nullptr;
 }
 void PhotometryBatches::measure(const ApertureShape*, size_t) {}
-size_t PhotometryBatches::rows() const {
-  return 0;
-}
-size_t PhotometryBatches::batches() const {
-  return 0;
-}
 PhotometryColumns PhotometryBatches::finish(const std::function<void()>&) {
   return {};
 }

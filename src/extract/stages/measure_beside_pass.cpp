@@ -33,7 +33,8 @@ void PhotometryBesidePass::begin(const CleanPass& pass) {
   const auto t = std::chrono::steady_clock::now();
   // Fewer than two batches' worth: nothing would start before the pass ends.
   if (in_.objects->size() >= 2 * in_.batch_rows)
-    codes_ = gpu::codes_beside_pass(in_.draft, in_.width, *in_.objects, in_.blank_lag);
+    codes_ = gpu::codes_beside_pass(in_.draft, in_.field.value.width, *in_.objects,
+                                    in_.params->buffer.blank_lag);
   if (codes_) {
     pass_ = &pass;
     stop_.store(false, std::memory_order_relaxed);
@@ -56,7 +57,8 @@ void PhotometryBesidePass::feed() {
     // The setup here, beside the pass, rather than before it on the pass's thread (the rows'
     // ApertureShapes alone are 3 MB of new pages on a crowded frame).
     const size_t n = in_.objects->size();
-    const BlankingView view{codes_->device(), in_.width, in_.blank_lag, false};
+    const BlankingView view{codes_->device(), in_.field.value.width, in_.params->buffer.blank_lag,
+                            false};
     batches_ = std::make_unique<gpu::PhotometryBatches>(in_.field, view,
                                                         photometry_request(*in_.params), n);
     codes_->merge(*in_.objects, nullptr, 0, batches_->stream());  // the draft's codes first

@@ -35,12 +35,11 @@ class PhotometryBesidePass {
     const ObjectList* objects = nullptr;         // after deblending, until the pass ends
     const std::vector<Shape>* shapes = nullptr;  // as detected: the pass only reads them
     const std::vector<Iso>* isos = nullptr;
-    const MeasureParams* params = nullptr;      // read at begin(): the request and the line buffer
-    PhotometryField field;                      // the images on the device; no blanking
-    std::shared_ptr<gpu::BlankingDraft> draft;  // every object's codes added
-    int64_t width = 0;
-    int blank_lag = 0;
-    size_t batch_rows = 4096;  // rows a batch at least, while the pass runs
+    // Read beside the pass: the request, the line buffer (and its blank_lag).
+    const MeasureParams* params = nullptr;
+    PhotometryField field;  // the images on the device, `value` giving the width; no blanking
+    std::shared_ptr<gpu::BlankingDraft> draft;  // the objects' codes, added before their pass
+    size_t batch_rows = 4096;                   // rows a batch at least, while the pass runs
   };
   explicit PhotometryBesidePass(Inputs inputs);
   ~PhotometryBesidePass();
