@@ -66,6 +66,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
                                  const CleanParams& clean, const BackEndSteps& steps,
                                  const BackEndOptions& options, std::vector<Shape>& shapes,
                                  std::vector<Iso>& isos) {
+  const auto t_setup = Clock::now();
   CleanedObjects out;
   const size_t ndet = deblend.detections(), nobj = deblend.first_object(ndet);
   const std::vector<size_t> bounds = chunk_bounds(deblend, options.chunk_objects, options.threads);
@@ -81,9 +82,14 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   // while the pass reads it.
   shapes.resize(nobj);
   isos.resize(nobj);
+  BackEndColumns fresh;
+  BackEndColumns& kept = options.reuse ? *options.reuse : fresh;
+  out.done_line = std::move(kept.done_line);
   out.done_line.resize(nobj);
-  std::vector<CleanProfile> profile(nobj);
-  std::vector<CleanRows> rows(nobj);
+  std::vector<CleanProfile> profile = std::move(kept.profile);
+  profile.resize(nobj);
+  std::vector<CleanRows> rows = std::move(kept.rows);
+  rows.resize(nobj);
   Deblended& d = deblend.result();
   CleanPass pass(nobj, d.objects.flags, shapes, isos, out.done_line, profile, rows, clean);
   struct Chunk {
@@ -93,6 +99,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   };
   std::vector<Chunk> chunks(nchunks);
   BackEndTimes& times = out.seconds;
+  times.setup = since(t_setup);
 
   // Chunk k's shapes are made once `shaped` exceeds k, its pairs once `paired` does.
   std::mutex m;
@@ -213,10 +220,14 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   join_workers();
   if (worker_error) std::rethrow_exception(worker_error);
   if (options.keep_detected_shapes) out.detected_shapes = shapes;
+  const auto t_finish = Clock::now();
   out.cleaned = pass.finish(shapes, isos);
+  times.pass_finish = since(t_finish);
   // One chunk: the pass ran after the stages, as part of the clean stage.
   times.clean = since(t_wait) + (nchunks == 1 ? times.pass : 0.0);
   out.deblended = deblend.take();
+  kept.profile = std::move(profile);  // the pass, which refers to them, is done
+  kept.rows = std::move(rows);
   return out;
 }
 

@@ -69,6 +69,7 @@ struct ColumnPool {
   std::vector<Shape> shapes;
   std::vector<Iso> isos;
   DeblendPlanPool deblend_plans;  // the deblending's per-thread buffers and split plans
+  BackEndColumns back_end;        // the clean pass's profiles and rows, the done lines
 };
 thread_local ColumnPool column_pool;
 
@@ -561,6 +562,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     in.draft = blanking_draft;
     in.batch_rows = static_cast<size_t>(config.photometry_batch_rows);
     beside_pass.emplace(std::move(in));
+    beside_pass->prepare();  // its thread started beside the stages before the pass
     back_steps.pass_begins = [&](const CleanPass& pass) { beside_pass->begin(pass); };
     back_steps.pass_ends = [&] { beside_pass->end(); };
   }
@@ -570,6 +572,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   if (config.back_end_chunk_objects > 0)
     back_options.chunk_objects = static_cast<size_t>(config.back_end_chunk_objects);
   back_options.keep_detected_shapes = local_back;
+  back_options.reuse = &column_pool.back_end;
   CleanedObjects back = deblend_and_clean(deblend_stage, detection_done, clean_params, back_steps,
                                           back_options, shapes, isos);
   Deblended& deblended = back.deblended;
@@ -586,6 +589,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   lines.insert(lines.end(), steps.begin(), steps.end());
   lines.emplace_back("deblend: finish", t.finish);
   lines.emplace_back("deblend", deblend_planned + t.finish);
+  lines.emplace_back("back end: columns sized, clean pass made", t.setup);
   // Steps of the same name (one per chunk) summed.
   auto add_summed = [&](const std::vector<std::pair<std::string, double>>& more) {
     const size_t first = lines.size();
@@ -604,7 +608,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   add_summed(zone_steps);
   lines.emplace_back("clean zones", t.zones);
   lines.emplace_back("clean pairs", t.pairs);
-  if (back.chunks > 1) lines.emplace_back("clean: pass, beside the stages before", t.pass);
+  lines.emplace_back(back.chunks > 1 ? "clean: pass, beside the stages before" : "clean: pass",
+                     t.pass);
+  lines.emplace_back("clean: the pass's finish", t.pass_finish);
   lines.emplace_back("clean", t.clean);
   if (beside_pass && beside_pass->started())
     lines.emplace_back("clean: the GPU photometry's start and end beside it",
@@ -680,6 +686,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.buffer_at = &cleaned.buffer_at;
   mp.moment_at = &cleaned.written_moment;
   if (under_way) {
+    mp.catalog_sized = beside_pass->catalog();
     mp.photometry_under_way = [&](std::vector<ApertureShape>& aps,
                                   const std::function<void()>& meanwhile) {
       return beside_pass->columns(objects, cleaned, aps, meanwhile);
@@ -737,6 +744,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   result.check_images = make_check_images(request.check_images, checks);
   column_pool.shapes = std::move(shapes);
   column_pool.isos = std::move(isos);
+  column_pool.back_end.done_line = std::move(back.done_line);
   return result;
 }
 

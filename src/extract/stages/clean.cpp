@@ -28,6 +28,8 @@ inline void prefetch_lines(const T& v) {
 }
 // How many newcomers ahead: a dozen covers a miss's latency at the pass's pace (8-16 alike).
 constexpr size_t kAhead = 12;
+// Fewer changed objects than this are written back by one thread (a team's start costs more).
+constexpr int64_t kParallelWriteBack = 2048;
 
 }  // namespace
 
@@ -272,7 +274,15 @@ struct CleanPass::State {
     // Then the rest, always taking the first entry and moving the last one into its place.
     now = std::numeric_limits<int64_t>::max();
     while (!list.empty()) write_out(0);
-    for (const Changed& c : changed) {
+    // The changed objects' values back into the columns, on params.threads threads: a slot per
+    // object, so no two write the same entry. A crowded 4096^2 frame has about 5,000 of them,
+    // 1.1 MB written at random places: 0.1 ms on one core of the development machine, about
+    // 0.3 ms on the H200's host, where the pass's end lies on the frame's critical path.
+    const int64_t nchanged = static_cast<int64_t>(changed.size());
+    const int threads = nchanged >= kParallelWriteBack ? std::max(params.threads, 1) : 1;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t k = 0; k < nchanged; ++k) {
+      const Changed& c = changed[static_cast<size_t>(k)];
       out_shapes[c.object] = c.shape;
       out_isos[c.object] = c.iso;
     }

@@ -24,8 +24,9 @@ struct CleanParams {
   int clean_margin = 0;       // SExtractor's cleanmargin (from the aperture sizes)
   LineBuffer buffer;          // when objects are written out (sextractor/scan_order.hpp)
   int64_t stack_size = 3000;  // MEMORY_OBJSTACK
-  int threads =
-      1;  // for clean_zones and clean_pairs, which callers run first; the pass is sequential
+  // For clean_zones and clean_pairs, which callers run first, and the write-back of the merged
+  // objects' values at the pass's finish; the pass itself is sequential.
+  int threads = 1;
   // Tests: compare every pair of the clean list as the pass meets it (SExtractor's direct form)
   // instead of using the decisions made beforehand (clean_pairs.hpp); the results are the same.
   bool compare_every_pair = false;

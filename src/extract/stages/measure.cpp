@@ -140,36 +140,46 @@ void take_gpu_photometry(const gpu::PhotometryColumns& c, size_t i, const Measur
 
 }  // namespace
 
-void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
-  const std::pair<std::vector<double>*, size_t> doubles[] = {{&x, n},
-                                                             {&y, n},
-                                                             {&x2, n},
-                                                             {&y2, n},
-                                                             {&xy, n},
-                                                             {&errx2, n},
-                                                             {&erry2, n},
-                                                             {&errxy, n},
-                                                             {&a, n},
-                                                             {&b, n},
-                                                             {&theta, n},
-                                                             {&cxx, n},
-                                                             {&cyy, n},
-                                                             {&cxy, n},
-                                                             {&flux_iso, n},
-                                                             {&fluxerr_iso, n},
-                                                             {&flux_max, n},
-                                                             {&background, n},
-                                                             {&threshold, n},
-                                                             {&kron_radius, n},
-                                                             {&flux_auto, n},
-                                                             {&fluxerr_auto, n},
-                                                             {&fwhm, n},
-                                                             {&flux_aper, n * n_aper},
-                                                             {&fluxerr_aper, n * n_aper},
-                                                             {&flux_radius, n * n_frac}};
-  std::vector<int32_t>* const ints[] = {&xpeak, &ypeak, &xmin,    &xmax,
-                                        &ymin,  &ymax,  &isoarea, &isoareaf};
+namespace {
+
+// Objects::resize's columns sized: zeroed (`zeroed`), or cut to the size from a larger one
+// whose entries are zero already (catalog_sized_beforehand).
+void size_columns(Objects& o, size_t n, size_t n_aper, size_t n_frac, int threads, bool zeroed) {
+  const std::pair<std::vector<double>*, size_t> doubles[] = {{&o.x, n},
+                                                             {&o.y, n},
+                                                             {&o.x2, n},
+                                                             {&o.y2, n},
+                                                             {&o.xy, n},
+                                                             {&o.errx2, n},
+                                                             {&o.erry2, n},
+                                                             {&o.errxy, n},
+                                                             {&o.a, n},
+                                                             {&o.b, n},
+                                                             {&o.theta, n},
+                                                             {&o.cxx, n},
+                                                             {&o.cyy, n},
+                                                             {&o.cxy, n},
+                                                             {&o.flux_iso, n},
+                                                             {&o.fluxerr_iso, n},
+                                                             {&o.flux_max, n},
+                                                             {&o.background, n},
+                                                             {&o.threshold, n},
+                                                             {&o.kron_radius, n},
+                                                             {&o.flux_auto, n},
+                                                             {&o.fluxerr_auto, n},
+                                                             {&o.fwhm, n},
+                                                             {&o.flux_aper, n * n_aper},
+                                                             {&o.fluxerr_aper, n * n_aper},
+                                                             {&o.flux_radius, n * n_frac}};
+  std::vector<int32_t>* const ints[] = {&o.xpeak, &o.ypeak, &o.xmin,    &o.xmax,
+                                        &o.ymin,  &o.ymax,  &o.isoarea, &o.isoareaf};
   constexpr int nd = std::size(doubles), ni = std::size(ints);
+  if (!zeroed) {  // cutting a vector's size writes nothing
+    for (const auto& [v, size] : doubles) v->resize(size);
+    for (std::vector<int32_t>* v : ints) v->resize(n);
+    o.flags.resize(n);
+    return;
+  }
   // One column per task: the columns' pages are first touched side by side.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (int k = 0; k <= nd + ni; ++k) {
@@ -178,8 +188,24 @@ void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
     else if (k < nd + ni)
       ints[k - nd]->assign(n, 0);
     else
-      flags.assign(n, 0);
+      o.flags.assign(n, 0);
   }
+}
+
+}  // namespace
+
+void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
+  size_columns(*this, n, n_aper, n_frac, threads, true);
+}
+
+bool catalog_sized_beforehand(Objects& made, Objects& o, size_t n, size_t n_aper, size_t n_frac) {
+  // Sized as resize(m, n_aper, n_frac) for some m >= n: its flags column tells m.
+  const size_t m = made.flags.size();
+  if (m < n || made.flux_aper.size() != m * n_aper || made.flux_radius.size() != m * n_frac)
+    return false;
+  o = std::move(made);
+  size_columns(o, n, n_aper, n_frac, 1, false);
+  return true;
 }
 
 Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& shapes,
@@ -197,7 +223,8 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   const size_t dgeoy_size = static_cast<size_t>(ctx.vignet_dgeoy_width) * ctx.vignet_dgeoy_height;
   // The catalog's columns, sized.
   auto allocate = [&] {
-    o.resize(n, naper, nfrac, ctx.threads);
+    if (!ctx.catalog_sized || !catalog_sized_beforehand(*ctx.catalog_sized, o, n, naper, nfrac))
+      o.resize(n, naper, nfrac, ctx.threads);
     if (ctx.compute_win) resize_windowed(o, n);
     if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
     if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
@@ -263,7 +290,12 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   if (on_gpu) {
     const Clock::time_point t = Clock::now();
     auto meanwhile = [&] {
+      const Clock::time_point t_allocate = Clock::now();
       allocate();
+      if (ctx.gpu_seconds)
+        ctx.gpu_seconds->emplace_back(
+            "gpu measure, host columns: the catalog allocated",
+            std::chrono::duration<double>(Clock::now() - t_allocate).count());
 #pragma omp parallel for schedule(static) num_threads(ctx.threads)
       for (size_t i = 0; i < n; ++i) shape_columns(i);
     };

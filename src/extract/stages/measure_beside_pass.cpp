@@ -13,6 +13,14 @@ namespace {
 // writes out about a batch of 4,096 rows every half millisecond on a crowded frame.
 constexpr std::chrono::microseconds kPoll{20};
 
+// Joins a thread when the scope ends, however it ends.
+struct JoinAtEnd {
+  std::thread& thread;
+  ~JoinAtEnd() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
 // The finished pass's whole result as its last progress.
 CleanProgress progress_of(const CleanResult& r) {
   return r.prefix(r.order.size(), r.removed.size(), SIZE_MAX);
@@ -29,27 +37,47 @@ PhotometryBesidePass::~PhotometryBesidePass() {
   codes_.reset();
 }
 
+void PhotometryBesidePass::prepare() {
+  if (!feeder_.joinable()) feeder_ = std::thread([this] { run(); });
+}
+
 void PhotometryBesidePass::begin(const CleanPass& pass) {
   const auto t = std::chrono::steady_clock::now();
   // Fewer than two batches' worth: nothing would start before the pass ends.
-  if (in_.objects->size() >= 2 * in_.batch_rows)
-    codes_ = gpu::codes_beside_pass(in_.draft, in_.field.value.width, *in_.objects,
-                                    in_.params->buffer.blank_lag);
-  if (codes_) {
-    pass_ = &pass;
-    stop_.store(false, std::memory_order_relaxed);
-    feeder_ = std::thread([this] { feed(); });
+  const bool go = in_.objects->size() >= 2 * in_.batch_rows;
+  {
+    std::lock_guard<std::mutex> lock(hand_over_);
+    if (go)
+      pass_ = &pass;
+    else
+      cancelled_ = true;
   }
+  handed_.notify_one();
+  if (go) prepare();  // unless started ahead
   start_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 void PhotometryBesidePass::end() noexcept {
   const auto t = std::chrono::steady_clock::now();
   stop_.store(true, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(hand_over_);
+    cancelled_ = true;
+  }
+  handed_.notify_one();
   if (!feeder_.joinable()) return;
   feeder_.join();
   pass_ = nullptr;
   start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void PhotometryBesidePass::run() {
+  {
+    std::unique_lock<std::mutex> lock(hand_over_);
+    handed_.wait(lock, [&] { return pass_ != nullptr || cancelled_; });
+    if (!pass_) return;
+  }
+  feed();
 }
 
 void PhotometryBesidePass::feed() {
@@ -57,6 +85,22 @@ void PhotometryBesidePass::feed() {
     // The setup here, beside the pass, rather than before it on the pass's thread (the rows'
     // ApertureShapes alone are 3 MB of new pages on a crowded frame).
     const size_t n = in_.objects->size();
+    // None where the draft has no objects: the photometry then starts after the pass.
+    codes_ = gpu::codes_beside_pass(in_.draft, in_.field.value.width, *in_.objects,
+                                    in_.params->buffer.blank_lag);
+    if (!codes_) return;
+    // The catalog's columns (10 MB zeroed for a crowded 4096^2 frame) on a thread of their own:
+    // after the pass they took 0.2-0.3 ms of the frame's critical path on the H200's host's 16
+    // threads; on this thread, 1-2 ms on one, they held the batches back, and the kernels
+    // ended that much later after the pass (stop 55, call 7).
+    std::thread sizer([this, n] {
+      try {
+        catalog_.resize(n, in_.params->apertures.size(), in_.params->fluxfrac.size(), 1);
+        catalog_made_ = true;
+      } catch (...) {  // not made: the measurement sizes its own
+      }
+    });
+    const JoinAtEnd sized{sizer};
     const BlankingView view{codes_->device(), in_.field.value.width, in_.params->buffer.blank_lag,
                             false};
     batches_ = std::make_unique<gpu::PhotometryBatches>(in_.field, view,
