@@ -484,9 +484,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   const bool local_back = config.backphoto_type == BackPhotoType::Local;
   const bool codes_on_device = front.device_value && !local_back;
   const std::shared_ptr<gpu::BlankingDraft> blanking_draft =
-      codes_on_device && gpu_shapes && !front.device_thresh
-          ? gpu::blanking_draft(front.device_value, front.device_cvalue, w, h, dthresh)
-          : nullptr;
+      codes_on_device && gpu_shapes ? gpu::blanking_draft(front.device_value, front.device_cvalue,
+                                                          w, h, dthresh, front.device_thresh)
+                                    : nullptr;
   std::vector<std::pair<std::string, double>> shape_steps;  // the GPU shapes' steps
   BackEndSteps back_steps;
   back_steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int threads) {
@@ -549,16 +549,26 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   field.mask_type = config.mask_type;
   field.ngamma = config.photo_ngamma();  // DETECT_TYPE PHOTO
   // With the codes drafted on the device and the image there, the GPU photometry of the rows the
-  // pass writes out starts while it runs (stages/measure_beside_pass.hpp).
+  // pass writes out starts while it runs (stages/measure_beside_pass.hpp). Weighted frames too
+  // where the GPU's weighted front end left the map's variances on the device (one map for
+  // detection and measurement, weighted_front_end_fits).
+  const bool weights_on_device =
+      (!mweighted && !dweighted) || (mweighted && dweighted && front.device_var && !measure.dual);
   std::optional<PhotometryBesidePass> beside_pass;
-  if (mp.gpu && blanking_draft && field.value_on_device && !measure.dual && !mweighted &&
-      !dweighted && config.photometry_batch_rows > 0) {
+  if (mp.gpu && blanking_draft && field.value_on_device && !measure.dual && weights_on_device &&
+      config.photometry_batch_rows > 0) {
     PhotometryBesidePass::Inputs in;
     in.objects = &deblend_stage.result().objects;
     in.shapes = &shapes;
     in.isos = &isos;
     in.params = &mp;
     in.field = field;
+    if (mweighted) {  // the maps' host images come down after the pass; their thresholds now
+      in.field.wthresh = wmaps.wthresh;
+      in.field.weight_gain = config.weight_gain;
+      in.field.dwthresh = wmaps.dwthresh;
+      in.dvar_on_device = front.device_var;
+    }
     in.draft = blanking_draft;
     in.batch_rows = static_cast<size_t>(config.photometry_batch_rows);
     beside_pass.emplace(std::move(in));

@@ -39,6 +39,20 @@ const Image<float>& crowded_field() {
   return image;
 }
 
+// A weight map for the crowded field: a gradient of relative weights, and a rectangle of zero
+// weight (bad pixels, interpolated).
+const Image<float>& crowded_weights() {
+  static const Image<float> weights = [] {
+    const Image<float>& image = crowded_field();
+    Image<float> w(image.width(), image.height());
+    for (int64_t y = 0; y < w.height(); ++y)
+      for (int64_t x = 0; x < w.width(); ++x)
+        w(x, y) = (x > 300 && x < 360 && y > 100 && y < 700) ? 0.0f : 0.5f + float(x) / 1024.0f;
+    return w;
+  }();
+  return weights;
+}
+
 bool pipelined(const Result& r) {
   for (const auto& [name, s] : r.info.stage_seconds)
     if (name == "clean: pass, beside the stages before") return true;
@@ -220,6 +234,7 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
     MaskType mask;
     bool windowed;
     int64_t chunk;
+    WeightType weights = WeightType::None;  // one map for detection and measurement
   };
   const Variant variants[] = {
       {"default", 3000, true, MaskType::Correct, false, 0},
@@ -228,11 +243,21 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
       {"MASK_TYPE BLANK", 3000, true, MaskType::Blank, false, 0},
       {"windowed", 3000, true, MaskType::Correct, true, 0},
       {"chunks of 300", 3000, true, MaskType::Correct, false, 300},
-      {"chunks of 1000, stack of 200", 200, true, MaskType::Correct, false, 1000}};
+      {"chunks of 1000, stack of 200", 200, true, MaskType::Correct, false, 1000},
+      // Weighted frames: the GPU's weighted front end leaves the variances and each pixel's
+      // threshold on the device, which the draft and the batches read.
+      {"MAP_WEIGHT", 3000, true, MaskType::Correct, false, 0, WeightType::MapWeight},
+      {"MAP_RMS, windowed", 3000, true, MaskType::Correct, true, 0, WeightType::MapRms},
+      {"MAP_WEIGHT, chunks of 1000", 3000, true, MaskType::Correct, false, 1000,
+       WeightType::MapWeight}};
   for (const Variant& v : variants) {
     MeasureRequest request;
     request.windowed = v.windowed;
     Config c;
+    if (v.weights != WeightType::None) {
+      request.weight_map = crowded_weights().view();
+      c.detect_weight.type = c.measure_weight.type = v.weights;
+    }
     c.memory_objstack = v.objstack;
     c.clean = v.clean;
     c.mask_type = v.mask;

@@ -19,8 +19,10 @@ struct CodeImages;
 
 class BlankingDraft {
  public:
+  // `pixel_threshold` (device memory, or null): each pixel's detection threshold, which replaces
+  // `threshold` (detection weights), as blanking_codes'.
   BlankingDraft(std::shared_ptr<CodeImages> images, const float* value, const float* cvalue,
-                int64_t pixels, float threshold);
+                int64_t pixels, float threshold, const float* pixel_threshold = nullptr);
   ~BlankingDraft();
   BlankingDraft(const BlankingDraft&) = delete;
   BlankingDraft& operator=(const BlankingDraft&) = delete;
@@ -43,12 +45,14 @@ class BlankingDraft {
   const float* value() const { return value_; }
   const float* cvalue() const { return cvalue_; }
   float threshold() const { return threshold_; }
+  const float* pixel_threshold() const { return pixel_threshold_; }
 
  private:
   std::shared_ptr<CodeImages> images_;
   const float *value_, *cvalue_;
   int64_t pixels_;
   float threshold_;
+  const float* pixel_threshold_;
   size_t added_ = 0;
   cuda::Event last_{false};  // recorded after the last add()
 };

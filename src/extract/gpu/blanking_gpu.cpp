@@ -112,12 +112,14 @@ std::shared_ptr<CodeImages> take_images(size_t n) {
 }  // namespace
 
 BlankingDraft::BlankingDraft(std::shared_ptr<CodeImages> images, const float* value,
-                             const float* cvalue, int64_t pixels, float threshold)
+                             const float* cvalue, int64_t pixels, float threshold,
+                             const float* pixel_threshold)
     : images_(std::move(images)),
       value_(value),
       cvalue_(cvalue),
       pixels_(pixels),
-      threshold_(threshold) {}
+      threshold_(threshold),
+      pixel_threshold_(pixel_threshold) {}
 
 BlankingDraft::~BlankingDraft() {
   // Kernels may still write the images, which go back to the pool with this draft.
@@ -130,7 +132,8 @@ void BlankingDraft::add(cudaStream_t stream, const int32_t* index, const int64_t
     throw Error("internal: BlankingDraft::add given objects from " + std::to_string(first) +
                 ", expected " + std::to_string(added_));
   if (added_ == 0) {
-    detected_codes(value_, cvalue_, threshold_, pixels_, images_->device.data(), stream);
+    detected_codes(value_, cvalue_, threshold_, pixels_, images_->device.data(), stream,
+                   pixel_threshold_);
   } else {
     // The adds before (perhaps on another stream) first: the detected pixels' pass leads.
     CELERIS_CUDA_CHECK(cudaStreamWaitEvent(stream, last_.get(), 0));
@@ -156,11 +159,12 @@ std::shared_ptr<CodeImages> BlankingDraft::finish(cudaStream_t stream) {
 }
 
 std::shared_ptr<BlankingDraft> blanking_draft(const float* value, const float* cvalue,
-                                              int64_t width, int64_t height, float threshold) {
+                                              int64_t width, int64_t height, float threshold,
+                                              const float* pixel_threshold) {
   cuda::cuda_require_device("--device cuda");
   const size_t n = static_cast<size_t>(width * height);
   return std::make_shared<BlankingDraft>(take_images(n), value, cvalue, static_cast<int64_t>(n),
-                                         threshold);
+                                         threshold, pixel_threshold);
 }
 
 std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<BlankingDraft>& draft,
@@ -170,7 +174,8 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const std::shared_ptr<Blanking
   if (!draft) throw Error("internal: blanking_codes given no draft");
   if (draft->added() != objects.size() || objects.size() == 0)  // not every object's codes drafted
     return blanking_codes(draft->value(), draft->cvalue(), width, draft->pixels() / width,
-                          draft->threshold(), objects, removed, blank_lag, threads);
+                          draft->threshold(), objects, removed, blank_lag, threads,
+                          draft->pixel_threshold());
   Context& c = context();
   const OwnedCodes owned(objects, removed, blank_lag, false);
   // The objects merged away, each once (an object's last entry), and where their pixels go.

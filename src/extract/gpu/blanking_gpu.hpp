@@ -33,7 +33,8 @@ class BlankingDraft;  // blanking_draft.hpp
 // on; arguments as blanking_codes'. Throws celeris::Error without a CUDA device (or in a build
 // without CUDA).
 std::shared_ptr<BlankingDraft> blanking_draft(const float* value, const float* cvalue,
-                                              int64_t width, int64_t height, float threshold);
+                                              int64_t width, int64_t height, float threshold,
+                                              const float* pixel_threshold = nullptr);
 
 // The same codes as blanking_codes above, from a draft to which objects 0 .. objects.size() - 1
 // were added: only the pixels of the objects merged away (in `removed`) are written here. A

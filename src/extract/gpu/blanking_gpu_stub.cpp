@@ -11,7 +11,8 @@ std::shared_ptr<const DeviceCodes> blanking_codes(const float*, const float*, in
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
-std::shared_ptr<BlankingDraft> blanking_draft(const float*, const float*, int64_t, int64_t, float) {
+std::shared_ptr<BlankingDraft> blanking_draft(const float*, const float*, int64_t, int64_t, float,
+                                              const float*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 

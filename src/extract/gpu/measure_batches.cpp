@@ -45,7 +45,8 @@ struct PhotometryBatches::State {
 };
 
 PhotometryBatches::PhotometryBatches(const PhotometryField& field, const BlankingView& codes,
-                                     const PhotometryRequest& request, size_t capacity) {
+                                     const PhotometryRequest& request, size_t capacity,
+                                     const float* dvar_on_device) {
   cuda::cuda_require_device("--device cuda");
   if (!field.value_on_device || field.var.data || field.dvar.data || field.dvalue.data ||
       field.blanking || field.dblanking)
@@ -60,6 +61,10 @@ PhotometryBatches::PhotometryBatches(const PhotometryField& field, const Blankin
   const cudaStream_t s = c.stream.get();
   st.view = photometry_view(field, false);
   st.view.value = field.value_on_device;
+  // Weights: the variances on the device (the host's views are empty: a weighted frame's maps
+  // come down only after the pass).
+  st.view.var = field.var_on_device;
+  st.view.dvar = dvar_on_device;
   if (st.view.mask_detected) st.view.blanking = codes;
   unsigned char* staged = c.staged_in.grow(st.in.all.bytes());
   c.staged_out.grow(st.out.all.bytes());

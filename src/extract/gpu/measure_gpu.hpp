@@ -102,8 +102,11 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
 // The same photometry for rows decided one batch after another (the clean pass writes them out
 // in order: stages/measure_beside_pass.hpp), each batch's kernels queued as it comes, the
 // batches on four streams in turn, the columns of every row brought back once. The field's
-// images must be on the device already (value_on_device; no variance, dual-image or
-// detection-side images: the batches upload none), and its blanking is `codes`, whose codes are
+// images must be on the device already (the batches upload none): value_on_device, and with
+// weights var_on_device, the measurement variance, with `dvar_on_device` the detection
+// variance Kron's first pass reads (the same map's for a frame of one weight map; the field's
+// host views of both, var and dvar, stay empty, its wthresh, weight_gain and dwthresh are
+// read); no dual-image images; its blanking is `codes`, whose codes are
 // on the device, which work queued on stream() before a batch may still complete
 // (CodesBesidePass::merge). Every object is measured on the device (the request's host share,
 // host_min_rlim and device_slowdown, is not used), and the growth curve's kernel is chosen by
@@ -114,7 +117,8 @@ class PhotometryBatches {
  public:
   // At most `capacity` rows in all.
   PhotometryBatches(const PhotometryField& field, const BlankingView& codes,
-                    const PhotometryRequest& request, size_t capacity);
+                    const PhotometryRequest& request, size_t capacity,
+                    const float* dvar_on_device = nullptr);
   ~PhotometryBatches();
   PhotometryBatches(const PhotometryBatches&) = delete;
   PhotometryBatches& operator=(const PhotometryBatches&) = delete;

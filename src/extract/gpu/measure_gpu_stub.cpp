@@ -12,7 +12,7 @@ PhotometryColumns measure_photometry(const PhotometryField&, const std::vector<A
 struct PhotometryBatches::State {};
 
 PhotometryBatches::PhotometryBatches(const PhotometryField&, const BlankingView&,
-                                     const PhotometryRequest&, size_t) {
+                                     const PhotometryRequest&, size_t, const float*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 PhotometryBatches::~PhotometryBatches() = default;

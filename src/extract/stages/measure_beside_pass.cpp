@@ -103,8 +103,8 @@ void PhotometryBesidePass::feed() {
     const JoinAtEnd sized{sizer};
     const BlankingView view{codes_->device(), in_.field.value.width, in_.params->buffer.blank_lag,
                             false};
-    batches_ = std::make_unique<gpu::PhotometryBatches>(in_.field, view,
-                                                        photometry_request(*in_.params), n);
+    batches_ = std::make_unique<gpu::PhotometryBatches>(
+        in_.field, view, photometry_request(*in_.params), n, in_.dvar_on_device);
     codes_->merge(*in_.objects, nullptr, 0, batches_->stream());  // the draft's codes first
     aps_.resize(n);
     ready_.store(true, std::memory_order_release);

@@ -39,7 +39,11 @@ class PhotometryBesidePass {
     const std::vector<Iso>* isos = nullptr;
     // Read beside the pass: the request, the line buffer (and its blank_lag).
     const MeasureParams* params = nullptr;
-    PhotometryField field;  // the images on the device, `value` giving the width; no blanking
+    // The images on the device, `value` giving the width; no blanking. With weights (the GPU's
+    // weighted front end's one map), var_on_device and the weights' thresholds and gain, the
+    // host's var and dvar empty (PhotometryBatches).
+    PhotometryField field;
+    const float* dvar_on_device = nullptr;      // with detection weights: the detection variance
     std::shared_ptr<gpu::BlankingDraft> draft;  // the objects' codes, added before their pass
     size_t batch_rows = 4096;                   // rows a batch at least, while the pass runs
   };
