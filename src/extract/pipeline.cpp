@@ -13,6 +13,7 @@
 
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
+#include "core/deferred_thread.hpp"
 #include "core/fits_pixels.hpp"
 #include "extract/back_end.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
@@ -72,6 +73,9 @@ struct ColumnPool {
   BackEndColumns back_end;        // the clean pass's profiles and rows, the done lines
 };
 thread_local ColumnPool column_pool;
+
+// Threads of the weighted front end's map copy beside the clean pass (extract_back).
+constexpr int kHostMapThreads = 2;
 
 void validate_config(const Config& c) {
   if (c.back_end_chunk_objects < 0)
@@ -573,9 +577,23 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     in.batch_rows = static_cast<size_t>(config.photometry_batch_rows);
     beside_pass.emplace(std::move(in));
     beside_pass->prepare();  // its thread started beside the stages before the pass
-    back_steps.pass_begins = [&](const CleanPass& pass) { beside_pass->begin(pass); };
     back_steps.pass_ends = [&] { beside_pass->end(); };
   }
+  // The GPU's weighted front end: the variance map's copy out of its page-locked download into
+  // the frame's WeightMaps (64 MB for a 4096^2 frame; 1.9 ms on the H200's 16 threads after the
+  // pass, stop 55 call 9), which nothing before the measurement reads, made beside the pass on
+  // kHostMapThreads threads (more would crowd the pass's core: stop 46).
+  std::optional<DeferredThread> host_maps;
+  if (front.host_images_pending && front.fill_weight_maps)
+    host_maps.emplace([&] {
+      front.wait_for_host_images();
+      front.fill_weight_maps(stage.weights, kHostMapThreads);
+    });
+  if (beside_pass || host_maps)
+    back_steps.pass_begins = [&](const CleanPass& pass) {
+      if (host_maps) host_maps->go();
+      if (beside_pass) beside_pass->begin(pass);
+    };
   BackEndOptions back_options;
   back_options.threads = nt;
   back_options.pass_alone = config.serial_pass_alone;
@@ -636,8 +654,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // The GPU front end's host images came down beside the stages so far (none of them read
   // them); every stage from here may.
   if (front.host_images_pending) {
-    front.wait_for_host_images();
-    if (front.fill_weight_maps) front.fill_weight_maps(stage.weights);
+    if (host_maps) host_maps->join();
+    if (host_maps && host_maps->error()) std::rethrow_exception(host_maps->error());
+    if (!host_maps || !host_maps->ran()) {  // the pass did not begin (no objects)
+      front.wait_for_host_images();
+      if (front.fill_weight_maps) front.fill_weight_maps(stage.weights, nt);
+    }
     timer.lap("wait for the host images");
   }
   const bool under_way = beside_pass && beside_pass->started();

@@ -158,7 +158,7 @@ TEST_F(GpuWeightedFrontEnd, SameAsTheHost) {
     const FrontEnd gpu = gpu::weighted_front_end_gpu(image.view(), map.view(), c, f, 2, gmaps);
     gpu.wait_for_host_images();
     ASSERT_TRUE(gpu.fill_weight_maps) << k.what;
-    gpu.fill_weight_maps(gmaps);
+    gpu.fill_weight_maps(gmaps, 4);
     expect_same(cpu, cmaps, gpu, gmaps, c.filter, k.what);
   }
 }

@@ -71,9 +71,10 @@ struct FrontEnd {
   }
   // The GPU's weighted front end: fills the frame's variance and threshold maps (WeightMaps::var,
   // thresh, from its downloads, waiting for them), which the stages before the measurement do
-  // not read; given the maps where they are then (the FrontStage holding them moves). Empty
+  // not read; given the maps where they are then (the FrontStage holding them moves), and the
+  // host threads for the copies (the pipeline makes them beside the clean pass, on two). Empty
   // otherwise (the maps are filled by the front end).
-  std::function<void(WeightMaps&)> fill_weight_maps;
+  std::function<void(WeightMaps&, int threads)> fill_weight_maps;
 
   // Whether the filtered image is on the device alone (not brought back to the host).
   bool filtered_on_device_only() const {

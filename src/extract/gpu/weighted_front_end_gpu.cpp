@@ -208,8 +208,8 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   // The variance and threshold maps are the frame's WeightMaps (which move with its FrontStage):
   // filled from the page-locked copies once these are down, by the caller (fill_weight_maps).
   const float detect = t.detect;
-  out.fill_weight_maps = [held, w, h, nz, nt, relative, detect,
-                          host_detection_image](WeightMaps& filled) {
+  out.fill_weight_maps = [held, w, h, nz, relative, detect, host_detection_image](
+                             WeightMaps& filled, int nt) {
     held->stream.synchronize();
     filled.var = Image<float>::uninitialized(w, h);
     cuda::copy_in_slices(filled.var.data(), held->host_var.data(), nz * sizeof(float), nt);
@@ -237,7 +237,7 @@ FrontEnd weighted_front_end_gpu(ImageView<const float> image, ImageView<const fl
   } else {
     // SExtractor's pixel stack could overflow: the host's detection, which models it.
     out.wait_for_host_images();
-    out.fill_weight_maps(maps);
+    out.fill_weight_maps(maps, nt);
     std::vector<PixelStackOverflow> overflows;
     out.detections =
         detect_weighted(out.value, out.detection_image(), maps.thresh.view(), maps.var.view(),

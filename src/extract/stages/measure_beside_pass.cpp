@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "celeris/error.hpp"
 
@@ -38,46 +39,27 @@ PhotometryBesidePass::~PhotometryBesidePass() {
 }
 
 void PhotometryBesidePass::prepare() {
-  if (!feeder_.joinable()) feeder_ = std::thread([this] { run(); });
+  if (!feeder_) feeder_.emplace([this] { feed(); });
 }
 
 void PhotometryBesidePass::begin(const CleanPass& pass) {
   const auto t = std::chrono::steady_clock::now();
   // Fewer than two batches' worth: nothing would start before the pass ends.
-  const bool go = in_.objects->size() >= 2 * in_.batch_rows;
-  {
-    std::lock_guard<std::mutex> lock(hand_over_);
-    if (go)
-      pass_ = &pass;
-    else
-      cancelled_ = true;
+  if (in_.objects->size() >= 2 * in_.batch_rows) {
+    pass_ = &pass;
+    prepare();  // unless started ahead
+    feeder_->go();
   }
-  handed_.notify_one();
-  if (go) prepare();  // unless started ahead
   start_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 void PhotometryBesidePass::end() noexcept {
   const auto t = std::chrono::steady_clock::now();
   stop_.store(true, std::memory_order_release);
-  {
-    std::lock_guard<std::mutex> lock(hand_over_);
-    cancelled_ = true;
-  }
-  handed_.notify_one();
-  if (!feeder_.joinable()) return;
-  feeder_.join();
+  if (!feeder_) return;
+  feeder_->join();  // without feeding, when begin() did not say go
   pass_ = nullptr;
   start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-void PhotometryBesidePass::run() {
-  {
-    std::unique_lock<std::mutex> lock(hand_over_);
-    handed_.wait(lock, [&] { return pass_ != nullptr || cancelled_; });
-    if (!pass_) return;
-  }
-  feed();
 }
 
 void PhotometryBesidePass::feed() {

@@ -15,15 +15,14 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
+#include <optional>
 #include <vector>
 
+#include "core/deferred_thread.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/measure_gpu.hpp"
 #include "extract/stages/clean.hpp"
@@ -52,9 +51,8 @@ class PhotometryBesidePass {
   PhotometryBesidePass(const PhotometryBesidePass&) = delete;
   PhotometryBesidePass& operator=(const PhotometryBesidePass&) = delete;
 
-  // Starts the thread beside the pass ahead of it (optional): it waits for begin(). A thread's
-  // start took about 0.1 ms of the pass's thread on the H200's host; made during the stages
-  // before the pass, it costs the pass nothing.
+  // Starts the thread beside the pass ahead of it (optional): it waits for begin()
+  // (core/deferred_thread.hpp), so that its start costs the pass's thread nothing.
   void prepare();
   // BackEndSteps::pass_begins and pass_ends (back_end.hpp): sets the thread beside the pass going
   // (unless the draft lacks objects, or there are fewer than two batches of them), and stops it.
@@ -81,9 +79,7 @@ class PhotometryBesidePass {
  private:
   // Merges [merged_, removed) and rows [launched_, rows) of a pass's result so far.
   void launch(const ObjectList& objects, const CleanProgress& p);
-  // The thread's body: waits for begin() (or end()), then feeds the batches.
-  void run();
-  void feed();
+  void feed();  // the thread's body, after begin()
 
   Inputs in_;
   const CleanPass* pass_ = nullptr;
@@ -95,13 +91,9 @@ class PhotometryBesidePass {
   size_t launched_ = 0, merged_ = 0;
   bool codes_done_ = false;
   double start_seconds_ = 0;
-  // begin()'s pass_ (or end()'s `cancelled`) handed to the thread.
-  std::mutex hand_over_;
-  std::condition_variable handed_;
-  bool cancelled_ = false;
   std::atomic<bool> stop_{false}, ready_{false};
   std::exception_ptr error_;
-  std::thread feeder_;
+  std::optional<DeferredThread> feeder_;
 };
 
 }  // namespace celeris::extract
