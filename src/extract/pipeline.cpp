@@ -557,7 +557,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // where the GPU's weighted front end left the map's variances on the device (one map for
   // detection and measurement, weighted_front_end_fits).
   const bool weights_on_device =
-      (!mweighted && !dweighted) || (mweighted && dweighted && front.device_var && !measure.dual);
+      (!mweighted && !dweighted) || (mweighted && dweighted && front.device_var);
   std::optional<PhotometryBesidePass> beside_pass;
   if (mp.gpu && blanking_draft && field.value_on_device && !measure.dual && weights_on_device &&
       config.photometry_batch_rows > 0) {
