@@ -718,7 +718,6 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   mp.buffer_at = &cleaned.buffer_at;
   mp.moment_at = &cleaned.written_moment;
   if (under_way) {
-    mp.catalog_sized = beside_pass->catalog();
     mp.photometry_under_way = [&](std::vector<ApertureShape>& aps,
                                   const std::function<void()>& meanwhile) {
       return beside_pass->columns(objects, cleaned, aps, meanwhile);

@@ -19,7 +19,6 @@
 #include "extract/stages/clean_zones.hpp"
 #include "extract/stages/detect.hpp"
 #include "extract/stages/filter.hpp"
-#include "extract/stages/measure.hpp"
 #include "extract/stages/photometry.hpp"
 
 using namespace celeris;
@@ -308,69 +307,6 @@ TEST(Photometry, FlatFieldApertureAreaAndBorderFlag) {
   edge.mx = 1.0f;
   aperture_flux(f, edge, 10.0, flags);
   EXPECT_TRUE(flags & kFlagAperIncomplete);
-}
-
-// The catalog sized beside the clean pass (measure_beside_pass.hpp) for every object, then cut
-// to the rows written, is the catalog Objects::resize makes for those rows; sized otherwise, it
-// is refused and left alone.
-TEST(Measure, CatalogSizedBeforehandIsTheResizedCatalog) {
-  const size_t rows = 61, naper = 3, nfrac = 2;
-  Objects expected;
-  expected.resize(rows, naper, nfrac);
-  Objects made;
-  made.resize(100, naper, nfrac, 2);
-  Objects got;
-  ASSERT_TRUE(catalog_sized_beforehand(made, got, rows, naper, nfrac));
-  const std::vector<double> Objects::*doubles[] = {&Objects::x,
-                                                   &Objects::y,
-                                                   &Objects::x2,
-                                                   &Objects::y2,
-                                                   &Objects::xy,
-                                                   &Objects::errx2,
-                                                   &Objects::erry2,
-                                                   &Objects::errxy,
-                                                   &Objects::a,
-                                                   &Objects::b,
-                                                   &Objects::theta,
-                                                   &Objects::cxx,
-                                                   &Objects::cyy,
-                                                   &Objects::cxy,
-                                                   &Objects::flux_iso,
-                                                   &Objects::fluxerr_iso,
-                                                   &Objects::flux_max,
-                                                   &Objects::background,
-                                                   &Objects::threshold,
-                                                   &Objects::kron_radius,
-                                                   &Objects::flux_auto,
-                                                   &Objects::fluxerr_auto,
-                                                   &Objects::fwhm,
-                                                   &Objects::flux_aper,
-                                                   &Objects::fluxerr_aper,
-                                                   &Objects::flux_radius};
-  for (size_t k = 0; k < std::size(doubles); ++k)
-    EXPECT_EQ(got.*doubles[k], expected.*doubles[k]) << "double column " << k;
-  const std::vector<int32_t> Objects::*ints[] = {
-      &Objects::xpeak, &Objects::ypeak, &Objects::xmin,    &Objects::xmax,
-      &Objects::ymin,  &Objects::ymax,  &Objects::isoarea, &Objects::isoareaf};
-  for (size_t k = 0; k < std::size(ints); ++k)
-    EXPECT_EQ(got.*ints[k], expected.*ints[k]) << "int column " << k;
-  EXPECT_EQ(got.flags, expected.flags);
-  EXPECT_EQ(got.size(), rows);
-
-  // Too few rows, or other apertures or fractions: refused, nothing moved.
-  Objects small;
-  small.resize(rows - 1, naper, nfrac);
-  Objects other;
-  EXPECT_FALSE(catalog_sized_beforehand(small, other, rows, naper, nfrac));
-  EXPECT_EQ(small.flags.size(), rows - 1);
-  Objects wide;
-  wide.resize(100, naper + 1, nfrac);
-  EXPECT_FALSE(catalog_sized_beforehand(wide, other, rows, naper, nfrac));
-  EXPECT_EQ(wide.flux_aper.size(), 100 * (naper + 1));
-  Objects fractions;
-  fractions.resize(100, naper, nfrac + 1);
-  EXPECT_FALSE(catalog_sized_beforehand(fractions, other, rows, naper, nfrac));
-  EXPECT_TRUE(other.flags.empty());
 }
 
 TEST(Pipeline, SimulatedStarsAreFoundAtTheirPositions) {

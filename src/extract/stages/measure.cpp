@@ -91,7 +91,7 @@ void cpu_photometry(const PhotometryField& field, const ApertureShape& ap, size_
   }
 }
 
-// The same for every catalog row at once on the GPU (gpu/measure_gpu.hpp), with its times.
+// The same for every catalog row at once on the GPU (gpu/measure_gpu.hpp).
 // `aps`: each row's ApertureShape, made here (and kept for the rows' other measurements).
 gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
                                       const std::vector<Iso>& isos,
@@ -107,18 +107,25 @@ gpu::PhotometryColumns gpu_photometry(const std::vector<Shape>& shapes,
     aps[i] = aperture_shape(order[i], shapes[order[i]], isos[order[i]], i, written_at, ctx);
   gpu::PhotometryRequest req = photometry_request(ctx);
   req.meanwhile = std::move(meanwhile);
-  gpu::PhotometryColumns c = gpu::measure_photometry(field, aps, req);
-  if (ctx.gpu_seconds) {
-    ctx.gpu_seconds->emplace_back("gpu measure: wait for the context", c.lock_wait);
-    ctx.gpu_seconds->emplace_back("gpu measure setup", c.setup);
-    ctx.gpu_seconds->emplace_back("gpu measure upload", c.upload);
-    ctx.gpu_seconds->emplace_back("gpu measure kernel", c.kernel);
-    ctx.gpu_seconds->emplace_back("gpu measure download", c.download);
-    ctx.gpu_seconds->emplace_back("gpu measure, largest on host", c.host);
-    ctx.gpu_seconds->emplace_back("gpu measure, host columns beside the kernel", c.meanwhile);
-    ctx.gpu_seconds->emplace_back("gpu measure, columns from the device's", c.gather);
+  return gpu::measure_photometry(field, aps, req);
+}
+
+// The GPU photometry's steps as stage lines: every row at once, or the batches queued beside the
+// clean pass (`beside_pass`: `setup` is then the host time of their launches).
+void report_photometry(const gpu::PhotometryColumns& c, bool beside_pass,
+                       std::vector<std::pair<std::string, double>>& lines) {
+  if (beside_pass) {
+    lines.emplace_back("gpu measure beside the pass: launches", c.setup);
+  } else {
+    lines.emplace_back("gpu measure: wait for the context", c.lock_wait);
+    lines.emplace_back("gpu measure setup", c.setup);
+    lines.emplace_back("gpu measure upload", c.upload);
   }
-  return c;
+  lines.emplace_back("gpu measure kernel", c.kernel);
+  lines.emplace_back("gpu measure download", c.download);
+  if (!beside_pass) lines.emplace_back("gpu measure, largest on host", c.host);
+  lines.emplace_back("gpu measure, host columns beside the kernel", c.meanwhile);
+  lines.emplace_back("gpu measure, columns from the device's", c.gather);
 }
 
 // Catalog row i's photometry from the GPU's columns, as cpu_photometry would have set it.
@@ -140,46 +147,36 @@ void take_gpu_photometry(const gpu::PhotometryColumns& c, size_t i, const Measur
 
 }  // namespace
 
-namespace {
-
-// Objects::resize's columns sized: zeroed (`zeroed`), or cut to the size from a larger one
-// whose entries are zero already (catalog_sized_beforehand).
-void size_columns(Objects& o, size_t n, size_t n_aper, size_t n_frac, int threads, bool zeroed) {
-  const std::pair<std::vector<double>*, size_t> doubles[] = {{&o.x, n},
-                                                             {&o.y, n},
-                                                             {&o.x2, n},
-                                                             {&o.y2, n},
-                                                             {&o.xy, n},
-                                                             {&o.errx2, n},
-                                                             {&o.erry2, n},
-                                                             {&o.errxy, n},
-                                                             {&o.a, n},
-                                                             {&o.b, n},
-                                                             {&o.theta, n},
-                                                             {&o.cxx, n},
-                                                             {&o.cyy, n},
-                                                             {&o.cxy, n},
-                                                             {&o.flux_iso, n},
-                                                             {&o.fluxerr_iso, n},
-                                                             {&o.flux_max, n},
-                                                             {&o.background, n},
-                                                             {&o.threshold, n},
-                                                             {&o.kron_radius, n},
-                                                             {&o.flux_auto, n},
-                                                             {&o.fluxerr_auto, n},
-                                                             {&o.fwhm, n},
-                                                             {&o.flux_aper, n * n_aper},
-                                                             {&o.fluxerr_aper, n * n_aper},
-                                                             {&o.flux_radius, n * n_frac}};
-  std::vector<int32_t>* const ints[] = {&o.xpeak, &o.ypeak, &o.xmin,    &o.xmax,
-                                        &o.ymin,  &o.ymax,  &o.isoarea, &o.isoareaf};
+void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
+  const std::pair<std::vector<double>*, size_t> doubles[] = {{&x, n},
+                                                             {&y, n},
+                                                             {&x2, n},
+                                                             {&y2, n},
+                                                             {&xy, n},
+                                                             {&errx2, n},
+                                                             {&erry2, n},
+                                                             {&errxy, n},
+                                                             {&a, n},
+                                                             {&b, n},
+                                                             {&theta, n},
+                                                             {&cxx, n},
+                                                             {&cyy, n},
+                                                             {&cxy, n},
+                                                             {&flux_iso, n},
+                                                             {&fluxerr_iso, n},
+                                                             {&flux_max, n},
+                                                             {&background, n},
+                                                             {&threshold, n},
+                                                             {&kron_radius, n},
+                                                             {&flux_auto, n},
+                                                             {&fluxerr_auto, n},
+                                                             {&fwhm, n},
+                                                             {&flux_aper, n * n_aper},
+                                                             {&fluxerr_aper, n * n_aper},
+                                                             {&flux_radius, n * n_frac}};
+  std::vector<int32_t>* const ints[] = {&xpeak, &ypeak, &xmin,    &xmax,
+                                        &ymin,  &ymax,  &isoarea, &isoareaf};
   constexpr int nd = std::size(doubles), ni = std::size(ints);
-  if (!zeroed) {  // cutting a vector's size writes nothing
-    for (const auto& [v, size] : doubles) v->resize(size);
-    for (std::vector<int32_t>* v : ints) v->resize(n);
-    o.flags.resize(n);
-    return;
-  }
   // One column per task: the columns' pages are first touched side by side.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (int k = 0; k <= nd + ni; ++k) {
@@ -188,24 +185,8 @@ void size_columns(Objects& o, size_t n, size_t n_aper, size_t n_frac, int thread
     else if (k < nd + ni)
       ints[k - nd]->assign(n, 0);
     else
-      o.flags.assign(n, 0);
+      flags.assign(n, 0);
   }
-}
-
-}  // namespace
-
-void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
-  size_columns(*this, n, n_aper, n_frac, threads, true);
-}
-
-bool catalog_sized_beforehand(Objects& made, Objects& o, size_t n, size_t n_aper, size_t n_frac) {
-  // Sized as resize(m, n_aper, n_frac) for some m >= n: its flags column tells m.
-  const size_t m = made.flags.size();
-  if (m < n || made.flux_aper.size() != m * n_aper || made.flux_radius.size() != m * n_frac)
-    return false;
-  o = std::move(made);
-  size_columns(o, n, n_aper, n_frac, 1, false);
-  return true;
 }
 
 Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& shapes,
@@ -223,8 +204,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   const size_t dgeoy_size = static_cast<size_t>(ctx.vignet_dgeoy_width) * ctx.vignet_dgeoy_height;
   // The catalog's columns, sized.
   auto allocate = [&] {
-    if (!ctx.catalog_sized || !catalog_sized_beforehand(*ctx.catalog_sized, o, n, naper, nfrac))
-      o.resize(n, naper, nfrac, ctx.threads);
+    o.resize(n, naper, nfrac, ctx.threads);
     if (ctx.compute_win) resize_windowed(o, n);
     if (ctx.compute_iso) o.iso.assign(n * kNIso, 0), o.iso_thresh.assign(n, 0.0f);
     if (ctx.compute_isocor) o.flux_isocor.assign(n, 0.0f), o.fluxerr_isocor.assign(n, 0.0f);
@@ -299,19 +279,11 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
 #pragma omp parallel for schedule(static) num_threads(ctx.threads)
       for (size_t i = 0; i < n; ++i) shape_columns(i);
     };
-    if (ctx.photometry_under_way) {
-      gpu_columns = ctx.photometry_under_way(gpu_aps, meanwhile);
-      if (ctx.gpu_seconds) {
-        ctx.gpu_seconds->emplace_back("gpu measure beside the pass: launches", gpu_columns.setup);
-        ctx.gpu_seconds->emplace_back("gpu measure kernel", gpu_columns.kernel);
-        ctx.gpu_seconds->emplace_back("gpu measure download", gpu_columns.download);
-        ctx.gpu_seconds->emplace_back("gpu measure, host columns beside the kernel",
-                                      gpu_columns.meanwhile);
-        ctx.gpu_seconds->emplace_back("gpu measure, columns from the device's", gpu_columns.gather);
-      }
-    } else {
-      gpu_columns = gpu_photometry(shapes, isos, order, written_at, field, ctx, gpu_aps, meanwhile);
-    }
+    const bool under_way = static_cast<bool>(ctx.photometry_under_way);
+    gpu_columns =
+        under_way ? ctx.photometry_under_way(gpu_aps, meanwhile)
+                  : gpu_photometry(shapes, isos, order, written_at, field, ctx, gpu_aps, meanwhile);
+    if (ctx.gpu_seconds) report_photometry(gpu_columns, under_way, *ctx.gpu_seconds);
     if (ctx.gpu_seconds)
       ctx.gpu_seconds->emplace_back("gpu measure, the whole call",
                                     std::chrono::duration<double>(Clock::now() - t).count());

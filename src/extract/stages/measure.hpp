@@ -19,10 +19,6 @@
 
 namespace celeris::extract {
 
-// Takes `made`'s columns into `o` when they were sized by Objects::resize(m, n_aper, n_frac) for
-// some m >= n, cut to n rows (their entries zero, as resize's); false (both untouched) otherwise.
-bool catalog_sized_beforehand(Objects& made, Objects& o, size_t n, size_t n_aper, size_t n_frac);
-
 struct MeasureParams {
   float detect_thresh = 0;    // ADU above background (THRESHOLD)
   float analysis_thresh = 0;  // ADU above background (ISO0..ISO7)
@@ -55,11 +51,6 @@ struct MeasureParams {
   std::function<gpu::PhotometryColumns(std::vector<ApertureShape>& aps,
                                        const std::function<void()>& meanwhile)>
       photometry_under_way;
-  // A catalog whose columns were sized beforehand (Objects::resize for at least as many rows,
-  // the same apertures and fractions): measure_objects takes them (moved out of it) instead of
-  // allocating and zeroing its own on the critical path (the thread beside the clean pass makes
-  // it there: stages/measure_beside_pass.hpp). Null, or sized otherwise: allocated here.
-  Objects* catalog_sized = nullptr;
   // --- Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
   bool compute_petro = false;
   PetroParams petroparams;  // PHOT_PETROPARAMS, PHOT_AUTOAPERS

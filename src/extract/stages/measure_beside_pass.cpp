@@ -14,14 +14,6 @@ namespace {
 // writes out about a batch of 4,096 rows every half millisecond on a crowded frame.
 constexpr std::chrono::microseconds kPoll{20};
 
-// Joins a thread when the scope ends, however it ends.
-struct JoinAtEnd {
-  std::thread& thread;
-  ~JoinAtEnd() {
-    if (thread.joinable()) thread.join();
-  }
-};
-
 // The finished pass's whole result as its last progress.
 CleanProgress progress_of(const CleanResult& r) {
   return r.prefix(r.order.size(), r.removed.size(), SIZE_MAX);
@@ -71,18 +63,6 @@ void PhotometryBesidePass::feed() {
     codes_ = gpu::codes_beside_pass(in_.draft, in_.field.value.width, *in_.objects,
                                     in_.params->buffer.blank_lag);
     if (!codes_) return;
-    // The catalog's columns (10 MB zeroed for a crowded 4096^2 frame) on a thread of their own:
-    // after the pass they took 0.2-0.3 ms of the frame's critical path on the H200's host's 16
-    // threads; on this thread, 1-2 ms on one, they held the batches back, and the kernels
-    // ended that much later after the pass (stop 55, call 7).
-    std::thread sizer([this, n] {
-      try {
-        catalog_.resize(n, in_.params->apertures.size(), in_.params->fluxfrac.size(), 1);
-        catalog_made_ = true;
-      } catch (...) {  // not made: the measurement sizes its own
-      }
-    });
-    const JoinAtEnd sized{sizer};
     const BlankingView view{codes_->device(), in_.field.value.width, in_.params->buffer.blank_lag,
                             false};
     batches_ = std::make_unique<gpu::PhotometryBatches>(

@@ -66,10 +66,6 @@ class PhotometryBesidePass {
   // The frame's blanking codes: the merges not yet given added (rethrows the thread's error).
   // `objects`: the same objects, wherever the back end moved them since.
   std::shared_ptr<const DeviceCodes> codes(const ObjectList& objects, const CleanResult& cleaned);
-  // After end(): the catalog's columns sized for every object (Objects::resize, with the
-  // request's apertures and fractions), made on a thread of its own while the pass ran,
-  // for MeasureParams::catalog_sized; null if it was not made.
-  Objects* catalog() { return catalog_made_ ? &catalog_ : nullptr; }
   // MeasureParams::photometry_under_way: the last rows' batch, then every row's columns and
   // ApertureShape. After codes().
   gpu::PhotometryColumns columns(const ObjectList& objects, const CleanResult& cleaned,
@@ -86,8 +82,6 @@ class PhotometryBesidePass {
   std::unique_ptr<gpu::CodesBesidePass> codes_;
   std::unique_ptr<gpu::PhotometryBatches> batches_;
   std::vector<ApertureShape> aps_;
-  Objects catalog_;
-  bool catalog_made_ = false;
   size_t launched_ = 0, merged_ = 0;
   bool codes_done_ = false;
   double start_seconds_ = 0;
