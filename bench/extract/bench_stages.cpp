@@ -19,10 +19,10 @@
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children,
-// pass-alone or photometry-batch) set to VALUE (b), in turn, each round's order swapped: the
-// medians of both, stage by stage, and of the rounds' differences b - a. The machine's speed drifts
-// by more than many changes gain (3-5 ms within one call on the H200's host); paired rounds see
-// through more of it.
+// pass-alone, photometry-batch or lend-pixels) set to VALUE (b), in turn, each round's order
+// swapped: the medians of both, stage by stage, and of the rounds' differences b - a. The machine's
+// speed drifts by more than many changes gain (3-5 ms within one call on the H200's host); paired
+// rounds see through more of it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -58,7 +58,8 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children,
-// --pass-alone), by name without the dashes; false for another name.
+// --pass-alone, --photometry-batch; lend-pixels for --ab only), by name without the dashes; false
+// for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
@@ -68,6 +69,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.serial_pass_alone = std::stoi(value) != 0;
   else if (key == "photometry-batch")
     c.photometry_batch_rows = std::stoll(value);
+  else if (key == "lend-pixels")
+    c.gpu_lend_detection_pixels = std::stoi(value) != 0;
   else
     return false;
   return true;
@@ -97,8 +100,8 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   extract::Config b = a;
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
     throw Error("--ab " + option +
-                ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1 or "
-                "photometry-batch=N");
+                ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1, "
+                "photometry-batch=N or lend-pixels=0|1");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");

@@ -110,6 +110,10 @@ struct Config {
   // (src/extract/stages/measure_beside_pass.hpp). 0: every row after the pass. The same catalog
   // either way.
   int64_t photometry_batch_rows = 4096;
+  // Tests and benchmarks: with --device cuda, the detections' pixel columns are the page-locked
+  // memory their pixels came back from the device into (src/extract/pixel_column.hpp
+  // lend_column) rather than copies of it. The same catalog either way.
+  bool gpu_lend_detection_pixels = true;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

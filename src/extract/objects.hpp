@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "celeris/image.hpp"
+#include "extract/pixel_column.hpp"
 
 namespace celeris::extract {
 
@@ -58,10 +59,6 @@ struct ObjectView {
   Iterator begin() const { return {this, 0}; }
   Iterator end() const { return {this, count}; }
 };
-
-// A pixel column: not zero-filled when resized (each element is written next).
-template <class T>
-using PixelColumn = std::vector<T, DefaultInitAllocator<T, false>>;
 
 struct ObjectList {
   // Pixel columns of all objects.

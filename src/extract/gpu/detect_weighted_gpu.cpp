@@ -31,10 +31,9 @@ struct Context {
   cuda::DeviceBuffer<unsigned char> comp_scratch;
   cuda::DeviceBuffer<int32_t> parent, count, last, pixels, keys, chained, offsets;
   ChainWork chains;
-  cuda::MappedValues<int64_t> readback{1};  // the kept pixels' count
-  cuda::PinnedBuffer<int32_t> host_xy, host_ends, host_offsets;
-  cuda::PinnedBuffer<float> host_gathered;
-  cuda::StagedUpload staging;  // the host's images, from pageable memory
+  cuda::MappedValues<int64_t> readback{1};              // the kept pixels' count
+  cuda::PinnedBuffer<int32_t> host_ends, host_offsets;  // the pixels: DetectionPixels
+  cuda::StagedUpload staging;                           // the host's images, from pageable memory
 };
 
 // As many frames at once as the GPU front end holds (device_memory_plan.hpp kFrontContexts: a
@@ -94,10 +93,11 @@ WeightedDetections detect_on_device(Context& c, const float* d_value, const floa
   if (d_var) gather_image(c.chained.data(), kept, d_var, gathered + 2 * m, s);
   if (d_thresh) gather_image(c.chained.data(), kept, d_thresh, gathered + 3 * m, s);
   component_ends(c.chained.data(), c.offsets.data(), ncomp, w, h, c.parent.data(), s);
-  int32_t* host_xy = c.host_xy.grow(2 * m);
+  const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(m, 4);
+  int32_t* host_xy = pixels->xy.data();
   int32_t* host_ends = c.host_ends.grow(nc);
   int32_t* host_offsets = c.host_offsets.grow(nc + 1);
-  float* host_gathered = c.host_gathered.grow(4 * m);
+  float* host_gathered = pixels->values.data();
   c.count.download_async(host_xy, m, s);
   c.last.download_async(host_xy + m, m, s);
   c.parent.download_async(host_ends, nc, s);
@@ -107,20 +107,31 @@ WeightedDetections detect_on_device(Context& c, const float* d_value, const floa
   out.stage_seconds.emplace_back("gpu weighted detection (labels, chains, downloads)", since(t0));
 
   const auto t_gather = Clock::now();
-  out.detections =
-      detections_from_chains(host_xy, host_xy + m, kept, host_offsets, host_ends, nc, host_gathered,
-                             host_gathered + m, host_threads, out.done_lines);
-  // Each pixel's variance (0 without a map) and threshold, as detect_weighted() gives them.
+  const bool lend = config.gpu_lend_detection_pixels;
+  out.detections = detections_from_chains(host_xy, host_xy + m, kept, host_offsets, host_ends, nc,
+                                          host_gathered, host_gathered + m, host_threads,
+                                          out.done_lines, lend ? pixels : nullptr);
+  // Each pixel's variance (0 without a map) and threshold, as detect_weighted() gives them: the
+  // gathered ones lent as the other columns are, else filled.
   ObjectList& d = out.detections;
   d.pixel_weights = true;
-  d.var.resize(m);
-  d.dthresh.resize(m);
-  const float* gvar = host_gathered + 2 * m;
-  const float* gthresh = host_gathered + 3 * m;
+  float* gvar = host_gathered + 2 * m;
+  float* gthresh = host_gathered + 3 * m;
+  const bool lend_var = lend && d_var, lend_thresh = lend && d_thresh;
+  if (lend_var)
+    lend_column(d.var, gvar, m, pixels);
+  else
+    d.var.resize(m);
+  if (lend_thresh)
+    lend_column(d.dthresh, gthresh, m, pixels);
+  else
+    d.dthresh.resize(m);
+  if (!lend_var || !lend_thresh) {
 #pragma omp parallel for schedule(static) num_threads(host_threads)
-  for (size_t i = 0; i < m; ++i) {
-    d.var[i] = d_var ? gvar[i] : 0.0f;
-    d.dthresh[i] = d_thresh ? gthresh[i] : threshold;
+    for (size_t i = 0; i < m; ++i) {
+      if (!lend_var) d.var[i] = d_var ? gvar[i] : 0.0f;
+      if (!lend_thresh) d.dthresh[i] = d_thresh ? gthresh[i] : threshold;
+    }
   }
   out.stage_seconds.emplace_back("host gather", since(t_gather));
   return out;

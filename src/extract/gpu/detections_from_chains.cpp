@@ -1,13 +1,44 @@
 #include "extract/gpu/detections_from_chains.hpp"
 
 #include "celeris/extract.hpp"
+#include "core/cuda/buffer_pool.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
 
 namespace celeris::extract::gpu {
 
-ObjectList detections_from_chains(const int32_t* xs, const int32_t* ys, int64_t n,
-                                  const int32_t* offset, const int32_t* ends, size_t nobj,
-                                  const float* value, const float* cvalue, int threads,
-                                  std::vector<int64_t>& done) {
+namespace {
+
+// As many as the frames whose images are in use (front_end.cpp frame_images()): the same
+// frames hold these. Never destroyed (its CUDA resources would outlive the runtime's teardown).
+cuda::BufferPool<DetectionPixels>& detection_pixels() {
+  static auto* pool = new cuda::BufferPool<DetectionPixels>(kFrontContexts + 14);
+  return *pool;
+}
+
+}  // namespace
+
+std::shared_ptr<DetectionPixels> take_detection_pixels(size_t pixels, size_t images) {
+  return detection_pixels().take(
+      [&](const DetectionPixels& p) {
+        return p.xy.size() >= 2 * pixels && p.values.size() >= images * pixels;
+      },
+      [&] {
+        auto p = std::make_unique<DetectionPixels>();
+        const size_t room = pixels + pixels / 4;
+        p->xy.reset(2 * room);
+        p->values.reset(images * room);
+        return p;
+      });
+}
+
+void release_idle_detection_pixels() {
+  detection_pixels().drop_idle([](DetectionPixels&) {});  // their downloads were waited for
+}
+
+ObjectList detections_from_chains(int32_t* xs, int32_t* ys, int64_t n, const int32_t* offset,
+                                  const int32_t* ends, size_t nobj, float* value, float* cvalue,
+                                  int threads, std::vector<int64_t>& done,
+                                  std::shared_ptr<const void> storage) {
   ObjectList out;
   done.resize(nobj);
   const size_t m = static_cast<size_t>(n);
@@ -16,22 +47,33 @@ ObjectList detections_from_chains(const int32_t* xs, const int32_t* ys, int64_t 
   out.fixed_centre.assign(nobj, 0);
   out.cx.assign(nobj, 0.0);
   out.cy.assign(nobj, 0.0);
-  // The four pixel columns (no weights: var and dthresh stay empty) sized without being written
-  // (PixelColumn: no zero-fill), then filled in one pass over the pixels by all threads, so that
-  // their pages are first touched side by side. (One thread per column took 2.2-4 ms of a crowded
-  // 4096^2 frame on the H200's host: the largest column's copy and page faults on one thread.)
-  out.x.resize(m);
-  out.y.resize(m);
-  out.value.resize(m);
-  out.cvalue.resize(m);
+  // The four pixel columns (no weights: var and dthresh stay empty): the buffers themselves where
+  // `storage` lends them, else sized without being written (PixelColumn: no zero-fill) and filled
+  // in one pass over the pixels by all threads, so that their pages are first touched side by
+  // side. (One thread per column took 2.2-4 ms of a crowded 4096^2 frame on the H200's host: the
+  // largest column's copy and page faults on one thread.)
+  const bool lent = storage != nullptr;
+  if (lent) {
+    lend_column(out.x, xs, m, storage);
+    lend_column(out.y, ys, m, storage);
+    lend_column(out.value, value, m, storage);
+    lend_column(out.cvalue, cvalue, m, storage);
+  } else {
+    out.x.resize(m);
+    out.y.resize(m);
+    out.value.resize(m);
+    out.cvalue.resize(m);
+  }
 #pragma omp parallel num_threads(threads)
   {
+    if (!lent) {
 #pragma omp for schedule(static)
-    for (size_t i = 0; i < m; ++i) {
-      out.x[i] = xs[i];
-      out.y[i] = ys[i];
-      out.value[i] = value[i];
-      out.cvalue[i] = cvalue[i];
+      for (size_t i = 0; i < m; ++i) {
+        out.x[i] = xs[i];
+        out.y[i] = ys[i];
+        out.value[i] = value[i];
+        out.cvalue[i] = cvalue[i];
+      }
     }
 #pragma omp for schedule(static)
     for (size_t k = 0; k < nobj; ++k) {

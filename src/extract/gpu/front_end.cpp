@@ -91,10 +91,9 @@ struct Context {
   cuda::Event strip_up[kUploadStrips] = {cuda::Event(false), cuda::Event(false), cuda::Event(false),
                                          cuda::Event(false)};
   cuda::Event meshes_done{false};
-  // The detections as they come back: the chained pixels' x then y, the components' ends and
-  // offsets, the two images' values at the pixels, the peaks.
-  cuda::PinnedBuffer<int32_t> host_xy, host_ends, host_offsets;
-  cuda::PinnedBuffer<float> host_gathered;
+  // The detections as they come back (their pixels in DetectionPixels): the components' ends
+  // and offsets, the peaks.
+  cuda::PinnedBuffer<int32_t> host_ends, host_offsets;
   cuda::PinnedBuffer<uint8_t> host_peaks;
 };
 
@@ -136,6 +135,7 @@ void release_idle_buffers() {
   // A pending download still writes a frame's page-locked images, and a context's streams may
   // still carry one: each waits for its own before it is freed.
   frame_images().drop_idle([](FrameImages& f) { f.downloaded.synchronize(); });
+  release_idle_detection_pixels();
   contexts().drop_idle([](Context& c) {
     c.stream.synchronize();
     c.copies.synchronize();
@@ -349,18 +349,19 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   gather_values(c.chained.data(), kept, d_value, d_cvalue, w, gathered, gathered + m,
                 c.count.data(), c.last.data(), s);
   component_ends(c.chained.data(), c.offsets.data(), ncomp, w, h, c.parent.data(), s);
-  c.host_xy.grow(2 * m);
+  const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(m, 2);
+  int32_t* host_xy = pixels->xy.data();
+  float* host_gathered = pixels->values.data();
   c.host_ends.grow(nc);
   c.host_offsets.grow(nc + 1);
-  c.host_gathered.grow(2 * m);
   gpu::count_peaks(c.chained.data(), c.offsets.data(), ncomp, d_value, d_cvalue, out.detect_thresh,
                    w, h, c.peaks.grow(nc), s);
   c.host_peaks.grow(nc);
-  c.count.download_async(c.host_xy.data(), m, s);
-  c.last.download_async(c.host_xy.data() + m, m, s);
+  c.count.download_async(host_xy, m, s);
+  c.last.download_async(host_xy + m, m, s);
   c.parent.download_async(c.host_ends.data(), nc, s);
   c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
-  c.gathered.download_async(c.host_gathered.data(), 2 * m, s);
+  c.gathered.download_async(host_gathered, 2 * m, s);
   if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
   // The images go back on the copy stream after those downloads (no kernel writes them after
   // the filter): queued first, the image's 64 MB had held the detections' lists behind it on
@@ -397,9 +398,10 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                        {"gpu chains", timer.seconds(kSorted, kChained)}};
   if (stack_may_matter) out.stage_seconds.emplace_back("gpu pixel-stack bound", bound_seconds);
   const auto t_gather = Clock::now();
-  out.detections = detections_from_chains(
-      c.host_xy.data(), c.host_xy.data() + m, kept, c.host_offsets.data(), c.host_ends.data(), nc,
-      c.host_gathered.data(), c.host_gathered.data() + m, host_threads, out.done_lines);
+  out.detections =
+      detections_from_chains(host_xy, host_xy + m, kept, c.host_offsets.data(), c.host_ends.data(),
+                             nc, host_gathered, host_gathered + m, host_threads, out.done_lines,
+                             config.gpu_lend_detection_pixels ? pixels : nullptr);
   if (nc) out.peaks.assign(c.host_peaks.data(), c.host_peaks.data() + nc);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
