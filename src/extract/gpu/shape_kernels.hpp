@@ -40,7 +40,10 @@ struct ShapeArgs {
   IsoSumParams iso;
   bool clean = true;  // CLEAN's threshold (mthresh), with DETECT_MINAREA `minarea` <= kMaxMinarea
   int minarea = 5;
-  int64_t max_pixels = 0;      // objects of more pixels are left alone (the host measures them)
+  int64_t max_pixels = 0;  // objects of more pixels are left alone (the host measures them)
+  // Scratch: room for every object's index, and a counter (shape_sums lists the larger objects).
+  int32_t* large = nullptr;
+  unsigned* large_count = nullptr;
   ShapeSums* shape = nullptr;  // outputs, per object
   IsoSums* sums = nullptr;
   float* mthresh = nullptr;
@@ -55,7 +58,14 @@ struct ShapeArgs {
 // The largest DETECT_MINAREA whose CLEAN heap a thread keeps (larger: the host measures).
 constexpr int kMaxMinarea = 64;
 
-void shape_sums(const ShapeArgs& args, cudaStream_t stream);
+// Objects of this many pixels or more are summed by a warp that first reads their pixels into
+// shared memory; the others by a thread each, reading each pixel as the sums reach it.
+constexpr int64_t kWarpObjectPixels = 64;
+
+// The objects' sums: the smaller objects' on `stream`, the larger ones' on `warp_stream` at the
+// same time (the caller orders both after the inputs' upload, and what reads the sums after
+// both).
+void shape_sums(const ShapeArgs& args, cudaStream_t stream, cudaStream_t warp_stream);
 
 // The FWHM fit's sums (stages/fwhm_sums.hpp) of the same objects as ShapeArgs, an object per
 // warp over its pixels in order, glibc's log reproduced (core/glibc_float_math.hpp). Objects of

@@ -39,6 +39,10 @@ struct Context {
   cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
   cuda::DeviceBuffer<float> back;  // the background's mesh grid (the FWHM fit's BACKGROUND)
   cuda::Event sums_down{false}, fwhm_down{false};
+  cuda::Stream warp_stream;  // the larger objects' sums (shape_sums), and their list
+  cuda::DeviceBuffer<int32_t> large;
+  cuda::DeviceBuffer<unsigned> large_count;
+  cuda::Event inputs_up{false}, warp_sums{false};
 };
 
 cuda::ContextPool<Context>& contexts() {
@@ -129,6 +133,8 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   a.objects = static_cast<int64_t>(n);
   a.index = dindex;
   a.max_pixels = kHostObjectPixels;
+  a.large = c.large.grow(n);
+  a.large_count = c.large_count.grow(1);
   a.value = value;
   a.cvalue = cvalue;
   a.width = w32;
@@ -162,7 +168,12 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     a.back.back = c.back.data();
     a.satur_level = params.satur_level;
   }
-  shape_sums(a, s);
+  // The larger objects' kernel on a stream of its own, beside the others' (shape_kernels.hpp).
+  c.inputs_up.record(s);
+  c.warp_stream.wait(c.inputs_up);
+  shape_sums(a, s, c.warp_stream.get());
+  c.warp_sums.record(c.warp_stream.get());
+  c.stream.wait(c.warp_sums);
   CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes(), cudaMemcpyDeviceToHost, s));
   c.sums_down.record(s);
   FwhmSums* fout = nullptr;
