@@ -3,16 +3,17 @@
 // GPU front end's detections come back from the device into page-locked host memory; their
 // columns take that memory as it is (lend_column) instead of copying it, 16 bytes a pixel (a
 // crowded 4096^2 frame's 0.95 M pixels: 0.7-0.8 ms of the 16 host threads on the H200's host,
-// on the GPU path's critical path, stop 55). Plain C++.
+// on the GPU path's critical path, stops 55-56). Plain C++.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <memory>
-#include <new>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "celeris/image.hpp"
 
 namespace celeris::extract {
 
@@ -24,9 +25,13 @@ namespace celeris::extract {
 // allocators of columns that never lent anything (every column but the GPU front end's
 // detections) hold a null pointer and behave as DefaultInitAllocator's small buffers.
 template <class T>
-class PixelAllocator {
+class PixelAllocator : public DefaultInitAllocator<T, false> {  // its construct(): default-init
  public:
   using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = PixelAllocator<U>;
+  };
   // A column moved or swapped takes its storage's allocator with it: lent storage is let go by
   // the allocator that lent it (or a copy: copies share one record of the lent storage).
   using propagate_on_container_move_assignment = std::true_type;
@@ -56,15 +61,8 @@ class PixelAllocator {
     }
     std::allocator<T>().deallocate(p, n);
   }
-  // Elements are default-initialised: a trivial element is left as its storage holds it.
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
+  // Elements are default-initialised (DefaultInitAllocator::construct): a trivial element is
+  // left as its storage holds it.
 
   // Whether this allocator still holds lent storage (given out or not): for tests.
   bool holds_lent() const { return lent_ && lent_->data; }
