@@ -2,8 +2,8 @@
 // grow (each element is written next), and that can start out in storage filled elsewhere. The
 // GPU front end's detections come back from the device into page-locked host memory; their
 // columns take that memory as it is (lend_column) instead of copying it, 16 bytes a pixel (a
-// crowded 4096^2 frame's 0.95 M pixels: 0.7-0.8 ms of the 16 host threads on the H200's host,
-// on the GPU path's critical path, stops 55-56). Plain C++.
+// crowded 4096^2 frame's 0.95 M pixels: 0.6-1.2 ms of the 16 host threads on the H200's host,
+// on the GPU path's critical path, stop 56). Plain C++.
 #pragma once
 
 #include <algorithm>

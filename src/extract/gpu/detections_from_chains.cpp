@@ -8,10 +8,10 @@ namespace celeris::extract::gpu {
 
 namespace {
 
-// As many as the frames whose images are in use (front_end.cpp frame_images()): the same
-// frames hold these. Never destroyed (its CUDA resources would outlive the runtime's teardown).
+// As many kept as the frames' images (device_memory_plan.hpp kPooledFrames): the same frames
+// hold these. Never destroyed (its CUDA resources would outlive the runtime's teardown).
 cuda::BufferPool<DetectionPixels>& detection_pixels() {
-  static auto* pool = new cuda::BufferPool<DetectionPixels>(kFrontContexts + 14);
+  static auto* pool = new cuda::BufferPool<DetectionPixels>(kPooledFrames);
   return *pool;
 }
 

@@ -38,6 +38,14 @@ inline int64_t stream_device_bytes(int64_t frame_bytes, int64_t image_bytes, int
 // stream's further fronts wait for a context, holding no device memory meanwhile.
 constexpr size_t kFrontContexts = 2;
 
+// The frames whose buffers a process keeps for the next frames once given back (the images'
+// and the detected pixels' pools, front_end.cpp and detections_from_chains.cpp): those in the
+// front ends, in a stream's queue and back workers and waiting to be written (a stream of the
+// default shape on 16 cores lets 11 in flight, run_frames.cpp), and spares. One kept and not
+// used again costs its memory only; one given back beyond these is freed, which waits for the
+// whole device.
+constexpr size_t kPooledFrames = kFrontContexts + 14;
+
 // The frames past the front end that every frame of a stream is planned with, whatever the
 // stream's shape: whether a frame takes the GPU at all is decided with this load (the default
 // shape's until stop 50: two fronts and four back workers on 16 cores, one per 4 cores on fewer;

@@ -111,12 +111,9 @@ cuda::BufferPool<Context>& contexts() {
   return *pool;
 }
 
-// Frames whose images are in use: those in the front ends, in a stream's queue and back
-// workers and waiting to be written (a stream of the default shape on 16 cores lets 11 in
-// flight, run_frames.cpp), and spares. Each one kept and not used again costs its memory only;
-// one given back beyond these is freed, which waits for the whole device.
+// Frames whose images are in use (device_memory_plan.hpp kPooledFrames kept).
 cuda::BufferPool<FrameImages>& frame_images() {
-  static auto* pool = new cuda::BufferPool<FrameImages>(kContexts + 14);
+  static auto* pool = new cuda::BufferPool<FrameImages>(kPooledFrames);
   return *pool;
 }
 
