@@ -66,8 +66,11 @@ Options:
                  One frame alone is faster on the CPU (the GPU's start costs about 0.2 s);
                  the GPU pays for a stream of frames
   --gpu-memory S with cuda: the device memory a frame may plan for, in bytes or with K, M or
-                 G (default: the device's); a frame planned at more than 80% of it (or of
-                 2^31 pixels or more) is extracted on the CPU, with a warning
+                 G (default: the device's); a frame planned at more than 80% of it is
+                 detected in bands of rows, each band's buffers reused by the next; one
+                 that does not fit even so (or of 2^31 pixels or more, or weighted, or
+                 with a detection taller than a band) is extracted on the CPU, with a
+                 warning
   --progress P   auto (default: a bar when stderr is a terminal), bar, lines or none, for
                  several images
   -h, --help     this help

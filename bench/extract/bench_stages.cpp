@@ -14,15 +14,17 @@
 // (Config::serial_pass_alone).
 // --photometry-batch N: the GPU photometry of the rows written out by the clean pass queued in
 // batches of N rows while it runs (Config::photometry_batch_rows; 0: after the pass).
+// --band-rows N: with the GPU, the detection in bands of N rows (Config::gpu_band_rows; 0: the
+// whole frame at once).
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
 // measurement (the weighted front end: with --device cuda the whole of it on the GPU,
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children,
-// pass-alone, photometry-batch or lend-pixels) set to VALUE (b), in turn, each round's order
-// swapped: the medians of both, stage by stage, and of the rounds' differences b - a. The machine's
-// speed drifts by more than many changes gain (3-5 ms within one call on the H200's host); paired
-// rounds see through more of it.
+// pass-alone, photometry-batch, lend-pixels or band-rows) set to VALUE (b), in turn, each round's
+// order swapped: the medians of both, stage by stage, and of the rounds' differences b - a. The
+// machine's speed drifts by more than many changes gain (3-5 ms within one call on the H200's
+// host); paired rounds see through more of it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -58,8 +60,8 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children,
-// --pass-alone, --photometry-batch; lend-pixels for --ab only), by name without the dashes; false
-// for another name.
+// --pass-alone, --photometry-batch, --band-rows; lend-pixels for --ab only), by name without the
+// dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
@@ -71,6 +73,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.photometry_batch_rows = std::stoll(value);
   else if (key == "lend-pixels")
     c.gpu_lend_detection_pixels = std::stoi(value) != 0;
+  else if (key == "band-rows")
+    c.gpu_band_rows = std::stoll(value);
   else
     return false;
   return true;
@@ -101,7 +105,7 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
     throw Error("--ab " + option +
                 ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1, "
-                "photometry-batch=N or lend-pixels=0|1");
+                "photometry-batch=N, lend-pixels=0|1 or band-rows=N");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");
@@ -152,7 +156,7 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
                  "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1] "
-                 "[--pass-alone 0|1] [--photometry-batch N] [--rms-map FILE] "
+                 "[--pass-alone 0|1] [--photometry-batch N] [--band-rows N] [--rms-map FILE] "
                  "[--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);
     return 2;

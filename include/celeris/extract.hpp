@@ -173,6 +173,11 @@ struct Config {
   // device's own memory); a frame planned at more is extracted on the CPU with a warning
   // (gpu/device_memory_plan.hpp). Set it lower to leave memory for other work on a shared GPU.
   int64_t gpu_memory_bytes = 0;
+  // With Cuda: the detection (labelling to the detections' pixel lists) in bands of this many
+  // rows, each band's work buffers reused by the next (src/extract/gpu/front_end.cpp). 0: the
+  // whole frame at once, unless its plan exceeds the device, when the pipeline picks the rows
+  // (gpu/device_memory_plan.hpp); tests and benchmarks may set it. The same catalog either way.
+  int64_t gpu_band_rows = 0;
 };
 
 // The extracted objects, one entry per object in every array (structure of arrays). Positions

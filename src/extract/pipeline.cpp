@@ -82,6 +82,8 @@ void validate_config(const Config& c) {
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
   if (c.photometry_batch_rows < 0)
     throw Error("photometry_batch_rows must be >= 0 (0: the photometry after the clean pass)");
+  if (c.gpu_band_rows < 0)
+    throw Error("gpu_band_rows must be >= 0 (0: the frame's detection at once)");
   if (c.gpu_memory_bytes < 0) throw Error("gpu_memory_bytes must be >= 0 (0: the device's)");
   if (c.detect_minarea < 1) throw Error("DETECT_MINAREA must be >= 1");
   if (c.deblend_nthresh < 1) throw Error("DEBLEND_NTHRESH must be >= 1");
@@ -183,6 +185,16 @@ std::string gpu_refusal(int64_t width, int64_t height, const Config& config,
   return gpu::gpu_frame_refusal(width, height, needed, device, what);
 }
 
+// With --device cuda, a frame whose whole plan does not fit (gpu_refusal) but fits with its
+// detection in bands of rows: those rows (front_end.hpp detection_band_rows), else 0.
+int64_t gpu_band_rows(int64_t width, int64_t height, const Config& config,
+                      const GpuStreamLoad& load = {}) {
+  if (config.device != Backend::Cuda || !gpu::available()) return 0;
+  return gpu::detection_band_rows(
+      width, height, static_cast<int64_t>(std::max<size_t>(load.fronts, 1)),
+      static_cast<int64_t>(load.back_frames), gpu::device_memory_limit(config));
+}
+
 Config cpu_config(const Config& config) {
   Config c = config;
   c.device = Backend::Cpu;
@@ -256,28 +268,48 @@ FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse
   const bool weighted = config.detect_weight.type != WeightType::None ||
                         config.measure_weight.type != WeightType::None;
   const bool host_front = weighted || request.measure_image.data;
-  // A frame the GPU cannot hold goes to the CPU whole (the same catalog), with a warning.
-  const std::string on_cpu = gpu_refusal(image.width, image.height, config, load);
-  Config on_cpu_config;  // a copy only for a frame sent to the CPU
-  const Config& run_config = on_cpu.empty() ? config : (on_cpu_config = cpu_config(config));
+  // A frame the GPU cannot hold whole has its detection in bands of rows, or if even that does
+  // not fit (or a detection spans a whole band), goes to the CPU whole (the same catalog), with
+  // a warning.
+  std::string on_cpu = gpu_refusal(image.width, image.height, config, load);
+  Config run_config = config;
+  if (!on_cpu.empty() && !host_front) {
+    const int64_t rows = gpu_band_rows(image.width, image.height, config, load);
+    if (rows > 0) {
+      run_config.gpu_band_rows = rows;
+      on_cpu.clear();
+    }
+  }
+  if (!on_cpu.empty()) run_config = cpu_config(config);
   const bool gpu_front = run_config.device == Backend::Cuda && !host_front;
   if (!gpu_front) convert_stored_in_place(stored_memory, stored);
   validate(image, run_config, gpu_front);
   check_dual_image(image, run_config, request);
   check_dgeo(image.width, image.height, request);
-  FrontStage stage = front_stage(
-      run_config, image.width, image.height,
-      [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
-        if (gpu_front)
-          return gpu::front_end(image, c, f, nt, host_reads_detection_image(c, request), true,
-                                stored);
-        if (weighted)
-          return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
-        FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
-        stage.measure = measure_image(request.measure_image, c, nt);
-        return front;
-      },
-      host_front);
+  auto run_front = [&](const Config& stage_config, bool on_gpu) {
+    return front_stage(
+        stage_config, image.width, image.height,
+        [&](const Config& c, const FilterParams& f, int nt, StageTimer& timer, FrontStage& stage) {
+          if (on_gpu)
+            return gpu::front_end(image, c, f, nt, host_reads_detection_image(c, request), true,
+                                  stored);
+          if (weighted)
+            return weighted_front_end(image, request, c, f, nt, stage.weights, stage.measure);
+          FrontEnd front = cpu_front_end(image, reuse, c, f, nt, timer);
+          stage.measure = measure_image(request.measure_image, c, nt);
+          return front;
+        },
+        host_front);
+  };
+  FrontStage stage;
+  try {
+    stage = run_front(run_config, gpu_front);
+  } catch (const gpu::GpuBandsTooSmall& e) {
+    on_cpu = std::string("the frame's detection in bands of rows: ") + e.what();
+    run_config = cpu_config(config);
+    convert_stored_in_place(stored_memory, stored);  // the GPU left the host's pixels as read
+    stage = run_front(run_config, false);
+  }
   if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
   // (With weight maps the weighted front end says where its stages ran.)
   if (host_front && !weighted && run_config.device == Backend::Cuda)
@@ -303,8 +335,27 @@ FrontStage extract_front(ImageView<float> pixels, StoredPixels& stored, const Co
 FrontStage extract_front(const DeviceImage& image, const Config& config,
                          const MeasureRequest& request) {
   if (image.empty()) throw Error("empty image: no pixels to extract from");
-  const std::string on_cpu = gpu_refusal(image.width(), image.height(), config);
-  if (config.device != Backend::Cuda || !on_cpu.empty()) {
+  std::string on_cpu = gpu_refusal(image.width(), image.height(), config);
+  Config banded = config;
+  if (!on_cpu.empty() &&
+      (banded.gpu_band_rows = gpu_band_rows(image.width(), image.height(), config)) > 0)
+    on_cpu.clear();
+  auto on_device = [&](const Config& run_config) {
+    return front_stage(
+        run_config, image.width(), image.height(),
+        [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
+          return gpu::front_end(image, c, f, nt, host_reads_detection_image(c, request), true);
+        });
+  };
+  if (config.device == Backend::Cuda && on_cpu.empty()) {
+    validate_config(config);
+    try {
+      return on_device(banded);
+    } catch (const gpu::GpuBandsTooSmall& e) {
+      on_cpu = std::string("the frame's detection in bands of rows: ") + e.what();
+    }
+  }
+  {
     // The CPU path on a host copy (whose memory becomes the subtracted image).
     Image<float> host = image.download();
     FrontStage stage =
@@ -312,12 +363,6 @@ FrontStage extract_front(const DeviceImage& image, const Config& config,
     if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
     return stage;
   }
-  validate_config(config);
-  return front_stage(config, image.width(), image.height(),
-                     [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
-                       return gpu::front_end(image, c, f, nt,
-                                             host_reads_detection_image(c, request), true);
-                     });
 }
 
 Result extract_back(FrontStage&& stage, const MeasureRequest& request) {

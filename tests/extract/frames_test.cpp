@@ -551,7 +551,8 @@ TEST_F(Frames, GpuFrontsSideBySideKeepOrderAndEqualCpu) {
 // 512 x 512 frame fits alone but not beside the images of one more, that frame waits until it
 // is alone in flight and takes the GPU, the front end's idle buffers freed first; the smaller
 // frames (at most 40% of its pixels) go on with the planned load. Under a limit it does not fit
-// even alone, it is extracted on the CPU with a warning naming the frame. Every catalog the
+// even alone, its detection runs in bands of rows; under one not even bands fit, it is extracted
+// on the CPU with a warning naming the frame. Every catalog the
 // CPU's one-frame run's, the three frames twice (the large one between small ones, its buffers
 // grown again after they were freed).
 TEST_F(Frames, GpuStreamRunsAFrameTooLargeForItsLoadAlone) {
@@ -590,8 +591,13 @@ TEST_F(Frames, GpuStreamRunsAFrameTooLargeForItsLoadAlone) {
   // One front and one back worker; two fronts and four back workers.
   EXPECT_TRUE(stream(just_above, StreamShape{1, 2, 1, 1}, ""));
   EXPECT_TRUE(stream(just_above, StreamShape{4, 2, 4, 2}, ""));
-  // Just below what it needs alone: on the CPU, the small frames still on the GPU.
+  // Just below what it needs alone: its detection in bands of rows on the GPU
+  // (GpuFrontEnd.AFrameOverTheMemoryLimitIsDetectedInBands), no warning.
   EXPECT_FALSE(stream(static_cast<int64_t>(static_cast<double>(alone) / gpu::kUsableShare) - 1,
+                      StreamShape{1, 2, 1, 1}, ""));
+  // Below what even bands of the fewest rows need: on the CPU, the small frames still on the GPU.
+  const int64_t banded = gpu::banded_frame_device_bytes(512 * 512, 512 * gpu::kMinBandRows);
+  EXPECT_FALSE(stream(static_cast<int64_t>(static_cast<double>(banded) / gpu::kUsableShare) - 1,
                       StreamShape{1, 2, 1, 1}, "the frame would take up to"));
   // A limit the planned load fits: nothing freed, nothing on the CPU.
   EXPECT_FALSE(stream(0, StreamShape{4, 2, 4, 2}, ""));

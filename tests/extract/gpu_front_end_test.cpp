@@ -352,6 +352,134 @@ TEST_F(GpuFrontEnd, AFrameOverTheMemoryLimitIsOnTheCpu) {
   EXPECT_THROW(extract::extract(img.view(), c), Error);
 }
 
+namespace {
+
+// A crowded field (the density of `celeris simulate --density crowded`) with masked patches:
+// thousands of detections, blends and objects across any band's edge.
+Image<float> crowded(int w, int h, uint64_t seed) {
+  sim::ImageParams p;
+  p.width = w;
+  p.height = h;
+  p.seed = seed;
+  p.n_stars = w * h / 175;
+  p.n_galaxies = w * h / 350;
+  p.n_nan_patches = 3;
+  return sim::simulate_image(p).pixels;
+}
+
+bool in_bands(const Result& r) {
+  for (const auto& [name, s] : r.info.stage_seconds)
+    if (name.rfind("gpu detection in bands of", 0) == 0) return true;
+  return false;
+}
+
+int cpu_warnings(const Result& r) {
+  int found = 0;
+  for (const std::string& w : r.info.warnings)
+    found += w.find("the frame is extracted on the CPU") != std::string::npos;
+  return found;
+}
+
+template <class Column>
+bool same_column(const Column& a, const Column& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
+}
+
+}  // namespace
+
+// The detection in bands of rows (Config::gpu_band_rows) gives the whole frame's detections: the
+// same components in the same order, each pixel's coordinates and values, FLAGS, done lines,
+// peaks, and the pixel stack's bound (with the stack large, and small enough that the bound
+// sends the frame to the host's detection), for bands of the least rows allowed and more, one
+// row short of the frame, and bands that do not divide it.
+TEST_F(GpuFrontEnd, BandsOfRowsGiveTheWholeFramesDetections) {
+  const Image<float> img = crowded(1024, 1000, 61);
+  for (const int64_t pixstack : {int64_t{300000}, int64_t{2000}}) {
+    Config c;
+    c.device = Backend::Cuda;
+    c.memory_pixstack = pixstack;
+    const FilterParams f = FilterParams::of(c, 1);
+    const FrontEnd whole = gpu::front_end(img.view(), c, f, 4);
+    ASSERT_GT(whole.detections.size(), 2000u);
+    for (const int64_t rows : {int64_t{64}, int64_t{100}, int64_t{257}, int64_t{999}}) {
+      c.gpu_band_rows = rows;
+      const FrontEnd banded = gpu::front_end(img.view(), c, f, 4);
+      const std::string what =
+          "bands of " + std::to_string(rows) + " rows, stack " + std::to_string(pixstack);
+      const ObjectList &a = whole.detections, &b = banded.detections;
+      ASSERT_EQ(a.size(), b.size()) << what;
+      EXPECT_EQ(a.offset, b.offset) << what;
+      EXPECT_TRUE(same_column(a.x, b.x)) << what;
+      EXPECT_TRUE(same_column(a.y, b.y)) << what;
+      EXPECT_TRUE(same_column(a.value, b.value)) << what;
+      EXPECT_TRUE(same_column(a.cvalue, b.cvalue)) << what;
+      EXPECT_EQ(a.flags, b.flags) << what;
+      EXPECT_EQ(whole.done_lines, banded.done_lines) << what;
+      EXPECT_EQ(whole.peaks, banded.peaks) << what;
+      EXPECT_EQ(whole.pixel_stack_bound, banded.pixel_stack_bound) << what;
+      EXPECT_EQ(whole.warnings, banded.warnings) << what;
+    }
+  }
+}
+
+// Through the pipeline: a frame in bands gives the CPU path's catalog and check images.
+TEST_F(GpuFrontEnd, AFrameInBandsGivesTheCpuCatalog) {
+  const Image<float> img = crowded(700, 640, 67);
+  Config c;
+  c.gpu_band_rows = 90;
+  expect_same_on_both(img, c, "bands of 90 rows");
+  c.device = Backend::Cuda;
+  const Result r = extract::extract(img.view(), c);
+  EXPECT_TRUE(in_bands(r));
+  EXPECT_EQ(cpu_warnings(r), 0);
+  c.gpu_band_rows = -1;
+  EXPECT_THROW(extract::extract(img.view(), c), Error);
+}
+
+// A frame over the memory limit whose detection fits in bands runs on the GPU in bands (host
+// and device-resident frames alike), the CPU path's catalog.
+TEST_F(GpuFrontEnd, AFrameOverTheMemoryLimitIsDetectedInBands) {
+  const Image<float> img = crowded(800, 900, 71);
+  const int64_t pixels = int64_t{800} * 900;
+  Config c;
+  // Room for bands of about 200 rows, not for the whole frame's detection.
+  c.gpu_memory_bytes =
+      static_cast<int64_t>(gpu::banded_frame_device_bytes(pixels, 800 * 200) / 0.8) + 1000;
+  ASSERT_GT(gpu::frame_device_bytes(pixels), c.gpu_memory_bytes);
+  const int64_t rows = gpu::detection_band_rows(800, 900, 1, 0, c.gpu_memory_bytes);
+  EXPECT_GE(rows, 199);
+  EXPECT_LE(rows, 201);
+  EXPECT_EQ(gpu::detection_band_rows(800, 900, 1, 0, int64_t{1} << 20), 0);  // not even a band
+  expect_same_on_both(img, c, "bands by the memory limit");
+  c.device = Backend::Cuda;
+  const Result from_host = extract::extract(img.view(), c);
+  EXPECT_TRUE(in_bands(from_host));
+  EXPECT_EQ(cpu_warnings(from_host), 0);
+  const Result from_device = extract::extract(DeviceImage::upload(img.view()), c);
+  EXPECT_TRUE(in_bands(from_device));
+  EXPECT_EQ(cpu_warnings(from_device), 0);
+  EXPECT_TRUE(same_bits(from_host.objects.flux_auto, from_device.objects.flux_auto));
+}
+
+// A detection taller than a band: the frame goes to the CPU whole, with a warning naming it.
+TEST_F(GpuFrontEnd, ADetectionTallerThanABandSendsTheFrameToTheCpu) {
+  Image<float> img = crowded(400, 500, 73);
+  for (int y = 100; y < 400; ++y)
+    for (int x = 200; x < 203; ++x) img(x, y) += 5000.0f;  // a trail 300 rows tall
+  Config c;
+  c.gpu_band_rows = 64;
+  expect_same_on_both(img, c, "a detection taller than a band");
+  c.device = Backend::Cuda;
+  const Result r = extract::extract(img.view(), c);
+  EXPECT_FALSE(in_bands(r));
+  ASSERT_EQ(cpu_warnings(r), 1);
+  bool named = false;
+  for (const std::string& w : r.info.warnings)
+    named |= w.find("spans a whole band") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 TEST(DeviceImageWithoutGpu, IsRefusedWithAMessage) {
   if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
   Image<float> img(4, 4, 1.0f);

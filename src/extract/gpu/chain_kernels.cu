@@ -150,14 +150,15 @@ __global__ void gather_image_kernel(const int32_t* chained, int64_t m, const flo
 // A warp per component: the largest row among its pixels and whether one lies on the border.
 constexpr int kEndWarps = 8;  // components a block
 __global__ void component_ends_kernel(const int32_t* chained, const int32_t* offset,
-                                      int64_t components, int width, int height, int32_t* ends) {
+                                      int64_t components, int width, int height, int y0,
+                                      int32_t* ends) {
   const int64_t c = blockIdx.x * static_cast<int64_t>(kEndWarps) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (c >= components) return;
   int32_t last = 0;
   bool border = false;
   for (int64_t i = offset[c] + lane; i < offset[c + 1]; i += 32) {
-    const int32_t p = chained[i], y = p / width, x = p - y * width;
+    const int32_t p = chained[i], by = p / width, x = p - by * width, y = by + y0;
     last = max(last, y);
     border = border || x == 0 || y == 0 || x == width - 1 || y == height - 1;
   }
@@ -189,12 +190,15 @@ __global__ void row_lit_kernel(const float* cvalue, int width, float threshold, 
   if (threadIdx.x == 0) rows[blockIdx.x] = total;
 }
 
-// Each kept component gives its pixels back on the second row after its last.
+// Each kept component gives its pixels back on the second row after its last (keys are a band's
+// from row y0: the frame's rows).
 __global__ void freed_kernel(const int32_t* keys, const int32_t* offset, int64_t components,
-                             int width, int height, int64_t* rows) {
+                             int width, int y0, int row_lo, int row_hi, int height, int64_t* rows) {
   const int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (c >= components) return;
-  const int64_t y = keys[offset[c]] / width + 2;
+  const int32_t last_row = keys[offset[c]] / width;
+  if (last_row < row_lo || last_row > row_hi) return;  // another band's
+  const int64_t y = int64_t{last_row} + y0 + 2;
   if (y >= height) return;
   const int64_t count = offset[c + 1] - offset[c];
   atomicAdd(reinterpret_cast<unsigned long long*>(rows + y),
@@ -220,10 +224,10 @@ void gather_image(const int32_t* chained, int64_t m, const float* image, float* 
 }
 
 void component_ends(const int32_t* chained, const int32_t* offset, int64_t components, int width,
-                    int height, int32_t* ends, cudaStream_t stream) {
+                    int height, int32_t* ends, cudaStream_t stream, int y0) {
   if (components == 0) return;
   component_ends_kernel<<<blocks_for(components, kEndWarps), kEndWarps * 32, 0, stream>>>(
-      chained, offset, components, width, height, ends);
+      chained, offset, components, width, height, y0, ends);
   cuda::cuda_check_launch("component_ends_kernel");
 }
 
@@ -296,32 +300,73 @@ int64_t chain_components(const int32_t* pixels, const int32_t* keys, int64_t m, 
   return components;
 }
 
-int64_t pixel_stack_bound(const float* cvalue, int width, int height, float threshold,
-                          const int32_t* keys, const int32_t* offset, int64_t components,
-                          ChainWork& w, cudaStream_t stream, const float* thresh) {
+void stack_rows_lit(const float* cvalue, int width, int height, float threshold, ChainWork& w,
+                    cudaStream_t stream, const float* thresh) {
+  if (static_cast<int64_t>(width) * height == 0) return;
+  int64_t* rows = w.rows.grow(2 * static_cast<size_t>(height));
+  row_lit_kernel<<<static_cast<unsigned>(height), kThreads, 0, stream>>>(cvalue, width, threshold,
+                                                                         thresh, rows);
+  cuda::cuda_check_launch("row_lit_kernel");
+}
+
+void stack_rows_freed(const int32_t* keys, const int32_t* offset, int64_t components, int width,
+                      int y0, int row_lo, int row_hi, int height, ChainWork& w,
+                      cudaStream_t stream) {
+  if (components <= 0 || static_cast<int64_t>(width) * height == 0) return;
+  freed_kernel<<<blocks_for(components), kThreads, 0, stream>>>(
+      keys, offset, components, width, y0, row_lo, row_hi, height, w.rows.data());
+  cuda::cuda_check_launch("freed_kernel");
+}
+
+int64_t stack_rows_bound(int width, int height, ChainWork& w, cudaStream_t stream) {
   if (static_cast<int64_t>(width) * height == 0) return 0;
   const size_t h = static_cast<size_t>(height);
-  int64_t* rows = w.rows.grow(2 * h);
+  int64_t* rows = w.rows.data();
   int64_t* held = rows + h;
   int64_t* bound = w.bound.grow(1);
   size_t scan_bytes = 0, max_bytes = 0;
   CELERIS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, rows, held, height));
   CELERIS_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, max_bytes, held, bound, height));
   void* tmp = w.cub.grow(align256(std::max(scan_bytes, max_bytes)));
-  row_lit_kernel<<<static_cast<unsigned>(height), kThreads, 0, stream>>>(cvalue, width, threshold,
-                                                                         thresh, rows);
-  cuda::cuda_check_launch("row_lit_kernel");
-  if (components > 0) {
-    freed_kernel<<<blocks_for(components), kThreads, 0, stream>>>(keys, offset, components, width,
-                                                                  height, rows);
-    cuda::cuda_check_launch("freed_kernel");
-  }
   size_t bytes = scan_bytes;
   CELERIS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(tmp, bytes, rows, held, height, stream));
   bytes = max_bytes;
   CELERIS_CUDA_CHECK(cub::DeviceReduce::Max(tmp, bytes, held, bound, height, stream));
   const int64_t value = *cuda::read_back(bound, w.bound_back, 1, stream);
   return std::max<int64_t>(value, 0);  // the host's running maximum starts at 0
+}
+
+int64_t pixel_stack_bound(const float* cvalue, int width, int height, float threshold,
+                          const int32_t* keys, const int32_t* offset, int64_t components,
+                          ChainWork& w, cudaStream_t stream, const float* thresh) {
+  stack_rows_lit(cvalue, width, height, threshold, w, stream, thresh);
+  stack_rows_freed(keys, offset, components, width, 0, 0, height - 1, height, w, stream);
+  return stack_rows_bound(width, height, w, stream);
+}
+
+namespace {
+
+// The least top row (its root's row: the labels' roots are their components' first pixels) of
+// the components with a pixel on the band's last row; `top` holds the band's height beforehand.
+__global__ void last_row_top_kernel(const int32_t* parent, int width, int height, int32_t* top) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= width) return;
+  const int32_t root = parent[static_cast<int64_t>(height - 1) * width + x];
+  if (root >= 0) atomicMin(top, root / width);  // -1: not detected
+}
+
+__global__ void set_value_kernel(int32_t* at, int32_t v) {
+  *at = v;
+}
+
+}  // namespace
+
+void last_row_top(const int32_t* parent, int width, int height, int32_t* top, cudaStream_t stream) {
+  set_value_kernel<<<1, 1, 0, stream>>>(top, height);
+  cuda::cuda_check_launch("set_value_kernel");
+  if (static_cast<int64_t>(width) * height == 0) return;
+  last_row_top_kernel<<<blocks_for(width), kThreads, 0, stream>>>(parent, width, height, top);
+  cuda::cuda_check_launch("last_row_top_kernel");
 }
 
 }  // namespace celeris::extract::gpu

@@ -56,6 +56,22 @@ int64_t pixel_stack_bound(const float* cvalue, int width, int height, float thre
                           const int32_t* keys, const int32_t* offset, int64_t components,
                           ChainWork& work, cudaStream_t stream, const float* thresh = nullptr);
 
+// The same in parts, for a frame detected in bands of rows (front_end.cpp): the rows' lit pixels
+// over the whole frame, then each band's kept components whose last band-local row is in
+// [row_lo, row_hi] (the band's own; keys and offsets as chain_components leaves them, for a
+// band from frame row y0 of a frame of `height` rows), then the bound.
+void stack_rows_lit(const float* cvalue, int width, int height, float threshold, ChainWork& work,
+                    cudaStream_t stream, const float* thresh = nullptr);
+void stack_rows_freed(const int32_t* keys, const int32_t* offset, int64_t components, int width,
+                      int y0, int row_lo, int row_hi, int height, ChainWork& work,
+                      cudaStream_t stream);
+int64_t stack_rows_bound(int width, int height, ChainWork& work, cudaStream_t stream);
+
+// A band of rows just labelled (`parent` as label() leaves it: each detected pixel's component's
+// first pixel, -1 elsewhere): into *top (device memory), the least first row of the components
+// with a pixel on the band's last row, or the band's height when there is none. Band rows.
+void last_row_top(const int32_t* parent, int width, int height, int32_t* top, cudaStream_t stream);
+
 // The two images' values at the m chained pixels (y * width + x), for the host's detections:
 // value[chained[i]] and cvalue[chained[i]] into out_value[i] and out_cvalue[i], the pixel's x
 // and y into out_x[i] and out_y[i].
@@ -69,7 +85,8 @@ void gather_image(const int32_t* chained, int64_t m, const float* image, float* 
 
 // Each chained component's done line (one past its last row: detect()'s done_lines) into
 // ends[c], bitwise negated (~) when one of its pixels lies on the image's border (FLAGS 8).
+// `y0`: the chained pixels are a band's from frame row y0 (`height` the frame's).
 void component_ends(const int32_t* chained, const int32_t* offset, int64_t components, int width,
-                    int height, int32_t* ends, cudaStream_t stream);
+                    int height, int32_t* ends, cudaStream_t stream, int y0 = 0);
 
 }  // namespace celeris::extract::gpu

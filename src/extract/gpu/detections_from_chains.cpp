@@ -85,4 +85,31 @@ ObjectList detections_from_chains(int32_t* xs, int32_t* ys, int64_t n, const int
   return out;
 }
 
+void append_band_detections(ObjectList& out, std::vector<int64_t>& done, const int32_t* xs,
+                            const int32_t* ys, const int32_t* offset, const int32_t* ends,
+                            size_t c0, size_t c1, const float* value, const float* cvalue, int y0) {
+  if (c1 <= c0) return;
+  const int64_t first = offset[c0], last = offset[c1];
+  const size_t at = out.x.size(), m = static_cast<size_t>(last - first);
+  out.x.resize(at + m);
+  out.y.resize(at + m);
+  out.value.resize(at + m);
+  out.cvalue.resize(at + m);
+  for (size_t i = 0; i < m; ++i) {
+    out.x[at + i] = xs[first + static_cast<int64_t>(i)];
+    out.y[at + i] = ys[first + static_cast<int64_t>(i)] + y0;
+    out.value[at + i] = value[first + static_cast<int64_t>(i)];
+    out.cvalue[at + i] = cvalue[first + static_cast<int64_t>(i)];
+  }
+  for (size_t c = c0; c < c1; ++c) {
+    out.offset.push_back(static_cast<int64_t>(at) + offset[c + 1] - first);
+    const bool border = ends[c] < 0;
+    out.flags.push_back(border ? kFlagTruncated : 0);
+    out.fixed_centre.push_back(0);
+    out.cx.push_back(0.0);
+    out.cy.push_back(0.0);
+    done.push_back(border ? ~ends[c] : ends[c]);
+  }
+}
+
 }  // namespace celeris::extract::gpu

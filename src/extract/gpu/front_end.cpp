@@ -95,7 +95,97 @@ struct Context {
   // and offsets, the peaks.
   cuda::PinnedBuffer<int32_t> host_ends, host_offsets;
   cuda::PinnedBuffer<uint8_t> host_peaks;
+  // A frame in bands: the least first row of the components on a band's last row.
+  cuda::DeviceBuffer<int32_t> top;
+  cuda::PinnedBuffer<int32_t> host_top;
 };
+
+// The detections of a frame in bands of `band_rows` rows (Config::gpu_band_rows), its images
+// (value, detection) whole on the device: each band [y0, y1) labelled alone, its components
+// chained and gathered as the whole frame's are, and those it completes kept. Band k keeps the
+// components that do not touch its last row (all of them in the last band) and, for k > 0, end
+// on band k - 1's last row or below; band k + 1 starts at the first row of the highest component
+// on band k's last row. Then every component of the frame is kept once, whole, and the bands'
+// components, each in completion order, follow one another in the frame's (docs/architecture.md,
+// "Frames larger than the device"). Fills out.detections, done_lines, peaks and, with
+// `stack_bound`, pixel_stack_bound. Throws GpuBandsTooSmall when a component spans a whole band.
+void detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, int w, int h,
+                     int band_rows, const Config& config, bool stack_bound, FrontEnd& out) {
+  const cudaStream_t s = c.stream.get();
+  const float thresh = out.detect_thresh;
+  if (stack_bound) stack_rows_lit(d_cvalue, w, h, thresh, c.chains, s);
+  const int64_t band_pixels = static_cast<int64_t>(w) * band_rows;
+  const size_t nb = static_cast<size_t>(band_pixels);
+  c.parent.grow(nb);
+  c.count.grow(nb);
+  c.last.grow(nb);
+  c.comp_scratch.grow(component_scratch_bytes(band_pixels));
+  c.pixels.grow(nb);
+  c.keys.grow(nb);
+  int32_t* d_top = c.top.grow(1);
+  int32_t* h_top = c.host_top.grow(1);
+  // One page-locked return buffer for every band (a band keeps at most its pixels): the pool's
+  // allocations cost milliseconds each.
+  const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(nb, 2);
+  int y0 = 0, prev_y1 = 0;
+  for (int band = 0;; ++band) {
+    const int y1 = static_cast<int>(std::min<int64_t>(h, int64_t{y0} + band_rows));
+    const int hb = y1 - y0;
+    const bool last_band = y1 == h;
+    const int64_t n = static_cast<int64_t>(w) * hb;
+    const float* value = d_value + static_cast<int64_t>(y0) * w;
+    const float* cvalue = d_cvalue + static_cast<int64_t>(y0) * w;
+    label(value, cvalue, thresh, w, hb, c.parent.data(), c.count.data(), c.last.data(), s);
+    if (!last_band) last_row_top(c.parent.data(), w, hb, d_top, s);
+    const int64_t kept =
+        sorted_components(c.parent.data(), c.count.data(), c.last.data(), n, config.detect_minarea,
+                          c.comp_scratch.data(), c.pixels.data(), c.keys.data(), c.readback, s);
+    const int64_t ncomp = chain_components(c.pixels.data(), c.keys.data(), kept, w, c.chains,
+                                           c.chained.grow(static_cast<size_t>(kept)),
+                                           c.offsets.grow(static_cast<size_t>(kept) + 1), s);
+    // This band's own components: their last rows (band rows) in [lo, hi].
+    const int lo = band > 0 ? prev_y1 - 1 - y0 : 0, hi = last_band ? hb - 1 : hb - 2;
+    if (stack_bound)
+      stack_rows_freed(c.keys.data(), c.offsets.data(), ncomp, w, y0, lo, hi, h, c.chains, s);
+    const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
+    float* gathered = c.gathered.grow(2 * m);
+    gather_values(c.chained.data(), kept, value, cvalue, w, gathered, gathered + m, c.count.data(),
+                  c.last.data(), s);
+    component_ends(c.chained.data(), c.offsets.data(), ncomp, w, h, c.parent.data(), s, y0);
+    count_peaks(c.chained.data(), c.offsets.data(), ncomp, value, cvalue, thresh, w, hb,
+                c.peaks.grow(nc), s);
+    int32_t* xy = pixels->xy.data();
+    float* values = pixels->values.data();
+    int32_t* ends = c.host_ends.grow(nc);
+    int32_t* offsets = c.host_offsets.grow(nc + 1);
+    uint8_t* peaks = c.host_peaks.grow(nc);
+    c.count.download_async(xy, m, s);
+    c.last.download_async(xy + nb, m, s);
+    c.gathered.download_async(values, 2 * m, s);
+    c.parent.download_async(ends, nc, s);
+    c.offsets.download_async(offsets, nc + 1, s);
+    if (nc) c.peaks.download_async(peaks, nc, s);
+    if (!last_band) c.top.download_async(h_top, 1, s);
+    c.stream.synchronize();
+    // Completion order is by the last pixel: the band's own components are one run of them.
+    auto last_row = [&](size_t k) { return (ends[k] < 0 ? ~ends[k] : ends[k]) - 1 - y0; };
+    size_t c0 = 0;
+    while (c0 < nc && last_row(c0) < lo) ++c0;
+    size_t c1 = c0;
+    while (c1 < nc && last_row(c1) <= hi) ++c1;
+    append_band_detections(out.detections, out.done_lines, xy, xy + nb, offsets, ends, c0, c1,
+                           values, values + m, y0);
+    out.peaks.insert(out.peaks.end(), peaks + c0, peaks + c1);
+    if (last_band) break;
+    const int next = y0 + *h_top;
+    if (next <= y0)
+      throw GpuBandsTooSmall("a detection spans a whole band of " + std::to_string(band_rows) +
+                             " rows (from row " + std::to_string(y0 + 1) + ")");
+    prev_y1 = y1;
+    y0 = next;
+  }
+  if (stack_bound) out.pixel_stack_bound = stack_rows_bound(w, h, c.chains, s);
+}
 
 // Frames in the front end at once, each with a context of its own. Two, so that in a stream
 // of frames one frame's upload and host steps (the mesh grid's finish, the waits for the
@@ -145,18 +235,40 @@ int64_t frame_image_bytes(int64_t pixels) {
 }
 
 int64_t frame_device_bytes(int64_t pixels) {
+  return banded_frame_device_bytes(pixels, pixels);
+}
+
+int64_t banded_frame_device_bytes(int64_t pixels, int64_t band_pixels) {
   // Beyond the kernels' 32-bit indexes a frame cannot be planned (nor CUB's scratch asked for).
   if (pixels > kMaxGpuPixels) return std::numeric_limits<int64_t>::max();
-  const int64_t n = std::max<int64_t>(pixels, 0);
-  const int64_t words = 4 * n;                               // a 4-byte word per pixel
-  return frame_image_bytes(n)                                // the frame's two images (FrameImages)
-         + 3 * words                                         // labels: parent, count, last
-         + 2 * words                                         // the components' pixels and keys
-         + static_cast<int64_t>(component_scratch_bytes(n))  // their selection and sort
-         + 2 * words + 4                                     // the chains and their offsets
-         + 2 * words                                         // the gathered values (two per pixel)
-         + n                                                 // the peaks (a byte per detection)
+  const int64_t n = std::max<int64_t>(pixels, 0), b = std::clamp<int64_t>(band_pixels, 0, n);
+  const int64_t words = 4 * n, band_words = 4 * b;           // a 4-byte word per pixel
+  return frame_image_bytes(n)                                // the frame's two images
+         + 3 * band_words                                    // labels: parent, count, last
+         + 2 * band_words                                    // the components' pixels and keys
+         + static_cast<int64_t>(component_scratch_bytes(b))  // their selection and sort
+         + 2 * band_words + 4                                // the chains and their offsets
+         + 2 * band_words                                    // the gathered values (two a pixel)
+         + b                                                 // the peaks (a byte per detection)
          + words + 2 * words;  // the blanking codes and the owned pixels' (pixel, code) pairs
+}
+
+int64_t detection_band_rows(int64_t width, int64_t height, int64_t fronts, int64_t back_frames,
+                            int64_t device_bytes) {
+  const int64_t pixels = width * height;
+  if (pixels > kMaxGpuPixels || width <= 0 || device_bytes <= 0) return 0;
+  auto fits = [&](int64_t rows) {
+    const int64_t needed = stream_device_bytes(banded_frame_device_bytes(pixels, width * rows),
+                                               frame_image_bytes(pixels), fronts, back_frames);
+    return static_cast<double>(needed) <= kUsableShare * static_cast<double>(device_bytes);
+  };
+  if (height <= kMinBandRows || !fits(kMinBandRows)) return 0;
+  int64_t lo = kMinBandRows, hi = height;  // fits(lo); the answer is below hi
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 namespace {
@@ -306,6 +418,78 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     d_cvalue = d_image;
   }
   timer.mark(kFiltered, s);
+  // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
+  // labels do not give: an upper bound of what it holds is taken, and where that might
+  // overflow, the frame is detected again on the host with the stack modelled (below).
+  const bool stack_may_matter =
+      config.memory_pixstack > 0 && static_cast<int64_t>(w) * h >= config.memory_pixstack - 1;
+  // Where the bound says the stack may overflow: the frame detected again on the host.
+  auto detect_on_host_if_the_stack_overflows = [&] {
+    if (!stack_may_matter || out.pixel_stack_bound < config.memory_pixstack - 1) return;
+    const auto t_detect = Clock::now();
+    frame->downloaded.synchronize();      // the host's detection reads the value image
+    if (out.filtered_on_device_only()) {  // the host's detection reads the detection image
+      frame->host_filtered.grow(nz);
+      frame->image.download(frame->host_filtered.data(), nz);
+      out.filtered = {frame->host_filtered.data(), w, h};
+    }
+    std::vector<PixelStackOverflow> overflows;
+    out.peaks.clear();  // counted for the labels' detections, not these
+    out.done_lines.clear();
+    out.detections =
+        detect(out.value, out.detection_image(),
+               {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);
+    for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
+    out.stage_seconds.emplace_back("host detection (MEMORY_PIXSTACK may overflow)",
+                                   seconds_since(t_detect));
+  };
+  // The images go back on the copy stream, beside the kernels after the filter (none writes
+  // them) and after the detections' downloads where those are queued first.
+  auto download_images = [&] {
+    c.filtered.record(s);
+    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(c.copies.get(), c.filtered.get(), 0));
+    frame->value.download_async(frame->host_value.data(), nz, c.copies.get());
+    if (download_filtered)
+      frame->image.download_async(frame->host_filtered.data(), nz, c.copies.get());
+    frame->downloaded.record(c.copies.get());
+  };
+  auto images_out = [&] {
+    if (defer_host_images)
+      out.host_images_pending = [frame] { frame->downloaded.synchronize(); };
+    else
+      frame->downloaded.synchronize();
+    out.value = {frame->host_value.data(), w, h};
+    if (download_filtered) out.filtered = {frame->host_filtered.data(), w, h};
+    out.device_value = d_value;
+    out.device_cvalue = d_cvalue;
+    out.storage = frame;
+  };
+  auto stages_so_far = [&]() -> std::vector<std::pair<std::string, double>> {
+    return {{"gpu setup", setup},
+            {image.device ? "gpu copy (device-resident frame)" : "gpu upload",
+             timer.seconds(kStart, kUploaded)},
+            {"gpu background meshes", timer.seconds(kUploaded, kMeshes)},
+            {"  of which mesh kernels", timer.seconds(kUploaded, kMeshKernels)},
+            {"host background map (finish_background)", finish},
+            {"gpu map upload and rows", timer.seconds(kMeshes, kMapReady)},
+            {"gpu subtract", timer.seconds(kMapReady, kSubtracted)},
+            {"gpu filter", timer.seconds(kSubtracted, kFiltered)}};
+  };
+
+  // 4-6 for a frame in bands of rows (Config::gpu_band_rows): the images are back first.
+  if (config.gpu_band_rows > 0 && config.gpu_band_rows < h) {
+    download_images();
+    const auto t_bands = Clock::now();
+    detect_in_bands(c, d_value, d_cvalue, w, h, static_cast<int>(config.gpu_band_rows), config,
+                    stack_may_matter, out);
+    const double bands = seconds_since(t_bands);
+    images_out();
+    out.stage_seconds = stages_so_far();
+    out.stage_seconds.emplace_back(
+        "gpu detection in bands of " + std::to_string(config.gpu_band_rows) + " rows", bands);
+    detect_on_host_if_the_stack_overflows();
+    return out;
+  }
 
   // 4. Labelling and the components in completion order.
   label(d_value, d_cvalue, out.detect_thresh, w, h, c.parent.grow(n), c.count.grow(n),
@@ -323,11 +507,6 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
                                          c.chained.grow(static_cast<size_t>(kept)),
                                          c.offsets.grow(static_cast<size_t>(kept) + 1), s);
   timer.mark(kChained, s);
-  // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
-  // labels do not give: an upper bound of what it holds is taken, and where that might
-  // overflow, the frame is detected again on the host with the stack modelled (below).
-  const bool stack_may_matter =
-      config.memory_pixstack > 0 && static_cast<int64_t>(w) * h >= config.memory_pixstack - 1;
   double bound_seconds = 0;
   if (stack_may_matter) {
     const auto t_bound = Clock::now();
@@ -360,39 +539,18 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
   c.gathered.download_async(host_gathered, 2 * m, s);
   if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
-  // The images go back on the copy stream after those downloads (no kernel writes them after
-  // the filter): queued first, the image's 64 MB had held the detections' lists behind it on
-  // the copy engine (stop 37). With defer_host_images they come down beside the host gather
-  // and the stages after the front end.
-  c.filtered.record(s);
-  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(c.copies.get(), c.filtered.get(), 0));
-  frame->value.download_async(frame->host_value.data(), nz, c.copies.get());
-  if (download_filtered)
-    frame->image.download_async(frame->host_filtered.data(), nz, c.copies.get());
-  frame->downloaded.record(c.copies.get());
+  // The images after those downloads: queued first, the image's 64 MB had held the detections'
+  // lists behind it on the copy engine (stop 37). With defer_host_images they come down beside
+  // the host gather and the stages after the front end.
+  download_images();
   c.stream.synchronize();
-  if (defer_host_images)
-    out.host_images_pending = [frame] { frame->downloaded.synchronize(); };
-  else
-    frame->downloaded.synchronize();
+  images_out();
   const double download = seconds_since(t_download);
-  out.value = {frame->host_value.data(), w, h};
-  if (download_filtered) out.filtered = {frame->host_filtered.data(), w, h};
-  out.device_value = d_value;
-  out.device_cvalue = d_cvalue;
-  out.storage = frame;
-  out.stage_seconds = {{"gpu setup", setup},
-                       {image.device ? "gpu copy (device-resident frame)" : "gpu upload",
-                        timer.seconds(kStart, kUploaded)},
-                       {"gpu background meshes", timer.seconds(kUploaded, kMeshes)},
-                       {"  of which mesh kernels", timer.seconds(kUploaded, kMeshKernels)},
-                       {"host background map (finish_background)", finish},
-                       {"gpu map upload and rows", timer.seconds(kMeshes, kMapReady)},
-                       {"gpu subtract", timer.seconds(kMapReady, kSubtracted)},
-                       {"gpu filter", timer.seconds(kSubtracted, kFiltered)},
-                       {"gpu label", timer.seconds(kFiltered, kLabelled)},
-                       {"gpu components", timer.seconds(kLabelled, kSorted)},
-                       {"gpu chains", timer.seconds(kSorted, kChained)}};
+  out.stage_seconds = stages_so_far();
+  out.stage_seconds.insert(out.stage_seconds.end(),
+                           {{"gpu label", timer.seconds(kFiltered, kLabelled)},
+                            {"gpu components", timer.seconds(kLabelled, kSorted)},
+                            {"gpu chains", timer.seconds(kSorted, kChained)}});
   if (stack_may_matter) out.stage_seconds.emplace_back("gpu pixel-stack bound", bound_seconds);
   const auto t_gather = Clock::now();
   out.detections =
@@ -402,24 +560,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   if (nc) out.peaks.assign(c.host_peaks.data(), c.host_peaks.data() + nc);
   out.stage_seconds.emplace_back("gpu download wait", download);
   out.stage_seconds.emplace_back("host gather", seconds_since(t_gather));
-  if (stack_may_matter && out.pixel_stack_bound >= config.memory_pixstack - 1) {
-    const auto t_detect = Clock::now();
-    frame->downloaded.synchronize();      // the host's detection reads the value image
-    if (out.filtered_on_device_only()) {  // the host's detection reads the detection image
-      frame->host_filtered.grow(nz);
-      frame->image.download(frame->host_filtered.data(), nz);
-      out.filtered = {frame->host_filtered.data(), w, h};
-    }
-    std::vector<PixelStackOverflow> overflows;
-    out.peaks.clear();  // counted for the labels' detections, not these
-    out.done_lines.clear();
-    out.detections =
-        detect(out.value, out.detection_image(),
-               {out.detect_thresh, config.detect_minarea, config.memory_pixstack}, &overflows);
-    for (const PixelStackOverflow& o : overflows) out.warnings.push_back(pixel_stack_warning(o));
-    out.stage_seconds.emplace_back("host detection (MEMORY_PIXSTACK may overflow)",
-                                   seconds_since(t_detect));
-  }
+  detect_on_host_if_the_stack_overflows();
   return out;
 }
 

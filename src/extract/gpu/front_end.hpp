@@ -109,6 +109,21 @@ bool available();
 // every pixel were detected (the per-object buffers after them are smaller); the largest int64_t
 // beyond 2^31 - 1 pixels (not to be planned); 0 without CUDA.
 int64_t frame_device_bytes(int64_t pixels);
+// The same for a frame detected in bands of `band_pixels` pixels (Config::gpu_band_rows rows):
+// the images, blanking codes and owned pixels the frame's, the detection's buffers a band's.
+int64_t banded_frame_device_bytes(int64_t pixels, int64_t band_pixels);
+// The fewest rows a band may have (a detection taller than a band sends the frame to the CPU).
+constexpr int64_t kMinBandRows = 64;
+// The most rows of a band (at least kMinBandRows, fewer than `height`) with which a frame of
+// width x height, in a stream's load of `fronts` frames in the front stages and `back_frames`
+// keeping their images, fits the device's usable share (device_memory_plan.hpp); 0 when none
+// does.
+int64_t detection_band_rows(int64_t width, int64_t height, int64_t fronts, int64_t back_frames,
+                            int64_t device_bytes);
+// A frame in bands with a detection spanning a whole band (the pipeline extracts it on the CPU).
+struct GpuBandsTooSmall : Error {
+  using Error::Error;
+};
 // Of those, the frame's two images (value and detection), which stay on the device until its
 // catalog is written (the back stages read them); 0 without CUDA.
 int64_t frame_image_bytes(int64_t pixels);

@@ -18,6 +18,14 @@ int64_t frame_image_bytes(int64_t) {
   return 0;
 }
 
+int64_t banded_frame_device_bytes(int64_t, int64_t) {
+  return 0;
+}
+
+int64_t detection_band_rows(int64_t, int64_t, int64_t, int64_t, int64_t) {
+  return 0;
+}
+
 void release_idle_buffers() {}
 
 int64_t device_memory_bytes() {
