@@ -46,9 +46,10 @@ ObjectList detections_from_chains(int32_t* xs, int32_t* ys, int64_t n, const int
 
 // A frame detected in bands of rows (front_end.cpp): appends to `out` (and their done lines to
 // `done`) components [c0, c1) of a band, as detections_from_chains reads them, their y (the
-// band's rows) moved to the frame's rows from y0. Copies; one thread.
+// band's rows) moved to the frame's rows from y0. Copies, on `threads` threads.
 void append_band_detections(ObjectList& out, std::vector<int64_t>& done, const int32_t* xs,
                             const int32_t* ys, const int32_t* offset, const int32_t* ends,
-                            size_t c0, size_t c1, const float* value, const float* cvalue, int y0);
+                            size_t c0, size_t c1, const float* value, const float* cvalue, int y0,
+                            int threads);
 
 }  // namespace celeris::extract::gpu

@@ -109,8 +109,14 @@ struct Context {
 // components, each in completion order, follow one another in the frame's (docs/architecture.md,
 // "Frames larger than the device"). Fills out.detections, done_lines, peaks and, with
 // `stack_bound`, pixel_stack_bound. Throws GpuBandsTooSmall when a component spans a whole band.
-void detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, int w, int h,
-                     int band_rows, const Config& config, bool stack_bound, FrontEnd& out) {
+// Its steps' seconds: the page-locked return buffer taken, the host's appends.
+struct BandSeconds {
+  double buffer = 0, appends = 0;
+};
+
+BandSeconds detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, int w, int h,
+                            int band_rows, const Config& config, bool stack_bound, int host_threads,
+                            FrontEnd& out) {
   const cudaStream_t s = c.stream.get();
   const float thresh = out.detect_thresh;
   if (stack_bound) stack_rows_lit(d_cvalue, w, h, thresh, c.chains, s);
@@ -126,7 +132,14 @@ void detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, in
   int32_t* h_top = c.host_top.grow(1);
   // One page-locked return buffer for every band (a band keeps at most its pixels): the pool's
   // allocations cost milliseconds each.
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  BandSeconds seconds;
+  const auto t_buffer = Clock::now();
   const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(nb, 2);
+  seconds.buffer = since(t_buffer);
   int y0 = 0, prev_y1 = 0;
   for (int band = 0;; ++band) {
     const int y1 = static_cast<int>(std::min<int64_t>(h, int64_t{y0} + band_rows));
@@ -173,9 +186,11 @@ void detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, in
     while (c0 < nc && last_row(c0) < lo) ++c0;
     size_t c1 = c0;
     while (c1 < nc && last_row(c1) <= hi) ++c1;
+    const auto t_append = Clock::now();
     append_band_detections(out.detections, out.done_lines, xy, xy + nb, offsets, ends, c0, c1,
-                           values, values + m, y0);
+                           values, values + m, y0, host_threads);
     out.peaks.insert(out.peaks.end(), peaks + c0, peaks + c1);
+    seconds.appends += since(t_append);
     if (last_band) break;
     const int next = y0 + *h_top;
     if (next <= y0)
@@ -185,6 +200,7 @@ void detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, in
     y0 = next;
   }
   if (stack_bound) out.pixel_stack_bound = stack_rows_bound(w, h, c.chains, s);
+  return seconds;
 }
 
 // Frames in the front end at once, each with a context of its own. Two, so that in a stream
@@ -480,13 +496,16 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   if (config.gpu_band_rows > 0 && config.gpu_band_rows < h) {
     download_images();
     const auto t_bands = Clock::now();
-    detect_in_bands(c, d_value, d_cvalue, w, h, static_cast<int>(config.gpu_band_rows), config,
-                    stack_may_matter, out);
+    const BandSeconds steps =
+        detect_in_bands(c, d_value, d_cvalue, w, h, static_cast<int>(config.gpu_band_rows), config,
+                        stack_may_matter, host_threads, out);
     const double bands = seconds_since(t_bands);
     images_out();
     out.stage_seconds = stages_so_far();
     out.stage_seconds.emplace_back(
         "gpu detection in bands of " + std::to_string(config.gpu_band_rows) + " rows", bands);
+    out.stage_seconds.emplace_back("  of which the return buffer taken", steps.buffer);
+    out.stage_seconds.emplace_back("  of which the host's appends", steps.appends);
     detect_on_host_if_the_stack_overflows();
     return out;
   }
