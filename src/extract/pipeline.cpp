@@ -163,12 +163,20 @@ FrontEnd cpu_front_end(ImageView<const float> image, Image<float>* reuse, const 
   return out;
 }
 
-// Why a frame with --device cuda is extracted on the CPU instead (empty: it is not): the GPU
-// cannot index it, or its planned device memory is more than the device (or
-// Config::gpu_memory_bytes) allows (gpu/device_memory_plan.hpp). Without a usable device the
-// GPU path's own error stands.
-std::string gpu_refusal(int64_t width, int64_t height, const Config& config,
-                        const GpuStreamLoad& load = {}) {
+// Where a frame with --device cuda runs: `on_cpu`, why it is extracted on the CPU instead
+// (empty: it is not), or `band_rows`, the rows of the bands its detection runs in (0: at once).
+// A frame whose planned device memory is more than the device (or Config::gpu_memory_bytes)
+// allows has its detection in bands where that plan fits (`can_band`: a frame whose front end
+// would be the GPU's unweighted one) and goes to the CPU otherwise, as does a frame the GPU
+// cannot index (gpu/device_memory_plan.hpp, front_end.hpp detection_band_rows). Without a
+// usable device the GPU path's own error stands.
+struct GpuPlacement {
+  std::string on_cpu;
+  int64_t band_rows = 0;
+};
+
+GpuPlacement gpu_placement(int64_t width, int64_t height, const Config& config,
+                           const GpuStreamLoad& load, bool can_band) {
   if (config.device != Backend::Cuda) return {};
   if (!gpu::available()) return {};
   const int64_t device = gpu::device_memory_limit(config);
@@ -182,17 +190,17 @@ std::string gpu_refusal(int64_t width, int64_t height, const Config& config,
                                : "the stream's frames on the device (" + std::to_string(fronts) +
                                      " in the front stages, " + std::to_string(back) +
                                      " keeping their images for the back stages)";
-  return gpu::gpu_frame_refusal(width, height, needed, device, what);
+  GpuPlacement p;
+  p.on_cpu = gpu::gpu_frame_refusal(width, height, needed, device, what);
+  if (!p.on_cpu.empty() && can_band &&
+      (p.band_rows = gpu::detection_band_rows(width, height, fronts, back, device)) > 0)
+    p.on_cpu.clear();
+  return p;
 }
 
-// With --device cuda, a frame whose whole plan does not fit (gpu_refusal) but fits with its
-// detection in bands of rows: those rows (front_end.hpp detection_band_rows), else 0.
-int64_t gpu_band_rows(int64_t width, int64_t height, const Config& config,
-                      const GpuStreamLoad& load = {}) {
-  if (config.device != Backend::Cuda || !gpu::available()) return 0;
-  return gpu::detection_band_rows(
-      width, height, static_cast<int64_t>(std::max<size_t>(load.fronts, 1)),
-      static_cast<int64_t>(load.back_frames), gpu::device_memory_limit(config));
+// The warning's reason when a frame's detection in bands met a detection taller than a band.
+std::string bands_too_small(const gpu::GpuBandsTooSmall& e) {
+  return std::string("the frame's detection in bands of rows: ") + e.what();
 }
 
 Config cpu_config(const Config& config) {
@@ -271,16 +279,10 @@ FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse
   // A frame the GPU cannot hold whole has its detection in bands of rows, or if even that does
   // not fit (or a detection spans a whole band), goes to the CPU whole (the same catalog), with
   // a warning.
-  std::string on_cpu = gpu_refusal(image.width, image.height, config, load);
-  Config run_config = config;
-  if (!on_cpu.empty() && !host_front) {
-    const int64_t rows = gpu_band_rows(image.width, image.height, config, load);
-    if (rows > 0) {
-      run_config.gpu_band_rows = rows;
-      on_cpu.clear();
-    }
-  }
-  if (!on_cpu.empty()) run_config = cpu_config(config);
+  const GpuPlacement place = gpu_placement(image.width, image.height, config, load, !host_front);
+  std::string on_cpu = place.on_cpu;
+  Config run_config = on_cpu.empty() ? config : cpu_config(config);
+  if (place.band_rows > 0) run_config.gpu_band_rows = place.band_rows;
   const bool gpu_front = run_config.device == Backend::Cuda && !host_front;
   if (!gpu_front) convert_stored_in_place(stored_memory, stored);
   validate(image, run_config, gpu_front);
@@ -305,7 +307,7 @@ FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse
   try {
     stage = run_front(run_config, gpu_front);
   } catch (const gpu::GpuBandsTooSmall& e) {
-    on_cpu = std::string("the frame's detection in bands of rows: ") + e.what();
+    on_cpu = bands_too_small(e);
     run_config = cpu_config(config);
     convert_stored_in_place(stored_memory, stored);  // the GPU left the host's pixels as read
     stage = run_front(run_config, false);
@@ -335,34 +337,29 @@ FrontStage extract_front(ImageView<float> pixels, StoredPixels& stored, const Co
 FrontStage extract_front(const DeviceImage& image, const Config& config,
                          const MeasureRequest& request) {
   if (image.empty()) throw Error("empty image: no pixels to extract from");
-  std::string on_cpu = gpu_refusal(image.width(), image.height(), config);
-  Config banded = config;
-  if (!on_cpu.empty() &&
-      (banded.gpu_band_rows = gpu_band_rows(image.width(), image.height(), config)) > 0)
-    on_cpu.clear();
-  auto on_device = [&](const Config& run_config) {
-    return front_stage(
-        run_config, image.width(), image.height(),
-        [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
-          return gpu::front_end(image, c, f, nt, host_reads_detection_image(c, request), true);
-        });
-  };
+  const GpuPlacement place =
+      gpu_placement(image.width(), image.height(), config, GpuStreamLoad{}, true);
+  std::string on_cpu = place.on_cpu;
   if (config.device == Backend::Cuda && on_cpu.empty()) {
     validate_config(config);
+    Config run_config = config;
+    if (place.band_rows > 0) run_config.gpu_band_rows = place.band_rows;
     try {
-      return on_device(banded);
+      return front_stage(
+          run_config, image.width(), image.height(),
+          [&](const Config& c, const FilterParams& f, int nt, StageTimer&, FrontStage&) {
+            return gpu::front_end(image, c, f, nt, host_reads_detection_image(c, request), true);
+          });
     } catch (const gpu::GpuBandsTooSmall& e) {
-      on_cpu = std::string("the frame's detection in bands of rows: ") + e.what();
+      on_cpu = bands_too_small(e);
     }
   }
-  {
-    // The CPU path on a host copy (whose memory becomes the subtracted image).
-    Image<float> host = image.download();
-    FrontStage stage =
-        extract_front(host.view(), &host, on_cpu.empty() ? config : cpu_config(config), request);
-    if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
-    return stage;
-  }
+  // The CPU path on a host copy (whose memory becomes the subtracted image).
+  Image<float> host = image.download();
+  FrontStage stage =
+      extract_front(host.view(), &host, on_cpu.empty() ? config : cpu_config(config), request);
+  if (!on_cpu.empty()) stage.info.warnings.push_back(cpu_warning(on_cpu));
+  return stage;
 }
 
 Result extract_back(FrontStage&& stage, const MeasureRequest& request) {

@@ -15,6 +15,7 @@
 #include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "celeris/simulate.hpp"
+#include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/deblend_tree.hpp"
@@ -68,6 +69,14 @@ void expect_same_on_both(const Image<float>& image, Config config, const char* w
 void expect_same_on_both(const Image<float>& image, const Config& config, const char* what) {
   expect_same_on_both(image, config, what, true);
   expect_same_on_both(image, config, what, false);
+}
+
+// The warnings of a run sent to the CPU (the GPU could not hold the frame).
+int cpu_warnings(const Result& r) {
+  int found = 0;
+  for (const std::string& w : r.info.warnings)
+    found += w.find("the frame is extracted on the CPU") != std::string::npos;
+  return found;
 }
 
 Image<float> simulated(int w, int h, uint64_t seed, int nan_patches = 0) {
@@ -335,19 +344,13 @@ TEST_F(GpuFrontEnd, AFrameOverTheMemoryLimitIsOnTheCpu) {
   c.gpu_memory_bytes = int64_t{1} << 20;  // far less than a 600 x 500 frame plans for
   expect_same_on_both(img, c, "over the memory limit");
   c.device = Backend::Cuda;
-  auto on_cpu = [](const Result& r) {
-    int found = 0;
-    for (const std::string& w : r.info.warnings)
-      found += w.find("the frame is extracted on the CPU") != std::string::npos;
-    return found;
-  };
   const Result from_host = extract::extract(img.view(), c);
-  EXPECT_EQ(on_cpu(from_host), 1);
+  EXPECT_EQ(cpu_warnings(from_host), 1);
   const Result from_device = extract::extract(DeviceImage::upload(img.view()), c);
-  EXPECT_EQ(on_cpu(from_device), 1);
+  EXPECT_EQ(cpu_warnings(from_device), 1);
   EXPECT_TRUE(same_bits(from_host.objects.flux_auto, from_device.objects.flux_auto));
   c.gpu_memory_bytes = 0;  // the device's own memory
-  EXPECT_EQ(on_cpu(extract::extract(img.view(), c)), 0);
+  EXPECT_EQ(cpu_warnings(extract::extract(img.view(), c)), 0);
   c.gpu_memory_bytes = -1;
   EXPECT_THROW(extract::extract(img.view(), c), Error);
 }
@@ -373,11 +376,10 @@ bool in_bands(const Result& r) {
   return false;
 }
 
-int cpu_warnings(const Result& r) {
-  int found = 0;
-  for (const std::string& w : r.info.warnings)
-    found += w.find("the frame is extracted on the CPU") != std::string::npos;
-  return found;
+// A run whose detection ran in bands on the GPU, not sent to the CPU.
+void expect_in_bands_on_the_gpu(const Result& r, const std::string& what) {
+  EXPECT_TRUE(in_bands(r)) << what;
+  EXPECT_EQ(cpu_warnings(r), 0) << what;
 }
 
 template <class Column>
@@ -430,9 +432,7 @@ TEST_F(GpuFrontEnd, AFrameInBandsGivesTheCpuCatalog) {
   c.gpu_band_rows = 90;
   expect_same_on_both(img, c, "bands of 90 rows");
   c.device = Backend::Cuda;
-  const Result r = extract::extract(img.view(), c);
-  EXPECT_TRUE(in_bands(r));
-  EXPECT_EQ(cpu_warnings(r), 0);
+  expect_in_bands_on_the_gpu(extract::extract(img.view(), c), "bands of 90 rows");
   c.gpu_band_rows = -1;
   EXPECT_THROW(extract::extract(img.view(), c), Error);
 }
@@ -445,7 +445,8 @@ TEST_F(GpuFrontEnd, AFrameOverTheMemoryLimitIsDetectedInBands) {
   Config c;
   // Room for bands of about 200 rows, not for the whole frame's detection.
   c.gpu_memory_bytes =
-      static_cast<int64_t>(gpu::banded_frame_device_bytes(pixels, 800 * 200) / 0.8) + 1000;
+      static_cast<int64_t>(gpu::banded_frame_device_bytes(pixels, 800 * 200) / gpu::kUsableShare) +
+      1000;
   ASSERT_GT(gpu::frame_device_bytes(pixels), c.gpu_memory_bytes);
   const int64_t rows = gpu::detection_band_rows(800, 900, 1, 0, c.gpu_memory_bytes);
   EXPECT_GE(rows, 199);
@@ -454,11 +455,9 @@ TEST_F(GpuFrontEnd, AFrameOverTheMemoryLimitIsDetectedInBands) {
   expect_same_on_both(img, c, "bands by the memory limit");
   c.device = Backend::Cuda;
   const Result from_host = extract::extract(img.view(), c);
-  EXPECT_TRUE(in_bands(from_host));
-  EXPECT_EQ(cpu_warnings(from_host), 0);
+  expect_in_bands_on_the_gpu(from_host, "from host memory");
   const Result from_device = extract::extract(DeviceImage::upload(img.view()), c);
-  EXPECT_TRUE(in_bands(from_device));
-  EXPECT_EQ(cpu_warnings(from_device), 0);
+  expect_in_bands_on_the_gpu(from_device, "from device memory");
   EXPECT_TRUE(same_bits(from_host.objects.flux_auto, from_device.objects.flux_auto));
 }
 

@@ -100,16 +100,73 @@ struct Context {
   cuda::PinnedBuffer<int32_t> host_top;
 };
 
+// Rows [y0, y0 + rows) of the frame's images (`value` and `cvalue` point at row y0; a frame at
+// once is one such band): labelled, their components of DETECT_MINAREA pixels or more selected
+// in completion order and chained in SExtractor's order (chain_order.hpp), on c's stream, the
+// timer's kLabelled, kSorted and kChained marked; with `top`, the least first row of the
+// components on the rows' last row into it (last_row_top). Waits for the counts.
+struct Chained {
+  int64_t pixels = 0, components = 0;
+};
+
+Chained chain_rows(Context& c, const float* value, const float* cvalue, float thresh, int w,
+                   int rows, int minarea, int32_t* top) {
+  const cudaStream_t s = c.stream.get();
+  const int64_t n = static_cast<int64_t>(w) * rows;
+  const size_t nz = static_cast<size_t>(n);
+  label(value, cvalue, thresh, w, rows, c.parent.grow(nz), c.count.grow(nz), c.last.grow(nz), s);
+  c.timer.mark(kLabelled, s);
+  if (top) last_row_top(c.parent.data(), w, rows, top, s);
+  c.comp_scratch.grow(component_scratch_bytes(n));
+  // count's and last's roles end in sorted_components; parent is read there too.
+  const int64_t kept =
+      sorted_components(c.parent.data(), c.count.data(), c.last.data(), n, minarea,
+                        c.comp_scratch.data(), c.pixels.grow(nz), c.keys.grow(nz), c.readback, s);
+  c.timer.mark(kSorted, s);
+  const int64_t ncomp = chain_components(c.pixels.data(), c.keys.data(), kept, w, c.chains,
+                                         c.chained.grow(static_cast<size_t>(kept)),
+                                         c.offsets.grow(static_cast<size_t>(kept) + 1), s);
+  c.timer.mark(kChained, s);
+  return {kept, ncomp};
+}
+
+// The chained pixels of chain_rows' rows: their values and coordinates, each component's end
+// (frame rows, from y0 of a frame of h rows) and peaks made on the device, then their downloads
+// queued: x and the rows' y to xy and xy + y_stride, the two images' values to `values` and
+// values + chained.pixels, the ends, offsets and peaks to c's host buffers. The labels' buffers
+// are free since sorted_components and each holds a word per pixel of the rows: enough for the
+// pixels' x (count), y (last) and the components' ends (parent).
+void gather_chained(Context& c, const float* value, const float* cvalue, float thresh, int w,
+                    int rows, int y0, int h, Chained chained, int32_t* xy, size_t y_stride,
+                    float* values) {
+  const cudaStream_t s = c.stream.get();
+  const size_t m = static_cast<size_t>(chained.pixels),
+               nc = static_cast<size_t>(chained.components);
+  float* gathered = c.gathered.grow(2 * m);
+  gather_values(c.chained.data(), chained.pixels, value, cvalue, w, gathered, gathered + m,
+                c.count.data(), c.last.data(), s);
+  component_ends(c.chained.data(), c.offsets.data(), chained.components, w, h, c.parent.data(), s,
+                 y0);
+  count_peaks(c.chained.data(), c.offsets.data(), chained.components, value, cvalue, thresh, w,
+              rows, c.peaks.grow(nc), s);
+  c.count.download_async(xy, m, s);
+  c.last.download_async(xy + y_stride, m, s);
+  c.parent.download_async(c.host_ends.grow(nc), nc, s);
+  c.offsets.download_async(c.host_offsets.grow(nc + 1), nc + 1, s);
+  c.gathered.download_async(values, 2 * m, s);
+  if (nc) c.peaks.download_async(c.host_peaks.grow(nc), nc, s);
+}
+
 // The detections of a frame in bands of `band_rows` rows (Config::gpu_band_rows), its images
 // (value, detection) whole on the device: each band [y0, y1) labelled alone, its components
-// chained and gathered as the whole frame's are, and those it completes kept. Band k keeps the
+// chained and gathered as a frame's at once are, and those it completes kept. Band k keeps the
 // components that do not touch its last row (all of them in the last band) and, for k > 0, end
 // on band k - 1's last row or below; band k + 1 starts at the first row of the highest component
 // on band k's last row. Then every component of the frame is kept once, whole, and the bands'
 // components, each in completion order, follow one another in the frame's (docs/architecture.md,
 // "Frames larger than the device"). Fills out.detections, done_lines, peaks and, with
-// `stack_bound`, pixel_stack_bound. Throws GpuBandsTooSmall when a component spans a whole band.
-// Its steps' seconds: the page-locked return buffer taken, the host's appends.
+// `stack_bound`, pixel_stack_bound; returns its steps' seconds (the page-locked return buffer
+// taken, the host's appends). Throws GpuBandsTooSmall when a component spans a whole band.
 struct BandSeconds {
   double buffer = 0, appends = 0;
 };
@@ -117,69 +174,44 @@ struct BandSeconds {
 BandSeconds detect_in_bands(Context& c, const float* d_value, const float* d_cvalue, int w, int h,
                             int band_rows, const Config& config, bool stack_bound, int host_threads,
                             FrontEnd& out) {
-  const cudaStream_t s = c.stream.get();
-  const float thresh = out.detect_thresh;
-  if (stack_bound) stack_rows_lit(d_cvalue, w, h, thresh, c.chains, s);
-  const int64_t band_pixels = static_cast<int64_t>(w) * band_rows;
-  const size_t nb = static_cast<size_t>(band_pixels);
-  c.parent.grow(nb);
-  c.count.grow(nb);
-  c.last.grow(nb);
-  c.comp_scratch.grow(component_scratch_bytes(band_pixels));
-  c.pixels.grow(nb);
-  c.keys.grow(nb);
-  int32_t* d_top = c.top.grow(1);
-  int32_t* h_top = c.host_top.grow(1);
-  // One page-locked return buffer for every band (a band keeps at most its pixels): the pool's
-  // allocations cost milliseconds each.
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
+  const cudaStream_t s = c.stream.get();
+  const float thresh = out.detect_thresh;
+  if (stack_bound) stack_rows_lit(d_cvalue, w, h, thresh, c.chains, s);
+  const size_t nb = static_cast<size_t>(static_cast<int64_t>(w) * band_rows);
+  int32_t* d_top = c.top.grow(1);
+  int32_t* h_top = c.host_top.grow(1);
   BandSeconds seconds;
+  // One page-locked return buffer for every band (a band keeps at most its pixels): the pool's
+  // allocations cost milliseconds each.
   const auto t_buffer = Clock::now();
   const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(nb, 2);
   seconds.buffer = since(t_buffer);
+  int32_t* xy = pixels->xy.data();
+  float* values = pixels->values.data();
   int y0 = 0, prev_y1 = 0;
   for (int band = 0;; ++band) {
     const int y1 = static_cast<int>(std::min<int64_t>(h, int64_t{y0} + band_rows));
     const int hb = y1 - y0;
     const bool last_band = y1 == h;
-    const int64_t n = static_cast<int64_t>(w) * hb;
     const float* value = d_value + static_cast<int64_t>(y0) * w;
     const float* cvalue = d_cvalue + static_cast<int64_t>(y0) * w;
-    label(value, cvalue, thresh, w, hb, c.parent.data(), c.count.data(), c.last.data(), s);
-    if (!last_band) last_row_top(c.parent.data(), w, hb, d_top, s);
-    const int64_t kept =
-        sorted_components(c.parent.data(), c.count.data(), c.last.data(), n, config.detect_minarea,
-                          c.comp_scratch.data(), c.pixels.data(), c.keys.data(), c.readback, s);
-    const int64_t ncomp = chain_components(c.pixels.data(), c.keys.data(), kept, w, c.chains,
-                                           c.chained.grow(static_cast<size_t>(kept)),
-                                           c.offsets.grow(static_cast<size_t>(kept) + 1), s);
+    const Chained chained = chain_rows(c, value, cvalue, thresh, w, hb, config.detect_minarea,
+                                       last_band ? nullptr : d_top);
     // This band's own components: their last rows (band rows) in [lo, hi].
     const int lo = band > 0 ? prev_y1 - 1 - y0 : 0, hi = last_band ? hb - 1 : hb - 2;
     if (stack_bound)
-      stack_rows_freed(c.keys.data(), c.offsets.data(), ncomp, w, y0, lo, hi, h, c.chains, s);
-    const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
-    float* gathered = c.gathered.grow(2 * m);
-    gather_values(c.chained.data(), kept, value, cvalue, w, gathered, gathered + m, c.count.data(),
-                  c.last.data(), s);
-    component_ends(c.chained.data(), c.offsets.data(), ncomp, w, h, c.parent.data(), s, y0);
-    count_peaks(c.chained.data(), c.offsets.data(), ncomp, value, cvalue, thresh, w, hb,
-                c.peaks.grow(nc), s);
-    int32_t* xy = pixels->xy.data();
-    float* values = pixels->values.data();
-    int32_t* ends = c.host_ends.grow(nc);
-    int32_t* offsets = c.host_offsets.grow(nc + 1);
-    uint8_t* peaks = c.host_peaks.grow(nc);
-    c.count.download_async(xy, m, s);
-    c.last.download_async(xy + nb, m, s);
-    c.gathered.download_async(values, 2 * m, s);
-    c.parent.download_async(ends, nc, s);
-    c.offsets.download_async(offsets, nc + 1, s);
-    if (nc) c.peaks.download_async(peaks, nc, s);
+      stack_rows_freed(c.keys.data(), c.offsets.data(), chained.components, w, y0, lo, hi, h,
+                       c.chains, s);
+    gather_chained(c, value, cvalue, thresh, w, hb, y0, h, chained, xy, nb, values);
     if (!last_band) c.top.download_async(h_top, 1, s);
     c.stream.synchronize();
+    const size_t m = static_cast<size_t>(chained.pixels),
+                 nc = static_cast<size_t>(chained.components);
+    const int32_t* ends = c.host_ends.data();
     // Completion order is by the last pixel: the band's own components are one run of them.
     auto last_row = [&](size_t k) { return (ends[k] < 0 ? ~ends[k] : ends[k]) - 1 - y0; };
     size_t c0 = 0;
@@ -187,9 +219,9 @@ BandSeconds detect_in_bands(Context& c, const float* d_value, const float* d_cva
     size_t c1 = c0;
     while (c1 < nc && last_row(c1) <= hi) ++c1;
     const auto t_append = Clock::now();
-    append_band_detections(out.detections, out.done_lines, xy, xy + nb, offsets, ends, c0, c1,
-                           values, values + m, y0, host_threads);
-    out.peaks.insert(out.peaks.end(), peaks + c0, peaks + c1);
+    append_band_detections(out.detections, out.done_lines, xy, xy + nb, c.host_offsets.data(), ends,
+                           c0, c1, values, values + m, y0, host_threads);
+    out.peaks.insert(out.peaks.end(), c.host_peaks.data() + c0, c.host_peaks.data() + c1);
     seconds.appends += since(t_append);
     if (last_band) break;
     const int next = y0 + *h_top;
@@ -510,22 +542,11 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     return out;
   }
 
-  // 4. Labelling and the components in completion order.
-  label(d_value, d_cvalue, out.detect_thresh, w, h, c.parent.grow(n), c.count.grow(n),
-        c.last.grow(n), s);
-  timer.mark(kLabelled, s);
-  c.comp_scratch.grow(component_scratch_bytes(n));
-  // count's and last's roles end in sorted_components; parent is read there too.
-  const int64_t kept =
-      sorted_components(c.parent.data(), c.count.data(), c.last.data(), n, config.detect_minarea,
-                        c.comp_scratch.data(), c.pixels.grow(n), c.keys.grow(n), c.readback, s);
-  timer.mark(kSorted, s);
-
-  // 5. Each component's pixels in SExtractor's chain order (chain_order.hpp), on the device.
-  const int64_t ncomp = chain_components(c.pixels.data(), c.keys.data(), kept, w, c.chains,
-                                         c.chained.grow(static_cast<size_t>(kept)),
-                                         c.offsets.grow(static_cast<size_t>(kept) + 1), s);
-  timer.mark(kChained, s);
+  // 4-5. Labelling, the components in completion order, each one's pixels in SExtractor's chain
+  // order (chain_order.hpp), on the device.
+  const Chained chained =
+      chain_rows(c, d_value, d_cvalue, out.detect_thresh, w, h, config.detect_minarea, nullptr);
+  const int64_t kept = chained.pixels, ncomp = chained.components;
   double bound_seconds = 0;
   if (stack_may_matter) {
     const auto t_bound = Clock::now();
@@ -538,26 +559,11 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // images are on their way).
   const auto t_download = Clock::now();
   const size_t m = static_cast<size_t>(kept), nc = static_cast<size_t>(ncomp);
-  // The labels' buffers are free since sorted_components: each holds a word per pixel of the
-  // frame, enough for the kept pixels' x (count), y (last) and the components' ends (parent).
-  float* gathered = c.gathered.grow(2 * m);
-  gather_values(c.chained.data(), kept, d_value, d_cvalue, w, gathered, gathered + m,
-                c.count.data(), c.last.data(), s);
-  component_ends(c.chained.data(), c.offsets.data(), ncomp, w, h, c.parent.data(), s);
   const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(m, 2);
   int32_t* host_xy = pixels->xy.data();
   float* host_gathered = pixels->values.data();
-  c.host_ends.grow(nc);
-  c.host_offsets.grow(nc + 1);
-  gpu::count_peaks(c.chained.data(), c.offsets.data(), ncomp, d_value, d_cvalue, out.detect_thresh,
-                   w, h, c.peaks.grow(nc), s);
-  c.host_peaks.grow(nc);
-  c.count.download_async(host_xy, m, s);
-  c.last.download_async(host_xy + m, m, s);
-  c.parent.download_async(c.host_ends.data(), nc, s);
-  c.offsets.download_async(c.host_offsets.data(), nc + 1, s);
-  c.gathered.download_async(host_gathered, 2 * m, s);
-  if (nc) c.peaks.download_async(c.host_peaks.data(), nc, s);
+  gather_chained(c, d_value, d_cvalue, out.detect_thresh, w, h, 0, h, chained, host_xy, m,
+                 host_gathered);
   // The images after those downloads: queued first, the image's 64 MB had held the detections'
   // lists behind it on the copy engine (stop 37). With defer_host_images they come down beside
   // the host gather and the stages after the front end.
