@@ -117,13 +117,14 @@ class PositionMinTree {
 // row bounds never decrease: each entry is filed under its ycmin row when it joins (a bucket per
 // row of the events' range, a linked list through the objects), and an event takes the rows up
 // to its bound once, skipping entries already gone; nothing is updated when an entry moves or
-// leaves otherwise. (A position-ordered tree, updated at every push, removal and move, cost a
-// quarter of the clean pass.) The ycmax index serves a full object stack: a position min tree,
-// built the first time it is asked for (from each position's ycmax, kept alongside the list) and
-// kept up to date from then on. A sparse frame never asks; on a crowded 4096^2 frame
-// MEMORY_OBJSTACK's 3000 entries are full at 38,813 of 47,559 newcomers, each then a query at
-// the root and a removal. (Filing by ycmax row as well, tried, made each query a scan of the
-// first row's entries, and the pass slower.)
+// leaves otherwise but a count of each row's entries still in the list, so that a row all of
+// whose entries have left is not walked. (A position-ordered tree, updated at every push, removal
+// and move, cost a quarter of the clean pass.) The ycmax index serves a full object stack: a
+// position min tree, built the first time it is asked for (from each position's ycmax, kept
+// alongside the list) and kept up to date from then on. A sparse frame never asks; on a crowded
+// 4096^2 frame MEMORY_OBJSTACK's 3000 entries are full at 38,813 of 47,559 newcomers, each then a
+// query at the root and a removal. (Filing by ycmax row as well, tried, made each query a scan of
+// the first row's entries, and the pass slower.)
 class CleanList {
  public:
   // n objects in all (0 .. n - 1); at most `capacity` in the list at once (it grows past it if
@@ -135,9 +136,11 @@ class CleanList {
         row_hi_(std::max(row_hi, row_lo - 1)),
         next_row_(row_lo),
         head_(static_cast<size_t>(row_hi_ - row_lo_ + 1), -1),
+        live_(head_.size(), 0),
         capacity_(capacity) {
     list_.reserve(capacity);
     ycmax_.reserve(capacity);
+    ycmin_.reserve(capacity);
   }
 
   const std::vector<size_t>& entries() const { return list_; }
@@ -159,6 +162,7 @@ class CleanList {
     ob.pos = static_cast<int32_t>(li);
     list_.push_back(o);
     ycmax_.push_back(ycmax);
+    ycmin_.push_back(ycmin);
     if (ycmax_indexed_) {
       // A key a removal left at this position (a full stack's write-out, then the newcomer) is
       // overwritten: one update instead of two.
@@ -171,9 +175,10 @@ class CleanList {
     else if (ycmin < next_row_)  // its row taken already (or below the range)
       overdue_.push_back(static_cast<uint32_t>(o));
     else {
-      int32_t& head = head_[static_cast<size_t>(ycmin - row_lo_)];
-      ob.next = head;
-      head = static_cast<int32_t>(o);
+      const size_t row = static_cast<size_t>(ycmin - row_lo_);
+      ob.next = head_[row];
+      head_[row] = static_cast<int32_t>(o);
+      ++live_[row];
     }
   }
   // SExtractor's subcleanobj: the last entry takes the freed slot.
@@ -181,9 +186,15 @@ class CleanList {
     if (ycmax_indexed_) flush_clear();
     const size_t last = list_.size() - 1;
     object_[list_[li]].pos = -1;
+    // Filed under a row not yet taken (its row at least next_row_ now, so at its push too): one
+    // fewer there for the event to find. (Its ycmin from the position's copy: the object's own
+    // record, old and read at random, is a cache miss the pass would wait for.)
+    const int32_t ycmin = ycmin_[li];
+    if (ycmin >= next_row_ && ycmin <= row_hi_) --live_[static_cast<size_t>(ycmin - row_lo_)];
     if (li != last) {
       list_[li] = list_[last];
       ycmax_[li] = ycmax_[last];
+      ycmin_[li] = ycmin_[last];
       object_[list_[li]].pos = static_cast<int32_t>(li);
       if (ycmax_indexed_)
         by_ycmax_.set(li, PositionMinTree::key(PositionMinTree::value_of(by_ycmax_.at(last)), li));
@@ -192,6 +203,7 @@ class CleanList {
     if (ycmax_indexed_) stale_end_ = true;
     list_.pop_back();
     ycmax_.pop_back();
+    ycmin_.pop_back();
   }
   // The position of the entry with the smallest ycmax, the first such (the list not empty).
   size_t first_of_smallest_ycmax() {
@@ -227,9 +239,13 @@ class CleanList {
     };
     sift(overdue_);
     for (const int64_t upto = std::min(row, row_hi_); next_row_ <= upto; ++next_row_) {
-      int32_t& head = head_[static_cast<size_t>(next_row_ - row_lo_)];
-      for (int32_t o = head; o >= 0; o = object_[o].next) offer(static_cast<uint32_t>(o));
-      head = -1;
+      const size_t r = static_cast<size_t>(next_row_ - row_lo_);
+      // A row whose entries have all left (on a crowded frame, most: the full stack's
+      // write-outs take them first) is not walked: its chain is a dependent load per entry.
+      if (live_[r] > 0)
+        for (int32_t o = head_[r]; o >= 0; o = object_[o].next) offer(static_cast<uint32_t>(o));
+      head_[r] = -1;
+      live_[r] = 0;
     }
     if (row > row_hi_) sift(beyond_);
     std::sort(taken_.begin(), taken_.end());
@@ -238,7 +254,7 @@ class CleanList {
 
  private:
   std::vector<size_t> list_;
-  std::vector<int32_t> ycmax_;  // per position
+  std::vector<int32_t> ycmax_, ycmin_;  // per position
   // Per object: its list position (-1: not in the list), the ycmin index's entries (its ycmin
   // and the next object filed under the same row) and the user's tag, in one 16-byte record
   // (the pass visits objects at random). Per row of [row_lo_, row_hi_] the last object filed
@@ -249,6 +265,7 @@ class CleanList {
   std::vector<PerObject> object_;
   int64_t row_lo_, row_hi_, next_row_;
   std::vector<int32_t> head_;
+  std::vector<int32_t> live_;  // per row of [row_lo_, row_hi_] not taken: its entries in the list
   std::vector<uint32_t> overdue_, beyond_;  // ycmin below next_row_ when filed, above row_hi_
   std::vector<size_t> taken_;
   PositionMinTree by_ycmax_;
