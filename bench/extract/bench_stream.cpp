@@ -3,7 +3,7 @@
 // --repeat runs: frames/s and each thread's steps in ms per frame, as `celeris extract
 // -VERBOSE_TYPE FULL` lists them ("read" is summed over the readers: divide by the readers for
 // one reader's share of the wall time). With --out the catalogs (ASCII_HEAD) are written there
-// as {stem}.cat; without, no catalog (CATALOG_TYPE NONE).
+// as {index}.cat (a frame listed twice is written twice); without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
 //                [--read-only T,...] [--threads N] [--pass-alone 0|1] [--photometry-batch N]
 // --cuda-sync spin|yield|block: how the host threads wait for the GPU (cudaSetDeviceFlags before
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     }
     if (device != "cpu" && device != "cuda") throw Error("--device: cpu or cuda, not " + device);
     Overrides o = {{"CATALOG_TYPE", out.empty() ? "NONE" : "ASCII_HEAD"},
-                   {"CATALOG_NAME", out.empty() ? "none.cat" : out + "/{stem}.cat"},
+                   {"CATALOG_NAME", out.empty() ? "none.cat" : out + "/{index}.cat"},
                    {"VERBOSE_TYPE", "QUIET"}};
     Settings settings = load_settings("", o);
     settings.config.device = device == "cuda" ? Backend::Cuda : Backend::Cpu;
@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
       const StreamShape shape = parse_shape(item);
       FramesSummary best;
       double best_user = 0, best_sys = 0, best_faults = 0, best_sustained = 0;
+      std::vector<double> best_done_at;
       for (int r = 0; r < repeat; ++r) {
         std::string first_error;
         // Each frame's completion time: the rate between the `window`-th and the last excludes
@@ -204,6 +205,7 @@ int main(int argc, char** argv) {
         if (r == 0 || s.seconds < best.seconds) {
           best = s;
           best_sustained = sustained_rate(done_at);
+          best_done_at = done_at;
           best_user = cpu1.user_seconds - cpu0.user_seconds;
           best_sys = cpu1.system_seconds - cpu0.system_seconds;
           best_faults = static_cast<double>(cpu1.minor_faults - cpu0.minor_faults);
@@ -224,6 +226,12 @@ int main(int argc, char** argv) {
       if (best_sustained > 0)
         std::printf("    sustained: %.2f frames/s (the frames written after the first %zu)\n",
                     best_sustained, kSustainedFrom);
+      // The pipeline's filling: when the 1st, 2nd, 4th, ... frames were written.
+      std::printf("    written by (s):");
+      for (size_t k = 1; k <= best_done_at.size(); k *= 2)
+        std::printf(" %zu: %.3f", k, best_done_at[k - 1]);
+      if (!best_done_at.empty())
+        std::printf(", all %zu: %.3f\n", best_done_at.size(), best_done_at.back());
       for (const auto& [name, sec] : best.step_seconds)
         std::printf("    %-40s %8.1f ms/frame\n", name.c_str(), 1e3 * sec / n);
     }
