@@ -33,18 +33,24 @@ struct CoreScratch {
   int32_t capacity = 0;
 };
 
-// The pixels (indexes in the candidate's list) of the node of level k that holds pixel `seed`,
-// in chain order, into `out` (room for capacity). `stamp` > 0 marks the node's cells, one per
-// core of the candidate. Returns how many, -1 when the node has more than capacity pixels or
-// the chain's invariants break.
-CELERIS_HD inline int32_t core_chain(const CandidateGrid& g, int k, int32_t seed, int32_t stamp,
-                                     const CoreScratch& s, int32_t* out) {
+// The node's cells found from its seed: how many (-1 when more than the scratch holds), and
+// the first and last cells (rows) and columns of their box.
+struct CoreFill {
+  int32_t n = -1, c0 = 0, c1 = 0, x0 = 0, x1 = 0;
+};
+
+// The cells of level >= max(k, 1) 8-connected to the seed's, marked `stamp` (their order in
+// s.queue is of no consequence: core_chain_of_fill finds them by their marks). One thread's
+// breadth-first fill; the GPU's warps fill together (deblend_core_kernels.cu).
+CELERIS_HD inline CoreFill core_fill(const CandidateGrid& g, int k, int32_t seed, int32_t stamp,
+                                     const CoreScratch& s) {
   const int32_t bw = g.bw;
   const int32_t offs[8] = {-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1};
   const int floor = k > 1 ? k : 1;
   const int32_t seed_cell = g.cell[seed];
+  CoreFill f;
   int32_t n = 0;
-  if (s.capacity < 1) return -1;
+  if (s.capacity < 1) return f;
   s.queue[n++] = seed_cell;
   g.mark[seed_cell] = stamp;
   int32_t c0 = seed_cell, c1 = seed_cell;  // the first and last cells (rows)
@@ -60,15 +66,27 @@ CELERIS_HD inline int32_t core_chain(const CandidateGrid& g, int k, int32_t seed
       const int32_t q = c + offs[d];
       const int32_t p = g.grid[q];
       if (p < 0 || g.level[p] < floor || g.mark[q] == stamp) continue;
-      if (n >= s.capacity) return -1;
+      if (n >= s.capacity) return f;
       g.mark[q] = stamp;
       s.queue[n++] = q;
     }
   }
+  f.n = n;
+  f.c0 = c0, f.c1 = c1, f.x0 = x0, f.x1 = x1;
+  return f;
+}
+
+// The filled node's pixels in chain order into `out` (room for capacity): how many, -1 when
+// the chain's invariants break.
+CELERIS_HD inline int32_t core_chain_of_fill(const CandidateGrid& g, int32_t stamp,
+                                             const CoreFill& f, const CoreScratch& s,
+                                             int32_t* out) {
+  const int32_t bw = g.bw, n = f.n;
+  if (n < 0) return -1;
   // The node's cells in raster order, as runs.
   int32_t count = 0, nruns = 0;
-  for (int32_t y = c0 / bw; y <= c1 / bw; ++y)
-    for (int32_t x = x0; x <= x1; ++x) {
+  for (int32_t y = f.c0 / bw; y <= f.c1 / bw; ++y)
+    for (int32_t x = f.x0; x <= f.x1; ++x) {
       const int32_t c = y * bw + x;
       if (g.mark[c] != stamp) continue;
       if (nruns > 0 && s.runs[nruns - 1].y == y && s.runs[nruns - 1].x1 == x)
@@ -89,6 +107,15 @@ CELERIS_HD inline int32_t core_chain(const CandidateGrid& g, int k, int32_t seed
       out[m++] = s.raster[o];
     }
   return m == n ? m : -1;
+}
+
+// The pixels (indexes in the candidate's list) of the node of level k that holds pixel `seed`,
+// in chain order, into `out` (room for capacity). `stamp` > 0 marks the node's cells, one per
+// core of the candidate. Returns how many, -1 when the node has more than capacity pixels or
+// the chain's invariants break.
+CELERIS_HD inline int32_t core_chain(const CandidateGrid& g, int k, int32_t seed, int32_t stamp,
+                                     const CoreScratch& s, int32_t* out) {
+  return core_chain_of_fill(g, stamp, core_fill(g, k, seed, stamp, s), s, out);
 }
 
 }  // namespace celeris::extract::cores

@@ -100,6 +100,62 @@ struct CandidatePixels {
   __device__ Pixel operator()(int i) const { return {x(i), y(i), value[i], cvalue[i], 0.0f, 0.0f}; }
 };
 
+// cores::core_fill by a warp: each round, the lanes take the cells found in the last one, a
+// cell each, and claim their unmarked neighbours with an atomic exchange (each cell is queued
+// once, as by one thread; only the queue's order differs, which core_chain_of_fill does not
+// read). `tail`: a shared counter. A core of 256 cells took one lane's fill 150-200 us (stop
+// 58: the launch of the up-to-256-pixel class lasted as long as its largest core's).
+__device__ cores::CoreFill warp_fill(const cores::CandidateGrid& g, int k, int32_t seed,
+                                     int32_t stamp, const cores::CoreScratch& s, int lane,
+                                     int* tail) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int32_t bw = g.bw;
+  const int32_t offs[8] = {-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1};
+  const int floor = k > 1 ? k : 1;
+  cores::CoreFill f;
+  if (s.capacity < 1) return f;
+  if (lane == 0) {
+    const int32_t seed_cell = g.cell[seed];
+    s.queue[0] = seed_cell;
+    g.mark[seed_cell] = stamp;
+    *tail = 1;
+  }
+  __syncwarp();
+  const volatile int* queued = tail;
+  int32_t c0 = INT32_MAX, c1 = INT32_MIN, x0 = INT32_MAX, x1 = INT32_MIN;
+  bool over = false;
+  for (int head = 0;;) {
+    const int end = *queued;
+    __syncwarp();  // every lane has this round's end before any lane queues past it
+    if (head >= end) break;
+    for (int h = head + lane; h < end; h += kWarp) {
+      const int32_t c = s.queue[h];
+      const int32_t x = c % bw;
+      c0 = min(c0, c), c1 = max(c1, c), x0 = min(x0, x), x1 = max(x1, x);
+      for (int d = 0; d < 8; ++d) {
+        const int32_t q = c + offs[d];
+        const int32_t p = g.grid[q];
+        if (p < 0 || g.level[p] < floor || g.mark[q] == stamp) continue;
+        if (atomicExch(&g.mark[q], stamp) == stamp) continue;  // another lane's
+        const int at = atomicAdd(tail, 1);
+        if (at < s.capacity)
+          s.queue[at] = q;
+        else
+          over = true;
+      }
+    }
+    head = end;
+    __syncwarp();
+  }
+  if (__any_sync(kAll, over)) return f;
+  f.n = *queued;
+  f.c0 = __reduce_min_sync(kAll, c0);
+  f.c1 = __reduce_max_sync(kAll, c1);
+  f.x0 = __reduce_min_sync(kAll, x0);
+  f.x1 = __reduce_max_sync(kAll, x1);
+  return f;
+}
+
 __global__ void core_kernel(CoreArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ float th[kMaxThresh], tmax[kMaxThresh];
@@ -140,33 +196,43 @@ __global__ void core_kernel(CoreArgs a) {
     if (lev > 0) s.grid[cl] = i;
   }
   __syncwarp();
-  if (lane != 0) return;
   // The cores' places in the compact arrays: their pixels are their nodes'.
-  int64_t total = 0;
-  for (int q = 0; q < kept; ++q) total += nodes[s.kept_node[q]].npix;
-  const long long first_entry =
-      static_cast<long long>(atomicAdd(a.used, static_cast<unsigned long long>(kept)));
-  const long long first_pixel =
-      static_cast<long long>(atomicAdd(a.used + 1, static_cast<unsigned long long>(total)));
-  if (first_entry + kept > a.entry_space || first_pixel + total > a.pixel_space) {
-    result = {-1, 0, 0};
-    return;
+  __shared__ long long first_entry, first_pixel;
+  __shared__ int failed, length, tail;
+  if (lane == 0) {
+    int64_t total = 0;
+    for (int q = 0; q < kept; ++q) total += nodes[s.kept_node[q]].npix;
+    first_entry = static_cast<long long>(atomicAdd(a.used, static_cast<unsigned long long>(kept)));
+    first_pixel =
+        static_cast<long long>(atomicAdd(a.used + 1, static_cast<unsigned long long>(total)));
+    failed = first_entry + kept > a.entry_space || first_pixel + total > a.pixel_space;
+    if (failed) result = {-1, 0, 0};
   }
+  __syncwarp();
+  if (failed) return;
   const cores::CandidateGrid g{s.grid, s.level, a.cell + c.pixel_begin, s.mark, c.bw};
   int64_t at = first_pixel;
   for (int q = 0; q < kept; ++q) {
     const TreeNode& node = nodes[s.kept_node[q]];
-    const int32_t m = cores::core_chain(g, s.kept_level[q], node.seed, q + 1, s.core, s.chain);
-    if (m != node.npix) {  // (a broken invariant: the host plans this candidate)
-      result = {-1, 0, 0};
-      return;
+    const cores::CoreFill fill =
+        warp_fill(g, s.kept_level[q], node.seed, q + 1, s.core, lane, &tail);
+    if (lane == 0) {
+      length = cores::core_chain_of_fill(g, q + 1, fill, s.core, s.chain);
+      failed = length != node.npix;  // (a broken invariant: the host plans this candidate)
+      if (failed)
+        result = {-1, 0, 0};
+      else
+        a.entries[first_entry + q] = {s.kept_node[q], length, static_cast<int16_t>(s.kept_level[q]),
+                                      node.flags};
     }
-    for (int32_t k = 0; k < m; ++k) a.pixels[at + k] = static_cast<uint8_t>(s.chain[k]);
-    at += m;
-    a.entries[first_entry + q] = {s.kept_node[q], m, static_cast<int16_t>(s.kept_level[q]),
-                                  node.flags};
+    __syncwarp();
+    if (failed) return;
+    for (int32_t k = lane; k < length; k += kWarp)
+      a.pixels[at + k] = static_cast<uint8_t>(s.chain[k]);
+    at += length;
+    __syncwarp();  // the chain's scratch is the next core's
   }
-  result = {kept, static_cast<int32_t>(first_entry), first_pixel};
+  if (lane == 0) result = {kept, static_cast<int32_t>(first_entry), first_pixel};
 }
 
 // The children of a split candidate's cores (a core per lane: its shape from its chain, as
