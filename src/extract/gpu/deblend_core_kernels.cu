@@ -145,9 +145,10 @@ __device__ cores::CoreFill warp_fill(const cores::CandidateGrid& g, int k, int32
       }
     }
     head = end;
-    __syncwarp();
+    __syncwarp();  // this round's cells queued before the next round reads them
+    // More cells than the scratch holds: the next round would read past the queue.
+    if (__any_sync(kAll, over)) return f;
   }
-  if (__any_sync(kAll, over)) return f;
   f.n = *queued;
   f.c0 = __reduce_min_sync(kAll, c0);
   f.c1 = __reduce_max_sync(kAll, c1);
