@@ -4,7 +4,8 @@
 // cell. %f, %e and %g of the values a catalog holds take a shorter road still: the value times a
 // power of ten rounded to an integer as printf rounds (to even on an exact tie), from one double
 // operation where that decides it and else exactly in 128-bit integers, then the integer's
-// digits (exact_cell below); values outside that road's range go to to_chars.
+// digits (core/number_cell.hpp, shared with the GPU's catalog writer); values outside that
+// road's range go to to_chars.
 // What neither covers (the 0 and # flags, a format with text around the conversion, NaN and
 // infinities) goes through snprintf, so the output is snprintf's in every case.
 #pragma once
@@ -12,6 +13,8 @@
 #include <charconv>
 #include <cstddef>
 #include <string>
+
+#include "core/number_cell.hpp"
 
 namespace celeris {
 
@@ -22,7 +25,10 @@ class NumberFormat {
   NumberFormat(const std::string& printf_format, bool integer);
 
   // The field width (0 without one): a cell's length, unless its digits need more.
-  int width() const { return width_; }
+  int width() const { return cell_.width; }
+  // The conversion as number_cell.hpp takes it, where it is one that road covers (the cells it
+  // refuses, non-finite values among them, still need write()); else nullptr.
+  const number_cell::CellFormat* exact_format() const { return fast_ ? &cell_ : nullptr; }
   // Appends the cell's text to `out` (a blank before it with `blank_before`).
   void append(double value, std::string& out, bool blank_before = false) const;
   // Room that write() may use at its destination.
@@ -44,10 +50,9 @@ class NumberFormat {
 
   std::string format_;  // for snprintf (integers widened to ll)
   bool integer_ = false;
-  bool fast_ = false;  // one conversion that to_chars covers
-  bool left_ = false, plus_ = false, space_ = false, upper_ = false, unsigned_ = false;
-  int width_ = 0, precision_ = 6;
-  std::chars_format style_ = std::chars_format::fixed;
+  bool fast_ = false;             // one conversion that to_chars covers
+  number_cell::CellFormat cell_;  // the conversion's flags, width, precision and style
+  std::chars_format style_ = std::chars_format::fixed;  // to_chars' (not for integers)
 };
 
 }  // namespace celeris

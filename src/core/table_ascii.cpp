@@ -11,6 +11,7 @@
 #include "celeris/error.hpp"
 #include "celeris/table.hpp"
 #include "core/number_format.hpp"
+#include "core/table_ascii.hpp"
 
 namespace celeris {
 
@@ -20,10 +21,12 @@ bool is_integer(ColumnType t) {
   return t == ColumnType::Int16 || t == ColumnType::Int32 || t == ColumnType::Int64;
 }
 
-// Rows [first, last) as text lines. The cells are written one after the other into a buffer
-// on the stack (NumberFormat::write), which goes to `out` whenever it may not hold the next.
-void format_rows(const Table& table, const std::vector<NumberFormat>& formats, size_t first,
-                 size_t last, std::string& out) {
+}  // namespace
+
+// The cells are written one after the other into a buffer on the stack (NumberFormat::write),
+// which goes to `out` whenever it may not hold the next.
+void append_ascii_rows(const Table& table, const std::vector<NumberFormat>& formats, size_t first,
+                       size_t last, std::string& out) {
   constexpr size_t kBuffer = 16 * NumberFormat::kCellRoom;
   char buf[kBuffer];
   char* p = buf;
@@ -52,6 +55,8 @@ void format_rows(const Table& table, const std::vector<NumberFormat>& formats, s
   flush();
 }
 
+namespace {
+
 // printf's text appended to `out`, as long as it takes.
 template <typename... Args>
 void append_printf(std::string& out, const char* format, Args... args) {
@@ -63,8 +68,9 @@ void append_printf(std::string& out, const char* format, Args... args) {
   out.resize(at + static_cast<size_t>(n));
 }
 
-// The ASCII_HEAD header: a line per column, numbered by element.
-std::string header_text(const Table& table) {
+}  // namespace
+
+std::string ascii_header_text(const Table& table) {
   std::string out;
   int col = 1;
   for (const auto& c : table.columns) {
@@ -78,7 +84,7 @@ std::string header_text(const Table& table) {
   return out;
 }
 
-std::vector<NumberFormat> column_formats(const Table& table) {
+std::vector<NumberFormat> ascii_column_formats(const Table& table) {
   std::vector<NumberFormat> formats;
   for (const auto& c : table.columns) {
     const bool integer = is_integer(c.type);
@@ -87,6 +93,8 @@ std::vector<NumberFormat> column_formats(const Table& table) {
   }
   return formats;
 }
+
+namespace {
 
 // A row's length, about (each cell its width, or 12 characters, and a blank), so that a block's
 // text is allocated once rather than grown and copied as its rows are added.
@@ -106,7 +114,7 @@ void format_block(const Table& table, const std::vector<NumberFormat>& formats, 
   const size_t first = b * kBlockRows;
   text.clear();
   text.reserve(kBlockRows * row_chars);
-  format_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text);
+  append_ascii_rows(table, formats, first, std::min(table.rows, first + kBlockRows), text);
 }
 
 }  // namespace
@@ -116,11 +124,11 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
     std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "w"), &std::fclose);
     if (!f) throw Error(path + ": cannot create catalog file");
     if (header) {
-      const std::string text = header_text(table);
+      const std::string text = ascii_header_text(table);
       if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size())
         throw Error(path + ": write error");
     }
-    const std::vector<NumberFormat> formats = column_formats(table);
+    const std::vector<NumberFormat> formats = ascii_column_formats(table);
     const size_t chars = row_chars(table, formats);
     // Rounds of blocks: the text in memory stays a few MB whatever the table's length.
     constexpr size_t kBlocksPerRound = 64;
@@ -145,13 +153,13 @@ void write_ascii_table(const std::string& path, const Table& table, bool header)
 }
 
 size_t ascii_table_chars(const Table& table, bool header) {
-  const size_t rows = table.rows * row_chars(table, column_formats(table));
+  const size_t rows = table.rows * row_chars(table, ascii_column_formats(table));
   return header ? rows + 96 * table.columns.size() : rows;
 }
 
 std::string ascii_table_text(const Table& table, bool header) {
-  std::string out = header ? header_text(table) : std::string();
-  const std::vector<NumberFormat> formats = column_formats(table);
+  std::string out = header ? ascii_header_text(table) : std::string();
+  const std::vector<NumberFormat> formats = ascii_column_formats(table);
   const size_t nblocks = (table.rows + kBlockRows - 1) / kBlockRows;
   std::vector<std::string> text(nblocks);
   const size_t chars = row_chars(table, formats);

@@ -11,6 +11,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "core/table_ascii_gpu.hpp"
 #include "extract/mef_inputs.hpp"
 #include "extract/output/check_image_extensions.hpp"
 #include "extract/run_steps.hpp"
@@ -333,8 +334,12 @@ void make_catalog_ahead(FrameOutputs& outputs, const Settings& settings) {
     case CatalogType::Ascii:
     case CatalogType::AsciiHead: {
       const bool head = settings.catalog_type == CatalogType::AsciiHead;
-      if (ascii_table_chars(catalog, head) <= kHeldCatalogBytes)
-        outputs.catalog_text = ascii_table_text(catalog, head);
+      if (ascii_table_chars(catalog, head) > kHeldCatalogBytes) return;
+      // With --device cuda the text is made on the GPU, which a stream's frames leave idle
+      // while their host stages bound them (core/table_ascii_gpu.hpp).
+      if (settings.config.device == Backend::Cuda)
+        outputs.catalog_text = ascii_table_text_gpu(catalog, head);
+      if (!outputs.catalog_text) outputs.catalog_text = ascii_table_text(catalog, head);
       return;
     }
     case CatalogType::Fits10:

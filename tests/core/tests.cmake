@@ -18,7 +18,8 @@ if(CELERIS_HAVE_CUDA)
   add_executable(test_core_gpu ${CMAKE_CURRENT_SOURCE_DIR}/core/cuda_layer_gpu_test.cu
                                ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
                                ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
-                               ${CMAKE_CURRENT_SOURCE_DIR}/core/stored_pixels_gpu_test.cu)
+                               ${CMAKE_CURRENT_SOURCE_DIR}/core/stored_pixels_gpu_test.cu
+                               ${CMAKE_CURRENT_SOURCE_DIR}/core/table_ascii_gpu_test.cpp)
   # core/cr_math.hpp's exact sums need every product rounded on its own, as on the host.
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
                               ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
@@ -29,6 +30,7 @@ if(CELERIS_HAVE_CUDA)
                   ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
                   ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
                   ${CMAKE_CURRENT_SOURCE_DIR}/core/stored_pixels_gpu_test.cu
+                  ${CMAKE_CURRENT_SOURCE_DIR}/core/table_ascii_gpu_test.cpp
                   TEST_LIST celeris_core_gpu_tests)
   set_tests_properties(${celeris_core_gpu_tests} PROPERTIES LABELS "core;gpu"
                        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
