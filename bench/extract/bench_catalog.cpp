@@ -1,8 +1,9 @@
 // Times the per-frame work after the extraction stages: make_catalog (the columns, the WCS
 // conversions) and write_catalog in ASCII_HEAD, FITS_1.0 and FITS_LDAC, on the objects of one
 // frame (extracted once on the CPU, measuring what the parameter list asks for, as `celeris
-// extract` does: extract/run_steps.hpp plan_run): the median of --repeat runs each.
-//   bench_catalog IMAGE.fits PARAMS.param [--repeat N] [--threads N] [--out DIR]
+// extract` does: extract/run_steps.hpp plan_run): the median of --repeat runs each. --only NAME
+// times that one alone (make_catalog, ASCII_HEAD, FITS_1.0, FITS_LDAC), e.g. under a profiler.
+//   bench_catalog IMAGE.fits PARAMS.param [--repeat N] [--threads N] [--out DIR] [--only NAME]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,7 +49,7 @@ int main(int argc, char** argv) try {
     return 2;
   }
   int repeat = 5, threads = 0;
-  std::string out = std::filesystem::temp_directory_path().string();
+  std::string out = std::filesystem::temp_directory_path().string(), only;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--repeat")
@@ -57,6 +58,8 @@ int main(int argc, char** argv) try {
       threads = std::stoi(argv[i + 1]);
     else if (a == "--out")
       out = argv[i + 1];
+    else if (a == "--only")
+      only = argv[i + 1];
     else
       throw Error("unknown option " + a);
   }
@@ -76,13 +79,15 @@ int main(int argc, char** argv) try {
   const extract::Result r = extract::extract(img.pixels.view(), config, req);
   std::printf("%s: %zu objects, %zu columns, WCS %s, threads %d (0: all), %d repeats\n", argv[1],
               r.objects.size(), params.size(), wcs ? "yes" : "no", threads, repeat);
-  Table t;
-  std::printf("  %-12s %9.3f ms\n", "make_catalog", median_ms(repeat, [&] {
-                t = extract::make_catalog(r.objects, params, config, world);
-              }));
+  Table t = extract::make_catalog(r.objects, params, config, world);
+  if (only.empty() || only == "make_catalog")
+    std::printf("  %-12s %9.3f ms\n", "make_catalog", median_ms(repeat, [&] {
+                  t = extract::make_catalog(r.objects, params, config, world);
+                }));
   for (const auto& [name, type] : {std::pair{"ASCII_HEAD", extract::CatalogType::AsciiHead},
                                    std::pair{"FITS_1.0", extract::CatalogType::Fits10},
                                    std::pair{"FITS_LDAC", extract::CatalogType::FitsLdac}}) {
+    if (!only.empty() && only != name) continue;
     const std::string path = out + "/bench_catalog_" + name + ".cat";
     std::printf("  %-12s %9.3f ms\n", name,
                 median_ms(repeat, [&] { extract::write_catalog(path, type, t, img.header, {}); }));
