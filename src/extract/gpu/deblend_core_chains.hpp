@@ -76,14 +76,12 @@ CELERIS_HD inline CoreFill core_fill(const CandidateGrid& g, int k, int32_t seed
   return f;
 }
 
-// The filled node's pixels in chain order into `out` (room for capacity): how many, -1 when
-// the chain's invariants break.
-CELERIS_HD inline int32_t core_chain_of_fill(const CandidateGrid& g, int32_t stamp,
-                                             const CoreFill& f, const CoreScratch& s,
-                                             int32_t* out) {
-  const int32_t bw = g.bw, n = f.n;
-  if (n < 0) return -1;
-  // The node's cells in raster order, as runs.
+// The filled node's cells in raster order: their pixels into s.raster and their runs into
+// s.runs. Returns the runs' count, -1 when the cells are not the fill's n (a broken invariant).
+// One thread's; the GPU's warps take a cell a lane (deblend_core_kernels.cu warp_raster).
+CELERIS_HD inline int32_t core_raster(const CandidateGrid& g, int32_t stamp, const CoreFill& f,
+                                      const CoreScratch& s) {
+  const int32_t bw = g.bw;
   int32_t count = 0, nruns = 0;
   for (int32_t y = f.c0 / bw; y <= f.c1 / bw; ++y)
     for (int32_t x = f.x0; x <= f.x1; ++x) {
@@ -95,7 +93,14 @@ CELERIS_HD inline int32_t core_chain_of_fill(const CandidateGrid& g, int32_t sta
         s.runs[nruns++] = chain::Run{y, x, x + 1, count};
       s.raster[count++] = g.grid[c];
     }
-  if (count != n) return -1;
+  return count == f.n ? nruns : -1;
+}
+
+// The node's pixels in chain order into `out` (room for n), from its n pixels in raster order
+// and their `nruns` runs (core_raster's): how many, -1 when the chain's invariants break.
+CELERIS_HD inline int32_t core_chain_of_runs(int32_t n, int32_t nruns, const CoreScratch& s,
+                                             int32_t* out) {
+  if (n < 0 || nruns < 0) return -1;
   chain::Link link;
   const chain::Run* runs = s.runs;
   if (!chain::chain_pieces([runs](int64_t r) { return runs[r]; }, nruns, 0, s.chain, link))
@@ -107,6 +112,15 @@ CELERIS_HD inline int32_t core_chain_of_fill(const CandidateGrid& g, int32_t sta
       out[m++] = s.raster[o];
     }
   return m == n ? m : -1;
+}
+
+// The filled node's pixels in chain order into `out` (room for capacity): how many, -1 when
+// the chain's invariants break.
+CELERIS_HD inline int32_t core_chain_of_fill(const CandidateGrid& g, int32_t stamp,
+                                             const CoreFill& f, const CoreScratch& s,
+                                             int32_t* out) {
+  if (f.n < 0) return -1;
+  return core_chain_of_runs(f.n, core_raster(g, stamp, f, s), s, out);
 }
 
 // The pixels (indexes in the candidate's list) of the node of level k that holds pixel `seed`,

@@ -102,7 +102,7 @@ struct CandidatePixels {
 
 // cores::core_fill by a warp: each round, the lanes take the cells found in the last one, a
 // cell each, and claim their unmarked neighbours with an atomic exchange (each cell is queued
-// once, as by one thread; only the queue's order differs, which core_chain_of_fill does not
+// once, as by one thread; only the queue's order differs, which the raster pass does not
 // read). `tail`: a shared counter. A core of 256 cells took one lane's fill 150-200 us (stop
 // 58: the launch of the up-to-256-pixel class lasted as long as its largest core's).
 __device__ cores::CoreFill warp_fill(const cores::CandidateGrid& g, int k, int32_t seed,
@@ -155,6 +155,48 @@ __device__ cores::CoreFill warp_fill(const cores::CandidateGrid& g, int k, int32
   f.x0 = __reduce_min_sync(kAll, x0);
   f.x1 = __reduce_max_sync(kAll, x1);
   return f;
+}
+
+// cores::core_raster by a warp: the box's cells in raster order, 32 at a time, a cell a lane.
+// The marked ones take their places by a ballot's prefix count; a run begins at each marked cell
+// whose left neighbour is not marked (or lies outside the box) and ends at each whose right one
+// is not: the same raster and runs as one thread's. The grid's border of one cell keeps both
+// neighbours inside it. Returns the runs' count, -1 as core_raster. One lane's raster pass was
+// most of what was left of the cores' launch after warp_fill (stop 58).
+__device__ int32_t warp_raster(const cores::CandidateGrid& g, int32_t stamp,
+                               const cores::CoreFill& f, const cores::CoreScratch& s, int lane) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int32_t bw = g.bw, y0 = f.c0 / bw, width = f.x1 - f.x0 + 1;
+  const int32_t cells = (f.c1 / bw - y0 + 1) * width;
+  const unsigned before = (1u << lane) - 1, upto = before | (1u << lane);
+  int32_t count = 0, nruns = 0;
+  for (int32_t t0 = 0; t0 < cells; t0 += kWarp) {
+    const int32_t t = t0 + lane;
+    bool marked = false, starts = false, ends = false;
+    int32_t y = 0, x = 0, c = 0;
+    if (t < cells) {
+      y = y0 + t / width;
+      x = f.x0 + t % width;
+      c = y * bw + x;
+      marked = g.mark[c] == stamp;
+      starts = marked && (x == f.x0 || g.mark[c - 1] != stamp);
+      ends = marked && (x == f.x1 || g.mark[c + 1] != stamp);
+    }
+    const unsigned m = __ballot_sync(kAll, marked), st = __ballot_sync(kAll, starts);
+    // A run's cells are consecutive: its index is that of the last start at or before the cell
+    // (in an earlier round where none is in this one).
+    const int32_t run = nruns + __popc(st & upto) - 1;
+    if (marked) s.raster[count + __popc(m & before)] = g.grid[c];
+    if (starts) {
+      s.runs[run].y = y;
+      s.runs[run].x0 = x;
+      s.runs[run].first = count + __popc(m & before);
+    }
+    if (ends) s.runs[run].x1 = x + 1;
+    count += __popc(m);
+    nruns += __popc(st);
+  }
+  return count == f.n ? nruns : -1;
 }
 
 __global__ void core_kernel(CoreArgs a) {
@@ -217,8 +259,10 @@ __global__ void core_kernel(CoreArgs a) {
     const TreeNode& node = nodes[s.kept_node[q]];
     const cores::CoreFill fill =
         warp_fill(g, s.kept_level[q], node.seed, q + 1, s.core, lane, &tail);
+    const int32_t nruns = fill.n < 0 ? -1 : warp_raster(g, q + 1, fill, s.core, lane);
+    __syncwarp();  // the raster and the runs written before lane 0 chains them
     if (lane == 0) {
-      length = cores::core_chain_of_fill(g, q + 1, fill, s.core, s.chain);
+      length = cores::core_chain_of_runs(fill.n, nruns, s.core, s.chain);
       failed = length != node.npix;  // (a broken invariant: the host plans this candidate)
       if (failed)
         result = {-1, 0, 0};
