@@ -6,9 +6,12 @@
 // as {index}.cat (a frame listed twice is written twice); without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
 //                [--read-only T,...] [--threads N] [--pass-alone 0|1] [--photometry-batch N]
+//                [--warm-cuda 0|1]
 // --cuda-sync spin|yield|block: how the host threads wait for the GPU (cudaSetDeviceFlags before
 // the first CUDA call; CUDA builds only): whether the driver's spinning waits take cores the
 // stream's other threads want.
+// --warm-cuda 1: the CUDA context made (cudaFree(0)) before the stream's clock starts, its
+// time printed: how much of the first frame's wait is the context's creation.
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 // --threads N: each frame's threads (NTHREADS), where 0 divides the host's cores among the back
 // workers.
@@ -108,7 +111,7 @@ int main(int argc, char** argv) {
     keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
     std::vector<std::string> frames;
     std::string device = "cpu", out, shapes = "0/0/0", read_threads, cuda_sync;
-    bool gpu_children = false;
+    bool gpu_children = false, warm_cuda = false;
     int frame_threads = 0;  // NTHREADS: 0, the back workers share the cores
     bool pass_alone = true;
     int64_t photometry_batch = Config{}.photometry_batch_rows;
@@ -131,6 +134,8 @@ int main(int argc, char** argv) {
         gpu_children = std::atoi(value().c_str()) != 0;
       else if (a == "--cuda-sync")
         cuda_sync = value();
+      else if (a == "--warm-cuda")
+        warm_cuda = std::atoi(value().c_str()) != 0;
       else if (a == "--read-only")
         read_threads = value();
       else if (a == "--threads") {
@@ -159,6 +164,16 @@ int main(int argc, char** argv) {
 #endif
     }
     if (device != "cpu" && device != "cuda") throw Error("--device: cpu or cuda, not " + device);
+    if (warm_cuda) {
+#ifdef CELERIS_HAVE_CUDA
+      const auto t = std::chrono::steady_clock::now();
+      if (cudaFree(nullptr) != cudaSuccess) throw Error("--warm-cuda: no CUDA context");
+      std::printf("CUDA context made in %.3f s\n",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+#else
+      throw Error("--warm-cuda: built without CUDA");
+#endif
+    }
     Overrides o = {{"CATALOG_TYPE", out.empty() ? "NONE" : "ASCII_HEAD"},
                    {"CATALOG_NAME", out.empty() ? "none.cat" : out + "/{index}.cat"},
                    {"VERBOSE_TYPE", "QUIET"}};
