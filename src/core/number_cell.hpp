@@ -63,33 +63,24 @@ static __device__ constexpr std::array<uint64_t, 20> kPow10uDevice = powers_of_t
 static __device__ constexpr std::array<char, 200> kDigitPairsDevice = digit_pairs();
 #endif
 
-CELERIS_HD inline u128 pow10_u128(int k) {
+// The table `name` as the code being compiled reads it: the device's copy in a kernel.
 #ifdef __CUDA_ARCH__
-  return kPow10Device[static_cast<size_t>(k)];
+#define CELERIS_CELL_TABLE(name) name##Device
 #else
-  return kPow10[static_cast<size_t>(k)];
+#define CELERIS_CELL_TABLE(name) name
 #endif
+
+CELERIS_HD inline u128 pow10_u128(int k) {
+  return CELERIS_CELL_TABLE(kPow10)[static_cast<size_t>(k)];
 }
 CELERIS_HD inline double pow10_double(int k) {
-#ifdef __CUDA_ARCH__
-  return kPow10dDevice[static_cast<size_t>(k)];
-#else
-  return kPow10d[static_cast<size_t>(k)];
-#endif
+  return CELERIS_CELL_TABLE(kPow10d)[static_cast<size_t>(k)];
 }
 CELERIS_HD inline uint64_t pow10_u64(int k) {
-#ifdef __CUDA_ARCH__
-  return kPow10uDevice[static_cast<size_t>(k)];
-#else
-  return kPow10u[static_cast<size_t>(k)];
-#endif
+  return CELERIS_CELL_TABLE(kPow10u)[static_cast<size_t>(k)];
 }
 CELERIS_HD inline const char* digit_pair(unsigned q) {
-#ifdef __CUDA_ARCH__
-  return kDigitPairsDevice.data() + 2 * q;
-#else
-  return kDigitPairs.data() + 2 * q;
-#endif
+  return CELERIS_CELL_TABLE(kDigitPairs).data() + 2 * q;
 }
 
 CELERIS_HD inline int leading_zeros(uint64_t v) {

@@ -19,7 +19,7 @@ if(CELERIS_HAVE_CUDA)
                                ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
                                ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
                                ${CMAKE_CURRENT_SOURCE_DIR}/core/stored_pixels_gpu_test.cu
-                               ${CMAKE_CURRENT_SOURCE_DIR}/core/table_ascii_gpu_test.cpp)
+                               ${CMAKE_CURRENT_SOURCE_DIR}/core/table_ascii_gpu_test.cu)
   # core/cr_math.hpp's exact sums need every product rounded on its own, as on the host.
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
                               ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
@@ -30,7 +30,7 @@ if(CELERIS_HAVE_CUDA)
                   ${CMAKE_CURRENT_SOURCE_DIR}/core/cr_math_gpu_test.cu
                   ${CMAKE_CURRENT_SOURCE_DIR}/core/glibc_float_math_gpu_test.cu
                   ${CMAKE_CURRENT_SOURCE_DIR}/core/stored_pixels_gpu_test.cu
-                  ${CMAKE_CURRENT_SOURCE_DIR}/core/table_ascii_gpu_test.cpp
+                  ${CMAKE_CURRENT_SOURCE_DIR}/core/table_ascii_gpu_test.cu
                   TEST_LIST celeris_core_gpu_tests)
   set_tests_properties(${celeris_core_gpu_tests} PROPERTIES LABELS "core;gpu"
                        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
