@@ -5,7 +5,8 @@
 // into one upload and copies the text back out; each GPU thread formats one row, with
 // core/number_cell.hpp as the host's writer does. Rows holding a cell outside that road (NaN,
 // infinities, values beyond its range) are formatted by the host (append_ascii_rows) and put in
-// their place.
+// their place; where more than an eighth of the rows are such, the whole table is the host
+// writer's (ascii_table_text, on all its threads).
 #pragma once
 
 #include <optional>

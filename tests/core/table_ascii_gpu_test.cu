@@ -132,6 +132,14 @@ TEST(AsciiTableGpu, LeavesOtherFormatsToTheHost) {
   EXPECT_FALSE(ascii_table_text_gpu(empty, true).has_value());
 }
 
+// A column whose every cell is off the road (NaN): the whole table is the host writer's.
+TEST(AsciiTableGpu, ManyHostRowsAsTheHost) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  Table t = random_table(5000, 11);
+  for (double& v : t.columns[8].values) v = std::numeric_limits<double>::quiet_NaN();
+  expect_same_text(t, true);
+}
+
 TEST(AsciiTableGpu, OneRowAndWideCells) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   Table t;
