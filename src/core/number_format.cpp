@@ -1,11 +1,8 @@
 #include "core/number_format.hpp"
 
-#include <array>
 #include <cctype>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 namespace celeris {

@@ -1,6 +1,9 @@
 // ascii_table_text_gpu (core/table_ascii_gpu.hpp): the values up in one copy, a thread per row
 // sums its cells' lengths, a scan places the rows, a thread per row writes its cells, the text
-// down in one copy. Compiled with --fmad=false (number_cell.hpp's rounding is the host's).
+// down in one copy. Each cell's digits are worked out twice, by both kernels, rather than kept
+// between them: a buffer of every cell's text would be several times the catalog's size, and
+// the GPU's arithmetic is the cheap part. Compiled with --fmad=false (number_cell.hpp's
+// rounding is the host's).
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -8,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "celeris/device.hpp"
 #include "core/cuda/context_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
@@ -119,8 +123,7 @@ std::optional<std::string> ascii_table_text_gpu(const Table& table, bool header)
     for (int k = 0; k < col.repeat; ++k) cells.push_back({*f, packed + k, col.repeat});
     packed += static_cast<int64_t>(col.values.size());
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return std::nullopt;
+  if (cuda_device_count() == 0) return std::nullopt;
 
   std::shared_ptr<Context> ctx = contexts().take();
   Context& c = *ctx;
