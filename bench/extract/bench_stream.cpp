@@ -6,12 +6,14 @@
 // as {index}.cat (a frame listed twice is written twice); without, no catalog (CATALOG_TYPE NONE).
 //   bench_stream FRAME.fits... [--device cpu|cuda] [--shapes R/K/W,...] [--repeat N] [--out DIR]
 //                [--read-only T,...] [--threads N] [--pass-alone 0|1] [--photometry-batch N]
-//                [--warm-cuda 0|1]
+//                [--warm-cuda 0|1] [--first N]
 // --cuda-sync spin|yield|block: how the host threads wait for the GPU (cudaSetDeviceFlags before
 // the first CUDA call; CUDA builds only): whether the driver's spinning waits take cores the
 // stream's other threads want.
 // --warm-cuda 1: the CUDA context made (cudaFree(0)) before the stream's clock starts, its
 // time printed: how much of the first frame's wait is the context's creation.
+// --first N: for each run, the first N frames written, each with its own stages' times
+// (RunInfo::stage_seconds): which stage holds a stream's first frames.
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 // --threads N: each frame's threads (NTHREADS), where 0 divides the host's cores among the back
 // workers.
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
     bool pass_alone = true;
     int64_t photometry_batch = Config{}.photometry_batch_rows;
     int repeat = 1;
+    size_t first_frames = 0;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       auto value = [&]() -> std::string {
@@ -136,6 +139,8 @@ int main(int argc, char** argv) {
         cuda_sync = value();
       else if (a == "--warm-cuda")
         warm_cuda = std::atoi(value().c_str()) != 0;
+      else if (a == "--first")
+        first_frames = static_cast<size_t>(std::max(0, std::atoi(value().c_str())));
       else if (a == "--read-only")
         read_threads = value();
       else if (a == "--threads") {
@@ -202,6 +207,7 @@ int main(int argc, char** argv) {
         // Each frame's completion time: the rate between the `window`-th and the last excludes
         // the pipeline's filling (the first frames read, none yet out) and draining.
         std::vector<double> done_at;
+        std::vector<std::string> firsts;  // --first: the first frames' stages, printed after
         const auto t0 = std::chrono::steady_clock::now();
         // CPU time against wall time and cores: whether the stream is bound by the cores.
         const bench::ProcessUsage cpu0 = bench::process_usage();
@@ -211,12 +217,25 @@ int main(int argc, char** argv) {
               done_at.push_back(
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
               if (!f.error.empty() && first_error.empty()) first_error = f.path + ": " + f.error;
+              if (firsts.size() < first_frames) {
+                char head[96];
+                std::snprintf(head, sizeof head, "    run %d, frame %zu written at %.3f s:", r,
+                              f.index + 1, done_at.back());
+                std::string line = head;
+                for (const auto& [name, sec] : f.result.info.stage_seconds) {
+                  char cell[128];
+                  std::snprintf(cell, sizeof cell, " %s %.2f;", name.c_str(), 1e3 * sec);
+                  line += cell;
+                }
+                firsts.push_back(line);
+              }
             },
             shape);
         if (s.failed)
           throw Error(std::to_string(s.failed) + " frames failed (shape " + item + "; " +
                       first_error + ")");
         const bench::ProcessUsage cpu1 = bench::process_usage();
+        for (const std::string& line : firsts) std::printf("%s (ms)\n", line.c_str());
         if (r == 0 || s.seconds < best.seconds) {
           best = s;
           best_sustained = sustained_rate(done_at);
