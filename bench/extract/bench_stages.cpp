@@ -9,6 +9,10 @@
 //                        [--devices cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N]
 // --chunk-objects: objects per chunk of the pipelined deblending and cleaning
 // (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
+// --zone-thread 0: with chunks, each chunk's zones and pairs made by the stages' thread after
+// its shapes instead of a thread of their own (Config::back_end_zone_thread).
+// --stage-threads N: with chunks, the stages' team beside the pass (Config::
+// back_end_stage_threads; 0: picked).
 // --gpu-children 1: deblending's pixel assignment on the GPU (Config::gpu_deblend_children).
 // --pass-alone 0: the clean pass beside the OpenMP team's spinning threads
 // (Config::serial_pass_alone).
@@ -20,11 +24,11 @@
 // measurement (the weighted front end: with --device cuda the whole of it on the GPU,
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
-// of two runs, the options as given (a) and with OPTION (chunk-objects, gpu-children,
-// pass-alone, photometry-batch, lend-pixels or band-rows) set to VALUE (b), in turn, each round's
-// order swapped: the medians of both, stage by stage, and of the rounds' differences b - a. The
-// machine's speed drifts by more than many changes gain (3-5 ms within one call on the H200's
-// host); paired rounds see through more of it.
+// of two runs, the options as given (a) and with OPTION (chunk-objects, zone-thread,
+// stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels or band-rows) set to
+// VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
+// rounds' differences b - a. The machine's speed drifts by more than many changes gain (3-5 ms
+// within one call on the H200's host); paired rounds see through more of it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -59,12 +63,16 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
          a.background == b.background;
 }
 
-// Sets a configuration option of this benchmark's (--chunk-objects, --gpu-children,
+// Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
 // --pass-alone, --photometry-batch, --band-rows; lend-pixels for --ab only), by name without the
 // dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
+  else if (key == "zone-thread")
+    c.back_end_zone_thread = std::stoi(value) != 0;
+  else if (key == "stage-threads")
+    c.back_end_stage_threads = std::stoi(value);
   else if (key == "gpu-children")
     c.gpu_deblend_children = std::stoi(value) != 0;
   else if (key == "pass-alone")
@@ -155,7 +163,8 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
-                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--gpu-children 0|1] "
+                 "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--zone-thread 0|1] "
+                 "[--gpu-children 0|1] "
                  "[--pass-alone 0|1] [--photometry-batch N] [--band-rows N] [--rms-map FILE] "
                  "[--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);

@@ -96,6 +96,13 @@ struct Config {
   // (src/extract/back_end.hpp; 0: one chunk, the stages one after another; negative: refused).
   // Any value gives the same catalog.
   int64_t back_end_chunk_objects = 0;
+  // Tests and benchmarks, with chunks: each chunk's clean zones and pairs made by a thread of
+  // their own beside the next chunks' stages (true), or by the stages' thread and team right
+  // after the chunk's shapes (false). The same catalog either way.
+  bool back_end_zone_thread = true;
+  // Tests and benchmarks, with chunks: the threads of the stages' team beside the pass (0: all
+  // but the pass's and the zones' thread's). The same catalog with any.
+  int back_end_stage_threads = 0;
   // Tests and benchmarks: with --device cuda, deblending's pixel assignment (each pixel of a
   // split detection given to a child, the rand() draws numbered by a block scan) on the GPU
   // (src/extract/gpu/deblend_children_gpu.hpp) instead of the host threads. The same catalog;

@@ -75,9 +75,12 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   // With chunks, three threads in a row: this one assigns the pixels and makes the shapes of
   // chunk after chunk; a second finds each chunk's zones and pairs (mostly a wait on the GPU's
   // zones, then a parallel loop) while the first goes on; a third runs the clean pass.
-  const int zone_threads = nchunks > 1 ? std::max(1, options.threads / 4) : options.threads;
-  const int stage_threads =
-      nchunks > 1 ? std::max(1, options.threads - 1 - zone_threads) : options.threads;
+  const bool zone_thread = nchunks > 1 && options.zone_thread;
+  const int zone_threads = zone_thread ? std::max(1, options.threads / 4) : 0;
+  const int stage_threads = nchunks == 1 ? options.threads
+                            : options.stage_threads > 0
+                                ? options.stage_threads
+                                : std::max(1, options.threads - 1 - zone_threads);
   // Every per-object column is sized for all objects before the first chunk: no entry moves
   // while the pass reads it.
   shapes.resize(nobj);
@@ -157,7 +160,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
     c = Chunk{};
   };
   std::vector<std::thread> workers;
-  if (nchunks > 1) {
+  if (zone_thread) {
     workers.emplace_back([&] {  // zones and pairs
       try {
         for (size_t k = 0; k < nchunks && wait_for(shaped, k); ++k) {
@@ -168,6 +171,8 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
         fail(std::current_exception());
       }
     });
+  }
+  if (nchunks > 1) {
     workers.emplace_back([&] {  // the clean pass
       try {
         const PassEnds ends{steps.pass_ends};
@@ -209,8 +214,11 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
           if (steps.pass_begins) steps.pass_begins(pass);
           clean_chunk(c);
         });
-      } else {
+      } else if (zone_thread) {
         announce(shaped, k);
+      } else {
+        pair_chunk(c, stage_threads);
+        announce(paired, k);
       }
     }
   } catch (...) {

@@ -6,8 +6,9 @@
 // the parallel stages instead of following them. With chunks, three threads in a row: the
 // caller's assigns the pixels and makes the shapes, a second finds each chunk's zones and pairs
 // (on the GPU with --device cuda: mostly a wait) with a quarter of the threads, a third runs the
-// pass. The catalog is the same as with the stages one after another, which is what a single
-// chunk does (a frame of few objects, and the default).
+// pass; or two (BackEndOptions::zone_thread false), the caller's making each chunk's zones and
+// pairs after its shapes. The catalog is the same as with the stages one after another, which is
+// what a single chunk does (a frame of few objects, and the default).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,14 @@ struct BackEndOptions {
   // shapes' finish slower beside each other's threads), bench/results/extract-gpu-h200-2026-11-
   // 29-stop37.md: within the spread of the process's own speed, so still off.
   size_t chunk_objects = 0;
+  // With chunks: each chunk's zones and pairs on a thread of their own with a quarter of the
+  // threads, beside the next chunk's pixel assignment and shapes (true); or on the stages'
+  // thread with all its threads, right after the chunk's shapes (false: two threads in a row,
+  // the stages' and the pass's).
+  bool zone_thread = true;
+  // With chunks: the stages' team (0: the threads left by the pass's and the zones' thread's;
+  // fewer leave cores idle, which the pass, a thread alone, runs faster beside).
+  int stage_threads = 0;
   // With one chunk, the pass on the calling thread while its team's other threads sleep
   // (core/omp_serial.hpp): their spinning after the stages' loops slowed it by up to 60%.
   bool pass_alone = true;

@@ -15,6 +15,7 @@
 #include "celeris/extract.hpp"
 #include "core/deferred_thread.hpp"
 #include "core/fits_pixels.hpp"
+#include "core/glibc_float_math_tables.hpp"
 #include "extract/back_end.hpp"
 #include "extract/gpu/blanking_gpu.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
@@ -80,6 +81,7 @@ constexpr int kHostMapThreads = 2;
 void validate_config(const Config& c) {
   if (c.back_end_chunk_objects < 0)
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
+  if (c.back_end_stage_threads < 0) throw Error("back_end_stage_threads must be >= 0 (0: picked)");
   if (c.photometry_batch_rows < 0)
     throw Error("photometry_batch_rows must be >= 0 (0: the photometry after the clean pass)");
   if (c.gpu_band_rows < 0)
@@ -270,6 +272,7 @@ FrontStage front_of_host_frame(ImageView<const float> image, Image<float>* reuse
                                const Config& config, const MeasureRequest& request,
                                const GpuStreamLoad& load, StoredPixels& stored,
                                ImageView<float> stored_memory) {
+  if (config.device == Backend::Cuda) glibcmath::check_exception_lists_ahead();
   // Weight maps (weights_front_end.hpp) and dual-image mode (dual_image.hpp): their stages 1-3
   // run on the CPU on either device (with --device cuda the measurement's GPU part still runs on
   // the GPU, and the run's warnings say where the detection ran).
@@ -337,6 +340,7 @@ FrontStage extract_front(ImageView<float> pixels, StoredPixels& stored, const Co
 FrontStage extract_front(const DeviceImage& image, const Config& config,
                          const MeasureRequest& request) {
   if (image.empty()) throw Error("empty image: no pixels to extract from");
+  if (config.device == Backend::Cuda) glibcmath::check_exception_lists_ahead();
   const GpuPlacement place =
       gpu_placement(image.width(), image.height(), config, GpuStreamLoad{}, true);
   std::string on_cpu = place.on_cpu;
@@ -641,6 +645,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   back_options.pass_alone = config.serial_pass_alone;
   if (config.back_end_chunk_objects > 0)
     back_options.chunk_objects = static_cast<size_t>(config.back_end_chunk_objects);
+  back_options.zone_thread = config.back_end_zone_thread;
+  back_options.stage_threads = config.back_end_stage_threads;
   back_options.keep_detected_shapes = local_back;
   back_options.reuse = &column_pool.back_end;
   CleanedObjects back = deblend_and_clean(deblend_stage, detection_done, clean_params, back_steps,

@@ -135,12 +135,17 @@ void chunks_give_the_same_catalog(Backend device) {
     const Result one = extract(crowded_field().view(), c, request);
     c.back_end_chunk_objects = 300;
     const Result chunked = extract(crowded_field().view(), c, request);
+    // Each chunk's zones and pairs on the stages' thread, right after its shapes.
+    c.back_end_zone_thread = false;
+    const Result two_threads = extract(crowded_field().view(), c, request);
     const std::string what = k.name;
     EXPECT_FALSE(pipelined(one)) << what;
     EXPECT_TRUE(pipelined(chunked)) << what;
+    EXPECT_TRUE(pipelined(two_threads)) << what;
     EXPECT_GT(one.objects.size(), 2000u) << what;
     EXPECT_GT(one.info.n_deblended, one.info.n_detections) << what;  // blends were split
     expect_same(one.objects, chunked.objects, what);
+    expect_same(one.objects, two_threads.objects, what + ", zones on the stages' thread");
   }
 }
 
