@@ -11,6 +11,7 @@
 #include "celeris/fits.hpp"
 #include "celeris/table.hpp"
 #include "celeris/wcs.hpp"
+#include "core/glibc_float_math_tables.hpp"
 #include "core/table_ascii_gpu.hpp"
 #include "extract/mef_inputs.hpp"
 #include "extract/output/check_image_extensions.hpp"
@@ -496,6 +497,8 @@ FileRunResult extract_extensions(const std::string& path, const std::vector<int>
 
 FileRunResult extract_file(const std::string& image_path, const Settings& settings,
                            const WarningSink& warn) {
+  // The GPU path's glibc checks, beside the reading of the frame (glibc_float_math_tables.hpp).
+  if (settings.config.device == Backend::Cuda) glibcmath::check_exception_lists_ahead();
   const RunPlan plan = plan_run(settings);
   if (warn)
     for (const auto& w : plan.warnings) warn(w);

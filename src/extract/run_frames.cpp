@@ -28,6 +28,7 @@
 #include "celeris/extract_run.hpp"
 #include "core/bounded_queue.hpp"
 #include "core/cuda/pinned_buffer_pool.hpp"
+#include "core/glibc_float_math_tables.hpp"
 #include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/front_end.hpp"
 #include "extract/mef_inputs.hpp"
@@ -206,6 +207,8 @@ FramesSummary extract_frames(const std::vector<std::string>& paths, const Settin
                              const StreamShape& shape) {
   const auto t0 = std::chrono::steady_clock::now();
   if (paths.empty()) throw Error("no image given");
+  // The GPU path's glibc checks, beside the first frames' reading (glibc_float_math_tables.hpp).
+  if (settings.config.device == Backend::Cuda) glibcmath::check_exception_lists_ahead();
   // Dual-image mode takes one pair per call.
   for (const std::string& p : paths)
     if (p.find(',') != std::string::npos && p.find('[') == std::string::npos)

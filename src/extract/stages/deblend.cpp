@@ -565,6 +565,8 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
                          nthresh, std::min(params.minarea, kMaxDeblendArea), params.width,
                          params.height);
   }
+  // A process's first frame makes the builders' streams and page-locked buffers here.
+  if (seconds && build_apart) seconds->emplace_back("deblend plans: builders made", since(t_start));
 
   // 2. Each candidate's levels on the host (their pow is the C library's); a builder takes
   // those whose union-find sums are exact in any order (as build_deblend_tree's check) and
