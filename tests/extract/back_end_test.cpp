@@ -135,8 +135,10 @@ void chunks_give_the_same_catalog(Backend device) {
     const Result one = extract(crowded_field().view(), c, request);
     c.back_end_chunk_objects = 300;
     const Result chunked = extract(crowded_field().view(), c, request);
-    // Each chunk's zones and pairs on the stages' thread, right after its shapes.
+    // Each chunk's zones and pairs on the stages' thread, right after its shapes, with a
+    // stages' team of two beside the pass.
     c.back_end_zone_thread = false;
+    c.back_end_stage_threads = 2;
     const Result two_threads = extract(crowded_field().view(), c, request);
     const std::string what = k.name;
     EXPECT_FALSE(pipelined(one)) << what;
@@ -156,6 +158,12 @@ TEST(BackEnd, ChunksGiveTheSameCatalog) {
 TEST(BackEnd, NegativeChunkSizeIsRefused) {
   Config c;
   c.back_end_chunk_objects = -1;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
+}
+
+TEST(BackEnd, NegativeStageTeamIsRefused) {
+  Config c;
+  c.back_end_stage_threads = -1;
   EXPECT_THROW(extract(crowded_field().view(), c), Error);
 }
 

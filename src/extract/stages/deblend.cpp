@@ -565,7 +565,9 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
                          nthresh, std::min(params.minarea, kMaxDeblendArea), params.width,
                          params.height);
   }
-  // A process's first frame makes the builders' streams and page-locked buffers here.
+  // Since the start: the candidates listed and the builders made (a process's first frame
+  // makes their streams and page-locked buffers here, and waits for the glibc lists' check,
+  // ask_children's, unless glibc_float_math_tables.hpp's check_exception_lists_ahead began it).
   if (seconds && build_apart) seconds->emplace_back("deblend plans: builders made", since(t_start));
 
   // 2. Each candidate's levels on the host (their pow is the C library's); a builder takes
