@@ -20,6 +20,8 @@
 // batches of N rows while it runs (Config::photometry_batch_rows; 0: after the pass).
 // --band-rows N: with the GPU, the detection in bands of N rows (Config::gpu_band_rows; 0: the
 // whole frame at once).
+// --pass-census 1: each other thread's CPU time while the clean pass ran, the busiest six by
+// rank ("pass census: ..."; Config::census_pass_neighbours): what shares the pass's cores.
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
 // measurement (the weighted front end: with --device cuda the whole of it on the GPU,
 // gpu/weighted_front_end_gpu.hpp).
@@ -64,8 +66,8 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows; lend-pixels for --ab only), by name without the
-// dashes; false for another name.
+// --pass-alone, --photometry-batch, --band-rows, --pass-census; lend-pixels for --ab only), by
+// name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
@@ -83,6 +85,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.gpu_lend_detection_pixels = std::stoi(value) != 0;
   else if (key == "band-rows")
     c.gpu_band_rows = std::stoll(value);
+  else if (key == "pass-census")
+    c.census_pass_neighbours = std::stoi(value) != 0;
   else
     return false;
   return true;

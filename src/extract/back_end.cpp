@@ -60,6 +60,30 @@ std::vector<size_t> chunk_bounds(const DeblendStage& d, size_t chunk_objects, in
   return bounds;
 }
 
+// BackEndOptions::census: each thread's CPU time from begin() to end(), on the pass's thread.
+class PassCensus {
+ public:
+  PassCensus(bool on, BackEndTimes& times) : on_(on), times_(times) {}
+  void begin() {
+    if (!on_) return;
+    times_.census_pass_thread = current_thread_id();
+    before_ = thread_cpu_times();
+    t_ = Clock::now();
+  }
+  void end() {
+    if (!on_ || before_.empty()) return;
+    times_.census_seconds = since(t_);
+    times_.census = thread_cpu_between(before_, thread_cpu_times());
+    before_.clear();
+  }
+
+ private:
+  bool on_;
+  BackEndTimes& times_;
+  std::vector<ThreadCpu> before_;
+  Clock::time_point t_;
+};
+
 }  // namespace
 
 CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_t>& detection_done,
@@ -103,6 +127,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   std::vector<Chunk> chunks(nchunks);
   BackEndTimes& times = out.seconds;
   times.setup = since(t_setup);
+  PassCensus census(options.census, times);
 
   // Chunk k's shapes are made once `shaped` exceeds k, its pairs once `paired` does.
   std::mutex m;
@@ -179,8 +204,10 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
         for (size_t k = 0; k < nchunks && wait_for(paired, k); ++k) {
           // Once the first chunk's stages are done (its objects' blanking codes drafted).
           if (k == 0 && steps.pass_begins) steps.pass_begins(pass);
+          if (k == 0) census.begin();
           clean_chunk(chunks[k]);
         }
+        census.end();
       } catch (...) {
         fail(std::current_exception());
       }
@@ -212,7 +239,9 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
         run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] {
           const PassEnds ends{steps.pass_ends};
           if (steps.pass_begins) steps.pass_begins(pass);
+          census.begin();
           clean_chunk(c);
+          census.end();
         });
       } else if (zone_thread) {
         announce(shaped, k);

@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/thread_cpu.hpp"
 #include "extract/stages/clean.hpp"
 #include "extract/stages/deblend.hpp"
 
@@ -79,6 +80,9 @@ struct BackEndOptions {
   // Storage kept from an earlier frame (null: allocated afresh): its profile and rows are taken
   // and left there again at the end; its done_line becomes CleanedObjects::done_line.
   BackEndColumns* reuse = nullptr;
+  // Benchmarks: every thread's CPU time from the pass's first take to its last
+  // (BackEndTimes::census), which costs about a millisecond outside the pass's own time.
+  bool census = false;
 };
 
 // The stages' times (seconds): the parallel stages' summed over the chunks; `clean` what the
@@ -89,6 +93,11 @@ struct BackEndOptions {
 struct BackEndTimes {
   double setup = 0, finish = 0, shapes = 0, zones = 0, pairs = 0, pass = 0, pass_finish = 0,
          clean = 0;
+  // BackEndOptions::census: each thread's CPU time while the pass ran (the largest first), the
+  // pass's own thread among them, and the seconds from the first census to the second.
+  std::vector<ThreadCpu> census;
+  long census_pass_thread = 0;
+  double census_seconds = 0;
 };
 
 struct CleanedObjects {

@@ -649,6 +649,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   back_options.stage_threads = config.back_end_stage_threads;
   back_options.keep_detected_shapes = local_back;
   back_options.reuse = &column_pool.back_end;
+  back_options.census = config.census_pass_neighbours;
   CleanedObjects back = deblend_and_clean(deblend_stage, detection_done, clean_params, back_steps,
                                           back_options, shapes, isos);
   Deblended& deblended = back.deblended;
@@ -688,9 +689,32 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                      t.pass);
   lines.emplace_back("clean: the pass's finish", t.pass_finish);
   lines.emplace_back("clean", t.clean);
-  if (beside_pass && beside_pass->started())
+  if (beside_pass && beside_pass->started()) {
     lines.emplace_back("clean: the GPU photometry's start and end beside it",
                        beside_pass->start_seconds());
+    const PhotometryBesidePass::FeederSeconds f = beside_pass->feeder_seconds();
+    lines.emplace_back("gpu measure beside the pass: the thread's setup", f.setup);
+    lines.emplace_back("gpu measure beside the pass: the batches' host work", f.batches);
+    lines.emplace_back("gpu measure beside the pass: the thread's CPU time", f.cpu);
+  }
+  if (!t.census.empty()) {
+    // The threads that ran beside the pass, the busiest first (by rank: their ids change).
+    lines.emplace_back("pass census: from the first census to the second", t.census_seconds);
+    double others = 0;
+    int rank = 0;
+    for (const ThreadCpu& c : t.census) {
+      const double sec = static_cast<double>(c.ns) * 1e-9;
+      if (c.id == t.census_pass_thread) {
+        lines.emplace_back("pass census: the pass's thread", sec);
+        continue;
+      }
+      others += sec;
+      if (rank < 6 && sec >= 1e-5)
+        lines.emplace_back(
+            "pass census: other thread " + std::to_string(++rank) + " (" + c.name + ")", sec);
+    }
+    lines.emplace_back("pass census: all other threads", others);
+  }
   timer.restart();
 
   // 6. Measurement, each object as SExtractor saw the image when it wrote the object out. The

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -304,6 +305,65 @@ TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
     for (size_t v = s.removed; v < r.removed.size(); ++v)
       ASSERT_GE(r.removed[v].moment, s.last_moment) << "snapshot " << k << " lacks merge " << v;
   }
+}
+
+// CleanPass::wait_for from another thread (the GPU photometry's feeder): the pass wakes the
+// waiter once its rows reach the target, long before the timeout, and each answer holds at
+// least the rows asked for; release_waiters ends a wait for rows the pass never reaches.
+TEST(CleanPass, WaitForRowsIsWokenByThePass) {
+  std::mt19937 rng(7);
+  const int side = 2000, n = 40000;
+  Field f = crowded_field(rng, n, side, 2.5);
+  CleanParams p;
+  p.detect_thresh = 10.0f;
+  p.clean_margin = 5;
+  p.buffer.height = side;
+  p.buffer.rows = 64;
+  p.buffer.margin = 2;
+  p.buffer.filter_rows = 3;
+  p.stack_size = 300;
+  const CleanZones zones = clean_zones(f.shapes, 1);
+  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin, 1);
+  CleanPass pass(n, f.flags, f.shapes, f.isos, f.done_line, pairs.profile, pairs.rows, p);
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kLong = std::chrono::seconds(20);
+  struct Wait {
+    size_t target, rows;
+    double seconds;
+    bool after_the_pass;
+  };
+  std::vector<Wait> waits;
+  std::atomic<bool> started{false}, done{false};
+  std::thread reader([&] {
+    started = true;
+    size_t target = 500;
+    while (!done.load()) {
+      const auto t = Clock::now();
+      const CleanProgress c = pass.wait_for(target, SIZE_MAX, kLong);
+      waits.push_back(
+          {target, c.rows, std::chrono::duration<double>(Clock::now() - t).count(), done.load()});
+      target = c.rows + 500;
+    }
+  });
+  while (!started.load()) std::this_thread::yield();
+  pass.take(zones, pairs.pair, pairs.any);
+  done = true;
+  pass.release_waiters();
+  reader.join();
+  // Released, a wait returns at once whatever it asks.
+  const auto t = Clock::now();
+  EXPECT_LT(pass.wait_for(SIZE_MAX, SIZE_MAX, kLong).rows, SIZE_MAX);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t).count(), 10.0);
+  const CleanResult r = pass.finish(f.shapes, f.isos);
+  ASSERT_GT(r.order.size(), 5000u);
+  size_t during = 0;
+  for (const Wait& w : waits) {
+    EXPECT_LT(w.seconds, 10.0) << "a wait for " << w.target << " rows ran to its timeout";
+    if (w.after_the_pass) continue;
+    ++during;
+    EXPECT_GE(w.rows, w.target);
+  }
+  EXPECT_GT(during, 2u) << "the reader saw too few batches while the pass ran";
 }
 
 // clean_pair against the comparison written out: the newcomer is the victim's master when the

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <utility>
 
 namespace celeris::extract {
@@ -90,6 +92,13 @@ struct CleanPass::State {
   // progress(): the merges' count stored before the rows', so that a reader who sees a row
   // sees every merge made before its write-out.
   std::atomic<size_t> published_removed{0}, published_rows{0}, published_taken{0};
+  // wait_for(): the waiter's targets (SIZE_MAX: none), read by the pass at every newcomer; the
+  // pass wakes it once either is reached. Relaxed: a wake missed by the two threads' stores
+  // crossing is made at the next newcomer, or by the waiter's timeout after the last.
+  std::atomic<size_t> wake_rows{SIZE_MAX}, wake_taken{SIZE_MAX};
+  std::mutex wake_m;
+  std::condition_variable wake_cv;
+  bool released = false;  // release_waiters()
 
   State(size_t n, std::vector<uint16_t>& flags, const std::vector<Shape>& shapes,
         const std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
@@ -197,11 +206,45 @@ struct CleanPass::State {
     published_removed.store(result.removed.size(), std::memory_order_release);
     published_rows.store(result.order.size(), std::memory_order_release);
     published_taken.store(taken, std::memory_order_relaxed);
+    if (result.order.size() >= wake_rows.load(std::memory_order_relaxed) ||
+        taken >= wake_taken.load(std::memory_order_relaxed))
+      wake();
+  }
+  void wake() {
+    {
+      std::lock_guard<std::mutex> lock(wake_m);
+      wake_rows.store(SIZE_MAX, std::memory_order_relaxed);
+      wake_taken.store(SIZE_MAX, std::memory_order_relaxed);
+    }
+    wake_cv.notify_all();
   }
   CleanProgress progress() const {
     const size_t rows = published_rows.load(std::memory_order_acquire);
     const size_t merges = published_removed.load(std::memory_order_acquire);
     return result.prefix(rows, merges, published_taken.load(std::memory_order_relaxed));
+  }
+  CleanProgress wait_for(size_t rows, size_t taken, std::chrono::microseconds timeout) {
+    auto there = [&] {
+      return released || published_rows.load(std::memory_order_acquire) >= rows ||
+             published_taken.load(std::memory_order_relaxed) >= taken;
+    };
+    std::unique_lock<std::mutex> lock(wake_m);
+    if (!there()) {
+      wake_rows.store(rows, std::memory_order_relaxed);
+      wake_taken.store(taken, std::memory_order_relaxed);
+      wake_cv.wait_for(lock, timeout, there);
+      wake_rows.store(SIZE_MAX, std::memory_order_relaxed);
+      wake_taken.store(SIZE_MAX, std::memory_order_relaxed);
+    }
+    lock.unlock();
+    return progress();
+  }
+  void release_waiters() {
+    {
+      std::lock_guard<std::mutex> lock(wake_m);
+      released = true;
+    }
+    wake_cv.notify_all();
   }
 
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
@@ -331,6 +374,15 @@ size_t CleanPass::next() const {
 
 CleanProgress CleanPass::progress() const {
   return state_->progress();
+}
+
+CleanProgress CleanPass::wait_for(size_t rows, size_t taken,
+                                  std::chrono::microseconds timeout) const {
+  return state_->wait_for(rows, taken, timeout);
+}
+
+void CleanPass::release_waiters() const {
+  state_->release_waiters();
 }
 
 void CleanPass::take(const CleanZones& zones, const std::vector<CleanPair>& pair,

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
+#include <ctime>
 
 #include "celeris/error.hpp"
 
@@ -10,9 +10,10 @@ namespace celeris::extract {
 
 namespace {
 
-// How long the thread beside the pass sleeps when fewer than a batch of rows are new: the pass
-// writes out about a batch of 4,096 rows every half millisecond on a crowded frame.
-constexpr std::chrono::microseconds kPoll{20};
+// The thread beside the pass waits for the pass to wake it (CleanPass::wait_for), at most this
+// long: the pass writes out about a batch of 4,096 rows every half millisecond on a crowded
+// frame, and a wake missed at its last newcomers costs no more than this.
+constexpr std::chrono::microseconds kWaitAtMost{500};
 
 // The finished pass's whole result as its last progress.
 CleanProgress progress_of(const CleanResult& r) {
@@ -48,13 +49,32 @@ void PhotometryBesidePass::begin(const CleanPass& pass) {
 void PhotometryBesidePass::end() noexcept {
   const auto t = std::chrono::steady_clock::now();
   stop_.store(true, std::memory_order_release);
+  if (pass_) pass_->release_waiters();  // a feeder waiting for rows stops now
   if (!feeder_) return;
   feeder_->join();  // without feeding, when begin() did not say go
   pass_ = nullptr;
   start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
+
 void PhotometryBesidePass::feed() {
+  using Clock = std::chrono::steady_clock;
+  const double cpu0 = thread_cpu_seconds();
+  const auto t0 = Clock::now();
+  struct CpuAtEnd {
+    FeederSeconds& s;
+    double cpu0;
+    ~CpuAtEnd() { s.cpu = thread_cpu_seconds() - cpu0; }
+  } cpu_at_end{feeder_seconds_, cpu0};
   try {
     // The setup here, beside the pass, rather than before it on the pass's thread (the rows'
     // ApertureShapes alone are 3 MB of new pages on a crowded frame).
@@ -70,16 +90,22 @@ void PhotometryBesidePass::feed() {
     codes_->merge(*in_.objects, nullptr, 0, batches_->stream());  // the draft's codes first
     aps_.resize(n);
     ready_.store(true, std::memory_order_release);
+    feeder_seconds_.setup = std::chrono::duration<double>(Clock::now() - t0).count();
+    // Near the pass's end (its last eighth of newcomers), smaller batches: what is left after
+    // it is then little more than the rows its finish writes out.
+    const size_t near_end = n - n / 8;
+    const size_t small = std::max<size_t>(in_.batch_rows / 8, 1);
+    CleanProgress p = pass_->progress();
     while (!stop_.load(std::memory_order_acquire)) {
-      const CleanProgress p = pass_->progress();
-      // Near the pass's end, smaller batches: what is left after it is then little more than
-      // the rows its finish writes out.
-      const size_t batch =
-          p.taken + n / 8 >= n ? std::max<size_t>(in_.batch_rows / 8, 1) : in_.batch_rows;
-      if (p.rows - launched_ >= batch)
+      const size_t batch = p.taken >= near_end ? small : in_.batch_rows;
+      if (p.rows - launched_ >= batch) {
+        const auto t = Clock::now();
         launch(*in_.objects, p);
-      else
-        std::this_thread::sleep_for(kPoll);
+        feeder_seconds_.batches += std::chrono::duration<double>(Clock::now() - t).count();
+      }
+      // Until the next batch's rows are written out, or the small batches begin.
+      p = pass_->wait_for(launched_ + (p.taken >= near_end ? small : in_.batch_rows),
+                          p.taken >= near_end ? SIZE_MAX : near_end, kWaitAtMost);
     }
   } catch (...) {
     error_ = std::current_exception();

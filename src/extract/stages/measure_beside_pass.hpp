@@ -63,6 +63,13 @@ class PhotometryBesidePass {
   // follow the pass's finish.
   bool started() const { return codes_ != nullptr || error_ != nullptr; }
   double start_seconds() const { return start_seconds_; }  // begin()'s and end()'s time
+  // The thread's own steps, after end(): its setup (the codes' and batches' buffers, the rows'
+  // ApertureShapes sized), the batches' host work (merges packed, ApertureShapes made, the
+  // launches), and its CPU time in all (against which the rest is its waits).
+  struct FeederSeconds {
+    double setup = 0, batches = 0, cpu = 0;
+  };
+  FeederSeconds feeder_seconds() const { return feeder_seconds_; }
   // The frame's blanking codes: the merges not yet given added (rethrows the thread's error).
   // `objects`: the same objects, wherever the back end moved them since.
   std::shared_ptr<const DeviceCodes> codes(const ObjectList& objects, const CleanResult& cleaned);
@@ -85,6 +92,7 @@ class PhotometryBesidePass {
   size_t launched_ = 0, merged_ = 0;
   bool codes_done_ = false;
   double start_seconds_ = 0;
+  FeederSeconds feeder_seconds_;
   std::atomic<bool> stop_{false}, ready_{false};
   std::exception_ptr error_;
   std::optional<DeferredThread> feeder_;
