@@ -80,6 +80,42 @@ TEST(CleanList, IndexesEqualScanningTheList) {
   }
 }
 
+// The end of the scan: drain_in_end_order gives the objects in the order that removing the
+// first entry again and again (the last moving into its place) writes them out, and leaves
+// every object out of the list; a list may be drained with its ycmax index built or not.
+TEST(CleanList, DrainGivesTheOrderOfRemovingTheFirstEntry) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    const size_t n = 500;
+    CleanList list(n, 1 + rng() % 300);
+    Naive naive;
+    size_t next = 0;
+    for (int step = 0; step < 800 && next < n; ++step) {
+      if (rng() % 3 != 0 || naive.list.empty()) {
+        const int lo = static_cast<int>(rng() % 50), hi = lo + static_cast<int>(rng() % 50);
+        list.push(next, lo, hi);
+        naive.push(next, lo, hi);
+        ++next;
+      } else {
+        const size_t li = rng() % naive.list.size();
+        list.remove_at(li);
+        naive.remove_at(li);
+      }
+      if (trial % 2 == 0 && !naive.list.empty()) list.first_of_smallest_ycmax();
+    }
+    std::vector<size_t> expected;
+    while (!naive.list.empty()) {
+      expected.push_back(naive.list[0]);
+      naive.remove_at(0);
+    }
+    std::vector<size_t> drained;
+    list.drain_in_end_order([&](size_t o) { drained.push_back(o); });
+    ASSERT_EQ(drained, expected) << "trial " << trial;
+    EXPECT_TRUE(list.empty());
+    for (size_t o = 0; o < next; ++o) ASSERT_EQ(list.position(o), -1) << o;
+  }
+}
+
 // The ycmin index as cleaning uses it: write-out events whose row bounds grow (now and then the
 // same again, or one that falls back, which the index answers too), each followed by the
 // removal of every entry it names in decreasing position, between pushes and removals at

@@ -325,7 +325,12 @@ struct CleanPass::State {
     events_before(std::numeric_limits<int64_t>::max());
     // Then the rest, always taking the first entry and moving the last one into its place.
     now = std::numeric_limits<int64_t>::max();
-    while (!list.empty()) write_out(0);
+    list.drain_in_end_order([&](size_t o) {
+      result.order.push_back(o);
+      result.written_at.push_back(now);
+      result.buffer_at.push_back(now);
+      result.written_moment.push_back(moment(now));
+    });
     // The changed objects' values back into the columns, on params.threads threads: a slot per
     // object, so no two write the same entry. A crowded 4096^2 frame has about 5,000 of them,
     // 1.1 MB written at random places: 0.1 ms on one core of the development machine, about
