@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <thread>
 #include <vector>
@@ -248,25 +249,40 @@ TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
   EXPECT_EQ(trials, 60);
 }
 
+// A crowded field of 40,000 objects with its zones and pairs, and a clean pass over it with a
+// small object stack (its write-outs amid lines), for a reader on another thread to watch.
+struct WatchedPass {
+  static constexpr int kSide = 2000, kObjects = 40000;
+  explicit WatchedPass(unsigned seed) : rng(seed), f(crowded_field(rng, kObjects, kSide, 2.5)) {
+    p.detect_thresh = 10.0f;
+    p.clean_margin = 5;
+    p.buffer.height = kSide;
+    p.buffer.rows = 64;
+    p.buffer.margin = 2;
+    p.buffer.filter_rows = 3;
+    p.stack_size = 300;
+    zones = clean_zones(f.shapes, 1);
+    pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin, 1);
+    pass = std::make_unique<CleanPass>(kObjects, f.flags, f.shapes, f.isos, f.done_line,
+                                       pairs.profile, pairs.rows, p);
+  }
+  void take() { pass->take(zones, pairs.pair, pairs.any); }
+  CleanResult finish() { return pass->finish(f.shapes, f.isos); }
+  std::mt19937 rng;
+  Field f;
+  CleanParams p;
+  CleanZones zones;
+  CleanPairs pairs;
+  std::unique_ptr<CleanPass> pass;
+};
+
 // CleanPass::progress read by another thread while the pass runs (as the GPU photometry beside
 // it does, stages/measure_beside_pass.hpp): each snapshot's rows and merges are a prefix of the
 // finished result, snapshots only grow, and a snapshot holds every merge made at a moment before
 // its last row's write-out.
 TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
-  std::mt19937 rng(5);
-  const int side = 2000, n = 40000;
-  Field f = crowded_field(rng, n, side, 2.5);
-  CleanParams p;
-  p.detect_thresh = 10.0f;
-  p.clean_margin = 5;
-  p.buffer.height = side;
-  p.buffer.rows = 64;
-  p.buffer.margin = 2;
-  p.buffer.filter_rows = 3;
-  p.stack_size = 300;
-  const CleanZones zones = clean_zones(f.shapes, 1);
-  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin, 1);
-  CleanPass pass(n, f.flags, f.shapes, f.isos, f.done_line, pairs.profile, pairs.rows, p);
+  WatchedPass w(5);
+  const CleanPass& pass = *w.pass;
   struct Seen {
     size_t rows, removed;
     size_t last_object;   // order[rows - 1]
@@ -285,10 +301,10 @@ TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
     }
   });
   while (!started.load()) std::this_thread::yield();
-  pass.take(zones, pairs.pair, pairs.any);
+  w.take();
   done = true;
   reader.join();
-  const CleanResult r = pass.finish(f.shapes, f.isos);
+  const CleanResult r = w.finish();
   ASSERT_GT(r.removed.size(), 1000u);
   ASSERT_GT(seen.size(), 1u) << "no snapshot while the pass ran";
   for (size_t k = 0; k < seen.size(); ++k) {
@@ -311,20 +327,8 @@ TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
 // waiter once its rows reach the target, long before the timeout, and each answer holds at
 // least the rows asked for; release_waiters ends a wait for rows the pass never reaches.
 TEST(CleanPass, WaitForRowsIsWokenByThePass) {
-  std::mt19937 rng(7);
-  const int side = 2000, n = 40000;
-  Field f = crowded_field(rng, n, side, 2.5);
-  CleanParams p;
-  p.detect_thresh = 10.0f;
-  p.clean_margin = 5;
-  p.buffer.height = side;
-  p.buffer.rows = 64;
-  p.buffer.margin = 2;
-  p.buffer.filter_rows = 3;
-  p.stack_size = 300;
-  const CleanZones zones = clean_zones(f.shapes, 1);
-  CleanPairs pairs = clean_pairs(f.shapes, f.isos, zones, p.clean_param, p.clean_margin, 1);
-  CleanPass pass(n, f.flags, f.shapes, f.isos, f.done_line, pairs.profile, pairs.rows, p);
+  WatchedPass w(7);
+  const CleanPass& pass = *w.pass;
   using Clock = std::chrono::steady_clock;
   constexpr auto kLong = std::chrono::seconds(20);
   struct Wait {
@@ -346,7 +350,7 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
     }
   });
   while (!started.load()) std::this_thread::yield();
-  pass.take(zones, pairs.pair, pairs.any);
+  w.take();
   done = true;
   pass.release_waiters();
   reader.join();
@@ -354,7 +358,7 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
   const auto t = Clock::now();
   EXPECT_LT(pass.wait_for(SIZE_MAX, SIZE_MAX, kLong).rows, SIZE_MAX);
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - t).count(), 10.0);
-  const CleanResult r = pass.finish(f.shapes, f.isos);
+  const CleanResult r = w.finish();
   ASSERT_GT(r.order.size(), 5000u);
   size_t during = 0;
   for (const Wait& w : waits) {
