@@ -118,8 +118,9 @@ struct Config {
   // either way.
   int64_t photometry_batch_rows = 4096;
   // Benchmarks: the CPU time every other thread of the process used while the clean pass ran,
-  // in the stage times ("pass census: ..."; src/core/thread_cpu.hpp). Costs about a
-  // millisecond a frame outside the pass's own time; the catalog is the same.
+  // in the stage times ("pass census: ..."; src/core/thread_cpu.hpp). Its two censuses (a file
+  // and a clock per thread) fall outside the pass's own time but inside the frame's, which
+  // they lengthen by an amount not measured; the catalog is the same.
   bool census_pass_neighbours = false;
   // Tests and benchmarks: with --device cuda, the detections' pixel columns are the page-locked
   // memory their pixels came back from the device into (src/extract/pixel_column.hpp

@@ -2,20 +2,20 @@
 // step (the clean pass, which a thread spinning on a sibling vCPU slows by half: bench/results/
 // extract-gpu-h200-2026-11-30-stop46.md, call 10). Linux (/proc/self/task lists the threads,
 // each thread's CPU clock gives its time); empty elsewhere. Plain C++; a census reads a file
-// and a clock per thread, about 10 us each, so it is for benchmarks, not every frame.
+// and a clock per thread, so it is for benchmarks, not every frame.
 #pragma once
 
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include "core/thread_ids.hpp"
 
 namespace celeris {
 
@@ -30,24 +30,30 @@ inline long current_thread_id() {
   return static_cast<long>(syscall(SYS_gettid));
 }
 
-// Every thread's, by id.
+// A thread's CPU time so far, in nanoseconds (0 where it cannot be read): Linux's CPUCLOCK_SCHED
+// of its id, which clock_gettime answers for any thread of the process, exact to the moment
+// (schedstat's count, read for a thread that is running, lags by up to a scheduler tick: 4 ms
+// on the H200's host).
+inline uint64_t thread_cpu_ns(long id) {
+  const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(id) << 3) | 6u);
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The calling thread's CPU time so far, in seconds.
+inline double thread_cpu_seconds() {
+  return 1e-9 * static_cast<double>(thread_cpu_ns(current_thread_id()));
+}
+
+// Every thread's, by id (core/thread_ids.hpp's list).
 inline std::vector<ThreadCpu> thread_cpu_times() {
   std::vector<ThreadCpu> out;
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return out;
-  while (const dirent* e = readdir(d)) {
-    if (e->d_name[0] == '.') continue;
+  for (const long id : thread_ids()) {
     ThreadCpu t;
-    t.id = std::strtol(e->d_name, nullptr, 10);
-    const std::string dir = std::string("/proc/self/task/") + e->d_name;
-    // The thread's CPU clock (Linux's CPUCLOCK_SCHED of a thread id, which clock_gettime answers
-    // for any thread of the process), exact to the moment; schedstat's count, read for a thread
-    // that is running, lags by up to a scheduler tick (4 ms on the H200's host).
-    const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(t.id) << 3) | 6u);
-    timespec ts{};
-    if (clock_gettime(clock, &ts) == 0)
-      t.ns = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-    if (FILE* f = std::fopen((dir + "/comm").c_str(), "r")) {
+    t.id = id;
+    t.ns = thread_cpu_ns(id);
+    if (FILE* f = std::fopen(("/proc/self/task/" + std::to_string(id) + "/comm").c_str(), "r")) {
       char buf[64] = {};
       if (std::fgets(buf, sizeof buf, f)) {
         t.name = buf;
@@ -57,9 +63,6 @@ inline std::vector<ThreadCpu> thread_cpu_times() {
     }
     out.push_back(std::move(t));
   }
-  closedir(d);
-  std::sort(out.begin(), out.end(),
-            [](const ThreadCpu& a, const ThreadCpu& b) { return a.id < b.id; });
   return out;
 }
 

@@ -67,13 +67,13 @@ class PassCensus {
   void begin() {
     if (!on_) return;
     times_.census_pass_thread = current_thread_id();
+    t_ = Clock::now();  // the wall time spans both censuses, as the threads' CPU times may
     before_ = thread_cpu_times();
-    t_ = Clock::now();
   }
   void end() {
     if (!on_ || before_.empty()) return;
-    times_.census_seconds = since(t_);
     times_.census = thread_cpu_between(before_, thread_cpu_times());
+    times_.census_seconds = since(t_);
     before_.clear();
   }
 

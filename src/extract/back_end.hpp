@@ -81,7 +81,7 @@ struct BackEndOptions {
   // and left there again at the end; its done_line becomes CleanedObjects::done_line.
   BackEndColumns* reuse = nullptr;
   // Benchmarks: every thread's CPU time from the pass's first take to its last
-  // (BackEndTimes::census), which costs about a millisecond outside the pass's own time.
+  // (BackEndTimes::census), taken outside the pass's own time.
   bool census = false;
 };
 

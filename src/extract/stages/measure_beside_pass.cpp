@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 
 #include "celeris/error.hpp"
+#include "core/thread_cpu.hpp"
 
 namespace celeris::extract {
 
@@ -56,16 +56,6 @@ void PhotometryBesidePass::end() noexcept {
   start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-}  // namespace
-
 void PhotometryBesidePass::feed() {
   using Clock = std::chrono::steady_clock;
   const double cpu0 = thread_cpu_seconds();
@@ -97,15 +87,15 @@ void PhotometryBesidePass::feed() {
     const size_t small = std::max<size_t>(in_.batch_rows / 8, 1);
     CleanProgress p = pass_->progress();
     while (!stop_.load(std::memory_order_acquire)) {
-      const size_t batch = p.taken >= near_end ? small : in_.batch_rows;
+      const bool near = p.taken >= near_end;
+      const size_t batch = near ? small : in_.batch_rows;
       if (p.rows - launched_ >= batch) {
         const auto t = Clock::now();
         launch(*in_.objects, p);
         feeder_seconds_.batches += std::chrono::duration<double>(Clock::now() - t).count();
       }
       // Until the next batch's rows are written out, or the small batches begin.
-      p = pass_->wait_for(launched_ + (p.taken >= near_end ? small : in_.batch_rows),
-                          p.taken >= near_end ? SIZE_MAX : near_end, kWaitAtMost);
+      p = pass_->wait_for(launched_ + batch, near ? SIZE_MAX : near_end, kWaitAtMost);
     }
   } catch (...) {
     error_ = std::current_exception();
