@@ -22,12 +22,15 @@
 // whole frame at once).
 // --pass-census 1: each other thread's CPU time while the clean pass ran, the busiest six by
 // rank ("pass census: ..."; Config::census_pass_neighbours): what shares the pass's cores.
+// --plan-ranges K: the deblending's plans in K ranges of detections, one after another
+// (Config::deblend_plan_ranges; "deblend: plans, the first range's" is the first one's time).
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
 // measurement (the weighted front end: with --device cuda the whole of it on the GPU,
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, zone-thread,
-// stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels or band-rows) set to
+// stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels, band-rows or
+// plan-ranges) set to
 // VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
 // rounds' differences b - a. The machine's speed drifts by more than many changes gain (3-5 ms
 // within one call on the H200's host); paired rounds see through more of it.
@@ -66,7 +69,8 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows, --pass-census; lend-pixels for --ab only), by
+// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; lend-pixels for
+// --ab only), by
 // name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
@@ -87,6 +91,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.gpu_band_rows = std::stoll(value);
   else if (key == "pass-census")
     c.census_pass_neighbours = std::stoi(value) != 0;
+  else if (key == "plan-ranges")
+    c.deblend_plan_ranges = std::stoi(value);
   else
     return false;
   return true;
@@ -169,7 +175,8 @@ int main(int argc, char** argv) try {
                  "usage: %s IMAGE.fits [--repeat N] [--threads N] [--devices "
                  "cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N] [--zone-thread 0|1] "
                  "[--gpu-children 0|1] "
-                 "[--pass-alone 0|1] [--photometry-batch N] [--band-rows N] [--rms-map FILE] "
+                 "[--pass-alone 0|1] [--photometry-batch N] [--band-rows N] [--plan-ranges K] "
+                 "[--rms-map FILE] "
                  "[--ab OPTION=VALUE [--rounds N]]\n",
                  argv[0]);
     return 2;

@@ -103,6 +103,12 @@ struct Config {
   // Tests and benchmarks, with chunks: the threads of the stages' team beside the pass (0: all
   // but the pass's and the zones' thread's). The same catalog with any.
   int back_end_stage_threads = 0;
+  // Tests and benchmarks: the deblending's plans made in this many ranges of detections, one
+  // after another, each range's draws and objects before the next's (DeblendStage's in_ranges,
+  // src/extract/stages/deblend.hpp; what a back end in detection order from the plans onward
+  // needs). 1: every detection's at once (the default); below 1: refused; not with
+  // gpu_deblend_children. The same catalog with any.
+  int deblend_plan_ranges = 1;
   // Tests and benchmarks: with --device cuda, deblending's pixel assignment (each pixel of a
   // split detection given to a child, the rand() draws numbered by a block scan) on the GPU
   // (src/extract/gpu/deblend_children_gpu.hpp) instead of the host threads. The same catalog;

@@ -78,10 +78,30 @@ thread_local ColumnPool column_pool;
 // Threads of the weighted front end's map copy beside the clean pass (extract_back).
 constexpr int kHostMapThreads = 2;
 
+// Stage lines of one name (one per range or chunk) as one line, their seconds summed, in the
+// order of their first.
+std::vector<std::pair<std::string, double>> summed_by_name(
+    std::vector<std::pair<std::string, double>> lines) {
+  std::vector<std::pair<std::string, double>> out;
+  for (auto& line : lines) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == line.first; });
+    if (it == out.end())
+      out.push_back(std::move(line));
+    else
+      it->second += line.second;
+  }
+  return out;
+}
+
 void validate_config(const Config& c) {
   if (c.back_end_chunk_objects < 0)
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
   if (c.back_end_stage_threads < 0) throw Error("back_end_stage_threads must be >= 0 (0: picked)");
+  if (c.deblend_plan_ranges < 1)
+    throw Error("deblend_plan_ranges must be >= 1 (1: every detection's plans at once)");
+  if (c.deblend_plan_ranges > 1 && c.gpu_deblend_children)
+    throw Error("deblend_plan_ranges > 1 cannot be combined with gpu_deblend_children");
   if (c.photometry_batch_rows < 0)
     throw Error("photometry_batch_rows must be >= 0 (0: the photometry after the clean pass)");
   if (c.gpu_band_rows < 0)
@@ -512,8 +532,26 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   steps.emplace_back(
       "deblend: done lines",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count());
+  const size_t plan_ranges = static_cast<size_t>(config.deblend_plan_ranges);
   DeblendStage deblend_stage(std::move(stage.front.detections), dp, config.deblend_rand_offset, nt,
-                             &steps, &column_pool.deblend_plans);
+                             &steps, &column_pool.deblend_plans, plan_ranges > 1);
+  if (plan_ranges > 1) {
+    // Range after range, each as long in detections, the next one's trees launched before this
+    // one's plans are collected; the steps' times summed over them, and the first range's wall
+    // time, which is what a back end in detection order would wait for.
+    const size_t nd = deblend_stage.detections();
+    const auto t_first = std::chrono::steady_clock::now();
+    deblend_stage.launch_plans(nd / plan_ranges, nt);
+    for (size_t k = 0; k < plan_ranges; ++k) {
+      if (k + 1 < plan_ranges) deblend_stage.launch_plans(nd * (k + 2) / plan_ranges, nt);
+      deblend_stage.plan(nd * (k + 1) / plan_ranges, nt);
+      if (k == 0)
+        steps.emplace_back(
+            "deblend: plans, the first range's (of " + std::to_string(plan_ranges) + ")",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t_first).count());
+    }
+    steps = summed_by_name(std::move(steps));
+  }
   const double deblend_planned =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count();
   // One pass: each object's pixels are read for its shape and again, still in cache, for its

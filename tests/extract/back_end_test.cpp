@@ -178,6 +178,54 @@ TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
   chunks_give_the_same_catalog(Backend::Cuda);
 }
 
+// The deblending's plans in ranges of detections (Config::deblend_plan_ranges), alone and with
+// the back end's chunks, give the catalog of the plans made at once; the "first range" line says
+// the ranges were taken.
+void plan_ranges_give_the_same_catalog(Backend device) {
+  const MeasureRequest request;
+  Config c;
+  c.device = device;
+  c.phot_apertures = {3.0, 8.0};
+  c.threads = 4;
+  const Result at_once = extract(crowded_field().view(), c, request);
+  EXPECT_GT(at_once.info.n_deblended, at_once.info.n_detections);  // blends were split
+  auto first_range_timed = [](const Result& r) {
+    for (const auto& [name, s] : r.info.stage_seconds)
+      if (name.rfind("deblend: plans, the first range's", 0) == 0) return true;
+    return false;
+  };
+  EXPECT_FALSE(first_range_timed(at_once));
+  for (const int ranges : {2, 7}) {
+    for (const int64_t chunk : {int64_t{0}, int64_t{300}}) {
+      c.deblend_plan_ranges = ranges;
+      c.back_end_chunk_objects = chunk;
+      const Result r = extract(crowded_field().view(), c, request);
+      const std::string what =
+          std::to_string(ranges) + " ranges, chunks of " + std::to_string(chunk);
+      EXPECT_TRUE(first_range_timed(r)) << what;
+      expect_same(at_once.objects, r.objects, what);
+    }
+  }
+}
+
+TEST(BackEnd, PlanRangesGiveTheSameCatalog) {
+  plan_ranges_give_the_same_catalog(Backend::Cpu);
+}
+
+TEST(GpuBackEnd, PlanRangesGiveTheSameCatalog) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  plan_ranges_give_the_same_catalog(Backend::Cuda);
+}
+
+TEST(BackEnd, PlanRangesBelowOneOrWithTheGpuChildrenAreRefused) {
+  Config c;
+  c.deblend_plan_ranges = 0;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
+  c.deblend_plan_ranges = 2;
+  c.gpu_deblend_children = true;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
+}
+
 // The clean pass with the OpenMP team asleep (Config::serial_pass_alone, the default) or beside
 // it gives the same catalog, with the object stack full or not.
 void pass_alone_gives_the_same_catalog(Backend device) {

@@ -921,6 +921,88 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
   EXPECT_GT(split_cores, 10u);  // and its cores, for split plans
 }
 
+// The stage planned a random range of detections at a time (DeblendStage's in_ranges, each
+// range's plans, draws and objects before the next range's: the route to a back end that runs
+// in detection order from the plans onward), some ranges launched ahead of the one planned (their
+// trees under way meanwhile), gives what it gives planning them all at once, with
+// the trees its own or a builder's, the peaks given or counted, on one thread or several, the
+// stream jumped into; finishing a range before it is planned is refused, and so is a chooser of
+// the children elsewhere (it takes every split detection at once).
+TEST(Deblend, StagePlannedInRangesIsTheSame) {
+  std::mt19937 rng(93);
+  size_t built = 0, ranges = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const int w = 110 + trial * 17, h = 80;
+    Field f = trial % 4 == 3 ? plateau_field(rng, w, h, 50, 4.0f)
+                             : random_field(rng, w, h, 50, 4.0f, 1.0f);
+    DeblendParams p;
+    p.detect_thresh = 4.0f;
+    p.width = w;
+    p.height = h;
+    p.mincont = trial % 2 ? 0.005 : 0.0001;
+    p.minarea = 1 + trial % 4;
+    std::vector<uint8_t> peaks(f.detections.size());
+    DeblendTreeScratch scratch;
+    for (size_t d = 0; d < peaks.size(); ++d)
+      peaks[d] = static_cast<uint8_t>(std::min(2, count_peaks(f.detections[d], 2, scratch)));
+    if (trial % 3 == 1) p.peaks = &peaks;
+    if (trial % 2)
+      p.trees = [&]() -> std::unique_ptr<DeblendTreeBuilder> {
+        return std::make_unique<HostTreeBuilder>(100000, &built);
+      };
+    const int threads = 1 + trial % 3;
+    const int64_t offset = trial == 5 ? 700001 : trial * 3;
+    ObjectList a = f.detections, b = f.detections;
+    const Deblended want = deblend(std::move(a), p, offset, threads);
+    const std::string what = "trial " + std::to_string(trial);
+    EXPECT_GT(want.objects.size(), f.detections.size()) << what;  // blends were split
+    DeblendStage staged(std::move(b), p, offset, threads, nullptr, nullptr, true);
+    const size_t nd = staged.detections();
+    EXPECT_EQ(staged.planned(), 0u) << what;
+    EXPECT_THROW(staged.finish(0, 1, threads), Error) << what;
+    // A first range of one detection, then random ones (some empty).
+    std::vector<size_t> ends{1};
+    while (ends.back() < nd) ends.push_back(std::min(nd, ends.back() + rng() % (nd / 3 + 1)));
+    size_t launched = 0;
+    for (size_t k = 0, begin = 0; k < ends.size(); ++k) {
+      const size_t end = ends[k];
+      const int plan_threads = 1 + (trial + static_cast<int>(k)) % 3;
+      // Some ranges launched ahead, the next one's trees under way while this one is planned.
+      if (launched < end) staged.launch_plans(launched = end, plan_threads);
+      if (k + 1 < ends.size() && rng() % 2) {
+        staged.launch_plans(launched = ends[k + 1], plan_threads);
+        if (ends[k + 1] > end + 1)  // a plan may not end inside a launched range
+          EXPECT_THROW(staged.plan(end + 1, plan_threads), Error) << what;
+      }
+      staged.plan(end, plan_threads);
+      ++ranges;
+      EXPECT_EQ(staged.planned(), end) << what;
+      // The objects of detections [0, end): want's parents are in detection order.
+      const auto objects_before =
+          std::lower_bound(want.parent.begin(), want.parent.end(), static_cast<int64_t>(end));
+      EXPECT_EQ(staged.first_object(end), static_cast<size_t>(objects_before - want.parent.begin()))
+          << what << " range to " << end;
+      EXPECT_EQ(staged.result().objects.size(), staged.first_object(end)) << what;
+      if (end < nd) EXPECT_THROW(staged.finish(begin, end + 1, threads), Error) << what;
+      staged.finish(begin, end, threads);
+      begin = end;
+    }
+    EXPECT_THROW(staged.plan(nd + 1, threads), Error) << what;
+    EXPECT_THROW(staged.launch_plans(nd + 1, threads), Error) << what;
+    expect_same_deblended(staged.take(), want, what + ", planned in ranges");
+  }
+  EXPECT_GT(built, 30u);  // the builder's trees were used
+  EXPECT_GT(ranges, 30u);
+  // A chooser of the children elsewhere needs every plan at once.
+  std::mt19937 rng2(5);
+  Field f = random_field(rng2, 100, 80, 30, 4.0f, 1.0f);
+  DeblendParams p;
+  p.detect_thresh = 4.0f;
+  p.children = [](const DeblendChildrenJob&, std::vector<int32_t>&, std::vector<uint8_t>&,
+                  std::vector<std::pair<std::string, double>>*) {};
+  EXPECT_THROW(DeblendStage(std::move(f.detections), p, 0, 1, nullptr, nullptr, true), Error);
+}
+
 // Below DeblendParams::builder_min_candidates candidates no builder is asked for and every tree
 // is the host's (the same objects); at or above it the builders are asked for.
 TEST(Deblend, FewCandidatesAreAllPlannedOnTheHost) {

@@ -398,28 +398,28 @@ void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& o
 
 namespace {
 
-// The order in which the detections are planned. Those that could hold up the end of the stage
-// if handed out late (more than 1/16 of a thread's share of the pixels) go first, largest first;
-// the others follow in detection order, whose pixels and per-object entries lie one after the
-// other in memory (handing every detection out by size cost a cache miss per column and per
+// The order in which detections [begin, end) are planned. Those that could hold up the end of the
+// stage if handed out late (more than 1/16 of a thread's share of the pixels) go first, largest
+// first; the others follow in detection order, whose pixels and per-object entries lie one after
+// the other in memory (handing every detection out by size cost a cache miss per column and per
 // detection, and a serial sort of them all).
 struct PlanOrder {
   std::vector<uint32_t> order;
   size_t big = 0;  // order[0 .. big): the large ones
 };
 
-PlanOrder plan_order(const ObjectList& detections, int threads) {
-  const size_t n = detections.size();
-  const size_t share = detections.pixel_count() / (16 * static_cast<size_t>(std::max(threads, 1)));
+PlanOrder plan_order(const ObjectList& detections, size_t begin, size_t end, int threads) {
+  const size_t pixels = static_cast<size_t>(detections.offset[end] - detections.offset[begin]);
+  const size_t share = pixels / (16 * static_cast<size_t>(std::max(threads, 1)));
   PlanOrder p;
-  p.order.reserve(n);
-  for (size_t i = 0; i < n; ++i)
+  p.order.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i)
     if (detections.count(i) > share) p.order.push_back(static_cast<uint32_t>(i));
   std::stable_sort(p.order.begin(), p.order.end(), [&](uint32_t a, uint32_t b) {
     return detections.count(a) > detections.count(b);
   });
   p.big = p.order.size();
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = begin; i < end; ++i)
     if (detections.count(i) <= share) p.order.push_back(static_cast<uint32_t>(i));
   return p;
 }
@@ -455,6 +455,11 @@ struct DeblendStage::State {
   DeblendPlanPool own;
   DeblendPlanPool* pool = nullptr;
   std::vector<const DeblendPlan*> plans;  // in the pool; null: the detection does not split
+  // Per pool thread: its plans of this stage so far (next_plan's `used`), kept from one range
+  // of detections to the next.
+  std::vector<size_t> used;
+  size_t planned = 0;  // detections [0, planned) planned, their draws taken
+  int64_t rand_offset = 0;
   std::vector<int32_t> stream;
   // The pixel assignments made by params.children: per detection its choices' first entry in
   // `chosen` (-1: made in finish(), on the host).
@@ -476,8 +481,51 @@ struct DeblendStage::State {
     first_draw[i + 1] = plan.draws;
     if (plan.split) plans[i] = &plan, ++used;
   }
-  void plan_with_builder(const DeblendParams& params, int threads,
-                         std::vector<std::pair<std::string, double>>* seconds);
+  // Detection i as planned: its per-object entries, its pixels in `out`'s columns (which hold
+  // them from construction; finish() writes a detection's children over its own pixels only,
+  // so a detection not yet finished reads as detected).
+  ObjectView parent(size_t i) const {
+    const ObjectList& px = out.objects;
+    const int64_t b = detections.offset[i];
+    const bool weights = px.pixel_weights;
+    return {px.x.data() + b,
+            px.y.data() + b,
+            px.value.data() + b,
+            px.cvalue.data() + b,
+            weights ? px.var.data() + b : nullptr,
+            weights ? px.dthresh.data() + b : nullptr,
+            detections.count(i),
+            detections.flags[i],
+            detections.fixed_centre[i] != 0,
+            detections.cx[i],
+            detections.cy[i]};
+  }
+  size_t& used_by(int thread) { return used[static_cast<size_t>(thread)]; }
+
+  // A range of detections whose plans are launched (launch_range) and not yet collected
+  // (collect_range): with builders, its candidates, their levels and their trees under way.
+  enum Route : uint8_t { kNoSplit, kHost, kBuilder };
+  struct LaunchedPlans {
+    size_t begin = 0, end = 0;
+    double launch_seconds = 0;
+    std::vector<uint32_t> cand;       // the candidates (detections that may split)
+    std::vector<size_t> cand_pixels;  // candidate j's pixels start at cand_pixels[j]
+    std::vector<size_t> first;        // batch b: candidates [first[b], first[b + 1])
+    std::vector<std::unique_ptr<DeblendTreeBuilder>> builders;  // one per batch (null: none)
+    std::vector<uint8_t> route;                                 // per candidate: a Route
+    std::vector<float> thresh;                                  // per candidate: its levels
+    std::vector<CandidateLevels> levels;
+  };
+  std::deque<LaunchedPlans> launched_ranges;  // in detection order
+  size_t launched = 0;                        // detections [0, launched) launched
+  void launch_range(size_t end, const DeblendParams& params, int threads,
+                    std::vector<std::pair<std::string, double>>* seconds);
+  void collect_range(const DeblendParams& params, int threads,
+                     std::vector<std::pair<std::string, double>>* seconds);
+  void launch_with_builder(LaunchedPlans& r, const DeblendParams& params, int threads,
+                           std::vector<std::pair<std::string, double>>* seconds);
+  void collect_with_builder(LaunchedPlans& r, const DeblendParams& params, int threads,
+                            std::vector<std::pair<std::string, double>>* seconds);
   // The split detections' pixel assignments by `chooser`, once the draws are taken.
   void choose_elsewhere(const DeblendChildrenChooser& chooser, int threads,
                         std::vector<std::pair<std::string, double>>* seconds) {
@@ -490,7 +538,7 @@ struct DeblendStage::State {
     for (size_t i = 0; i < plans.size(); ++i)
       if (plans[i]) {
         which.push_back(i);
-        job.parents.push_back(detections[i]);
+        job.parents.push_back(parent(i));
         job.plans.push_back(plans[i]);
         job.first_draw.push_back(first_draw[i]);
         job.chosen_begin.push_back(job.chosen_begin.back() + detections.count(i));
@@ -509,61 +557,71 @@ struct DeblendStage::State {
   }
 };
 
-// The plans with the trees of most candidates from builders that params.trees makes
-// (deblend_tree_builder.hpp). The candidates go in two batches, each to a builder of its own:
-// the second batch's levels are taken while the first's trees are built, and the first's plans
-// made while the second's are.
-void DeblendStage::State::plan_with_builder(const DeblendParams& params, int threads,
-                                            std::vector<std::pair<std::string, double>>* seconds) {
+// The plans of detections [begin, end) with the trees of most candidates from builders that
+// params.trees makes (deblend_tree_builder.hpp), in two halves: launch_with_builder lists the
+// range's candidates, takes their levels and launches the builders' trees; collect_with_builder
+// plans the other candidates on the host meanwhile, then each from its builder's tree. Within a
+// range the candidates go in two batches, each to a builder of its own: the second batch's
+// levels are taken while the first's trees are built, and the first's plans made while the
+// second's are. Between ranges, a caller that launches the next range before collecting this one
+// has the next range's trees built while this one's plans are made.
+void DeblendStage::State::launch_with_builder(
+    LaunchedPlans& r, const DeblendParams& params, int threads,
+    std::vector<std::pair<std::string, double>>* seconds) {
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const auto t_start = Clock::now();
   const ObjectList& det = detections;
-  const size_t n = det.size();
-  std::vector<size_t> used(static_cast<size_t>(threads), 0);  // per thread, as in next_plan
+  const size_t begin = r.begin, end = r.end;
   auto mine = [&]() -> DeblendPlanPool::PerThread& {
     return pool->at(static_cast<size_t>(omp_get_thread_num()));
   };
   // 1. The detections that may split (most of a crowded field's are single stars).
-  std::vector<uint8_t> candidate(n);
+  std::vector<uint8_t> candidate(end - begin);
 #pragma omp parallel num_threads(threads)
   {
     DeblendScratch& scratch = mine().scratch;
 #pragma omp for schedule(dynamic, 256)
-    for (size_t i = 0; i < n; ++i) {
-      const ObjectView parent = det[i];
-      parent_flags[i] = parent.flags;
+    for (size_t i = begin; i < end; ++i) {
+      const ObjectView p = parent(i);
+      parent_flags[i] = p.flags;
       first_object[i + 1] = 1;
-      candidate[i] = params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
-                                  : may_split(parent, params, scratch);
+      candidate[i - begin] = params.peaks ? may_split(p, params, scratch, (*params.peaks)[i])
+                                          : may_split(p, params, scratch);
     }
   }
-  std::vector<uint32_t> cand;
-  std::vector<size_t> cand_pixels(1, 0);  // candidate j's pixels start at cand_pixels[j]
-  for (size_t i = 0; i < n; ++i)
-    if (candidate[i]) {
+  std::vector<uint32_t>& cand = r.cand;
+  std::vector<size_t>& cand_pixels = r.cand_pixels;  // candidate j's pixels start here
+  cand.clear();
+  cand_pixels.assign(1, 0);
+  for (size_t i = begin; i < end; ++i)
+    if (candidate[i - begin]) {
       cand.push_back(static_cast<uint32_t>(i));
       cand_pixels.push_back(cand_pixels.back() + det.count(i));
     }
   const size_t m = cand.size();
   const int nthresh = params.nthresh;
   const size_t batches = m >= 2 ? 2 : 1;
-  std::vector<size_t> first(batches + 1);  // batch b: candidates [first[b], first[b + 1])
-  for (size_t b = 0; b <= batches; ++b) first[b] = m * b / batches;
-  std::vector<std::unique_ptr<DeblendTreeBuilder>> builders(batches);
+  r.first.resize(batches + 1);  // batch b: candidates [first[b], first[b + 1])
+  for (size_t b = 0; b <= batches; ++b) r.first[b] = m * b / batches;
+  r.builders.clear();
+  r.builders.resize(batches);
   // Few candidates: every tree on the host threads, whose plans then take less than a
-  // builder's round trip (DeblendParams::builder_min_candidates).
-  const bool build_apart = m >= params.builder_min_candidates;
+  // builder's round trip (DeblendParams::builder_min_candidates); a range is judged by the
+  // candidates the whole frame would have at its rate.
+  const size_t n = detections.size();
+  const bool build_apart = m * n >= params.builder_min_candidates * (end - begin);
   for (size_t b = 0; b < batches && build_apart; ++b) {
-    builders[b] = params.trees();
-    if (builders[b] && params.builder_cores && params.builder_children && !params.dgeo)
-      builders[b]->ask_children(params.pixel_thresholds);
-    if (builders[b])
-      builders[b]->begin(first[b + 1] - first[b], cand_pixels[first[b + 1]] - cand_pixels[first[b]],
-                         nthresh, std::min(params.minarea, kMaxDeblendArea), params.width,
-                         params.height);
+    r.builders[b] = params.trees();
+    DeblendTreeBuilder* builder = r.builders[b].get();
+    if (builder && params.builder_cores && params.builder_children && !params.dgeo)
+      builder->ask_children(params.pixel_thresholds);
+    if (builder)
+      builder->begin(r.first[b + 1] - r.first[b],
+                     cand_pixels[r.first[b + 1]] - cand_pixels[r.first[b]], nthresh,
+                     std::min(params.minarea, kMaxDeblendArea), params.width, params.height);
   }
   // Since the start: the candidates listed and the builders made (a process's first frame
   // makes their streams and page-locked buffers here, and waits for the glibc lists' check,
@@ -573,62 +631,78 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
   // 2. Each candidate's levels on the host (their pow is the C library's); a builder takes
   // those whose union-find sums are exact in any order (as build_deblend_tree's check) and
   // whose size it accepts. Each batch's trees start as soon as its levels are taken.
-  enum Route : uint8_t { kNoSplit, kHost, kBuilder };
-  std::vector<uint8_t> route(m, kNoSplit);
-  std::vector<float> thresh(m * static_cast<size_t>(nthresh));
-  std::vector<CandidateLevels> levels(m);
+  r.route.assign(m, kNoSplit);
+  r.thresh.resize(m * static_cast<size_t>(nthresh));
+  r.levels.assign(m, CandidateLevels{});
   for (size_t b = 0; b < batches; ++b) {
-    DeblendTreeBuilder* builder = builders[b].get();
+    DeblendTreeBuilder* builder = r.builders[b].get();
+    const size_t first = r.first[b], last = r.first[b + 1];
 #pragma omp parallel num_threads(threads)
     {
       DeblendScratch& scratch = mine().scratch;
 #pragma omp for schedule(dynamic, 16)
-      for (size_t j = first[b]; j < first[b + 1]; ++j) {
-        const ObjectView parent = det[cand[j]];
-        if (!candidate_levels(parent, params, scratch.thresh, levels[j])) continue;
-        float* t = thresh.data() + j * static_cast<size_t>(nthresh);
+      for (size_t j = first; j < last; ++j) {
+        const ObjectView p = parent(cand[j]);
+        if (!candidate_levels(p, params, scratch.thresh, r.levels[j])) continue;
+        float* t = r.thresh.data() + j * static_cast<size_t>(nthresh);
         std::copy(scratch.thresh.begin(), scratch.thresh.end(), t);
         OrderFreeSum sum;
-        const TreeBox box = tree_box_and_sums(parent, t, sum);
-        route[j] = kHost;
+        const TreeBox box = tree_box_and_sums(p, t, sum);
+        r.route[j] = kHost;
         if (builder && !scratch.tree_scratch.chain_sums && sum.exact() &&
-            builder->takes(parent.size(), box.cells())) {
-          route[j] = kBuilder;
-          builder->add(j - first[b], cand_pixels[j] - cand_pixels[first[b]], parent, t,
-                       levels[j].value0, box, sum);
+            builder->takes(p.size(), box.cells())) {
+          r.route[j] = kBuilder;
+          builder->add(j - first, cand_pixels[j] - cand_pixels[first], p, t, r.levels[j].value0,
+                       box, sum);
         }
       }
     }
     if (builder) builder->launch();
   }
   if (seconds) seconds->emplace_back("deblend plans: levels, trees launched", since(t_start));
+}
 
+void DeblendStage::State::collect_with_builder(
+    LaunchedPlans& r, const DeblendParams& params, int threads,
+    std::vector<std::pair<std::string, double>>* seconds) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  const ObjectList& det = detections;
+  const std::vector<uint32_t>& cand = r.cand;
+  const size_t m = cand.size();
+  const int nthresh = params.nthresh;
+  auto mine = [&]() -> DeblendPlanPool::PerThread& {
+    return pool->at(static_cast<size_t>(omp_get_thread_num()));
+  };
   // 3. Meanwhile, the other candidates' plans on the host, the largest first.
   const auto t_host = Clock::now();
   std::vector<uint32_t> on_host;
   for (size_t j = 0; j < m; ++j)
-    if (route[j] == kHost) on_host.push_back(static_cast<uint32_t>(j));
+    if (r.route[j] == kHost) on_host.push_back(static_cast<uint32_t>(j));
   std::stable_sort(on_host.begin(), on_host.end(),
                    [&](uint32_t a, uint32_t b) { return det.count(cand[a]) > det.count(cand[b]); });
 #pragma omp parallel num_threads(threads)
   {
     DeblendPlanPool::PerThread& me = mine();
-    size_t& u = used[static_cast<size_t>(omp_get_thread_num())];
+    size_t& u = used_by(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1)
     for (size_t k = 0; k < on_host.size(); ++k) {
       const size_t i = cand[on_host[k]];
-      plan_candidate(det[i], params, me.scratch, next_plan(me, u));
+      plan_candidate(parent(i), params, me.scratch, next_plan(me, u));
       keep_plan(i, me, u);
     }
   }
   if (seconds) seconds->emplace_back("deblend plans: the host's trees", since(t_host));
 
   // 4. The plans from each batch's trees (a tree its builder could not make, on the host).
-  double waited = 0, planned = 0;
+  double waited = 0, planned_from_trees = 0;
   std::vector<std::pair<std::string, double>> reports;
-  for (size_t b = 0; b < batches; ++b) {
-    DeblendTreeBuilder* builder = builders[b].get();
+  for (size_t b = 0; b < r.builders.size(); ++b) {
+    DeblendTreeBuilder* builder = r.builders[b].get();
     if (!builder) continue;
+    const size_t first = r.first[b], last = r.first[b + 1];
     const auto t_wait = Clock::now();
     builder->wait();
     waited += since(t_wait);
@@ -640,54 +714,50 @@ void DeblendStage::State::plan_with_builder(const DeblendParams& params, int thr
 #pragma omp parallel num_threads(threads)
     {
       DeblendPlanPool::PerThread& me = mine();
-      size_t& u = used[static_cast<size_t>(omp_get_thread_num())];
+      size_t& u = used_by(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 8)
-      for (size_t j = first[b]; j < first[b + 1]; ++j) {
-        if (route[j] != kBuilder) continue;
+      for (size_t j = first; j < last; ++j) {
+        if (r.route[j] != kBuilder) continue;
         const size_t i = cand[j];
-        const ObjectView parent = det[i];
+        const ObjectView p = parent(i);
         DeblendPlan& plan = next_plan(me, u);
-        if (params.builder_cores && builder->cores(j - first[b], me.scratch.built)) {
-          reset_plan(parent, plan);
-          plan_from_cores(parent, params, levels[j], me.scratch.built, plan);
-        } else if (builder->tree(j - first[b], me.scratch.tree)) {
-          reset_plan(parent, plan);
-          const float* t = thresh.data() + j * static_cast<size_t>(nthresh);
+        if (params.builder_cores && builder->cores(j - first, me.scratch.built)) {
+          reset_plan(p, plan);
+          plan_from_cores(p, params, r.levels[j], me.scratch.built, plan);
+        } else if (builder->tree(j - first, me.scratch.tree)) {
+          reset_plan(p, plan);
+          const float* t = r.thresh.data() + j * static_cast<size_t>(nthresh);
           me.scratch.thresh.assign(t, t + nthresh);
-          plan_from_tree(parent, params, levels[j], false, me.scratch, plan);
+          plan_from_tree(p, params, r.levels[j], false, me.scratch, plan);
         } else {
-          plan_candidate(parent, params, me.scratch, plan);
+          plan_candidate(p, params, me.scratch, plan);
         }
         keep_plan(i, me, u);
       }
     }
-    planned += since(t_plans);
+    planned_from_trees += since(t_plans);
   }
+  r.builders.clear();
   if (seconds) {
     seconds->emplace_back("deblend plans: wait for the builders' trees", waited);
     seconds->insert(seconds->end(), reports.begin(), reports.end());
-    seconds->emplace_back("deblend plans: from the builders' trees", planned);
+    seconds->emplace_back("deblend plans: from the builders' trees", planned_from_trees);
   }
 }
 
 DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
                            int64_t rand_offset, int threads,
                            std::vector<std::pair<std::string, double>>* seconds,
-                           DeblendPlanPool* pool)
-    : state_(std::make_unique<State>()) {
-  using Clock = std::chrono::steady_clock;
-  auto lap = [&, t = Clock::now()](const char* name) mutable {
-    const auto now = Clock::now();
-    if (seconds) seconds->emplace_back(name, std::chrono::duration<double>(now - t).count());
-    t = now;
-  };
+                           DeblendPlanPool* pool, bool in_ranges)
+    : params_(params), seconds_(seconds), state_(std::make_unique<State>()) {
   State& st = *state_;
   st.detections = std::move(detections);
-  const ObjectList& det = st.detections;
-  const size_t n = det.size();
+  const size_t n = st.detections.size();
   if (params.peaks && params.peaks->size() != n)
     throw Error("internal: deblend() given " + std::to_string(params.peaks->size()) +
                 " peak counts for " + std::to_string(n) + " detections");
+  if (in_ranges && params.children)
+    throw Error("internal: a deblending planned in ranges cannot choose its children elsewhere");
   // Per detection: its flags after planning, the objects it becomes, its draws; the plan itself
   // is kept only for those that split.
   st.parent_flags.resize(n);
@@ -695,52 +765,10 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   st.first_draw.assign(n + 1, 0);
   st.plans.assign(n, nullptr);
   st.pool = pool ? pool : &st.own;
-  st.pool->reserve(threads);
-  std::vector<uint16_t>& parent_flags = st.parent_flags;
-  std::vector<size_t>&first_object = st.first_object, &first_draw = st.first_draw;
-  if (params.trees) {
-    st.plan_with_builder(params, threads, seconds);
-  } else {
-    const PlanOrder order = plan_order(det, threads);
-#pragma omp parallel num_threads(threads)
-    {
-      DeblendPlanPool::PerThread& mine = st.pool->at(static_cast<size_t>(omp_get_thread_num()));
-      DeblendScratch& scratch = mine.scratch;
-      size_t used = 0;  // mine.plans[0 .. used): this stage's split plans made by this thread
-      auto plan_one = [&](size_t i) {
-        const ObjectView parent = det[i];
-        parent_flags[i] = parent.flags;
-        first_object[i + 1] = 1;
-        // Most detections of a crowded field are single stars: answered without a plan.
-        if (!(params.peaks ? may_split(parent, params, scratch, (*params.peaks)[i])
-                           : may_split(parent, params, scratch)))
-          return;
-        plan_candidate(parent, params, scratch, State::next_plan(mine, used));
-        st.keep_plan(i, mine, used);
-      };
-#pragma omp for schedule(dynamic, 1) nowait
-      for (size_t k = 0; k < order.big; ++k) plan_one(order.order[k]);
-#pragma omp for schedule(dynamic, 8)
-      for (size_t k = order.big; k < n; ++k) plan_one(order.order[k]);
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    first_object[i + 1] += first_object[i];
-    first_draw[i + 1] += first_draw[i];
-  }
-  lap("deblend: plans");
-  // The draws, after the first rand_offset numbers of the stream, jumped over (glibc_rand.hpp).
-  st.stream.resize(first_draw.back());
-  glibc_rand_stream(static_cast<uint64_t>(std::max<int64_t>(rand_offset, 0)), st.stream.data(),
-                    st.stream.size(), threads);
-  lap("deblend: draws");
-  if (params.children) {
-    st.choose_elsewhere(params.children, threads, seconds);
-    lap("deblend: children chosen away from the host");
-  }
-
+  st.rand_offset = std::max<int64_t>(rand_offset, 0);
+  // The detections' pixel columns become the objects' now: the plans read them there
+  // (State::parent), and the children are written over them.
   Deblended& out = st.out;
-  out.draws = static_cast<int64_t>(first_draw.back());
   ObjectList& objects = out.objects;
   objects.x = std::move(st.detections.x);
   objects.y = std::move(st.detections.y);
@@ -749,8 +777,115 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   objects.var = std::move(st.detections.var);
   objects.dthresh = std::move(st.detections.dthresh);
   objects.pixel_weights = st.detections.pixel_weights;
-  const size_t nobj = first_object[n];
-  objects.offset.assign(nobj + 1, 0);
+  objects.offset.assign(1, 0);
+  if (in_ranges) return;
+  plan(n, threads);
+  if (params.children) {
+    const auto t = std::chrono::steady_clock::now();
+    st.choose_elsewhere(params.children, threads, seconds);
+    if (seconds)
+      seconds->emplace_back(
+          "deblend: children chosen away from the host",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+  }
+}
+
+void DeblendStage::launch_plans(size_t end, int threads) {
+  State& st = *state_;
+  if (end < st.launched || end > detections())
+    throw Error("internal: DeblendStage::launch_plans to detection " + std::to_string(end) +
+                " after " + std::to_string(st.launched));
+  if (end > st.launched) st.launch_range(end, params_, threads, seconds_);
+}
+
+void DeblendStage::plan(size_t end, int threads) {
+  State& st = *state_;
+  if (end < st.planned || end > detections())
+    throw Error("internal: DeblendStage::plan to detection " + std::to_string(end) + " after " +
+                std::to_string(st.planned));
+  if (end > st.launched) st.launch_range(end, params_, threads, seconds_);
+  while (st.planned < end) {
+    if (st.launched_ranges.front().end > end)
+      throw Error("internal: DeblendStage::plan to detection " + std::to_string(end) +
+                  ", inside the range launched to " +
+                  std::to_string(st.launched_ranges.front().end));
+    st.collect_range(params_, threads, seconds_);
+  }
+}
+
+void DeblendStage::State::launch_range(size_t end, const DeblendParams& params, int threads,
+                                       std::vector<std::pair<std::string, double>>* seconds) {
+  const auto t = std::chrono::steady_clock::now();
+  pool->reserve(threads);
+  if (used.size() < static_cast<size_t>(threads)) used.resize(static_cast<size_t>(threads), 0);
+  LaunchedPlans& r = launched_ranges.emplace_back();
+  r.begin = launched;
+  r.end = end;
+  if (params.trees) launch_with_builder(r, params, threads, seconds);
+  launched = end;
+  r.launch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The first launched range's plans, then its draws and its objects' columns.
+void DeblendStage::State::collect_range(const DeblendParams& params, int threads,
+                                        std::vector<std::pair<std::string, double>>* seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto t_start = Clock::now();
+  LaunchedPlans& r = launched_ranges.front();
+  const size_t begin = r.begin, end = r.end;
+  pool->reserve(threads);
+  if (used.size() < static_cast<size_t>(threads)) used.resize(static_cast<size_t>(threads), 0);
+  if (params.trees) {
+    collect_with_builder(r, params, threads, seconds);
+  } else {
+    const PlanOrder order = plan_order(detections, begin, end, threads);
+#pragma omp parallel num_threads(threads)
+    {
+      DeblendPlanPool::PerThread& mine = pool->at(static_cast<size_t>(omp_get_thread_num()));
+      DeblendScratch& scratch = mine.scratch;
+      size_t& u = used_by(omp_get_thread_num());
+      auto plan_one = [&](size_t i) {
+        const ObjectView p = parent(i);
+        parent_flags[i] = p.flags;
+        first_object[i + 1] = 1;
+        // Most detections of a crowded field are single stars: answered without a plan.
+        if (!(params.peaks ? may_split(p, params, scratch, (*params.peaks)[i])
+                           : may_split(p, params, scratch)))
+          return;
+        plan_candidate(p, params, scratch, next_plan(mine, u));
+        keep_plan(i, mine, u);
+      };
+#pragma omp for schedule(dynamic, 1) nowait
+      for (size_t k = 0; k < order.big; ++k) plan_one(order.order[k]);
+#pragma omp for schedule(dynamic, 8)
+      for (size_t k = order.big; k < order.order.size(); ++k) plan_one(order.order[k]);
+    }
+  }
+  for (size_t i = begin; i < end; ++i) {
+    first_object[i + 1] += first_object[i];
+    first_draw[i + 1] += first_draw[i];
+  }
+  planned = end;
+  // The launch's own time and this collection's: the work, not the wall time between them.
+  const double plans_seconds =
+      r.launch_seconds + std::chrono::duration<double>(Clock::now() - t_start).count();
+  launched_ranges.pop_front();
+  if (seconds) seconds->emplace_back("deblend: plans", plans_seconds);
+  // The range's draws, the stream's numbers after those of the detections before it (and the
+  // first rand_offset, jumped over: glibc_rand.hpp).
+  const auto t_draws = Clock::now();
+  const size_t drawn = stream.size();
+  stream.resize(first_draw[end]);
+  glibc_rand_stream(static_cast<uint64_t>(rand_offset) + drawn, stream.data() + drawn,
+                    stream.size() - drawn, threads);
+  if (seconds)
+    seconds->emplace_back("deblend: draws",
+                          std::chrono::duration<double>(Clock::now() - t_draws).count());
+  // The per-object columns of the objects so far (finish() fills them).
+  out.draws = static_cast<int64_t>(first_draw[end]);
+  ObjectList& objects = out.objects;
+  const size_t nobj = first_object[end];
+  objects.offset.resize(nobj + 1);
   objects.flags.resize(nobj);
   objects.fixed_centre.resize(nobj);
   objects.cx.resize(nobj);
@@ -772,8 +907,15 @@ Deblended& DeblendStage::result() {
   return state_->out;
 }
 
+size_t DeblendStage::planned() const {
+  return state_->planned;
+}
+
 void DeblendStage::finish(size_t begin, size_t end, int threads) {
   State& st = *state_;
+  if (begin > end || end > st.planned)
+    throw Error("internal: DeblendStage::finish of detections " + std::to_string(begin) + " .. " +
+                std::to_string(end) + " with " + std::to_string(st.planned) + " planned");
   const ObjectList& detections = st.detections;
   Deblended& out = st.out;
   ObjectList& objects = out.objects;

@@ -242,22 +242,38 @@ struct DeblendPlanPool {
   }
 };
 
-// The same stage in two calls, so that a caller can take the objects a range of detections at
-// a time (the pipelined back end, back_end.hpp): the constructor plans every detection and
-// takes the draws, each finish() writes the objects of detections [begin, end) (the per-object
-// columns are sized for all objects at construction: an object's entries never move).
+// The same stage in calls, so that a caller can take the objects a range of detections at a
+// time (the pipelined back end, back_end.hpp): the constructor plans every detection and takes
+// the draws, each finish() writes the objects of detections [begin, end) (the per-object columns
+// are sized for all objects at construction: an object's entries never move). Or, `in_ranges`,
+// the constructor plans nothing and plan() plans the detections up to a given one, taking their
+// draws (the stream continues from the detections before) and sizing the objects' columns for
+// them: the plans, draws and objects are the same in any ranges (without params.children,
+// which chooses every split detection's pixels at once, and is refused).
 class DeblendStage {
  public:
   // `pool` (optional): storage kept by the caller (else the stage's own).
   DeblendStage(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                int threads, std::vector<std::pair<std::string, double>>* seconds = nullptr,
-               DeblendPlanPool* pool = nullptr);
+               DeblendPlanPool* pool = nullptr, bool in_ranges = false);
   ~DeblendStage();
   DeblendStage(const DeblendStage&) = delete;
   DeblendStage& operator=(const DeblendStage&) = delete;
   size_t detections() const;
-  // The first object of `detection` (detections(): the number of objects).
+  // With in_ranges: plans detections [planned(), end), with `threads` threads (the steps' times
+  // are added to the constructor's `seconds` at each call). The objects' columns grow, so
+  // references into them taken before are not kept. `end` may not fall inside a range launched
+  // by launch_plans.
+  void plan(size_t end, int threads);
+  // With in_ranges: begins the plans of the detections launched so far up to `end` (their
+  // candidates' levels taken, the tree builders' work launched) without waiting for them, so
+  // that they are built while plan() collects the ranges before.
+  void launch_plans(size_t end, int threads);
+  size_t planned() const;
+  // The first object of `detection` (a detection up to planned(); planned(): the number of
+  // objects so far).
   size_t first_object(size_t detection) const;
+  // Detections [begin, end), end no later than planned().
   void finish(size_t begin, size_t end, int threads);
   // The objects and their parents: entries of the detections not yet finished are not set.
   Deblended& result();
@@ -265,6 +281,8 @@ class DeblendStage {
 
  private:
   struct State;
+  DeblendParams params_;
+  std::vector<std::pair<std::string, double>>* seconds_;
   std::unique_ptr<State> state_;
 };
 
