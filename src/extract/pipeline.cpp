@@ -835,6 +835,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   }
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
+  if (under_way)
+    info.stage_seconds.emplace_back("gpu measure beside the pass: the last batch's host work",
+                                    beside_pass->last_batch_seconds());
   // ID_PARENT: the detection each written object (a master keeps its own) came from.
   result.objects.id_parent.resize(cleaned.order.size());
   for (size_t j = 0; j < cleaned.order.size(); ++j)

@@ -70,6 +70,9 @@ class PhotometryBesidePass {
     double setup = 0, batches = 0, cpu = 0;
   };
   FeederSeconds feeder_seconds() const { return feeder_seconds_; }
+  // columns()' host work before its wait: the last merges packed, the last rows' ApertureShapes
+  // (on the measurement's threads) and their launch.
+  double last_batch_seconds() const { return last_batch_seconds_; }
   // The frame's blanking codes: the merges not yet given added (rethrows the thread's error).
   // `objects`: the same objects, wherever the back end moved them since.
   std::shared_ptr<const DeviceCodes> codes(const ObjectList& objects, const CleanResult& cleaned);
@@ -80,8 +83,9 @@ class PhotometryBesidePass {
                                  const std::function<void()>& meanwhile);
 
  private:
-  // Merges [merged_, removed) and rows [launched_, rows) of a pass's result so far.
-  void launch(const ObjectList& objects, const CleanProgress& p);
+  // Merges [merged_, removed) and rows [launched_, rows) of a pass's result so far, the rows'
+  // ApertureShapes made by `threads` threads.
+  void launch(const ObjectList& objects, const CleanProgress& p, int threads = 1);
   void feed();  // the thread's body, after begin()
 
   Inputs in_;
@@ -91,7 +95,7 @@ class PhotometryBesidePass {
   std::vector<ApertureShape> aps_;
   size_t launched_ = 0, merged_ = 0;
   bool codes_done_ = false;
-  double start_seconds_ = 0;
+  double start_seconds_ = 0, last_batch_seconds_ = 0;
   FeederSeconds feeder_seconds_;
   std::atomic<bool> stop_{false}, ready_{false};
   std::exception_ptr error_;
