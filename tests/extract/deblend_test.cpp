@@ -777,6 +777,15 @@ TEST(Deblend, StageGivenThePeaksIsTheSame) {
   EXPECT_GT(several, 20u);
 }
 
+// Each detection's peaks as the GPU front end gives them (FrontEnd::peaks): min(2, count_peaks).
+std::vector<uint8_t> counted_peaks(const ObjectList& detections) {
+  std::vector<uint8_t> peaks(detections.size());
+  DeblendTreeScratch scratch;
+  for (size_t d = 0; d < peaks.size(); ++d)
+    peaks[d] = static_cast<uint8_t>(std::min(2, count_peaks(detections[d], 2, scratch)));
+  return peaks;
+}
+
 // A tree builder on the host (the GPU's stand-in for the stage's own path): build_deblend_tree
 // on the candidates it is given, each node's seed moved to the last pixel of its chain (the
 // GPU's seeds are other pixels than the host's), every third tree refused (the stage builds
@@ -892,10 +901,7 @@ TEST(Deblend, StageWithATreeBuilderIsTheSame) {
     p.minarea = 1 + trial % 5;
     p.photo = trial % 5 == 4;
     p.pixel_thresholds = trial % 3 == 0;
-    std::vector<uint8_t> peaks(f.detections.size());
-    DeblendTreeScratch scratch;
-    for (size_t d = 0; d < peaks.size(); ++d)
-      peaks[d] = static_cast<uint8_t>(std::min(2, count_peaks(f.detections[d], 2, scratch)));
+    const std::vector<uint8_t> peaks = counted_peaks(f.detections);
     if (trial % 2) p.peaks = &peaks;
     const int threads = 1 + trial % 3;
     ObjectList a = f.detections, b = f.detections;
@@ -941,10 +947,7 @@ TEST(Deblend, StagePlannedInRangesIsTheSame) {
     p.height = h;
     p.mincont = trial % 2 ? 0.005 : 0.0001;
     p.minarea = 1 + trial % 4;
-    std::vector<uint8_t> peaks(f.detections.size());
-    DeblendTreeScratch scratch;
-    for (size_t d = 0; d < peaks.size(); ++d)
-      peaks[d] = static_cast<uint8_t>(std::min(2, count_peaks(f.detections[d], 2, scratch)));
+    const std::vector<uint8_t> peaks = counted_peaks(f.detections);
     if (trial % 3 == 1) p.peaks = &peaks;
     if (trial % 2)
       p.trees = [&]() -> std::unique_ptr<DeblendTreeBuilder> {

@@ -398,6 +398,12 @@ void place_counted(const DeblendPlan& plan, const int32_t* chosen, ObjectList& o
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
 // The order in which detections [begin, end) are planned. Those that could hold up the end of the
 // stage if handed out late (more than 1/16 of a thread's share of the pixels) go first, largest
 // first; the others follow in detection order, whose pixels and per-object entries lie one after
@@ -568,10 +574,6 @@ struct DeblendStage::State {
 void DeblendStage::State::launch_with_builder(
     LaunchedPlans& r, const DeblendParams& params, int threads,
     std::vector<std::pair<std::string, double>>* seconds) {
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
   const auto t_start = Clock::now();
   const ObjectList& det = detections;
   const size_t begin = r.begin, end = r.end;
@@ -665,10 +667,6 @@ void DeblendStage::State::launch_with_builder(
 void DeblendStage::State::collect_with_builder(
     LaunchedPlans& r, const DeblendParams& params, int threads,
     std::vector<std::pair<std::string, double>>* seconds) {
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
   const ObjectList& det = detections;
   const std::vector<uint32_t>& cand = r.cand;
   const size_t m = cand.size();
@@ -781,12 +779,9 @@ DeblendStage::DeblendStage(ObjectList&& detections, const DeblendParams& params,
   if (in_ranges) return;
   plan(n, threads);
   if (params.children) {
-    const auto t = std::chrono::steady_clock::now();
+    const auto t = Clock::now();
     st.choose_elsewhere(params.children, threads, seconds);
-    if (seconds)
-      seconds->emplace_back(
-          "deblend: children chosen away from the host",
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    if (seconds) seconds->emplace_back("deblend: children chosen away from the host", since(t));
   }
 }
 
@@ -815,7 +810,7 @@ void DeblendStage::plan(size_t end, int threads) {
 
 void DeblendStage::State::launch_range(size_t end, const DeblendParams& params, int threads,
                                        std::vector<std::pair<std::string, double>>* seconds) {
-  const auto t = std::chrono::steady_clock::now();
+  const auto t = Clock::now();
   pool->reserve(threads);
   if (used.size() < static_cast<size_t>(threads)) used.resize(static_cast<size_t>(threads), 0);
   LaunchedPlans& r = launched_ranges.emplace_back();
@@ -823,13 +818,12 @@ void DeblendStage::State::launch_range(size_t end, const DeblendParams& params, 
   r.end = end;
   if (params.trees) launch_with_builder(r, params, threads, seconds);
   launched = end;
-  r.launch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  r.launch_seconds = since(t);
 }
 
 // The first launched range's plans, then its draws and its objects' columns.
 void DeblendStage::State::collect_range(const DeblendParams& params, int threads,
                                         std::vector<std::pair<std::string, double>>* seconds) {
-  using Clock = std::chrono::steady_clock;
   const auto t_start = Clock::now();
   LaunchedPlans& r = launched_ranges.front();
   const size_t begin = r.begin, end = r.end;
@@ -867,8 +861,7 @@ void DeblendStage::State::collect_range(const DeblendParams& params, int threads
   }
   planned = end;
   // The launch's own time and this collection's: the work, not the wall time between them.
-  const double plans_seconds =
-      r.launch_seconds + std::chrono::duration<double>(Clock::now() - t_start).count();
+  const double plans_seconds = r.launch_seconds + since(t_start);
   launched_ranges.pop_front();
   if (seconds) seconds->emplace_back("deblend: plans", plans_seconds);
   // The range's draws, the stream's numbers after those of the detections before it (and the
@@ -878,9 +871,7 @@ void DeblendStage::State::collect_range(const DeblendParams& params, int threads
   stream.resize(first_draw[end]);
   glibc_rand_stream(static_cast<uint64_t>(rand_offset) + drawn, stream.data() + drawn,
                     stream.size() - drawn, threads);
-  if (seconds)
-    seconds->emplace_back("deblend: draws",
-                          std::chrono::duration<double>(Clock::now() - t_draws).count());
+  if (seconds) seconds->emplace_back("deblend: draws", since(t_draws));
   // The per-object columns of the objects so far (finish() fills them).
   out.draws = static_cast<int64_t>(first_draw[end]);
   ObjectList& objects = out.objects;
@@ -952,13 +943,10 @@ Deblended DeblendStage::take() {
 Deblended deblend(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                   int threads, std::vector<std::pair<std::string, double>>* seconds,
                   DeblendPlanPool* pool) {
-  using Clock = std::chrono::steady_clock;
   DeblendStage stage(std::move(detections), params, rand_offset, threads, seconds, pool);
   const auto t = Clock::now();
   stage.finish(0, stage.detections(), threads);
-  if (seconds)
-    seconds->emplace_back("deblend: finish",
-                          std::chrono::duration<double>(Clock::now() - t).count());
+  if (seconds) seconds->emplace_back("deblend: finish", since(t));
   return stage.take();
 }
 
