@@ -94,6 +94,15 @@ __device__ int32_t find_root(volatile int32_t* uf, int32_t i) {
   }
 }
 
+// The root of i's component, the path walked without writing: the level's compression below
+// points each pixel at its root while other threads walk through it, and a halving write there
+// (uf[x] = a grandparent read before x's own thread wrote its root) could leave x pointing at an
+// ancestor that is not its root, which the sums after it take for one.
+__device__ int32_t root_of(const volatile int32_t* uf, int32_t i) {
+  for (int32_t p = uf[i]; p != i; p = uf[i]) i = p;
+  return i;
+}
+
 // A pixel's claim to be its component's root: its level, then its index. The root of a
 // component is its pixel of the highest claim, whatever the order of the joins.
 __device__ uint32_t root_claim(const uint8_t* level, int32_t x) {
@@ -193,7 +202,7 @@ __global__ void tree_kernel(TreeArgs a) {
     }
     __syncthreads();
     for (int i = tid; i < n; i += T)
-      if ((s.level[i] & kLevelBits) >= k) s.uf[i] = find_root(s.uf, i);
+      if ((s.level[i] & kLevelBits) >= k) s.uf[i] = root_of(s.uf, i);
     __syncthreads();
     for (int i = tid; i < n; i += T)
       if ((s.level[i] & kLevelBits) >= k && s.uf[i] == i) {
