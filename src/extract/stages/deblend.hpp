@@ -252,7 +252,8 @@ struct DeblendPlanPool {
 // which chooses every split detection's pixels at once, and is refused).
 class DeblendStage {
  public:
-  // `pool` (optional): storage kept by the caller (else the stage's own).
+  // `pool` (optional): storage kept by the caller (else the stage's own). `params` is kept, and
+  // what it points to (its peaks) is read until the last plan().
   DeblendStage(ObjectList&& detections, const DeblendParams& params, int64_t rand_offset,
                int threads, std::vector<std::pair<std::string, double>>* seconds = nullptr,
                DeblendPlanPool* pool = nullptr, bool in_ranges = false);
@@ -265,9 +266,9 @@ class DeblendStage {
   // references into them taken before are not kept. `end` may not fall inside a range launched
   // by launch_plans.
   void plan(size_t end, int threads);
-  // With in_ranges: begins the plans of the detections launched so far up to `end` (their
-  // candidates' levels taken, the tree builders' work launched) without waiting for them, so
-  // that they are built while plan() collects the ranges before.
+  // With in_ranges: begins the plans of the detections from the last launched (or planned) one
+  // up to `end` (their candidates' levels taken, the tree builders' work launched) without
+  // waiting for them, so that their trees are built while plan() collects the ranges before.
   void launch_plans(size_t end, int threads);
   size_t planned() const;
   // The first object of `detection` (a detection up to planned(); planned(): the number of
