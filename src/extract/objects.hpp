@@ -79,14 +79,18 @@ struct ObjectList {
   size_t pixel_count() const { return x.size(); }
   size_t count(size_t k) const { return static_cast<size_t>(offset[k + 1] - offset[k]); }
 
-  ObjectView operator[](size_t k) const {
+  ObjectView operator[](size_t k) const { return view_over(*this, k); }
+  // Object k with its pixels read from `pixels`' columns at this list's offsets (a list whose
+  // pixel columns were moved to another: the deblending's detections, stages/deblend.cpp).
+  ObjectView view_over(const ObjectList& pixels, size_t k) const {
     const int64_t b = offset[k];
-    return {x.data() + b,
-            y.data() + b,
-            value.data() + b,
-            cvalue.data() + b,
-            pixel_weights ? var.data() + b : nullptr,
-            pixel_weights ? dthresh.data() + b : nullptr,
+    const bool weights = pixels.pixel_weights;
+    return {pixels.x.data() + b,
+            pixels.y.data() + b,
+            pixels.value.data() + b,
+            pixels.cvalue.data() + b,
+            weights ? pixels.var.data() + b : nullptr,
+            weights ? pixels.dthresh.data() + b : nullptr,
             count(k),
             flags[k],
             fixed_centre[k] != 0,

@@ -490,21 +490,11 @@ struct DeblendStage::State {
   // Detection i as planned: its per-object entries, its pixels in `out`'s columns (which hold
   // them from construction; finish() writes a detection's children over its own pixels only,
   // so a detection not yet finished reads as detected).
-  ObjectView parent(size_t i) const {
-    const ObjectList& px = out.objects;
-    const int64_t b = detections.offset[i];
-    const bool weights = px.pixel_weights;
-    return {px.x.data() + b,
-            px.y.data() + b,
-            px.value.data() + b,
-            px.cvalue.data() + b,
-            weights ? px.var.data() + b : nullptr,
-            weights ? px.dthresh.data() + b : nullptr,
-            detections.count(i),
-            detections.flags[i],
-            detections.fixed_centre[i] != 0,
-            detections.cx[i],
-            detections.cy[i]};
+  ObjectView parent(size_t i) const { return detections.view_over(out.objects, i); }
+  // The pool's storage and `used` for a team of `threads`.
+  void reserve_threads(int threads) {
+    pool->reserve(threads);
+    if (used.size() < static_cast<size_t>(threads)) used.resize(static_cast<size_t>(threads), 0);
   }
   size_t& used_by(int thread) { return used[static_cast<size_t>(thread)]; }
 
@@ -811,8 +801,7 @@ void DeblendStage::plan(size_t end, int threads) {
 void DeblendStage::State::launch_range(size_t end, const DeblendParams& params, int threads,
                                        std::vector<std::pair<std::string, double>>* seconds) {
   const auto t = Clock::now();
-  pool->reserve(threads);
-  if (used.size() < static_cast<size_t>(threads)) used.resize(static_cast<size_t>(threads), 0);
+  reserve_threads(threads);
   LaunchedPlans& r = launched_ranges.emplace_back();
   r.begin = launched;
   r.end = end;
@@ -827,8 +816,7 @@ void DeblendStage::State::collect_range(const DeblendParams& params, int threads
   const auto t_start = Clock::now();
   LaunchedPlans& r = launched_ranges.front();
   const size_t begin = r.begin, end = r.end;
-  pool->reserve(threads);
-  if (used.size() < static_cast<size_t>(threads)) used.resize(static_cast<size_t>(threads), 0);
+  reserve_threads(threads);
   if (params.trees) {
     collect_with_builder(r, params, threads, seconds);
   } else {
