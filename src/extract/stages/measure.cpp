@@ -177,7 +177,13 @@ void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
   std::vector<int32_t>* const ints[] = {&xpeak, &ypeak, &xmin,    &xmax,
                                         &ymin,  &ymax,  &isoarea, &isoareaf};
   constexpr int nd = std::size(doubles), ni = std::size(ints);
-  // One column per task: the columns' pages are first touched side by side.
+  // The columns' storage taken on this thread, their pages first touched side by side by the
+  // team, one column per task. A column allocated inside the team comes from the arena of
+  // whichever thread took its task, seldom the one holding the last catalog's freed columns,
+  // and its fresh pages fault: this frame's columns then cost more than their zeroing.
+  for (const auto& [column, size] : doubles) column->reserve(size);
+  for (std::vector<int32_t>* column : ints) column->reserve(n);
+  flags.reserve(n);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (int k = 0; k <= nd + ni; ++k) {
     if (k < nd)
