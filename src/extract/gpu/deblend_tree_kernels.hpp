@@ -1,7 +1,8 @@
 // The deblending's threshold trees on the GPU (deblend_trees_gpu.hpp): one block per candidate,
 // the candidate's pixels, its box's grid and its union-find in shared memory. Level by level from
 // the highest down, the pixels of the level join their neighbours at that level or above (a
-// lock-free union-find whose root is each component's pixel of the highest level), then every
+// lock-free union-find whose root is each component's pixel of the highest level; a thread per
+// pixel of the level and direction, the pixels sorted by level once), then every
 // component's pixels, flux, border flag and last pixel are summed again and the components of
 // `minarea` pixels or more become the level's nodes, each the son of the node of the level
 // below that holds it (a level no pixel joins repeats the level above's nodes). The nodes are then

@@ -117,14 +117,7 @@ void gather_columns(const unsigned char* got, const OutputLayout& lay, size_t n,
     v.assign(p, p + count);
   };
   // The columns' storage taken on this thread (Objects::resize says why), then copied by the team.
-  out.flux_aper.reserve(n * na);
-  out.fluxerr_aper.reserve(n * na);
-  out.flux_auto.reserve(n);
-  out.fluxerr_auto.reserve(n);
-  out.kron_radius.reserve(n);
-  out.flux_radius.reserve(n * nf);
-  out.hl_radius.reserve(n);
-  out.flags.reserve(n);
+  out.size_columns(n, na, nf, false);
   // The eight columns copied side by side (each one's pages are new), by the team the rows after
   // this call use: libgomp ends the threads a smaller team leaves out, and the next full team
   // makes them again (sections on eight threads left the rows' loop 0.43 ms slower on a crowded

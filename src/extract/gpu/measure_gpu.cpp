@@ -134,14 +134,7 @@ PhotometryColumns measure_photometry(const PhotometryField& field,
   PhotometryColumns held;
   if (!on_host.empty()) {
     const phot::View host_view = photometry_view(field);
-    held.flux_aper.resize(n * na);
-    held.fluxerr_aper.resize(n * na);
-    held.flux_auto.resize(n);
-    held.fluxerr_auto.resize(n);
-    held.kron_radius.resize(n);
-    held.flux_radius.resize(n * nf);
-    held.hl_radius.resize(n);
-    held.flags.resize(n);
+    held.size_columns(n, na, nf, true);
     PhotometryArgs h = a;
     h.field = host_view;
     h.shapes = shapes.data();

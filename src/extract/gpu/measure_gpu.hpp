@@ -91,6 +91,25 @@ struct PhotometryColumns {
   double meanwhile = 0;     // host time of PhotometryRequest::meanwhile (beside the kernel)
   size_t host_objects = 0;  // how many (host_min_rlim, device_slowdown)
   size_t warp_objects = 0;  // how many objects the kernel measured a warp each (warp_min_rlim)
+
+  // Every column sized (`sized`) or its storage reserved for n rows of na apertures and nf
+  // fractions.
+  void size_columns(size_t n, size_t na, size_t nf, bool sized) {
+    auto size = [sized](auto& column, size_t count) {
+      if (sized)
+        column.resize(count);
+      else
+        column.reserve(count);
+    };
+    size(flux_aper, n * na);
+    size(fluxerr_aper, n * na);
+    size(flux_auto, n);
+    size(fluxerr_auto, n);
+    size(kron_radius, n);
+    size(flux_radius, n * nf);
+    size(hl_radius, n);
+    size(flags, n);
+  }
 };
 
 // Throws celeris::Error without a CUDA device (or in a build without CUDA). Calls are serialised on
