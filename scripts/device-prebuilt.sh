@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
 # The tests that run the command-line tool find it through $CELERIS_BIN (the build's path is
 # this machine's).
-CELERIS_BIN="$(cd "$bin" && pwd)/celeris" $bin/test_extract --gtest_filter='GpuDeblendChildren.*:GpuLabel.*:GpuBlanking.*:GpuShapes.*:GpuCleanZones.*:GpuMeasure.*:GpuFrontEnd.*:GpuBackEnd.*:GpuDeblendTrees.*:GpuWeightedDetection.*:GpuWeightedFrontEnd.*:DualImage.*:BackEnd.*:OpenMpTeam.*:Frames.*:PinnedFramePool.*:Deblend.*:CleanList.*:CleanPairs.*:CleanPass.*:ExtractRobust.*:Weight*:DeviceMemoryPlan.*' >"$out/gtest.txt" 2>&1
+CELERIS_BIN="$(cd "$bin" && pwd)/celeris" $bin/test_extract --gtest_filter='GpuDeblendChildren.*:GpuLabel.*:GpuBlanking.*:GpuShapes.*:GpuCleanZones.*:GpuMeasure.*:GpuFrontEnd.*:GpuBackEnd.*:GpuDeblendTrees.*:GpuDeblendLevels.*:GpuWeightedDetection.*:GpuWeightedFrontEnd.*:DualImage.*:BackEnd.*:OpenMpTeam.*:Frames.*:PinnedFramePool.*:Deblend.*:CleanList.*:CleanPairs.*:CleanPass.*:ExtractRobust.*:Weight*:DeviceMemoryPlan.*' >"$out/gtest.txt" 2>&1
 echo "test_extract exit status $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/gtest.txt" | head -30
 # The CUDA layer's own device tests (glibc's exception lists on the device among them).

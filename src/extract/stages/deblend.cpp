@@ -1,7 +1,7 @@
 #include "extract/stages/deblend.hpp"
+#include "extract/stages/deblend_levels.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -86,40 +86,17 @@ ObjectView pixels_at(const ObjectList& list, int64_t base, size_t n) {
 
 int exponential_levels(float t0, float peak, int nthresh, float* thresh, double tolerance) {
   const float r = peak / t0;  // in float, as SExtractor
-  auto exact = [&](int k) {
-    return static_cast<float>(t0 * std::pow(r, static_cast<double>(k) / nthresh));
-  };
   thresh[0] = t0;
-  int by_pow = 0;
-  // Where the bound below is not sure to hold (no positive finite ratio, or no normal float
-  // threshold), every level by pow.
-  const double q = std::pow(r, 1.0 / nthresh);
-  const bool products = t0 > 0 && r > 0 && std::isfinite(r) && q > 0 && std::isfinite(q);
   // Relative distance of t0 q^k from t0 pow(r, k/n): pow is within an ulp (2.2e-16) of the
   // true power; the exponents k (1/n) and k/n in double differ by 2 ulps, worth ln(r) 2.2e-16;
   // each product adds half an ulp. `tolerance` (1e-14) bounds one of these terms with room.
   const double bound = tolerance * (std::fabs(std::log(static_cast<double>(r))) + nthresh + 2);
-  double v = 1.0;
-  for (int k = 1; k < nthresh; ++k) {
-    v *= q;
-    const double y = t0 * v;
-    const float f = static_cast<float>(y);
-    bool sure = products && std::isnormal(f) && std::isfinite(y);
-    if (sure) {
-      // The float rounding boundaries around f (positive, normal: its neighbours are the
-      // floats whose bits are one less and one more): both more than `bound` away from y.
-      const uint32_t bits = std::bit_cast<uint32_t>(f);
-      const double lo = (static_cast<double>(f) + std::bit_cast<float>(bits - 1)) / 2;
-      const double hi = (static_cast<double>(f) + std::bit_cast<float>(bits + 1)) / 2;
-      sure = y * (1 - bound) > lo && y * (1 + bound) < hi;
-    }
-    if (sure) {
-      thresh[k] = f;
-    } else {
-      thresh[k] = exact(k);
-      ++by_pow;
-    }
-  }
+  const int by_pow = product_levels(t0, r, std::pow(r, 1.0 / nthresh), nthresh, bound, thresh);
+  // The levels not sure by products (all of them without a positive finite ratio), by pow.
+  if (by_pow > 0)
+    for (int k = 1; k < nthresh; ++k)
+      if (std::isnan(thresh[k]))
+        thresh[k] = static_cast<float>(t0 * std::pow(r, static_cast<double>(k) / nthresh));
   return by_pow;
 }
 

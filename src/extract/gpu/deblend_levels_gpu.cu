@@ -1,0 +1,50 @@
+// The deblending's exponential levels on the device (deblend_levels_gpu.hpp).
+#include "celeris/error.hpp"
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "extract/gpu/deblend_levels_gpu.hpp"
+#include "extract/stages/deblend_levels.hpp"
+
+namespace celeris::extract::gpu {
+
+namespace {
+
+// One candidate a thread; the bound as exponential_levels' (1e-14 a term).
+__global__ void levels_kernel(const float* t0, const float* peak, const int* nthresh, int count,
+                              int max_levels, float* levels, int* unsure) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int n = nthresh[i];
+  const float r = peak[i] / t0[i];
+  const double bound = 1e-14 * (fabs(log(static_cast<double>(r))) + n + 2);
+  float* out = levels + static_cast<size_t>(i) * max_levels;
+  out[0] = t0[i];
+  unsure[i] = product_levels(t0[i], r, pow(static_cast<double>(r), 1.0 / n), n, bound, out);
+}
+
+}  // namespace
+
+void device_exponential_levels(const std::vector<float>& t0, const std::vector<float>& peak,
+                               const std::vector<int>& nthresh, int max_levels,
+                               std::vector<float>& levels, std::vector<int>& unsure) {
+  const size_t count = t0.size();
+  if (peak.size() != count || nthresh.size() != count)
+    throw Error("internal: device_exponential_levels given columns of different sizes");
+  levels.assign(count * static_cast<size_t>(max_levels), 0.0f);
+  unsure.assign(count, 0);
+  if (count == 0) return;
+  cuda::DeviceBuffer<float> d_t0(count), d_peak(count), d_levels(levels.size());
+  cuda::DeviceBuffer<int> d_n(count), d_unsure(count);
+  d_t0.upload(t0.data(), count);
+  d_peak.upload(peak.data(), count);
+  d_n.upload(nthresh.data(), count);
+  constexpr int kBlock = 128;
+  levels_kernel<<<static_cast<unsigned>((count + kBlock - 1) / kBlock), kBlock>>>(
+      d_t0.data(), d_peak.data(), d_n.data(), static_cast<int>(count), max_levels,
+      d_levels.data(), d_unsure.data());
+  cuda::cuda_check_launch("levels_kernel");
+  d_levels.download(levels.data(), levels.size());
+  d_unsure.download(unsure.data(), count);
+}
+
+}  // namespace celeris::extract::gpu
