@@ -72,8 +72,7 @@ TEST(GpuDeblendLevels, ColumnsOfDifferentSizesAreRefused) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   std::vector<float> levels;
   std::vector<int> unsure;
-  EXPECT_THROW(gpu::device_exponential_levels({1.0f}, {2.0f, 3.0f}, {4}, 4, levels, unsure),
-               Error);
+  EXPECT_THROW(gpu::device_exponential_levels({1.0f}, {2.0f, 3.0f}, {4}, 4, levels, unsure), Error);
 }
 
 #endif  // CELERIS_HAVE_CUDA

@@ -40,8 +40,8 @@ void device_exponential_levels(const std::vector<float>& t0, const std::vector<f
   d_n.upload(nthresh.data(), count);
   constexpr int kBlock = 128;
   levels_kernel<<<static_cast<unsigned>((count + kBlock - 1) / kBlock), kBlock>>>(
-      d_t0.data(), d_peak.data(), d_n.data(), static_cast<int>(count), max_levels,
-      d_levels.data(), d_unsure.data());
+      d_t0.data(), d_peak.data(), d_n.data(), static_cast<int>(count), max_levels, d_levels.data(),
+      d_unsure.data());
   cuda::cuda_check_launch("levels_kernel");
   d_levels.download(levels.data(), levels.size());
   d_unsure.download(unsure.data(), count);
