@@ -2,24 +2,20 @@
 #include "celeris/error.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_buffer.hpp"
+#include "extract/gpu/deblend_levels.cuh"
 #include "extract/gpu/deblend_levels_gpu.hpp"
-#include "extract/stages/deblend_levels.hpp"
 
 namespace celeris::extract::gpu {
 
 namespace {
 
-// One candidate a thread; the bound as exponential_levels' (1e-14 a term).
+// One candidate a thread.
 __global__ void levels_kernel(const float* t0, const float* peak, const int* nthresh, int count,
                               int max_levels, float* levels, int* unsure) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const int n = nthresh[i];
-  const float r = peak[i] / t0[i];
-  const double bound = 1e-14 * (fabs(log(static_cast<double>(r))) + n + 2);
-  float* out = levels + static_cast<size_t>(i) * max_levels;
-  out[0] = t0[i];
-  unsure[i] = product_levels(t0[i], r, pow(static_cast<double>(r), 1.0 / n), n, bound, out);
+  unsure[i] =
+      device_levels(t0[i], peak[i], nthresh[i], levels + static_cast<size_t>(i) * max_levels);
 }
 
 }  // namespace

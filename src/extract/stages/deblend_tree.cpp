@@ -35,17 +35,6 @@ int32_t join_roots(DeblendTreeScratch& s, int32_t a, int32_t b) {
 
 }  // namespace
 
-int OrderFreeSum::ulp_exponent() const {
-  if (!std::isfinite(minabs)) return 0;
-  return minabs < FLT_MIN ? -149 : std::ilogb(minabs) - (FLT_MANT_DIG - 1);
-}
-
-bool OrderFreeSum::exact() const {
-  if (total == 0) return true;
-  if (!std::isfinite(total)) return false;
-  return total < std::ldexp(1.0, 52 + ulp_exponent());
-}
-
 int count_peaks(const ObjectView& parent, int stop, DeblendTreeScratch& s) {
   const size_t n = parent.size();
   int x0 = std::numeric_limits<int>::max(), y0 = x0, x1 = std::numeric_limits<int>::min(), y1 = x1;

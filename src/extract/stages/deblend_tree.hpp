@@ -21,6 +21,7 @@
 #include "extract/sextractor/lutz.hpp"
 #include "extract/stages/deblend_levels.hpp"
 #include "extract/stages/deblend_profile.hpp"
+#include "extract/stages/order_free_sum.hpp"
 
 namespace celeris::extract {
 
@@ -87,27 +88,6 @@ struct DeblendTreeScratch {
   std::vector<int32_t> sorted;
   // Tests: take every node's fdflux from its chain (the path for sums that could round).
   bool chain_sums = false;
-};
-
-// Whether a sum in double of float values is the same whatever the order of the additions: all
-// of them are multiples of the smallest magnitude's ulp, so no partial sum rounds while the sum
-// of magnitudes stays below 2^52 of those ulps. When it holds for the pixels above the first
-// level, the union-find's sums equal SExtractor's chain-order sums bit for bit; otherwise each
-// node's sum is taken along its chain.
-struct OrderFreeSum {
-  double total = 0;  // sum of magnitudes (an upper bound of every partial sum's magnitude)
-  float minabs = std::numeric_limits<float>::infinity();  // smallest non-zero magnitude
-  void add(float v) {
-    const float a = std::fabs(v);
-    total += a;
-    if (a > 0 && a < minabs) minabs = a;
-  }
-  bool exact() const;
-  // The exponent of the smallest magnitude's ulp: every value added is a multiple of
-  // 2^ulp_exponent() (0 when none was non-zero). When exact(), each value is an integer times
-  // that power of two and every partial sum of those integers is below 2^52 in magnitude, so a
-  // sum may also be taken in 64-bit integers (the GPU's trees do, deblend_tree_kernels.cu).
-  int ulp_exponent() const;
 };
 
 // How many of the detection's pixels are peaks: no 8-neighbour among its pixels has a higher
