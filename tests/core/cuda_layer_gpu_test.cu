@@ -107,10 +107,25 @@ TEST(CudaLayerGpu, ReadBackThroughMappedMemory) {
   got = cu::read_back(d.data() + 5, mapped, 2, s);
   EXPECT_EQ(got[0], h[5] + 2.0);
   EXPECT_EQ(got[1], h[6] + 2.0);
-  // More than the kernel copies (1 KB) is refused.
-  cu::DeviceBuffer<int32_t> big(512);
-  cu::MappedValues<int32_t> many(512);
-  EXPECT_THROW(cu::read_back(big.data(), many, 512, s), celeris::Error);
+  // A frame's worth (several blocks, words beyond what one block's pass covers), into values
+  // grown from none.
+  const size_t n = 300001;
+  std::vector<int32_t> hi(n);
+  for (size_t k = 0; k < n; ++k) hi[k] = static_cast<int32_t>(k * 7 + 3);
+  cu::DeviceBuffer<int32_t> big(n);
+  big.upload(hi.data(), n);
+  cu::MappedValues<int32_t> many;
+  EXPECT_EQ(many.size(), 0u);
+  many.grow(n);
+  EXPECT_EQ(many.size(), n);
+  const int32_t* back = cu::read_back(big.data(), many, n, s);
+  size_t wrong = 0;
+  for (size_t k = 0; k < n; ++k) wrong += back[k] != hi[k];
+  EXPECT_EQ(wrong, 0u);
+  many.grow(16);  // fewer: kept
+  EXPECT_EQ(many.size(), n);
+  // A byte count that is not whole words is refused.
+  EXPECT_THROW(cu::read_back_bytes(big.data(), many.device(), 6, s), celeris::Error);
 }
 
 TEST(CudaLayerGpu, MovingHandsTheAllocationOver) {

@@ -20,16 +20,16 @@ namespace celeris::cuda {
 template <class T>
 class MappedValues {
  public:
-  explicit MappedValues(size_t n) : n_(n) {
-    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&host_), n * sizeof(T), cudaHostAllocMapped),
-               "cudaHostAlloc(mapped, " + std::to_string(n * sizeof(T)) + " bytes)");
-    cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0),
-               "cudaHostGetDevicePointer");
-  }
+  explicit MappedValues(size_t n = 0) { allocate(n); }
   MappedValues(const MappedValues&) = delete;
   MappedValues& operator=(const MappedValues&) = delete;
-  ~MappedValues() {
-    if (host_) cudaFreeHost(host_);
+  ~MappedValues() { release(); }
+  // At least n values, reallocated (contents lost) only when fewer are held: for read-backs
+  // whose size follows the frame's (as PinnedBuffer::grow).
+  void grow(size_t n) {
+    if (n <= n_) return;
+    release();
+    allocate(n);
   }
   // The host's view: read after the stream that wrote it has been synchronised.
   const T* host() const { return host_; }
@@ -37,13 +37,29 @@ class MappedValues {
   size_t size() const { return n_; }
 
  private:
+  void allocate(size_t n) {
+    if (n == 0) return;
+    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&host_), n * sizeof(T), cudaHostAllocMapped),
+               "cudaHostAlloc(mapped, " + std::to_string(n * sizeof(T)) + " bytes)");
+    cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0),
+               "cudaHostGetDevicePointer");
+    n_ = n;
+  }
+  void release() noexcept {
+    if (host_) cudaFreeHost(host_);
+    host_ = nullptr;
+    device_ = nullptr;
+    n_ = 0;
+  }
   T* host_ = nullptr;
   T* device_ = nullptr;
   size_t n_ = 0;
 };
 
-// Queues on `stream` the copy of `bytes` (a multiple of 4, at most 1 KB) from device memory
-// `from` to mapped host memory `to` (MappedValues::device()), by a kernel.
+// Queues on `stream` the copy of `bytes` (a multiple of 4) from device memory `from` to mapped
+// host memory `to` (MappedValues::device()), by a kernel: a few words, or a frame's per-object
+// answers (the deblending's slots, up to a few hundred KB) that the host waits for while the copy
+// engines are busy with the frame's images.
 void read_back_bytes(const void* from, void* to, size_t bytes, cudaStream_t stream);
 
 // values[0, n) of device memory into mapped.host()[0, n), on `stream`; synchronises the stream
