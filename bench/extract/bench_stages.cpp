@@ -29,8 +29,8 @@
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, zone-thread,
-// stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels, band-rows or
-// plan-ranges) set to
+// stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels, prepare-trees,
+// band-rows or plan-ranges) set to
 // VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
 // rounds' differences b - a. The machine's speed drifts by more than many changes gain (3-5 ms
 // within one call on the H200's host); paired rounds see through more of it.
@@ -69,8 +69,8 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; lend-pixels for
-// --ab only), by
+// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; lend-pixels and
+// prepare-trees for --ab only), by
 // name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
@@ -87,6 +87,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.photometry_batch_rows = std::stoll(value);
   else if (key == "lend-pixels")
     c.gpu_lend_detection_pixels = std::stoi(value) != 0;
+  else if (key == "prepare-trees")
+    c.gpu_prepare_trees = std::stoi(value) != 0;
   else if (key == "band-rows")
     c.gpu_band_rows = std::stoll(value);
   else if (key == "pass-census")
@@ -123,7 +125,7 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
     throw Error("--ab " + option +
                 ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1, "
-                "photometry-batch=N, lend-pixels=0|1 or band-rows=N");
+                "photometry-batch=N, lend-pixels=0|1, prepare-trees=0|1 or band-rows=N");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");

@@ -132,6 +132,11 @@ struct Config {
   // memory their pixels came back from the device into (src/extract/pixel_column.hpp
   // lend_column) rather than copies of it. The same catalog either way.
   bool gpu_lend_detection_pixels = true;
+  // Tests and benchmarks: with --device cuda, the deblending's candidates are prepared and their
+  // trees launched on the device by the front end, before the detections come back
+  // (gpu/deblend_prepare_kernels.hpp); false: the deblending stage stages them from the host.
+  // The same catalog either way.
+  bool gpu_prepare_trees = true;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

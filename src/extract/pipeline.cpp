@@ -430,6 +430,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                    0,
                    true,
                    true,
+                   nullptr,
                    {}};
   // The GPU front end counted each detection's peaks (the deblender's first question).
   if (!front.peaks.empty()) dp.peaks = &front.peaks;
@@ -441,6 +442,8 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     // A sparse frame's few candidates are planned on the host threads
     // (gpu::kTreeMinCandidatesPerThread, deblend_trees_gpu.hpp).
     dp.builder_min_candidates = gpu::kTreeMinCandidatesPerThread * static_cast<size_t>(nt);
+    // The front end prepared the candidates and launched their trees (FrontEnd::prepared_trees).
+    dp.prepared = front.prepared_trees.get();
     if (config.gpu_deblend_children) dp.children = gpu::choose_deblend_children;
   }
   // 5. Shapes and isophotal measurements, then cleaning (sequential, in detection order, as
@@ -552,6 +555,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     }
     steps = summed_by_name(std::move(steps));
   }
+  // Every detection is planned: the prepared trees' buffers go back to their pool for the next
+  // frame (the stage reads them only while planning).
+  stage.front.prepared_trees.reset();
   const double deblend_planned =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_deblend).count();
   // One pass: each object's pixels are read for its shape and again, still in cache, for its

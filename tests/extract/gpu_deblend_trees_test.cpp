@@ -6,7 +6,8 @@
 // sub-component areas, and the cores the GPU makes from each tree (prune and chains) against the
 // host's, with the children and draws it makes from them against the host's plan's; then the
 // deblending stage with the GPU's trees and cores, its trees alone, and its
-// pixel assignments too, against the stage alone, every column. Skipped without a CUDA device.
+// pixel assignments too, against the stage alone, every column; and the candidates prepared by
+// the GPU front end. Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
@@ -24,8 +25,10 @@
 #include "deblended_compare.hpp"
 #include "extract/gpu/deblend_children_gpu.hpp"
 #include "extract/gpu/deblend_trees_gpu.hpp"
+#include "extract/gpu/front_end.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/detect.hpp"
+#include "extract/stages/filter.hpp"
 #include "gpu_test_frames.hpp"
 
 using namespace celeris;
@@ -279,6 +282,91 @@ TEST(GpuDeblendTrees, StagesOnSeveralThreadsAtOnce) {
   for (int t = 0; t < kThreads; ++t) {
     EXPECT_EQ(errors[t], "") << "thread " << t;
     EXPECT_EQ(same[t], kRounds) << "thread " << t;
+  }
+}
+
+// The candidates prepared and their trees launched by the GPU front end (prepare_trees,
+// FrontEnd::prepared_trees): the stage that takes them gives the objects of the stage alone,
+// every column, planned at once and in ranges; each detection the builder took is a candidate
+// of two peaks or more whose levels and value0 are candidate_levels' bit for bit, and it took
+// most of them; a builder prepared with other parameters is not used.
+TEST(GpuDeblendTrees, PreparedByTheFrontEndGivesTheSameObjects) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(17);
+  auto used_prepared = [](const std::vector<std::pair<std::string, double>>& seconds) {
+    return std::any_of(seconds.begin(), seconds.end(),
+                       [](const auto& s) { return s.first.rfind("    prepared, ", 0) == 0; });
+  };
+  for (const auto& [k, nthresh, mincont] :
+       {std::tuple{gpu_test::FrameCase{1024, 1024, 12000, 1, 7, true}, 32, 0.005},
+        std::tuple{gpu_test::FrameCase{800, 600, 6000, 0, 8, false}, 8, 0.0}}) {
+    const gpu_test::TestFrame f = gpu_test::test_frame(k, rng);
+    Config c;
+    c.device = Backend::Cuda;
+    c.deblend_nthresh = nthresh;
+    c.deblend_mincont = mincont;
+    const FrontEnd fe = gpu::front_end(f.image.view(), c, FilterParams::of(c, 2), 2);
+    const std::string what = "DEBLEND_NTHRESH " + std::to_string(nthresh);
+    ASSERT_TRUE(fe.prepared_trees) << what;
+    const ObjectList& det = fe.detections;
+    const size_t n = det.size();
+    DeblendParams p;
+    p.nthresh = nthresh;
+    p.mincont = mincont;
+    p.minarea = c.detect_minarea;
+    p.detect_thresh = fe.detect_thresh;
+    p.width = k.width;
+    p.height = k.height;
+    p.peaks = &fe.peaks;
+    ObjectList a = det;
+    const Deblended want = deblend(std::move(a), p, 3, 4);
+    EXPECT_GT(want.objects.size(), n + 50) << what;  // blends were split
+    p.trees = gpu::make_tree_builder;
+    p.prepared = fe.prepared_trees.get();
+    std::vector<std::pair<std::string, double>> seconds;
+    ObjectList b = det;
+    test::expect_same_deblended(deblend(std::move(b), p, 3, 4, &seconds), want, what);
+    EXPECT_TRUE(used_prepared(seconds)) << what;
+    // The slots: candidates with the host's levels.
+    const DeblendTreeBuilder& prepared = *fe.prepared_trees;
+    size_t several = 0, taken = 0, wrong = 0;
+    std::vector<float> thresh, got;
+    DeblendScratch scratch;
+    for (size_t i = 0; i < n; ++i) {
+      several += fe.peaks[i] >= 2;
+      const int32_t slot = prepared.slot(i);
+      if (slot < 0) continue;
+      ++taken;
+      CandidateLevels levels;
+      const bool host =
+          candidate_levels(det[i], p, thresh, levels) && may_split(det[i], p, scratch, fe.peaks[i]);
+      const double value0 = prepared.prepared_levels(static_cast<size_t>(slot), got);
+      wrong += !host || !same_bits(value0, levels.value0) || got.size() != thresh.size() ||
+               std::memcmp(got.data(), thresh.data(), 4 * got.size()) != 0;
+    }
+    EXPECT_EQ(wrong, 0u) << what;
+    EXPECT_GT(taken, several / 2) << what << ": " << taken << " of " << several;
+    // In ranges, the first launched ahead.
+    {
+      ObjectList d = det;
+      DeblendStage stage(std::move(d), p, 3, 4, nullptr, nullptr, true);
+      stage.launch_plans(n / 3, 4);
+      stage.plan(n / 3, 4);
+      stage.plan(2 * n / 3, 3);
+      stage.plan(n, 2);
+      stage.finish(0, n, 4);
+      test::expect_same_deblended(stage.take(), want, what + ", in ranges");
+    }
+    // Other parameters: the stage's own builders.
+    p.mincont = mincont + 0.01;
+    p.prepared = nullptr;
+    ObjectList e = det, g = det;
+    const Deblended other = deblend(std::move(e), p, 3, 4);
+    p.prepared = fe.prepared_trees.get();
+    seconds.clear();
+    test::expect_same_deblended(deblend(std::move(g), p, 3, 4, &seconds), other,
+                                what + ", another DEBLEND_MINCONT");
+    EXPECT_FALSE(used_prepared(seconds)) << what;
   }
 }
 

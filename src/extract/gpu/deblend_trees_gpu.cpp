@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "celeris/error.hpp"
 #include "celeris/extract.hpp"
 #include "core/cuda/context_pool.hpp"
 #include "core/cuda/cuda_check.hpp"
@@ -15,9 +16,11 @@
 #include "core/cuda/device_exception_lists.hpp"
 #include "core/cuda/event_timer.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/read_back.hpp"
 #include "core/cuda/scratch_pool.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/deblend_core_kernels.hpp"
+#include "extract/gpu/deblend_prepare_kernels.hpp"
 #include "extract/gpu/deblend_tree_kernels.hpp"
 #include "extract/stages/shape_finish.hpp"
 
@@ -43,18 +46,21 @@ struct SizeClass {
 };
 constexpr SizeClass kClasses[] = {{64, 192, 64}, {static_cast<int>(kTreeMaxPixels), 384, 128}};
 constexpr int kNumClasses = sizeof(kClasses) / sizeof(kClasses[0]);
-static_assert(kNumClasses == 2, "Context's events: one per class");
+static_assert(kNumClasses == 2 && kPrepareClasses == kNumClasses,
+              "Context's events and the preparation's counts: one per class");
 static_assert(kClasses[kNumClasses - 1].node_cap <= kTreeNsonmax,
               "a tree's levels must show its NSONMAX overflow (deblend_tree_kernels.hpp)");
 
 // Counters the kernels take places with: nodes, core entries, core pixels.
 constexpr size_t kUsed = 3;
 
-// Timer marks: each class's kernel ends at kUploaded + 1 + its index (on its own stream).
+// Timer marks: each class's kernel ends at kLaunched + 1 + its index (on its own stream). A
+// prepared builder's kUploaded is its candidates' preparation ended.
 enum Mark {
   kStart,
   kUploaded,
-  kBack = kUploaded + kNumClasses + 1,
+  kLaunched,
+  kBack = kLaunched + kNumClasses + 1,
   kNodesAsked,
   kNodesBack,
   kMarks
@@ -87,6 +93,25 @@ struct Context {
   // Each core's child, beside its entry (CoreArgs::children).
   cuda::DeviceBuffer<DeblendChild> children;
   cuda::PinnedBuffer<DeblendChild> staged_children;
+  // A prepared builder's (prepare_trees): the front end's detections gathered, then its
+  // candidates' counts and each detection's slot read back into published (prepared); their
+  // levels and value0 come back into staged_levels.
+  cuda::Event gathered{false}, prepared{false};
+  cuda::MappedValues<int32_t> published;
+  cuda::PinnedBuffer<unsigned char> staged_levels;
+};
+
+// A launch's inputs on the device, staged by the host (launch) or prepared there (prepare).
+struct DeviceInputs {
+  const TreeCandidate* candidates = nullptr;
+  const double* value0 = nullptr;
+  const float* thresh = nullptr;
+  const int32_t* cell = nullptr;
+  const float* cvalue = nullptr;
+  const float* value = nullptr;  // with children
+  const int32_t* launch[kNumClasses] = {};
+  int64_t launched[kNumClasses] = {};
+  int max_pixels[kNumClasses] = {}, max_cells[kNumClasses] = {};
 };
 
 cuda::ContextPool<Context>& contexts() {
@@ -163,6 +188,7 @@ class Builder final : public DeblendTreeBuilder {
   }
 
   void launch() override {
+    if (is_prepared_) return launch_prepared();
     Context& c = *c_;
     const cudaStream_t s = c.stream.get();
     // The candidates by size class, each class's together in launch_.
@@ -193,94 +219,28 @@ class Builder final : public DeblendTreeBuilder {
     c.timer.mark(kStart, s);
     CELERIS_CUDA_CHECK(
         cudaMemcpyAsync(din, c.staged_in.data(), in_.bytes(), cudaMemcpyHostToDevice, s));
-    cuda::Carve dcut(din);
-    TreeArgs a;
-    a.candidates = dcut.take<TreeCandidate>(m_);
-    const double* value0 = dcut.take<double>(m_);
-    a.thresh = dcut.take<float>(m_ * static_cast<size_t>(nthresh_));
-    a.cell = dcut.take<int32_t>(pixels_);
-    a.cvalue = dcut.take<float>(pixels_);
-    const int32_t* launch = dcut.take<int32_t>(m_);
-    const float* value = children_ ? dcut.take<float>(pixels_) : nullptr;
-    a.nthresh = nthresh_;
-    a.minarea = minarea_;
-    a.width = width_;
-    a.height = height_;
-    // Room for the nodes: a crowded field's trees hold about 60 each; a launch that runs out
-    // leaves its trees to the host.
-    const size_t space = 96 * added + pixels_;
-    a.nodes = c.nodes.grow(space);
-    a.node_space = static_cast<int64_t>(space);
-    a.used = c.used.grow(kUsed);
-    CELERIS_CUDA_CHECK(cudaMemsetAsync(a.used, 0, kUsed * sizeof(unsigned long long), s));
-    out_ = {};
-    out_.add<TreeResult>(m_);
-    out_.add<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
-    out_.add<CoreResult>(m_);
-    out_.add<unsigned long long>(kUsed);
-    unsigned char* dout = c.out.grow(out_.bytes());
-    cuda::Carve ocut(dout);
-    a.results = ocut.take<TreeResult>(m_);
-    a.levels = ocut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
-    CoreArgs ca;
-    ca.results = ocut.take<CoreResult>(m_);
-    unsigned long long* used_out = ocut.take<unsigned long long>(kUsed);
-    // The cores: a core holds at least one pixel, and no pixel is in two cores.
-    ca.candidates = a.candidates;
-    ca.cell = a.cell;
-    ca.cvalue = a.cvalue;
-    ca.thresh = a.thresh;
-    ca.value0 = value0;
-    ca.nthresh = nthresh_;
-    ca.trees = a.results;
-    ca.levels = a.levels;
-    ca.nodes = a.nodes;
-    ca.entries = c.entries.grow(pixels_);
-    ca.entry_space = static_cast<int64_t>(pixels_);
-    ca.pixels = c.core_pixels.grow(pixels_);
-    ca.pixel_space = static_cast<int64_t>(pixels_);
-    ca.used = a.used + 1;
-    if (children_) {
-      ca.value = value;
-      ca.children = c.children.grow(pixels_);
-      ca.lists = cuda::device_exception_lists().lists;
-      ca.log_cap = std::log(shape_finish::kRatioCap);  // the host's (finish_shape)
-      ca.weighted = weighted_;
-    }
     c.timer.mark(kUploaded, s);
-    c.uploaded.record(s);
+    cuda::Carve dcut(din);
+    DeviceInputs d;
+    d.candidates = dcut.take<TreeCandidate>(m_);
+    d.value0 = dcut.take<double>(m_);
+    d.thresh = dcut.take<float>(m_ * static_cast<size_t>(nthresh_));
+    d.cell = dcut.take<int32_t>(pixels_);
+    d.cvalue = dcut.take<float>(pixels_);
+    const int32_t* launch = dcut.take<int32_t>(m_);
+    d.value = children_ ? dcut.take<float>(pixels_) : nullptr;
     for (int k = 0; k < kNumClasses; ++k) {
-      const cudaStream_t ks = c.launches[k].get();
-      CELERIS_CUDA_CHECK(cudaStreamWaitEvent(ks, c.uploaded.get(), 0));
-      a.launch = launch + first[k];
-      a.launched = first[k + 1] - first[k];
-      a.max_pixels = max_pixels[k];
-      a.max_cells = max_cells[k];
-      a.node_cap = kClasses[k].node_cap;
-      build_trees(a, kClasses[k].threads, ks);
-      ca.launch = a.launch;
-      ca.launched = a.launched;
-      ca.max_pixels = a.max_pixels;
-      ca.max_cells = a.max_cells;
-      ca.max_nodes = a.node_cap + 1;
-      build_cores(ca, ks);
-      c.timer.mark(kUploaded + 1 + k, ks);
-      c.built[k].record(ks);
-      CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, c.built[k].get(), 0));
+      d.launch[k] = launch + first[k];
+      d.launched[k] = first[k + 1] - first[k];
+      d.max_pixels[k] = max_pixels[k];
+      d.max_cells[k] = max_cells[k];
     }
-    CELERIS_CUDA_CHECK(cudaMemcpyAsync(used_out, a.used, kUsed * sizeof(unsigned long long),
-                                       cudaMemcpyDeviceToDevice, s));
-    unsigned char* hout = c.staged_out.grow(out_.bytes());
-    CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out_.bytes(), cudaMemcpyDeviceToHost, s));
-    c.timer.mark(kBack, s);
-    cuda::Carve hcut(hout);
-    results_ = hcut.take<TreeResult>(m_);
-    levels_ = hcut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
-    core_results_ = hcut.take<CoreResult>(m_);
-    used_ = hcut.take<unsigned long long>(kUsed);
+    launch_kernels(d);
   }
 
   void wait() override {
+    if (waited_) return;
+    waited_ = true;
     not_built_ = 0;
     if (added_ == 0) return;
     Context& c = *c_;
@@ -303,14 +263,90 @@ class Builder final : public DeblendTreeBuilder {
     }
     c.timer.mark(kNodesBack, c.stream.get());
     c.stream.synchronize();
-    for (size_t j = 0; j < m_; ++j)
-      not_built_ += cand_[j].pixels > 0 && results_[j].status == kTreeNotBuilt;
+    for (size_t j = 0; j < m_; ++j) not_built_ += given(j) && results_[j].status == kTreeNotBuilt;
+  }
+
+  const PreparedTrees* prepared() const override { return is_prepared_ ? &prepared_ : nullptr; }
+  int32_t slot(size_t detection) const override {
+    return is_prepared_ && detection < prepared_.detections ? slots_[detection] : -1;
+  }
+  double prepared_levels(size_t j, std::vector<float>& thresh) const override {
+    const float* t = thresh_ + j * static_cast<size_t>(nthresh_);
+    thresh.assign(t, t + nthresh_);
+    return value0_[j];
+  }
+
+  // Prepared mode (prepare_trees): the candidates of `d` made on the device after what `front`
+  // holds so far, on the builder's stream (beside the work queued on `front` next: the
+  // detections' download), each detection's slot and the counts brought back.
+  void prepare(const DeviceDetections& d, const PreparedTrees& p, cudaStream_t front) {
+    Context& c = *c_;
+    const cudaStream_t s = c.stream.get();
+    c.gathered.record(front);
+    CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, c.gathered.get(), 0));
+    is_prepared_ = true;
+    prepared_ = p;
+    const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
+    children_ = exceptions.log && exceptions.expf;
+    weighted_ = false;
+    nthresh_ = p.nthresh;
+    minarea_ = p.minarea;
+    width_ = p.width;
+    height_ = p.height;
+    pixels_ = d.pixels;
+    const size_t n = p.detections;
+    in_ = {};
+    in_.add<TreeCandidate>(n);
+    in_.add<double>(n);
+    in_.add<float>(n * static_cast<size_t>(nthresh_));
+    in_.add<int32_t>(pixels_);
+    in_.add<float>(pixels_);
+    in_.add<int32_t>(kPrepareClasses * n);
+    if (children_) in_.add<float>(pixels_);
+    in_.add<int32_t>(kPrepareCounts + n);
+    cuda::Carve dcut(c.in.grow(std::max<size_t>(in_.bytes(), 1)));
+    PrepareArgs a;
+    a.x = d.x;
+    a.y = d.y;
+    a.value = d.value;
+    a.cvalue = d.cvalue;
+    a.offsets = d.offsets;
+    a.peaks = d.peaks;
+    a.detections = static_cast<int64_t>(n);
+    a.nthresh = nthresh_;
+    a.mincont = p.mincont;
+    a.t0 = p.t0;
+    for (int k = 0; k < kNumClasses; ++k) a.class_pixels[k] = kClasses[k].pixels;
+    a.max_cells = static_cast<int>(kTreeMaxCells);
+    dev_.candidates = a.candidates = dcut.take<TreeCandidate>(n);
+    dev_.value0 = a.value0 = dcut.take<double>(n);
+    dev_.thresh = a.thresh = dcut.take<float>(n * static_cast<size_t>(nthresh_));
+    dev_.cell = a.cell = dcut.take<int32_t>(pixels_);
+    dev_.cvalue = a.cell_cvalue = dcut.take<float>(pixels_);
+    a.launch = dcut.take<int32_t>(kPrepareClasses * n);
+    for (int k = 0; k < kNumClasses; ++k) dev_.launch[k] = a.launch + k * n;
+    dev_.value = a.cell_value = children_ ? dcut.take<float>(pixels_) : nullptr;
+    // The counts, then each detection's slot: read back together by a kernel into mapped
+    // memory, not by a copy engine, where they would wait behind the front end's downloads
+    // (about 1.3 ms of a crowded 4096^2 frame's, H200, stop 64).
+    a.counts = dcut.take<int32_t>(kPrepareCounts + n);
+    a.slot = a.counts + kPrepareCounts;
+    c.published.grow(kPrepareCounts + n);
+    counts_ = c.published.host();
+    slots_ = counts_ + kPrepareCounts;
+    c.timer.mark(kStart, s);
+    CELERIS_CUDA_CHECK(cudaMemsetAsync(a.counts, 0, kPrepareCounts * sizeof(int32_t), s));
+    prepare_candidates(a, s);
+    cuda::read_back_bytes(a.counts, c.published.device(), (kPrepareCounts + n) * sizeof(int32_t),
+                          s);
+    c.timer.mark(kUploaded, s);
+    c.prepared.record(s);
   }
 
   // Whether candidate j's tree was built and is the host's: with a level at NSONMAX, as
   // build_deblend_tree meets it, the host builds the tree again and finds it.
   bool built(size_t j) const {
-    if (cand_[j].pixels == 0 || results_[j].status == kTreeNotBuilt) return false;
+    if (!given(j) || results_[j].status == kTreeNotBuilt) return false;
     const int32_t* level = levels_ + j * static_cast<size_t>(nthresh_ + 1);
     for (int k = 1; k < nthresh_; ++k) {
       const int32_t nodes = level[k + 1] - level[k];
@@ -328,7 +364,8 @@ class Builder final : public DeblendTreeBuilder {
     tree.nodes.resize(static_cast<size_t>(r.nodes));
     std::memcpy(static_cast<void*>(tree.nodes.data()), nodes_ + r.first,
                 static_cast<size_t>(r.nodes) * sizeof(TreeNode));
-    tree.nodes[0].flags = flags_[j];  // the root is the detection itself
+    // The root is the detection itself (a prepared builder's: the stage sets its flags).
+    if (!is_prepared_) tree.nodes[0].flags = flags_[j];
     return true;
   }
 
@@ -367,19 +404,141 @@ class Builder final : public DeblendTreeBuilder {
     if (added_ == 0) return;
     const cuda::EventTimer& t = c_->timer;
     // (names without counts: a stream of frames sums its steps by name)
-    seconds.emplace_back("gpu trees: upload", t.seconds(kStart, kUploaded));
+    seconds.emplace_back(
+        is_prepared_ ? "gpu trees: candidates prepared on the device" : "gpu trees: upload",
+        t.seconds(kStart, kUploaded));
     for (int k = 0; k < kNumClasses; ++k)
       seconds.emplace_back(
           "gpu trees and cores: kernels, up to " + std::to_string(kClasses[k].pixels) + " pixels",
-          t.seconds(kUploaded, kUploaded + k + 1));
+          t.seconds(kLaunched, kLaunched + k + 1));
     double built = 0;
     for (int k = 0; k < kNumClasses; ++k)
-      built = std::max(built, t.seconds(kUploaded, kUploaded + k + 1));
-    seconds.emplace_back("gpu trees: results back", t.seconds(kUploaded, kBack) - built);
+      built = std::max(built, t.seconds(kLaunched, kLaunched + k + 1));
+    seconds.emplace_back("gpu trees: results back", t.seconds(kLaunched, kBack) - built);
     seconds.emplace_back("gpu trees: nodes and cores back", t.seconds(kNodesAsked, kNodesBack));
   }
 
  private:
+  // Whether candidate j was given (a prepared builder's every slot was).
+  bool given(size_t j) const { return is_prepared_ || cand_[j].pixels != 0; }
+
+  // A prepared builder's launch, once its counts are back (and the preparation has read the
+  // detections).
+  void launch_prepared() {
+    Context& c = *c_;
+    const cudaStream_t s = c.stream.get();
+    c.prepared.synchronize();
+    m_ = static_cast<size_t>(counts_[kPrepared]);
+    added_ = m_;
+    if (m_ == 0) return;
+    for (int k = 0; k < kNumClasses; ++k) {
+      dev_.launched[k] = counts_[kClassCount + k];
+      dev_.max_pixels[k] = counts_[kClassPixels + k];
+      dev_.max_cells[k] = counts_[kClassCells + k];
+    }
+    launch_kernels(dev_);
+    // The slots' levels and value0 for the stage's plans (prepared_levels), after the kernels'
+    // launch: a copy queued before them would hold them behind the front end's downloads on the
+    // copy engine (about 1 ms of a crowded 4096^2 frame's, H200, stop 64).
+    cuda::Carve hcut(c.staged_levels.grow(cuda::Carve::kAlign * 2 + m_ * sizeof(double) +
+                                          m_ * static_cast<size_t>(nthresh_) * sizeof(float)));
+    value0_ = hcut.take<double>(m_);
+    thresh_ = hcut.take<float>(m_ * static_cast<size_t>(nthresh_));
+    CELERIS_CUDA_CHECK(
+        cudaMemcpyAsync(value0_, dev_.value0, m_ * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(thresh_, dev_.thresh,
+                                       m_ * static_cast<size_t>(nthresh_) * sizeof(float),
+                                       cudaMemcpyDeviceToHost, s));
+  }
+
+  // The trees' and cores' kernels on `d` (m_ candidates, added_ of them given, pixels_ pixels),
+  // each class on its stream after what c_'s stream holds so far, and the results' download.
+  void launch_kernels(const DeviceInputs& d) {
+    Context& c = *c_;
+    const cudaStream_t s = c.stream.get();
+    TreeArgs a;
+    a.candidates = d.candidates;
+    a.thresh = d.thresh;
+    a.cell = d.cell;
+    a.cvalue = d.cvalue;
+    a.nthresh = nthresh_;
+    a.minarea = minarea_;
+    a.width = width_;
+    a.height = height_;
+    // Room for the nodes: a crowded field's trees hold about 60 each; a launch that runs out
+    // leaves its trees to the host.
+    const size_t space = 96 * added_ + pixels_;
+    a.nodes = c.nodes.grow(space);
+    a.node_space = static_cast<int64_t>(space);
+    a.used = c.used.grow(kUsed);
+    CELERIS_CUDA_CHECK(cudaMemsetAsync(a.used, 0, kUsed * sizeof(unsigned long long), s));
+    out_ = {};
+    out_.add<TreeResult>(m_);
+    out_.add<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
+    out_.add<CoreResult>(m_);
+    out_.add<unsigned long long>(kUsed);
+    unsigned char* dout = c.out.grow(out_.bytes());
+    cuda::Carve ocut(dout);
+    a.results = ocut.take<TreeResult>(m_);
+    a.levels = ocut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
+    CoreArgs ca;
+    ca.results = ocut.take<CoreResult>(m_);
+    unsigned long long* used_out = ocut.take<unsigned long long>(kUsed);
+    // The cores: a core holds at least one pixel, and no pixel is in two cores.
+    ca.candidates = a.candidates;
+    ca.cell = a.cell;
+    ca.cvalue = a.cvalue;
+    ca.thresh = a.thresh;
+    ca.value0 = d.value0;
+    ca.nthresh = nthresh_;
+    ca.trees = a.results;
+    ca.levels = a.levels;
+    ca.nodes = a.nodes;
+    ca.entries = c.entries.grow(pixels_);
+    ca.entry_space = static_cast<int64_t>(pixels_);
+    ca.pixels = c.core_pixels.grow(pixels_);
+    ca.pixel_space = static_cast<int64_t>(pixels_);
+    ca.used = a.used + 1;
+    if (children_) {
+      ca.value = d.value;
+      ca.children = c.children.grow(pixels_);
+      ca.lists = cuda::device_exception_lists().lists;
+      ca.log_cap = std::log(shape_finish::kRatioCap);  // the host's (finish_shape)
+      ca.weighted = weighted_;
+    }
+    c.timer.mark(kLaunched, s);
+    c.uploaded.record(s);
+    for (int k = 0; k < kNumClasses; ++k) {
+      const cudaStream_t ks = c.launches[k].get();
+      CELERIS_CUDA_CHECK(cudaStreamWaitEvent(ks, c.uploaded.get(), 0));
+      a.launch = d.launch[k];
+      a.launched = d.launched[k];
+      a.max_pixels = d.max_pixels[k];
+      a.max_cells = d.max_cells[k];
+      a.node_cap = kClasses[k].node_cap;
+      build_trees(a, kClasses[k].threads, ks);
+      ca.launch = a.launch;
+      ca.launched = a.launched;
+      ca.max_pixels = a.max_pixels;
+      ca.max_cells = a.max_cells;
+      ca.max_nodes = a.node_cap + 1;
+      build_cores(ca, ks);
+      c.timer.mark(kLaunched + 1 + k, ks);
+      c.built[k].record(ks);
+      CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, c.built[k].get(), 0));
+    }
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(used_out, a.used, kUsed * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToDevice, s));
+    unsigned char* hout = c.staged_out.grow(out_.bytes());
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out_.bytes(), cudaMemcpyDeviceToHost, s));
+    c.timer.mark(kBack, s);
+    cuda::Carve hcut(hout);
+    results_ = hcut.take<TreeResult>(m_);
+    levels_ = hcut.take<int32_t>(m_ * static_cast<size_t>(nthresh_ + 1));
+    core_results_ = hcut.take<CoreResult>(m_);
+    used_ = hcut.take<unsigned long long>(kUsed);
+  }
+
   std::shared_ptr<Context> c_;
   size_t m_ = 0, pixels_ = 0, added_ = 0, not_built_ = 0;
   int nthresh_ = 0, minarea_ = 1, width_ = 0, height_ = 0;
@@ -391,8 +550,15 @@ class Builder final : public DeblendTreeBuilder {
   float* cvalue_ = nullptr;
   int32_t* launch_ = nullptr;
   float* value_ = nullptr;  // with children_
-  bool children_ = false, weighted_ = false;
+  bool children_ = false, weighted_ = false, waited_ = false;
   std::vector<uint16_t> flags_;
+  // Prepared mode: what it was prepared with, each detection's slot and the kernel's counts
+  // (mapped memory, read once c.prepared is reached), the device's inputs.
+  bool is_prepared_ = false;
+  PreparedTrees prepared_;
+  const int32_t* slots_ = nullptr;
+  const int32_t* counts_ = nullptr;
+  DeviceInputs dev_;
   const TreeResult* results_ = nullptr;
   const int32_t* levels_ = nullptr;
   const unsigned long long* used_ = nullptr;
@@ -412,6 +578,16 @@ std::unique_ptr<DeblendTreeBuilder> make_tree_builder() {
     return nullptr;
   }
   return std::make_unique<Builder>();
+}
+
+std::unique_ptr<DeblendTreeBuilder> prepare_trees(const DeviceDetections& d, const PreparedTrees& p,
+                                                  cuda::StreamHandle front) {
+  if (p.detections != d.count)
+    throw Error("internal: prepare_trees given " + std::to_string(p.detections) +
+                " detections' parameters for " + std::to_string(d.count));
+  auto builder = std::make_unique<Builder>();
+  builder->prepare(d, p, front);
+  return builder;
 }
 
 }  // namespace celeris::extract::gpu

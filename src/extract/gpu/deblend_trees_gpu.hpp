@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/cuda/stream_handle.hpp"
 #include "extract/stages/deblend_tree_builder.hpp"
 
 namespace celeris::extract::gpu {
@@ -34,5 +35,27 @@ constexpr size_t kTreeMinCandidatesPerThread = 64;
 
 // A builder on the GPU; null in a build without CUDA or without a device.
 std::unique_ptr<DeblendTreeBuilder> make_tree_builder();
+
+// The detections where the GPU front end gathered them (gpu/front_end.cpp): per pixel, in chain
+// order detection after detection, its column, row, value and filtered value; per detection its
+// pixels' offsets (count + 1) and peaks (min(2, count_peaks)). Device pointers.
+struct DeviceDetections {
+  const int32_t* x = nullptr;
+  const int32_t* y = nullptr;
+  const float* value = nullptr;
+  const float* cvalue = nullptr;
+  const int32_t* offsets = nullptr;
+  const uint8_t* peaks = nullptr;
+  size_t count = 0, pixels = 0;
+};
+
+// A builder prepared where the detections are (DeblendTreeBuilder::prepared): after the work
+// queued on `front` so far, on a stream of its own, it chooses the candidates it takes and
+// prepares their inputs (deblend_prepare_kernels.hpp), and brings back each detection's slot.
+// Its launch() waits for that, then launches the trees: the detections may be overwritten once
+// it has returned (not before). The stage then takes its trees without begin() or add(). Null
+// in a build without CUDA. p.detections is d.count.
+std::unique_ptr<DeblendTreeBuilder> prepare_trees(const DeviceDetections& d, const PreparedTrees& p,
+                                                  cuda::StreamHandle front);
 
 }  // namespace celeris::extract::gpu

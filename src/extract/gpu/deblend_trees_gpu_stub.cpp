@@ -7,4 +7,9 @@ std::unique_ptr<DeblendTreeBuilder> make_tree_builder() {
   return nullptr;
 }
 
+std::unique_ptr<DeblendTreeBuilder> prepare_trees(const DeviceDetections&, const PreparedTrees&,
+                                                  cuda::StreamHandle) {
+  return nullptr;
+}
+
 }  // namespace celeris::extract::gpu

@@ -21,6 +21,7 @@
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/background_rows.hpp"
 #include "extract/gpu/chain_kernels.hpp"
+#include "extract/gpu/deblend_trees_gpu.hpp"
 #include "extract/gpu/detections_from_chains.hpp"
 #include "extract/gpu/device_memory_plan.hpp"
 #include "extract/gpu/kernels.hpp"
@@ -131,14 +132,12 @@ Chained chain_rows(Context& c, const float* value, const float* cvalue, float th
 }
 
 // The chained pixels of chain_rows' rows: their values and coordinates, each component's end
-// (frame rows, from y0 of a frame of h rows) and peaks made on the device, then their downloads
-// queued: x and the rows' y to xy and xy + y_stride, the two images' values to `values` and
-// values + chained.pixels, the ends, offsets and peaks to c's host buffers. The labels' buffers
+// (frame rows, from y0 of a frame of h rows) and peaks made on the device. The labels' buffers
 // are free since sorted_components and each holds a word per pixel of the rows: enough for the
-// pixels' x (count), y (last) and the components' ends (parent).
-void gather_chained(Context& c, const float* value, const float* cvalue, float thresh, int w,
-                    int rows, int y0, int h, Chained chained, int32_t* xy, size_t y_stride,
-                    float* values) {
+// pixels' x (count), y (last) and the components' ends (parent). Returns them as the deblending's
+// candidates are prepared from them (deblend_trees_gpu.hpp).
+DeviceDetections gather_chained(Context& c, const float* value, const float* cvalue, float thresh,
+                                int w, int rows, int y0, int h, Chained chained) {
   const cudaStream_t s = c.stream.get();
   const size_t m = static_cast<size_t>(chained.pixels),
                nc = static_cast<size_t>(chained.components);
@@ -149,6 +148,17 @@ void gather_chained(Context& c, const float* value, const float* cvalue, float t
                  y0);
   count_peaks(c.chained.data(), c.offsets.data(), chained.components, value, cvalue, thresh, w,
               rows, c.peaks.grow(nc), s);
+  return {c.count.data(),   c.last.data(),  gathered, gathered + m,
+          c.offsets.data(), c.peaks.data(), nc,       m};
+}
+
+// gather_chained's results' downloads queued: x and the rows' y to xy and xy + y_stride, the two
+// images' values to `values` and values + chained.pixels, the ends, offsets and peaks to c's host
+// buffers.
+void download_chained(Context& c, Chained chained, int32_t* xy, size_t y_stride, float* values) {
+  const cudaStream_t s = c.stream.get();
+  const size_t m = static_cast<size_t>(chained.pixels),
+               nc = static_cast<size_t>(chained.components);
   c.count.download_async(xy, m, s);
   c.last.download_async(xy + y_stride, m, s);
   c.parent.download_async(c.host_ends.grow(nc), nc, s);
@@ -206,7 +216,8 @@ BandSeconds detect_in_bands(Context& c, const float* d_value, const float* d_cva
     if (stack_bound)
       stack_rows_freed(c.keys.data(), c.offsets.data(), chained.components, w, y0, lo, hi, h,
                        c.chains, s);
-    gather_chained(c, value, cvalue, thresh, w, hb, y0, h, chained, xy, nb, values);
+    gather_chained(c, value, cvalue, thresh, w, hb, y0, h, chained);
+    download_chained(c, chained, xy, nb, values);
     if (!last_band) c.top.download_async(h_top, 1, s);
     c.stream.synchronize();
     const size_t m = static_cast<size_t>(chained.pixels),
@@ -483,6 +494,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     }
     std::vector<PixelStackOverflow> overflows;
     out.peaks.clear();  // counted for the labels' detections, not these
+    out.prepared_trees.reset();
     out.done_lines.clear();
     out.detections =
         detect(out.value, out.detection_image(),
@@ -562,13 +574,31 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   const std::shared_ptr<DetectionPixels> pixels = take_detection_pixels(m, 2);
   int32_t* host_xy = pixels->xy.data();
   float* host_gathered = pixels->values.data();
-  gather_chained(c, d_value, d_cvalue, out.detect_thresh, w, h, 0, h, chained, host_xy, m,
-                 host_gathered);
+  const DeviceDetections on_device =
+      gather_chained(c, d_value, d_cvalue, out.detect_thresh, w, h, 0, h, chained);
+  // The deblending's candidates prepared where the detections are, beside their download
+  // (deblend_trees_gpu.hpp prepare_trees).
+  std::unique_ptr<DeblendTreeBuilder> prepared;
+  if (config.gpu_prepare_trees && config.deblend_nthresh >= 2 && !config.photo) {
+    PreparedTrees p;
+    p.detections = nc;
+    p.nthresh = config.deblend_nthresh;
+    p.minarea = std::min(config.detect_minarea, kDeblendMaxMinarea);
+    p.mincont = config.deblend_mincont;
+    p.t0 = out.detect_thresh;
+    p.width = w;
+    p.height = h;
+    prepared = prepare_trees(on_device, p, s);
+  }
+  download_chained(c, chained, host_xy, m, host_gathered);
   // The images after those downloads: queued first, the image's 64 MB had held the detections'
   // lists behind it on the copy engine (stop 37). With defer_host_images they come down beside
   // the host gather and the stages after the front end.
   download_images();
+  // The trees launched as soon as the candidates are prepared, beside the downloads.
+  if (prepared) prepared->launch();
   c.stream.synchronize();
+  out.prepared_trees = std::move(prepared);
   images_out();
   const double download = seconds_since(t_download);
   out.stage_seconds = stages_so_far();

@@ -27,7 +27,8 @@
 
 namespace celeris::extract {
 
-struct WeightMaps;  // stages/weights.hpp
+struct WeightMaps;         // stages/weights.hpp
+class DeblendTreeBuilder;  // stages/deblend_tree_builder.hpp
 
 // What the first stages (background, filter, detection) hand to those after them, from either
 // device. The two images are views of `storage`: host images on the CPU path, page-locked
@@ -42,6 +43,9 @@ struct FrontEnd {
   // The GPU path: each detection's peaks, min(2, count_peaks) (gpu/peak_kernels.hpp), for the
   // deblender's first question; empty where not counted (the CPU path, a host detection).
   std::vector<uint8_t> peaks;
+  // The GPU path: the deblending's candidates prepared and their trees launched on the device
+  // (gpu/deblend_trees_gpu.hpp prepare_trees; DeblendParams::prepared); null where not.
+  std::shared_ptr<DeblendTreeBuilder> prepared_trees;
   // The GPU path: each detection's done line (its last row + 1, scan_order.hpp done_lines),
   // taken in the host gather; empty where not taken.
   std::vector<int64_t> done_lines;

@@ -20,8 +20,6 @@ namespace celeris::extract {
 
 namespace {
 
-constexpr int kMaxDeblendArea = 3;  // sub-components need min(DETECT_MINAREA, 3) pixels
-
 // The C library's expf, as SExtractor's exp of a float argument.
 struct HostExpf {
   float operator()(float v) const { return std::exp(v); }
@@ -214,7 +212,7 @@ void plan_candidate(const ObjectView& parent, const DeblendParams& params, Deble
   reset_plan(parent, plan);
   CandidateLevels levels;
   if (!candidate_levels(parent, params, scratch.thresh, levels)) return;
-  build_deblend_tree(parent, scratch.thresh, std::min(params.minarea, kMaxDeblendArea),
+  build_deblend_tree(parent, scratch.thresh, std::min(params.minarea, kDeblendMaxMinarea),
                      params.width, params.height, scratch.tree_scratch, scratch.tree);
   plan_from_tree(parent, params, levels, true, scratch, plan);
 }
@@ -488,8 +486,13 @@ struct DeblendStage::State {
     std::vector<uint8_t> route;                                 // per candidate: a Route
     std::vector<float> thresh;                                  // per candidate: its levels
     std::vector<CandidateLevels> levels;
+    // With a prepared builder (DeblendParams::prepared; builders is then empty): per candidate
+    // its slot there.
+    DeblendTreeBuilder* prepared = nullptr;
+    std::vector<int32_t> slot;
   };
   std::deque<LaunchedPlans> launched_ranges;  // in detection order
+  bool prepared_reported = false;             // params.prepared's steps reported
   size_t launched = 0;                        // detections [0, launched) launched
   void launch_range(size_t end, const DeblendParams& params, int threads,
                     std::vector<std::pair<std::string, double>>* seconds);
@@ -499,6 +502,14 @@ struct DeblendStage::State {
                            std::vector<std::pair<std::string, double>>* seconds);
   void collect_with_builder(LaunchedPlans& r, const DeblendParams& params, int threads,
                             std::vector<std::pair<std::string, double>>* seconds);
+  // params.prepared where it was prepared for these detections with these parameters, else null.
+  DeblendTreeBuilder* prepared_for(const DeblendParams& params) const;
+  // launch_with_builder's with a prepared builder: each candidate to its slot there, or to the
+  // host where it has none.
+  void take_prepared(LaunchedPlans& r) const;
+  // collect_with_builder's step 4 with a prepared builder (its first call waits for the trees).
+  void plan_from_prepared(LaunchedPlans& r, const DeblendParams& params, int threads,
+                          std::vector<std::pair<std::string, double>>* seconds);
   // The split detections' pixel assignments by `chooser`, once the draws are taken.
   void choose_elsewhere(const DeblendChildrenChooser& chooser, int threads,
                         std::vector<std::pair<std::string, double>>* seconds) {
@@ -572,6 +583,12 @@ void DeblendStage::State::launch_with_builder(
     }
   const size_t m = cand.size();
   const int nthresh = params.nthresh;
+  r.prepared = prepared_for(params);
+  if (r.prepared) {
+    take_prepared(r);
+    if (seconds) seconds->emplace_back("deblend plans: levels, trees launched", since(t_start));
+    return;
+  }
   const size_t batches = m >= 2 ? 2 : 1;
   r.first.resize(batches + 1);  // batch b: candidates [first[b], first[b + 1])
   for (size_t b = 0; b <= batches; ++b) r.first[b] = m * b / batches;
@@ -590,7 +607,7 @@ void DeblendStage::State::launch_with_builder(
     if (builder)
       builder->begin(r.first[b + 1] - r.first[b],
                      cand_pixels[r.first[b + 1]] - cand_pixels[r.first[b]], nthresh,
-                     std::min(params.minarea, kMaxDeblendArea), params.width, params.height);
+                     std::min(params.minarea, kDeblendMaxMinarea), params.width, params.height);
   }
   // Since the start: the candidates listed and the builders made (a process's first frame
   // makes their streams and page-locked buffers here, and waits for the glibc lists' check,
@@ -664,6 +681,10 @@ void DeblendStage::State::collect_with_builder(
   // 4. The plans from each batch's trees (a tree its builder could not make, on the host).
   double waited = 0, planned_from_trees = 0;
   std::vector<std::pair<std::string, double>> reports;
+  if (r.prepared) {
+    plan_from_prepared(r, params, threads, seconds);
+    return;
+  }
   for (size_t b = 0; b < r.builders.size(); ++b) {
     DeblendTreeBuilder* builder = r.builders[b].get();
     if (!builder) continue;
@@ -707,6 +728,85 @@ void DeblendStage::State::collect_with_builder(
     seconds->emplace_back("deblend plans: wait for the builders' trees", waited);
     seconds->insert(seconds->end(), reports.begin(), reports.end());
     seconds->emplace_back("deblend plans: from the builders' trees", planned_from_trees);
+  }
+}
+
+DeblendTreeBuilder* DeblendStage::State::prepared_for(const DeblendParams& params) const {
+  DeblendTreeBuilder* b = params.prepared;
+  const PreparedTrees* p = b ? b->prepared() : nullptr;
+  // Levels exponential from the detection threshold (no DETECT_TYPE PHOTO, no pixel
+  // thresholds), with the stage's own parameters and detections.
+  if (!p || params.photo || params.pixel_thresholds || p->detections != detections.size() ||
+      p->nthresh != params.nthresh || p->mincont != params.mincont ||
+      p->minarea != std::min(params.minarea, kDeblendMaxMinarea) || p->t0 != params.detect_thresh ||
+      p->width != params.width || p->height != params.height)
+    return nullptr;
+  return b;
+}
+
+void DeblendStage::State::take_prepared(LaunchedPlans& r) const {
+  const size_t m = r.cand.size();
+  // The tests' chain sums: every tree on the host, as for a builder given its candidates.
+  const bool chain_sums = pool->at(0).scratch.tree_scratch.chain_sums;
+  r.builders.clear();
+  r.first.assign({0, m});
+  r.route.assign(m, kHost);
+  r.slot.assign(m, -1);
+  for (size_t j = 0; j < m; ++j) {
+    const int32_t slot = r.prepared->slot(r.cand[j]);
+    if (slot < 0 || chain_sums) continue;
+    r.route[j] = kBuilder;
+    r.slot[j] = slot;
+  }
+}
+
+void DeblendStage::State::plan_from_prepared(LaunchedPlans& r, const DeblendParams& params,
+                                             int threads,
+                                             std::vector<std::pair<std::string, double>>* seconds) {
+  DeblendTreeBuilder* builder = r.prepared;
+  const auto t_wait = Clock::now();
+  builder->wait();
+  const double waited = since(t_wait);
+  std::vector<std::pair<std::string, double>> reports;
+  if (!prepared_reported) builder->report(reports);
+  prepared_reported = true;
+  const auto t_plans = Clock::now();
+  const size_t m = r.cand.size();
+#pragma omp parallel num_threads(threads)
+  {
+    DeblendPlanPool::PerThread& me = pool->at(static_cast<size_t>(omp_get_thread_num()));
+    size_t& u = used_by(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 8)
+    for (size_t j = 0; j < m; ++j) {
+      if (r.route[j] != kBuilder) continue;
+      const size_t i = r.cand[j];
+      const size_t slot = static_cast<size_t>(r.slot[j]);
+      const ObjectView p = parent(i);
+      DeblendPlan& plan = next_plan(me, u);
+      DeblendScratch& sc = me.scratch;
+      CandidateLevels levels;
+      levels.t0 = params.detect_thresh;
+      levels.value0 = builder->prepared_levels(slot, sc.thresh);
+      if (params.builder_cores && builder->cores(slot, sc.built)) {
+        // Its children and draws where the stage asks for them (a prepared builder makes them
+        // whenever it can).
+        if (!params.builder_children) sc.built.draws = -1;
+        reset_plan(p, plan);
+        plan_from_cores(p, params, levels, sc.built, plan);
+      } else if (builder->tree(slot, sc.tree)) {
+        sc.tree.nodes[0].flags = p.flags;  // the root is the detection itself
+        reset_plan(p, plan);
+        plan_from_tree(p, params, levels, false, sc, plan);
+      } else {
+        plan_candidate(p, params, sc, plan);
+      }
+      keep_plan(i, me, u);
+    }
+  }
+  if (seconds) {
+    seconds->emplace_back("deblend plans: wait for the builders' trees", waited);
+    for (auto& [name, sec] : reports) seconds->emplace_back("    prepared, " + name, sec);
+    seconds->emplace_back("deblend plans: from the builders' trees", since(t_plans));
   }
 }
 

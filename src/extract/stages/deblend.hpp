@@ -71,6 +71,12 @@ struct DeblendParams {
   // With builder_cores: the plans take the builders' children and draws too where the builder
   // makes them (never with a DGEO map); false: each plan makes its own from the cores.
   bool builder_children = true;
+  // With `trees`: a builder already given this frame's candidates and launched where the
+  // detections were made (the GPU front end: FrontEnd::prepared_trees,
+  // DeblendTreeBuilder::prepared). The stage takes its trees for the candidates it took, if it
+  // was prepared with these parameters and detections (else it is not used), and plans the
+  // others on the host; null: the stage's builders are given the candidates.
+  DeblendTreeBuilder* prepared = nullptr;
   // Makes the split detections' pixel assignments away from the finishing threads (the GPU:
   // gpu/deblend_children_gpu.hpp), once the draws are taken. Empty: on the host, in finish().
   DeblendChildrenChooser children;

@@ -44,6 +44,20 @@ inline TreeBox tree_box_and_sums(const ObjectView& parent, const float* thresh,
   return box;
 }
 
+// A tree's sub-components hold at least min(DETECT_MINAREA, this) pixels (refine.c).
+constexpr int kDeblendMaxMinarea = 3;
+
+// What a builder prepared where the detections were made (the GPU front end:
+// gpu::prepare_trees) was prepared with: the stage takes its trees only where these are its own
+// (deblend.cpp).
+struct PreparedTrees {
+  size_t detections = 0;
+  int nthresh = 0, minarea = 0;  // minarea: the sub-components' (min(DETECT_MINAREA, 3))
+  double mincont = 0;
+  float t0 = 0;  // the detection threshold
+  int width = 0, height = 0;
+};
+
 class DeblendTreeBuilder {
  public:
   virtual ~DeblendTreeBuilder() = default;
@@ -66,8 +80,16 @@ class DeblendTreeBuilder {
                    double value0, const TreeBox& box, const OrderFreeSum& sums) = 0;
   // Starts building the trees (returns without waiting).
   virtual void launch() = 0;
-  // Waits for the trees.
+  // Waits for the trees (again: returns at once).
   virtual void wait() = 0;
+  // A builder prepared where the detections were made, which chose its candidates itself, one
+  // slot each, instead of being given them by begin() and add(): what it was prepared with
+  // (null: a builder given its candidates). Its j below is a slot.
+  virtual const PreparedTrees* prepared() const { return nullptr; }
+  // With prepared(): detection i's slot, -1 where it took none (the stage plans it on the host).
+  virtual int32_t slot(size_t /*detection*/) const { return -1; }
+  // With prepared(), after wait(): slot j's levels (nthresh) into `thresh`; returns its value0.
+  virtual double prepared_levels(size_t /*j*/, std::vector<float>& /*thresh*/) const { return 0; }
   // Candidate j's tree (after wait): false when it was not built (the caller builds it). The
   // node's seed is one of its pixels, not necessarily build_deblend_tree's. Thread safe.
   virtual bool tree(size_t j, DeblendTree& tree) const = 0;
