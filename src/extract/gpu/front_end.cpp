@@ -1,7 +1,8 @@
 // The GPU front end's driver (front_end.hpp): the contexts (a stream and buffers reused from
 // frame to frame, two frames at once at most), the order of the kernels on its stream, the small
-// CPU steps between them (the mesh grid's filling, filtering and splines, which are the CPU path's
-// own functions) and the gathering of the detections' pixel values on the host.
+// CPU steps between them (the mesh grid's finish, the CPU path's own functions, on the host
+// beside the device's copy of it: gpu/background_finish.hpp) and the gathering of the detections'
+// pixel values on the host.
 #include "extract/gpu/front_end.hpp"
 
 #include <algorithm>
@@ -92,6 +93,9 @@ struct Context {
   cuda::Event strip_up[kUploadStrips] = {cuda::Event(false), cuda::Event(false), cuda::Event(false),
                                          cuda::Event(false)};
   cuda::Event meshes_done{false};
+  // The meshes' statistics (modes, then sigmas) as they come back for the host's finish.
+  cuda::PinnedBuffer<float> staged_meshes;
+  cuda::Event meshes_down{false};
   // The detections as they come back (their pixels in DetectionPixels): the components' ends
   // and offsets, the peaks.
   cuda::PinnedBuffer<int32_t> host_ends, host_offsets;
@@ -407,7 +411,7 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   float* d_back = c.rows.back.grow(meshes);
   float* d_sigma = c.sigma.grow(meshes);
   timer.mark(kStart, s);
-  // 1. Mesh statistics on the GPU; the grid's filling, filtering and splines on the CPU.
+  // 1. Mesh statistics on the GPU.
   if (image.device) {
     // A device-resident frame: copied, since the filter's output reuses this buffer.
     CELERIS_CUDA_CHECK(cudaMemcpyAsync(d_image, image.device,
@@ -447,26 +451,41 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
   // The valid pixels are counted here, on the device, for host frames too (extract_front
   // leaves that pass over host memory out when this path runs), and known at the wait below.
   count_valid(d_image, n, c.counter.grow(1), c.host_counter.grow(1), s);
-  c.rows.back.download_async(map.back.data(), meshes, s);
-  c.sigma.download_async(map.sigma.data(), meshes, s);
-  c.stream.synchronize();
-  if (*c.host_counter.data() == 0)
-    throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
-  timer.mark(kMeshes, s);
-  const auto t_finish = Clock::now();
-  finish_background(map, config);
-  const double finish = seconds_since(t_finish);
-
-  // 2. The map's rows and the subtraction.
-  const XWeights xw = upload_background_rows(map, g, c.rows, s);
+  float* staged = c.staged_meshes.grow(2 * meshes);
+  c.rows.back.download_async(staged, meshes, s);
+  c.sigma.download_async(staged + meshes, meshes, s);
+  c.meshes_down.record(s);
+  // The host's finish of the grid (finish_background): the RMS grid, the global values, the
+  // thresholds and the host's copy of the map come from it.
+  double finish = 0;
+  auto finish_on_host = [&] {
+    c.meshes_down.synchronize();
+    if (*c.host_counter.data() == 0)
+      throw Error("all pixels are masked (NaN or BLANK): nothing to extract");
+    std::copy(staged, staged + meshes, map.back.begin());
+    std::copy(staged + meshes, staged + 2 * meshes, map.sigma.begin());
+    const auto t_finish = Clock::now();
+    finish_background(map, config);
+    finish = seconds_since(t_finish);
+  };
+  // 2. The map's rows and the subtraction. Where the device finishes the grid of backgrounds
+  // too (background_rows_on_device), the subtraction and the filter run while the host finishes
+  // its own (about 0.2 ms of host work and the meshes' round trip off the frame's path); else
+  // the host's grid goes up after its finish.
+  const bool rows_on_device = background_rows_on_device(map, config);
+  XWeights xw{};
+  if (rows_on_device) {
+    timer.mark(kMeshes, s);
+    xw = finish_background_rows(map, g, config, c.rows, s);
+  } else {
+    finish_on_host();
+    timer.mark(kMeshes, s);
+    xw = upload_background_rows(map, g, c.rows, s);
+  }
   timer.mark(kMapReady, s);
   subtract_background(d_image, c.rows.node.data(), c.rows.dnode.data(), xw, g, map.manual,
                       map.manual_value, d_value, s);
   timer.mark(kSubtracted, s);
-
-  const Thresholds t = detection_thresholds(config, map.global_rms);
-  out.detect_thresh = t.detect;
-  out.analysis_thresh = t.analysis;
 
   // 3. Filter (the subtracted image's buffer d_image is free now: it receives the filtered one).
   const float* d_cvalue = d_value;
@@ -477,6 +496,10 @@ FrontEnd run(const Pixels& image, const Config& config, const FilterParams& filt
     d_cvalue = d_image;
   }
   timer.mark(kFiltered, s);
+  if (rows_on_device) finish_on_host();  // beside the subtraction and the filter
+  const Thresholds t = detection_thresholds(config, map.global_rms);
+  out.detect_thresh = t.detect;
+  out.analysis_thresh = t.analysis;
   // SExtractor's pixel stack (sextractor/pixel_stack.hpp) depends on the scan order, which the
   // labels do not give: an upper bound of what it holds is taken, and where that might
   // overflow, the frame is detected again on the host with the stack modelled (below).

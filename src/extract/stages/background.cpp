@@ -278,40 +278,6 @@ void spline_columns(const std::vector<float>& map, int nx, int ny, std::vector<f
   }
 }
 
-// The x walk of SExtractor's subbackline: the offset dx is accumulated in float pixel by pixel
-// and reset at each node, so it depends on the column only; computing it once per image makes
-// each row a loop without a carried dependency (same floats, same result).
-XSplineWeights x_spline_weights(int nx, int mesh_w, int width) {
-  XSplineWeights w;
-  w.lo.resize(width);
-  w.cdx.resize(width);
-  w.cdx2m1.resize(width);
-  w.dx.resize(width);
-  w.dx2m1.resize(width);
-  const float xstep = 1.0f / mesh_w;
-  const int changepoint = mesh_w / 2;
-  float dx = (xstep - 1) / 2;
-  const float dx0 = ((mesh_w + 1) % 2) * xstep / 2;
-  int lo = 0, xm = 0;
-  for (int j = 0, i = 0; j < width; ++j, ++i, dx += xstep) {
-    if (i == changepoint && xm > 0 && xm < nx - 1) {
-      ++lo;
-      dx = dx0;
-    }
-    const float cdx = 1 - dx;
-    w.lo[j] = lo;
-    w.cdx[j] = cdx;
-    w.cdx2m1[j] = cdx * cdx - 1;
-    w.dx[j] = dx;
-    w.dx2m1[j] = dx * dx - 1;
-    if (i == mesh_w) {
-      ++xm;
-      i = 0;
-    }
-  }
-  return w;
-}
-
 // One image row of the spline surface through `map` (SExtractor subbackline): a spline along
 // y through each column of nodes, then a spline along x through the resulting row of nodes.
 // Along x the float offset is accumulated pixel by pixel and reset at each node, exactly as
@@ -375,6 +341,40 @@ BackgroundMap mesh_grid(ImageView<const float> image, const Config& config) {
 }
 
 }  // namespace
+
+// The x walk of SExtractor's subbackline: the offset dx is accumulated in float pixel by pixel
+// and reset at each node, so it depends on the column only; computing it once per image makes
+// each row a loop without a carried dependency (same floats, same result).
+XSplineWeights x_spline_weights(int nx, int mesh_w, int width) {
+  XSplineWeights w;
+  w.lo.resize(width);
+  w.cdx.resize(width);
+  w.cdx2m1.resize(width);
+  w.dx.resize(width);
+  w.dx2m1.resize(width);
+  const float xstep = 1.0f / mesh_w;
+  const int changepoint = mesh_w / 2;
+  float dx = (xstep - 1) / 2;
+  const float dx0 = ((mesh_w + 1) % 2) * xstep / 2;
+  int lo = 0, xm = 0;
+  for (int j = 0, i = 0; j < width; ++j, ++i, dx += xstep) {
+    if (i == changepoint && xm > 0 && xm < nx - 1) {
+      ++lo;
+      dx = dx0;
+    }
+    const float cdx = 1 - dx;
+    w.lo[j] = lo;
+    w.cdx[j] = cdx;
+    w.cdx2m1[j] = cdx * cdx - 1;
+    w.dx[j] = dx;
+    w.dx2m1[j] = dx * dx - 1;
+    if (i == mesh_w) {
+      ++xm;
+      i = 0;
+    }
+  }
+  return w;
+}
 
 // The middle element(s) by selection, not a full sort: the same values (order statistics do not
 // depend on how they are found), in linear time; `v` is left partly reordered.
@@ -440,7 +440,9 @@ void finish_background(BackgroundMap& m, const Config& config) {
   m.global_rms = global_sigma(m.sigma);
   spline_columns(m.back, m.nx, m.ny, m.dback);
   spline_columns(m.sigma, m.nx, m.ny, m.dsigma);
-  if (m.nx >= 2 && m.mesh_w > 1) m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
+  // (Made beforehand by the GPU front end, which uploads them while the meshes are measured.)
+  if (m.nx >= 2 && m.mesh_w > 1 && m.xweights.lo.size() != static_cast<size_t>(m.width))
+    m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
   if (config.back_manual) {
     // As SExtractor: the automatic map is still built (its RMS sets the thresholds and the
     // BACKGROUND column reads it); only the subtracted value is the constant.

@@ -23,6 +23,9 @@ struct XSplineWeights {
   std::vector<float> cdx, cdx2m1, dx, dx2m1;  // 1 - dx, (1 - dx)^2 - 1, dx, dx^2 - 1
 };
 
+// The x weights of a map of nx mesh columns mesh_w pixels wide over `width` pixels.
+XSplineWeights x_spline_weights(int nx, int mesh_w, int width);
+
 struct BackgroundMap {
   int width = 0, height = 0;         // image size
   int mesh_w = 0, mesh_h = 0;        // mesh size
