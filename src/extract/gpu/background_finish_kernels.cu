@@ -7,12 +7,13 @@
 #include "core/cuda/cuda_check.hpp"
 #include "extract/gpu/background_finish.hpp"
 #include "extract/stages/background_spline.hpp"
+#include "extract/stages/median_small.hpp"
 
 namespace celeris::extract::gpu {
 
 namespace {
 
-constexpr int kMaxWindow = 32;
+constexpr int kMaxWindow = kSmallMedian;      // the windows median_small takes
 constexpr float kBadMesh = -3.40282347e+38f;  // background.hpp kBadMesh (-FLT_MAX)
 
 // The half window along each axis (median_filter_meshes' npx, npy).
@@ -47,39 +48,6 @@ __global__ void fill_kernel(const float* raw, int nx, int ny, float* filled) {
       }
     }
   filled[i] = vb / static_cast<float>(count);
-}
-
-// std::min and std::max as libstdc++ defines them (each returns its first argument when neither
-// is less), which decides which of +0 and -0 a compare-exchange keeps.
-__device__ inline float std_min(float a, float b) {
-  return b < a ? b : a;
-}
-__device__ inline float std_max(float a, float b) {
-  return a < b ? b : a;
-}
-
-// background.cpp median_of for n <= 32, step for step.
-__device__ float median_small(float* p, int n) {
-  if (n < 2) return p[0];
-  if (n == 9) {
-    auto cx = [p](int a, int b) {
-      const float lo = std_min(p[a], p[b]), hi = std_max(p[a], p[b]);
-      p[a] = lo;
-      p[b] = hi;
-    };
-    cx(1, 2), cx(4, 5), cx(7, 8), cx(0, 1), cx(3, 4), cx(6, 7), cx(1, 2), cx(4, 5), cx(7, 8);
-    cx(0, 3), cx(5, 8), cx(4, 7), cx(3, 6), cx(1, 4), cx(2, 5), cx(4, 7), cx(4, 2), cx(6, 4);
-    cx(4, 2);
-    return p[4];
-  }
-  for (int i = 1; i < n; ++i) {
-    const float x = p[i];
-    int j = i;
-    for (; j > 0 && x < p[j - 1]; --j) p[j] = p[j - 1];
-    p[j] = x;
-  }
-  if (n % 2) return p[n / 2];
-  return static_cast<float>((p[n / 2 - 1] + static_cast<double>(p[n / 2])) / 2.0);
 }
 
 // median_filter_meshes for the backgrounds: the window shrinks symmetrically at the edges; a mesh

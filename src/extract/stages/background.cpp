@@ -11,6 +11,7 @@
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/background_mode.hpp"
 #include "extract/stages/background_spline.hpp"
+#include "extract/stages/median_small.hpp"
 
 namespace celeris::extract {
 
@@ -380,33 +381,8 @@ XSplineWeights x_spline_weights(int nx, int mesh_w, int width) {
 // depend on how they are found), in linear time; `v` is left partly reordered.
 float median_of(std::vector<float>& v) {
   const size_t n = v.size();
-  if (n < 2) return v[0];
-  if (n == 9) {
-    // The default 3x3 mesh filter's window: the median by a fixed network of 19 compare-exchanges
-    // (no branches to mispredict on noise-like values); the same order statistic.
-    float* p = v.data();
-    const auto cx = [p](int a, int b) {
-      const float lo = std::min(p[a], p[b]), hi = std::max(p[a], p[b]);
-      p[a] = lo;
-      p[b] = hi;
-    };
-    cx(1, 2), cx(4, 5), cx(7, 8), cx(0, 1), cx(3, 4), cx(6, 7), cx(1, 2), cx(4, 5), cx(7, 8);
-    cx(0, 3), cx(5, 8), cx(4, 7), cx(3, 6), cx(1, 4), cx(2, 5), cx(4, 7), cx(4, 2), cx(6, 4);
-    cx(4, 2);
-    return p[4];
-  }
-  if (n <= 32) {
-    // The mesh filter's windows (9 values for the default 3x3): an insertion sort costs a
-    // fraction of nth_element's set-up on so few values (4096 windows per 4096^2 frame).
-    for (size_t i = 1; i < n; ++i) {
-      const float x = v[i];
-      size_t j = i;
-      for (; j > 0 && x < v[j - 1]; --j) v[j] = v[j - 1];
-      v[j] = x;
-    }
-    if (n % 2) return v[n / 2];
-    return static_cast<float>((v[n / 2 - 1] + static_cast<double>(v[n / 2])) / 2.0);
-  }
+  if (n <= static_cast<size_t>(kSmallMedian))
+    return median_small(v.data(), static_cast<int>(n));  // the mesh filter's windows
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
   std::nth_element(v.begin(), mid, v.end());
   if (n % 2) return *mid;
