@@ -11,21 +11,23 @@ out=${OUT:-/tmp/out}
 mkdir -p "$out"
 if [ -n "${BIN:-}" ]; then
   bin=$BIN  # binaries built on this machine (scripts/device-build.sh, sourced beforehand)
+  tests=${BIN%/bin}/tests  # a build tree's test binaries sit beside its bin/
 else
   source scripts/device-libs.sh
   bin=.devbin
+  tests=.devbin
 fi
 if ldd $bin/celeris | grep "not found"; then exit 1; fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
 # The tests that run the command-line tool find it through $CELERIS_BIN (the build's path is
 # this machine's).
-CELERIS_BIN="$(cd "$bin" && pwd)/celeris" $bin/test_extract --gtest_filter='GpuDeblendChildren.*:GpuLabel.*:GpuBlanking.*:GpuShapes.*:GpuCleanZones.*:GpuMeasure.*:GpuFrontEnd.*:GpuBackEnd.*:GpuDeblendTrees.*:GpuDeblendLevels.*:GpuWeightedDetection.*:GpuWeightedFrontEnd.*:DualImage.*:BackEnd.*:OpenMpTeam.*:Frames.*:PinnedFramePool.*:Deblend.*:CleanList.*:CleanPairs.*:CleanPass.*:ExtractRobust.*:Weight*:DeviceMemoryPlan.*' >"$out/gtest.txt" 2>&1
+CELERIS_BIN="$(cd "$bin" && pwd)/celeris" $tests/test_extract --gtest_filter='GpuBackgroundFinish.*:Background*:GpuDeblendChildren.*:GpuLabel.*:GpuBlanking.*:GpuShapes.*:GpuCleanZones.*:GpuMeasure.*:GpuFrontEnd.*:GpuBackEnd.*:GpuDeblendTrees.*:GpuDeblendLevels.*:GpuWeightedDetection.*:GpuWeightedFrontEnd.*:DualImage.*:BackEnd.*:OpenMpTeam.*:Frames.*:PinnedFramePool.*:Deblend.*:CleanList.*:CleanPairs.*:CleanPass.*:ExtractRobust.*:Weight*:DeviceMemoryPlan.*' >"$out/gtest.txt" 2>&1
 echo "test_extract exit status $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/gtest.txt" | head -30
 # The CUDA layer's own device tests (glibc's exception lists on the device among them).
-if [ -x $bin/test_core_gpu ]; then
-  $bin/test_core_gpu >"$out/core_gpu.txt" 2>&1
+if [ -x $tests/test_core_gpu ]; then
+  $tests/test_core_gpu >"$out/core_gpu.txt" 2>&1
   echo "test_core_gpu exit status $?"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/core_gpu.txt" | head -10
 fi
