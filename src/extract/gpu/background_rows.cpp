@@ -6,21 +6,23 @@ namespace celeris::extract::gpu {
 
 namespace {
 
-// The map's x weights on the device, uploaded only when b holds another geometry's: they
-// depend on the image's width and the mesh columns alone, the same from frame to frame.
+// The map's x weights on the device, made and uploaded only when b holds another geometry's:
+// they depend on the image's width and the mesh columns alone, the same from frame to frame.
 XWeights upload_x_weights(const BackgroundMap& map, const MeshGeometry& g, BackgroundRows& b,
                           cudaStream_t s) {
   if (map.nx < 2 || map.mesh_w < 2) return {};
   const size_t wz = static_cast<size_t>(g.width);
   const bool same = b.xw_key[0] == g.width && b.xw_key[1] == map.nx && b.xw_key[2] == map.mesh_w;
   if (!same) {
+    // Kept in b: the copies read it after this returns.
+    b.host_xw = x_spline_weights(map.nx, map.mesh_w, g.width);
     b.lo.grow(wz);
     b.xw.grow(4 * wz);
-    b.lo.upload_async(map.xweights.lo.data(), wz, s);
-    b.xw.upload_async(map.xweights.cdx.data(), wz, s, 0);
-    b.xw.upload_async(map.xweights.cdx2m1.data(), wz, s, wz);
-    b.xw.upload_async(map.xweights.dx.data(), wz, s, 2 * wz);
-    b.xw.upload_async(map.xweights.dx2m1.data(), wz, s, 3 * wz);
+    b.lo.upload_async(b.host_xw.lo.data(), wz, s);
+    b.xw.upload_async(b.host_xw.cdx.data(), wz, s, 0);
+    b.xw.upload_async(b.host_xw.cdx2m1.data(), wz, s, wz);
+    b.xw.upload_async(b.host_xw.dx.data(), wz, s, 2 * wz);
+    b.xw.upload_async(b.host_xw.dx2m1.data(), wz, s, 3 * wz);
     b.xw_key[0] = g.width, b.xw_key[1] = map.nx, b.xw_key[2] = map.mesh_w;
   }
   const float* x = b.xw.data();
@@ -51,10 +53,9 @@ XWeights upload_background_rows(const BackgroundMap& map, const MeshGeometry& g,
   return xw;
 }
 
-XWeights finish_background_rows(BackgroundMap& map, const MeshGeometry& g, const Config& config,
-                                BackgroundRows& b, cudaStream_t s) {
+XWeights finish_background_rows(const BackgroundMap& map, const MeshGeometry& g,
+                                const Config& config, BackgroundRows& b, cudaStream_t s) {
   const size_t meshes = static_cast<size_t>(map.nx) * map.ny;
-  if (map.nx >= 2 && map.mesh_w > 1) map.xweights = x_spline_weights(map.nx, map.mesh_w, g.width);
   const BackGrid grid = background_grid(map, config);
   b.dback.grow(meshes);
   grow_rows(g, b);  // u: height x nx floats, at least the grid's

@@ -18,7 +18,9 @@ struct BackgroundRows {
   // finished; `filled` is the device finish's scratch (background_finish.hpp).
   cuda::DeviceBuffer<float> back, dback, node, dnode, u, xw, filled;
   cuda::DeviceBuffer<int> lo;
-  int xw_key[3] = {-1, -1, -1};  // the width, nx and mesh_w of the x weights in lo and xw
+  // The x weights in lo and xw, made for this width, nx and mesh_w (host_xw: their host copy).
+  int xw_key[3] = {-1, -1, -1};
+  XSplineWeights host_xw;
 };
 
 // A map finished on the host: queues the uploads and the rows' kernel on `stream`; returns the x
@@ -33,10 +35,9 @@ BackGrid background_grid(const BackgroundMap& map, const Config& config);
 bool background_rows_on_device(const BackgroundMap& map, const Config& config);
 
 // A map finished on the device, from the mesh statistics' modes in b.back: the grid finished
-// there (finish_back_grid), map.xweights made here and uploaded, the rows' kernel, all queued on
-// `stream`. The host's finish_background of the same statistics gives the same grid (and keeps
-// the x weights made here).
-XWeights finish_background_rows(BackgroundMap& map, const MeshGeometry& g, const Config& config,
-                                BackgroundRows& b, cudaStream_t stream);
+// there (finish_back_grid), the x weights, the rows' kernel, all queued on `stream`. The host's
+// finish_background of the same statistics gives the same grid. `map`: its layout alone.
+XWeights finish_background_rows(const BackgroundMap& map, const MeshGeometry& g,
+                                const Config& config, BackgroundRows& b, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu

@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "extract/gpu/kernels.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/background_grid.hpp"
 #include "extract/stages/background_mode.hpp"
 #include "extract/stages/background_spline.hpp"
 
@@ -17,8 +18,7 @@ namespace celeris::extract::gpu {
 
 namespace {
 
-constexpr float kBadMesh = -3.40282347e+38f;  // background.hpp kBadMesh (-FLT_MAX)
-constexpr double kMinGoodFrac = 0.5;          // background.cpp
+constexpr double kMinGoodFrac = 0.5;  // background.cpp
 constexpr double kQuantNSigma = 5.0;
 constexpr int kQuantMaxLevels = 4096;
 constexpr double kQuantAMin = 4.0;

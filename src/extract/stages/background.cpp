@@ -9,6 +9,7 @@
 #include "celeris/error.hpp"
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/pi.hpp"
+#include "extract/stages/background_grid.hpp"
 #include "extract/stages/background_mode.hpp"
 #include "extract/stages/background_spline.hpp"
 #include "extract/stages/median_small.hpp"
@@ -21,10 +22,9 @@ constexpr double kMinGoodFrac = 0.5;  // BACK_MINGOODFRAC: a mesh needs half its
 constexpr double kQuantNSigma = 5.0;  // histogram spans mean +/- 5 sigma
 constexpr int kQuantMaxLevels = 4096;
 constexpr double kQuantAMin = 4.0;  // minimum mean occupation of a histogram bin
-constexpr float kBad = -std::numeric_limits<float>::max();  // marks a bad mesh
 
 struct MeshStats {
-  float back = kBad, sigma = kBad;
+  float back = kBadMesh, sigma = kBadMesh;
 };
 
 // Mode and sigma of one mesh: two passes (mean/sigma, then 2-sigma clipped mean/sigma) fix a
@@ -161,33 +161,16 @@ void fill_bad_meshes(BackgroundMap& m) {
   const int n = m.nx * m.ny;
   std::vector<float> back = m.back, sigma = m.sigma;
   bool any_good = false;
-  for (int i = 0; i < n; ++i) any_good |= m.back[i] > kBad;
+  for (int i = 0; i < n; ++i) any_good |= m.back[i] > kBadMesh;
   if (!any_good) throw Error("no valid background mesh: the image is entirely masked (NaN/BLANK)");
   for (int py = 0; py < m.ny; ++py)
     for (int px = 0; px < m.nx; ++px) {
       const int i = py * m.nx + px;
-      if (m.back[i] > kBad) continue;
-      float d2min = std::numeric_limits<float>::max();
-      float vb = 0, vs = 0;  // float sums, as SExtractor's filterback (val, sval)
-      int count = 0;
-      for (int y = 0; y < m.ny; ++y)
-        for (int x = 0; x < m.nx; ++x) {
-          const int j = y * m.nx + x;
-          if (m.back[j] <= kBad) continue;
-          const float d2 = static_cast<float>((x - px) * (x - px) + (y - py) * (y - py));
-          if (d2 < d2min) {
-            d2min = d2;
-            vb = m.back[j];
-            vs = m.sigma[j];
-            count = 1;
-          } else if (d2 == d2min) {
-            vb += m.back[j];
-            vs += m.sigma[j];
-            ++count;
-          }
-        }
-      back[i] = vb / static_cast<float>(count);
-      sigma[i] = vs / static_cast<float>(count);
+      if (m.back[i] > kBadMesh) continue;
+      // float sums, as SExtractor's filterback (val, sval)
+      const NearestGood g = nearest_good(m.back.data(), m.sigma.data(), m.nx, m.ny, px, py);
+      back[i] = g.back / static_cast<float>(g.count);
+      sigma[i] = g.sigma / static_cast<float>(g.count);
     }
   m.back = std::move(back);
   m.sigma = std::move(sigma);
@@ -197,7 +180,7 @@ void fill_bad_meshes(BackgroundMap& m) {
 // meshes are filtered along one axis and corners not at all); a mesh is replaced only when it
 // departs from the median of its window by at least BACK_FILTTHRESH.
 void median_filter_meshes(BackgroundMap& m, int fw, int fh, double fthresh, int threads) {
-  const int npx = (m.nx > 1 ? fw : 1) / 2, npy = (m.ny > 1 ? fh : 1) / 2;
+  const int npx = filter_half_window(fw, m.nx), npy = filter_half_window(fh, m.ny);
   if (npx == 0 && npy == 0) return;
   std::vector<float> back(m.back.size()), sigma(m.sigma.size());
   // Each mesh reads the unfiltered grid and writes only itself: the rows are independent.
@@ -207,8 +190,7 @@ void median_filter_meshes(BackgroundMap& m, int fw, int fh, double fthresh, int 
 #pragma omp for schedule(static)
     for (int py = 0; py < m.ny; ++py)
       for (int px = 0; px < m.nx; ++px) {
-        const int hx = std::min({npx, px, m.nx - 1 - px});
-        const int hy = std::min({npy, py, m.ny - 1 - py});
+        const int hx = edge_half_window(npx, px, m.nx), hy = edge_half_window(npy, py, m.ny);
         bbuf.clear();
         sbuf.clear();
         for (int y = py - hy; y <= py + hy; ++y)
@@ -399,8 +381,8 @@ BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config) {
   m.mesh_h = std::min(config.back_height, m.height);
   m.nx = (m.width - 1) / m.mesh_w + 1;
   m.ny = (m.height - 1) / m.mesh_h + 1;
-  m.back.assign(m.nx * m.ny, kBad);
-  m.sigma.assign(m.nx * m.ny, kBad);
+  m.back.assign(m.nx * m.ny, kBadMesh);
+  m.sigma.assign(m.nx * m.ny, kBadMesh);
   return m;
 }
 
@@ -416,9 +398,7 @@ void finish_background(BackgroundMap& m, const Config& config) {
   m.global_rms = global_sigma(m.sigma);
   spline_columns(m.back, m.nx, m.ny, m.dback);
   spline_columns(m.sigma, m.nx, m.ny, m.dsigma);
-  // (Made beforehand by the GPU front end, which uploads them while the meshes are measured.)
-  if (m.nx >= 2 && m.mesh_w > 1 && m.xweights.lo.size() != static_cast<size_t>(m.width))
-    m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
+  if (m.nx >= 2 && m.mesh_w > 1) m.xweights = x_spline_weights(m.nx, m.mesh_w, m.width);
   if (config.back_manual) {
     // As SExtractor: the automatic map is still built (its RMS sets the thresholds and the
     // BACKGROUND column reads it); only the subtracted value is the constant.

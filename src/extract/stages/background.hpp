@@ -13,6 +13,7 @@
 #include "celeris/extract.hpp"
 #include "celeris/image.hpp"
 #include "extract/stages/background_bilinear.hpp"
+#include "extract/stages/background_grid.hpp"
 
 namespace celeris::extract {
 
@@ -48,7 +49,6 @@ struct BackgroundMap {
 
 // The mesh grid of an image, every mesh still marked bad (kBadMesh): what the mesh statistics
 // (CPU or GPU) fill in.
-constexpr float kBadMesh = -3.40282347e+38f;  // -FLT_MAX
 BackgroundMap mesh_layout(int64_t width, int64_t height, const Config& config);
 // From the per-mesh statistics (kBadMesh where a mesh has too few valid pixels): bad meshes
 // filled from their nearest good ones, the grid median-filtered, the global values and the
