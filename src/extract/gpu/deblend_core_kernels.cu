@@ -85,10 +85,6 @@ __host__ __device__ size_t carve(int max_pixels, int max_cells, int max_nodes, u
   return at;
 }
 
-struct NoTheta {  // the children never read theta
-  __device__ double operator()(double, double) const { return 0.0; }
-};
-
 // A candidate's pixels as the host's list holds them (without weights: var and dthresh 0), from
 // copies in shared memory.
 struct CandidatePixels {
@@ -326,7 +322,7 @@ __global__ void __launch_bounds__(kChildrenBlock) children_kernel(CoreArgs a) {
       const float thresh = th[e.level];
       const ShapeSums sums = shape_sums(px, e.length, thresh, NoShift{});
       const Shape shape = finish_shape_with(sums, e.length, false, 0.0, 0.0, thresh, a.weighted,
-                                            NoTheta{}, ListedLogRatio{&a.lists, a.log_cap});
+                                            ThetaLater{}, ListedLogRatio{&a.lists, a.log_cap});
       children[q] = core_child(shape, th[0], expf);
     }
     total += e.length;

@@ -5,7 +5,9 @@
 #include "celeris/error.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/launch.hpp"
+#include "extract/gpu/glibc_listed.cuh"
 #include "extract/gpu/shape_kernels.hpp"
+#include "extract/stages/shape_finish.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -36,7 +38,12 @@ __device__ void shape_one(const ShapeArgs& a, int64_t k, int64_t n, const Px& px
   const ShapeSums s = extract::shape_sums(px, n, thresh, NoShift{});
   // The barycentre as finish_shape (moments.cpp) makes it: the position errors are about it.
   const CentralMoments m = central_moments(s, a.fixed_centre[k] != 0, a.cx[k], a.cy[k]);
-  a.shape[k] = s;
+  if (a.finished)
+    a.finished[k] =
+        finish_shape_with(s, n, a.fixed_centre[k] != 0, a.cx[k], a.cy[k], thresh,
+                          a.pixel_thresholds, ThetaLater{}, ListedLogRatio{&a.lists, a.log_cap});
+  else
+    a.shape[k] = s;
   a.sums[k] = iso_sums(px, n, m.xm + s.xmin, m.ym + s.ymin, a.iso, PlainIsoModel{});
   float heap[kMaxMinarea];
   a.mthresh[k] =

@@ -12,6 +12,7 @@
 #include "extract/stages/background_bilinear.hpp"
 #include "extract/stages/fwhm_sums.hpp"
 #include "extract/stages/iso_sums.hpp"
+#include "extract/stages/shape.hpp"
 #include "extract/stages/shape_sums.hpp"
 
 namespace celeris::extract::gpu {
@@ -45,6 +46,12 @@ struct ShapeArgs {
   int32_t* large = nullptr;
   unsigned* large_count = nullptr;
   ShapeSums* shape = nullptr;  // outputs, per object
+  // With `finished`: each object's shape finished there instead of its sums in `shape`
+  // (finish_shape_with, theta left to the host's shape_theta), the area correction's log
+  // glibc's from `lists` (log_cap: the host's log of its cap, shape_finish::kRatioCap).
+  Shape* finished = nullptr;
+  glibcmath::ExceptionLists lists;
+  double log_cap = 0;
   IsoSums* sums = nullptr;
   float* mthresh = nullptr;
   // With fwhm_in: each object's FWHM fit inputs there too (its barycentre, BACKGROUND from the

@@ -1,10 +1,11 @@
 // Stage 5a on the GPU (shapes_gpu.hpp): the pixel indexes packed by the host threads into
 // page-locked memory, one upload of them and the per-object inputs, one kernel, one download of
-// the sums, and the finish on the host threads.
+// the shapes (but theta) and the isophotal sums, and the rest of the finish on the host threads.
 #include "extract/gpu/shapes_gpu.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -18,6 +19,7 @@
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/blanking_draft.hpp"
 #include "extract/gpu/shape_kernels.hpp"
+#include "extract/stages/shape_finish.hpp"
 #include "extract/stages/weights.hpp"
 
 namespace celeris::extract::gpu {
@@ -99,10 +101,20 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   const auto t_locked = Clock::now();
   const cudaStream_t s = c.stream.get();
 
+  // Where glibc's log can be reproduced on the device (its exception lists describe this
+  // process's glibc), the shapes are finished there but for theta (the area correction's log),
+  // and the FWHM fit's pass runs there; else the shapes' sums come back for the host's finish,
+  // and the fit's pass is the host threads'.
+  const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
+  const bool listed_log = exceptions.log;
   // The per-object inputs in one buffer and the outputs in another, laid out by cuda::Carve.
   cuda::Carve in, out;
   in.add<int64_t>(n + 1), in.add<uint8_t>(n), in.add<double>(n), in.add<double>(n);
-  out.add<ShapeSums>(n), out.add<IsoSums>(n), out.add<float>(n);
+  if (listed_log)
+    out.add<Shape>(n);
+  else
+    out.add<ShapeSums>(n);
+  out.add<IsoSums>(n), out.add<float>(n);
   unsigned char* hin = c.staged_in.grow(in.bytes());
   unsigned char* din = c.in.grow(in.bytes());
   cuda::Carve hcut(hin), dcut(din);
@@ -148,17 +160,25 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   unsigned char* dout = c.out.grow(out.bytes());
   unsigned char* hout = c.staged_out.grow(out.bytes());
   cuda::Carve dres(dout), hres(hout);
-  a.shape = dres.take<ShapeSums>(n);
+  const ShapeSums* shape = nullptr;
+  const Shape* finished = nullptr;
+  if (listed_log) {
+    a.finished = dres.take<Shape>(n);
+    a.lists = exceptions.lists;
+    a.log_cap = std::log(shape_finish::kRatioCap);  // the host's (finish_shape)
+    finished = hres.take<Shape>(n);
+  } else {
+    a.shape = dres.take<ShapeSums>(n);
+    shape = hres.take<ShapeSums>(n);
+  }
   a.sums = dres.take<IsoSums>(n);
   a.mthresh = dres.take<float>(n);
-  const ShapeSums* shape = hres.take<ShapeSums>(n);
   const IsoSums* sums = hres.take<IsoSums>(n);
   const float* mthresh = hres.take<float>(n);
-  // The FWHM fit's pass runs on the GPU where glibc's log can be reproduced there (else in
-  // finish_iso on the host threads), its inputs made by the sums' kernel and the pass queued
-  // right after the sums' download: it runs while the host threads finish the shapes.
-  const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
-  const bool fwhm_on_device = exceptions.log;
+  // The FWHM fit's pass (else in finish_iso on the host threads), its inputs made by the sums'
+  // kernel and the pass queued right after the sums' download: it runs while the host threads
+  // take the shapes.
+  const bool fwhm_on_device = listed_log;
   if (fwhm_on_device) {
     const BackgroundMap& map = *params.background;
     c.back.grow(map.back.size());
@@ -215,16 +235,22 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     return o.size() <= static_cast<size_t>(kHostObjectPixels);
   };
 
-  // The shapes while the FWHM fit's pass runs; then the rest of the finish. (Before stop 47 the
-  // fit's inputs came from this loop and went up after it: 0.28-0.30 ms more on the H200,
-  // crowded 4096^2.)
+  // The shapes while the FWHM fit's pass runs (finished on the device: theta alone); then the
+  // rest of the finish. (Before stop 47 the fit's inputs came from this loop and went up after
+  // it: 0.28-0.30 ms more on the H200, crowded 4096^2.)
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
     const ObjectView o = objects[i];
     if (!small(o)) continue;
-    shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
-                             object_thresh(o), params.pixel_thresholds);
+    if (finished) {
+      Shape& s = shapes[i];
+      s = finished[j];
+      s.theta = shape_theta(s);
+    } else {
+      shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
+                               object_thresh(o), params.pixel_thresholds);
+    }
   }
   const auto t_inputs = Clock::now();
   if (fwhm_on_device) c.fwhm_down.synchronize();

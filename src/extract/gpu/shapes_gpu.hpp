@@ -2,9 +2,11 @@
 // measurements (stages/isophotal.hpp isophotal), the CPU's results bit for bit. The per-pixel
 // sums (the bounding box, peaks, moments, area counts, isophotal flux and error sums, CLEAN's
 // threshold) run on the device, one object per thread, over the front end's device images;
-// only the objects' pixel indexes go up. The finish (theta's atan2, the area correction's log,
-// the FWHM fit's log per pixel) runs on the host threads from those sums: the device's atan2
-// and log are not the C library's.
+// only the objects' pixel indexes go up. The shapes are finished there too but for theta
+// (the device's atan2 is not the C library's), with glibc's log reproduced for the area
+// correction (core/glibc_float_math.hpp), as is the FWHM fit's pass; the isophotal finish and
+// theta run on the host threads. Where the exception lists do not describe this process's glibc,
+// the shapes' sums come back and the host finishes them, and the FWHM pass is the host's too.
 #pragma once
 
 #include <cstdint>

@@ -41,12 +41,21 @@ Shape compute_shape_at(const ObjectView& parent, const int32_t* index, size_t n,
   return finish_shape(sums_of(px, m, thresh, dgeo), m, false, 0.0, 0.0, thresh, weighted);
 }
 
+namespace {
+double c_atan2(double y, double x) {
+  return std::atan2(y, x);
+}
+}  // namespace
+
 Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, double cx, double cy,
                    float thresh, bool weighted) {
   return finish_shape_with(
-      sums, npix, fixed_centre, cx, cy, thresh, weighted,
-      [](double y, double x) { return std::atan2(y, x); },
+      sums, npix, fixed_centre, cx, cy, thresh, weighted, c_atan2,
       [](float t1t2) { return std::log(t1t2 < 1 ? t1t2 : shape_finish::kRatioCap); });
+}
+
+double shape_theta(const Shape& s) {
+  return ellipse_theta(s.x2, s.y2, s.xy, c_atan2);
 }
 
 }  // namespace celeris::extract

@@ -30,6 +30,9 @@ Shape compute_shape_at(const ObjectView& parent, const int32_t* index, size_t n,
 // host for either device: the GPU makes the sums (gpu/shapes_gpu.hpp).
 Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, double cx, double cy,
                    float thresh, bool weighted);
+// The theta finish_shape gives a shape, from its moments (the C library's atan2): for a shape
+// finished without it (the GPU's, shape_finish.hpp ThetaLater).
+double shape_theta(const Shape& s);
 
 // SExtractor's guard on position-error moments of a singular (fully correlated) profile: when
 // their determinant is below esum^2, esum (a twelfth of a pixel, scaled as the moments) is added

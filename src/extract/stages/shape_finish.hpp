@@ -25,9 +25,24 @@ constexpr double kTwelfth = 0.0833333;
 constexpr double kRatioCap = 0.99;  // the area correction's threshold ratio at most (below 1)
 }  // namespace shape_finish
 
-// The shape from its sums. atan2(y, x): theta's (a caller that never reads theta may give
-// anything); log_ratio(t1t2): log(t1t2 < 1 ? t1t2 : shape_finish::kRatioCap) in double, for
-// t1t2 > 0, the area correction's.
+// theta from the moments as finish_shape_with leaves them (the 1/12 guard applied): half the
+// angle atan2(y, x) gives, or pi/4 where the two variances are equal.
+template <class Atan2>
+CELERIS_HD double ellipse_theta(double xm2, double ym2, double xym, Atan2 atan2) {
+  const double diff = xm2 - ym2;
+  // (|diff| > 0: neither 0 nor NaN)
+  return (diff > 0.0 || diff < 0.0) ? atan2(2 * xym, diff) / 2 : kSexPi / 4;
+}
+
+// An Atan2 for callers that make theta later (ellipse_theta on the host, from the shape's x2,
+// y2 and xy: the GPU's shapes, whose atan2 is not the C library's) or never read it.
+struct ThetaLater {
+  CELERIS_HD double operator()(double, double) const { return 0.0; }
+};
+
+// The shape from its sums. atan2(y, x): theta's (ThetaLater: none); log_ratio(t1t2):
+// log(t1t2 < 1 ? t1t2 : shape_finish::kRatioCap) in double, for t1t2 > 0, the area
+// correction's.
 template <class Atan2, class LogRatio>
 CELERIS_HD Shape finish_shape_with(const ShapeSums& sums, int64_t npix, bool fixed_centre,
                                    double cx, double cy, float thresh, bool weighted, Atan2 atan2,
@@ -53,8 +68,7 @@ CELERIS_HD Shape finish_shape_with(const ShapeSums& sums, int64_t npix, bool fix
     s.singular = true;
   }
   const double diff = xm2 - ym2;
-  // (|diff| > 0: neither 0 nor NaN)
-  const double theta = (diff > 0.0 || diff < 0.0) ? atan2(2 * xym, diff) / 2 : kSexPi / 4;
+  const double theta = ellipse_theta(xm2, ym2, xym, atan2);
   const double t = sqrt(0.25 * diff * diff + xym * xym);
   const double half_sum = (xm2 + ym2) / 2;
   s.a = static_cast<float>(sqrt(half_sum + t));
