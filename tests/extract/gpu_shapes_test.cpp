@@ -124,8 +124,8 @@ size_t expect_same_shapes(const Case& k) {
   EXPECT_EQ(got_iso.size(), objects.size());
   if (got.size() != objects.size() || got_iso.size() != objects.size()) return 0;
   // The steps gpu/shapes_gpu.cpp times (the wait for its context among them since 3746809):
-  // two more with the FWHM fit's pass on the GPU.
-  EXPECT_EQ(seconds.size(), gpu::fwhm_on_gpu() ? 7u : 5u);
+  // one more with the objects finished on the GPU.
+  EXPECT_EQ(seconds.size(), gpu::finish_on_gpu() ? 6u : 5u);
   size_t differ = 0;
   for (size_t i = 0; i < objects.size(); ++i) {
     const std::string ds = shape_differences(want[i], got[i]);
@@ -150,8 +150,8 @@ size_t expect_same_shapes(const Case& k) {
 
 TEST(GpuShapes, EqualTheHostsFieldForField) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  // The FWHM fit's pass on the GPU (this machine's glibc is the lists' own): compared below.
-  EXPECT_TRUE(gpu::fwhm_on_gpu());
+  // The objects finished on the GPU (this machine's glibc is the lists' own): compared below.
+  EXPECT_TRUE(gpu::finish_on_gpu());
   size_t on_host = 0;
   for (const Case& k : {Case{{512, 384, 300, 0, 11, false}, 0.0, true, 5, 50000.0},
                         Case{{777, 513, 900, 3, 12, true}, 4.0, true, 5, 50000.0},

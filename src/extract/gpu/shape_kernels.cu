@@ -58,6 +58,7 @@ __device__ void shape_one(const ShapeArgs& a, int64_t k, int64_t n, const Px& px
     const FwhmCut cut = fwhm_cut(iso.peak, iso.minthresh, 0.0f, a.satur_level, in.bkg);
     in.sat = cut.sat;
     in.thresh0 = cut.thresh0;
+    in.dthresh = thresh;
     a.fwhm_in[k] = in;
   }
 }
@@ -106,14 +107,15 @@ __global__ void staged_shape_kernel(const ShapeArgs a, int64_t warps) {
   }
 }
 
-// The host's pass (stages/isophotal.cpp finish_iso) on the device: the same pixels, each
-// pixel's terms the same arithmetic (fwhm_terms; --fmad=false), glibc's log from its exception
-// lists, the sums added in the pixels' order. An object per warp: the lanes make 32 pixels'
-// terms at once (the log is the cost), lane 0 adds them in order. The frame's pixels here are
-// the value image's, the local background 0 (the GPU shapes' case).
+// The host's finish_iso (stages/isophotal.cpp) on the device: its pass over the pixels for the
+// FWHM fit, the same pixels, each pixel's terms the same arithmetic (fwhm_terms; --fmad=false),
+// glibc's log from its exception lists, the sums added in the pixels' order; then the Iso from
+// the sums (iso_finish.hpp). An object per warp: the lanes make 32 pixels' terms at once (the
+// log is the cost), lane 0 adds them in order and makes the Iso. The frame's pixels here are the
+// value image's, the local background 0 (the GPU shapes' case).
 constexpr int kFwhmWarps = 4;  // per block
 
-__global__ void fwhm_kernel(const FwhmArgs a) {
+__global__ void iso_finish_kernel(const IsoFinishArgs a) {
   __shared__ FwhmTerms terms[kFwhmWarps][32];
   __shared__ bool taken[kFwhmWarps][32];
   const int wi = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -148,15 +150,20 @@ __global__ void fwhm_kernel(const FwhmArgs a) {
       __syncwarp();
     }
   }
-  if (lane == 0) a.out[k] = f;
+  if (lane != 0) return;
+  const Shape& s = a.shapes[k];
+  Iso r = iso_from_sums(s, a.finish, a.sums[k], a.mthresh[k], in.bkg, 0.0f, in.dthresh, 0.0);
+  if (in.thresh0 > 0.0f) iso_fwhm(r, s, f);
+  a.isos[k] = r;
 }
 
 }  // namespace
 
-void fwhm_sums(const FwhmArgs& args, cudaStream_t stream) {
+void finish_isos(const IsoFinishArgs& args, cudaStream_t stream) {
   if (args.objects == 0) return;
-  fwhm_kernel<<<cuda::blocks_for(args.objects, kFwhmWarps), 32 * kFwhmWarps, 0, stream>>>(args);
-  cuda::cuda_check_launch("fwhm_kernel");
+  iso_finish_kernel<<<cuda::blocks_for(args.objects, kFwhmWarps), 32 * kFwhmWarps, 0, stream>>>(
+      args);
+  cuda::cuda_check_launch("iso_finish_kernel");
 }
 
 void shape_sums(const ShapeArgs& args, cudaStream_t stream, cudaStream_t warp_stream) {

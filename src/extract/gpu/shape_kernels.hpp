@@ -11,6 +11,7 @@
 #include "core/glibc_float_math.hpp"
 #include "extract/stages/background_bilinear.hpp"
 #include "extract/stages/fwhm_sums.hpp"
+#include "extract/stages/iso_finish.hpp"
 #include "extract/stages/iso_sums.hpp"
 #include "extract/stages/shape.hpp"
 #include "extract/stages/shape_sums.hpp"
@@ -23,6 +24,7 @@ struct FwhmInput {
   double sat = 0;
   float thresh0 = 0;  // not positive: no fit (the sums stay 0)
   float bkg = 0;      // BACKGROUND (iso_background)
+  float dthresh = 0;  // the object's detection threshold (object_dthresh)
 };
 
 struct ShapeArgs {
@@ -74,10 +76,12 @@ constexpr int64_t kWarpObjectPixels = 64;
 // both).
 void shape_sums(const ShapeArgs& args, cudaStream_t stream, cudaStream_t warp_stream);
 
-// The FWHM fit's sums (stages/fwhm_sums.hpp) of the same objects as ShapeArgs, an object per
-// warp over its pixels in order, glibc's log reproduced (core/glibc_float_math.hpp). Objects of
-// more than `max_pixels` pixels are left alone, as in shape_sums.
-struct FwhmArgs {
+// The isophotal finish of the same objects as ShapeArgs (stages/iso_finish.hpp, as finish_iso):
+// the FWHM fit's sums (stages/fwhm_sums.hpp), an object per warp over its pixels in order,
+// glibc's log reproduced (core/glibc_float_math.hpp), then the object's Iso from them and
+// ShapeArgs' outputs (its finished shape, its sums and CLEAN's threshold). Objects of more than
+// `max_pixels` pixels are left alone, as in shape_sums.
+struct IsoFinishArgs {
   int64_t objects = 0;
   const int64_t* offset = nullptr;
   const int32_t* index = nullptr;
@@ -86,9 +90,13 @@ struct FwhmArgs {
   int64_t max_pixels = 0;
   const FwhmInput* in = nullptr;
   glibcmath::ExceptionLists lists;  // device addresses
-  FwhmSums* out = nullptr;
+  const Shape* shapes = nullptr;
+  const IsoSums* sums = nullptr;
+  const float* mthresh = nullptr;
+  IsoFinishParams finish;
+  Iso* isos = nullptr;  // the output, per object
 };
 
-void fwhm_sums(const FwhmArgs& args, cudaStream_t stream);
+void finish_isos(const IsoFinishArgs& args, cudaStream_t stream);
 
 }  // namespace celeris::extract::gpu

@@ -1,6 +1,7 @@
 // Stage 5a on the GPU (shapes_gpu.hpp): the pixel indexes packed by the host threads into
-// page-locked memory, one upload of them and the per-object inputs, one kernel, one download of
-// the shapes (but theta) and the isophotal sums, and the rest of the finish on the host threads.
+// page-locked memory, one upload of them and the per-object inputs, the sums' kernels and the
+// isophotal finish's, one download of the finished shapes (but theta) and isophotal values, and
+// theta on the host threads.
 #include "extract/gpu/shapes_gpu.hpp"
 
 #include <algorithm>
@@ -35,13 +36,11 @@ struct Context {
   // The per-object inputs and all outputs, each packed in one buffer (one copy each way).
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
-  // The FWHM fit's inputs and sums (fwhm_sums).
-  cuda::DeviceBuffer<FwhmInput> fwhm_in;
-  cuda::DeviceBuffer<FwhmSums> fwhm_out;
-  cuda::PinnedBuffer<FwhmSums> staged_fwhm_out;
-  cuda::DeviceBuffer<float> back;  // the background's mesh grid (the FWHM fit's BACKGROUND)
-  cuda::Event sums_down{false}, fwhm_down{false};
-  cuda::Stream warp_stream;  // the larger objects' sums (shape_sums), and their list
+  cuda::DeviceBuffer<FwhmInput> fwhm_in;  // the FWHM fit's inputs (finish_isos)
+  cuda::DeviceBuffer<float> back;         // the background's mesh grid (the FWHM fit's BACKGROUND)
+  cuda::Event down{false};                // the shapes (or the sums) are back
+  cuda::Event isos_down{false};           // the isophotal values are back
+  cuda::Stream warp_stream;               // the larger objects' sums (shape_sums), and their list
   cuda::DeviceBuffer<int32_t> large;
   cuda::DeviceBuffer<unsigned> large_count;
   cuda::Event inputs_up{false}, warp_sums{false};
@@ -54,9 +53,9 @@ cuda::ContextPool<Context>& contexts() {
 
 }  // namespace
 
-// The FWHM fit's pass runs on the GPU where glibc's log can be reproduced there: its exception
-// lists describe this process's glibc (else the host's pass).
-bool fwhm_on_gpu() {
+// The finish runs on the GPU where glibc's log can be reproduced there: its exception lists
+// describe this process's glibc (else the host's finish).
+bool finish_on_gpu() {
   return cuda::device_exception_lists().log;
 }
 
@@ -102,19 +101,21 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   const cudaStream_t s = c.stream.get();
 
   // Where glibc's log can be reproduced on the device (its exception lists describe this
-  // process's glibc), the shapes are finished there but for theta (the area correction's log),
-  // and the FWHM fit's pass runs there; else the shapes' sums come back for the host's finish,
-  // and the fit's pass is the host threads'.
+  // process's glibc), the objects are finished there but for theta (the shapes' area
+  // correction and the FWHM fit take a log), and their shapes and isophotal values come back;
+  // else their sums come back for the host's finish (finish_shape, finish_iso).
   const cuda::DeviceExceptionLists& exceptions = cuda::device_exception_lists();
-  const bool listed_log = exceptions.log;
-  // The per-object inputs in one buffer and the outputs in another, laid out by cuda::Carve.
+  const bool finish_on_device = exceptions.log;
+  // The per-object inputs in one buffer and the outputs in another, laid out by cuda::Carve:
+  // first what comes back, then (finished on the device) the sums, which stay there.
   cuda::Carve in, out;
   in.add<int64_t>(n + 1), in.add<uint8_t>(n), in.add<double>(n), in.add<double>(n);
-  if (listed_log)
-    out.add<Shape>(n);
+  if (finish_on_device)
+    out.add<Shape>(n), out.add<Iso>(n);
   else
-    out.add<ShapeSums>(n);
-  out.add<IsoSums>(n), out.add<float>(n);
+    out.add<ShapeSums>(n), out.add<IsoSums>(n), out.add<float>(n);
+  const size_t down_bytes = out.bytes();
+  if (finish_on_device) out.add<IsoSums>(n), out.add<float>(n);
   unsigned char* hin = c.staged_in.grow(in.bytes());
   unsigned char* din = c.in.grow(in.bytes());
   cuda::Carve hcut(hin), dcut(din);
@@ -158,28 +159,25 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   a.clean = params.clean;
   a.minarea = params.minarea;
   unsigned char* dout = c.out.grow(out.bytes());
-  unsigned char* hout = c.staged_out.grow(out.bytes());
+  unsigned char* hout = c.staged_out.grow(down_bytes);
   cuda::Carve dres(dout), hres(hout);
-  const ShapeSums* shape = nullptr;
+  // What the host reads: the finished shapes (but theta) and isophotal values, or the sums.
   const Shape* finished = nullptr;
-  if (listed_log) {
+  const Iso* finished_iso = nullptr;
+  const ShapeSums* shape = nullptr;
+  const IsoSums* sums = nullptr;
+  const float* mthresh = nullptr;
+  IsoFinishArgs f;
+  if (finish_on_device) {
     a.finished = dres.take<Shape>(n);
+    f.isos = dres.take<Iso>(n);
+    a.sums = dres.take<IsoSums>(n);
+    a.mthresh = dres.take<float>(n);
+    finished = hres.take<Shape>(n);
+    finished_iso = hres.take<Iso>(n);
     a.lists = exceptions.lists;
     a.log_cap = std::log(shape_finish::kRatioCap);  // the host's (finish_shape)
-    finished = hres.take<Shape>(n);
-  } else {
-    a.shape = dres.take<ShapeSums>(n);
-    shape = hres.take<ShapeSums>(n);
-  }
-  a.sums = dres.take<IsoSums>(n);
-  a.mthresh = dres.take<float>(n);
-  const IsoSums* sums = hres.take<IsoSums>(n);
-  const float* mthresh = hres.take<float>(n);
-  // The FWHM fit's pass (else in finish_iso on the host threads), its inputs made by the sums'
-  // kernel and the pass queued right after the sums' download: it runs while the host threads
-  // take the shapes.
-  const bool fwhm_on_device = listed_log;
-  if (fwhm_on_device) {
+    // The FWHM fit's inputs made by the sums' kernel.
     const BackgroundMap& map = *params.background;
     c.back.grow(map.back.size());
     c.back.upload_async(map.back.data(), map.back.size(), s);
@@ -187,6 +185,13 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     a.back = map.grid();
     a.back.back = c.back.data();
     a.satur_level = params.satur_level;
+  } else {
+    a.shape = dres.take<ShapeSums>(n);
+    a.sums = dres.take<IsoSums>(n);
+    a.mthresh = dres.take<float>(n);
+    shape = hres.take<ShapeSums>(n);
+    sums = hres.take<IsoSums>(n);
+    mthresh = hres.take<float>(n);
   }
   // The larger objects' kernel on a stream of its own, beside the others' (shape_kernels.hpp).
   c.inputs_up.record(s);
@@ -194,11 +199,12 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
   shape_sums(a, s, c.warp_stream.get());
   c.warp_sums.record(c.warp_stream.get());
   c.stream.wait(c.warp_sums);
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, out.bytes(), cudaMemcpyDeviceToHost, s));
-  c.sums_down.record(s);
-  FwhmSums* fout = nullptr;
-  if (fwhm_on_device) {
-    FwhmArgs f;
+  // Finished on the device: the shapes come back first, and the host makes their theta while
+  // the isophotal finish runs; then the isophotal values. Else the sums, all at once.
+  const size_t first_down = finish_on_device ? n * sizeof(Shape) : down_bytes;
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(hout, dout, first_down, cudaMemcpyDeviceToHost, s));
+  c.down.record(s);
+  if (finish_on_device) {
     f.objects = static_cast<int64_t>(n);
     f.offset = a.offset;
     f.index = dindex;
@@ -206,18 +212,25 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     f.width = w32;
     f.max_pixels = kHostObjectPixels;
     f.in = a.fwhm_in;
-    f.out = c.fwhm_out.grow(n);
     f.lists = exceptions.lists;
-    fwhm_sums(f, s);
-    fout = c.staged_fwhm_out.grow(n);
-    c.fwhm_out.download_async(fout, n, s);
-    c.fwhm_down.record(s);
+    f.shapes = a.finished;
+    f.sums = a.sums;
+    f.mthresh = a.mthresh;
+    f.finish = iso_finish_params(params);
+    finish_isos(f, s);
+    CELERIS_CUDA_CHECK(cudaMemcpyAsync(const_cast<Iso*>(finished_iso), f.isos, n * sizeof(Iso),
+                                       cudaMemcpyDeviceToHost, s));
+    c.isos_down.record(s);
   }
+  // The blanking codes' draft from the same pixel indexes, after this call's kernels on its
+  // stream (the next call on this context's stream comes after it): it runs beside the host's
+  // finish, the clean zones and the clean pass.
+  if (draft) draft->add(s, dindex, a.offset, first, n);
   // An object's detection threshold: its pixels' smallest with pixel thresholds (weights).
   auto object_thresh = [&](const ObjectView& o) {
     return object_dthresh(o, params.detect_thresh, params.pixel_thresholds);
   };
-  // While the kernel runs: the largest objects on the host, as compute_shape and isophotal.
+  // While the kernels run: the largest objects on the host, as compute_shape and isophotal.
   const auto t_columns = Clock::now();
   std::vector<size_t> large;
   for (size_t i = first; i < last; ++i)
@@ -229,43 +242,31 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     isos[i] = isophotal(objects[i], shapes[i], params);
   }
   const auto t_host = Clock::now();
-  c.sums_down.synchronize();
+  c.down.synchronize();
   const auto t_device = Clock::now();
-  auto small = [&](const ObjectView& o) {
-    return o.size() <= static_cast<size_t>(kHostObjectPixels);
-  };
-
-  // The shapes while the FWHM fit's pass runs (finished on the device: theta alone); then the
-  // rest of the finish. (Before stop 47 the fit's inputs came from this loop and went up after
-  // it: 0.28-0.30 ms more on the H200, crowded 4096^2.)
+  auto small = [&](size_t i) { return objects.count(i) <= static_cast<size_t>(kHostObjectPixels); };
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (size_t j = 0; j < n; ++j) {
     const size_t i = first + j;
-    const ObjectView o = objects[i];
-    if (!small(o)) continue;
-    if (finished) {
-      Shape& s = shapes[i];
-      s = finished[j];
-      s.theta = shape_theta(s);
+    if (!small(i)) continue;
+    Shape& sh = shapes[i];
+    if (finish_on_device) {
+      sh = finished[j];
+      sh.theta = shape_theta(sh);
     } else {
-      shapes[i] = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
-                               object_thresh(o), params.pixel_thresholds);
+      const ObjectView o = objects[i];
+      sh = finish_shape(shape[j], static_cast<int64_t>(o.size()), o.fixed_centre, o.cx, o.cy,
+                        object_thresh(o), params.pixel_thresholds);
+      isos[i] =
+          finish_iso(o, sh, params, sums[j], mthresh[j], iso_background(sh, params, 0.0f), 0.0f);
     }
   }
-  const auto t_inputs = Clock::now();
-  if (fwhm_on_device) c.fwhm_down.synchronize();
-  // The blanking codes' draft from the same pixel indexes, after this call's kernels on its
-  // stream (the next call on this context's stream comes after it): it runs beside the host's
-  // finish, the clean zones and the clean pass.
-  if (draft) draft->add(s, dindex, a.offset, first, n);
-  const auto t_fwhm = Clock::now();
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-  for (size_t j = 0; j < n; ++j) {
-    const size_t i = first + j;
-    const ObjectView o = objects[i];
-    if (!small(o)) continue;
-    isos[i] = finish_iso(o, shapes[i], params, sums[j], mthresh[j],
-                         iso_background(shapes[i], params, 0.0f), 0.0f, fout ? &fout[j] : nullptr);
+  const auto t_shapes = Clock::now();
+  if (finish_on_device) {
+    c.isos_down.synchronize();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (size_t j = 0; j < n; ++j)
+      if (small(first + j)) isos[first + j] = finished_iso[j];
   }
   if (seconds) {
     // Taking a context from the pool (a new one's stream made): its own line.
@@ -274,10 +275,10 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
                           since(t0, t_columns) - since(t_lock, t_locked));
     seconds->emplace_back("gpu shapes: largest objects on the host", since(t_columns, t_host));
     seconds->emplace_back("gpu shapes: wait for the kernel and download", since(t_host, t_device));
-    if (fwhm_on_device) {
-      seconds->emplace_back("gpu shapes: host finish, shapes", since(t_device, t_inputs));
-      seconds->emplace_back("gpu shapes: wait for the FWHM fit's pass", since(t_inputs, t_fwhm));
-      seconds->emplace_back("gpu shapes: host finish, isophotal", since(t_fwhm, Clock::now()));
+    if (finish_on_device) {
+      seconds->emplace_back("gpu shapes: host columns, theta", since(t_device, t_shapes));
+      seconds->emplace_back("gpu shapes: isophotal finish, its wait and columns",
+                            since(t_shapes, Clock::now()));
     } else {
       seconds->emplace_back("gpu shapes: host finish", since(t_device, Clock::now()));
     }

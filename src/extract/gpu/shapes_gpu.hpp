@@ -2,11 +2,11 @@
 // measurements (stages/isophotal.hpp isophotal), the CPU's results bit for bit. The per-pixel
 // sums (the bounding box, peaks, moments, area counts, isophotal flux and error sums, CLEAN's
 // threshold) run on the device, one object per thread, over the front end's device images;
-// only the objects' pixel indexes go up. The shapes are finished there too but for theta
-// (the device's atan2 is not the C library's), with glibc's log reproduced for the area
-// correction (core/glibc_float_math.hpp), as is the FWHM fit's pass; the isophotal finish and
-// theta run on the host threads. Where the exception lists do not describe this process's glibc,
-// the shapes' sums come back and the host finishes them, and the FWHM pass is the host's too.
+// only the objects' pixel indexes go up. The objects are finished there too, shapes and
+// isophotal values, but for theta (the device's atan2 is not the C library's), which the host
+// threads make: glibc's log is reproduced there for the area correction and the FWHM fit's pass
+// (core/glibc_float_math.hpp). Where its exception lists do not describe this process's glibc,
+// the sums come back and the host finishes the objects.
 #pragma once
 
 #include <cstdint>
@@ -43,11 +43,10 @@ struct DeviceWeights {
 // and with CLEAN's heap within a thread's (DETECT_MINAREA <= 64).
 bool shapes_supported(const IsoParams& params, bool weights_on_device = false);
 
-// Whether the FWHM fit's pass over each object's pixels runs on the GPU too: glibc's log is
-// reproduced there from core/glibc_float_math.hpp's exception lists, used only when they
-// describe this process's glibc (else the pass is the host threads'; the same values either
-// way). False without CUDA.
-bool fwhm_on_gpu();
+// Whether the objects are finished on the GPU too (but theta): glibc's log is reproduced there
+// from core/glibc_float_math.hpp's exception lists, used only when they describe this process's
+// glibc (else the finish is the host threads'; the same values either way). False without CUDA.
+bool finish_on_gpu();
 
 // `value`, `cvalue`: the device images (FrontEnd::device_value, device_cvalue), width x height,
 // whose pixels the objects' values are (and `weights`' images, with weights). Resizes shapes

@@ -8,7 +8,7 @@ bool shapes_supported(const IsoParams&, bool) {
   return false;
 }
 
-bool fwhm_on_gpu() {
+bool finish_on_gpu() {
   return false;
 }
 

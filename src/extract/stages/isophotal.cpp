@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "extract/stages/iso_finish.hpp"
 #include "extract/stages/iso_sums.hpp"
 #include "extract/stages/weights.hpp"
 
@@ -52,51 +53,14 @@ IsoSumParams iso_sum_params(const IsoParams& ctx) {
 
 Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const IsoSums& sums,
                float mthresh, float bkg, float dbkg, const FwhmSums* fwhm) {
-  Iso r;
-  const bool gainflag = ctx.weighted && ctx.weight_gain;
-  const bool photo = ctx.ngamma != 0.0;
-  const double gain = ctx.gain;
+  const IsoFinishParams fp = iso_finish_params(ctx);
   const bool dual = ctx.measure.data != nullptr;
   auto measured = [&](const Pixel& p) { return dual ? ctx.measure(p.x, p.y) : p.value; };
-  r.xpeak = sums.xpeak;
-  r.ypeak = sums.ypeak;
-  r.area = sums.area;
-  double tv = sums.tv, sigtv = sums.sigtv;
-  double esum = sums.esum, emx2 = sums.emx2, emy2 = sums.emy2, emxy = sums.emxy;
-  float peak = sums.peak;
-  const float cdpeak = sums.cdpeak, minthresh = sums.minthresh;
-  // SExtractor's fdflux is a float, squared in float.
-  const float fdflux = static_cast<float>(s.flux);
-  const double flux2 = fdflux * fdflux;
-  emx2 /= flux2;
-  emy2 /= flux2;
-  emxy /= flux2;
-  esum *= 0.08333 / flux2;
-  guard_singular_errors(s.singular, esum, emx2, emy2, emxy);
-  r.errx2 = emx2;
-  r.erry2 = emy2;
-  r.errxy = emxy;
-  if (photo) {
-    tv = ctx.ngamma * (tv - s.npix * std::exp(dbkg / ctx.ngamma));
-    sigtv /= ctx.ngamma * ctx.ngamma;
-  } else {
-    // fdnpix * dbkg: an int times a float, in float.
-    tv -= static_cast<float>(s.npix) * dbkg;
-    if (!gainflag && gain > 0.0 && tv > 0.0) sigtv += tv / gain;
-  }
-  r.flux = static_cast<float>(tv);
-  r.fluxvar = static_cast<float>(sigtv);
-  peak -= dbkg;
-  r.peak = peak;
-  r.cpeak = cdpeak;
-  r.background = bkg;
-  r.dbkg = dbkg;
-  r.dthresh = object_dthresh(d, ctx.detect_thresh, ctx.pixel_thresholds);
-  r.thresh = minthresh;
-  r.mthresh = mthresh;
-
+  const double photo_exp = fp.ngamma != 0.0 ? std::exp(dbkg / ctx.ngamma) : 0.0;
+  Iso r = iso_from_sums(s, fp, sums, mthresh, bkg, dbkg,
+                        object_dthresh(d, ctx.detect_thresh, ctx.pixel_thresholds), photo_exp);
   // FWHM, on pixels less the local background, below the saturation level less the background.
-  const FwhmCut cut = fwhm_cut(peak, minthresh, dbkg, ctx.satur_level, bkg);
+  const FwhmCut cut = iso_fwhm_cut(r, fp);
   if (cut.thresh0 > 0.0f) {
     FwhmSums f;
     if (fwhm) {
@@ -110,17 +74,18 @@ Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const 
         fwhm_add(f, pix, dx, dy, std::log(pix));
       }
     }
-    const double sw = f.sw, sx = f.sx, sxx = f.sxx, sy = f.sy, sxy = f.sxy;
-    const double det = sw * sxx - sx * sx;
-    if (std::fabs(det) > 0.0) {
-      double bcoef = -(sw * sxy - sx * sy) / det;
-      const double bmax = 1 / (13 * static_cast<float>(s.a) * static_cast<float>(s.b));
-      if (bcoef < bmax) bcoef = bmax;
-      r.fwhm = static_cast<float>(1.6651 / std::sqrt(bcoef));
-      if (r.fwhm > 0.0f) r.fwhm -= 1 / (4 * r.fwhm);
-    }
+    iso_fwhm(r, s, f);
   }
   return r;
+}
+
+IsoFinishParams iso_finish_params(const IsoParams& ctx) {
+  IsoFinishParams p;
+  p.gain = ctx.gain;
+  p.gainflag = ctx.weighted && ctx.weight_gain;
+  p.ngamma = ctx.ngamma;
+  p.satur_level = ctx.satur_level;
+  return p;
 }
 
 namespace {

@@ -6,27 +6,12 @@
 #include "extract/objects.hpp"
 #include "extract/stages/background.hpp"
 #include "extract/stages/fwhm_sums.hpp"
+#include "extract/stages/iso.hpp"
+#include "extract/stages/iso_finish.hpp"
 #include "extract/stages/iso_sums.hpp"
 #include "extract/stages/moments.hpp"
 
 namespace celeris::extract {
-
-struct Iso {
-  float flux = 0, fluxvar = 0;  // FLUX_ISO and its variance
-  int area = 0;                 // ISOAREA_IMAGE
-  float peak = 0;               // FLUX_MAX (unfiltered)
-  float cpeak = 0;              // max filtered value; XPEAK/YPEAK is its pixel
-  int xpeak = 0, ypeak = 0;
-  double errx2 = 0, erry2 = 0, errxy = 0;
-  float fwhm = 0;
-  float background = 0;  // BACKGROUND (bilinear mesh value at the barycentre, + dbkg)
-  float dbkg = 0;        // local background (BACKPHOTO_TYPE LOCAL), subtracted from the fluxes
-  float mthresh = 0;     // CLEAN threshold
-  // The object's detection threshold (THRESHOLD; the profile CLEAN fits) and analysis threshold
-  // (before dbkg), both ADU above the background: the global ones without weights, the
-  // smallest of its pixels' with them.
-  float dthresh = 0, thresh = 0;
-};
 
 struct IsoParams {
   const BackgroundMap* background = nullptr;  // for BACKGROUND
@@ -65,6 +50,8 @@ Iso isophotal(const ObjectView& object, const Shape& shape, const IsoParams& par
 IsoSumParams iso_sum_params(const IsoParams& params);
 // `fwhm`: the FWHM fit's pixel sums made elsewhere (the GPU: fwhm_cut's pixels, fwhm_add's
 // arithmetic); without, the pass over the object's pixels is made here.
+// The IsoFinishParams (iso_finish.hpp) of objects measured with `params`.
+IsoFinishParams iso_finish_params(const IsoParams& params);
 Iso finish_iso(const ObjectView& object, const Shape& shape, const IsoParams& params,
                const IsoSums& sums, float mthresh, float bkg, float dbkg,
                const FwhmSums* fwhm = nullptr);

@@ -7,6 +7,7 @@
 #include "extract/stages/dgeo_map.hpp"
 #include "extract/stages/shape.hpp"
 #include "extract/stages/shape_sums.hpp"
+#include "extract/stages/singular_errors.hpp"
 
 namespace celeris::extract {
 
@@ -33,16 +34,5 @@ Shape finish_shape(const ShapeSums& sums, int64_t npix, bool fixed_centre, doubl
 // The theta finish_shape gives a shape, from its moments (the C library's atan2): for a shape
 // finished without it (the GPU's, shape_finish.hpp ThetaLater).
 double shape_theta(const Shape& s);
-
-// SExtractor's guard on position-error moments of a singular (fully correlated) profile: when
-// their determinant is below esum^2, esum (a twelfth of a pixel, scaled as the moments) is added
-// to both variances. Shared by the isophotal and the windowed errors.
-inline void guard_singular_errors(bool singular, double esum, double& emx2, double& emy2,
-                                  double emxy) {
-  if (singular && (emx2 * emy2 - emxy * emxy) < esum * esum) {
-    emx2 += esum;
-    emy2 += esum;
-  }
-}
 
 }  // namespace celeris::extract
