@@ -52,7 +52,7 @@ IsoSumParams iso_sum_params(const IsoParams& ctx) {
 }
 
 Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const IsoSums& sums,
-               float mthresh, float bkg, float dbkg, const FwhmSums* fwhm) {
+               float mthresh, float bkg, float dbkg) {
   const IsoFinishParams fp = iso_finish_params(ctx);
   const bool dual = ctx.measure.data != nullptr;
   auto measured = [&](const Pixel& p) { return dual ? ctx.measure(p.x, p.y) : p.value; };
@@ -63,16 +63,12 @@ Iso finish_iso(const ObjectView& d, const Shape& s, const IsoParams& ctx, const 
   const FwhmCut cut = iso_fwhm_cut(r, fp);
   if (cut.thresh0 > 0.0f) {
     FwhmSums f;
-    if (fwhm) {
-      f = *fwhm;
-    } else {
-      for (const Pixel p : d) {
-        const double pix = static_cast<double>(measured(p)) - dbkg;
-        if (!(pix > cut.thresh0 && pix < cut.sat)) continue;
-        double dx = p.x - s.mx, dy = p.y - s.my;
-        if (ctx.dgeo) dx -= ctx.dgeo->dx(p.x, p.y), dy -= ctx.dgeo->dy(p.x, p.y);
-        fwhm_add(f, pix, dx, dy, std::log(pix));
-      }
+    for (const Pixel p : d) {
+      const double pix = static_cast<double>(measured(p)) - dbkg;
+      if (!(pix > cut.thresh0 && pix < cut.sat)) continue;
+      double dx = p.x - s.mx, dy = p.y - s.my;
+      if (ctx.dgeo) dx -= ctx.dgeo->dx(p.x, p.y), dy -= ctx.dgeo->dy(p.x, p.y);
+      fwhm_add(f, pix, dx, dy, std::log(pix));
     }
     iso_fwhm(r, s, f);
   }

@@ -43,18 +43,16 @@ struct IsoParams {
 Iso isophotal(const ObjectView& object, const Shape& shape, const IsoParams& params,
               float dbkg = 0.0f);
 
-// isophotal()'s two halves, for a caller that makes the per-pixel sums elsewhere (the GPU,
-// gpu/shapes_gpu.hpp): the sums' frame-wide terms, and the rest from the sums and CLEAN's
-// threshold (clean_threshold): the errors, fluxes and the FWHM fit (its pass over the pixels
-// here, or its sums from the GPU). `bkg`: BACKGROUND (the mesh value at the barycentre plus dbkg).
+// isophotal()'s two halves, for a caller that makes the per-pixel sums elsewhere (the GPU's
+// fallback where glibc's log is not reproduced there, gpu/shapes_gpu.cpp): the sums' frame-wide
+// terms, and the rest from the sums and CLEAN's threshold (clean_threshold): the errors, fluxes
+// and the FWHM fit with its pass over the pixels (iso_finish.hpp's arithmetic, which the GPU's
+// own finish runs too). `bkg`: BACKGROUND (the mesh value at the barycentre plus dbkg).
 IsoSumParams iso_sum_params(const IsoParams& params);
-// `fwhm`: the FWHM fit's pixel sums made elsewhere (the GPU: fwhm_cut's pixels, fwhm_add's
-// arithmetic); without, the pass over the object's pixels is made here.
+Iso finish_iso(const ObjectView& object, const Shape& shape, const IsoParams& params,
+               const IsoSums& sums, float mthresh, float bkg, float dbkg);
 // The IsoFinishParams (iso_finish.hpp) of objects measured with `params`.
 IsoFinishParams iso_finish_params(const IsoParams& params);
-Iso finish_iso(const ObjectView& object, const Shape& shape, const IsoParams& params,
-               const IsoSums& sums, float mthresh, float bkg, float dbkg,
-               const FwhmSums* fwhm = nullptr);
 
 // BACKGROUND of an object of shape `shape`: the mesh map's value at its barycentre, plus dbkg.
 float iso_background(const Shape& shape, const IsoParams& params, float dbkg);
