@@ -82,6 +82,12 @@ struct CleanPass::State {
   // 16-byte list records (0.75 MB, read at random) did not.
   std::vector<uint64_t> changed_bit;
   bool is_changed(size_t o) const { return (changed_bit[o >> 6] >> (o & 63)) & 1; }
+  // With a whole frame's index (add_zone_index): a bit per newcomer whose zone holds a changed
+  // object, set for every later newcomer of an object as it changes. A newcomer without it has
+  // no changed neighbour, so its zone's entries that matter are its hits alone.
+  const CleanPairs* index = nullptr;
+  std::vector<uint64_t> recheck_bit;
+  bool recheck(size_t i) const { return (recheck_bit[i >> 6] >> (i & 63)) & 1; }
   std::vector<size_t> victims;
   std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
   std::vector<size_t> leaving;
@@ -138,6 +144,11 @@ struct CleanPass::State {
       list.set_tag(o, static_cast<int32_t>(changed.size()));
       changed_bit[o >> 6] |= uint64_t{1} << (o & 63);
       changed.emplace_back(shapes[o], isos[o], o);  // in place: no temporary copied
+      if (index)
+        for (int64_t k = index->later_offset[o]; k < index->later_offset[o + 1]; ++k) {
+          const uint32_t i = index->later[k];
+          recheck_bit[i >> 6] |= uint64_t{1} << (i & 63);
+        }
     }
     Changed& c = changed[slot(o)];
     c.profile_valid = false;
@@ -247,9 +258,29 @@ struct CleanPass::State {
     wake_cv.notify_all();
   }
 
+  // The entries of newcomer `in`'s zone (z: its place in `zones`) now in the list whose
+  // comparison is not kNone, into `met`: per entry, the answer made beforehand while its object
+  // is as detected, else the object compared afresh.
+  void scan_zone(size_t in, size_t z, const CleanZones& zones, const std::vector<CleanPair>& pair) {
+    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+      const size_t o = zones.neighbours[k];
+      CleanPair c = pair[k];
+      const bool o_changed = is_changed(o);
+      if (!o_changed && c == CleanPair::kNone) continue;
+      const int64_t li = list.position(o);
+      if (li < 0) continue;
+      if (o_changed && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
+      met.emplace_back(static_cast<size_t>(li), c);
+    }
+  }
+
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
-            const std::vector<uint8_t>& any) {
+            const std::vector<uint8_t>& any, const CleanPairs* zone_index) {
     const size_t end = zones.first + zones.offset.size() - 1;
+    if (zone_index) {
+      index = zone_index;
+      recheck_bit.assign((n + 63) / 64, 0);
+    }
     for (size_t in = next; in < end; ++in) {
       publish(in);
       if (in + kAhead < end) {
@@ -281,18 +312,15 @@ struct CleanPass::State {
           const CleanPair c = compare_afresh(in, o);
           if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
         }
-      } else if (any[z] || !changed.empty()) {
-        // Per pair: the answer made beforehand while o is as detected, else o compared afresh.
-        for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
-          const size_t o = zones.neighbours[k];
-          CleanPair c = pair[k];
-          const bool o_changed = is_changed(o);
-          if (!o_changed && c == CleanPair::kNone) continue;
-          const int64_t li = list.position(o);
-          if (li < 0) continue;
-          if (o_changed && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
-          met.emplace_back(static_cast<size_t>(li), c);
+      } else if (index && !recheck(in)) {
+        // No object of its zone has changed: the answers made beforehand, where they fire.
+        for (int64_t h = index->hit_offset[in]; h < index->hit_offset[in + 1]; ++h) {
+          const uint32_t k = index->hit[h];
+          const int64_t li = list.position(zones.neighbours[k]);
+          if (li >= 0) met.emplace_back(static_cast<size_t>(li), pair[k]);
         }
+      } else if (index || any[z] || !changed.empty()) {
+        scan_zone(in, z, zones, pair);
       }
       std::sort(met.begin(), met.end());
       victims.clear();
@@ -319,6 +347,7 @@ struct CleanPass::State {
     }
     publish(end);
     next = end;
+    index = nullptr;  // the caller's, valid during this call
   }
 
   CleanResult finish(std::vector<Shape>& out_shapes, std::vector<Iso>& out_isos) {
@@ -391,13 +420,18 @@ void CleanPass::release_waiters() const {
 }
 
 void CleanPass::take(const CleanZones& zones, const std::vector<CleanPair>& pair,
-                     const std::vector<uint8_t>& any) {
+                     const std::vector<uint8_t>& any, const CleanPairs* index) {
   if (zones.first != state_->next || zones.offset.empty() ||
       zones.first + zones.offset.size() - 1 > state_->n)
     throw Error("internal: CleanPass::take given objects " + std::to_string(zones.first) + " .. " +
                 std::to_string(zones.first + zones.offset.size() - 1) + ", expected " +
                 std::to_string(state_->next) + " onwards");
-  state_->take(zones, pair, any);
+  // The index covers a whole frame taken at once.
+  if (index &&
+      (index->hit_offset.empty() || zones.first != 0 || zones.offset.size() != state_->n + 1 ||
+       index->hit_offset.size() != state_->n + 1 || index->later_offset.size() != state_->n + 1))
+    index = nullptr;
+  state_->take(zones, pair, any, state_->params.enabled ? index : nullptr);
 }
 
 CleanResult CleanPass::finish(std::vector<Shape>& shapes, std::vector<Iso>& isos) {
@@ -425,7 +459,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     all_zones.offset.assign(n + 1, 0);
     z = &all_zones;
   }
-  pass.take(*z, pairs.pair, pairs.any);
+  pass.take(*z, pairs.pair, pairs.any, &pairs);
   return pass.finish(shapes, isos);
 }
 

@@ -2,13 +2,15 @@
 // written once for the host's clean_pair (clean_pairs.cpp) and the GPU's decisions beside the
 // zones (gpu/clean_zones_gpu.cu, compiled without FMA contraction, as clean_pairs.cpp is): which
 // profile is tested at which threshold, and the answer wherever it is certain without the
-// profile's pow. Plain C++17 (CELERIS_HD), free of the library's other headers.
+// profile's pow and the profile itself. Plain C++17 (CELERIS_HD), free of the library's other
+// headers but SExtractor's pi.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
 #include "celeris/host_device.hpp"
+#include "extract/sextractor/pi.hpp"
 
 namespace celeris::extract {
 
@@ -19,6 +21,35 @@ struct CleanPairInput {
   double amp = 0, alpha = 0;
   float flux = 0, cxx = 0, cyy = 0, cxy = 0, mthresh = 0;
 };
+
+// An object's CLEAN profile, amp (1 + alpha r^2)^-beta (clean.c addcleanobj), reaching the
+// detection threshold `dthresh` on the isophote of its `npix` pixels; `root(ratio)` is
+// ratio^(1/beta) (CLEAN_PARAM 1: ratio itself, no pow). The host's CleanProfile and the GPU's
+// zones (gpu/clean_zones_gpu.cu, from the device's shapes) make it here: a and b as floats.
+template <class Root>
+CELERIS_HD void clean_profile_terms(float a, float b, double flux, float abcor, int npix,
+                                    float dthresh, Root root, double& amp, double& alpha) {
+  const double unitarea = kSexPi * a * b;
+  amp = static_cast<float>(flux) / (2 * unitarea * abcor);
+  alpha = (root(amp / dthresh) - 1) * unitarea / npix;
+}
+
+// What the comparison reads of an object from its shape `s` (a Shape: mx, my, flux, cxx, cyy,
+// cxy), its CLEAN threshold and its profile (clean_profile_terms).
+template <class S>
+CELERIS_HD CleanPairInput clean_pair_input_of(const S& s, float mthresh, double amp, double alpha) {
+  CleanPairInput p;
+  p.mx = s.mx;
+  p.my = s.my;
+  p.amp = amp;
+  p.alpha = alpha;
+  p.flux = static_cast<float>(s.flux);
+  p.cxx = static_cast<float>(s.cxx);
+  p.cyy = static_cast<float>(s.cyy);
+  p.cxy = static_cast<float>(s.cxy);
+  p.mthresh = mthresh;
+  return p;
+}
 
 // The test a comparison of newcomer `in` with an earlier object `o` makes: the fainter object
 // (o, unless it is at least as bright) lies under the other's profile when the profile,

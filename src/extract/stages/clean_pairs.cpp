@@ -17,26 +17,16 @@ bool clean_profile_above(double amp, double val, double beta, float level) {
 }
 
 CleanProfile::CleanProfile(const Shape& s, float dthresh, double beta) {
-  const double unitarea = kSexPi * static_cast<float>(s.a) * static_cast<float>(s.b);
-  amp = static_cast<float>(s.flux) / (2 * unitarea * s.abcor);
   // CLEAN_PARAM 1 (the default): pow(x, 1) is x, exactly (glibc's pow is within 0.52 ulp, and x
   // is the only double that close to itself), and the pow is the profile's slowest step.
-  const double ratio = amp / dthresh;
-  alpha = ((beta == 1.0 ? ratio : std::pow(ratio, 1.0 / beta)) - 1) * unitarea / s.npix;
+  clean_profile_terms(
+      static_cast<float>(s.a), static_cast<float>(s.b), s.flux, s.abcor, s.npix, dthresh,
+      [beta](double ratio) { return beta == 1.0 ? ratio : std::pow(ratio, 1.0 / beta); }, amp,
+      alpha);
 }
 
 CleanPairInput clean_pair_input(const Shape& s, const Iso& iso, const CleanProfile& profile) {
-  CleanPairInput p;
-  p.mx = s.mx;
-  p.my = s.my;
-  p.amp = profile.amp;
-  p.alpha = profile.alpha;
-  p.flux = static_cast<float>(s.flux);
-  p.cxx = static_cast<float>(s.cxx);
-  p.cyy = static_cast<float>(s.cyy);
-  p.cxy = static_cast<float>(s.cxy);
-  p.mthresh = iso.mthresh;
-  return p;
+  return clean_pair_input_of(s, iso.mthresh, profile.amp, profile.alpha);
 }
 
 CleanPair clean_pair(const Shape& sin, const Iso& iin, const CleanProfile& profile_in,
@@ -77,6 +67,8 @@ CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>&
   std::vector<CleanProfile> profile(shapes.size());
   std::vector<CleanRows> rows(shapes.size());
   CleanPairs p = clean_pairs(shapes, isos, zones, beta, clean_margin, threads, profile, rows);
+  if (zones.first == 0 && zones.offset.size() == shapes.size() + 1)  // the whole frame's
+    add_zone_index(zones, shapes.size(), threads, p);
   p.profile = std::move(profile);
   p.rows = std::move(rows);
   return p;
@@ -139,6 +131,46 @@ CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::v
                ? clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta)
                : static_cast<CleanPair>(codes[k]);
   });
+}
+
+void add_zone_index(const CleanZones& zones, size_t objects, int threads, CleanPairs& p) {
+  const size_t n = objects;
+  if (zones.first != 0 || zones.offset.size() != n + 1 || p.pair.size() != zones.neighbours.size())
+    throw Error("internal: add_zone_index given zones of objects " + std::to_string(zones.first) +
+                " onwards (" + std::to_string(zones.offset.size()) + " offsets, " +
+                std::to_string(p.pair.size()) + " decisions) for a frame of " + std::to_string(n));
+  const int64_t ni = static_cast<int64_t>(n);
+  // Each newcomer's hits counted, then (after the scan) written; each object's later newcomers
+  // counted with atomic increments, then placed at cursors taken the same way (their order is
+  // free: the pass only marks them).
+  p.hit_offset.assign(n + 1, 0);
+  p.later_offset.assign(n + 1, 0);
+  int64_t* later_count = p.later_offset.data() + 1;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < ni; ++i) {
+    int64_t hits = 0;
+    for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+      hits += p.pair[k] != CleanPair::kNone;
+      __atomic_fetch_add(&later_count[zones.neighbours[k]], 1, __ATOMIC_RELAXED);
+    }
+    p.hit_offset[i + 1] = hits;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    p.hit_offset[i + 1] += p.hit_offset[i];
+    p.later_offset[i + 1] += p.later_offset[i];
+  }
+  p.hit.resize(static_cast<size_t>(p.hit_offset[n]));
+  p.later.resize(static_cast<size_t>(p.later_offset[n]));
+  std::vector<int64_t> cursor(p.later_offset.begin(), p.later_offset.end() - 1);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < ni; ++i) {
+    int64_t h = p.hit_offset[i];
+    for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
+      if (p.pair[k] != CleanPair::kNone) p.hit[h++] = static_cast<uint32_t>(k);
+      const int64_t at = __atomic_fetch_add(&cursor[zones.neighbours[k]], 1, __ATOMIC_RELAXED);
+      p.later[at] = static_cast<uint32_t>(i);
+    }
+  }
 }
 
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
