@@ -82,12 +82,18 @@ struct CleanPass::State {
   // 16-byte list records (0.75 MB, read at random) did not.
   std::vector<uint64_t> changed_bit;
   bool is_changed(size_t o) const { return (changed_bit[o >> 6] >> (o & 63)) & 1; }
-  // With a whole frame's index (add_zone_index): a bit per newcomer whose zone holds a changed
-  // object, set for every later newcomer of an object as it changes. A newcomer without it has
-  // no changed neighbour, so its zone's entries that matter are its hits alone.
+  // With a whole frame's index (add_zone_index): per newcomer, the objects of its zone changed
+  // before its turn (a list through `recheck`, from recheck_head[newcomer]), each filed as it
+  // changes under every later newcomer whose zone holds it. A newcomer's entries that matter
+  // are then its hits whose objects are unchanged and those objects, compared afresh.
   const CleanPairs* index = nullptr;
-  std::vector<uint64_t> recheck_bit;
-  bool recheck(size_t i) const { return (recheck_bit[i >> 6] >> (i & 63)) & 1; }
+  size_t current = 0;  // the newcomer being taken
+  struct Recheck {
+    uint32_t object;
+    int32_t next;
+  };
+  std::vector<int32_t> recheck_head;
+  std::vector<Recheck> recheck;
   std::vector<size_t> victims;
   std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
   std::vector<size_t> leaving;
@@ -147,7 +153,9 @@ struct CleanPass::State {
       if (index)
         for (int64_t k = index->later_offset[o]; k < index->later_offset[o + 1]; ++k) {
           const uint32_t i = index->later[k];
-          recheck_bit[i >> 6] |= uint64_t{1} << (i & 63);
+          if (i <= current) continue;  // taken already (or now: its zone is scanned)
+          recheck.push_back({static_cast<uint32_t>(o), recheck_head[i]});
+          recheck_head[i] = static_cast<int32_t>(recheck.size() - 1);
         }
     }
     Changed& c = changed[slot(o)];
@@ -279,9 +287,11 @@ struct CleanPass::State {
     const size_t end = zones.first + zones.offset.size() - 1;
     if (zone_index) {
       index = zone_index;
-      recheck_bit.assign((n + 63) / 64, 0);
+      recheck_head.assign(n, -1);
+      recheck.clear();
     }
     for (size_t in = next; in < end; ++in) {
+      current = in;
       publish(in);
       if (in + kAhead < end) {
         prefetch_lines(shapes[in + kAhead]);
@@ -312,14 +322,24 @@ struct CleanPass::State {
           const CleanPair c = compare_afresh(in, o);
           if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
         }
-      } else if (index && !recheck(in)) {
-        // No object of its zone has changed: the answers made beforehand, where they fire.
+      } else if (index) {
+        // The answers made beforehand where they fire and their objects are as detected, then
+        // the changed objects of its zone compared afresh.
         for (int64_t h = index->hit_offset[in]; h < index->hit_offset[in + 1]; ++h) {
           const uint32_t k = index->hit[h];
-          const int64_t li = list.position(zones.neighbours[k]);
+          const uint32_t o = zones.neighbours[k];
+          if (is_changed(o)) continue;
+          const int64_t li = list.position(o);
           if (li >= 0) met.emplace_back(static_cast<size_t>(li), pair[k]);
         }
-      } else if (index || any[z] || !changed.empty()) {
+        for (int32_t r = recheck_head[in]; r >= 0; r = recheck[r].next) {
+          const uint32_t o = recheck[r].object;
+          const int64_t li = list.position(o);
+          CleanPair c;
+          if (li >= 0 && (c = compare_afresh(in, o)) != CleanPair::kNone)
+            met.emplace_back(static_cast<size_t>(li), c);
+        }
+      } else if (any[z] || !changed.empty()) {
         scan_zone(in, z, zones, pair);
       }
       std::sort(met.begin(), met.end());
