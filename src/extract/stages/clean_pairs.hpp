@@ -94,8 +94,8 @@ CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::v
 // `zones` (every newcomer 0 .. objects - 1) and pairs.pair, with `threads` threads. With it the
 // pass visits, for most newcomers, only the entries whose decision is not kNone (on a crowded
 // 4096^2 frame 10,945 of 138,078), instead of asking each entry whether an earlier merge has
-// changed its object: a change marks the later newcomers whose zones hold the object, and only
-// those scan their whole zone (clean.cpp).
+// changed its object: a change files the object under the later newcomers whose zones hold it,
+// which compare it afresh (clean.cpp).
 void add_zone_index(const CleanZones& zones, size_t objects, int threads, CleanPairs& pairs);
 
 // Every profile and rows, and the decision for every pair of `zones`, from the shapes and
