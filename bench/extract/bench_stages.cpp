@@ -69,8 +69,8 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; lend-pixels and
-// prepare-trees for --ab only), by
+// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; lend-pixels,
+// prepare-trees and zones-after-shapes for --ab only), by
 // name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
@@ -89,6 +89,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.gpu_lend_detection_pixels = std::stoi(value) != 0;
   else if (key == "prepare-trees")
     c.gpu_prepare_trees = std::stoi(value) != 0;
+  else if (key == "zones-after-shapes")
+    c.gpu_zones_after_shapes = std::stoi(value) != 0;
   else if (key == "band-rows")
     c.gpu_band_rows = std::stoll(value);
   else if (key == "pass-census")
@@ -125,7 +127,8 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
   if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
     throw Error("--ab " + option +
                 ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1, "
-                "photometry-batch=N, lend-pixels=0|1, prepare-trees=0|1 or band-rows=N");
+                "photometry-batch=N, lend-pixels=0|1, prepare-trees=0|1, zones-after-shapes=0|1 or "
+                "band-rows=N");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");

@@ -137,6 +137,13 @@ struct Config {
   // (gpu/deblend_prepare_kernels.hpp); false: the deblending stage stages them from the host.
   // The same catalog either way.
   bool gpu_prepare_trees = true;
+  // Tests and benchmarks: with --device cuda and the GPU shapes finished on the device, a whole
+  // frame's clean zones (and CLEAN_PARAM 1's pair decisions) are found there right after them,
+  // from their columns on the device (src/extract/gpu/zones_after_shapes.hpp); false: from the
+  // host's columns once the shapes are back (clean_zones_gpu). Off until it has run on a device
+  // (written at stop 68, when none was lent: bench/PENDING_DEVICE.md); meant to give the same
+  // catalog.
+  bool gpu_zones_after_shapes = false;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

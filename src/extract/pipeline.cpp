@@ -582,12 +582,22 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                                                           w, h, dthresh, front.device_thresh)
                                     : nullptr;
   std::vector<std::pair<std::string, double>> shape_steps;  // the GPU shapes' steps
+  // The clean zones (and CLEAN_PARAM 1's decisions) found on the device right after the GPU
+  // shapes, from their columns there (gpu/zones_after_shapes.hpp), when one chunk takes every
+  // object; else (or with too many large objects) the zones step below makes them.
+  const bool zones_after_shapes = gpu_shapes && config.device == Backend::Cuda &&
+                                  config.gpu_zones_after_shapes && clean_params.enabled &&
+                                  config.back_end_chunk_objects <= 0 && gpu::finish_on_gpu();
+  const std::shared_ptr<gpu::ZonesAfterShapes> device_zones =
+      zones_after_shapes
+          ? gpu::zones_after_shapes(w, h, config.clean_param, config.clean_param == 1.0)
+          : nullptr;
   BackEndSteps back_steps;
   back_steps.shapes = [&](const ObjectList& objects, size_t first, size_t last, int threads) {
     if (gpu_shapes) {
       gpu::shapes_and_isophotal(objects, first, last, front.device_value, front.device_cvalue, w,
                                 iso_params, threads, shapes, isos, &shape_steps,
-                                blanking_draft.get(), device_weights);
+                                blanking_draft.get(), device_weights, device_zones.get());
       return;
     }
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
@@ -608,6 +618,21 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   back_steps.zones = [&](size_t first, size_t last, int threads,
                          const std::vector<CleanProfile>& profile, CleanPairs& pairs) {
     CleanZones zones;
+    const bool decide = config.clean_param == 1.0;
+    std::vector<uint8_t> codes;
+    auto pairs_from_codes = [&] {
+      const auto t = std::chrono::steady_clock::now();
+      pairs =
+          clean_pairs_from_codes(shapes, isos, zones, config.clean_param, threads, profile, codes);
+      zone_steps.emplace_back(
+          "gpu zones: pairs from the codes",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    };
+    if (device_zones && first == 0 && last == shapes.size() &&
+        gpu::collect_zones(*device_zones, last, zones, decide ? &codes : nullptr, &zone_steps)) {
+      if (decide) pairs_from_codes();
+      return zones;
+    }
     if (config.device == Backend::Cuda) {
       gpu::ZonePairsRequest request;
       request.beta = config.clean_param;
@@ -616,18 +641,9 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
         for (size_t i = from; i < to; ++i)
           out[i - from] = clean_pair_input(shapes[i], isos[i], profile[i]);
       };
-      const bool decide = config.clean_param == 1.0;
-      std::vector<uint8_t> codes;
       if (gpu::clean_zones_gpu(shapes, first, last, w, h, threads, zones, &zone_steps,
                                decide ? &request : nullptr, &codes, zones_frame)) {
-        if (decide) {
-          const auto t = std::chrono::steady_clock::now();
-          pairs = clean_pairs_from_codes(shapes, isos, zones, config.clean_param, threads, profile,
-                                         codes);
-          zone_steps.emplace_back(
-              "gpu zones: pairs from the codes",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
-        }
+        if (decide) pairs_from_codes();
         return zones;
       }
     }

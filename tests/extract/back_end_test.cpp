@@ -274,6 +274,44 @@ TEST(GpuBackEnd, ChildrenChosenOnTheGpuGiveTheSameCatalog) {
   }
 }
 
+// The clean zones found on the device right after the GPU shapes, from their columns there
+// (Config::gpu_zones_after_shapes, gpu/zones_after_shapes.hpp), give the CPU path's catalog:
+// with CLEAN's decisions made beside them (CLEAN_PARAM 1) or not (2.5), with the object stack
+// full, and with a weight map (the GPU's weighted front end); the step lines say they ran.
+TEST(GpuBackEnd, ZonesAfterTheShapesGiveTheCpuCatalog) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  struct Variant {
+    const char* name;
+    double clean_param;
+    int objstack;
+    bool weights;
+  };
+  for (const Variant& v :
+       {Variant{"default", 1.0, 3000, false}, Variant{"CLEAN_PARAM 2.5", 2.5, 3000, false},
+        Variant{"object stack 200", 1.0, 200, false}, Variant{"MAP_RMS", 1.0, 3000, true}}) {
+    MeasureRequest request;
+    Config c;
+    c.phot_apertures = {3.0, 8.0};
+    c.threads = 4;
+    c.clean_param = v.clean_param;
+    c.memory_objstack = v.objstack;
+    if (v.weights) {
+      request.weight_map = crowded_weights().view();
+      c.detect_weight.type = c.measure_weight.type = WeightType::MapRms;
+    }
+    const Result cpu = extract(crowded_field().view(), c, request);
+    c.device = Backend::Cuda;
+    c.gpu_zones_after_shapes = true;
+    const Result gpu = extract(crowded_field().view(), c, request);
+    bool queued = false;
+    for (const auto& [name, s] : gpu.info.stage_seconds)
+      queued |= name == "gpu zones after the shapes: queued";
+    EXPECT_TRUE(queued) << v.name;
+    EXPECT_GT(cpu.objects.size(), 2000u) << v.name;
+    expect_same(cpu.objects, gpu.objects, v.name);
+  }
+}
+
 bool photometry_beside_pass(const Result& r) {
   for (const auto& [name, s] : r.info.stage_seconds)
     if (name == "gpu measure beside the pass: launches") return true;

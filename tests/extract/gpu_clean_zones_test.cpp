@@ -4,7 +4,8 @@
 // ties in position, the objects of a crowded simulated frame, one object, none, and a frame with
 // more large objects than the GPU takes (then false, the zones untouched); and the range form's
 // zones of a range of newcomers against the host's; CLEAN's decisions for the pairs made beside
-// them against the host's. Skipped without a CUDA device.
+// them against the host's; and the zones found after the GPU shapes from device columns
+// (zones_after_shapes.hpp). Skipped without a CUDA device.
 #ifdef CELERIS_HAVE_CUDA
 
 #include <gtest/gtest.h>
@@ -16,7 +17,11 @@
 #include <vector>
 
 #include "celeris/device.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/stream.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
+#include "extract/gpu/zones_after_shapes.hpp"
+#include "extract/stages/clean_pairs.hpp"
 
 using namespace celeris;
 using namespace celeris::extract;
@@ -197,6 +202,98 @@ TEST(GpuCleanZones, TooManyLargeObjectsLeaveItToTheHost) {
   shapes.resize(static_cast<size_t>(gpu::kZoneMaxLarge));  // exactly the limit: taken
   EXPECT_TRUE(gpu::clean_zones_gpu(shapes, 4096, 4096, 2, zones));
   EXPECT_EQ(zones.offset, clean_zones(shapes, 2).offset);
+}
+
+// The zones found after the shapes from their columns on the device (zones_after_shapes.hpp):
+// random shapes and isophotal values uploaded, some objects' device entries garbage and their
+// values given from the host instead (the objects the GPU shapes leave to the host), against the
+// host's zones and clean_pair_sure's decisions from the host's columns; without decisions; no
+// objects; and too many large objects (false).
+TEST(GpuCleanZones, ZonesAfterTheShapesEqualTheHosts) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  for (const auto& [n, side, seed, decide] :
+       {std::tuple{20000, 2048, 41, true}, std::tuple{5000, 700, 42, false},
+        std::tuple{3000, 300, 43, true}}) {
+    const size_t nz = static_cast<size_t>(n);
+    std::vector<Shape> shapes = random_shapes(nz, side, side, static_cast<uint64_t>(seed), true);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<Iso> isos(nz);
+    for (size_t i = 0; i < nz; ++i) {
+      Shape& s = shapes[i];
+      s.b = s.a * (0.3 + 0.7 * u(rng));
+      s.flux = std::pow(10.0, 1 + 4 * u(rng));
+      s.npix = 3 + static_cast<int>(200 * u(rng));
+      s.abcor = static_cast<float>(0.8 + 0.2 * u(rng));
+      s.cxx = 0.05 + u(rng), s.cyy = 0.05 + u(rng), s.cxy = 0.4 * u(rng) - 0.2;
+      isos[i].dthresh = static_cast<float>(5 + 10 * u(rng));
+      isos[i].mthresh = static_cast<float>(std::pow(10.0, 2 * u(rng)));
+    }
+    // Every 97th object's device entries are garbage; the host's values stand for them.
+    std::vector<size_t> host;
+    std::vector<Shape> on_device = shapes;
+    std::vector<Iso> isos_on_device = isos;
+    for (size_t i = 3; i < nz; i += 97) {
+      host.push_back(i);
+      on_device[i].mx = on_device[i].my = -1e6, on_device[i].a = 1e5;
+      isos_on_device[i].mthresh = -1;
+    }
+    cuda::DeviceBuffer<Shape> ds(nz);
+    cuda::DeviceBuffer<Iso> di(nz);
+    ds.upload(on_device.data(), nz);
+    di.upload(isos_on_device.data(), nz);
+    cuda::Event ready(false);
+    ready.record();
+    gpu::ZonesAfterShapes z(side, side, 1.0, decide);
+    z.count(ready.get(), ds.data(), di.data(), nz, host, shapes, isos);
+    z.list();
+    CleanZones got;
+    std::vector<uint8_t> codes;
+    ASSERT_TRUE(z.collect(nz, got, &codes, nullptr));
+    const CleanZones want = clean_zones(shapes, 2);
+    ASSERT_EQ(got.offset, want.offset) << "seed " << seed;
+    ASSERT_EQ(got.neighbours, want.neighbours) << "seed " << seed;
+    std::vector<uint8_t> want_codes;
+    if (decide) {
+      std::vector<CleanPairInput> in(nz);
+      for (size_t i = 0; i < nz; ++i)
+        in[i] = clean_pair_input(shapes[i], isos[i], CleanProfile(shapes[i], isos[i].dthresh, 1.0));
+      for (size_t i = 0; i < nz; ++i)
+        for (int64_t k = want.offset[i]; k < want.offset[i + 1]; ++k)
+          want_codes.push_back(clean_pair_sure(in[i], in[want.neighbours[k]], 1.0));
+    }
+    ASSERT_EQ(codes, want_codes) << "seed " << seed;
+    EXPECT_GT(want.neighbours.size(), nz);
+  }
+  // No objects: no zones, nothing queued.
+  {
+    gpu::ZonesAfterShapes z(100, 100, 1.0, true);
+    CleanZones got;
+    got.neighbours = {1, 2};
+    std::vector<uint8_t> codes{1};
+    EXPECT_TRUE(z.collect(0, got, &codes, nullptr));
+    EXPECT_EQ(got.offset, std::vector<int64_t>{0});
+    EXPECT_TRUE(got.neighbours.empty());
+    EXPECT_TRUE(codes.empty());
+  }
+  // More large objects than the GPU takes: false, as clean_zones_gpu; so for another count of
+  // objects than were queued.
+  std::vector<Shape> large(static_cast<size_t>(gpu::kZoneMaxLarge) + 10);
+  for (size_t i = 0; i < large.size(); ++i)
+    large[i].mx = static_cast<double>(i), large[i].my = 1.0, large[i].a = 20.0;
+  const std::vector<Iso> large_isos(large.size());
+  cuda::DeviceBuffer<Shape> ds(large.size());
+  cuda::DeviceBuffer<Iso> di(large.size());
+  ds.upload(large.data(), large.size());
+  di.upload(large_isos.data(), large.size());
+  cuda::Event ready(false);
+  ready.record();
+  gpu::ZonesAfterShapes z(4096, 4096, 1.0, true);
+  z.count(ready.get(), ds.data(), di.data(), large.size(), {}, large, large_isos);
+  z.list();
+  CleanZones got;
+  EXPECT_FALSE(z.collect(large.size() - 1, got, nullptr, nullptr));
+  EXPECT_FALSE(z.collect(large.size(), got, nullptr, nullptr));
 }
 
 #endif  // CELERIS_HAVE_CUDA

@@ -2,7 +2,9 @@
 // field for field and bit for bit: simulated frames (sparse, crowded, NaN patches, a filtered
 // detection image of its own), deblended (children with fixed centres), with and without gain,
 // CLEAN, a low saturation level (the FWHM's cut), DETECT_MINAREA 1 to 64, a frame without
-// objects, and one smaller than the last (the buffers reused). Skipped without a CUDA device
+// objects, and one smaller than the last (the buffers reused); and the clean zones and CLEAN's
+// decisions found after them on the device from their columns there (zones_after_shapes.hpp)
+// against the host's from its shapes. Skipped without a CUDA device
 // (--device cuda's whole catalogs: gpu_front_end_test.cpp).
 #ifdef CELERIS_HAVE_CUDA
 
@@ -15,9 +17,12 @@
 
 #include "celeris/device.hpp"
 #include "core/cuda/device_buffer.hpp"
+#include "extract/gpu/clean_zones_gpu.hpp"
 #include "extract/gpu/shape_kernels.hpp"
 #include "extract/gpu/shapes_gpu.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/clean_pairs.hpp"
+#include "extract/stages/clean_zones.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/detect.hpp"
 #include "gpu_test_frames.hpp"
@@ -33,6 +38,9 @@ struct Case {
   bool clean;
   int minarea;
   double satur_level;
+  // The clean zones found after the shapes on the device (gpu/zones_after_shapes.hpp) with
+  // CLEAN_PARAM 1's decisions (else the zones alone).
+  bool decide = true;
 };
 
 template <class T>
@@ -115,11 +123,13 @@ size_t expect_same_shapes(const Case& k) {
   cuda::DeviceBuffer<float> dv(n), dc(n);
   dv.upload(value.data(), n);
   dc.upload(cvalue.data(), n);
-  std::vector<Shape> got;
-  std::vector<Iso> got_iso;
+  std::vector<Shape> got(objects.size());
+  std::vector<Iso> got_iso(objects.size());
   std::vector<std::pair<std::string, double>> seconds;
-  gpu::shapes_and_isophotal(objects, dv.data(), dc.data(), k.frame.width, ip, 2, got, got_iso,
-                            &seconds);
+  const std::shared_ptr<gpu::ZonesAfterShapes> zones =
+      gpu::zones_after_shapes(k.frame.width, k.frame.height, 1.0, k.decide);
+  gpu::shapes_and_isophotal(objects, 0, objects.size(), dv.data(), dc.data(), k.frame.width, ip, 2,
+                            got, got_iso, &seconds, nullptr, {}, zones.get());
   EXPECT_EQ(got.size(), objects.size());
   EXPECT_EQ(got_iso.size(), objects.size());
   if (got.size() != objects.size() || got_iso.size() != objects.size()) return 0;
@@ -137,6 +147,30 @@ size_t expect_same_shapes(const Case& k) {
                     << "; iso" << di;
   }
   EXPECT_EQ(differ, 0u) << "of " << objects.size() << " objects";
+  // The zones and decisions found on the device from its own columns (the host measured the
+  // largest objects: theirs from the host's), against the host's from its shapes.
+  CleanZones got_zones;
+  std::vector<uint8_t> codes;
+  if (gpu::finish_on_gpu()) {
+    EXPECT_TRUE(gpu::collect_zones(*zones, objects.size(), got_zones, &codes));
+    const CleanZones want_zones = clean_zones(want, 2);
+    EXPECT_EQ(got_zones.first, 0u);
+    EXPECT_EQ(got_zones.offset, want_zones.offset);
+    EXPECT_EQ(got_zones.neighbours, want_zones.neighbours);
+    std::vector<CleanPairInput> in(objects.size());
+    for (size_t i = 0; i < objects.size(); ++i)
+      in[i] =
+          clean_pair_input(want[i], want_iso[i], CleanProfile(want[i], want_iso[i].dthresh, 1.0));
+    std::vector<uint8_t> want_codes;
+    if (k.decide)
+      for (size_t i = 0; i < objects.size(); ++i)
+        for (int64_t q = want_zones.offset[i]; q < want_zones.offset[i + 1]; ++q)
+          want_codes.push_back(clean_pair_sure(in[i], in[want_zones.neighbours[q]], 1.0));
+    EXPECT_EQ(codes, want_codes);
+    if (k.frame.stars > 100) EXPECT_GT(want_zones.neighbours.size(), 20u);
+  } else {  // not queued: nothing to collect
+    EXPECT_FALSE(gpu::collect_zones(*zones, objects.size(), got_zones, &codes));
+  }
   // The cases exercise what they claim to.
   if (k.frame.stars > 100) {
     EXPECT_GT(objects.size(), 50u);
@@ -157,7 +191,7 @@ TEST(GpuShapes, EqualTheHostsFieldForField) {
                         Case{{777, 513, 900, 3, 12, true}, 4.0, true, 5, 50000.0},
                         Case{{1500, 1200, 2500, 5, 13, true}, 1.5, true, 3, 3000.0},
                         Case{{1024, 1024, 3000, 0, 16, false}, 0.0, false, 1, 50000.0},
-                        Case{{700, 600, 1200, 2, 17, true}, 2.0, true, 64, 8000.0},
+                        Case{{700, 600, 1200, 2, 17, true}, 2.0, true, 64, 8000.0, false},
                         Case{{64, 48, 0, 0, 14, false}, 0.0, true, 5, 50000.0},
                         Case{{301, 97, 120, 2, 15, false}, 1.0, true, 5, 50000.0}})
     on_host += expect_same_shapes(k);

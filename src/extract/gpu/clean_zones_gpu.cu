@@ -15,6 +15,7 @@
 #include "core/cuda/pinned_buffer.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
+#include "extract/gpu/zones_after_shapes.hpp"
 
 namespace celeris::extract::gpu {
 
@@ -157,6 +158,34 @@ __global__ void pairs_kernel(const CleanPairInput* input, int64_t first, int64_t
     codes[k] = clean_pair_sure(in, input[neighbours[k]], beta);
 }
 
+// An object's point and, with `input`, what CLEAN's comparisons read of it (the host's
+// clean_pair_input from CleanProfile, CLEAN_PARAM 1: no pow), from its shape and isophotal values.
+__device__ void inputs_of(const Shape& s, const Iso& iso, int64_t i, Point* points,
+                          CleanPairInput* input) {
+  points[i] = {s.mx, s.my, static_cast<float>(s.a), static_cast<int32_t>(i)};
+  if (!input) return;
+  double amp = 0, alpha = 0;
+  clean_profile_terms(
+      static_cast<float>(s.a), static_cast<float>(s.b), s.flux, s.abcor, s.npix, iso.dthresh,
+      [](double ratio) { return ratio; }, amp, alpha);
+  input[i] = clean_pair_input_of(s, iso.mthresh, amp, alpha);
+}
+
+// Every object's, from the GPU shapes' columns on the device.
+__global__ void inputs_kernel(const Shape* shapes, const Iso* isos, int64_t n, Point* points,
+                              CleanPairInput* input) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) inputs_of(shapes[i], isos[i], i, points, input);
+}
+
+// Then those of the objects the host measured (their device columns unwritten): object
+// index[k]'s from shapes[k] and isos[k].
+__global__ void patch_kernel(const Shape* shapes, const Iso* isos, const int32_t* index,
+                             int64_t count, Point* points, CleanPairInput* input) {
+  const int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count) inputs_of(shapes[k], isos[k], index[k], points, input);
+}
+
 // Both kernels, counting (neighbours null) or writing.
 void search(const SearchArgs& a, int64_t* count, const int64_t* offset, uint32_t* neighbours,
             cudaStream_t s) {
@@ -191,11 +220,145 @@ struct Context {
   // which object `pair_input` holds that frame's inputs.
   uint64_t points_of = 0;
   size_t points_upto = 0, pair_inputs_upto = 0;
+  // ZonesAfterShapes: the objects the host measured, their shapes and isophotal values and
+  // indexes (patch_kernel).
+  cuda::PinnedBuffer<Shape> staged_patch_shapes;
+  cuda::PinnedBuffer<Iso> staged_patch_isos;
+  cuda::PinnedBuffer<int32_t> staged_patch_index;
+  cuda::DeviceBuffer<Shape> patch_shapes;
+  cuda::DeviceBuffer<Iso> patch_isos;
+  cuda::DeviceBuffer<int32_t> patch_index;
 };
 
 std::shared_ptr<Context> take_context() {
   static cuda::ContextPool<Context>* pool = new cuda::ContextPool<Context>;
   return pool->take();
+}
+
+// The search's arguments and CUB's scratch sizes, between its two halves.
+struct Search {
+  SearchArgs args;
+  int64_t nq = 0;  // newcomers
+  size_t cell_scan = 0, count_scan = 0;
+};
+
+// The first half, with the points of objects 0 .. n - 1 on the device (c.points) and queued on
+// `s`: the small objects binned in the grid of a width x height image, each newcomer's
+// neighbours (objects first .. n - 1) counted and their offsets scanned; the neighbours' total
+// comes back into c.total[0], the large objects' count into c.total[1]'s low bytes.
+Search queue_count(Context& c, cudaStream_t s, int64_t first, int64_t n, int64_t width,
+                   int64_t height) {
+  const int64_t nq = n - first;
+  const size_t nz = static_cast<size_t>(n), nqz = static_cast<size_t>(nq);
+  Grid g;
+  g.cell = 2.0 * kZoneSmallAxis * kCleanZone;
+  g.nx =
+      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(width / g.cell))));
+  g.ny =
+      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(height / g.cell))));
+  const size_t cells = static_cast<size_t>(g.nx) * g.ny;
+  int32_t* cell_count = c.cell_count.grow(cells + 1);
+  int32_t* cell_start = c.cell_start.grow(cells + 1);
+  int32_t* cell_of = c.cell_of.grow(nz);
+  int32_t* large = c.large.grow(nz);
+  int32_t* nlarge = c.nlarge.grow(1);
+  int64_t* count = c.count.grow(nqz + 1);
+  int64_t* offset = c.offset.grow(nqz + 1);
+  Point* binned = c.binned.grow(nz);
+  Point* points = c.points.data();
+  Search q;
+  q.nq = nq;
+  CELERIS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, q.cell_scan, cell_count, cell_start, cells + 1));
+  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, q.count_scan, count, offset, nqz + 1));
+  void* tmp = c.cub.grow(std::max(q.cell_scan, q.count_scan));
+
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(cell_count, 0, (cells + 1) * sizeof(int32_t), s));
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, sizeof(int32_t), s));
+  const unsigned blocks = cuda::blocks_for(n, kThreads);  // binning: every object
+  bin_kernel<<<blocks, kThreads, 0, s>>>(points, n, g, cell_count, cell_of, large, nlarge);
+  cuda::cuda_check_launch("bin_kernel");
+  size_t bytes = q.cell_scan;
+  CELERIS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(tmp, bytes, cell_count, cell_start, cells + 1, s));
+  // cell_count becomes each cell's fill position.
+  CELERIS_CUDA_CHECK(cudaMemcpyAsync(cell_count, cell_start, (cells + 1) * sizeof(int32_t),
+                                     cudaMemcpyDeviceToDevice, s));
+  scatter_kernel<<<blocks, kThreads, 0, s>>>(points, n, cell_of, cell_count, binned);
+  cuda::cuda_check_launch("scatter_kernel");
+  int64_t* total = c.total.grow(2);
+
+  q.args = SearchArgs{points, first, n, g, cell_start, binned, large, nlarge};
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(count + nq, 0, sizeof(int64_t), s));
+  search(q.args, count, nullptr, nullptr, s);
+  bytes = q.count_scan;
+  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nqz + 1, s));
+  CELERIS_CUDA_CHECK(
+      cudaMemcpyAsync(total, offset + nq, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+  // The large objects' count (an int32) into the low bytes of total[1], read as an int32 below.
+  CELERIS_CUDA_CHECK(
+      cudaMemcpyAsync(total + 1, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
+  return q;
+}
+
+// Whether the counted search may go on: at most kZoneMaxLarge large objects (c.total back).
+bool few_large(const Context& c) {
+  return *reinterpret_cast<const int32_t*>(c.total.data() + 1) <= kZoneMaxLarge;
+}
+
+// The second half, once c.total is back (and few_large): each newcomer's neighbours listed and
+// sorted, with `beta` their CLEAN decisions (c.pair_input on the device), and the lists' (and
+// codes') downloads queued into c's page-locked buffers. The neighbours' count.
+int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* beta) {
+  const int64_t m = c.total.data()[0], nq = q.nq;
+  const size_t nqz = static_cast<size_t>(nq);
+  int64_t* offset = c.offset.data();
+  // Both lists come back through page-locked buffers (a download to pageable memory is staged
+  // by the driver at a fraction of the bus's rate), then are copied into the vectors.
+  int64_t* host_offset = c.host_offset.grow(nqz + 1);
+  uint32_t* host_neighbours = c.host_neighbours.grow(static_cast<size_t>(std::max<int64_t>(m, 1)));
+  if (m > 0) {
+    const size_t mz = static_cast<size_t>(m);
+    uint32_t* found = c.neighbours.grow(mz);
+    uint32_t* sorted = c.sorted.grow(mz);
+    search(q.args, nullptr, offset, found, s);
+    size_t sort_bytes = 0;
+    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, nq,
+                                                          offset, offset + 1));
+    void* sort_tmp = c.cub.grow(std::max({q.cell_scan, q.count_scan, sort_bytes}));
+    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m,
+                                                          nq, offset, offset + 1, s));
+    c.sorted.download_async(host_neighbours, mz, s);
+    if (beta) {
+      pairs_kernel<<<cuda::blocks_for(nq, kThreads), kThreads, 0, s>>>(
+          c.pair_input.data(), q.args.first, nq, offset, sorted, *beta, c.codes.grow(mz));
+      cuda::cuda_check_launch("pairs_kernel");
+      c.codes.download_async(c.host_codes.grow(mz), mz, s);
+    }
+  }
+  c.offset.download_async(host_offset, nqz + 1, s);
+  return m;
+}
+
+// After the downloads: the lists (and, with `pairs`, the codes) of newcomers first ..
+// first + nq - 1 into `zones` (sized already, so that only copies are left here) and `codes`.
+void copy_lists(const Context& c, size_t first, size_t nq, int64_t m, bool pairs, CleanZones& zones,
+                std::vector<uint8_t>* codes) {
+  zones.first = first;
+  zones.offset.assign(c.host_offset.data(), c.host_offset.data() + nq + 1);
+  zones.neighbours.assign(c.host_neighbours.data(), c.host_neighbours.data() + m);
+  if (codes) {
+    if (pairs && m > 0)
+      codes->assign(c.host_codes.data(), c.host_codes.data() + m);
+    else
+      codes->clear();
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
 }
 
 }  // namespace
@@ -211,7 +374,6 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
                      const ZonePairsRequest* pairs, std::vector<uint8_t>* codes, uint64_t frame) {
   if (pairs && !codes) throw Error("internal: clean_zones_gpu asked for pairs without codes");
   cuda::cuda_require_device("--device cuda");
-  using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   if (end > shapes.size() || begin > end)
     throw Error("internal: clean_zones_gpu given objects " + std::to_string(begin) + " .. " +
@@ -227,7 +389,6 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
     if (codes) codes->clear();
     return true;
   }
-  const size_t nz = static_cast<size_t>(n), nqz = static_cast<size_t>(nq);
   const auto t_lock = Clock::now();
   const std::shared_ptr<Context> taken = take_context();
   Context& c = *taken;
@@ -239,7 +400,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   // given another context than the frame's last one stages them all: the same points.
   const size_t all = shapes.size();
   Point* staged = c.staged.grow(all);
-  Point* points = c.points.grow(all);
+  c.points.grow(all);
   const bool same_frame = begin > 0 && frame != 0 && c.points_of == frame;
   const int64_t from = same_frame && c.points_upto == begin ? first : 0;
   const int64_t pairs_from = same_frame && c.pair_inputs_upto == begin ? first : 0;
@@ -261,99 +422,19 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   c.points_upto = end;
   c.pair_inputs_upto = pairs ? end : 0;
 
-  Grid g;
-  g.cell = 2.0 * kZoneSmallAxis * kCleanZone;
-  g.nx =
-      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(width / g.cell))));
-  g.ny =
-      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(height / g.cell))));
-  const size_t cells = static_cast<size_t>(g.nx) * g.ny;
-  int32_t* cell_count = c.cell_count.grow(cells + 1);
-  int32_t* cell_start = c.cell_start.grow(cells + 1);
-  int32_t* cell_of = c.cell_of.grow(nz);
-  int32_t* large = c.large.grow(nz);
-  int32_t* nlarge = c.nlarge.grow(1);
-  int64_t* count = c.count.grow(nqz + 1);
-  int64_t* offset = c.offset.grow(nqz + 1);
-  Point* binned = c.binned.grow(nz);
-  size_t cell_scan = 0, count_scan = 0;
-  CELERIS_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(nullptr, cell_scan, cell_count, cell_start, cells + 1));
-  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, count_scan, count, offset, nqz + 1));
-  void* tmp = c.cub.grow(std::max(cell_scan, count_scan));
-
-  CELERIS_CUDA_CHECK(cudaMemsetAsync(cell_count, 0, (cells + 1) * sizeof(int32_t), s));
-  CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, sizeof(int32_t), s));
-  const unsigned blocks = cuda::blocks_for(n, kThreads);  // binning: every object
-  bin_kernel<<<blocks, kThreads, 0, s>>>(points, n, g, cell_count, cell_of, large, nlarge);
-  cuda::cuda_check_launch("bin_kernel");
-  size_t bytes = cell_scan;
-  CELERIS_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(tmp, bytes, cell_count, cell_start, cells + 1, s));
-  // cell_count becomes each cell's fill position.
-  CELERIS_CUDA_CHECK(cudaMemcpyAsync(cell_count, cell_start, (cells + 1) * sizeof(int32_t),
-                                     cudaMemcpyDeviceToDevice, s));
-  scatter_kernel<<<blocks, kThreads, 0, s>>>(points, n, cell_of, cell_count, binned);
-  cuda::cuda_check_launch("scatter_kernel");
-  int64_t* total = c.total.grow(2);
-
-  const SearchArgs args{points, first, n, g, cell_start, binned, large, nlarge};
-  CELERIS_CUDA_CHECK(cudaMemsetAsync(count + nq, 0, sizeof(int64_t), s));
-  search(args, count, nullptr, nullptr, s);
-  bytes = count_scan;
-  CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, count, offset, nqz + 1, s));
-  CELERIS_CUDA_CHECK(
-      cudaMemcpyAsync(total, offset + nq, sizeof(int64_t), cudaMemcpyDeviceToHost, s));
-  // The large objects' count (an int32) into the low bytes of total[1], read as an int32 below.
-  CELERIS_CUDA_CHECK(
-      cudaMemcpyAsync(total + 1, nlarge, sizeof(int32_t), cudaMemcpyDeviceToHost, s));
+  const Search q = queue_count(c, s, first, n, width, height);
   c.stream.synchronize();
   const auto t_counted = Clock::now();
-  if (*reinterpret_cast<const int32_t*>(total + 1) > kZoneMaxLarge) return false;
-  const int64_t m = total[0];
-  // Both lists come back through page-locked buffers (a download to pageable memory is staged
-  // by the driver at a fraction of the bus's rate), then are copied into the vectors.
-  int64_t* host_offset = c.host_offset.grow(nqz + 1);
-  uint32_t* host_neighbours = c.host_neighbours.grow(static_cast<size_t>(std::max<int64_t>(m, 1)));
-  if (m > 0) {
-    const size_t mz = static_cast<size_t>(m);
-    uint32_t* found = c.neighbours.grow(mz);
-    uint32_t* sorted = c.sorted.grow(mz);
-    search(args, nullptr, offset, found, s);
-    size_t sort_bytes = 0;
-    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, nq,
-                                                          offset, offset + 1));
-    void* sort_tmp = c.cub.grow(std::max({cell_scan, count_scan, sort_bytes}));
-    CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m,
-                                                          nq, offset, offset + 1, s));
-    c.sorted.download_async(host_neighbours, mz, s);
-    if (pairs) {
-      pairs_kernel<<<cuda::blocks_for(nq, kThreads), kThreads, 0, s>>>(
-          c.pair_input.data(), first, nq, offset, sorted, pairs->beta, c.codes.grow(mz));
-      cuda::cuda_check_launch("pairs_kernel");
-      c.codes.download_async(c.host_codes.grow(mz), mz, s);
-    }
-  }
-  c.offset.download_async(host_offset, nqz + 1, s);
+  if (!few_large(c)) return false;
+  const int64_t m = queue_lists(c, s, q, pairs ? &pairs->beta : nullptr);
   // Sized (allocated and first touched) while the sort and the downloads run; the copies below
   // then only overwrite.
-  zones.offset.resize(nqz + 1);
+  zones.offset.resize(static_cast<size_t>(nq) + 1);
   zones.neighbours.resize(static_cast<size_t>(m));
   c.stream.synchronize();
   const auto t_back = Clock::now();
-  zones.first = begin;
-  zones.offset.assign(host_offset, host_offset + nqz + 1);
-  zones.neighbours.assign(host_neighbours, host_neighbours + m);
-  if (codes) {
-    if (pairs && m > 0)
-      codes->assign(c.host_codes.data(), c.host_codes.data() + m);
-    else
-      codes->clear();
-  }
+  copy_lists(c, begin, static_cast<size_t>(nq), m, pairs != nullptr, zones, codes);
   if (seconds) {
-    auto since = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double>(b - a).count();
-    };
     const auto t_end = Clock::now();
     // Taking a context from the pool (a new one is made when all are busy): its own line.
     seconds->emplace_back("gpu zones: wait for the context", since(t_lock, t_locked));
@@ -364,6 +445,137 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
     seconds->emplace_back("gpu zones: host copies", since(t_back, t_end));
   }
   return true;
+}
+
+// ZonesAfterShapes: a context held from count() to collect().
+struct ZonesAfterShapes::State {
+  int64_t width, height;
+  double beta;
+  bool decide;
+  std::shared_ptr<Context> context;
+  Search search;
+  size_t objects = 0;
+  bool counted = false, listed = false, too_many_large = false;
+  int64_t m = 0;
+  double queue_seconds = 0, count_wait_seconds = 0;
+};
+
+ZonesAfterShapes::ZonesAfterShapes(int64_t width, int64_t height, double beta, bool decide)
+    : state_(std::make_unique<State>()) {
+  state_->width = width;
+  state_->height = height;
+  state_->beta = beta;
+  state_->decide = decide;
+}
+
+ZonesAfterShapes::~ZonesAfterShapes() {
+  // Nothing of this frame's may still be queued on the context when it goes back to the pool
+  // for another caller: its buffers are overwritten from then on.
+  if (state_->context) cudaStreamSynchronize(state_->context->stream.get());
+}
+
+void ZonesAfterShapes::count(cudaEvent_t ready, const Shape* shapes, const Iso* isos, size_t n,
+                             const std::vector<size_t>& host, const std::vector<Shape>& host_shapes,
+                             const std::vector<Iso>& host_isos) {
+  State& z = *state_;
+  if (z.counted) throw Error("internal: ZonesAfterShapes::count called twice");
+  const auto t0 = Clock::now();
+  z.context = take_context();
+  Context& c = *z.context;
+  const cudaStream_t s = c.stream.get();
+  z.objects = n;
+  z.counted = true;
+  if (n == 0) return;
+  c.points_of = 0;  // not a chunked frame's points
+  c.points_upto = c.pair_inputs_upto = 0;
+  Point* points = c.points.grow(n);
+  CleanPairInput* input = z.decide ? c.pair_input.grow(n) : nullptr;
+  const size_t np = host.size();
+  if (np > 0) {  // staged while the shapes' kernels run
+    Shape* ps = c.staged_patch_shapes.grow(np);
+    Iso* pi = c.staged_patch_isos.grow(np);
+    int32_t* px = c.staged_patch_index.grow(np);
+    for (size_t k = 0; k < np; ++k) {
+      ps[k] = host_shapes[host[k]];
+      pi[k] = host_isos[host[k]];
+      px[k] = static_cast<int32_t>(host[k]);
+    }
+    c.patch_shapes.grow(np);
+    c.patch_isos.grow(np);
+    c.patch_index.grow(np);
+    c.patch_shapes.upload_async(ps, np, s);
+    c.patch_isos.upload_async(pi, np, s);
+    c.patch_index.upload_async(px, np, s);
+  }
+  CELERIS_CUDA_CHECK(cudaStreamWaitEvent(s, ready, 0));
+  const int64_t nn = static_cast<int64_t>(n);
+  inputs_kernel<<<cuda::blocks_for(nn, kThreads), kThreads, 0, s>>>(shapes, isos, nn, points,
+                                                                    input);
+  cuda::cuda_check_launch("inputs_kernel");
+  if (np > 0) {
+    patch_kernel<<<cuda::blocks_for(static_cast<int64_t>(np), kThreads), kThreads, 0, s>>>(
+        c.patch_shapes.data(), c.patch_isos.data(), c.patch_index.data(), static_cast<int64_t>(np),
+        points, input);
+    cuda::cuda_check_launch("patch_kernel");
+  }
+  z.search = queue_count(c, s, 0, nn, z.width, z.height);
+  z.queue_seconds = since(t0, Clock::now());
+}
+
+void ZonesAfterShapes::list() {
+  State& z = *state_;
+  if (!z.counted || z.listed) throw Error("internal: ZonesAfterShapes::list out of turn");
+  z.listed = true;
+  if (z.objects == 0) return;
+  const auto t0 = Clock::now();
+  Context& c = *z.context;
+  c.stream.synchronize();
+  z.count_wait_seconds = since(t0, Clock::now());
+  if (!few_large(c)) {
+    z.too_many_large = true;
+    z.context.reset();
+    return;
+  }
+  z.m = queue_lists(c, c.stream.get(), z.search, z.decide ? &z.beta : nullptr);
+}
+
+bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+                               std::vector<std::pair<std::string, double>>* seconds) {
+  State& z = *state_;
+  if (n == 0) {  // no objects (the shapes' call queued nothing): no zones
+    zones.first = 0;
+    zones.offset.assign(1, 0);
+    zones.neighbours.clear();
+    if (codes) codes->clear();
+    return true;
+  }
+  if (!z.listed || n != z.objects || z.too_many_large) return false;
+  const auto t0 = Clock::now();
+  zones.offset.resize(n + 1);
+  zones.neighbours.resize(static_cast<size_t>(z.m));
+  z.context->stream.synchronize();
+  copy_lists(*z.context, 0, n, z.m, z.decide, zones, codes);
+  z.context.reset();  // back to the pool for the next caller (a stream's other frames)
+  if (seconds) {
+    seconds->emplace_back("gpu zones after the shapes: queued", z.queue_seconds);
+    seconds->emplace_back("gpu zones after the shapes: wait for the counts", z.count_wait_seconds);
+    seconds->emplace_back("gpu zones after the shapes: wait for the lists, copies",
+                          since(t0, Clock::now()));
+  }
+  return true;
+}
+
+std::shared_ptr<ZonesAfterShapes> zones_after_shapes(int64_t width, int64_t height, double beta,
+                                                     bool decide) {
+  cuda::cuda_require_device("--device cuda");
+  if (decide && beta != 1.0)
+    throw Error("internal: zones_after_shapes decides CLEAN's pairs only with CLEAN_PARAM 1");
+  return std::make_shared<ZonesAfterShapes>(width, height, beta, decide);
+}
+
+bool collect_zones(ZonesAfterShapes& z, size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+                   std::vector<std::pair<std::string, double>>* seconds) {
+  return z.collect(n, zones, codes, seconds);
 }
 
 }  // namespace celeris::extract::gpu

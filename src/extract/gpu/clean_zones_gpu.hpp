@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,5 +56,16 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
                      std::vector<std::pair<std::string, double>>* seconds = nullptr,
                      const ZonePairsRequest* pairs = nullptr, std::vector<uint8_t>* codes = nullptr,
                      uint64_t frame = 0);
+
+// The zones of a whole frame found right after its GPU shapes, from their columns on the device
+// (zones_after_shapes.hpp): made here (throws without a CUDA device or CUDA build), handed to
+// shapes_and_isophotal, which queues them, and collected by the cleaning's zones step.
+class ZonesAfterShapes;
+std::shared_ptr<ZonesAfterShapes> zones_after_shapes(int64_t width, int64_t height, double beta,
+                                                     bool decide);
+// ZonesAfterShapes::collect (false: not queued for exactly objects 0 .. n - 1, or too many large
+// objects; clean_zones_gpu or clean_zones then).
+bool collect_zones(ZonesAfterShapes& z, size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+                   std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract::gpu

@@ -15,4 +15,13 @@ bool clean_zones_gpu(const std::vector<Shape>&, size_t, size_t, int64_t, int64_t
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
+std::shared_ptr<ZonesAfterShapes> zones_after_shapes(int64_t, int64_t, double, bool) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
+bool collect_zones(ZonesAfterShapes&, size_t, CleanZones&, std::vector<uint8_t>*,
+                   std::vector<std::pair<std::string, double>>*) {
+  throw Error("--device cuda: this celeris was built without CUDA");
+}
+
 }  // namespace celeris::extract::gpu

@@ -20,6 +20,7 @@
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/blanking_draft.hpp"
 #include "extract/gpu/shape_kernels.hpp"
+#include "extract/gpu/zones_after_shapes.hpp"
 #include "extract/stages/shape_finish.hpp"
 #include "extract/stages/weights.hpp"
 
@@ -39,6 +40,7 @@ struct Context {
   cuda::DeviceBuffer<FwhmInput> fwhm_in;  // the FWHM fit's inputs (finish_isos)
   cuda::DeviceBuffer<float> back;         // the background's mesh grid (the FWHM fit's BACKGROUND)
   cuda::Event down{false};                // the shapes (or the sums) are back
+  cuda::Event isos_made{false};           // the isophotal values are made (ZonesAfterShapes)
   cuda::Event isos_down{false};           // the isophotal values are back
   cuda::Stream warp_stream;               // the larger objects' sums (shape_sums), and their list
   cuda::DeviceBuffer<int32_t> large;
@@ -79,7 +81,8 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds,
-                          BlankingDraft* draft, const DeviceWeights& weights) {
+                          BlankingDraft* draft, const DeviceWeights& weights,
+                          ZonesAfterShapes* zones) {
   if ((params.weighted || params.pixel_thresholds) && !weights.var)
     throw Error("internal: shapes_and_isophotal given weights without their device images");
   cuda::cuda_require_device("--device cuda");
@@ -218,6 +221,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     f.mthresh = a.mthresh;
     f.finish = iso_finish_params(params);
     finish_isos(f, s);
+    c.isos_made.record(s);
     CELERIS_CUDA_CHECK(cudaMemcpyAsync(const_cast<Iso*>(finished_iso), f.isos, n * sizeof(Iso),
                                        cudaMemcpyDeviceToHost, s));
     c.isos_down.record(s);
@@ -241,6 +245,9 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
     shapes[i] = compute_shape(objects[i], object_thresh(objects[i]), params.pixel_thresholds);
     isos[i] = isophotal(objects[i], shapes[i], params);
   }
+  // The clean zones from the finished columns, on their own stream (beside the blanking draft).
+  const bool zones_here = zones && finish_on_device && first == 0 && last == objects.size();
+  if (zones_here) zones->count(c.isos_made.get(), a.finished, f.isos, n, large, shapes, isos);
   const auto t_host = Clock::now();
   c.down.synchronize();
   const auto t_device = Clock::now();
@@ -261,6 +268,7 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
           finish_iso(o, sh, params, sums[j], mthresh[j], iso_background(sh, params, 0.0f), 0.0f);
     }
   }
+  if (zones_here) zones->list();
   const auto t_shapes = Clock::now();
   if (finish_on_device) {
     c.isos_down.synchronize();

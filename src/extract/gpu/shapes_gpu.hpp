@@ -20,7 +20,8 @@
 
 namespace celeris::extract::gpu {
 
-class BlankingDraft;  // blanking_draft.hpp
+class BlankingDraft;     // blanking_draft.hpp
+class ZonesAfterShapes;  // zones_after_shapes.hpp
 
 // Objects of more pixels are measured on the host threads (compute_shape, isophotal) while the
 // kernel runs: one GPU thread sums one object's pixels one after another, so the kernel lasts as
@@ -64,11 +65,15 @@ void shapes_and_isophotal(const ObjectList& objects, const float* value, const f
 // The same for objects first .. last - 1 only, into shapes[first ..] and isos[first ..], which
 // the caller has sized for all objects (the others are neither read nor written). `draft`
 // (optional, blanking_gpu.hpp): the objects' blanking codes are added to it from the pixel
-// indexes uploaded here, on the device after the sums, while the host goes on.
+// indexes uploaded here, on the device after the sums, while the host goes on. `zones`
+// (optional): where every object is measured here (first 0, last objects.size()) and finished on
+// the device, the clean zones are queued from the finished columns there (ZonesAfterShapes::count,
+// then list() once the host has taken theta); collect_zones gives them.
 void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, const float* value,
                           const float* cvalue, int64_t width, const IsoParams& params, int threads,
                           std::vector<Shape>& shapes, std::vector<Iso>& isos,
                           std::vector<std::pair<std::string, double>>* seconds = nullptr,
-                          BlankingDraft* draft = nullptr, const DeviceWeights& weights = {});
+                          BlankingDraft* draft = nullptr, const DeviceWeights& weights = {},
+                          ZonesAfterShapes* zones = nullptr);
 
 }  // namespace celeris::extract::gpu

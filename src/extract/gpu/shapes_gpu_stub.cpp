@@ -21,7 +21,7 @@ void shapes_and_isophotal(const ObjectList&, const float*, const float*, int64_t
 void shapes_and_isophotal(const ObjectList&, size_t, size_t, const float*, const float*, int64_t,
                           const IsoParams&, int, std::vector<Shape>&, std::vector<Iso>&,
                           std::vector<std::pair<std::string, double>>*, BlankingDraft*,
-                          const DeviceWeights&) {
+                          const DeviceWeights&, ZonesAfterShapes*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
