@@ -171,11 +171,6 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
         c.pairs = clean_pair_decisions(shapes, isos, c.zones, clean.clean_param, threads, profile);
         times.pairs += since(t);
       }
-      if (c.first == 0 && c.last == nobj) {  // one chunk: the pass's index of the whole frame
-        t = Clock::now();
-        add_zone_index(c.zones, nobj, threads, c.pairs);
-        times.pairs += since(t);
-      }
     } else {
       clean_rows(shapes, c.first, c.last, clean.clean_margin, threads, rows);
       c.zones.first = c.first;
@@ -185,7 +180,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   };
   auto clean_chunk = [&](Chunk& c) {
     const auto t = Clock::now();
-    pass.take(c.zones, c.pairs.pair, c.pairs.any, &c.pairs);
+    pass.take(c.zones, c.pairs.pair, c.pairs.any);
     times.pass += since(t);
     c = Chunk{};
   };

@@ -249,41 +249,6 @@ TEST(CleanPairs, DecisionsMadeBeforehandEqualTheSequentialComparisons) {
   EXPECT_EQ(trials, 60);
 }
 
-// The pass's index of a whole frame's zones (add_zone_index) against its definition: each
-// newcomer's entries whose decision is not kNone, in order, and each object's later newcomers
-// (any order, so compared sorted), on fields crowded enough for both to be long.
-TEST(CleanPairs, ZoneIndexListsEachHitAndEachLaterNewcomer) {
-  std::mt19937 rng(5);
-  for (int trial = 0; trial < 6; ++trial) {
-    const int side = 300, n = 1500 + 500 * trial;
-    const Field f = crowded_field(rng, n, side, trial % 2 ? 2.5 : 0.0);
-    const CleanZones zones = clean_zones(f.shapes, 2);
-    const CleanPairs p = clean_pairs(f.shapes, f.isos, zones, 1.0, 4, 1 + trial % 3);
-    ASSERT_EQ(p.hit_offset.size(), static_cast<size_t>(n) + 1);
-    ASSERT_EQ(p.later_offset.size(), static_cast<size_t>(n) + 1);
-    std::vector<std::vector<uint32_t>> later(static_cast<size_t>(n));
-    size_t hits = 0;
-    for (int i = 0; i < n; ++i) {
-      std::vector<uint32_t> want_hits;
-      for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
-        if (p.pair[k] != CleanPair::kNone) want_hits.push_back(static_cast<uint32_t>(k));
-        later[zones.neighbours[k]].push_back(static_cast<uint32_t>(i));
-      }
-      const std::vector<uint32_t> got_hits(p.hit.begin() + p.hit_offset[i],
-                                           p.hit.begin() + p.hit_offset[i + 1]);
-      ASSERT_EQ(got_hits, want_hits) << "trial " << trial << ", newcomer " << i;
-      hits += want_hits.size();
-    }
-    for (int o = 0; o < n; ++o) {
-      std::vector<uint32_t> got(p.later.begin() + p.later_offset[o],
-                                p.later.begin() + p.later_offset[o + 1]);
-      std::sort(got.begin(), got.end());
-      ASSERT_EQ(got, later[o]) << "trial " << trial << ", object " << o;
-    }
-    EXPECT_GT(hits, 100u);
-  }
-}
-
 // A crowded field of 40,000 objects with its zones and pairs, and a clean pass over it with a
 // small object stack (its write-outs amid lines), for a reader on another thread to watch.
 struct WatchedPass {

@@ -82,18 +82,6 @@ struct CleanPass::State {
   // 16-byte list records (0.75 MB, read at random) did not.
   std::vector<uint64_t> changed_bit;
   bool is_changed(size_t o) const { return (changed_bit[o >> 6] >> (o & 63)) & 1; }
-  // With a whole frame's index (add_zone_index): per newcomer, the objects of its zone changed
-  // before its turn (a list through `recheck`, from recheck_head[newcomer]), each filed as it
-  // changes under every later newcomer whose zone holds it. A newcomer's entries that matter
-  // are then its hits whose objects are unchanged and those objects, compared afresh.
-  const CleanPairs* index = nullptr;
-  size_t current = 0;  // the newcomer being taken
-  struct Recheck {
-    uint32_t object;
-    int32_t next;
-  };
-  std::vector<int32_t> recheck_head;
-  std::vector<Recheck> recheck;
   std::vector<size_t> victims;
   std::vector<std::pair<size_t, CleanPair>> met;  // (list position, answer)
   std::vector<size_t> leaving;
@@ -150,13 +138,6 @@ struct CleanPass::State {
       list.set_tag(o, static_cast<int32_t>(changed.size()));
       changed_bit[o >> 6] |= uint64_t{1} << (o & 63);
       changed.emplace_back(shapes[o], isos[o], o);  // in place: no temporary copied
-      if (index)
-        for (int64_t k = index->later_offset[o]; k < index->later_offset[o + 1]; ++k) {
-          const uint32_t i = index->later[k];
-          if (i <= current) continue;  // taken already (or now: its zone is scanned)
-          recheck.push_back({static_cast<uint32_t>(o), recheck_head[i]});
-          recheck_head[i] = static_cast<int32_t>(recheck.size() - 1);
-        }
     }
     Changed& c = changed[slot(o)];
     c.profile_valid = false;
@@ -266,32 +247,10 @@ struct CleanPass::State {
     wake_cv.notify_all();
   }
 
-  // The entries of newcomer `in`'s zone (z: its place in `zones`) now in the list whose
-  // comparison is not kNone, into `met`: per entry, the answer made beforehand while its object
-  // is as detected, else the object compared afresh.
-  void scan_zone(size_t in, size_t z, const CleanZones& zones, const std::vector<CleanPair>& pair) {
-    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
-      const size_t o = zones.neighbours[k];
-      CleanPair c = pair[k];
-      const bool o_changed = is_changed(o);
-      if (!o_changed && c == CleanPair::kNone) continue;
-      const int64_t li = list.position(o);
-      if (li < 0) continue;
-      if (o_changed && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
-      met.emplace_back(static_cast<size_t>(li), c);
-    }
-  }
-
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
-            const std::vector<uint8_t>& any, const CleanPairs* zone_index) {
+            const std::vector<uint8_t>& any) {
     const size_t end = zones.first + zones.offset.size() - 1;
-    if (zone_index) {
-      index = zone_index;
-      recheck_head.assign(n, -1);
-      recheck.clear();
-    }
     for (size_t in = next; in < end; ++in) {
-      current = in;
       publish(in);
       if (in + kAhead < end) {
         prefetch_lines(shapes[in + kAhead]);
@@ -322,25 +281,18 @@ struct CleanPass::State {
           const CleanPair c = compare_afresh(in, o);
           if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
         }
-      } else if (index) {
-        // The answers made beforehand where they fire and their objects are as detected, then
-        // the changed objects of its zone compared afresh.
-        for (int64_t h = index->hit_offset[in]; h < index->hit_offset[in + 1]; ++h) {
-          const uint32_t k = index->hit[h];
-          const uint32_t o = zones.neighbours[k];
-          if (is_changed(o)) continue;
-          const int64_t li = list.position(o);
-          if (li >= 0) met.emplace_back(static_cast<size_t>(li), pair[k]);
-        }
-        for (int32_t r = recheck_head[in]; r >= 0; r = recheck[r].next) {
-          const uint32_t o = recheck[r].object;
-          const int64_t li = list.position(o);
-          CleanPair c;
-          if (li >= 0 && (c = compare_afresh(in, o)) != CleanPair::kNone)
-            met.emplace_back(static_cast<size_t>(li), c);
-        }
       } else if (any[z] || !changed.empty()) {
-        scan_zone(in, z, zones, pair);
+        // Per pair: the answer made beforehand while o is as detected, else o compared afresh.
+        for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+          const size_t o = zones.neighbours[k];
+          CleanPair c = pair[k];
+          const bool o_changed = is_changed(o);
+          if (!o_changed && c == CleanPair::kNone) continue;
+          const int64_t li = list.position(o);
+          if (li < 0) continue;
+          if (o_changed && (c = compare_afresh(in, o)) == CleanPair::kNone) continue;
+          met.emplace_back(static_cast<size_t>(li), c);
+        }
       }
       std::sort(met.begin(), met.end());
       victims.clear();
@@ -367,7 +319,6 @@ struct CleanPass::State {
     }
     publish(end);
     next = end;
-    index = nullptr;  // the caller's, valid during this call
   }
 
   CleanResult finish(std::vector<Shape>& out_shapes, std::vector<Iso>& out_isos) {
@@ -440,18 +391,13 @@ void CleanPass::release_waiters() const {
 }
 
 void CleanPass::take(const CleanZones& zones, const std::vector<CleanPair>& pair,
-                     const std::vector<uint8_t>& any, const CleanPairs* index) {
+                     const std::vector<uint8_t>& any) {
   if (zones.first != state_->next || zones.offset.empty() ||
       zones.first + zones.offset.size() - 1 > state_->n)
     throw Error("internal: CleanPass::take given objects " + std::to_string(zones.first) + " .. " +
                 std::to_string(zones.first + zones.offset.size() - 1) + ", expected " +
                 std::to_string(state_->next) + " onwards");
-  // The index covers a whole frame taken at once.
-  if (index &&
-      (index->hit_offset.empty() || zones.first != 0 || zones.offset.size() != state_->n + 1 ||
-       index->hit_offset.size() != state_->n + 1 || index->later_offset.size() != state_->n + 1))
-    index = nullptr;
-  state_->take(zones, pair, any, state_->params.enabled ? index : nullptr);
+  state_->take(zones, pair, any);
 }
 
 CleanResult CleanPass::finish(std::vector<Shape>& shapes, std::vector<Iso>& isos) {
@@ -479,7 +425,7 @@ CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shap
     all_zones.offset.assign(n + 1, 0);
     z = &all_zones;
   }
-  pass.take(*z, pairs.pair, pairs.any, &pairs);
+  pass.take(*z, pairs.pair, pairs.any);
   return pass.finish(shapes, isos);
 }
 

@@ -83,10 +83,8 @@ class CleanPass {
   // The newcomers zones.first .. zones.first + zones.offset.size() - 2 (zones.first == next()).
   // `pair` and `any` index as clean_pairs' for these zones. Cleaning off: zones with no
   // neighbours.
-  // `index` (optional): the whole frame's hit and later lists (add_zone_index; then `zones`
-  // are every object's, taken at once), with which the pass visits fewer entries.
   void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
-            const std::vector<uint8_t>& any, const CleanPairs* index = nullptr);
+            const std::vector<uint8_t>& any);
   size_t next() const;  // the first newcomer not yet taken
   // Safe to call from another thread while take() runs, until finish().
   CleanProgress progress() const;
@@ -112,8 +110,7 @@ class CleanPass {
 // line on which object i's detection was completed (sextractor/scan_order.hpp). `zones`:
 // clean_zones(shapes); `pairs`: clean_pairs(shapes, isos, zones, params.clean_param,
 // params.clean_margin), both from the arguments as given (with cleaning off: no zones, and only
-// the pairs' rows are read, made here when `pairs` has none); its hit and later lists are used
-// where it has them (add_zone_index).
+// the pairs' rows are read, made here when `pairs` has none).
 CleanResult clean_objects(std::vector<uint16_t>& flags, std::vector<Shape>& shapes,
                           std::vector<Iso>& isos, const std::vector<int64_t>& done_line,
                           const CleanZones& zones, CleanPairs pairs, const CleanParams& params);

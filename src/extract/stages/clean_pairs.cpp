@@ -67,8 +67,6 @@ CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>&
   std::vector<CleanProfile> profile(shapes.size());
   std::vector<CleanRows> rows(shapes.size());
   CleanPairs p = clean_pairs(shapes, isos, zones, beta, clean_margin, threads, profile, rows);
-  if (zones.first == 0 && zones.offset.size() == shapes.size() + 1)  // the whole frame's
-    add_zone_index(zones, shapes.size(), threads, p);
   p.profile = std::move(profile);
   p.rows = std::move(rows);
   return p;
@@ -131,46 +129,6 @@ CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::v
                ? clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta)
                : static_cast<CleanPair>(codes[k]);
   });
-}
-
-void add_zone_index(const CleanZones& zones, size_t objects, int threads, CleanPairs& p) {
-  const size_t n = objects;
-  if (zones.first != 0 || zones.offset.size() != n + 1 || p.pair.size() != zones.neighbours.size())
-    throw Error("internal: add_zone_index given zones of objects " + std::to_string(zones.first) +
-                " onwards (" + std::to_string(zones.offset.size()) + " offsets, " +
-                std::to_string(p.pair.size()) + " decisions) for a frame of " + std::to_string(n));
-  const int64_t ni = static_cast<int64_t>(n);
-  // Each newcomer's hits counted, then (after the scan) written; each object's later newcomers
-  // counted with atomic increments, then placed at cursors taken the same way (their order is
-  // free: the pass only marks them).
-  p.hit_offset.assign(n + 1, 0);
-  p.later_offset.assign(n + 1, 0);
-  int64_t* later_count = p.later_offset.data() + 1;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < ni; ++i) {
-    int64_t hits = 0;
-    for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
-      hits += p.pair[k] != CleanPair::kNone;
-      __atomic_fetch_add(&later_count[zones.neighbours[k]], 1, __ATOMIC_RELAXED);
-    }
-    p.hit_offset[i + 1] = hits;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    p.hit_offset[i + 1] += p.hit_offset[i];
-    p.later_offset[i + 1] += p.later_offset[i];
-  }
-  p.hit.resize(static_cast<size_t>(p.hit_offset[n]));
-  p.later.resize(static_cast<size_t>(p.later_offset[n]));
-  std::vector<int64_t> cursor(p.later_offset.begin(), p.later_offset.end() - 1);
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < ni; ++i) {
-    int64_t h = p.hit_offset[i];
-    for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k) {
-      if (p.pair[k] != CleanPair::kNone) p.hit[h++] = static_cast<uint32_t>(k);
-      const int64_t at = __atomic_fetch_add(&cursor[zones.neighbours[k]], 1, __ATOMIC_RELAXED);
-      p.later[at] = static_cast<uint32_t>(i);
-    }
-  }
 }
 
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,

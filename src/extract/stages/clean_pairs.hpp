@@ -63,12 +63,6 @@ struct CleanPairs {
   std::vector<CleanPair> pair;        // for each entry of CleanZones::neighbours
   std::vector<uint8_t> any;  // per object of the zones (any[i - zones.first]): a pair of its
                              // own that is not kNone
-  // A whole frame's index for the clean pass (add_zone_index; empty otherwise): per newcomer i,
-  // the entries k of its zone whose decision is not kNone, hit[hit_offset[i] ..
-  // hit_offset[i + 1]); per object o, the later newcomers whose zone holds o,
-  // later[later_offset[o] .. later_offset[o + 1]), in no particular order.
-  std::vector<int64_t> hit_offset, later_offset;
-  std::vector<uint32_t> hit, later;
 };
 
 // The profiles and rows of objects first .. last - 1 into profile[first ...] and
@@ -89,14 +83,6 @@ CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::v
                                   const CleanZones& zones, double beta, int threads,
                                   const std::vector<CleanProfile>& profile,
                                   const std::vector<uint8_t>& codes);
-
-// The clean pass's index of a whole frame's zones (CleanPairs' hit and later lists), from
-// `zones` (every newcomer 0 .. objects - 1) and pairs.pair, with `threads` threads. With it the
-// pass visits, for most newcomers, only the entries whose decision is not kNone (on a crowded
-// 4096^2 frame 10,945 of 138,078), instead of asking each entry whether an earlier merge has
-// changed its object: a change files the object under the later newcomers whose zones hold it,
-// which compare it afresh (clean.cpp).
-void add_zone_index(const CleanZones& zones, size_t objects, int threads, CleanPairs& pairs);
 
 // Every profile and rows, and the decision for every pair of `zones`, from the shapes and
 // thresholds as given (before any merge), with `threads` threads.
