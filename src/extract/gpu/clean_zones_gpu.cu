@@ -1,6 +1,8 @@
 // Cleaning's pairs on the GPU (clean_zones_gpu.hpp): a grid of the small objects (counted,
 // scanned, scattered), a count pass and a fill pass of each object's neighbours, CUB's scan
 // between them and its segmented sort after; then, when asked, CLEAN's decision for each pair.
+// The points come from the host's shapes (clean_zones_gpu) or from the GPU shapes' columns on
+// the device (ZonesAfterShapes, inputs_kernel); both then share queue_count and queue_lists.
 #include <cub/cub.cuh>
 
 #include <chrono>
@@ -480,12 +482,12 @@ void ZonesAfterShapes::count(cudaEvent_t ready, const Shape* shapes, const Iso* 
   State& z = *state_;
   if (z.counted) throw Error("internal: ZonesAfterShapes::count called twice");
   const auto t0 = Clock::now();
+  z.objects = n;
+  z.counted = true;
+  if (n == 0) return;  // no context taken: collect gives no zones
   z.context = take_context();
   Context& c = *z.context;
   const cudaStream_t s = c.stream.get();
-  z.objects = n;
-  z.counted = true;
-  if (n == 0) return;
   c.points_of = 0;  // not a chunked frame's points
   c.points_upto = c.pair_inputs_upto = 0;
   Point* points = c.points.grow(n);
