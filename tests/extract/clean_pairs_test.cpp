@@ -267,6 +267,20 @@ struct WatchedPass {
                                        pairs.profile, pairs.rows, p);
   }
   void take() { pass->take(zones, pairs.pair, pairs.any); }
+  // The same newcomers `ranges` ranges at a time, calling between(k) after range k but the last.
+  template <class Between>
+  void take_in_ranges(size_t ranges, Between between) {
+    std::vector<CleanProfile> profile(kObjects);
+    std::vector<CleanRows> rows(kObjects);
+    for (size_t k = 0; k < ranges; ++k) {
+      const size_t begin = kObjects * k / ranges, end = kObjects * (k + 1) / ranges;
+      const CleanZones z = clean_zones(f.shapes, begin, end, 1);
+      const CleanPairs d =
+          clean_pairs(f.shapes, f.isos, z, p.clean_param, p.clean_margin, 1, profile, rows);
+      pass->take(z, d.pair, d.any);
+      if (k + 1 < ranges) between(k);
+    }
+  }
   CleanResult finish() { return pass->finish(f.shapes, f.isos); }
   std::mt19937 rng;
   Field f;
@@ -291,6 +305,7 @@ TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
   };
   std::vector<Seen> seen;
   std::atomic<bool> started{false}, done{false};
+  std::atomic<size_t> seen_rows{0};  // the rows of the reader's latest snapshot
   std::thread reader([&] {
     started = true;
     while (!done.load()) {
@@ -298,15 +313,29 @@ TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
       if (c.rows == 0 || (!seen.empty() && seen.back().rows == c.rows)) continue;
       seen.push_back({c.rows, c.removed, c.order[c.rows - 1], c.written_moment[c.rows - 1],
                       c.removed ? c.victims[c.removed - 1].object : SIZE_MAX});
+      seen_rows = c.rows;
     }
   });
   while (!started.load()) std::this_thread::yield();
-  w.take();
+  // The pass in ranges, and between them the reader is waited for until its snapshot holds
+  // every row written so far: the reader is not left to the scheduler alone (on two busy cores
+  // it was once not run until the whole pass had ended), so it sees the pass mid-way at least
+  // once a range, and reads freely beside it while each range runs.
+  constexpr size_t kRanges = 6;
+  size_t ranges_caught = 0;
+  w.take_in_ranges(kRanges, [&](size_t) {
+    const size_t rows = pass.progress().rows;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (seen_rows.load() < rows && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+    ranges_caught += seen_rows.load() >= rows && rows > 0;
+  });
   done = true;
   reader.join();
   const CleanResult r = w.finish();
   ASSERT_GT(r.removed.size(), 1000u);
-  ASSERT_GT(seen.size(), 1u) << "no snapshot while the pass ran";
+  EXPECT_EQ(ranges_caught, kRanges - 1) << "the reader did not catch up between ranges";
+  ASSERT_GE(seen.size(), kRanges - 1) << "too few snapshots while the pass ran";
   for (size_t k = 0; k < seen.size(); ++k) {
     const Seen& s = seen[k];
     if (k) {
@@ -338,11 +367,13 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
   };
   std::vector<Wait> waits;
   std::atomic<bool> started{false}, done{false};
+  std::atomic<size_t> waiting_for{0};  // the target of the reader's wait under way
   std::thread reader([&] {
     started = true;
     size_t target = 500;
     while (!done.load()) {
       const auto t = Clock::now();
+      waiting_for = target;
       const CleanProgress c = pass.wait_for(target, SIZE_MAX, kLong);
       waits.push_back(
           {target, c.rows, std::chrono::duration<double>(Clock::now() - t).count(), done.load()});
@@ -350,7 +381,14 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
     }
   });
   while (!started.load()) std::this_thread::yield();
-  w.take();
+  // The pass in ranges; between them the reader is waited for until it waits for rows not yet
+  // written, so its waits are answered while the pass runs whatever the scheduler does.
+  constexpr size_t kRanges = 6;
+  w.take_in_ranges(kRanges, [&](size_t) {
+    const size_t rows = pass.progress().rows;
+    const auto until = Clock::now() + std::chrono::seconds(30);
+    while (waiting_for.load() <= rows && Clock::now() < until) std::this_thread::yield();
+  });
   done = true;
   pass.release_waiters();
   reader.join();
@@ -367,7 +405,7 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
     ++during;
     EXPECT_GE(w.rows, w.target);
   }
-  EXPECT_GT(during, 2u) << "the reader saw too few batches while the pass ran";
+  EXPECT_GE(during, kRanges - 1) << "the reader saw too few batches while the pass ran";
 }
 
 // clean_pair against the comparison written out: the newcomer is the victim's master when the
