@@ -267,7 +267,9 @@ struct WatchedPass {
                                        pairs.profile, pairs.rows, p);
   }
   void take() { pass->take(zones, pairs.pair, pairs.any); }
-  // The same newcomers `ranges` ranges at a time, calling between(k) after range k but the last.
+  // The same newcomers `ranges` ranges at a time, calling between(k) after range k but the last
+  // (each range's zones and decisions made as run_in_chunks makes them; the pass reads the
+  // whole frame's profiles and rows given at construction, which these equal).
   template <class Between>
   void take_in_ranges(size_t ranges, Between between) {
     std::vector<CleanProfile> profile(kObjects);
@@ -289,6 +291,14 @@ struct WatchedPass {
   CleanPairs pairs;
   std::unique_ptr<CleanPass> pass;
 };
+
+// Yields until `there()` holds or 30 s have passed (then the caller's check fails): the main
+// thread waiting for the reader between the pass's ranges.
+template <class There>
+void yield_until(There there) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!there() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+}
 
 // CleanPass::progress read by another thread while the pass runs (as the GPU photometry beside
 // it does, stages/measure_beside_pass.hpp): each snapshot's rows and merges are a prefix of the
@@ -325,9 +335,7 @@ TEST(CleanPass, ProgressSeenFromAnotherThreadIsAPrefixOfTheResult) {
   size_t ranges_caught = 0;
   w.take_in_ranges(kRanges, [&](size_t) {
     const size_t rows = pass.progress().rows;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (seen_rows.load() < rows && std::chrono::steady_clock::now() < until)
-      std::this_thread::yield();
+    yield_until([&] { return seen_rows.load() >= rows; });
     ranges_caught += seen_rows.load() >= rows && rows > 0;
   });
   done = true;
@@ -386,8 +394,7 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
   constexpr size_t kRanges = 6;
   w.take_in_ranges(kRanges, [&](size_t) {
     const size_t rows = pass.progress().rows;
-    const auto until = Clock::now() + std::chrono::seconds(30);
-    while (waiting_for.load() <= rows && Clock::now() < until) std::this_thread::yield();
+    yield_until([&] { return waiting_for.load() > rows; });
   });
   done = true;
   pass.release_waiters();
