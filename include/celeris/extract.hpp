@@ -140,10 +140,10 @@ struct Config {
   // Tests and benchmarks: with --device cuda and the GPU shapes finished on the device, a whole
   // frame's clean zones (and CLEAN_PARAM 1's pair decisions) are found there right after them,
   // from their columns on the device (src/extract/gpu/zones_after_shapes.hpp); false: from the
-  // host's columns once the shapes are back (clean_zones_gpu). Off until it has run on a device
-  // (written at stop 68, when none was lent: bench/PENDING_DEVICE.md); meant to give the same
-  // catalog.
-  bool gpu_zones_after_shapes = false;
+  // host's columns once the shapes are back (clean_zones_gpu). The same catalog either way (on
+  // by default since stop 70, when the device tests passed with it on:
+  // bench/results/extract-gpu-h100-2026-12-05-stop70.md).
+  bool gpu_zones_after_shapes = true;
   // The WCS's EQUINOX (else EPOCH, else 2000), which SExtractor passes as the epoch of its
   // J2000 -> B1950 conversion (the *_B1950 columns); extract_file sets this.
   double wcs_equinox = 2000.0;

@@ -551,6 +551,9 @@ bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, std::vector<uint8_t>
     if (codes) codes->clear();
     return true;
   }
+  // Listed here when the caller has not (the pipeline: the host's theta, isophotal columns and
+  // clean profiles run while the device counts, instead of waiting for the counts in between).
+  if (z.counted && !z.listed && n == z.objects) list();
   if (!z.listed || n != z.objects || z.too_many_large) return false;
   const auto t0 = Clock::now();
   zones.offset.resize(n + 1);

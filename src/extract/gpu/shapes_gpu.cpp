@@ -268,7 +268,6 @@ void shapes_and_isophotal(const ObjectList& objects, size_t first, size_t last, 
           finish_iso(o, sh, params, sums[j], mthresh[j], iso_background(sh, params, 0.0f), 0.0f);
     }
   }
-  if (zones_here) zones->list();
   const auto t_shapes = Clock::now();
   if (finish_on_device) {
     c.isos_down.synchronize();

@@ -41,8 +41,9 @@ class ZonesAfterShapes {
   // Waits for the counts, then queues the lists, their sort, the decisions and the downloads.
   void list();
   // Waits for the downloads: the zones (and codes) of objects 0 .. n - 1 as clean_zones_gpu
-  // gives them (none for none). False when list() has not run for exactly n objects, or when
-  // the frame has more than kZoneMaxLarge large objects (clean_zones then).
+  // gives them (none for none), list() called first if it has not been. False when count() did
+  // not take exactly n objects, or when the frame has more than kZoneMaxLarge large objects
+  // (clean_zones then).
   bool collect(size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
                std::vector<std::pair<std::string, double>>* seconds);
 
