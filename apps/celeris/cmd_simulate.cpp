@@ -35,8 +35,10 @@ int simulate_image_cmd(const Args& args) {
   app.add_option("--height", p.height, "image height")->capture_default_str();
   app.add_option("--seed", p.seed, "random seed (same seed, same image)")->capture_default_str();
   app.add_option("--density", density,
-                 "sparse (1 star / 8000 px) or crowded (~150k sources on 4096^2)")
-      ->check(CLI::IsMember({"sparse", "crowded"}))
+                 "sparse (1 star / 8000 px), crowded (~150k sources on 4096^2, ~42k in the "
+                 "catalog: blends) or dense (750k sources of FWHM 1.2 on 4096^2, ~150k in the "
+                 "catalog: the GPU-SExtractor paper's workload)")
+      ->check(CLI::IsMember({"sparse", "crowded", "dense"}))
       ->capture_default_str();
   app.add_option("--stars", p.n_stars, "number of stars (overrides --density)");
   app.add_option("--galaxies", p.n_galaxies, "number of galaxies (default: stars / 2)");
@@ -47,7 +49,9 @@ int simulate_image_cmd(const Args& args) {
   app.add_option("--background", p.background, "background level, ADU")->capture_default_str();
   app.add_option("--gain", p.gain, "gain e-/ADU (0: no Poisson noise)")->capture_default_str();
   app.add_option("--read-noise", p.read_noise, "read noise, ADU")->capture_default_str();
-  app.add_option("--fwhm", p.fwhm, "stellar FWHM, pixels")->capture_default_str();
+  CLI::Option* fwhm =
+      app.add_option("--fwhm", p.fwhm, "stellar FWHM, pixels (dense: 1.2 unless given)")
+          ->capture_default_str();
   app.add_flag("!--no-wcs", p.wcs, "do not write a WCS");
   if (const auto code = parse_args(app, args)) return *code;
   if (size > 0) p.width = p.height = size;
@@ -55,6 +59,13 @@ int simulate_image_cmd(const Args& args) {
     // ~150k sources on 4096^2, scaled with the area.
     p.n_stars = static_cast<int>(100000.0 * p.width * p.height / (4096.0 * 4096.0));
     if (p.n_galaxies < 0) p.n_galaxies = p.n_stars / 2;
+  }
+  if (p.n_stars < 0 && density == "dense") {
+    // ~150k objects in the catalog on 4096^2 (149,086 for seed 7), scaled with the area: small,
+    // many, mostly resolved sources, as the paper's 167k-object frame.
+    p.n_stars = static_cast<int>(500000.0 * p.width * p.height / (4096.0 * 4096.0));
+    if (p.n_galaxies < 0) p.n_galaxies = p.n_stars / 2;
+    if (fwhm->count() == 0) p.fwhm = 1.2;
   }
   if (truth.empty()) {
     const size_t dot = out.rfind(".fits");
