@@ -17,7 +17,7 @@ set_tests_properties(extract.check_images PROPERTIES LABELS "integration;extract
 # and celeris's own stricter one: same NUMBERs, every row identical. scripts/parity-report.sh
 # prints the same matrix as a table.
 set(CELERIS_PARITY_CASES
-  sim:sparse sim:crowded sim:nan sim:saturated sim:border sim:strips)
+  sim:sparse sim:crowded sim:dense sim:nan sim:saturated sim:border sim:strips)
 foreach(image sep_emmi_image HorseHead M13_blue_0001 M13_blue_0002 M13_blue_0003 M6707HH gc_2mass_j gc_2mass_k gc_msx_e
               gc_bolocam_gps spitzer_example_image)
   list(APPEND CELERIS_PARITY_CASES ${CELERIS_TEST_DATA}/images/${image}.fits)
