@@ -55,18 +55,11 @@ int simulate_image_cmd(const Args& args) {
   app.add_flag("!--no-wcs", p.wcs, "do not write a WCS");
   if (const auto code = parse_args(app, args)) return *code;
   if (size > 0) p.width = p.height = size;
-  if (p.n_stars < 0 && density == "crowded") {
-    // ~150k sources on 4096^2, scaled with the area.
-    p.n_stars = static_cast<int>(100000.0 * p.width * p.height / (4096.0 * 4096.0));
-    if (p.n_galaxies < 0) p.n_galaxies = p.n_stars / 2;
-  }
-  if (p.n_stars < 0 && density == "dense") {
-    // ~150k objects in the catalog on 4096^2 (149,086 for seed 7), scaled with the area: small,
-    // many, mostly resolved sources, as the paper's 167k-object frame.
-    p.n_stars = static_cast<int>(500000.0 * p.width * p.height / (4096.0 * 4096.0));
-    if (p.n_galaxies < 0) p.n_galaxies = p.n_stars / 2;
-    if (fwhm->count() == 0) p.fwhm = 1.2;
-  }
+  // --stars and --galaxies, where given, override the density's counts; --fwhm its FWHM.
+  const double given_fwhm = p.fwhm;
+  if (density == "crowded") sim::apply_density(p, sim::Density::Crowded);
+  if (density == "dense") sim::apply_density(p, sim::Density::Dense);
+  if (fwhm->count() > 0) p.fwhm = given_fwhm;
   if (truth.empty()) {
     const size_t dot = out.rfind(".fits");
     truth = (dot == std::string::npos ? out : out.substr(0, dot)) + ".truth.fits";

@@ -45,6 +45,14 @@ struct SimulatedImage {
 
 SimulatedImage simulate_image(const ImageParams& params);
 
+// The fields of `celeris simulate image --density`, stars scaled with the area from 4096^2:
+// sparse is ImageParams' own default; crowded 100,000 stars (~42k catalog rows on 4096^2, most
+// sources blended); dense 500,000 stars of FWHM 1.2 (~149k rows on 4096^2: the GPU-SExtractor
+// paper's 167k-object workload, issue 17's target). Sets n_stars and n_galaxies (half the stars)
+// where they are unset (-1), and dense's FWHM.
+enum class Density { Sparse, Crowded, Dense };
+void apply_density(ImageParams& params, Density density);
+
 // ---- catalogs (celeris simulate catalog; cross-match tests and benchmarks) -------------------
 
 // Random sky catalog: sources uniform on the sphere within the declination band, each detected

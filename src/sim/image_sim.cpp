@@ -233,4 +233,13 @@ SimulatedImage simulate_image(const ImageParams& p) {
   return out;
 }
 
+void apply_density(ImageParams& p, Density density) {
+  if (density == Density::Sparse) return;
+  const double stars_on_4k = density == Density::Crowded ? 100000.0 : 500000.0;
+  if (p.n_stars < 0)
+    p.n_stars = static_cast<int>(stars_on_4k * p.width * p.height / (4096.0 * 4096.0));
+  if (p.n_galaxies < 0) p.n_galaxies = p.n_stars / 2;
+  if (density == Density::Dense) p.fwhm = 1.2;
+}
+
 }  // namespace celeris::sim

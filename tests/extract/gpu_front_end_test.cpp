@@ -307,17 +307,15 @@ TEST_F(GpuFrontEnd, SameAsCpuOnACrowded8192Field) {
   expect_same_on_both(img, Config{}, "crowded 8192^2", false);
 }
 
-// Issue 17's target workload: a 4096 x 4096 frame with about 150k objects in its catalog (as
-// `celeris simulate --size 4096 --seed 7 --density dense`: 500,000 stars and 250,000 galaxies of
-// FWHM 1.2; 149,086 rows), the GPU-SExtractor paper's 167k-object frame. The object stack is full
-// for most of the clean pass and the deblending splits some 58k objects more.
+// Issue 17's target workload: a 4096 x 4096 frame with about 150k objects in its catalog (the
+// frame of `celeris simulate --size 4096 --seed 7 --density dense`: 149,086 rows), the
+// GPU-SExtractor paper's 167k-object frame. The object stack is full for most of the clean pass
+// and the deblending splits some 58k objects more.
 TEST_F(GpuFrontEnd, SameAsCpuOnThePapersWorkload) {
   sim::ImageParams p;
   p.width = p.height = 4096;
   p.seed = 7;
-  p.n_stars = 500000;
-  p.n_galaxies = 250000;
-  p.fwhm = 1.2;
+  sim::apply_density(p, sim::Density::Dense);
   const Image<float> img = sim::simulate_image(p).pixels;
   expect_same_on_both(img, Config{}, "dense 4096^2", false);
 }
