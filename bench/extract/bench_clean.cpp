@@ -2,7 +2,8 @@
 // the front end, deblending, shapes and isophotal values, the zones and pairs of one frame run
 // once on the CPU with the default configuration, then the pass (clean_objects) --repeat times
 // on fresh copies of its inputs; printed: the median and the least, with the frame's counts
-// (objects, zone entries, merges, write-outs because the object stack was full).
+// (objects, zone entries, merges, write-outs because the object stack was full) and a hash of
+// the first run's result (hash_of), which a change to the pass meant to keep it must not move.
 // --objstack: MEMORY_OBJSTACK (default 3000; a large one shows what the full stack's write-outs
 // cost).
 //   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N]
