@@ -1,6 +1,7 @@
 // Cube headers whose sizes are not real (issue 18): refused with one line before anything is
 // allocated, the files generated here byte by byte.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstdint>
 #include <cstring>
@@ -65,7 +66,94 @@ std::string mat_v5(const std::vector<int32_t>& dims, size_t payload_floats) {
   return out + body;
 }
 
+// A miMATRIX element holding a cell array of `cells` empty arrays (struct_fields == 0), or a
+// 1 x 1 struct of `struct_fields` fields named "ab", each an empty array; `inner` nests that many
+// such cells in each cell instead of leaving it empty.
+std::string container(uint32_t cells, uint32_t struct_fields, uint32_t inner = 0) {
+  auto u32 = [](std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); };
+  auto pad8 = [](std::string& s) { s.resize((s.size() + 7) / 8 * 8, '\0'); };
+  std::string body;
+  u32(body, 6);  // miUINT32: array flags
+  u32(body, 8);
+  u32(body, struct_fields ? 2 : 1);  // mxSTRUCT_CLASS or mxCELL_CLASS
+  u32(body, 0);
+  u32(body, 5);  // miINT32: dimensions
+  u32(body, 8);
+  u32(body, 1);
+  u32(body, struct_fields ? 1 : cells);
+  u32(body, 1 | 1 << 16);  // miINT8 small element: the name "c"
+  body += std::string("c\0\0\0", 4);
+  std::string member;
+  if (inner) member = container(inner, 0);
+  const uint32_t members = struct_fields ? struct_fields : cells;
+  if (struct_fields) {
+    u32(body, 5 | 4 << 16);  // miINT32 small element: field names' length 4
+    u32(body, 4);
+    u32(body, 1);  // miINT8: the field names
+    u32(body, 4 * struct_fields);
+    for (uint32_t f = 0; f < struct_fields; ++f) body += std::string("ab\0\0", 4);
+    pad8(body);
+  }
+  for (uint32_t m = 0; m < members; ++m) {
+    if (inner) {
+      body += member;
+    } else {
+      u32(body, 14);  // an empty miMATRIX
+      u32(body, 0);
+    }
+  }
+  std::string out;
+  u32(out, 14);
+  u32(out, static_cast<uint32_t>(body.size()));
+  return out + body;
+}
+
+// A data element as MATLAB 7 writes it: miCOMPRESSED, the element deflated.
+std::string compressed(const std::string& element) {
+  uLongf n = compressBound(element.size());
+  std::string z(n, '\0');
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &n,
+                      reinterpret_cast<const Bytef*>(element.data()), element.size(), 9),
+            Z_OK);
+  z.resize(n);
+  std::string out;
+  const uint32_t tag[2] = {15, static_cast<uint32_t>(n)};
+  out.append(reinterpret_cast<const char*>(tag), 8);
+  return out + z;
+}
+
 }  // namespace
+
+// Found by the CI's fuzz step (stop 72): 4 million empty cells in a compressed cell array of a
+// 46 KB file, for each of which matio made a variable (10 s). Containers are bounded, each
+// (elements, or a struct's elements x fields) and in all (arrays nested in them); a small one
+// beside the cube is read past as before.
+TEST(HyperspectralRobust, MatContainersOfTooManyElementsAreRefused) {
+  ScratchDir dir;
+  const std::string cube = mat_v5({2, 3, 2}, 12);
+  write_text(dir / "small.mat", cube + container(3, 0) + compressed(container(0, 5)));
+  EXPECT_EQ(celeris::hyperspectral::read_mat_cube(dir / "small.mat").bands, 2);
+  const std::string cells = container(70000, 0), fields = container(0, 70000);
+  for (const auto& [name, bytes] :
+       {std::pair{"cells.mat", cube + cells}, std::pair{"cellsz.mat", cube + compressed(cells)},
+        std::pair{"fields.mat", cube + fields},
+        std::pair{"fieldsz.mat", cube + compressed(fields)}}) {
+    write_text(dir / name, bytes);
+    const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / name); });
+    EXPECT_NE(m.find("cell, struct or object array of 70000 elements or fields"), std::string::npos)
+        << name << ": " << m;
+  }
+  // 300 cells of 300 cells each: 90,300 arrays, each container within its bound.
+  const std::string nested = container(300, 0, 300);
+  for (const auto& [name, bytes] : {std::pair{"nested.mat", cube + nested},
+                                    std::pair{"nestedz.mat", cube + compressed(nested)}}) {
+    write_text(dir / name, bytes);
+    const std::string m = error_of([&] { celeris::hyperspectral::read_mat_cube(dir / name); });
+    EXPECT_NE(m.find("is one of more than 65536 arrays held in cell, struct or object arrays"),
+              std::string::npos)
+        << name << ": " << m;
+  }
+}
 
 // samples x lines x bands x 4 bytes = 2^65 wrapped round to 0 and matched an empty data file.
 TEST(HyperspectralRobust, EnviSizesThatOverflowAreRefused) {
