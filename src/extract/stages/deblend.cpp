@@ -29,17 +29,17 @@ constexpr HostExpf host_expf;
 void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
                     DeblendPlan& plan);
 
-// Gaussian profile weights of each child at pixel (x, y) (cumulative in p, as SExtractor), and
-// the nearest child in the moment metric (deblend_profile.hpp's arithmetic, the GPU's too).
-int profile_weights(const DeblendPlan& plan, int x, int y, std::vector<float>& p) {
-  const size_t n = plan.children.size();
-  p.assign(n + 1, 0.0f);
+// Gaussian profile weights of each child at pixel (x, y) (cumulative in p[1 .. n], p[0] = 0, as
+// SExtractor), and the nearest child in the moment metric (deblend_profile.hpp's arithmetic, the
+// GPU's too). p holds n + 1 floats.
+int profile_weights(const DeblendChild* children, size_t n, int x, int y, float* p) {
   float distmin = 1e31f;
   int iclst = 0;
+  float sum = 0.0f;
   for (size_t i = 0; i < n; ++i) {
-    const DeblendChild& c = plan.children[i];
+    const DeblendChild& c = children[i];
     const float dist = deblend_profile_dist(c, x, y);
-    p[i + 1] = add_profile_weight(p[i], dist, c.amplitude, host_expf);
+    p[i + 1] = sum = add_profile_weight(sum, dist, c.amplitude, host_expf);
     if (dist < distmin) {
       distmin = dist;
       iclst = static_cast<int>(i);
@@ -273,12 +273,14 @@ void choose_and_count(const DeblendPlan& plan, const int32_t* random, const Obje
                       std::vector<float>& p, int32_t* chosen, size_t* given) {
   const size_t n = plan.children.size();  // (plan.cores.size(): a core each)
   size_t draw = 0;
+  p.resize(n + 1);
+  p[0] = 0.0f;
   for (size_t i = 0; i < parent.size(); ++i) {
     if (plan.in_core[i]) {
       chosen[i] = -1;
       continue;
     }
-    const int iclst = profile_weights(plan, parent.x[i], parent.y[i], p);
+    const int iclst = profile_weights(plan.children.data(), n, parent.x[i], parent.y[i], p.data());
     size_t c = static_cast<size_t>(iclst);
     if (takes_draw(p[n])) {
       if (draw == plan.draws)  // (the next detection's draws: never read them)
