@@ -8,7 +8,7 @@
 //   bench_extract_stages IMAGE.fits [--repeat N] [--threads N]
 //                        [--devices cpu,cuda,cuda-pinned,cuda-resident] [--chunk-objects N]
 // --chunk-objects: objects per chunk of the pipelined deblending and cleaning
-// (src/extract/back_end.hpp; Config::back_end_chunk_objects, 0 its default).
+// (src/extract/back_end.hpp; Config::back_end_chunk_objects, 60,000 its default).
 // --zone-thread 0: with chunks, each chunk's zones and pairs made by the stages' thread after
 // its shapes instead of a thread of their own (Config::back_end_zone_thread).
 // --stage-threads N: with chunks, the stages' team beside the pass (Config::

@@ -268,4 +268,8 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   return out;
 }
 
+size_t back_end_chunks(const DeblendStage& d, size_t chunk_objects, int threads) {
+  return chunk_bounds(d, chunk_objects, threads).size() - 1;
+}
+
 }  // namespace celeris::extract

@@ -52,13 +52,17 @@ struct BackEndColumns {
   std::vector<int64_t> done_line;  // CleanedObjects::done_line's, given back by the caller
 };
 
+// How many chunks deblend_and_clean makes of `d`'s objects with these options (1: the stages one
+// after another), known once every detection is planned.
+size_t back_end_chunks(const DeblendStage& d, size_t chunk_objects, int threads);
+
 struct BackEndOptions {
   int threads = 1;
   bool keep_detected_shapes = false;  // BACKPHOTO_TYPE LOCAL: the shapes before any merge
   // Chunks hold about this many objects or more (the first one fewer, so that the pass starts
   // early); a frame of fewer objects is one chunk, and so is any frame with fewer than four
-  // threads. 0: one chunk, the stages one after another (the default). On the H200's host,
-  // crowded 4096^2 frame: stop 32, chunks slower (36.9 ms in one chunk against 42.7-61.3 in
+  // threads. 0: one chunk, the stages one after another (Config's default: 60,000). On the H200's
+  // host, crowded 4096^2 frame: stop 32, chunks slower (36.9 ms in one chunk against 42.7-61.3 in
   // chunks of 16,000-2,000 objects; their zones were the host's then); stop 37, with the GPU's
   // zones by range (call 5: two threads; call 6: three), chunks of 12,000-16,000 objects
   // 28.3-34.6 ms against main's 30.6-39.5 on two machines, and with three threads 34.1-45.2

@@ -585,9 +585,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // The clean zones (and CLEAN_PARAM 1's decisions) found on the device right after the GPU
   // shapes, from their columns there (gpu/zones_after_shapes.hpp), when one chunk takes every
   // object; else (or with too many large objects) the zones step below makes them.
+  const size_t chunk_objects =
+      static_cast<size_t>(std::max<int64_t>(config.back_end_chunk_objects, 0));
+  const bool one_chunk = back_end_chunks(deblend_stage, chunk_objects, nt) == 1;
   const bool zones_after_shapes = gpu_shapes && config.device == Backend::Cuda &&
                                   config.gpu_zones_after_shapes && clean_params.enabled &&
-                                  config.back_end_chunk_objects <= 0 && gpu::finish_on_gpu();
+                                  one_chunk && gpu::finish_on_gpu();
   const std::shared_ptr<gpu::ZonesAfterShapes> device_zones =
       zones_after_shapes
           ? gpu::zones_after_shapes(w, h, config.clean_param, config.clean_param == 1.0)
@@ -703,8 +706,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   BackEndOptions back_options;
   back_options.threads = nt;
   back_options.pass_alone = config.serial_pass_alone;
-  if (config.back_end_chunk_objects > 0)
-    back_options.chunk_objects = static_cast<size_t>(config.back_end_chunk_objects);
+  back_options.chunk_objects = chunk_objects;
   back_options.zone_thread = config.back_end_zone_thread;
   back_options.stage_threads = config.back_end_stage_threads;
   back_options.keep_detected_shapes = local_back;
