@@ -247,9 +247,10 @@ class V5Checker {
       fail(dims, "declares " + std::to_string(count) + " elements in a matrix of " +
                      std::to_string(bytes) + " bytes");
     const uint32_t cls = u32(flags + 8) & 0xff;
-    if (cls == kCell || cls == kStruct || cls == kObject) {
-      const uint64_t members = count * fields(cls, name, end);
-      if (members > kMaxContainerElements)
+    if (container_class(cls)) {
+      uint64_t members = 0;
+      if (__builtin_mul_overflow(count, fields(cls, name, end), &members) ||
+          members > kMaxContainerElements)
         fail(at, "is a cell, struct or object array of " + std::to_string(members) +
                      " elements or fields; celeris reads numeric arrays and refuses containers "
                      "of more than " +
@@ -259,6 +260,9 @@ class V5Checker {
 
  private:
   static constexpr uint32_t kCell = 1, kStruct = 2, kObject = 3;  // mxCELL/STRUCT/OBJECT_CLASS
+  static bool container_class(uint32_t cls) {
+    return cls == kCell || cls == kStruct || cls == kObject;
+  }
 
   // Where the data element whose tag is at `at` ends (a small element's data is in its tag).
   uint64_t after(uint64_t at) const {
@@ -280,12 +284,9 @@ class V5Checker {
     const uint32_t names_tag = u32(at);
     return ((names_tag >> 16) ? names_tag >> 16 : u32(at + 4)) / len;
   }
-  // A compressed variable's first element's class, where it is a matrix.
-  bool holds_container(const std::string& inflated) const {
-    if (inflated.size() < 24) return false;
-    V5Checker m(path_, nullptr, &inflated, swap_, nested_, top_);
-    const uint32_t cls = m.u32(16) & 0xff;
-    return m.u32(0) == 14 && (cls == kCell || cls == kStruct || cls == kObject);
+  // Whether the element at `at` is a cell, struct or object array (its tag and array flags read).
+  bool container_at(uint64_t at) const {
+    return u32(at) == 14 && container_class(u32(at + 16) & 0xff);
   }
   // What zlib inflates of the compressed data of n bytes at `at`: at most `limit` bytes, from at
   // most `in_limit` bytes of input.
@@ -298,7 +299,9 @@ class V5Checker {
     z.next_in = reinterpret_cast<Bytef*>(zin.data());
     z.avail_in = static_cast<uInt>(std::min<size_t>(zin.size(), UINT_MAX));
     for (int rc = Z_OK; rc == Z_OK && out.size() < limit;) {
-      const size_t have = out.size(), grow = std::min<uint64_t>(limit - have, 64 << 20);
+      // Doubling from 64 KB: a small container is not given (and zero-filled) a large buffer.
+      const size_t have = out.size(),
+                   grow = std::min<uint64_t>(limit - have, std::max<size_t>(have, 64 << 10));
       out.resize(have + grow);
       z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
       z.avail_out = static_cast<uInt>(grow);
@@ -324,13 +327,14 @@ class V5Checker {
   // where it is a container (what it holds is counted).
   void compressed(uint64_t at, uint64_t n) const {
     std::string out = inflated(at, n, 1 << 20, 64 << 10);
-    if (holds_container(out)) {
+    const V5Checker inner(path_, nullptr, &out, swap_, nested_, 1);  // reads `out` as it is now
+    if (out.size() >= 24 && inner.container_at(0)) {
       out = inflated(at, n, n, kMaxContainerBytes + 1);
       if (out.size() > kMaxContainerBytes)
         fail(at, "is a compressed cell, struct or object array of more than " +
                      std::to_string(kMaxContainerBytes >> 20) + " MB, which celeris does not read");
     }
-    V5Checker(path_, nullptr, &out, swap_, nested_, 1).elements(0, out.size(), n * 1032 + 1024, 1);
+    inner.elements(0, out.size(), n * 1032 + 1024, 1);
   }
 
   const std::string& path_;
