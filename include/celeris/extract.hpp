@@ -126,6 +126,12 @@ struct Config {
   // (src/extract/stages/measure_beside_pass.hpp). 0: every row after the pass. The same catalog
   // either way.
   int64_t photometry_batch_rows = 4096;
+  // --device cuda, with the photometry beside the clean pass: the catalog's rows begun beside it
+  // too, each row's columns from its shape and isophotal values written as the pass writes its
+  // object out (src/extract/stages/catalog_beside_pass.hpp). The same catalog either way. Off:
+  // on an H100 it took 0.3-1.5 ms from the measurement but no paired-round gain showed on the
+  // frame (bench/results/extract-dense-h100-2026-12-06-stop74.md).
+  bool catalog_rows_beside_pass = false;
   // Benchmarks: the CPU time every other thread of the process used while the clean pass ran,
   // in the stage times ("pass census: ..."; src/core/thread_cpu.hpp). Its two censuses (a file
   // and a clock per thread) fall outside the pass's own time but inside the frame's, which
@@ -292,9 +298,12 @@ struct Objects {
   std::vector<float> duration_analysis;
 
   size_t size() const { return x.size(); }
-  // The core columns sized to n rows, zero-filled; `threads` fill different columns side by
-  // side (a crowded frame's are about 10 MB of freshly mapped pages).
+  // The core columns sized to n rows, the rows already there kept and the new ones zero-filled;
+  // `threads` fill different columns side by side (a crowded frame's are about 10 MB of freshly
+  // mapped pages).
   void resize(size_t n, size_t n_aper, size_t n_frac, int threads = 1);
+  // Room in the core columns for n rows, nothing written: resize() up to n then moves nothing.
+  void reserve(size_t n, size_t n_aper, size_t n_frac);
 };
 
 // Which optional measurements to make (SExtractor computes only what the catalog asks for, and

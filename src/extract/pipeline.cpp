@@ -29,6 +29,7 @@
 #include "extract/settings/threads.hpp"
 #include "extract/sextractor/scan_order.hpp"
 #include "extract/stages/background.hpp"
+#include "extract/stages/catalog_beside_pass.hpp"
 #include "extract/stages/clean.hpp"
 #include "extract/stages/deblend.hpp"
 #include "extract/stages/detect.hpp"
@@ -688,6 +689,25 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     beside_pass->prepare();  // its thread started beside the stages before the pass
     back_steps.pass_ends = [&] { beside_pass->end(); };
   }
+  // With the photometry beside the pass, the catalog's rows are begun there too, their columns
+  // from the shapes (stages/catalog_beside_pass.hpp); not with a DGEO map (its own columns).
+  std::optional<CatalogBesidePass> rows_beside;
+  const size_t nobj_planned = deblend_stage.result().objects.size();
+  if (beside_pass && config.catalog_rows_beside_pass && !mp.dgeo &&
+      nobj_planned >= 2 * static_cast<size_t>(config.photometry_batch_rows)) {
+    CatalogBesidePass::Inputs in;
+    in.shapes = &shapes;
+    in.isos = &isos;
+    in.objects = nobj_planned;
+    in.n_aper = mp.apertures.size();
+    in.n_frac = mp.fluxfrac.size();
+    rows_beside.emplace(in);
+    rows_beside->prepare();
+    back_steps.pass_ends = [&] {
+      beside_pass->end();
+      rows_beside->end();
+    };
+  }
   // The GPU's weighted front end: the variance map's copy out of its page-locked download into
   // the frame's WeightMaps (64 MB for a 4096^2 frame; 1.9 ms on the H200's 16 threads after the
   // pass, stop 55 call 9), which nothing before the measurement reads, made beside the pass on
@@ -702,6 +722,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     back_steps.pass_begins = [&](const CleanPass& pass) {
       if (host_maps) host_maps->go();
       if (beside_pass) beside_pass->begin(pass);
+      if (rows_beside) rows_beside->begin(pass);
     };
   BackEndOptions back_options;
   back_options.threads = nt;
@@ -856,12 +877,17 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                                   const std::function<void()>& meanwhile) {
       return beside_pass->columns(objects, cleaned, aps, meanwhile);
     };
+    if (rows_beside && rows_beside->started())
+      mp.rows_under_way = [&] { return rows_beside->take(); };
   }
   result.objects =
       measure_objects(objects, shapes, isos, cleaned.order, cleaned.written_at, field, mp);
   if (under_way)
     info.stage_seconds.emplace_back("gpu measure beside the pass: the last batch's host work",
                                     beside_pass->last_batch_seconds());
+  if (rows_beside && rows_beside->started())
+    info.stage_seconds.emplace_back("catalog rows beside the pass: the thread's time",
+                                    rows_beside->thread_seconds());
   // ID_PARENT: the detection each written object (a master keeps its own) came from.
   result.objects.id_parent.resize(cleaned.order.size());
   for (size_t j = 0; j < cleaned.order.size(); ++j)

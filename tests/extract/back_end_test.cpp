@@ -318,6 +318,12 @@ bool photometry_beside_pass(const Result& r) {
   return false;
 }
 
+bool catalog_rows_beside_pass(const Result& r) {
+  for (const auto& [name, s] : r.info.stage_seconds)
+    if (name == "catalog rows beside the pass: the thread's time") return true;
+  return false;
+}
+
 // The GPU photometry queued in batches while the clean pass runs (Config::photometry_batch_rows,
 // stages/measure_beside_pass.hpp) gives the CPU path's catalog with batches of any size (64 rows:
 // a batch after almost every write-out event; 0: after the pass): with the object stack full
@@ -366,14 +372,20 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
     c.back_end_chunk_objects = v.chunk;
     const Result cpu = extract(crowded_field().view(), c, request);
     c.device = Backend::Cuda;
-    for (const int64_t batch : {int64_t{0}, int64_t{64}, int64_t{1000}, int64_t{4096}}) {
+    // The catalog's rows begun beside the pass too (Config::catalog_rows_beside_pass) with
+    // small and large batches.
+    const std::pair<int64_t, bool> runs[] = {
+        {0, false}, {64, false}, {64, true}, {1000, true}, {4096, false}};
+    for (const auto& [batch, rows_beside] : runs) {
       c.photometry_batch_rows = batch;
+      c.catalog_rows_beside_pass = rows_beside;
       const Result gpu = extract(crowded_field().view(), c, request);
-      const std::string what = std::string(v.name) + ", batches of " + std::to_string(batch);
+      const std::string what = std::string(v.name) + ", batches of " + std::to_string(batch) +
+                               (rows_beside ? ", rows beside the pass" : "");
       // Started with two batches' worth of objects or more.
-      EXPECT_EQ(photometry_beside_pass(gpu),
-                batch > 0 && gpu.info.n_deblended >= 2 * static_cast<size_t>(batch))
-          << what;
+      const bool beside = batch > 0 && gpu.info.n_deblended >= 2 * static_cast<size_t>(batch);
+      EXPECT_EQ(photometry_beside_pass(gpu), beside) << what;
+      EXPECT_EQ(catalog_rows_beside_pass(gpu), beside && rows_beside) << what;
       EXPECT_GT(cpu.objects.size(), 2000u) << what;
       EXPECT_EQ(pipelined(gpu), v.chunk > 0) << what;
       expect_same(cpu.objects, gpu.objects, what);

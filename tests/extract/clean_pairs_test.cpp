@@ -20,9 +20,11 @@
 #include <thread>
 #include <vector>
 
+#include "extract/stages/catalog_beside_pass.hpp"
 #include "extract/stages/clean.hpp"
 #include "extract/stages/clean_pairs.hpp"
 #include "extract/stages/clean_zones.hpp"
+#include "extract/stages/measure_shape_columns.hpp"
 
 using namespace celeris::extract;
 
@@ -413,6 +415,63 @@ TEST(CleanPass, WaitForRowsIsWokenByThePass) {
     EXPECT_GE(w.rows, w.target);
   }
   EXPECT_GE(during, kRanges - 1) << "the reader saw too few batches while the pass ran";
+}
+
+// The catalog's rows begun beside the pass (stages/catalog_beside_pass.hpp): every row written
+// out while the pass ran is considered; those whose objects were merged into are left, and they
+// are exactly the masters among them; every other row's shape columns, written from the shapes
+// as detected while the pass ran, equal the columns of its merged shape after the pass's finish.
+TEST(CatalogBesidePass, RowsBegunBesideThePassAreTheFinishedObjects) {
+  WatchedPass w(11);
+  CatalogBesidePass::Inputs in;
+  in.shapes = &w.f.shapes;
+  in.isos = &w.f.isos;
+  in.objects = WatchedPass::kObjects;
+  in.n_aper = 2;
+  in.n_frac = 1;
+  in.batch_rows = 64;
+  CatalogBesidePass beside(in);
+  beside.prepare();
+  beside.begin(*w.pass);
+  // The pass in ranges, the thread given time to write between them.
+  w.take_in_ranges(6, [&](size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); });
+  const size_t written = w.pass->progress().rows;  // before the finish's write-outs
+  beside.end();
+  CatalogBesidePass::Rows got = beside.take();
+  const CleanResult r = w.finish();
+  ASSERT_TRUE(beside.started());
+  ASSERT_GT(written, 5000u);
+  EXPECT_EQ(got.rows, written);
+  ASSERT_EQ(got.catalog.size(), got.rows);
+  std::vector<uint8_t> master(WatchedPass::kObjects, 0);
+  for (const CleanVictim& v : r.removed) master[v.master] = 1;
+  std::vector<size_t> masters;
+  for (size_t i = 0; i < got.rows; ++i)
+    if (master[r.order[i]]) masters.push_back(i);
+  EXPECT_GT(masters.size(), 1000u);  // merged-into rows occur, or the test proves little
+  EXPECT_EQ(got.left, masters);
+  Objects want;
+  want.resize(got.rows, 2, 1);
+  for (size_t i = 0; i < got.rows; ++i)
+    write_shape_columns(want, i, w.f.shapes[r.order[i]], w.f.isos[r.order[i]], false);
+  size_t checked = 0;
+  for (size_t i = 0, k = 0; i < got.rows; ++i) {
+    if (k < got.left.size() && got.left[k] == i) {
+      ++k;
+      continue;
+    }
+    ++checked;
+    const Objects& g = got.catalog;
+    ASSERT_TRUE(g.x[i] == want.x[i] && g.y[i] == want.y[i] && g.xmin[i] == want.xmin[i] &&
+                g.xmax[i] == want.xmax[i] && g.ymin[i] == want.ymin[i] &&
+                g.ymax[i] == want.ymax[i] && g.isoarea[i] == want.isoarea[i] &&
+                g.isoareaf[i] == want.isoareaf[i] && g.flux_iso[i] == want.flux_iso[i] &&
+                g.fluxerr_iso[i] == want.fluxerr_iso[i] && g.flux_max[i] == want.flux_max[i] &&
+                g.a[i] == want.a[i] && g.theta[i] == want.theta[i] && g.xpeak[i] == want.xpeak[i] &&
+                g.threshold[i] == want.threshold[i])
+        << "row " << i;
+  }
+  EXPECT_GT(checked, 500u) << got.rows << " rows, " << got.left.size() << " left";
 }
 
 // clean_pair against the comparison written out: the newcomer is the victim's master when the

@@ -1,10 +1,12 @@
 #include "extract/stages/measure.hpp"
+#include "celeris/error.hpp"
 #include "extract/gpu/measure_gpu.hpp"
 #include "extract/sextractor/pi.hpp"
 #include "extract/stages/measure_best.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_dgeo.hpp"
 #include "extract/stages/measure_growth.hpp"
+#include "extract/stages/measure_shape_columns.hpp"
 #include "extract/stages/measure_vignet.hpp"
 #include "extract/stages/measure_windowed.hpp"
 #include "extract/stages/vignet_shift.hpp"
@@ -145,53 +147,67 @@ void take_gpu_photometry(const gpu::PhotometryColumns& c, size_t i, const Measur
   flags |= c.flags[i];
 }
 
+// The core columns (those Objects::resize sizes), each with its elements per row.
+struct CoreColumns {
+  std::pair<std::vector<double>*, size_t> doubles[26];
+  std::vector<int32_t>* ints[8];
+};
+
+CoreColumns core_columns(Objects& o, size_t n_aper, size_t n_frac) {
+  return {{{&o.x, 1},
+           {&o.y, 1},
+           {&o.x2, 1},
+           {&o.y2, 1},
+           {&o.xy, 1},
+           {&o.errx2, 1},
+           {&o.erry2, 1},
+           {&o.errxy, 1},
+           {&o.a, 1},
+           {&o.b, 1},
+           {&o.theta, 1},
+           {&o.cxx, 1},
+           {&o.cyy, 1},
+           {&o.cxy, 1},
+           {&o.flux_iso, 1},
+           {&o.fluxerr_iso, 1},
+           {&o.flux_max, 1},
+           {&o.background, 1},
+           {&o.threshold, 1},
+           {&o.kron_radius, 1},
+           {&o.flux_auto, 1},
+           {&o.fluxerr_auto, 1},
+           {&o.fwhm, 1},
+           {&o.flux_aper, n_aper},
+           {&o.fluxerr_aper, n_aper},
+           {&o.flux_radius, n_frac}},
+          {&o.xpeak, &o.ypeak, &o.xmin, &o.xmax, &o.ymin, &o.ymax, &o.isoarea, &o.isoareaf}};
+}
+
 }  // namespace
 
+void Objects::reserve(size_t n, size_t n_aper, size_t n_frac) {
+  CoreColumns c = core_columns(*this, n_aper, n_frac);
+  for (const auto& [column, per_row] : c.doubles) column->reserve(n * per_row);
+  for (std::vector<int32_t>* column : c.ints) column->reserve(n);
+  flags.reserve(n);
+}
+
 void Objects::resize(size_t n, size_t n_aper, size_t n_frac, int threads) {
-  const std::pair<std::vector<double>*, size_t> doubles[] = {{&x, n},
-                                                             {&y, n},
-                                                             {&x2, n},
-                                                             {&y2, n},
-                                                             {&xy, n},
-                                                             {&errx2, n},
-                                                             {&erry2, n},
-                                                             {&errxy, n},
-                                                             {&a, n},
-                                                             {&b, n},
-                                                             {&theta, n},
-                                                             {&cxx, n},
-                                                             {&cyy, n},
-                                                             {&cxy, n},
-                                                             {&flux_iso, n},
-                                                             {&fluxerr_iso, n},
-                                                             {&flux_max, n},
-                                                             {&background, n},
-                                                             {&threshold, n},
-                                                             {&kron_radius, n},
-                                                             {&flux_auto, n},
-                                                             {&fluxerr_auto, n},
-                                                             {&fwhm, n},
-                                                             {&flux_aper, n * n_aper},
-                                                             {&fluxerr_aper, n * n_aper},
-                                                             {&flux_radius, n * n_frac}};
-  std::vector<int32_t>* const ints[] = {&xpeak, &ypeak, &xmin,    &xmax,
-                                        &ymin,  &ymax,  &isoarea, &isoareaf};
-  constexpr int nd = std::size(doubles), ni = std::size(ints);
+  CoreColumns c = core_columns(*this, n_aper, n_frac);
+  constexpr int nd = std::size(c.doubles), ni = std::size(c.ints);
   // The columns' storage taken on this thread, their pages first touched side by side by the
   // team, one column per task. A column allocated inside the team comes from the arena of
   // whichever thread took its task, seldom the one holding the last catalog's freed columns,
   // and its fresh pages fault: this frame's columns then cost more than their zeroing.
-  for (const auto& [column, size] : doubles) column->reserve(size);
-  for (std::vector<int32_t>* column : ints) column->reserve(n);
-  flags.reserve(n);
+  reserve(n, n_aper, n_frac);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (int k = 0; k <= nd + ni; ++k) {
     if (k < nd)
-      doubles[k].first->assign(doubles[k].second, 0.0);
+      c.doubles[k].first->resize(n * c.doubles[k].second, 0.0);
     else if (k < nd + ni)
-      ints[k - nd]->assign(n, 0);
+      c.ints[k - nd]->resize(n, 0);
     else
-      flags.assign(n, 0);
+      flags.resize(n, 0);
   }
 }
 
@@ -233,38 +249,7 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
   };
   // Catalog row i's columns from its shape and isophotal values alone.
   auto shape_columns = [&](size_t i) {
-    const size_t src = order[i];
-    const Shape& s = shapes[src];
-    const Iso& iso = isos[src];
-    o.x[i] = s.mx;
-    o.y[i] = s.my;
-    o.xpeak[i] = iso.xpeak;
-    o.ypeak[i] = iso.ypeak;
-    o.xmin[i] = s.xmin;
-    o.xmax[i] = s.xmax;
-    o.ymin[i] = s.ymin;
-    o.ymax[i] = s.ymax;
-    o.x2[i] = s.x2;
-    o.y2[i] = s.y2;
-    o.xy[i] = s.xy;
-    o.errx2[i] = iso.errx2;
-    o.erry2[i] = iso.erry2;
-    o.errxy[i] = iso.errxy;
-    o.a[i] = static_cast<float>(s.a);
-    o.b[i] = static_cast<float>(s.b);
-    o.theta[i] = static_cast<float>(s.theta * 180.0 / kSexPi);
-    o.cxx[i] = s.cxx;
-    o.cyy[i] = s.cyy;
-    o.cxy[i] = s.cxy;
-    o.isoarea[i] = iso.area;
-    o.isoareaf[i] = s.npix;
-    o.flux_iso[i] = iso.flux;
-    o.fluxerr_iso[i] = std::sqrt(iso.fluxvar);
-    o.flux_max[i] = iso.peak;
-    o.background[i] = iso.background;
-    o.threshold[i] = iso.dthresh;  // SExtractor prints dthresh: no local background
-    o.fwhm[i] = iso.fwhm;
-    if (dgeo) o.dgeox[i] = s.dgeox, o.dgeoy[i] = s.dgeoy;
+    write_shape_columns(o, i, shapes[order[i]], isos[order[i]], dgeo);
   };
   // --- hook: APER, AUTO and FLUX_RADIUS of all objects at once on the GPU (--device cuda); the
   // loop below takes its columns instead of measuring them (take_gpu_photometry). The columns
@@ -277,13 +262,31 @@ Objects measure_objects(const ObjectList& objects, const std::vector<Shape>& sha
     const Clock::time_point t = Clock::now();
     auto meanwhile = [&] {
       const Clock::time_point t_allocate = Clock::now();
+      // The rows begun beside the clean pass: the catalog is theirs, the rows left to write
+      // are those they left and those written at the pass's end.
+      RowsUnderWay begun;
+      if (ctx.rows_under_way) {
+        begun = ctx.rows_under_way();
+        if (begun.rows > n || (!begun.left.empty() && begun.left.back() >= begun.rows) ||
+            begun.catalog.size() != begun.rows)
+          throw Error("internal: " + std::to_string(begun.rows) + " rows begun beside the pass (" +
+                      std::to_string(begun.catalog.size()) + " in the catalog) for " +
+                      std::to_string(n));
+        o = std::move(begun.catalog);
+      }
       allocate();
       if (ctx.gpu_seconds)
         ctx.gpu_seconds->emplace_back(
             "gpu measure, host columns: the catalog allocated",
             std::chrono::duration<double>(Clock::now() - t_allocate).count());
-#pragma omp parallel for schedule(static) num_threads(ctx.threads)
-      for (size_t i = 0; i < n; ++i) shape_columns(i);
+      const int64_t nleft = static_cast<int64_t>(begun.left.size());
+#pragma omp parallel num_threads(ctx.threads)
+      {
+#pragma omp for schedule(static) nowait
+        for (int64_t k = 0; k < nleft; ++k) shape_columns(begun.left[static_cast<size_t>(k)]);
+#pragma omp for schedule(static)
+        for (size_t i = begun.rows; i < n; ++i) shape_columns(i);
+      }
     };
     const bool under_way = static_cast<bool>(ctx.photometry_under_way);
     gpu_columns =

@@ -19,6 +19,15 @@
 
 namespace celeris::extract {
 
+// Catalog rows written before the measurement (stages/catalog_beside_pass.hpp): the core
+// columns (Objects::resize's) sized for `rows` rows, each of rows [0, rows) holding its shape
+// columns (measure_shape_columns.hpp) but those listed in `left`.
+struct RowsUnderWay {
+  Objects catalog;
+  size_t rows = 0;
+  std::vector<size_t> left;
+};
+
 struct MeasureParams {
   float detect_thresh = 0;    // ADU above background (THRESHOLD)
   float analysis_thresh = 0;  // ADU above background (ISO0..ISO7)
@@ -51,6 +60,9 @@ struct MeasureParams {
   std::function<gpu::PhotometryColumns(std::vector<ApertureShape>& aps,
                                        const std::function<void()>& meanwhile)>
       photometry_under_way;
+  // With photometry_under_way: the rows begun beside the clean pass, taken (once) instead of a
+  // fresh catalog. Null: none.
+  std::function<RowsUnderWay()> rows_under_way;
   // --- Petrosian photometry, growth curve, VIGNET (measure_petro/growth/vignet.hpp)
   bool compute_petro = false;
   PetroParams petroparams;  // PHOT_PETROPARAMS, PHOT_AUTOAPERS
