@@ -30,7 +30,7 @@
 // --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
 // of two runs, the options as given (a) and with OPTION (chunk-objects, zone-thread,
 // stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels, prepare-trees,
-// band-rows, plan-ranges or rows-beside: Config::catalog_rows_beside_pass) set to
+// band-rows, plan-ranges or rows-beside: Config::catalog_rows_beside_min_objects) set to
 // VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
 // rounds' differences b - a. The machine's speed drifts by more than many changes gain (3-5 ms
 // within one call on the H200's host); paired rounds see through more of it.
@@ -98,7 +98,7 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
   else if (key == "plan-ranges")
     c.deblend_plan_ranges = std::stoi(value);
   else if (key == "rows-beside")
-    c.catalog_rows_beside_pass = std::stoi(value) != 0;
+    c.catalog_rows_beside_min_objects = std::stoll(value);
   else
     return false;
   return true;
@@ -130,7 +130,7 @@ int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
     throw Error("--ab " + option +
                 ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1, "
                 "photometry-batch=N, lend-pixels=0|1, prepare-trees=0|1, zones-after-shapes=0|1, "
-                "rows-beside=0|1 or band-rows=N");
+                "rows-beside=N or band-rows=N");
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");

@@ -126,12 +126,14 @@ struct Config {
   // (src/extract/stages/measure_beside_pass.hpp). 0: every row after the pass. The same catalog
   // either way.
   int64_t photometry_batch_rows = 4096;
-  // --device cuda, with the photometry beside the clean pass: the catalog's rows begun beside it
-  // too, each row's columns from its shape and isophotal values written as the pass writes its
-  // object out (src/extract/stages/catalog_beside_pass.hpp). The same catalog either way. Off:
-  // on an H100 it took 0.3-1.5 ms from the measurement but no paired-round gain showed on the
-  // frame (bench/results/extract-dense-h100-2026-12-06-stop74.md).
-  bool catalog_rows_beside_pass = false;
+  // --device cuda, with the photometry beside the clean pass: from this many objects in the
+  // frame (0: never), the catalog's rows begun beside it too, each row's columns from its shape
+  // and isophotal values written as the pass writes its object out
+  // (src/extract/stages/catalog_beside_pass.hpp). The same catalog either way. Off: on an H100
+  // the dense 4096^2 frame lost 3.1 ms with it in 25 paired rounds (its host columns had been
+  // made beside the measurement's kernel already) and the crowded frame gained nothing
+  // (bench/results/extract-dense-h100-2026-12-06-stop74.md).
+  int64_t catalog_rows_beside_min_objects = 0;
   // Benchmarks: the CPU time every other thread of the process used while the clean pass ran,
   // in the stage times ("pass census: ..."; src/core/thread_cpu.hpp). Its two censuses (a file
   // and a clock per thread) fall outside the pass's own time but inside the frame's, which

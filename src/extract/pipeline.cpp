@@ -105,6 +105,8 @@ void validate_config(const Config& c) {
     throw Error("deblend_plan_ranges > 1 cannot be combined with gpu_deblend_children");
   if (c.photometry_batch_rows < 0)
     throw Error("photometry_batch_rows must be >= 0 (0: the photometry after the clean pass)");
+  if (c.catalog_rows_beside_min_objects < 0)
+    throw Error("catalog_rows_beside_min_objects must be >= 0 (0: the rows after the pass)");
   if (c.gpu_band_rows < 0)
     throw Error("gpu_band_rows must be >= 0 (0: the frame's detection at once)");
   if (c.gpu_memory_bytes < 0) throw Error("gpu_memory_bytes must be >= 0 (0: the device's)");
@@ -689,11 +691,14 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     beside_pass->prepare();  // its thread started beside the stages before the pass
     back_steps.pass_ends = [&] { beside_pass->end(); };
   }
-  // With the photometry beside the pass, the catalog's rows are begun there too, their columns
-  // from the shapes (stages/catalog_beside_pass.hpp); not with a DGEO map (its own columns).
+  // With the photometry beside the pass, on frames of many objects, the catalog's rows are begun
+  // there too, their columns from the shapes (stages/catalog_beside_pass.hpp); not with a DGEO
+  // map (its own columns).
   std::optional<CatalogBesidePass> rows_beside;
   const size_t nobj_planned = deblend_stage.result().objects.size();
-  if (beside_pass && config.catalog_rows_beside_pass && !mp.dgeo &&
+  const int64_t rows_beside_from = config.catalog_rows_beside_min_objects;
+  if (beside_pass && rows_beside_from > 0 &&
+      nobj_planned >= static_cast<size_t>(rows_beside_from) && !mp.dgeo &&
       nobj_planned >= 2 * static_cast<size_t>(config.photometry_batch_rows)) {
     CatalogBesidePass::Inputs in;
     in.shapes = &shapes;

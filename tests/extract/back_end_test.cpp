@@ -173,6 +173,12 @@ TEST(BackEnd, NegativePhotometryBatchIsRefused) {
   EXPECT_THROW(extract(crowded_field().view(), c), Error);
 }
 
+TEST(BackEnd, NegativeRowsBesideThePassIsRefused) {
+  Config c;
+  c.catalog_rows_beside_min_objects = -1;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
+}
+
 TEST(GpuBackEnd, ChunksGiveTheSameCatalog) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   chunks_give_the_same_catalog(Backend::Cuda);
@@ -372,13 +378,13 @@ TEST(GpuBackEnd, PhotometryBesideThePassGivesTheCpuCatalog) {
     c.back_end_chunk_objects = v.chunk;
     const Result cpu = extract(crowded_field().view(), c, request);
     c.device = Backend::Cuda;
-    // The catalog's rows begun beside the pass too (Config::catalog_rows_beside_pass) with
-    // small and large batches.
+    // The catalog's rows begun beside the pass too (Config::catalog_rows_beside_min_objects: from
+    // one object, as the frame has far fewer than the default) with small and large batches.
     const std::pair<int64_t, bool> runs[] = {
         {0, false}, {64, false}, {64, true}, {1000, true}, {4096, false}};
     for (const auto& [batch, rows_beside] : runs) {
       c.photometry_batch_rows = batch;
-      c.catalog_rows_beside_pass = rows_beside;
+      c.catalog_rows_beside_min_objects = rows_beside ? 1 : 0;
       const Result gpu = extract(crowded_field().view(), c, request);
       const std::string what = std::string(v.name) + ", batches of " + std::to_string(batch) +
                                (rows_beside ? ", rows beside the pass" : "");
