@@ -691,15 +691,16 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     beside_pass->prepare();  // its thread started beside the stages before the pass
     back_steps.pass_ends = [&] { beside_pass->end(); };
   }
-  // With the photometry beside the pass, on frames of many objects, the catalog's rows are begun
-  // there too, their columns from the shapes (stages/catalog_beside_pass.hpp); not with a DGEO
-  // map (its own columns).
+  // Where the photometry goes beside the pass, on frames of many objects, the catalog's rows are
+  // begun there too, their columns from the shapes (stages/catalog_beside_pass.hpp). Not with a
+  // DGEO map (its own columns), nor with LOCAL background, which remakes every isophotal value
+  // after the pass (the photometry is not beside it then either: no blanking draft).
   std::optional<CatalogBesidePass> rows_beside;
   const size_t nobj_planned = deblend_stage.result().objects.size();
   const int64_t rows_beside_from = config.catalog_rows_beside_min_objects;
   if (beside_pass && rows_beside_from > 0 &&
-      nobj_planned >= static_cast<size_t>(rows_beside_from) && !mp.dgeo &&
-      nobj_planned >= 2 * static_cast<size_t>(config.photometry_batch_rows)) {
+      nobj_planned >= static_cast<size_t>(rows_beside_from) && !mp.dgeo && !local_back &&
+      PhotometryBesidePass::goes(nobj_planned, static_cast<size_t>(config.photometry_batch_rows))) {
     CatalogBesidePass::Inputs in;
     in.shapes = &shapes;
     in.isos = &isos;

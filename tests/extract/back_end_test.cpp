@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "celeris/device.hpp"
@@ -53,10 +54,15 @@ const Image<float>& crowded_weights() {
   return weights;
 }
 
-bool pipelined(const Result& r) {
+// Whether the run timed a stage of that name (a step's line is there only where it ran).
+bool timed(const Result& r, std::string_view stage) {
   for (const auto& [name, s] : r.info.stage_seconds)
-    if (name == "clean: pass, beside the stages before") return true;
+    if (name == stage) return true;
   return false;
+}
+
+bool pipelined(const Result& r) {
+  return timed(r, "clean: pass, beside the stages before");
 }
 
 template <class T>
@@ -319,15 +325,11 @@ TEST(GpuBackEnd, ZonesAfterTheShapesGiveTheCpuCatalog) {
 }
 
 bool photometry_beside_pass(const Result& r) {
-  for (const auto& [name, s] : r.info.stage_seconds)
-    if (name == "gpu measure beside the pass: launches") return true;
-  return false;
+  return timed(r, "gpu measure beside the pass: launches");
 }
 
 bool catalog_rows_beside_pass(const Result& r) {
-  for (const auto& [name, s] : r.info.stage_seconds)
-    if (name == "catalog rows beside the pass: the thread's time") return true;
-  return false;
+  return timed(r, "catalog rows beside the pass: the thread's time");
 }
 
 // The GPU photometry queued in batches while the clean pass runs (Config::photometry_batch_rows,

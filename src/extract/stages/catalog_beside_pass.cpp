@@ -12,7 +12,8 @@ namespace {
 
 // How long the thread sleeps when fewer than a batch of rows are new: the pass writes out about
 // a batch of 2,048 rows every 0.3 ms on a dense frame; the rows not written by its end are the
-// measurement's.
+// measurement's. It polls rather than CleanPass::wait_for, whose one pair of wake targets is
+// the GPU photometry's feeder's: a second waiter would overwrite them.
 constexpr std::chrono::microseconds kPoll{100};
 
 }  // namespace

@@ -1,11 +1,12 @@
 // The catalog's rows begun while the clean pass still runs (--device cuda, beside the GPU
-// photometry of measure_beside_pass.hpp). After the pass, the measurement's host work on the
-// frame's critical path was mostly the catalog's allocation and every row's columns from its
-// shape and isophotal values (measure_shape_columns.hpp): on the paper's dense 4096^2 frame
-// about 150,000 rows, 4.1-7.3 ms on an H100's host (stop 73), a time that follows the memory
-// it moves (the columns zeroed, then about 40 MB of shapes read and 36 MB of columns written)
-// rather than the threads given to it. A thread beside the pass does that for the rows written
-// out so far instead. A row's shape columns are final once the pass writes its object out,
+// photometry of measure_beside_pass.hpp; Config::catalog_rows_beside_min_objects, off by
+// default). After the pass the measurement allocates the catalog and writes every row's columns
+// from its shape and isophotal values (measure_shape_columns.hpp): on the paper's dense 4096^2
+// frame about 150,000 rows, 4.1-7.3 ms of host time on an H100 (stop 73). A thread beside the
+// pass does that for the rows written out so far instead. Measured (stop 74) it removes that
+// host time but gains the frame nothing: the measurement already made those columns while its
+// GPU kernel ran, and the wait for the kernel grows by as much (dense 4096^2: +3.1 ms in 25
+// paired rounds). A row's shape columns are final once the pass writes its object out,
 // unless something was merged into the object: a merge goes into a list entry or a newcomer,
 // never into an object already written out, and every merge made before a row's write-out is
 // seen with that row (CleanPass::progress). The objects merged into hold their merged values in

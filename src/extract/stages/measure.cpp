@@ -1,7 +1,6 @@
 #include "extract/stages/measure.hpp"
 #include "celeris/error.hpp"
 #include "extract/gpu/measure_gpu.hpp"
-#include "extract/sextractor/pi.hpp"
 #include "extract/stages/measure_best.hpp"
 #include "extract/stages/measure_class_star.hpp"
 #include "extract/stages/measure_dgeo.hpp"

@@ -42,8 +42,7 @@ void PhotometryBesidePass::prepare() {
 
 void PhotometryBesidePass::begin(const CleanPass& pass) {
   const auto t = std::chrono::steady_clock::now();
-  // Fewer than two batches' worth: nothing would start before the pass ends.
-  if (in_.objects->size() >= 2 * in_.batch_rows) {
+  if (goes(in_.objects->size(), in_.batch_rows)) {
     pass_ = &pass;
     prepare();  // unless started ahead
     feeder_->go();

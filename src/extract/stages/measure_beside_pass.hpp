@@ -58,6 +58,9 @@ class PhotometryBesidePass {
   // (unless the draft lacks objects, or there are fewer than two batches of them), and stops it.
   void begin(const CleanPass& pass);
   void end() noexcept;
+  // Whether begin() sets the thread going for a frame of `objects` objects: two batches' worth
+  // at least, or nothing would start before the pass ends.
+  static bool goes(size_t objects, size_t batch_rows) { return objects >= 2 * batch_rows; }
   // After end(): whether the thread set up the photometry (begin() set it going, and the draft
   // had objects), or failed trying: then codes() (which rethrows its error) and columns()
   // follow the pass's finish.
