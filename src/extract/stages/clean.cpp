@@ -68,13 +68,23 @@ struct CleanPass::State {
   WriteOutSchedule schedule;
   CleanList list;
   // Per object its slot among the changed ones (-1: as detected; the list's tag), and the slots.
-  struct Changed {
-    Changed(const Shape& s, const Iso& i, size_t o) : shape(s), iso(i), object(o) {}
+  struct alignas(64) Changed {
+    Changed(const Shape& s, const Iso& i, size_t o)
+        : cmp(clean_pair_input_of(s, i.mthresh, 0, 0)),
+          a(static_cast<float>(s.a)),
+          shape(s),
+          iso(i),
+          object(o) {}
+    // What a comparison afresh reads of the object, in the slot's first cache line: position,
+    // semi-major axis, ellipse and CLEAN threshold, which no merge changes, and its flux and
+    // profile, remade lazily after a merge into it. Each comparison afresh read four lines of
+    // the slot (shape, isophotal values, profile) at random: a quarter of a dense frame's pass.
+    CleanPairInput cmp;
+    float a;
+    bool cmp_valid = false;
     Shape shape;
     Iso iso;
-    CleanProfile profile;
-    bool profile_valid = false;  // recomputed lazily after a merge into the object
-    size_t object = 0;           // whose: finish() writes back the changed objects alone
+    size_t object = 0;  // whose: finish() writes back the changed objects alone
   };
   std::vector<Changed> changed;
   // A bit per object, set with its slot: the zone scan asks it of every neighbour (138,081 on a
@@ -144,7 +154,7 @@ struct CleanPass::State {
       changed.emplace_back(shapes[o], isos[o], o);  // in place: no temporary copied
     }
     Changed& c = changed[slot(o)];
-    c.profile_valid = false;
+    c.cmp_valid = false;
     return c;
   }
 
@@ -194,16 +204,32 @@ struct CleanPass::State {
     });
   }
   // The comparison of newcomer `in` (as detected) with list entry o from their shapes now
-  // (SExtractor's).
+  // (SExtractor's): clean_pair's arithmetic (clean_pair_test), o's side from its slot's line.
   CleanPair compare_afresh(size_t in, size_t o) {
-    const CleanProfile* po = &profile[o];
-    if (slot(o) >= 0) {
-      Changed& c = changed[slot(o)];
-      if (!c.profile_valid) c.profile = CleanProfile(c.shape, c.iso.dthresh, params.clean_param);
-      c.profile_valid = true;
-      po = &c.profile;
+    const double beta = params.clean_param;
+    Changed& c = changed[slot(o)];
+    if (!c.cmp_valid) {
+      const CleanProfile p(c.shape, c.iso.dthresh, beta);
+      c.cmp.amp = p.amp;
+      c.cmp.alpha = p.alpha;
+      c.cmp.flux = static_cast<float>(c.shape.flux);
+      c.cmp_valid = true;
     }
-    return clean_pair(shapes[in], isos[in], profile[in], shape(o), iso(o), *po, params.clean_param);
+    const Shape& s = shapes[in];
+    if (!in_clean_zone(s.mx, s.my, static_cast<float>(s.a), c.cmp.mx, c.cmp.my, c.a))
+      return CleanPair::kNone;
+    const CleanPairTest t = clean_pair_test(clean_pair_input(s, isos[in], profile[in]), c.cmp);
+    if (!clean_profile_above(t.amp, t.val, beta, t.level)) return CleanPair::kNone;
+    return t.victim ? CleanPair::kVictim : CleanPair::kMaster;
+  }
+
+  // The same from the objects' whole records, as clean_pair takes them (compare_every_pair:
+  // the tests' reference for the decisions made beforehand and for compare_afresh alike).
+  CleanPair compare_directly(size_t in, size_t o) const {
+    const double beta = params.clean_param;
+    const CleanProfile po =
+        is_changed(o) ? CleanProfile(shape(o), iso(o).dthresh, beta) : profile[o];
+    return clean_pair(shapes[in], isos[in], profile[in], shape(o), iso(o), po, beta);
   }
 
   void publish(size_t taken) {
@@ -282,7 +308,7 @@ struct CleanPass::State {
           const size_t o = zones.neighbours[k];
           const int64_t li = list.position(o);
           if (li < 0) continue;
-          const CleanPair c = compare_afresh(in, o);
+          const CleanPair c = compare_directly(in, o);
           if (c != CleanPair::kNone) met.emplace_back(static_cast<size_t>(li), c);
         }
       } else if (any[z] || !changed.empty()) {
