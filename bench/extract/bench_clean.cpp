@@ -5,8 +5,8 @@
 // (objects, zone entries, merges, write-outs because the object stack was full) and a hash of
 // the first run's result (hash_of), which a change to the pass meant to keep it must not move.
 // --objstack: MEMORY_OBJSTACK (default 3000; a large one shows what the full stack's write-outs
-// cost).
-//   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N]
+// cost). --clean 0: CLEAN N (the list's bookkeeping alone: write-outs, the full stack's, joins).
+//   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -65,11 +65,12 @@ uint64_t hash_of(const CleanResult& r, const std::vector<Shape>& shapes,
 int main(int argc, char** argv) try {
   keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N]\n",
+    std::fprintf(stderr, "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1]\n",
                  argv[0]);
     return 2;
   }
   int threads = 2, repeat = 21, objstack = 0;
+  bool clean = true;
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--threads")
       threads = std::stoi(value);
@@ -77,6 +78,8 @@ int main(int argc, char** argv) try {
       repeat = std::stoi(value);
     else if (key == "--objstack")
       objstack = std::stoi(value);
+    else if (key == "--clean")
+      clean = std::stoi(value) != 0;
     else
       return false;
     return true;
@@ -125,7 +128,7 @@ int main(int argc, char** argv) try {
   // The default catalog's margin: PHOT_APERTURES 5 (pipeline.cpp clean_margin).
   const CleanPairs pairs = clean_pairs(shapes, isos, zones, config.clean_param, 4, threads);
   const CleanParams params{
-      true,   config.clean_param,        t.detect,
+      clean,  config.clean_param,        t.detect,
       4,      LineBuffer::of(config, h), objstack > 0 ? objstack : config.memory_objstack,
       threads};
   std::vector<double> times;
