@@ -65,7 +65,8 @@ uint64_t hash_of(const CleanResult& r, const std::vector<Shape>& shapes,
 int main(int argc, char** argv) try {
   keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1]\n",
+    std::fprintf(stderr,
+                 "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1]\n",
                  argv[0]);
     return 2;
   }
