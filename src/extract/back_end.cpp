@@ -201,7 +201,13 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
     workers.emplace_back([&] {  // the clean pass
       try {
         const PassEnds ends{steps.pass_ends};
-        for (size_t k = 0; k < nchunks && wait_for(paired, k); ++k) {
+        for (size_t k = 0; k < nchunks; ++k) {
+          const auto t_wait_chunk = Clock::now();
+          if (!wait_for(paired, k)) break;
+          if (k == 0)
+            times.pass_start = since(t_setup);
+          else
+            times.pass_waits += since(t_wait_chunk);
           // Once the first chunk's stages are done (its objects' blanking codes drafted).
           if (k == 0 && steps.pass_begins) steps.pass_begins(pass);
           if (k == 0) census.begin();

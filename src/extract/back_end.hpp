@@ -93,10 +93,12 @@ struct BackEndOptions {
 // clean stage adds after them (with one chunk the whole pass, with chunks the wait for its last
 // ones and its end); `pass` the pass's own time (its takes), `pass_finish` its finish (the last
 // write-outs, the merged objects' values written back), part of `clean`; `setup` the columns
-// sized and the pass made, before the first chunk.
+// sized and the pass made, before the first chunk. With chunks, `pass_start` the time from the
+// back end's start to the pass's first take, and `pass_waits` its thread's waits for the later
+// chunks' pairs: where the pass, the frame's longest serial step, stood idle.
 struct BackEndTimes {
   double setup = 0, finish = 0, shapes = 0, zones = 0, pairs = 0, pass = 0, pass_finish = 0,
-         clean = 0;
+         clean = 0, pass_start = 0, pass_waits = 0;
   // BackEndOptions::census: each thread's CPU time while the pass ran (the largest first), the
   // pass's own thread among them, and the seconds from the first census to the second.
   std::vector<ThreadCpu> census;

@@ -776,6 +776,10 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   lines.emplace_back("clean pairs", t.pairs);
   lines.emplace_back(back.chunks > 1 ? "clean: pass, beside the stages before" : "clean: pass",
                      t.pass);
+  if (back.chunks > 1) {
+    lines.emplace_back("clean: the pass's start, from the back end's", t.pass_start);
+    lines.emplace_back("clean: the pass's waits for later chunks", t.pass_waits);
+  }
   lines.emplace_back("clean: the pass's finish", t.pass_finish);
   lines.emplace_back("clean", t.clean);
   if (beside_pass && beside_pass->started()) {

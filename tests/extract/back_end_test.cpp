@@ -61,8 +61,11 @@ bool timed(const Result& r, std::string_view stage) {
   return false;
 }
 
+// Run in chunks: the pass beside the stages, with where it stood idle.
 bool pipelined(const Result& r) {
-  return timed(r, "clean: pass, beside the stages before");
+  return timed(r, "clean: pass, beside the stages before") &&
+         timed(r, "clean: the pass's start, from the back end's") &&
+         timed(r, "clean: the pass's waits for later chunks");
 }
 
 template <class T>
