@@ -29,7 +29,9 @@ for p in $(seq 1 "${PAIRS:-4}"); do
   for b in old new; do
     d=$bin/old; [ $b = new ] && d=$bin
     $d/bench_extract_stages $f --devices cuda-pinned --repeat 5 >"$out/frame_${b}_$p.txt" 2>&1
-    echo "frame, $b: $(grep -E '^device' "$out/frame_${b}_$p.txt") pass $(grep -E '^  clean: pass' "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}') ms"
+    echo "frame, $b: $(grep -E '^device' "$out/frame_${b}_$p.txt") pass $(grep -E '^  clean: pass' "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}') ms," \
+      "start $(grep -E "^  clean: the pass's start" "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}')," \
+      "waits $(grep -E "^  clean: the pass's waits" "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}')"
   done
 done | tee "$out/frames.txt"
 CELERIS_BIN="$(cd "$bin" && pwd)/celeris" timeout "${TEST_SECONDS:-240}" $bin/test_extract \
@@ -42,5 +44,5 @@ for ab in ${AB:-}; do
   $bin/bench_extract_stages $f --devices cuda-pinned --ab "$ab" --rounds "${ROUNDS:-15}" \
     >"$out/$name.txt" 2>&1
   echo "dense cuda-pinned, b = $ab:"
-  grep -E "total \(median\)|rounds' differences|clean: pass|catalogs" "$out/$name.txt"
+  grep -E "total \(median\)|rounds' differences|clean: pass|pass's start|pass's waits|catalogs" "$out/$name.txt"
 done
