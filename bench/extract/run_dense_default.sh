@@ -9,12 +9,7 @@
 # Logs go to $OUT (file names without '=').
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-source scripts/device-libs.sh
-bin=.devbin
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-nproc
+source bench/extract/devbin_env.sh
 work=/tmp/densedefault
 mkdir -p "$work/stream"
 $bin/celeris simulate image --size 4096 --seed 7 --density dense -o $work/dense4k.fits >/dev/null &

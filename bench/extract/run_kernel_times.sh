@@ -6,10 +6,7 @@
 #   bash bench/extract/run_kernel_times.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-source scripts/device-libs.sh
-bin=.devbin
+source bench/extract/devbin_env.sh
 work=/tmp/kt
 mkdir -p $work
 [ -f $work/crowded4k.fits ] ||

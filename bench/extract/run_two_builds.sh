@@ -1,41 +1,33 @@
 #!/usr/bin/env bash
-# On the GPU machine: this build's binaries (.devbin, scripts/device-bundle.sh) against an
-# earlier build's (.devbin/old: bench_clean and bench_extract_stages copied there beforehand), in
-# turn on the same dense 4096^2 frame: the clean pass alone (bench_clean, one thread) and the
-# whole frame on the GPU (bench_extract_stages, cuda-pinned), PAIRS alternations each, then the
-# device tests of the back end and, where AB lists them, paired --ab rounds of this build.
+# On the GPU machine: a change to the clean pass, this build (.devbin, scripts/device-bundle.sh)
+# against the build before it (its bench_clean and bench_extract_stages copied into .devbin as
+# bench_clean_a and bench_extract_stages_a), on the dense 4096^2 frame: the pass alone
+# (bench_clean, one thread) and then the whole frame on the GPU (run_ab.sh, cuda-pinned), the
+# builds in turn PAIRS times each; then the back end's device tests and, where AB lists them,
+# paired --ab rounds of this build.
 #   PAIRS=4 ROUNDS=15 AB="stage-threads=8 stage-threads=4" bash bench/extract/run_two_builds.sh
 # Logs go to $OUT (file names without '=').
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-source scripts/device-libs.sh
-bin=.devbin
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-nproc
-work=/tmp/twobuilds
-mkdir -p "$work"
-f=$work/dense4k.fits
-$bin/celeris simulate image --size 4096 --seed 7 --density dense -o $f >/dev/null
-rm -f $work/*.truth.fits
+source bench/extract/devbin_env.sh
+for exe in bench_clean_a bench_extract_stages_a; do
+  [ -x $bin/$exe ] || { echo "missing $bin/$exe: copy the earlier build's there" >&2; exit 2; }
+done
+f=/tmp/ab/dense4k.fits  # run_ab.sh's frame, made here first
+mkdir -p /tmp/ab
+[ -f $f ] || $bin/celeris simulate image --size 4096 --seed 7 --density dense -o $f >/dev/null
 for p in $(seq 1 "${PAIRS:-4}"); do
-  for b in old new; do
-    d=$bin/old; [ $b = new ] && d=$bin
-    echo "pass alone, $b: $($d/bench_clean $f --threads 1 --repeat 20 2>&1 | tail -2 | tr '\n' ' ')"
+  for v in a b; do
+    exe=$bin/bench_clean
+    [ $v = a ] && exe=$bin/bench_clean_a
+    echo "pass alone, $v: $($exe $f --threads 1 --repeat 20 2>&1 | tail -2 | tr '\n' ' ')"
   done
 done | tee "$out/pass_alone.txt"
-for p in $(seq 1 "${PAIRS:-4}"); do
-  for b in old new; do
-    d=$bin/old; [ $b = new ] && d=$bin
-    $d/bench_extract_stages $f --devices cuda-pinned --repeat 5 >"$out/frame_${b}_$p.txt" 2>&1
-    echo "frame, $b: $(grep -E '^device' "$out/frame_${b}_$p.txt") pass $(grep -E '^  clean: pass' "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}') ms," \
-      "start $(grep -E "^  clean: the pass's start" "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}')," \
-      "waits $(grep -E "^  clean: the pass's waits" "$out/frame_${b}_$p.txt" | awk '{print $(NF-1)}')"
-  done
-done | tee "$out/frames.txt"
+FRAME=dense REPEAT=5 bash bench/extract/run_ab.sh "${PAIRS:-4}" cuda-pinned
+# Where this build's pass stood idle in each round (the earlier build may lack the lines).
+grep -E "^  clean: (pass|the pass's start|the pass's waits)" "$out/ab_b.txt"
 CELERIS_BIN="$(cd "$bin" && pwd)/celeris" timeout "${TEST_SECONDS:-240}" $bin/test_extract \
-  --gtest_filter="${TESTS:-GpuBackEnd.*:CleanPass.*:Clean*:BackEnd.*:CatalogBesidePass.*}" \
+  --gtest_filter="${TESTS:-GpuBackEnd.*:Clean*:BackEnd.*:CatalogBesidePass.*}" \
   >"$out/gtest.txt" 2>&1
 echo "test_extract exit status $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests ran" "$out/gtest.txt" | head -20
@@ -44,5 +36,6 @@ for ab in ${AB:-}; do
   $bin/bench_extract_stages $f --devices cuda-pinned --ab "$ab" --rounds "${ROUNDS:-15}" \
     >"$out/$name.txt" 2>&1
   echo "dense cuda-pinned, b = $ab:"
-  grep -E "total \(median\)|rounds' differences|clean: pass|pass's start|pass's waits|catalogs" "$out/$name.txt"
+  grep -E "total \(median\)|rounds' differences|clean: pass|pass's start|pass's waits|catalogs" \
+    "$out/$name.txt"
 done
