@@ -11,7 +11,7 @@ f=/tmp/ab/dense4k.fits
 mkdir -p /tmp/ab
 [ -f $f ] || $bin/celeris simulate image --size 4096 --seed 7 --density dense -o $f >/dev/null
 for r in $(seq 1 "${ROUNDS:-2}"); do
-  for v in "X=1" "OMP_WAIT_POLICY=passive" "GOMP_SPINCOUNT=1000"; do
+  for v in ${VARIANTS:-X=1 OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=1000}; do
     name=$(echo "env_${v%%=*}_$r" | tr '=' '_')
     env "$v" $bin/bench_extract_stages $f --repeat "${REPEAT:-5}" --devices cuda-pinned \
       >"$out/$name.txt" 2>&1
