@@ -7,9 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/extract/devbin_env.sh
-f=/tmp/ab/dense4k.fits
-mkdir -p /tmp/ab
-[ -f $f ] || $bin/celeris simulate image --size 4096 --seed 7 --density dense -o $f >/dev/null
+f=$(frame_4k dense)
 lscpu | grep -E "^(Thread|Core|Socket|NUMA node\(s\)|Model name)" || true
 pass() { taskset -c 0 $bin/bench_clean $f --threads 1 --repeat "${REPEAT:-10}" 2>&1 | grep "clean pass" | sed "s/clean pass: //"; }
 echo "idle: $(pass)"

@@ -12,19 +12,14 @@ source bench/extract/devbin_env.sh
 rounds=${1:-3}
 devices=${2:-cpu,cuda-pinned}
 work=/tmp/ab
-mkdir -p $work
 # FRAME=dense: the paper's workload (dense 4096^2, seed 7) instead of the crowded frame.
-frame=${FRAME:-crowded}
-seed=21
-[ "$frame" = dense ] && seed=7
-[ -f $work/${frame}4k.fits ] ||
-  $bin/celeris simulate image --size 4096 --seed $seed --density "$frame" -o $work/${frame}4k.fits >/dev/null
+frame_file=$(frame_4k "${FRAME:-crowded}")
 for r in $(seq 1 "$rounds"); do
   for v in ${VARIANTS:-a b}; do
     exe=$bin/bench_extract_stages
     [ $v != b ] && exe=$bin/bench_extract_stages_$v
     echo "=== round $r" >>"$out/ab_$v.txt"
-    $exe $work/${frame}4k.fits --repeat "${REPEAT:-7}" --devices "$devices" >$work/last.txt 2>&1
+    $exe $frame_file --repeat "${REPEAT:-7}" --devices "$devices" >$work/last.txt 2>&1
     cat $work/last.txt >>"$out/ab_$v.txt"
     echo "round $r $v: $(grep -E '^device' $work/last.txt | sed 's/objects.*total/total/' | tr '\n' ' ')"
   done

@@ -13,9 +13,7 @@ source bench/extract/devbin_env.sh
 for exe in bench_clean_a bench_extract_stages_a; do
   [ -x $bin/$exe ] || { echo "missing $bin/$exe: copy the earlier build's there" >&2; exit 2; }
 done
-f=/tmp/ab/dense4k.fits  # run_ab.sh's frame, made here first
-mkdir -p /tmp/ab
-[ -f $f ] || $bin/celeris simulate image --size 4096 --seed 7 --density dense -o $f >/dev/null
+f=$(frame_4k dense)  # run_ab.sh's frame too
 for p in $(seq 1 "${PAIRS:-4}"); do
   for v in a b; do
     exe=$bin/bench_clean
