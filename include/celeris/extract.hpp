@@ -118,8 +118,10 @@ struct Config {
   // off by default: on the H200 (crowded 4096^2, stop 40) the GPU's round trip, 0.82-0.88 ms,
   // cost more than the host's choices it replaced (the finish 0.95-1.03 -> 0.54-0.57 ms).
   bool gpu_deblend_children = false;
-  // Tests and benchmarks: the clean pass (one thread) runs while the OpenMP team's other threads
-  // sleep (src/core/omp_serial.hpp) rather than spin beside it. The same catalog either way.
+  // Tests and benchmarks: the clean pass (one thread) runs while the OpenMP teams that wait
+  // for it sleep (src/core/omp_serial.hpp) rather than spin beside it: with one chunk the
+  // stages' team, with chunks the zones' team between chunks and the stages' team after its
+  // last (src/extract/back_end.hpp). The same catalog either way.
   bool serial_pass_alone = true;
   // --device cuda: the photometry (APER, AUTO, FLUX_RADIUS) of the rows the clean pass has
   // written out is queued on the GPU in batches of at least this many rows while the pass runs

@@ -188,7 +188,11 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   if (zone_thread) {
     workers.emplace_back([&] {  // zones and pairs
       try {
-        for (size_t k = 0; k < nchunks && wait_for(shaped, k); ++k) {
+        for (size_t k = 0; k < nchunks; ++k) {
+          bool go = true;
+          run_with_team_asleep(options.pass_alone ? zone_threads : 1,
+                               [&] { go = wait_for(shaped, k); });
+          if (!go) break;
           pair_chunk(chunks[k], zone_threads);
           announce(paired, k);
         }
@@ -260,7 +264,8 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
     fail(std::current_exception());
   }
   const auto t_wait = Clock::now();
-  join_workers();
+  // The pass's last chunks go on after the stages' last: their team sleeps meanwhile.
+  run_with_team_asleep(nchunks > 1 && options.pass_alone ? stage_threads : 1, join_workers);
   if (worker_error) std::rethrow_exception(worker_error);
   if (options.keep_detected_shapes) out.detected_shapes = shapes;
   const auto t_finish = Clock::now();

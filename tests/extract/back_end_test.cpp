@@ -241,24 +241,30 @@ TEST(BackEnd, PlanRangesBelowOneOrWithTheGpuChildrenAreRefused) {
   EXPECT_THROW(extract(crowded_field().view(), c), Error);
 }
 
-// The clean pass with the OpenMP team asleep (Config::serial_pass_alone, the default) or beside
-// it gives the same catalog, with the object stack full or not.
+// The clean pass with the OpenMP teams that wait for it asleep (Config::serial_pass_alone, the
+// default) or spinning beside it gives the same catalog, with the object stack full or not, in
+// one chunk (the stages' team asleep during the pass) and in chunks (the zones' team between
+// chunks, the stages' after the last).
 void pass_alone_gives_the_same_catalog(Backend device) {
   const MeasureRequest request;
-  for (const int objstack : {3000, 200}) {
-    Config c;
-    c.device = device;
-    c.memory_objstack = objstack;
-    c.phot_apertures = {3.0, 8.0};
-    c.threads = 4;
-    c.serial_pass_alone = false;
-    const Result beside = extract(crowded_field().view(), c, request);
-    c.serial_pass_alone = true;
-    const Result alone = extract(crowded_field().view(), c, request);
-    const std::string what = "object stack of " + std::to_string(objstack);
-    EXPECT_GT(beside.objects.size(), 2000u) << what;
-    expect_same(beside.objects, alone.objects, what);
-  }
+  for (const int64_t chunk : {int64_t{1'000'000'000}, int64_t{300}})
+    for (const int objstack : {3000, 200}) {
+      Config c;
+      c.device = device;
+      c.memory_objstack = objstack;
+      c.back_end_chunk_objects = chunk;
+      c.phot_apertures = {3.0, 8.0};
+      c.threads = 4;
+      c.serial_pass_alone = false;
+      const Result beside = extract(crowded_field().view(), c, request);
+      c.serial_pass_alone = true;
+      const Result alone = extract(crowded_field().view(), c, request);
+      const std::string what =
+          "object stack of " + std::to_string(objstack) + ", chunks of " + std::to_string(chunk);
+      EXPECT_GT(beside.objects.size(), 2000u) << what;
+      EXPECT_EQ(pipelined(alone), chunk == 300) << what;
+      expect_same(beside.objects, alone.objects, what);
+    }
 }
 
 TEST(BackEnd, PassAloneGivesTheSameCatalog) {
