@@ -23,3 +23,16 @@ if command -v nsys >/dev/null; then
 else
   echo "no nsys"
 fi
+# With .devbin/bench_extract_stages_s8 (a build with 8 batch streams, MeasureContext::
+# kBatchStreams, instead of 4): the two builds in turn, ROUNDS times.
+if [ -x $bin/bench_extract_stages_s8 ]; then
+  for r in $(seq 1 "${ROUNDS:-9}"); do
+    for v in main s8; do
+      exe=$bin/bench_extract_stages
+      [ $v = s8 ] && exe=$bin/bench_extract_stages_s8
+      $exe "$f" --devices cuda-pinned --repeat 5 >"$out/streams_${v}_$r.txt" 2>&1
+      echo "round $r $v: $(grep -E '^device|gpu measure kernel|^  measure  ' "$out/streams_${v}_$r.txt" |
+        sed 's/objects.*total/total/' | tr -s ' ' | tr '\n' ' ')"
+    done
+  done
+fi
