@@ -2,7 +2,7 @@
 # On the GPU machine (carry .devbin): paired rounds of each option against the defaults
 # (bench_extract_stages --ab, which also compares the two catalogs) on one 4096^2 frame, under
 # each environment setting in turn; one log per pair in $OUT. With TESTS set, that gtest filter
-# of test_extract first.
+# of test_extract first. LINES: the stage lines printed beside the totals (an extended regex).
 #   FRAME=dense ROUNDS=9 OPTS="pass-alone=0 stage-threads=8" ENVS="X=1 GOMP_SPINCOUNT=1000" \
 #     TESTS="BackEnd.*:GpuBackEnd.*" bash bench/extract/run_ab_options.sh
 set -uo pipefail
@@ -19,7 +19,7 @@ for e in ${ENVS:-X=1}; do
     name=$(echo "ab_${e%%=*}_${o}_${FRAME:-dense}" | tr '=' '_')
     env "$e" timeout "${AB_SECONDS:-200}" $bin/bench_extract_stages "$f" --devices cuda-pinned \
       --ab "$o" --rounds "${ROUNDS:-9}" >"$out/$name.txt" 2>&1
-    echo "$e, b = $o: $(grep -E "total \(median\)|rounds' differences|catalogs|clean: pass, beside" \
+    echo "$e, b = $o: $(grep -E "total \(median\)|rounds' differences|catalogs|${LINES:-clean: pass, beside}" \
       "$out/$name.txt" | tr -s ' ' | tr '\n' ' ')"
   done
 done

@@ -49,9 +49,11 @@ struct MeasureContext {
   // H100, stop 77).
   static constexpr int kBatchStreams = 8;
   cuda::Stream batch_streams[kBatchStreams];
-  cuda::Event batch_done[kBatchStreams] = {
-      cuda::Event(false), cuda::Event(false), cuda::Event(false), cuda::Event(false),
-      cuda::Event(false), cuda::Event(false), cuda::Event(false), cuda::Event(false)};
+  // Ordering only (no timing), one per stream, however many kBatchStreams says.
+  struct OrderEvent : cuda::Event {
+    OrderEvent() : cuda::Event(false) {}
+  };
+  OrderEvent batch_done[kBatchStreams];
   cuda::Event batch_ready{false};
 };
 
