@@ -27,11 +27,11 @@
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
 // measurement (the weighted front end: with --device cuda the whole of it on the GPU,
 // gpu/weighted_front_end_gpu.hpp).
-// --ab OPTION=VALUE: instead, on the first device listed, --rounds N rounds (default: --repeat)
-// of two runs, the options as given (a) and with OPTION (chunk-objects, zone-thread,
-// stage-threads, gpu-children, pass-alone, photometry-batch, lend-pixels, prepare-trees,
-// band-rows, plan-ranges or rows-beside: Config::catalog_rows_beside_min_objects) set to
-// VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
+// --ab OPTION=VALUE[,OPTION=VALUE...]: instead, on the first device listed, --rounds N rounds
+// (default: --repeat) of two runs, the options as given (a) and with each OPTION (chunk-objects,
+// first-chunk, chunk-growth, zone-thread, stage-threads, gpu-children, pass-alone,
+// photometry-batch, lend-pixels, prepare-trees, band-rows, plan-ranges or rows-beside:
+// Config::catalog_rows_beside_min_objects) set to its VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
 // rounds' differences b - a. The machine's speed drifts by more than many changes gain (3-5 ms
 // within one call on the H200's host); paired rounds see through more of it.
 #include <algorithm>
@@ -69,12 +69,16 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; lend-pixels,
-// prepare-trees and zones-after-shapes for --ab only), by
-// name without the dashes; false for another name.
+// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; first-chunk,
+// chunk-growth, lend-pixels, prepare-trees and zones-after-shapes for --ab only), by name
+// without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
+  else if (key == "first-chunk")
+    c.back_end_first_chunk_objects = std::stoll(value);
+  else if (key == "chunk-growth")
+    c.back_end_chunk_growth = std::stod(value);
   else if (key == "zone-thread")
     c.back_end_zone_thread = std::stoi(value) != 0;
   else if (key == "stage-threads")
@@ -124,13 +128,20 @@ void add_stages(const extract::Result& r, StageTimes& stages, std::vector<std::s
 // --ab: paired rounds of configurations a and b on device `d`.
 int ab_rounds(const FitsImage& img, const std::string& d, extract::Config a,
               const std::string& option, int rounds, const extract::MeasureRequest& req) {
-  const size_t eq = option.find('=');
+  // OPTION: one or more KEY=VALUE, separated by commas, all set in b.
   extract::Config b = a;
-  if (eq == std::string::npos || !set_option(b, option.substr(0, eq), option.substr(eq + 1)))
-    throw Error("--ab " + option +
-                ": expected chunk-objects=N, gpu-children=0|1, pass-alone=0|1, "
-                "photometry-batch=N, lend-pixels=0|1, prepare-trees=0|1, zones-after-shapes=0|1, "
-                "rows-beside=N or band-rows=N");
+  for (size_t start = 0; start <= option.size();) {
+    const size_t end = std::min(option.find(',', start), option.size());
+    const std::string one = option.substr(start, end - start);
+    const size_t eq = one.find('=');
+    if (eq == std::string::npos || !set_option(b, one.substr(0, eq), one.substr(eq + 1)))
+      throw Error("--ab " + option + ": " + one +
+                  ": expected chunk-objects=N, first-chunk=N, chunk-growth=X, gpu-children=0|1, "
+                  "pass-alone=0|1, photometry-batch=N, lend-pixels=0|1, prepare-trees=0|1, "
+                  "zones-after-shapes=0|1, rows-beside=N or band-rows=N, or several of them "
+                  "separated by commas");
+    start = end + 1;
+  }
   if (rounds < 1) throw Error("--rounds " + std::to_string(rounds) + ": at least 1");
   const bool pinned = d == "cuda-pinned";
   if (d == "cuda-resident") throw Error("--ab: cpu, cuda or cuda-pinned");

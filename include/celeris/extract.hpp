@@ -99,6 +99,12 @@ struct Config {
   // deblending, shapes and zones: 15.0 ms faster a frame in 13 of 15 paired rounds on an H100
   // (stop 73; 30,000: 9.6 ms). Any value gives the same catalog.
   int64_t back_end_chunk_objects = 60000;
+  // Tests and benchmarks, with chunks: the first chunk's objects (0: a quarter of
+  // back_end_chunk_objects, so that the pass starts early) and each later chunk's growth over its
+  // predecessor's (at least 1; at most back_end_chunk_objects a chunk). The defaults give
+  // chunks of 15,000 objects, then 60,000. Any values give the same catalog.
+  int64_t back_end_first_chunk_objects = 0;
+  double back_end_chunk_growth = 4.0;
   // Tests and benchmarks, with chunks: each chunk's clean zones and pairs made by a thread of
   // their own beside the next chunks' stages (true), or by the stages' thread and team right
   // after the chunk's shapes (false). The same catalog either way.

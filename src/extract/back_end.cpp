@@ -19,11 +19,9 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Detection indexes bounding the chunks: the first of about a quarter of `chunk_objects`
-// objects (the pass waits for it), then about `chunk_objects` each, the last one no smaller
-// than half that. One chunk with fewer than kPipelineThreads threads (the pass's thread is
-// taken from the stages: on two cores they took twice as long, and the pass hid less than
-// that), or few objects.
+// Detection indexes bounding the chunks of `sizes` (back_end.hpp). One chunk with fewer than
+// kPipelineThreads threads (the pass's thread is taken from the stages: on two cores they took
+// twice as long, and the pass hid less than that), or few objects.
 constexpr int kPipelineThreads = 4;
 
 // BackEndSteps::pass_ends when it goes out of scope, however the pass leaves.
@@ -34,16 +32,17 @@ struct PassEnds {
   }
 };
 
-std::vector<size_t> chunk_bounds(const DeblendStage& d, size_t chunk_objects, int threads) {
+std::vector<size_t> chunk_bounds(const DeblendStage& d, const ChunkSizes& sizes, int threads) {
   const size_t ndet = d.detections(), nobj = d.first_object(ndet);
   std::vector<size_t> bounds{0};
-  if (chunk_objects == 0 || threads < kPipelineThreads || nobj < 2 * chunk_objects) {
+  if (sizes.objects == 0 || threads < kPipelineThreads || nobj < 2 * sizes.objects) {
     bounds.push_back(ndet);
     return bounds;
   }
-  size_t target = std::max<size_t>(chunk_objects / 4, 1);
+  double target = static_cast<double>(sizes.first > 0 ? sizes.first : sizes.objects / 4);
+  target = std::clamp(target, 1.0, static_cast<double>(sizes.objects));
   while (bounds.back() < ndet) {
-    const size_t want = d.first_object(bounds.back()) + target;
+    const size_t want = d.first_object(bounds.back()) + static_cast<size_t>(target);
     // The first detection from which the chunk holds `want` objects or more.
     size_t lo = bounds.back() + 1, hi = ndet;
     while (lo < hi) {
@@ -53,9 +52,9 @@ std::vector<size_t> chunk_bounds(const DeblendStage& d, size_t chunk_objects, in
       else
         lo = mid + 1;
     }
-    if (nobj - d.first_object(lo) < chunk_objects / 2) lo = ndet;
+    target = std::min(target * sizes.growth, static_cast<double>(sizes.objects));
+    if (static_cast<double>(nobj - d.first_object(lo)) < target / 2) lo = ndet;
     bounds.push_back(lo);
-    target = chunk_objects;
   }
   return bounds;
 }
@@ -93,7 +92,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   const auto t_setup = Clock::now();
   CleanedObjects out;
   const size_t ndet = deblend.detections(), nobj = deblend.first_object(ndet);
-  const std::vector<size_t> bounds = chunk_bounds(deblend, options.chunk_objects, options.threads);
+  const std::vector<size_t> bounds = chunk_bounds(deblend, options.chunks, options.threads);
   const size_t nchunks = bounds.size() - 1;
   out.chunks = nchunks;
   // With chunks, three threads in a row: this one assigns the pixels and makes the shapes of
@@ -279,8 +278,8 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   return out;
 }
 
-size_t back_end_chunks(const DeblendStage& d, size_t chunk_objects, int threads) {
-  return chunk_bounds(d, chunk_objects, threads).size() - 1;
+size_t back_end_chunks(const DeblendStage& d, const ChunkSizes& sizes, int threads) {
+  return chunk_bounds(d, sizes, threads).size() - 1;
 }
 
 }  // namespace celeris::extract

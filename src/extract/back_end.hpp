@@ -52,9 +52,20 @@ struct BackEndColumns {
   std::vector<int64_t> done_line;  // CleanedObjects::done_line's, given back by the caller
 };
 
+// The chunks' sizes in objects: the first holds about `first` (0: a quarter of `objects`, so
+// that the pass starts early), each later one up to `growth` times its predecessor's target and
+// at most `objects`; the last no smaller than half its target. The pass, the slowest step,
+// waits wherever a chunk's stages take longer than its predecessor's pass: a steep growth makes
+// it wait after the first chunk, many small chunks pay each chunk's GPU round trips.
+struct ChunkSizes {
+  size_t objects = 0;  // 0: one chunk
+  size_t first = 0;
+  double growth = 4.0;
+};
+
 // How many chunks deblend_and_clean makes of `d`'s objects with these options (1: the stages one
 // after another), known once every detection is planned.
-size_t back_end_chunks(const DeblendStage& d, size_t chunk_objects, int threads);
+size_t back_end_chunks(const DeblendStage& d, const ChunkSizes& sizes, int threads);
 
 struct BackEndOptions {
   int threads = 1;
@@ -69,7 +80,7 @@ struct BackEndOptions {
   // against 30.1-37.6 on a third (the pass, the pixel assignment and the
   // shapes' finish slower beside each other's threads), bench/results/extract-gpu-h200-2026-11-
   // 29-stop37.md: within the spread of the process's own speed, so still off.
-  size_t chunk_objects = 0;
+  ChunkSizes chunks;
   // With chunks: each chunk's zones and pairs on a thread of their own with a quarter of the
   // threads, beside the next chunk's pixel assignment and shapes (true); or on the stages'
   // thread with all its threads, right after the chunk's shapes (false: two threads in a row,

@@ -98,6 +98,10 @@ std::vector<std::pair<std::string, double>> summed_by_name(
 void validate_config(const Config& c) {
   if (c.back_end_chunk_objects < 0)
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
+  if (c.back_end_first_chunk_objects < 0)
+    throw Error("back_end_first_chunk_objects must be >= 0 (0: a quarter of a chunk)");
+  if (!(c.back_end_chunk_growth >= 1.0))
+    throw Error("back_end_chunk_growth must be >= 1");
   if (c.back_end_stage_threads < 0) throw Error("back_end_stage_threads must be >= 0 (0: picked)");
   if (c.deblend_plan_ranges < 1)
     throw Error("deblend_plan_ranges must be >= 1 (1: every detection's plans at once)");
@@ -588,9 +592,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   // The clean zones (and CLEAN_PARAM 1's decisions) found on the device right after the GPU
   // shapes, from their columns there (gpu/zones_after_shapes.hpp), when one chunk takes every
   // object; else (or with too many large objects) the zones step below makes them.
-  const size_t chunk_objects =
-      static_cast<size_t>(std::max<int64_t>(config.back_end_chunk_objects, 0));
-  const bool one_chunk = back_end_chunks(deblend_stage, chunk_objects, nt) == 1;
+  ChunkSizes chunk_sizes;
+  chunk_sizes.objects = static_cast<size_t>(std::max<int64_t>(config.back_end_chunk_objects, 0));
+  chunk_sizes.first =
+      static_cast<size_t>(std::max<int64_t>(config.back_end_first_chunk_objects, 0));
+  chunk_sizes.growth = config.back_end_chunk_growth;
+  const bool one_chunk = back_end_chunks(deblend_stage, chunk_sizes, nt) == 1;
   const bool zones_after_shapes = gpu_shapes && config.device == Backend::Cuda &&
                                   config.gpu_zones_after_shapes && clean_params.enabled &&
                                   one_chunk && gpu::finish_on_gpu();
@@ -733,7 +740,7 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   BackEndOptions back_options;
   back_options.threads = nt;
   back_options.pass_alone = config.serial_pass_alone;
-  back_options.chunk_objects = chunk_objects;
+  back_options.chunks = chunk_sizes;
   back_options.zone_thread = config.back_end_zone_thread;
   back_options.stage_threads = config.back_end_stage_threads;
   back_options.keep_detected_shapes = local_back;

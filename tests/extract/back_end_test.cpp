@@ -9,6 +9,7 @@
 // waiting.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -144,6 +145,12 @@ void chunks_give_the_same_catalog(Backend device) {
     const Result one = extract(crowded_field().view(), c, request);
     c.back_end_chunk_objects = 300;
     const Result chunked = extract(crowded_field().view(), c, request);
+    // Many chunks growing from a small first one (40, 60, 90, ... up to 300 objects).
+    c.back_end_first_chunk_objects = 40;
+    c.back_end_chunk_growth = 1.5;
+    const Result growing = extract(crowded_field().view(), c, request);
+    c.back_end_first_chunk_objects = 0;
+    c.back_end_chunk_growth = 4.0;
     // Each chunk's zones and pairs on the stages' thread, right after its shapes, with a
     // stages' team of two beside the pass.
     c.back_end_zone_thread = false;
@@ -153,9 +160,11 @@ void chunks_give_the_same_catalog(Backend device) {
     EXPECT_FALSE(pipelined(one)) << what;
     EXPECT_TRUE(pipelined(chunked)) << what;
     EXPECT_TRUE(pipelined(two_threads)) << what;
+    EXPECT_TRUE(pipelined(growing)) << what;
     EXPECT_GT(one.objects.size(), 2000u) << what;
     EXPECT_GT(one.info.n_deblended, one.info.n_detections) << what;  // blends were split
     expect_same(one.objects, chunked.objects, what);
+    expect_same(one.objects, growing.objects, what + ", chunks growing by 1.5 from 40");
     expect_same(one.objects, two_threads.objects, what + ", zones on the stages' thread");
   }
 }
@@ -168,6 +177,17 @@ TEST(BackEnd, NegativeChunkSizeIsRefused) {
   Config c;
   c.back_end_chunk_objects = -1;
   EXPECT_THROW(extract(crowded_field().view(), c), Error);
+}
+
+TEST(BackEnd, NegativeFirstChunkOrGrowthBelowOneIsRefused) {
+  Config c;
+  c.back_end_first_chunk_objects = -1;
+  EXPECT_THROW(extract(crowded_field().view(), c), Error);
+  c.back_end_first_chunk_objects = 0;
+  for (const double growth : {0.5, std::nan("")}) {
+    c.back_end_chunk_growth = growth;
+    EXPECT_THROW(extract(crowded_field().view(), c), Error) << growth;
+  }
 }
 
 TEST(BackEnd, NegativeStageTeamIsRefused) {
@@ -457,7 +477,7 @@ void back_end_with_failing_step(int shapes_fail, int zones_fail) {
   };
   BackEndOptions options;
   options.threads = 4;
-  options.chunk_objects = 300;
+  options.chunks.objects = 300;
   const std::string what = "shapes failing at " + std::to_string(shapes_fail) + ", zones at " +
                            std::to_string(zones_fail);
   if (shapes_fail == 0 && zones_fail == 0) {
