@@ -31,9 +31,10 @@
 // (default: --repeat) of two runs, the options as given (a) and with each OPTION (chunk-objects,
 // first-chunk, chunk-growth, zone-thread, stage-threads, gpu-children, pass-alone,
 // photometry-batch, lend-pixels, prepare-trees, band-rows, plan-ranges or rows-beside:
-// Config::catalog_rows_beside_min_objects) set to its VALUE (b), in turn, each round's order swapped: the medians of both, stage by stage, and of the
-// rounds' differences b - a. The machine's speed drifts by more than many changes gain (3-5 ms
-// within one call on the H200's host); paired rounds see through more of it.
+// Config::catalog_rows_beside_min_objects) set to its VALUE (b), in turn, each round's order
+// swapped: the medians of both, stage by stage, and of the rounds' differences b - a. The machine's
+// speed drifts by more than many changes gain (3-5 ms within one call on the H200's host); paired
+// rounds see through more of it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

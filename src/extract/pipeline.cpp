@@ -100,8 +100,7 @@ void validate_config(const Config& c) {
     throw Error("back_end_chunk_objects must be >= 0 (0: one chunk)");
   if (c.back_end_first_chunk_objects < 0)
     throw Error("back_end_first_chunk_objects must be >= 0 (0: a quarter of a chunk)");
-  if (!(c.back_end_chunk_growth >= 1.0))
-    throw Error("back_end_chunk_growth must be >= 1");
+  if (!(c.back_end_chunk_growth >= 1.0)) throw Error("back_end_chunk_growth must be >= 1");
   if (c.back_end_stage_threads < 0) throw Error("back_end_stage_threads must be >= 0 (0: picked)");
   if (c.deblend_plan_ranges < 1)
     throw Error("deblend_plan_ranges must be >= 1 (1: every detection's plans at once)");
