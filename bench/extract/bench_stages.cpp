@@ -20,6 +20,8 @@
 // batches of N rows while it runs (Config::photometry_batch_rows; 0: after the pass).
 // --band-rows N: with the GPU, the detection in bands of N rows (Config::gpu_band_rows; 0: the
 // whole frame at once).
+// --timeline 1: with chunks, each chunk's shapes and pairs done and the pass's start and end
+// on it, in ms from the back end's start (Config::back_end_timeline).
 // --pass-census 1: each other thread's CPU time while the clean pass ran, the busiest six by
 // rank ("pass census: ..."; Config::census_pass_neighbours): what shares the pass's cores.
 // --plan-ranges K: the deblending's plans in K ranges of detections, one after another
@@ -70,9 +72,9 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows, --pass-census, --plan-ranges; first-chunk,
-// chunk-growth, lend-pixels, prepare-trees and zones-after-shapes for --ab only), by name
-// without the dashes; false for another name.
+// --pass-alone, --photometry-batch, --band-rows, --pass-census, --timeline, --plan-ranges;
+// first-chunk, chunk-growth, lend-pixels, prepare-trees and zones-after-shapes for --ab only), by
+// name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
   if (key == "chunk-objects")
     c.back_end_chunk_objects = std::stoll(value);
@@ -100,6 +102,8 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.gpu_band_rows = std::stoll(value);
   else if (key == "pass-census")
     c.census_pass_neighbours = std::stoi(value) != 0;
+  else if (key == "timeline")
+    c.back_end_timeline = std::stoi(value) != 0;
   else if (key == "plan-ranges")
     c.deblend_plan_ranges = std::stoi(value);
   else if (key == "rows-beside")

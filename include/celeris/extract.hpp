@@ -147,6 +147,10 @@ struct Config {
   // and a clock per thread) fall outside the pass's own time but inside the frame's, which
   // they lengthen by an amount not measured; the catalog is the same.
   bool census_pass_neighbours = false;
+  // Benchmarks, with chunks: each chunk's timeline in the stage times ("back end, chunk K of
+  // N (M objects): ...", milliseconds from the back end's start): its shapes done, its pairs
+  // done, the pass's start and end on it. Where the pass waits, and for which step.
+  bool back_end_timeline = false;
   // Tests and benchmarks: with --device cuda, the detections' pixel columns are the page-locked
   // memory their pixels came back from the device into (src/extract/pixel_column.hpp
   // lend_column) rather than copies of it. The same catalog either way.

@@ -125,6 +125,10 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   };
   std::vector<Chunk> chunks(nchunks);
   BackEndTimes& times = out.seconds;
+  times.chunk_marks.resize(nchunks);
+  for (size_t k = 0; k < nchunks; ++k)
+    times.chunk_marks[k].objects =
+        deblend.first_object(bounds[k + 1]) - deblend.first_object(bounds[k]);
   times.setup = since(t_setup);
   PassCensus census(options.census, times);
 
@@ -177,10 +181,13 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       c.pairs.any.assign(c.last - c.first, 0);
     }
   };
-  auto clean_chunk = [&](Chunk& c) {
+  auto clean_chunk = [&](size_t k) {
     const auto t = Clock::now();
+    times.chunk_marks[k].pass_begins = since(t_setup);
+    Chunk& c = chunks[k];
     pass.take(c.zones, c.pairs.pair, c.pairs.any);
     times.pass += since(t);
+    times.chunk_marks[k].pass_ends = since(t_setup);
     c = Chunk{};
   };
   std::vector<std::thread> workers;
@@ -193,6 +200,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
                                [&] { go = wait_for(shaped, k); });
           if (!go) break;
           pair_chunk(chunks[k], zone_threads);
+          times.chunk_marks[k].paired = since(t_setup);
           announce(paired, k);
         }
       } catch (...) {
@@ -214,7 +222,7 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
           // Once the first chunk's stages are done (its objects' blanking codes drafted).
           if (k == 0 && steps.pass_begins) steps.pass_begins(pass);
           if (k == 0) census.begin();
-          clean_chunk(chunks[k]);
+          clean_chunk(k);
         }
         census.end();
       } catch (...) {
@@ -243,19 +251,22 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
       t = Clock::now();
       steps.shapes(d.objects, c.first, c.last, stage_threads);
       times.shapes += since(t);
+      times.chunk_marks[k].shaped = since(t_setup);
       if (nchunks == 1) {
         pair_chunk(c, stage_threads);
+        times.chunk_marks[k].paired = since(t_setup);
         run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] {
           const PassEnds ends{steps.pass_ends};
           if (steps.pass_begins) steps.pass_begins(pass);
           census.begin();
-          clean_chunk(c);
+          clean_chunk(k);
           census.end();
         });
       } else if (zone_thread) {
         announce(shaped, k);
       } else {
         pair_chunk(c, stage_threads);
+        times.chunk_marks[k].paired = since(t_setup);
         announce(paired, k);
       }
     }

@@ -118,6 +118,12 @@ struct BackEndTimes {
   std::vector<ThreadCpu> census;
   long census_pass_thread = 0;
   double census_seconds = 0;
+  // Each chunk's steps, in seconds from the back end's start (each field written by one thread).
+  struct ChunkMarks {
+    size_t objects = 0;
+    double shaped = 0, paired = 0, pass_begins = 0, pass_ends = 0;
+  };
+  std::vector<ChunkMarks> chunk_marks;
 };
 
 struct CleanedObjects {

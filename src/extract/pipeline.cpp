@@ -788,6 +788,17 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   }
   lines.emplace_back("clean: the pass's finish", t.pass_finish);
   lines.emplace_back("clean", t.clean);
+  if (config.back_end_timeline && back.chunks > 1)
+    for (size_t k = 0; k < t.chunk_marks.size(); ++k) {
+      const BackEndTimes::ChunkMarks& c = t.chunk_marks[k];
+      const std::string chunk = "back end, chunk " + std::to_string(k + 1) + " of " +
+                                std::to_string(back.chunks) + " (" + std::to_string(c.objects) +
+                                " objects): ";
+      lines.emplace_back(chunk + "shapes done", c.shaped);
+      lines.emplace_back(chunk + "pairs done", c.paired);
+      lines.emplace_back(chunk + "the pass begins", c.pass_begins);
+      lines.emplace_back(chunk + "the pass ends", c.pass_ends);
+    }
   if (beside_pass && beside_pass->started()) {
     lines.emplace_back("clean: the GPU photometry's start and end beside it",
                        beside_pass->start_seconds());

@@ -173,6 +173,41 @@ TEST(BackEnd, ChunksGiveTheSameCatalog) {
   chunks_give_the_same_catalog(Backend::Cpu);
 }
 
+// Config::back_end_timeline: four lines per chunk, each chunk's steps in order (its shapes, its
+// pairs, the pass on it), the pass on one chunk after the one before, the chunks' objects adding
+// up to the frame's objects before cleaning.
+TEST(BackEnd, TimelineListsEachChunksStepsInOrder) {
+  Config c;
+  c.threads = 4;
+  c.back_end_chunk_objects = 300;
+  c.back_end_timeline = true;
+  const Result r = extract(crowded_field().view(), c);
+  ASSERT_TRUE(pipelined(r));
+  const std::string head = "back end, chunk ";
+  std::vector<std::pair<std::string, double>> marks;
+  for (const auto& line : r.info.stage_seconds)
+    if (line.first.rfind(head, 0) == 0) marks.push_back(line);
+  ASSERT_GE(marks.size(), 8u);
+  ASSERT_EQ(marks.size() % 4, 0u);
+  const char* steps[] = {"shapes done", "pairs done", "the pass begins", "the pass ends"};
+  double last_pass_end = 0;
+  size_t objects = 0;
+  for (size_t k = 0; k < marks.size() / 4; ++k) {
+    const std::string chunk = head + std::to_string(k + 1) + " of " +
+                              std::to_string(marks.size() / 4) + " (";
+    for (int j = 0; j < 4; ++j) {
+      const auto& [name, t] = marks[4 * k + j];
+      ASSERT_EQ(name.rfind(chunk, 0), 0u) << name;
+      EXPECT_NE(name.find(steps[j]), std::string::npos) << name;
+      if (j > 0) EXPECT_GE(t, marks[4 * k + j - 1].second) << name;
+    }
+    EXPECT_GE(marks[4 * k + 2].second, last_pass_end) << k;
+    last_pass_end = marks[4 * k + 3].second;
+    objects += std::stoul(marks[4 * k].first.substr(chunk.size()));
+  }
+  EXPECT_EQ(objects, r.info.n_deblended);
+}
+
 TEST(BackEnd, NegativeChunkSizeIsRefused) {
   Config c;
   c.back_end_chunk_objects = -1;

@@ -27,7 +27,7 @@ class StagedUpload {
  private:
   struct Chunk {
     PinnedBuffer<unsigned char> buffer;
-    Event free{false};  // recorded after its copy crossed
+    OrderEvent free;  // recorded after its copy crossed
   };
   Chunk chunks_[2];
 };

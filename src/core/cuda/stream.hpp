@@ -3,6 +3,8 @@
 //           default stream, so copies on it overlap kernels there); implicitly a cudaStream_t.
 //   Event   a recorded point in a stream, to order streams (Stream::wait) or to time them
 //           (elapsed_ms; EventTimer in event_timer.hpp times a sequence of stages).
+//   OrderEvent  an Event for ordering only, default-constructed as such, so that an array of
+//           them takes its size from a constant.
 // Move-only; destroyed with the object (work already queued completes regardless).
 #pragma once
 
@@ -40,6 +42,11 @@ class Event {
 
  private:
   cudaEvent_t e_ = nullptr;
+};
+
+// An event without timing (cheaper to record and wait on), for ordering only.
+struct OrderEvent : Event {
+  OrderEvent() : Event(false) {}
 };
 
 // Milliseconds of device time between two recorded timing events (the later one must be done:

@@ -54,7 +54,7 @@ class BlankingDraft {
   float threshold_;
   const float* pixel_threshold_;
   size_t added_ = 0;
-  cuda::Event last_{false};  // recorded after the last add()
+  cuda::OrderEvent last_;  // recorded after the last add()
 };
 
 }  // namespace celeris::extract::gpu

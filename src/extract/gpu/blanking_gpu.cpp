@@ -29,7 +29,7 @@ struct CodeImages {
 // its copy may still be crossing).
 struct MergeBuffers {
   cuda::Stream stream;
-  cuda::Event merged{false};
+  cuda::OrderEvent merged;
   cuda::PinnedBuffer<OwnedCode> staged;
   cuda::DeviceBuffer<OwnedCode> owned;
 };
@@ -85,7 +85,7 @@ class GpuCodes final : public DeviceCodes {
   std::shared_ptr<CodeImages> images_;
   size_t n_;
   mutable std::once_flag started_;
-  mutable cuda::Event copied_{false};
+  mutable cuda::OrderEvent copied_;
   mutable std::atomic<bool> copying_{false};
   mutable std::atomic<const int32_t*> ready_{nullptr};
 };

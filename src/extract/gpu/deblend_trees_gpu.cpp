@@ -46,8 +46,7 @@ struct SizeClass {
 };
 constexpr SizeClass kClasses[] = {{64, 192, 64}, {static_cast<int>(kTreeMaxPixels), 384, 128}};
 constexpr int kNumClasses = sizeof(kClasses) / sizeof(kClasses[0]);
-static_assert(kNumClasses == 2 && kPrepareClasses == kNumClasses,
-              "Context's events and the preparation's counts: one per class");
+static_assert(kPrepareClasses == kNumClasses, "the preparation's counts: one per class");
 static_assert(kClasses[kNumClasses - 1].node_cap <= kTreeNsonmax,
               "a tree's levels must show its NSONMAX overflow (deblend_tree_kernels.hpp)");
 
@@ -78,7 +77,7 @@ struct Context {
   // Each size class's launch on a stream of its own, so that they run side by side: the
   // classes of larger candidates are few blocks, each long.
   cuda::Stream launches[kNumClasses];
-  cuda::Event uploaded{false}, built[kNumClasses] = {cuda::Event(false), cuda::Event(false)};
+  cuda::OrderEvent uploaded, built[kNumClasses];
   cuda::EventTimer timer{kMarks};
   cuda::DeviceBuffer<unsigned char> in, out;
   cuda::DeviceBuffer<TreeNode> nodes;
@@ -96,7 +95,7 @@ struct Context {
   // A prepared builder's (prepare_trees): the front end's detections gathered, then its
   // candidates' counts and each detection's slot read back into published (prepared); their
   // levels and value0 come back into staged_levels.
-  cuda::Event gathered{false}, prepared{false};
+  cuda::OrderEvent gathered, prepared;
   cuda::MappedValues<int32_t> published;
   cuda::PinnedBuffer<unsigned char> staged_levels;
 };

@@ -63,7 +63,7 @@ struct FrameImages {
   cuda::PinnedBuffer<float> host_value, host_filtered;
   // Recorded after the host copies' download; waited for before the buffers are used again
   // (a frame whose download was left running, front_end's defer_host_images).
-  cuda::Event downloaded{false};
+  cuda::OrderEvent downloaded;
 
   bool fits(size_t n) const {
     return image.size() >= n && value.size() >= n && host_value.size() >= n;
@@ -76,7 +76,7 @@ struct FrameImages {
 struct Context {
   cuda::Stream stream;
   cuda::Stream copies;  // the images' download, beside the labelling
-  cuda::Event filtered{false};
+  cuda::OrderEvent filtered;
   cuda::EventTimer timer{kMarks};
   BackgroundRows rows;  // rows.back receives the mesh statistics' modes
   cuda::DeviceBuffer<float> sigma, kernel, gathered;
@@ -89,13 +89,11 @@ struct Context {
   cuda::PinnedBuffer<unsigned long long> host_counter;
   // A host frame's upload in strips, the meshes' kernels on a stream of their own.
   cuda::Stream meshes;
-  static_assert(kUploadStrips == 4, "one event per strip below");
-  cuda::Event strip_up[kUploadStrips] = {cuda::Event(false), cuda::Event(false), cuda::Event(false),
-                                         cuda::Event(false)};
-  cuda::Event meshes_done{false};
+  cuda::OrderEvent strip_up[kUploadStrips];
+  cuda::OrderEvent meshes_done;
   // The meshes' statistics (modes, then sigmas) as they come back for the host's finish.
   cuda::PinnedBuffer<float> staged_meshes;
-  cuda::Event meshes_down{false};
+  cuda::OrderEvent meshes_down;
   // The detections as they come back (their pixels in DetectionPixels): the components' ends
   // and offsets, the peaks.
   cuda::PinnedBuffer<int32_t> host_ends, host_offsets;

@@ -27,7 +27,7 @@ struct MeasureContext {
   cuda::Stream stream;
   // The growth curve's first fill beside the photometry kernel (GrowthFork), and its bins.
   cuda::Stream aux;
-  cuda::Event fork{false}, join{false};
+  cuda::OrderEvent fork, join;
   cuda::DeviceBuffer<double> growth_first;
   cuda::EventTimer timer{kMarks};
   int sms = 1;  // the device's multiprocessors
@@ -49,12 +49,8 @@ struct MeasureContext {
   // H100, stop 77).
   static constexpr int kBatchStreams = 8;
   cuda::Stream batch_streams[kBatchStreams];
-  // Ordering only (no timing), one per stream, however many kBatchStreams says.
-  struct OrderEvent : cuda::Event {
-    OrderEvent() : cuda::Event(false) {}
-  };
-  OrderEvent batch_done[kBatchStreams];
-  cuda::Event batch_ready{false};
+  cuda::OrderEvent batch_done[kBatchStreams];
+  cuda::OrderEvent batch_ready;
 };
 
 std::shared_ptr<MeasureContext> take_measure_context();

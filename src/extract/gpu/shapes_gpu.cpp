@@ -39,13 +39,13 @@ struct Context {
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
   cuda::DeviceBuffer<FwhmInput> fwhm_in;  // the FWHM fit's inputs (finish_isos)
   cuda::DeviceBuffer<float> back;         // the background's mesh grid (the FWHM fit's BACKGROUND)
-  cuda::Event down{false};                // the shapes (or the sums) are back
-  cuda::Event isos_made{false};           // the isophotal values are made (ZonesAfterShapes)
-  cuda::Event isos_down{false};           // the isophotal values are back
+  cuda::OrderEvent down;                // the shapes (or the sums) are back
+  cuda::OrderEvent isos_made;           // the isophotal values are made (ZonesAfterShapes)
+  cuda::OrderEvent isos_down;           // the isophotal values are back
   cuda::Stream warp_stream;               // the larger objects' sums (shape_sums), and their list
   cuda::DeviceBuffer<int32_t> large;
   cuda::DeviceBuffer<unsigned> large_count;
-  cuda::Event inputs_up{false}, warp_sums{false};
+  cuda::OrderEvent inputs_up, warp_sums;
 };
 
 cuda::ContextPool<Context>& contexts() {
