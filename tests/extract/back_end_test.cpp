@@ -193,8 +193,8 @@ TEST(BackEnd, TimelineListsEachChunksStepsInOrder) {
   double last_pass_end = 0;
   size_t objects = 0;
   for (size_t k = 0; k < marks.size() / 4; ++k) {
-    const std::string chunk = head + std::to_string(k + 1) + " of " +
-                              std::to_string(marks.size() / 4) + " (";
+    const std::string chunk =
+        head + std::to_string(k + 1) + " of " + std::to_string(marks.size() / 4) + " (";
     for (int j = 0; j < 4; ++j) {
       const auto& [name, t] = marks[4 * k + j];
       ASSERT_EQ(name.rfind(chunk, 0), 0u) << name;
