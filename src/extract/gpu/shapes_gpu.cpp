@@ -39,9 +39,9 @@ struct Context {
   cuda::PinnedBuffer<unsigned char> staged_in, staged_out;
   cuda::DeviceBuffer<FwhmInput> fwhm_in;  // the FWHM fit's inputs (finish_isos)
   cuda::DeviceBuffer<float> back;         // the background's mesh grid (the FWHM fit's BACKGROUND)
-  cuda::OrderEvent down;                // the shapes (or the sums) are back
-  cuda::OrderEvent isos_made;           // the isophotal values are made (ZonesAfterShapes)
-  cuda::OrderEvent isos_down;           // the isophotal values are back
+  cuda::OrderEvent down;                  // the shapes (or the sums) are back
+  cuda::OrderEvent isos_made;             // the isophotal values are made (ZonesAfterShapes)
+  cuda::OrderEvent isos_down;             // the isophotal values are back
   cuda::Stream warp_stream;               // the larger objects' sums (shape_sums), and their list
   cuda::DeviceBuffer<int32_t> large;
   cuda::DeviceBuffer<unsigned> large_count;
