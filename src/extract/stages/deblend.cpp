@@ -29,25 +29,6 @@ constexpr HostExpf host_expf;
 void plan_candidate(const ObjectView& parent, const DeblendParams& params, DeblendScratch& scratch,
                     DeblendPlan& plan);
 
-// Gaussian profile weights of each child at pixel (x, y) (cumulative in p[1 .. n], p[0] = 0, as
-// SExtractor), and the nearest child in the moment metric (deblend_profile.hpp's arithmetic, the
-// GPU's too). p holds n + 1 floats.
-int profile_weights(const DeblendChild* children, size_t n, int x, int y, float* p) {
-  float distmin = 1e31f;
-  int iclst = 0;
-  float sum = 0.0f;
-  for (size_t i = 0; i < n; ++i) {
-    const DeblendChild& c = children[i];
-    const float dist = deblend_profile_dist(c, x, y);
-    p[i + 1] = sum = add_profile_weight(sum, dist, c.amplitude, host_expf);
-    if (dist < distmin) {
-      distmin = dist;
-      iclst = static_cast<int>(i);
-    }
-  }
-  return iclst;
-}
-
 // choose_children, each child's pixels counted in given[c + 1] as they are chosen (given: null,
 // or n + 1 zeros).
 void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
@@ -272,29 +253,60 @@ namespace {
 void choose_and_count(const DeblendPlan& plan, const int32_t* random, const ObjectView& parent,
                       std::vector<float>& p, int32_t* chosen, size_t* given) {
   const size_t n = plan.children.size();  // (plan.cores.size(): a core each)
+  const DeblendChild* children = plan.children.data();
+  // The pixels a block at a time: each child's exponents over the block first, a loop the
+  // compiler makes in vector registers (the same operations in each lane), then each pixel's
+  // running sum, nearest child and draw. p holds the block's exponents, child after child, then
+  // one pixel's running sums.
+  constexpr size_t kBlock = 64;
+  p.resize(n * kBlock + n + 1);
+  float* dist = p.data();
+  float* sums = dist + n * kBlock;
+  sums[0] = 0.0f;
   size_t draw = 0;
-  p.resize(n + 1);
-  p[0] = 0.0f;
-  for (size_t i = 0; i < parent.size(); ++i) {
-    if (plan.in_core[i]) {
-      chosen[i] = -1;
-      continue;
+  for (size_t b0 = 0; b0 < parent.size(); b0 += kBlock) {
+    const size_t nb = std::min(kBlock, parent.size() - b0);
+    const int32_t* xs = parent.x + b0;
+    const int32_t* ys = parent.y + b0;
+    for (size_t c = 0; c < n; ++c) {
+      const DeblendChild ch = children[c];
+      float* d = dist + c * kBlock;
+      for (size_t i = 0; i < nb; ++i) d[i] = deblend_profile_dist(ch, xs[i], ys[i]);
     }
-    const int iclst = profile_weights(plan.children.data(), n, parent.x[i], parent.y[i], p.data());
-    size_t c = static_cast<size_t>(iclst);
-    if (takes_draw(p[n])) {
-      if (draw == plan.draws)  // (the next detection's draws: never read them)
-        throw Error(
-            "internal: a deblending's pixel assignment takes more rand() draws than its "
-            "plan counted (" +
-            std::to_string(plan.draws) + ")");
-      const float drand = draw_threshold(p[n], random[draw++], GlibcRand::kRandMax);
-      size_t k = 1;
-      while (k <= n && p[k] < drand) ++k;
-      c = k <= n ? k - 1 : static_cast<size_t>(iclst);
+    for (size_t j = 0; j < nb; ++j) {
+      const size_t i = b0 + j;
+      if (plan.in_core[i]) {
+        chosen[i] = -1;
+        continue;
+      }
+      // Each child's Gaussian profile weight, their running sum (p[1 .. n], p[0] = 0, as
+      // SExtractor) and the nearest child in the moment metric (deblend_profile.hpp's arithmetic,
+      // the GPU's too).
+      float distmin = 1e31f, sum = 0.0f;
+      int iclst = 0;
+      for (size_t k = 0; k < n; ++k) {
+        const float dk = dist[k * kBlock + j];
+        sums[k + 1] = sum = add_profile_weight(sum, dk, children[k].amplitude, host_expf);
+        if (dk < distmin) {
+          distmin = dk;
+          iclst = static_cast<int>(k);
+        }
+      }
+      size_t c = static_cast<size_t>(iclst);
+      if (takes_draw(sums[n])) {
+        if (draw == plan.draws)  // (the next detection's draws: never read them)
+          throw Error(
+              "internal: a deblending's pixel assignment takes more rand() draws than its "
+              "plan counted (" +
+              std::to_string(plan.draws) + ")");
+        const float drand = draw_threshold(sums[n], random[draw++], GlibcRand::kRandMax);
+        size_t k = 1;
+        while (k <= n && sums[k] < drand) ++k;
+        c = k <= n ? k - 1 : static_cast<size_t>(iclst);
+      }
+      chosen[i] = static_cast<int32_t>(c);
+      if (given) ++given[c + 1];
     }
-    chosen[i] = static_cast<int32_t>(c);
-    if (given) ++given[c + 1];
   }
   if (draw != plan.draws)
     throw Error("internal: a deblending's pixel assignment took " + std::to_string(draw) +
