@@ -255,9 +255,10 @@ void choose_and_count(const DeblendPlan& plan, const int32_t* random, const Obje
   const size_t n = plan.children.size();  // (plan.cores.size(): a core each)
   const DeblendChild* children = plan.children.data();
   // The pixels a block at a time: each child's exponents over the block first, a loop the
-  // compiler makes in vector registers (the same operations in each lane), then each pixel's
-  // running sum, nearest child and draw. p holds the block's exponents, child after child, then
-  // one pixel's running sums.
+  // compiler makes in vector registers (the same operations in each lane; the cores' pixels,
+  // which need none, are computed too rather than break the loop), then each pixel's running
+  // sums, nearest child and draw. p holds the block's exponents, child after child, then one
+  // pixel's running sums.
   constexpr size_t kBlock = 64;
   p.resize(n * kBlock + n + 1);
   float* dist = p.data();
@@ -279,19 +280,12 @@ void choose_and_count(const DeblendPlan& plan, const int32_t* random, const Obje
         chosen[i] = -1;
         continue;
       }
-      // Each child's Gaussian profile weight, their running sum (p[1 .. n], p[0] = 0, as
-      // SExtractor) and the nearest child in the moment metric (deblend_profile.hpp's arithmetic,
-      // the GPU's too).
-      float distmin = 1e31f, sum = 0.0f;
+      // The children's running sums of Gaussian profile weights and the nearest child, as the
+      // GPU's profile_total makes them, from the block's exponents.
       int iclst = 0;
-      for (size_t k = 0; k < n; ++k) {
-        const float dk = dist[k * kBlock + j];
-        sums[k + 1] = sum = add_profile_weight(sum, dk, children[k].amplitude, host_expf);
-        if (dk < distmin) {
-          distmin = dk;
-          iclst = static_cast<int>(k);
-        }
-      }
+      profile_sums(
+          children, static_cast<int>(n), [&](int k) { return dist[k * kBlock + j]; }, host_expf,
+          iclst, sums);
       size_t c = static_cast<size_t>(iclst);
       if (takes_draw(sums[n])) {
         if (draw == plan.draws)  // (the next detection's draws: never read them)

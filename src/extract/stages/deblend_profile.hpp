@@ -45,22 +45,32 @@ CELERIS_HD inline float draw_threshold(float total, int32_t r, int32_t rand_max)
   return total * static_cast<float>(r) / rand_max;
 }
 
-// The weights' sum over the n children at (x, y), and the nearest child (the first of the
-// smallest exponent) in `nearest`.
-template <class Exp>
-CELERIS_HD inline float profile_total(const DeblendChild* c, int n, int x, int y, Exp exp,
-                                      int& nearest) {
+// The weights' sum over the n children, child i's exponent dist_of(i), and the nearest child
+// (the first of the smallest exponent) in `nearest`; with `sums`, each running sum too (sums[i +
+// 1] after child i, as SExtractor keeps them; sums[0] is the caller's).
+template <class Dist, class Exp>
+CELERIS_HD inline float profile_sums(const DeblendChild* c, int n, Dist dist_of, Exp exp,
+                                     int& nearest, float* sums) {
   float sum = 0.0f, distmin = 1e31f;
   nearest = 0;
   for (int i = 0; i < n; ++i) {
-    const float dist = deblend_profile_dist(c[i], x, y);
+    const float dist = dist_of(i);
     sum = add_profile_weight(sum, dist, c[i].amplitude, exp);
+    if (sums) sums[i + 1] = sum;
     if (dist < distmin) {
       distmin = dist;
       nearest = i;
     }
   }
   return sum;
+}
+
+// profile_sums at pixel (x, y), the exponents computed as they are needed, no running sums kept.
+template <class Exp>
+CELERIS_HD inline float profile_total(const DeblendChild* c, int n, int x, int y, Exp exp,
+                                      int& nearest) {
+  return profile_sums(
+      c, n, [&](int i) { return deblend_profile_dist(c[i], x, y); }, exp, nearest, nullptr);
 }
 
 // The child whose running sum first reaches `threshold` (draw_threshold), the sums taken again
