@@ -5,6 +5,7 @@
 // and a clock per thread, so it is for benchmarks, not every frame.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +45,14 @@ inline uint64_t thread_cpu_ns(long id) {
 // The calling thread's CPU time so far, in seconds.
 inline double thread_cpu_seconds() {
   return 1e-9 * static_cast<double>(thread_cpu_ns(current_thread_id()));
+}
+
+// The calling thread's minor page faults so far (first touches of memory the kernel then zeroes
+// or maps; 0 where it cannot be read).
+inline long thread_minor_faults() {
+  rusage r{};
+  if (getrusage(RUSAGE_THREAD, &r) != 0) return 0;
+  return r.ru_minflt;
 }
 
 // Every thread's, by id (core/thread_ids.hpp's list).

@@ -184,9 +184,13 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
   auto clean_chunk = [&](size_t k) {
     const auto t = Clock::now();
     times.chunk_marks[k].pass_begins = since(t_setup);
+    const double cpu0 = thread_cpu_seconds();
+    const long faults0 = thread_minor_faults();
     Chunk& c = chunks[k];
     pass.take(c.zones, c.pairs.pair, c.pairs.any);
     times.pass += since(t);
+    times.pass_cpu += thread_cpu_seconds() - cpu0;
+    times.pass_faults += thread_minor_faults() - faults0;
     times.chunk_marks[k].pass_ends = since(t_setup);
     c = Chunk{};
   };

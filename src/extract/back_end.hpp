@@ -113,6 +113,10 @@ struct BackEndOptions {
 struct BackEndTimes {
   double setup = 0, finish = 0, shapes = 0, zones = 0, pairs = 0, pass = 0, pass_finish = 0,
          clean = 0, pass_start = 0, pass_waits = 0;
+  // The pass's thread's CPU time and minor page faults over its takes: where `pass_cpu` falls
+  // short of `pass`, the thread was off its CPU (other threads ran there) while it took.
+  double pass_cpu = 0;
+  long pass_faults = 0;
   // BackEndOptions::census: each thread's CPU time while the pass ran (the largest first), the
   // pass's own thread among them, and the seconds from the first census to the second.
   std::vector<ThreadCpu> census;

@@ -786,6 +786,12 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
     lines.emplace_back("clean: the pass's start, from the back end's", t.pass_start);
     lines.emplace_back("clean: the pass's waits for later chunks", t.pass_waits);
   }
+  // What the pass's thread got of its CPU while it took (the rest: other threads ran there), and
+  // with the timeline its page faults (a count, not seconds: printed in the times' column).
+  lines.emplace_back("clean: the pass's CPU time", t.pass_cpu);
+  if (config.back_end_timeline)
+    lines.emplace_back("clean: the pass's minor page faults (a count)",
+                       static_cast<double>(t.pass_faults) * 1e-3);
   lines.emplace_back("clean: the pass's finish", t.pass_finish);
   lines.emplace_back("clean", t.clean);
   if (config.back_end_timeline && back.chunks > 1)
