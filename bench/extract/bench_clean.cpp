@@ -6,7 +6,9 @@
 // the first run's result (hash_of), which a change to the pass meant to keep it must not move.
 // --objstack: MEMORY_OBJSTACK (default 3000; a large one shows what the full stack's write-outs
 // cost). --clean 0: CLEAN N (the list's bookkeeping alone: write-outs, the full stack's, joins).
-//   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1]
+// --cold 1: 512 MB written before each pass, so that its inputs come from memory, as in a frame
+// whose columns other threads (and the GPU's copies) wrote, rather than from this core's caches.
+//   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1] [--cold 0|1]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,12 +68,14 @@ int main(int argc, char** argv) try {
   keep_freed_heap_memory();  // as the command-line tool (malloc_policy.hpp)
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1]\n",
+                 "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1] "
+                 "[--cold 0|1]\n",
                  argv[0]);
     return 2;
   }
   int threads = 2, repeat = 21, objstack = 0;
-  bool clean = true;
+  bool clean = true, cold = false;
+  std::vector<char> flush;  // --cold: written through before each pass
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--threads")
       threads = std::stoi(value);
@@ -79,6 +83,8 @@ int main(int argc, char** argv) try {
       repeat = std::stoi(value);
     else if (key == "--objstack")
       objstack = std::stoi(value);
+    else if (key == "--cold")
+      cold = std::stoi(value) != 0;
     else if (key == "--clean")
       clean = std::stoi(value) != 0;
     else
@@ -140,6 +146,10 @@ int main(int argc, char** argv) try {
     std::vector<Shape> s = shapes;
     std::vector<Iso> is = isos;
     CleanPairs p = pairs;  // clean_objects takes its own: copied before the clock starts
+    if (cold) {
+      flush.resize(size_t{512} << 20);
+      for (size_t b = 0; b < flush.size(); b += 64) flush[b] = static_cast<char>(b + k);
+    }
     const auto t0 = std::chrono::steady_clock::now();
     r = clean_objects(flags, s, is, done_line, zones, std::move(p), params);
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
