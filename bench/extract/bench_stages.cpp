@@ -24,9 +24,6 @@
 // on it, in ms from the back end's start (Config::back_end_timeline).
 // --pass-census 1: each other thread's CPU time while the clean pass ran, the busiest six by
 // rank ("pass census: ..."; Config::census_pass_neighbours): what shares the pass's cores.
-// --pass-cpu N: the clean pass's thread pinned to logical CPU N, the others kept off it and its
-// SMT siblings (Config::pass_cpu); --pass-free A+B: more CPUs kept free beside it (a virtual
-// machine's hidden siblings; Config::pass_cpu_keep_free).
 // --plan-ranges K: the deblending's plans in K ranges of detections, one after another
 // (Config::deblend_plan_ranges; "deblend: plans, the first range's" is the first one's time).
 // --rms-map FILE: a weight map of the frame's size, WEIGHT_TYPE MAP_RMS for detection and
@@ -34,8 +31,8 @@
 // gpu/weighted_front_end_gpu.hpp).
 // --ab OPTION=VALUE[,OPTION=VALUE...]: instead, on the first device listed, --rounds N rounds
 // (default: --repeat) of two runs, the options as given (a) and with each OPTION (chunk-objects,
-// first-chunk, chunk-growth, zone-thread, stage-threads, gpu-children, pass-alone, pass-cpu,
-// pass-free, photometry-batch, lend-pixels, prepare-trees, band-rows, plan-ranges or rows-beside:
+// first-chunk, chunk-growth, zone-thread, stage-threads, gpu-children, pass-alone,
+// photometry-batch, lend-pixels, prepare-trees, band-rows, plan-ranges or rows-beside:
 // Config::catalog_rows_beside_min_objects) set to its VALUE (b), in turn, each round's order
 // swapped: the medians of both, stage by stage, and of the rounds' differences b - a. The machine's
 // speed drifts by more than many changes gain (3-5 ms within one call on the H200's host); paired
@@ -75,8 +72,7 @@ bool same(const extract::Objects& a, const extract::Objects& b) {
 }
 
 // Sets a configuration option of this benchmark's (--chunk-objects, --zone-thread, --gpu-children,
-// --pass-alone, --photometry-batch, --band-rows, --pass-census, --timeline, --plan-ranges,
-// --pass-cpu, --pass-free;
+// --pass-alone, --photometry-batch, --band-rows, --pass-census, --timeline, --plan-ranges;
 // first-chunk, chunk-growth, lend-pixels, prepare-trees and zones-after-shapes for --ab only), by
 // name without the dashes; false for another name.
 bool set_option(extract::Config& c, const std::string& key, const std::string& value) {
@@ -112,14 +108,7 @@ bool set_option(extract::Config& c, const std::string& key, const std::string& v
     c.deblend_plan_ranges = std::stoi(value);
   else if (key == "rows-beside")
     c.catalog_rows_beside_min_objects = std::stoll(value);
-  else if (key == "pass-cpu")
-    c.pass_cpu = std::stoi(value);
-  else if (key == "pass-free") {  // CPUs joined by '+' (the --ab pairs are joined by commas)
-    c.pass_cpu_keep_free.clear();
-    std::stringstream list(value);
-    for (std::string cpu; std::getline(list, cpu, '+');)
-      c.pass_cpu_keep_free.push_back(std::stoi(cpu));
-  } else
+  else
     return false;
   return true;
 }

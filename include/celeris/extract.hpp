@@ -129,13 +129,6 @@ struct Config {
   // stages' team, with chunks the zones' team between chunks and the stages' team after its
   // last (src/extract/back_end.hpp). The same catalog either way.
   bool serial_pass_alone = true;
-  // The clean pass's thread pinned to this logical CPU while it runs, every other thread of the
-  // process kept off it and off its SMT siblings (the kernel's topology, and
-  // pass_cpu_keep_free: a virtual machine's vCPUs may hide theirs) (src/core/reserved_cpu.hpp).
-  // -1: off. A busy sibling slows the pass, the GPU path's longest serial step, by half. The
-  // same catalog either way; a CPU the process may not use is refused.
-  int pass_cpu = -1;
-  std::vector<int> pass_cpu_keep_free;
   // --device cuda: the photometry (APER, AUTO, FLUX_RADIUS) of the rows the clean pass has
   // written out is queued on the GPU in batches of at least this many rows while the pass runs
   // (src/extract/stages/measure_beside_pass.hpp). 0: every row after the pass. The same catalog

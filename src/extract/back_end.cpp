@@ -1,14 +1,12 @@
 #include "extract/back_end.hpp"
 
 #include "core/omp_serial.hpp"
-#include "core/reserved_cpu.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 namespace celeris::extract {
@@ -218,7 +216,6 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
     workers.emplace_back([&] {  // the clean pass
       try {
         const PassEnds ends{steps.pass_ends};
-        std::optional<ReservedCpu> cpu;
         for (size_t k = 0; k < nchunks; ++k) {
           const auto t_wait_chunk = Clock::now();
           if (!wait_for(paired, k)) break;
@@ -228,13 +225,10 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
             times.pass_waits += since(t_wait_chunk);
           // Once the first chunk's stages are done (its objects' blanking codes drafted).
           if (k == 0 && steps.pass_begins) steps.pass_begins(pass);
-          // After pass_begins, so that the threads it starts are moved off the pass's CPU too.
-          if (k == 0) cpu.emplace(options.pass_cpu, options.pass_cpu_keep_free);
           if (k == 0) census.begin();
           clean_chunk(k);
         }
         census.end();
-        cpu.reset();
       } catch (...) {
         fail(std::current_exception());
       }
@@ -268,7 +262,6 @@ CleanedObjects deblend_and_clean(DeblendStage& deblend, const std::vector<int64_
         run_with_team_asleep(options.pass_alone ? stage_threads : 1, [&] {
           const PassEnds ends{steps.pass_ends};
           if (steps.pass_begins) steps.pass_begins(pass);
-          const ReservedCpu cpu(options.pass_cpu, options.pass_cpu_keep_free);
           census.begin();
           clean_chunk(k);
           census.end();

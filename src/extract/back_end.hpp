@@ -98,9 +98,6 @@ struct BackEndOptions {
   // Storage kept from an earlier frame (null: allocated afresh): its profile and rows are taken
   // and left there again at the end; its done_line becomes CleanedObjects::done_line.
   BackEndColumns* reuse = nullptr;
-  // Config::pass_cpu and pass_cpu_keep_free: the pass's thread pinned there while it takes.
-  int pass_cpu = -1;
-  std::vector<int> pass_cpu_keep_free;
   // Benchmarks: every thread's CPU time from the pass's first take to its last
   // (BackEndTimes::census), taken outside the pass's own time.
   bool census = false;

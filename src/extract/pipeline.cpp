@@ -101,9 +101,6 @@ void validate_config(const Config& c) {
   if (c.back_end_first_chunk_objects < 0)
     throw Error("back_end_first_chunk_objects must be >= 0 (0: a quarter of a chunk)");
   if (!(c.back_end_chunk_growth >= 1.0)) throw Error("back_end_chunk_growth must be >= 1");
-  if (c.pass_cpu < -1) throw Error("pass_cpu must be a CPU number, or -1 (off)");
-  for (const int cpu : c.pass_cpu_keep_free)
-    if (cpu < 0) throw Error("pass_cpu_keep_free lists a negative CPU number");
   if (c.back_end_stage_threads < 0) throw Error("back_end_stage_threads must be >= 0 (0: picked)");
   if (c.deblend_plan_ranges < 1)
     throw Error("deblend_plan_ranges must be >= 1 (1: every detection's plans at once)");
@@ -742,8 +739,6 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
   BackEndOptions back_options;
   back_options.threads = nt;
   back_options.pass_alone = config.serial_pass_alone;
-  back_options.pass_cpu = config.pass_cpu;
-  back_options.pass_cpu_keep_free = config.pass_cpu_keep_free;
   back_options.chunks = chunk_sizes;
   back_options.zone_thread = config.back_end_zone_thread;
   back_options.stage_threads = config.back_end_stage_threads;

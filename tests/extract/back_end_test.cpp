@@ -4,11 +4,10 @@
 // another) gives, every column of every row: on a crowded simulated field (thousands of
 // objects, blends, merges), with a small object stack (its write-outs reorder the list), with
 // CLEAN off, with BACKPHOTO_TYPE LOCAL (the shapes as detected); on the CPU and, with a device,
-// with --device cuda; with the pass on a CPU of its own. And a step that throws in any of its three
-// threads (the chunks' stages, the zones and pairs, the pass's input) ends the back end with that
-// error, no thread left waiting.
+// with --device cuda. And a step that throws in any of its three threads (the chunks' stages,
+// the zones and pairs, the pass's input) ends the back end with that error, no thread left
+// waiting.
 #include <gtest/gtest.h>
-#include <sched.h>
 
 #include <cmath>
 #include <cstdint>
@@ -29,17 +28,6 @@
 
 namespace celeris::extract {
 namespace {
-
-// The CPUs the calling thread may use.
-std::vector<int> allowed_cpus() {
-  cpu_set_t m;
-  CPU_ZERO(&m);
-  if (sched_getaffinity(0, sizeof m, &m) != 0) return {};
-  std::vector<int> out;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &m)) out.push_back(c);
-  return out;
-}
 
 const Image<float>& crowded_field() {
   static const Image<float> image = [] {
@@ -168,17 +156,6 @@ void chunks_give_the_same_catalog(Backend device) {
     c.back_end_zone_thread = false;
     c.back_end_stage_threads = 2;
     const Result two_threads = extract(crowded_field().view(), c, request);
-    // The pass on a CPU of its own (Config::pass_cpu), the other threads kept off it and its
-    // siblings: the last CPU the process may use, the first kept free too where there are three.
-    c.back_end_zone_thread = true;
-    c.back_end_stage_threads = 0;
-    const std::vector<int> cpus = allowed_cpus();
-    c.pass_cpu = cpus.size() >= 2 ? cpus.back() : -1;
-    if (cpus.size() >= 3) c.pass_cpu_keep_free = {cpus.front()};
-    const Result pinned = extract(crowded_field().view(), c, request);
-    EXPECT_EQ(allowed_cpus(), cpus) << "the caller's CPUs given back";
-    c.pass_cpu = -1;
-    c.pass_cpu_keep_free.clear();
     const std::string what = k.name;
     EXPECT_FALSE(pipelined(one)) << what;
     EXPECT_TRUE(pipelined(chunked)) << what;
@@ -189,7 +166,6 @@ void chunks_give_the_same_catalog(Backend device) {
     expect_same(one.objects, chunked.objects, what);
     expect_same(one.objects, growing.objects, what + ", chunks growing by 1.5 from 40");
     expect_same(one.objects, two_threads.objects, what + ", zones on the stages' thread");
-    expect_same(one.objects, pinned.objects, what + ", the pass on a CPU of its own");
   }
 }
 
@@ -246,32 +222,6 @@ TEST(BackEnd, NegativeFirstChunkOrGrowthBelowOneIsRefused) {
   for (const double growth : {0.5, std::nan("")}) {
     c.back_end_chunk_growth = growth;
     EXPECT_THROW(extract(crowded_field().view(), c), Error) << growth;
-  }
-}
-
-// Config::pass_cpu: below -1, a negative CPU to keep free, or a CPU the process may not use
-// (found when the pass begins, with chunks and without) is refused, and the caller keeps its
-// CPUs.
-TEST(BackEnd, PassCpuOutOfRangeIsRefused) {
-  const std::vector<int> cpus = allowed_cpus();
-  Config c;
-  c.threads = 4;
-  c.pass_cpu = -2;
-  EXPECT_THROW(extract(crowded_field().view(), c), Error);
-  c.pass_cpu = 0;
-  c.pass_cpu_keep_free = {-1};
-  EXPECT_THROW(extract(crowded_field().view(), c), Error);
-  c.pass_cpu_keep_free.clear();
-  c.pass_cpu = CPU_SETSIZE + 1;
-  for (const int64_t chunk : {int64_t{1'000'000'000}, int64_t{300}}) {
-    c.back_end_chunk_objects = chunk;
-    try {
-      extract(crowded_field().view(), c);
-      ADD_FAILURE() << "no error, chunks of " << chunk;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("pass_cpu"), std::string::npos) << e.what();
-    }
-    EXPECT_EQ(allowed_cpus(), cpus);
   }
 }
 
