@@ -213,9 +213,11 @@ struct CleanPass::State {
   // neighbour in in's zone (clean_zones), which no merge changes (positions and semi-major axes
   // stay): clean_pair's arithmetic without its zone test (clean_pair_test), o's side from its
   // slot's first line.
-  CleanPair compare_afresh(size_t in, size_t o, CleanPair detected) {
+  // `in_cmp`: the newcomer's comparison input (clean_pair_input, as detected), made by the caller
+  // once for all of its comparisons afresh.
+  CleanPair compare_afresh(const CleanPairInput& in_cmp, size_t o, CleanPair detected) {
     Changed& c = changed[slot(o)];
-    const float flux_in = static_cast<float>(shapes[in].flux);
+    const float flux_in = in_cmp.flux;
     // o fainter than the newcomer, now and as detected: both times the newcomer's profile (as
     // detected) is tested at o's threshold (which no merge changes) and o's position, so the
     // answer is the one made beforehand (29% of the comparisons afresh on a dense 4096^2 frame).
@@ -227,9 +229,11 @@ struct CleanPass::State {
       c.cmp.alpha = p.alpha;
       c.profile_valid = true;
     }
-    const CleanPairTest t =
-        clean_pair_test(clean_pair_input(shapes[in], isos[in], profile[in]), c.cmp);
-    if (!clean_profile_above(t.amp, t.val, beta, t.level)) return CleanPair::kNone;
+    const CleanPairTest t = clean_pair_test(in_cmp, c.cmp);
+    // The answer where it is certain without the pow (nearly always), else clean_profile_above.
+    const int sure = clean_profile_sure(t.amp, t.val, beta, t.level);
+    if (sure == 0 || (sure < 0 && !clean_profile_above(t.amp, t.val, beta, t.level)))
+      return CleanPair::kNone;
     return t.victim ? CleanPair::kVictim : CleanPair::kMaster;
   }
 
@@ -336,13 +340,21 @@ struct CleanPass::State {
           candidate[nc] = static_cast<uint32_t>(k - k0);
           nc += (pair[k] != CleanPair::kNone) | is_changed(zones.neighbours[k]);
         }
+        CleanPairInput in_cmp;
+        bool in_cmp_made = false;
         for (size_t q = 0; q < nc; ++q) {
           const int64_t k = k0 + candidate[q];
           const size_t o = zones.neighbours[k];
           const int64_t li = list.position(o);
           if (li < 0) continue;
           CleanPair c = pair[k];
-          if (is_changed(o) && (c = compare_afresh(in, o, c)) == CleanPair::kNone) continue;
+          if (is_changed(o)) {
+            if (!in_cmp_made) {
+              in_cmp = clean_pair_input(shapes[in], isos[in], profile[in]);
+              in_cmp_made = true;
+            }
+            if ((c = compare_afresh(in_cmp, o, c)) == CleanPair::kNone) continue;
+          }
           met.emplace_back(static_cast<size_t>(li), c);
         }
       }
