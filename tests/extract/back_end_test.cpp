@@ -206,6 +206,21 @@ TEST(BackEnd, TimelineListsEachChunksStepsInOrder) {
     objects += std::stoul(marks[4 * k].first.substr(chunk.size()));
   }
   EXPECT_EQ(objects, r.info.n_deblended);
+  // The pass's thread's CPU time over its takes: some, and no more than their wall time (a
+  // clock tick's slack); its page faults, a count, listed with the timeline.
+  auto line = [&](const std::string& name) {
+    for (const auto& [n, t] : r.info.stage_seconds)
+      if (n == name) return t;
+    ADD_FAILURE() << "no stage line \"" << name << "\"";
+    return -1.0;
+  };
+  const double wall = line("clean: pass, beside the stages before");
+  const double cpu = line("clean: the pass's CPU time");
+  EXPECT_GT(cpu, 0.0);
+  EXPECT_LE(cpu, wall + 1e-3);
+  const double faults = line("clean: the pass's minor page faults (a count)") * 1e3;
+  EXPECT_GE(faults, 0.0);
+  EXPECT_NEAR(faults, std::round(faults), 1e-6);
 }
 
 TEST(BackEnd, NegativeChunkSizeIsRefused) {
