@@ -230,10 +230,7 @@ struct CleanPass::State {
       c.profile_valid = true;
     }
     const CleanPairTest t = clean_pair_test(in_cmp, c.cmp);
-    // The answer where it is certain without the pow (nearly always), else clean_profile_above.
-    const int sure = clean_profile_sure(t.amp, t.val, beta, t.level);
-    if (sure == 0 || (sure < 0 && !clean_profile_above(t.amp, t.val, beta, t.level)))
-      return CleanPair::kNone;
+    if (!clean_profile_above(t.amp, t.val, beta, t.level)) return CleanPair::kNone;
     return t.victim ? CleanPair::kVictim : CleanPair::kMaster;
   }
 

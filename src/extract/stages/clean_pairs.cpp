@@ -10,9 +10,7 @@
 
 namespace celeris::extract {
 
-bool clean_profile_above(double amp, double val, double beta, float level) {
-  const int sure = clean_profile_sure(amp, val, beta, level);
-  if (sure >= 0) return sure == 1;
+bool clean_profile_pow_above(double amp, double val, double beta, float level) {
   return static_cast<float>(amp * std::pow(val, -beta)) > level;
 }
 

@@ -18,7 +18,14 @@ namespace celeris::extract {
 // SExtractor's test of a profile against another object's CLEAN threshold: whether
 // (float)(amp val^-beta) > level, where val = 1 + alpha r^2 (false unless val > 1; the profile
 // is 0 from val 1e10 on). The pow is skipped where the answer is certain without it.
-bool clean_profile_above(double amp, double val, double beta, float level);
+// Inline, so that the comparisons (the clean pass's afresh among them) take the pow-free answer
+// without a call; the pow alone is out of line (clean_profile_pow_above).
+bool clean_profile_pow_above(double amp, double val, double beta, float level);
+inline bool clean_profile_above(double amp, double val, double beta, float level) {
+  const int sure = clean_profile_sure(amp, val, beta, level);
+  if (sure >= 0) return sure == 1;
+  return clean_profile_pow_above(amp, val, beta, level);
+}
 
 // Moffat-like profile of an object, amp (1 + alpha r^2)^-beta, reaching the detection threshold
 // on the isophote of area fdnpix (clean.c, addcleanobj's amp and alpha).
