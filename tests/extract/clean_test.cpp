@@ -1,6 +1,7 @@
 // CLEAN's profile test (stages/clean.hpp) against its direct form, (float)(amp val^-beta) >
 // level with the pow always taken: the shortcut for CLEAN_PARAM 1 must give the same answer
-// everywhere, including where amp / val lies at the float rounding boundary above the level.
+// everywhere, including where amp / val lies at the float rounding boundary above the level, and
+// for a level of 0 near the float's smallest value.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,6 +50,29 @@ TEST(Clean, ProfileAboveEqualsTheDirectTest) {
   }
   EXPECT_GT(near_boundary, 300000);
   EXPECT_GT(trials, 1600000);
+}
+
+// A CLEAN threshold of 0 (1% of a dense frame's pairs): the profile is above it wherever
+// amp val^-beta rounds to a float above 0; amp / val around the float's smallest values.
+TEST(Clean, ProfileAboveALevelOfZeroEqualsTheDirectTest) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  long above = 0, below = 0;
+  for (int trial = 0; trial < 1000000; ++trial) {
+    const double beta = trial % 7 == 0 ? 0.5 + 2 * u(rng) : 1.0;
+    const double val = 1 + std::pow(10.0, -6 + 12 * u(rng));
+    // amp / val from 1e-48 to 1e-42, and now and then an ordinary or a huge quotient.
+    double amp = val * std::pow(10.0, -48 + 6 * u(rng));
+    if (trial % 101 == 0) amp = val * std::pow(10.0, -3 + 6 * u(rng));
+    if (trial % 103 == 0) amp = std::numeric_limits<double>::max();
+    if (trial % 107 == 0) amp = -amp;
+    const bool want = direct(amp, val, beta, 0.0f);
+    ASSERT_EQ(clean_profile_above(amp, val, beta, 0.0f), want)
+        << "amp " << amp << " val " << val << " beta " << beta;
+    (want ? above : below)++;
+  }
+  EXPECT_GT(above, 200000);
+  EXPECT_GT(below, 200000);
 }
 
 }  // namespace

@@ -83,7 +83,8 @@ CELERIS_HD inline CleanPairTest clean_pair_test(const CleanPairInput& in, const 
 // else -1 (the caller takes the pow). The profile is 0 where val <= 1 (and for NaN) and from
 // val 1e10 on. CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's
 // quotient, so the float comparison is certain unless amp / val lies within a relative 1e-12 of
-// the rounding boundary above `level` (for a positive normal level and a positive finite amp).
+// the rounding boundary above `level` (for a positive normal level and a positive finite amp),
+// or, for a level of 0, near the float's smallest value.
 CELERIS_HD inline int clean_profile_sure(double amp, double val, double beta, float level) {
   if (!(val > 1.0)) return 0;
   if (!(val < 1e10)) return 0.0f > level ? 1 : 0;
@@ -100,6 +101,14 @@ CELERIS_HD inline int clean_profile_sure(double amp, double val, double beta, fl
     const double up = (static_cast<double>(level) + next) / 2;
     if (x > up * (1 + 1e-12)) return 1;
     if (x < up * (1 - 1e-12)) return 0;
+  }
+  // A level of 0 (the CLEAN threshold of 1% of a dense 4096^2 frame's pairs): the question is
+  // only whether amp / val rounds to a float above 0, certain unless it lies near the smallest
+  // float (1.4e-45; below 7.0e-46 it rounds to 0).
+  if (beta == 1.0 && level == 0.0f && amp > 0 && amp <= kMaxDouble) {
+    const double x = amp / val;
+    if (x > 1e-44) return 1;
+    if (x < 1e-46) return 0;
   }
   return -1;
 }
