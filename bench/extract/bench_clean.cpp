@@ -8,7 +8,11 @@
 // cost). --clean 0: CLEAN N (the list's bookkeeping alone: write-outs, the full stack's, joins).
 // --cold 1: 512 MB written before each pass, so that its inputs come from memory, as in a frame
 // whose columns other threads (and the GPU's copies) wrote, rather than from this core's caches.
+// --codes 1: first, the pairs' decisions from codes as the GPU's zones give them (made here by
+// clean_pair_sure, the same function), clean_pairs_from_codes on --threads threads, --repeat
+// times: the entries left to the pow (kCleanPairUnsure) and its median and least.
 //   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1] [--cold 0|1]
+//               [--codes 0|1]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -62,6 +66,38 @@ uint64_t hash_of(const CleanResult& r, const std::vector<Shape>& shapes,
   return h;
 }
 
+// --codes: the codes the GPU's zones would give (clean_pair_sure), then clean_pairs_from_codes
+// timed; its decisions must be clean_pairs' own.
+void time_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
+                           const CleanZones& zones, const CleanPairs& pairs, double beta,
+                           int threads, int repeat) {
+  std::vector<uint8_t> codes(zones.neighbours.size());
+  size_t unsure = 0;
+  for (size_t z = 0; z + 1 < zones.offset.size(); ++z) {
+    const size_t in = zones.first + z;
+    const CleanPairInput a = clean_pair_input(shapes[in], isos[in], pairs.profile[in]);
+    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+      const size_t o = zones.neighbours[k];
+      codes[k] = clean_pair_sure(a, clean_pair_input(shapes[o], isos[o], pairs.profile[o]), beta);
+      unsure += codes[k] == kCleanPairUnsure;
+    }
+  }
+  std::vector<double> times;
+  for (int k = 0; k < repeat; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CleanPairs p =
+        clean_pairs_from_codes(shapes, isos, zones, beta, threads, pairs.profile, codes);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (p.pair != pairs.pair || p.any != pairs.any)
+      throw Error("the pairs from the codes differ from clean_pairs'");
+  }
+  std::printf(
+      "pairs from codes: %zu of %zu entries left to the pow; median %.3f ms, least %.3f ms "
+      "(%d runs, %d threads)\n",
+      unsure, codes.size(), 1e3 * bench::median(times),
+      1e3 * *std::min_element(times.begin(), times.end()), repeat, threads);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -69,12 +105,12 @@ int main(int argc, char** argv) try {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1] "
-                 "[--cold 0|1]\n",
+                 "[--cold 0|1] [--codes 0|1]\n",
                  argv[0]);
     return 2;
   }
   int threads = 2, repeat = 21, objstack = 0;
-  bool clean = true, cold = false;
+  bool clean = true, cold = false, codes = false;
   std::vector<char> flush;  // --cold: written through before each pass
   bench::parse_options(argc, argv, 2, [&](const std::string& key, const std::string& value) {
     if (key == "--threads")
@@ -87,6 +123,8 @@ int main(int argc, char** argv) try {
       cold = std::stoi(value) != 0;
     else if (key == "--clean")
       clean = std::stoi(value) != 0;
+    else if (key == "--codes")
+      codes = std::stoi(value) != 0;
     else
       return false;
     return true;
@@ -134,6 +172,7 @@ int main(int argc, char** argv) try {
   const CleanZones zones = clean_zones(shapes, threads);
   // The default catalog's margin: PHOT_APERTURES 5 (pipeline.cpp clean_margin).
   const CleanPairs pairs = clean_pairs(shapes, isos, zones, config.clean_param, 4, threads);
+  if (codes) time_pairs_from_codes(shapes, isos, zones, pairs, config.clean_param, threads, repeat);
   const CleanParams params{
       clean,  config.clean_param,        t.detect,
       4,      LineBuffer::of(config, h), objstack > 0 ? objstack : config.memory_objstack,
