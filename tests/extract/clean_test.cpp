@@ -1,7 +1,7 @@
 // CLEAN's profile test (stages/clean.hpp) against its direct form, (float)(amp val^-beta) >
 // level with the pow always taken: the shortcut for CLEAN_PARAM 1 must give the same answer
 // everywhere, including where amp / val lies at the float rounding boundary above the level, and
-// for a level of 0 near the float's smallest value.
+// for a level of 0 (or -0, or subnormal) near the float's smallest values.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,8 +52,9 @@ TEST(Clean, ProfileAboveEqualsTheDirectTest) {
   EXPECT_GT(trials, 1600000);
 }
 
-// A CLEAN threshold of 0 (1% of a dense frame's pairs): the profile is above it wherever
-// amp val^-beta rounds to a float above 0; amp / val around the float's smallest values.
+// A CLEAN threshold of 0 (1% of a dense frame's pairs), -0, or a subnormal one: the profile is
+// above it wherever amp val^-beta rounds to a float above it; amp / val around the float's
+// smallest values.
 TEST(Clean, ProfileAboveALevelOfZeroEqualsTheDirectTest) {
   std::mt19937 rng(12);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -66,9 +67,14 @@ TEST(Clean, ProfileAboveALevelOfZeroEqualsTheDirectTest) {
     if (trial % 101 == 0) amp = val * std::pow(10.0, -3 + 6 * u(rng));
     if (trial % 103 == 0) amp = std::numeric_limits<double>::max();
     if (trial % 107 == 0) amp = -amp;
-    const bool want = direct(amp, val, beta, 0.0f);
-    ASSERT_EQ(clean_profile_above(amp, val, beta, 0.0f), want)
-        << "amp " << amp << " val " << val << " beta " << beta;
+    // Mostly 0; now and then -0, or 1 to 1000 times the smallest float.
+    float level = 0.0f;
+    if (trial % 13 == 0) level = -0.0f;
+    if (trial % 5 == 0)
+      level = static_cast<float>(1 + rng() % 1000) * std::numeric_limits<float>::denorm_min();
+    const bool want = direct(amp, val, beta, level);
+    ASSERT_EQ(clean_profile_above(amp, val, beta, level), want)
+        << "amp " << amp << " val " << val << " beta " << beta << " level " << level;
     (want ? above : below)++;
   }
   EXPECT_GT(above, 200000);

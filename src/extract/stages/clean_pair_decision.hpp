@@ -83,32 +83,27 @@ CELERIS_HD inline CleanPairTest clean_pair_test(const CleanPairInput& in, const 
 // else -1 (the caller takes the pow). The profile is 0 where val <= 1 (and for NaN) and from
 // val 1e10 on. CLEAN_PARAM 1 (the default): pow(val, -1) is within an ulp of amp / val's
 // quotient, so the float comparison is certain unless amp / val lies within a relative 1e-12 of
-// the rounding boundary above `level` (for a positive normal level and a positive finite amp),
-// or, for a level of 0, near the float's smallest value.
+// the rounding boundary above `level`, halfway to the next float (for a level of 0 or above,
+// below FLT_MAX, and a positive finite amp). A level of 0 is the CLEAN threshold of 1% of a
+// dense 4096^2 frame's pairs: there the boundary is half the smallest float, 7.0e-46.
 CELERIS_HD inline int clean_profile_sure(double amp, double val, double beta, float level) {
   if (!(val > 1.0)) return 0;
   if (!(val < 1e10)) return 0.0f > level ? 1 : 0;
-  constexpr float kMinNormal = 1.17549435082228750797e-38f, kMaxFloat = 3.40282346638528859812e38f;
+  constexpr float kMaxFloat = 3.40282346638528859812e38f;
   constexpr double kMaxDouble = 1.79769313486231570815e308;
-  if (beta == 1.0 && level >= kMinNormal && level < kMaxFloat && amp > 0 && amp <= kMaxDouble) {
+  if (beta == 1.0 && level >= 0.0f && level < kMaxFloat && amp > 0 && amp <= kMaxDouble) {
     const double x = amp / val;
-    // The float after level: its bits plus one (level is positive, normal, below FLT_MAX).
+    // The float after level: its bits plus one (level is not negative and below FLT_MAX; -0 is
+    // taken as +0, whose next float is the smallest one).
+    const float from = level == 0.0f ? 0.0f : level;
     uint32_t bits;
-    std::memcpy(&bits, &level, sizeof bits);
+    std::memcpy(&bits, &from, sizeof bits);
     ++bits;
     float next;
     std::memcpy(&next, &bits, sizeof next);
-    const double up = (static_cast<double>(level) + next) / 2;
+    const double up = (static_cast<double>(from) + next) / 2;
     if (x > up * (1 + 1e-12)) return 1;
     if (x < up * (1 - 1e-12)) return 0;
-  }
-  // A level of 0 (the CLEAN threshold of 1% of a dense 4096^2 frame's pairs): the question is
-  // only whether amp / val rounds to a float above 0, certain unless it lies near the smallest
-  // float (1.4e-45; below 7.0e-46 it rounds to 0).
-  if (beta == 1.0 && level == 0.0f && amp > 0 && amp <= kMaxDouble) {
-    const double x = amp / val;
-    if (x > 1e-44) return 1;
-    if (x < 1e-46) return 0;
   }
   return -1;
 }
