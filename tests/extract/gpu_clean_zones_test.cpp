@@ -37,8 +37,12 @@ std::vector<Shape> random_shapes(size_t n, int width, int height, uint64_t seed,
     s.mx = u(rng) * (width + 40) - 20;                           // some outside the image
     s.my = (static_cast<double>(i) + u(rng) * 30) * height / n;  // roughly in detection order
     const double r = u(rng);
-    // Mostly small; 2% of 8-48 px (the large ones: fewer than kZoneMaxLarge in every case).
-    s.a = r < 0.9 ? 0.3 + 3 * u(rng) : r < 0.98 ? 8 * u(rng) : 8 + 40 * u(rng);
+    // Mostly small; 2% of 8-48 px and 0.2% of 60-300 px, in every tier of the GPU's grids and
+    // beyond them (the large ones: fewer than kZoneMaxLarge in every case).
+    s.a = r < 0.9     ? 0.3 + 3 * u(rng)
+          : r < 0.98  ? 8 * u(rng)
+          : r < 0.998 ? 8 + 40 * u(rng)
+                      : 60 + 240 * u(rng);
     if (odd && i % 997 == 5) s.mx = std::numeric_limits<double>::quiet_NaN();
     if (odd && i % 1009 == 7) s.a = std::numeric_limits<double>::quiet_NaN();
     if (odd && i % 4999 == 11) s.my = std::numeric_limits<double>::infinity();

@@ -1,12 +1,15 @@
-// Cleaning's pairs on the GPU (clean_zones_gpu.hpp): a grid of the small objects (counted,
+// Cleaning's pairs on the GPU (clean_zones_gpu.hpp): the objects binned in tiers of grids (counted,
 // scanned, scattered), a count pass and a fill pass of each object's neighbours, CUB's scan
 // between them and its segmented sort after; then, when asked, CLEAN's decision for each pair.
 // The points come from the host's shapes (clean_zones_gpu) or from the GPU shapes' columns on
 // the device (ZonesAfterShapes, inputs_kernel); both then share queue_count and queue_lists.
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <memory>
 
 #include "celeris/error.hpp"
@@ -24,6 +27,7 @@ namespace celeris::extract::gpu {
 namespace {
 
 constexpr int kThreads = 128;
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // What the zone test reads of an object.
 struct Point {
@@ -32,41 +36,99 @@ struct Point {
   int32_t index;
 };
 
-// The grid: cells of `cell` pixels from (0, 0), nx x ny of them; positions outside the image
-// fall in the edge cells (a clamp keeps the order of positions, so a search clamped alike still
-// covers every cell a neighbour can be in).
-struct Grid {
-  double cell = 1;
-  int32_t nx = 1, ny = 1;
-  __device__ int32_t cx(double x) const { return clamp(x, nx); }
-  __device__ int32_t cy(double y) const { return clamp(y, ny); }
+// The grid's tiers, as the host's clean_zones: objects of semi-major axis up to 2, 4, ..., 128
+// pixels (tier 0 .. kTiers - 1), each tier in cells 10 times its largest axis wide (its members'
+// zones are about that wide), so that a newcomer's search of a tier covers a few cells whatever
+// the tier: a newcomer of a dense 4096^2 frame tests about a tenth of the candidates one grid of
+// 160-pixel cells gave it. Cells from (0, 0); positions outside the image fall in the edge cells
+// (a clamp keeps the order of positions, so a search clamped alike still covers every cell a
+// neighbour can be in). The tiers' cells are numbered one after the other (`base`).
+constexpr int kTiers = 7;
+// A tier of a very large image takes cells twice as wide until it has at most this many (a
+// search covers more cells then, and finds the same neighbours).
+constexpr int64_t kMaxTierCells = int64_t{1} << 22;
+
+__host__ __device__ inline float tier_max(int t) {
+  return static_cast<float>(2 << t);
+}
+
+struct Tiers {
+  double cell[kTiers];
+  int32_t nx[kTiers], ny[kTiers], base[kTiers + 1];
   __device__ static int32_t clamp_index(double q, int32_t n) {
     if (!(q >= 0)) return 0;
     if (q >= static_cast<double>(n)) return n - 1;
     return static_cast<int32_t>(q);
   }
-  __device__ int32_t clamp(double v, int32_t n) const { return clamp_index(v / cell, n); }
+  __device__ int32_t cx(int t, double x) const { return clamp_index(x / cell[t], nx[t]); }
+  __device__ int32_t cy(int t, double y) const { return clamp_index(y / cell[t], ny[t]); }
 };
 
+Tiers make_tiers(int64_t width, int64_t height) {
+  Tiers g{};
+  int64_t cells = 0;
+  for (int t = 0; t < kTiers; ++t) {
+    double cell = kCleanZone * tier_max(t);
+    auto across = [&](int64_t extent) {
+      return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(extent / cell)));
+    };
+    while (across(width) * across(height) > kMaxTierCells) cell *= 2;
+    g.cell[t] = cell;
+    g.nx[t] = static_cast<int32_t>(across(width));
+    g.ny[t] = static_cast<int32_t>(across(height));
+    g.base[t] = static_cast<int32_t>(cells);
+    cells += int64_t{g.nx[t]} * g.ny[t];
+  }
+  g.base[kTiers] = static_cast<int32_t>(cells);
+  return g;
+}
+
+// A newcomer searched by one thread (small_kernel): a finite position and an axis of at most
+// kZoneSmallAxis. The others (large_kernel) are compared with every object before them.
 __device__ bool small_point(const Point& p) {
   return isfinite(p.x) && isfinite(p.y) && p.a <= kZoneSmallAxis;  // false for a NaN axis
 }
 
-// Per object: its grid cell counted, or its index appended to the large ones.
-__global__ void bin_kernel(const Point* points, int64_t n, Grid g, int32_t* cell_count,
-                           int32_t* cell_of, int32_t* large, int32_t* nlarge) {
+// An object's tier, or -1 for one in no grid (a position that is not finite, an axis above the
+// last tier's or NaN): every small newcomer reads those from their own list.
+__device__ int tier_of(const Point& p) {
+  if (!isfinite(p.x) || !isfinite(p.y)) return -1;
+  for (int t = 0; t < kTiers; ++t)
+    if (p.a <= tier_max(t)) return t;
+  return -1;
+}
+
+// Per object: its cell counted, or its index appended to those in no grid; its index appended
+// to the large ones when it is not small; its y for the prefix maximum (below), -inf when in no
+// grid.
+__global__ void bin_kernel(const Point* points, int64_t n, Tiers g, int32_t* cell_count,
+                           int32_t* cell_of, int32_t* large, int32_t* nlarge, int32_t* unbinned,
+                           int32_t* nunbinned, double* binned_y) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Point p = points[i];
-  if (!small_point(p)) {
+  if (!small_point(p)) large[atomicAdd(nlarge, 1)] = static_cast<int32_t>(i);
+  const int t = tier_of(p);
+  if (t < 0) {
     cell_of[i] = -1;
-    large[atomicAdd(nlarge, 1)] = static_cast<int32_t>(i);
+    binned_y[i] = -INFINITY;
+    // Only the first kZoneMaxLarge are read (each one is also large, and past that many the
+    // search is abandoned): the list holds no more.
+    const int32_t k = atomicAdd(nunbinned, 1);
+    if (k < kZoneMaxLarge) unbinned[k] = static_cast<int32_t>(i);
     return;
   }
-  const int32_t c = g.cy(p.y) * g.nx + g.cx(p.x);
+  const int32_t c = g.base[t] + g.cy(t, p.y) * g.nx[t] + g.cx(t, p.x);
   cell_of[i] = c;
+  binned_y[i] = p.y;
   atomicAdd(&cell_count[c], 1);
 }
+
+// The larger of two ys (CUB's exclusive scan of binned_y: below[i], the largest y of the binned
+// objects before i).
+struct Larger {
+  __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+};
 
 __global__ void scatter_kernel(const Point* points, int64_t n, const int32_t* cell_of,
                                int32_t* cell_fill, Point* binned) {
@@ -78,16 +140,26 @@ __global__ void scatter_kernel(const Point* points, int64_t n, const int32_t* ce
 struct SearchArgs {
   const Point* points;
   int64_t first, n;  // the newcomers first .. n - 1 search points[0 .. n)
-  Grid g;
-  const int32_t* cell_start;  // nx * ny + 1
+  Tiers g;
+  const int32_t* cell_start;  // g.base[kTiers] + 1
   const Point* binned;
+  // below[i]: the largest y of the binned objects before i (-inf: none). Objects come in
+  // detection order, so this bounds a newcomer's search to the rows above about its own last
+  // row (the host's tiers alike).
+  const double* below;
   const int32_t* large;
-  // The large objects' count, on the device: read by the kernels, so that the host learns it
-  // with the neighbours' count (one wait, not two). Past kZoneMaxLarge the search is abandoned
-  // (clean_zones_gpu returns false), and the kernels look at no more than that many meanwhile.
+  const int32_t* unbinned;
+  // The large objects' count (and those in no grid, among them), on the device: read by the
+  // kernels, so that the host learns it with the neighbours' count (one wait, not two). Past
+  // kZoneMaxLarge the search is abandoned (clean_zones_gpu returns false), and the kernels look
+  // at no more than that many meanwhile.
   const int32_t* nlarge;
+  const int32_t* nunbinned;
   __device__ int32_t large_count() const {
     return min(*nlarge, static_cast<int32_t>(kZoneMaxLarge));
+  }
+  __device__ int32_t unbinned_count() const {
+    return min(*nunbinned, static_cast<int32_t>(kZoneMaxLarge));
   }
 };
 
@@ -97,16 +169,23 @@ __device__ void each_neighbour(const SearchArgs& a, const Point& s, int64_t i, F
   auto consider = [&](const Point& p) {
     if (p.index < i && in_clean_zone(s.x, s.y, s.a, p.x, p.y, p.a)) f(p.index);
   };
-  const int32_t nl = a.large_count();
-  for (int32_t k = 0; k < nl; ++k) consider(a.points[a.large[k]]);
-  // Small objects: within (a_i + kZoneSmallAxis) zone widths, plus a pixel for the float
-  // rounding of the zone test (as the host's tiers).
-  const double r = (s.a + kZoneSmallAxis) * kCleanZone + 1.0;
-  const int32_t x0 = a.g.cx(s.x - r), x1 = a.g.cx(s.x + r);
-  const int32_t y0 = a.g.cy(s.y - r), y1 = a.g.cy(s.y + r);
-  for (int32_t cy = y0; cy <= y1; ++cy)
-    for (int32_t k = a.cell_start[cy * a.g.nx + x0]; k < a.cell_start[cy * a.g.nx + x1 + 1]; ++k)
-      consider(a.binned[k]);
+  const int32_t nu = a.unbinned_count();
+  for (int32_t k = 0; k < nu; ++k) consider(a.points[a.unbinned[k]]);
+  const double below = a.below[i];
+  if (!(below > -INFINITY)) return;  // no binned object before i
+  for (int t = 0; t < kTiers; ++t) {
+    const int32_t b = a.g.base[t];
+    if (a.cell_start[b] == a.cell_start[a.g.base[t + 1]]) continue;  // an empty tier
+    // Out to the zone of the tier's largest member, plus a pixel for the float rounding of the
+    // zone test (as the host's tiers).
+    const double r = (s.a + tier_max(t)) * kCleanZone + 1.0;
+    const int32_t nx = a.g.nx[t];
+    const int32_t x0 = a.g.cx(t, s.x - r), x1 = a.g.cx(t, s.x + r);
+    const int32_t y0 = a.g.cy(t, s.y - r), y1 = a.g.cy(t, min(s.y + r, below));
+    for (int32_t cy = y0; cy <= y1; ++cy)
+      for (int32_t k = a.cell_start[b + cy * nx + x0]; k < a.cell_start[b + cy * nx + x1 + 1]; ++k)
+        consider(a.binned[k]);
+  }
 }
 
 // Small newcomers, one thread each (large ones: large_kernel). Without `neighbours`, counts
@@ -206,7 +285,9 @@ void search(const SearchArgs& a, int64_t* count, const int64_t* offset, uint32_t
 struct Context {
   cuda::Stream stream;
   cuda::DeviceBuffer<Point> points, binned;
-  cuda::DeviceBuffer<int32_t> cell_count, cell_start, cell_of, large, nlarge;
+  // nlarge: the large objects' count, then those in no grid.
+  cuda::DeviceBuffer<int32_t> cell_count, cell_start, cell_of, large, unbinned, nlarge;
+  cuda::DeviceBuffer<double> binned_y, below;
   cuda::DeviceBuffer<int64_t> count, offset;
   cuda::DeviceBuffer<uint32_t> neighbours, sorted;
   cuda::DeviceBuffer<unsigned char> cub;
@@ -241,7 +322,7 @@ std::shared_ptr<Context> take_context() {
 struct Search {
   SearchArgs args;
   int64_t nq = 0;  // newcomers
-  size_t cell_scan = 0, count_scan = 0;
+  size_t cell_scan = 0, count_scan = 0, below_scan = 0;
 };
 
 // The first half, with the points of objects 0 .. n - 1 on the device (c.points) and queued on
@@ -252,18 +333,16 @@ Search queue_count(Context& c, cudaStream_t s, int64_t first, int64_t n, int64_t
                    int64_t height) {
   const int64_t nq = n - first;
   const size_t nz = static_cast<size_t>(n), nqz = static_cast<size_t>(nq);
-  Grid g;
-  g.cell = 2.0 * kZoneSmallAxis * kCleanZone;
-  g.nx =
-      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(width / g.cell))));
-  g.ny =
-      static_cast<int32_t>(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(height / g.cell))));
-  const size_t cells = static_cast<size_t>(g.nx) * g.ny;
+  const Tiers g = make_tiers(width, height);
+  const size_t cells = static_cast<size_t>(g.base[kTiers]);
   int32_t* cell_count = c.cell_count.grow(cells + 1);
   int32_t* cell_start = c.cell_start.grow(cells + 1);
   int32_t* cell_of = c.cell_of.grow(nz);
   int32_t* large = c.large.grow(nz);
-  int32_t* nlarge = c.nlarge.grow(1);
+  int32_t* unbinned = c.unbinned.grow(nz);
+  int32_t* nlarge = c.nlarge.grow(2);
+  double* binned_y = c.binned_y.grow(nz);
+  double* below = c.below.grow(nz);
   int64_t* count = c.count.grow(nqz + 1);
   int64_t* offset = c.offset.grow(nqz + 1);
   Point* binned = c.binned.grow(nz);
@@ -273,14 +352,20 @@ Search queue_count(Context& c, cudaStream_t s, int64_t first, int64_t n, int64_t
   CELERIS_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(nullptr, q.cell_scan, cell_count, cell_start, cells + 1));
   CELERIS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, q.count_scan, count, offset, nqz + 1));
-  void* tmp = c.cub.grow(std::max(q.cell_scan, q.count_scan));
+  CELERIS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveScan(nullptr, q.below_scan, binned_y, below, Larger{}, -kInf, n));
+  void* tmp = c.cub.grow(std::max({q.cell_scan, q.count_scan, q.below_scan}));
 
   CELERIS_CUDA_CHECK(cudaMemsetAsync(cell_count, 0, (cells + 1) * sizeof(int32_t), s));
-  CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, sizeof(int32_t), s));
+  CELERIS_CUDA_CHECK(cudaMemsetAsync(nlarge, 0, 2 * sizeof(int32_t), s));
   const unsigned blocks = cuda::blocks_for(n, kThreads);  // binning: every object
-  bin_kernel<<<blocks, kThreads, 0, s>>>(points, n, g, cell_count, cell_of, large, nlarge);
+  bin_kernel<<<blocks, kThreads, 0, s>>>(points, n, g, cell_count, cell_of, large, nlarge, unbinned,
+                                         nlarge + 1, binned_y);
   cuda::cuda_check_launch("bin_kernel");
-  size_t bytes = q.cell_scan;
+  size_t bytes = q.below_scan;
+  CELERIS_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveScan(tmp, bytes, binned_y, below, Larger{}, -kInf, n, s));
+  bytes = q.cell_scan;
   CELERIS_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(tmp, bytes, cell_count, cell_start, cells + 1, s));
   // cell_count becomes each cell's fill position.
@@ -290,7 +375,8 @@ Search queue_count(Context& c, cudaStream_t s, int64_t first, int64_t n, int64_t
   cuda::cuda_check_launch("scatter_kernel");
   int64_t* total = c.total.grow(2);
 
-  q.args = SearchArgs{points, first, n, g, cell_start, binned, large, nlarge};
+  q.args = SearchArgs{points, first, n,        g,      cell_start, binned,
+                      below,  large, unbinned, nlarge, nlarge + 1};
   CELERIS_CUDA_CHECK(cudaMemsetAsync(count + nq, 0, sizeof(int64_t), s));
   search(q.args, count, nullptr, nullptr, s);
   bytes = q.count_scan;
@@ -327,7 +413,7 @@ int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* b
     size_t sort_bytes = 0;
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, sort_bytes, found, sorted, m, nq,
                                                           offset, offset + 1));
-    void* sort_tmp = c.cub.grow(std::max({q.cell_scan, q.count_scan, sort_bytes}));
+    void* sort_tmp = c.cub.grow(std::max({q.cell_scan, q.count_scan, q.below_scan, sort_bytes}));
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m,
                                                           nq, offset, offset + 1, s));
     c.sorted.download_async(host_neighbours, mz, s);
@@ -342,18 +428,37 @@ int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* b
   return m;
 }
 
+// dst[0, count) = src[0, count), in `threads` equal parts at once (one thread copied a dense
+// 4096^2 frame's 13 MB of lists and codes in about 2 ms on a slow host, stop 80).
+template <class T>
+void copy_parallel(const T* src, size_t count, T* dst, int threads) {
+  const int64_t parts = count < (size_t{1} << 16) ? 1 : std::max(threads, 1);
+#pragma omp parallel for schedule(static) num_threads(static_cast <int>(parts))
+  for (int64_t k = 0; k < parts; ++k) {
+    const size_t b = count * static_cast<size_t>(k) / static_cast<size_t>(parts);
+    const size_t e = count * static_cast<size_t>(k + 1) / static_cast<size_t>(parts);
+    if (e > b) std::memcpy(dst + b, src + b, (e - b) * sizeof(T));
+  }
+}
+
 // After the downloads: the lists (and, with `pairs`, the codes) of newcomers first ..
-// first + nq - 1 into `zones` (sized already, so that only copies are left here) and `codes`.
+// first + nq - 1 into `zones` (sized already, so that only copies are left here) and `codes`,
+// with `threads` threads.
 void copy_lists(const Context& c, size_t first, size_t nq, int64_t m, bool pairs, CleanZones& zones,
-                std::vector<uint8_t>* codes) {
+                std::vector<uint8_t>* codes, int threads) {
+  const size_t mz = static_cast<size_t>(m);
   zones.first = first;
-  zones.offset.assign(c.host_offset.data(), c.host_offset.data() + nq + 1);
-  zones.neighbours.assign(c.host_neighbours.data(), c.host_neighbours.data() + m);
+  zones.offset.resize(nq + 1);
+  zones.neighbours.resize(mz);
+  copy_parallel(c.host_offset.data(), nq + 1, zones.offset.data(), threads);
+  copy_parallel(c.host_neighbours.data(), mz, zones.neighbours.data(), threads);
   if (codes) {
-    if (pairs && m > 0)
-      codes->assign(c.host_codes.data(), c.host_codes.data() + m);
-    else
+    if (pairs && m > 0) {
+      codes->resize(mz);
+      copy_parallel(c.host_codes.data(), mz, codes->data(), threads);
+    } else {
       codes->clear();
+    }
   }
 }
 
@@ -433,9 +538,10 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   // then only overwrite.
   zones.offset.resize(static_cast<size_t>(nq) + 1);
   zones.neighbours.resize(static_cast<size_t>(m));
+  if (codes && pairs) codes->resize(static_cast<size_t>(m));
   c.stream.synchronize();
   const auto t_back = Clock::now();
-  copy_lists(c, begin, static_cast<size_t>(nq), m, pairs != nullptr, zones, codes);
+  copy_lists(c, begin, static_cast<size_t>(nq), m, pairs != nullptr, zones, codes, threads);
   if (seconds) {
     const auto t_end = Clock::now();
     // Taking a context from the pool (a new one is made when all are busy): its own line.
@@ -558,8 +664,10 @@ bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, std::vector<uint8_t>
   const auto t0 = Clock::now();
   zones.offset.resize(n + 1);
   zones.neighbours.resize(static_cast<size_t>(z.m));
+  if (codes && z.decide) codes->resize(static_cast<size_t>(z.m));
   z.context->stream.synchronize();
-  copy_lists(*z.context, 0, n, z.m, z.decide, zones, codes);
+  // One thread: no caller gives this call a team size (a new team must have the frame's).
+  copy_lists(*z.context, 0, n, z.m, z.decide, zones, codes, 1);
   z.context.reset();  // back to the pool for the next caller (a stream's other frames)
   if (seconds) {
     seconds->emplace_back("gpu zones after the shapes: queued", z.queue_seconds);

@@ -1,9 +1,12 @@
 // Cleaning's pairs (stages/clean_zones.hpp) found on the GPU: for each object i, the objects
 // j < i within each other's clean zone, ascending, the CPU's CleanZones exactly (the same zone
-// test, in_clean_zone, compiled without FMA contraction). Objects of semi-major axis up to
-// kZoneSmallAxis pixels are binned in a grid whose cells are as wide as two such objects' zone,
-// and each object searches the cells its zone reaches; the few larger objects (and any of a
-// position or axis that is not finite) are compared with every object, one block each. Each
+// test, in_clean_zone, compiled without FMA contraction). Objects are binned as the host's
+// clean_zones bins them, in tiers of semi-major axis (up to 2, 4, ..., 128 pixels), each in a
+// grid of cells ten times its largest axis wide; a newcomer of semi-major axis up to
+// kZoneSmallAxis searches, one thread each, the cells of each tier its zone reaches, up to the
+// last row of the objects before it, and reads the objects in no grid (a position that is not
+// finite, an axis above 128 pixels) from a list. The few larger newcomers (and any of a position
+// or axis that is not finite) are compared with every object before them, one block each. Each
 // object's neighbours are then sorted on the device.
 #pragma once
 
@@ -19,7 +22,7 @@
 
 namespace celeris::extract::gpu {
 
-// The grid's largest semi-major axis (pixels).
+// The largest semi-major axis (pixels) of a newcomer searched by one thread.
 constexpr float kZoneSmallAxis = 8.0f;
 // Larger objects are compared with every object; with more of them than this the host's
 // clean_zones (tiers of grids) is faster, and clean_zones_gpu returns false.
