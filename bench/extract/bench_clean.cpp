@@ -9,8 +9,9 @@
 // --cold 1: 512 MB written before each pass, so that its inputs come from memory, as in a frame
 // whose columns other threads (and the GPU's copies) wrote, rather than from this core's caches.
 // --codes 1: first, the pairs' decisions from codes as the GPU's zones give them (made here by
-// clean_pair_sure, the same function), clean_pairs_from_codes on --threads threads, --repeat
-// times: the entries left to the pow (kCleanPairUnsure) and its median and least.
+// clean_pair_sure, the same function) and each newcomer's flags, clean_pairs_from_codes on
+// --threads threads, --repeat times: the entries left to the pow (kCleanPairUnsure) and its
+// median and least.
 //   bench_clean IMAGE.fits [--threads N] [--repeat N] [--objstack N] [--clean 0|1] [--cold 0|1]
 //               [--codes 0|1]
 #include <algorithm>
@@ -82,11 +83,18 @@ void time_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<I
       unsure += codes[k] == kCleanPairUnsure;
     }
   }
+  // Each newcomer's flags, as the GPU makes them with the codes (bit 0: a code of 1 or 2; bit 1:
+  // one left to the pow).
+  std::vector<uint8_t> flags(zones.offset.size() - 1, 0);
+  for (size_t z = 0; z < flags.size(); ++z)
+    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k)
+      flags[z] |= codes[k] == kCleanPairUnsure ? 2 : codes[k] != 0 ? 1 : 0;
   std::vector<double> times;
   for (int k = 0; k < repeat; ++k) {
+    std::vector<uint8_t> taken = codes;  // taken over by the call, as the pipeline's
     const auto t0 = std::chrono::steady_clock::now();
-    const CleanPairs p =
-        clean_pairs_from_codes(shapes, isos, zones, beta, threads, pairs.profile, codes);
+    const CleanPairs p = clean_pairs_from_codes(shapes, isos, zones, beta, threads, pairs.profile,
+                                                std::move(taken), &flags);
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (p.pair != pairs.pair || p.any != pairs.any)
       throw Error("the pairs from the codes differ from clean_pairs'");

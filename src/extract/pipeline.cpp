@@ -631,11 +631,11 @@ Result extract_back(FrontStage&& stage, const MeasureRequest& request) {
                          const std::vector<CleanProfile>& profile, CleanPairs& pairs) {
     CleanZones zones;
     const bool decide = config.clean_param == 1.0;
-    std::vector<uint8_t> codes;
+    gpu::ZonePairCodes codes;
     auto pairs_from_codes = [&] {
       const auto t = std::chrono::steady_clock::now();
-      pairs =
-          clean_pairs_from_codes(shapes, isos, zones, config.clean_param, threads, profile, codes);
+      pairs = clean_pairs_from_codes(shapes, isos, zones, config.clean_param, threads, profile,
+                                     std::move(codes.codes), &codes.flags);
       zone_steps.emplace_back(
           "gpu zones: pairs from the codes",
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());

@@ -107,7 +107,8 @@ Cleaned run(Field f, CleanParams p, bool every_pair) {
 
 // The decisions from codes made elsewhere (as the GPU's beside the zones: clean_pair_sure, for
 // each pair of the zones), every third left to the pow (kCleanPairUnsure) whatever its answer,
-// so that clean_pairs_from_codes takes those itself.
+// so that clean_pairs_from_codes takes those itself; with each newcomer's flags (as the GPU makes
+// them beside the codes) the same pairs.
 Cleaned run_from_codes(Field f, CleanParams p, long& unsure) {
   const CleanZones zones = clean_zones(f.shapes, p.threads);
   const size_t n = f.shapes.size();
@@ -124,8 +125,16 @@ Cleaned run_from_codes(Field f, CleanParams p, long& unsure) {
                                               p.clean_param);
       unsure += codes[k] == kCleanPairUnsure;
     }
+  std::vector<uint8_t> flags(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k)
+      flags[i] |= codes[k] == kCleanPairUnsure ? 2 : codes[k] != 0 ? 1 : 0;
+  const CleanPairs flagged = clean_pairs_from_codes(f.shapes, f.isos, zones, p.clean_param,
+                                                    p.threads, profile, codes, &flags);
   CleanPairs pairs =
       clean_pairs_from_codes(f.shapes, f.isos, zones, p.clean_param, p.threads, profile, codes);
+  EXPECT_EQ(flagged.pair, pairs.pair);
+  EXPECT_EQ(flagged.any, pairs.any);
   pairs.profile = std::move(profile);
   pairs.rows = std::move(rows);
   CleanResult r = clean_objects(f.flags, f.shapes, f.isos, f.done_line, zones, pairs, p);

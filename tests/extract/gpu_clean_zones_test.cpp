@@ -53,6 +53,17 @@ std::vector<Shape> random_shapes(size_t n, int width, int height, uint64_t seed,
   return shapes;
 }
 
+// Each newcomer's flags from its codes (ZonePairCodes): bit 0, a code of 1 or 2; bit 1, one
+// left to the pow. `offset`: the newcomers' zones (CleanZones::offset).
+std::vector<uint8_t> flags_of(const std::vector<uint8_t>& codes,
+                              const std::vector<int64_t>& offset) {
+  std::vector<uint8_t> flags(offset.size() - 1, 0);
+  for (size_t z = 0; z < flags.size(); ++z)
+    for (int64_t k = offset[z]; k < offset[z + 1]; ++k)
+      flags[z] |= codes[k] == kCleanPairUnsure ? 2 : codes[k] == 1 || codes[k] == 2 ? 1 : 0;
+  return flags;
+}
+
 void expect_same_zones(const std::vector<Shape>& shapes, int width, int height) {
   const CleanZones want = clean_zones(shapes, 2);
   CleanZones got;
@@ -178,17 +189,20 @@ TEST(GpuCleanZones, PairCodesEqualTheHosts) {
                 in.begin() + static_cast<std::ptrdiff_t>(to), out);
     };
     CleanZones got;
-    std::vector<uint8_t> codes;
+    gpu::ZonePairCodes codes;
     ASSERT_TRUE(gpu::clean_zones_gpu(shapes, 0, n, 2048, 2048, 2, got, nullptr, &request, &codes));
     ASSERT_EQ(got.neighbours, zones.neighbours);
-    ASSERT_EQ(codes, want) << "seed " << seed;
+    ASSERT_EQ(codes.codes, want) << "seed " << seed;
+    ASSERT_EQ(codes.flags, flags_of(want, zones.offset)) << "seed " << seed;
     // A range of newcomers: its pairs' codes are the whole frame's, sliced.
     const size_t begin = n / 3, end = 2 * n / 3;
     ASSERT_TRUE(
         gpu::clean_zones_gpu(shapes, begin, end, 2048, 2048, 2, got, nullptr, &request, &codes));
     const std::vector<uint8_t> slice(want.begin() + zones.offset[begin],
                                      want.begin() + zones.offset[end]);
-    ASSERT_EQ(codes, slice) << "seed " << seed << ", range";
+    ASSERT_EQ(codes.codes, slice) << "seed " << seed << ", range";
+    ASSERT_EQ(codes.flags, flags_of(slice, clean_zones(shapes, begin, end, 2).offset))
+        << "seed " << seed << ", range";
   }
   EXPECT_GT(unsure, 1000);
   EXPECT_GT(decided, 100000);
@@ -252,7 +266,7 @@ TEST(GpuCleanZones, ZonesAfterTheShapesEqualTheHosts) {
     z.count(ready.get(), ds.data(), di.data(), nz, host, shapes, isos);
     z.list();
     CleanZones got;
-    std::vector<uint8_t> codes;
+    gpu::ZonePairCodes codes;
     ASSERT_TRUE(z.collect(nz, got, &codes, nullptr));
     const CleanZones want = clean_zones(shapes, 2);
     ASSERT_EQ(got.offset, want.offset) << "seed " << seed;
@@ -266,7 +280,9 @@ TEST(GpuCleanZones, ZonesAfterTheShapesEqualTheHosts) {
         for (int64_t k = want.offset[i]; k < want.offset[i + 1]; ++k)
           want_codes.push_back(clean_pair_sure(in[i], in[want.neighbours[k]], 1.0));
     }
-    ASSERT_EQ(codes, want_codes) << "seed " << seed;
+    ASSERT_EQ(codes.codes, want_codes) << "seed " << seed;
+    ASSERT_EQ(codes.flags, decide ? flags_of(want_codes, want.offset) : std::vector<uint8_t>{})
+        << "seed " << seed;
     EXPECT_GT(want.neighbours.size(), nz);
   }
   // No objects: no zones, nothing queued.
@@ -274,11 +290,12 @@ TEST(GpuCleanZones, ZonesAfterTheShapesEqualTheHosts) {
     gpu::ZonesAfterShapes z(100, 100, 1.0, true);
     CleanZones got;
     got.neighbours = {1, 2};
-    std::vector<uint8_t> codes{1};
+    gpu::ZonePairCodes codes{{1}, {1}};
     EXPECT_TRUE(z.collect(0, got, &codes, nullptr));
     EXPECT_EQ(got.offset, std::vector<int64_t>{0});
     EXPECT_TRUE(got.neighbours.empty());
-    EXPECT_TRUE(codes.empty());
+    EXPECT_TRUE(codes.codes.empty());
+    EXPECT_TRUE(codes.flags.empty());
   }
   // More large objects than the GPU takes: false, as clean_zones_gpu; so for another count of
   // objects than were queued.

@@ -150,7 +150,7 @@ size_t expect_same_shapes(const Case& k) {
   // The zones and decisions found on the device from its own columns (the host measured the
   // largest objects: theirs from the host's), against the host's from its shapes.
   CleanZones got_zones;
-  std::vector<uint8_t> codes;
+  gpu::ZonePairCodes codes;
   if (gpu::finish_on_gpu()) {
     EXPECT_TRUE(gpu::collect_zones(*zones, objects.size(), got_zones, &codes));
     const CleanZones want_zones = clean_zones(want, 2);
@@ -166,7 +166,8 @@ size_t expect_same_shapes(const Case& k) {
       for (size_t i = 0; i < objects.size(); ++i)
         for (int64_t q = want_zones.offset[i]; q < want_zones.offset[i + 1]; ++q)
           want_codes.push_back(clean_pair_sure(in[i], in[want_zones.neighbours[q]], 1.0));
-    EXPECT_EQ(codes, want_codes);
+    EXPECT_EQ(codes.codes, want_codes);
+    EXPECT_EQ(codes.flags.size(), k.decide ? objects.size() : 0u);
     if (k.frame.stars > 100) EXPECT_GT(want_zones.neighbours.size(), 20u);
   } else {  // not queued: nothing to collect
     EXPECT_FALSE(gpu::collect_zones(*zones, objects.size(), got_zones, &codes));

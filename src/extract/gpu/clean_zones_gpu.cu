@@ -228,15 +228,22 @@ __global__ void large_kernel(const SearchArgs a, int64_t* count, const int64_t* 
   if (!neighbours && threadIdx.x == 0) count[i - a.first] = static_cast<int64_t>(found);
 }
 
-// CLEAN's decision for each pair of a newcomer's sorted neighbours, one thread per newcomer.
+// CLEAN's decision for each pair of a newcomer's sorted neighbours, one thread per newcomer,
+// and the newcomer's flags (ZonePairCodes): the host then reads no code of a newcomer whose
+// codes are all certain.
 __global__ void pairs_kernel(const CleanPairInput* input, int64_t first, int64_t nq,
                              const int64_t* offset, const uint32_t* neighbours, double beta,
-                             uint8_t* codes) {
+                             uint8_t* codes, uint8_t* flags) {
   const int64_t z = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (z >= nq) return;
   const CleanPairInput in = input[first + z];
-  for (int64_t k = offset[z]; k < offset[z + 1]; ++k)
-    codes[k] = clean_pair_sure(in, input[neighbours[k]], beta);
+  uint8_t f = 0;
+  for (int64_t k = offset[z]; k < offset[z + 1]; ++k) {
+    const uint8_t code = clean_pair_sure(in, input[neighbours[k]], beta);
+    codes[k] = code;
+    f |= code == kCleanPairUnsure ? 2 : code != 0 ? 1 : 0;
+  }
+  flags[z] = f;
 }
 
 // An object's point and, with `input`, what CLEAN's comparisons read of it (the host's
@@ -297,8 +304,8 @@ struct Context {
   // The pairs' decisions: the objects' inputs and each pair's code.
   cuda::DeviceBuffer<CleanPairInput> pair_input;
   cuda::PinnedBuffer<CleanPairInput> staged_pair_input;
-  cuda::DeviceBuffer<uint8_t> codes;
-  cuda::PinnedBuffer<uint8_t> host_codes;
+  cuda::DeviceBuffer<uint8_t> codes, flags;
+  cuda::PinnedBuffer<uint8_t> host_codes, host_flags;
   // Whose points `points` holds (the caller's frame key, 0: none) and up to which object; up to
   // which object `pair_input` holds that frame's inputs.
   uint64_t points_of = 0;
@@ -395,8 +402,9 @@ bool few_large(const Context& c) {
 }
 
 // The second half, once c.total is back (and few_large): each newcomer's neighbours listed and
-// sorted, with `beta` their CLEAN decisions (c.pair_input on the device), and the lists' (and
-// codes') downloads queued into c's page-locked buffers. The neighbours' count.
+// sorted, with `beta` their CLEAN decisions and the newcomers' flags (c.pair_input on the
+// device), and the lists' (and codes' and flags') downloads queued into c's page-locked
+// buffers. The neighbours' count.
 int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* beta) {
   const int64_t m = c.total.data()[0], nq = q.nq;
   const size_t nqz = static_cast<size_t>(nq);
@@ -417,12 +425,15 @@ int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* b
     CELERIS_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(sort_tmp, sort_bytes, found, sorted, m,
                                                           nq, offset, offset + 1, s));
     c.sorted.download_async(host_neighbours, mz, s);
-    if (beta) {
-      pairs_kernel<<<cuda::blocks_for(nq, kThreads), kThreads, 0, s>>>(
-          c.pair_input.data(), q.args.first, nq, offset, sorted, *beta, c.codes.grow(mz));
-      cuda::cuda_check_launch("pairs_kernel");
-      c.codes.download_async(c.host_codes.grow(mz), mz, s);
-    }
+  }
+  if (beta) {  // also without pairs: each newcomer's flags (then 0)
+    const size_t mz = static_cast<size_t>(std::max<int64_t>(m, 1));
+    pairs_kernel<<<cuda::blocks_for(nq, kThreads), kThreads, 0, s>>>(
+        c.pair_input.data(), q.args.first, nq, offset, c.sorted.grow(mz), *beta, c.codes.grow(mz),
+        c.flags.grow(nqz));
+    cuda::cuda_check_launch("pairs_kernel");
+    if (m > 0) c.codes.download_async(c.host_codes.grow(mz), static_cast<size_t>(m), s);
+    c.flags.download_async(c.host_flags.grow(nqz), nqz, s);
   }
   c.offset.download_async(host_offset, nqz + 1, s);
   return m;
@@ -441,24 +452,29 @@ void copy_parallel(const T* src, size_t count, T* dst, int threads) {
   }
 }
 
-// After the downloads: the lists (and, with `pairs`, the codes) of newcomers first ..
-// first + nq - 1 into `zones` (sized already, so that only copies are left here) and `codes`,
-// with `threads` threads.
-void copy_lists(const Context& c, size_t first, size_t nq, int64_t m, bool pairs, CleanZones& zones,
-                std::vector<uint8_t>* codes, int threads) {
-  const size_t mz = static_cast<size_t>(m);
-  zones.first = first;
+// Sizes `zones` and `codes` for nq newcomers and m neighbours (allocated and first touched
+// while the device works, so that only copies are left after it).
+void size_lists(size_t nq, int64_t m, bool pairs, CleanZones& zones, ZonePairCodes* codes) {
   zones.offset.resize(nq + 1);
-  zones.neighbours.resize(mz);
+  zones.neighbours.resize(static_cast<size_t>(m));
+  if (codes) {
+    codes->codes.resize(pairs ? static_cast<size_t>(m) : 0);
+    codes->flags.resize(pairs ? nq : 0);
+  }
+}
+
+// After the downloads: the lists (and, with `pairs`, the codes and flags) of newcomers first ..
+// first + nq - 1 into `zones` and `codes` (size_lists), with `threads` threads.
+void copy_lists(const Context& c, size_t first, size_t nq, int64_t m, bool pairs, CleanZones& zones,
+                ZonePairCodes* codes, int threads) {
+  const size_t mz = static_cast<size_t>(m);
+  size_lists(nq, m, pairs, zones, codes);  // sized already: no change
+  zones.first = first;
   copy_parallel(c.host_offset.data(), nq + 1, zones.offset.data(), threads);
   copy_parallel(c.host_neighbours.data(), mz, zones.neighbours.data(), threads);
-  if (codes) {
-    if (pairs && m > 0) {
-      codes->resize(mz);
-      copy_parallel(c.host_codes.data(), mz, codes->data(), threads);
-    } else {
-      codes->clear();
-    }
+  if (codes && pairs) {
+    copy_parallel(c.host_codes.data(), mz, codes->codes.data(), threads);
+    copy_parallel(c.host_flags.data(), nq, codes->flags.data(), threads);
   }
 }
 
@@ -478,7 +494,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, int64_t width, int64_t he
 bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
                      int64_t height, int threads, CleanZones& zones,
                      std::vector<std::pair<std::string, double>>* seconds,
-                     const ZonePairsRequest* pairs, std::vector<uint8_t>* codes, uint64_t frame) {
+                     const ZonePairsRequest* pairs, ZonePairCodes* codes, uint64_t frame) {
   if (pairs && !codes) throw Error("internal: clean_zones_gpu asked for pairs without codes");
   cuda::cuda_require_device("--device cuda");
   const auto t0 = Clock::now();
@@ -493,7 +509,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
     zones.first = begin;
     zones.offset.assign(1, 0);
     zones.neighbours.clear();
-    if (codes) codes->clear();
+    if (codes) codes->codes.clear(), codes->flags.clear();
     return true;
   }
   const auto t_lock = Clock::now();
@@ -534,11 +550,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
   const auto t_counted = Clock::now();
   if (!few_large(c)) return false;
   const int64_t m = queue_lists(c, s, q, pairs ? &pairs->beta : nullptr);
-  // Sized (allocated and first touched) while the sort and the downloads run; the copies below
-  // then only overwrite.
-  zones.offset.resize(static_cast<size_t>(nq) + 1);
-  zones.neighbours.resize(static_cast<size_t>(m));
-  if (codes && pairs) codes->resize(static_cast<size_t>(m));
+  size_lists(static_cast<size_t>(nq), m, pairs != nullptr, zones, codes);
   c.stream.synchronize();
   const auto t_back = Clock::now();
   copy_lists(c, begin, static_cast<size_t>(nq), m, pairs != nullptr, zones, codes, threads);
@@ -647,14 +659,14 @@ void ZonesAfterShapes::list() {
   z.m = queue_lists(c, c.stream.get(), z.search, z.decide ? &z.beta : nullptr);
 }
 
-bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, ZonePairCodes* codes,
                                std::vector<std::pair<std::string, double>>* seconds) {
   State& z = *state_;
   if (n == 0) {  // no objects (the shapes' call queued nothing): no zones
     zones.first = 0;
     zones.offset.assign(1, 0);
     zones.neighbours.clear();
-    if (codes) codes->clear();
+    if (codes) codes->codes.clear(), codes->flags.clear();
     return true;
   }
   // Listed here when the caller has not (the pipeline: the host's theta, isophotal columns and
@@ -662,9 +674,7 @@ bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, std::vector<uint8_t>
   if (z.counted && !z.listed && n == z.objects) list();
   if (!z.listed || n != z.objects || z.too_many_large) return false;
   const auto t0 = Clock::now();
-  zones.offset.resize(n + 1);
-  zones.neighbours.resize(static_cast<size_t>(z.m));
-  if (codes && z.decide) codes->resize(static_cast<size_t>(z.m));
+  size_lists(n, z.m, z.decide, zones, codes);
   z.context->stream.synchronize();
   // One thread: no caller gives this call a team size (a new team must have the frame's).
   copy_lists(*z.context, 0, n, z.m, z.decide, zones, codes, 1);
@@ -686,7 +696,7 @@ std::shared_ptr<ZonesAfterShapes> zones_after_shapes(int64_t width, int64_t heig
   return std::make_shared<ZonesAfterShapes>(width, height, beta, decide);
 }
 
-bool collect_zones(ZonesAfterShapes& z, size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+bool collect_zones(ZonesAfterShapes& z, size_t n, CleanZones& zones, ZonePairCodes* codes,
                    std::vector<std::pair<std::string, double>>* seconds) {
   return z.collect(n, zones, codes, seconds);
 }

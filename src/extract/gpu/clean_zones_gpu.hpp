@@ -45,11 +45,18 @@ struct ZonePairsRequest {
   double beta = 1.0;  // CLEAN_PARAM
 };
 
+// CLEAN's decisions for the zones' pairs as they come back: codes[k] for each entry k of the
+// zones' neighbours (clean_pair_sure's answer: CleanPair's value, or kCleanPairUnsure where the
+// pow decides: the host's clean_pair then), and per newcomer its flags (bit 0: one of its codes
+// is 1 or 2; bit 1: one is kCleanPairUnsure), made beside them (clean_pairs_from_codes' flags).
+struct ZonePairCodes {
+  std::vector<uint8_t> codes, flags;
+};
+
 // The range form (clean_zones' range form, a pipelined back end's chunk): the zones of objects
 // begin .. end - 1, from shapes[0 .. end) (the later ones are not read); kZoneMaxLarge counts
-// the large objects among all of shapes[0 .. end). With `pairs` (and `codes`): codes[k], for
-// each entry k of zones.neighbours, is clean_pair_sure's answer for that pair (kCleanPairUnsure
-// where the pow decides: the caller's clean_pair then). `frame`: the caller's key for the
+// the large objects among all of shapes[0 .. end). With `pairs` (and `codes`): the pairs'
+// codes and the newcomers' flags (ZonePairCodes). `frame`: the caller's key for the
 // frame whose chunks these are, the same for each of its chunks and never another frame's (0:
 // none): a chunk that begins where the last one of its frame ended on the same context reuses
 // the points and pair inputs uploaded before (a frame's shapes, by address, could be another
@@ -57,7 +64,7 @@ struct ZonePairsRequest {
 bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end, int64_t width,
                      int64_t height, int threads, CleanZones& zones,
                      std::vector<std::pair<std::string, double>>* seconds = nullptr,
-                     const ZonePairsRequest* pairs = nullptr, std::vector<uint8_t>* codes = nullptr,
+                     const ZonePairsRequest* pairs = nullptr, ZonePairCodes* codes = nullptr,
                      uint64_t frame = 0);
 
 // The zones of a whole frame found right after its GPU shapes, from their columns on the device
@@ -68,7 +75,7 @@ std::shared_ptr<ZonesAfterShapes> zones_after_shapes(int64_t width, int64_t heig
                                                      bool decide);
 // ZonesAfterShapes::collect (false: not queued for exactly objects 0 .. n - 1, or too many large
 // objects; clean_zones_gpu or clean_zones then).
-bool collect_zones(ZonesAfterShapes& z, size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+bool collect_zones(ZonesAfterShapes& z, size_t n, CleanZones& zones, ZonePairCodes* codes,
                    std::vector<std::pair<std::string, double>>* seconds = nullptr);
 
 }  // namespace celeris::extract::gpu

@@ -11,7 +11,7 @@ bool clean_zones_gpu(const std::vector<Shape>&, int64_t, int64_t, int, CleanZone
 
 bool clean_zones_gpu(const std::vector<Shape>&, size_t, size_t, int64_t, int64_t, int, CleanZones&,
                      std::vector<std::pair<std::string, double>>*, const ZonePairsRequest*,
-                     std::vector<uint8_t>*, uint64_t) {
+                     ZonePairCodes*, uint64_t) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
@@ -19,7 +19,7 @@ std::shared_ptr<ZonesAfterShapes> zones_after_shapes(int64_t, int64_t, double, b
   throw Error("--device cuda: this celeris was built without CUDA");
 }
 
-bool collect_zones(ZonesAfterShapes&, size_t, CleanZones&, std::vector<uint8_t>*,
+bool collect_zones(ZonesAfterShapes&, size_t, CleanZones&, ZonePairCodes*,
                    std::vector<std::pair<std::string, double>>*) {
   throw Error("--device cuda: this celeris was built without CUDA");
 }

@@ -23,6 +23,8 @@
 
 namespace celeris::extract::gpu {
 
+struct ZonePairCodes;  // clean_zones_gpu.hpp
+
 class ZonesAfterShapes {
  public:
   // A width x height image; `decide`: the pairs' decisions too (CLEAN_PARAM `beta` 1).
@@ -44,7 +46,7 @@ class ZonesAfterShapes {
   // gives them (none for none), list() called first if it has not been. False when count() did
   // not take exactly n objects, or when the frame has more than kZoneMaxLarge large objects
   // (clean_zones then).
-  bool collect(size_t n, CleanZones& zones, std::vector<uint8_t>* codes,
+  bool collect(size_t n, CleanZones& zones, ZonePairCodes* codes,
                std::vector<std::pair<std::string, double>>* seconds);
 
  private:

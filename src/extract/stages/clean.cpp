@@ -288,7 +288,7 @@ struct CleanPass::State {
     wake_cv.notify_all();
   }
 
-  void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
+  void take(const CleanZones& zones, const std::vector<uint8_t>& pair,
             const std::vector<uint8_t>& any) {
     const size_t end = zones.first + zones.offset.size() - 1;
     for (size_t in = next; in < end; ++in) {
@@ -335,7 +335,8 @@ struct CleanPass::State {
         size_t nc = 0;
         for (int64_t k = k0; k < k1; ++k) {
           candidate[nc] = static_cast<uint32_t>(k - k0);
-          nc += (pair[k] != CleanPair::kNone) | is_changed(zones.neighbours[k]);
+          nc +=
+              (pair[k] != static_cast<uint8_t>(CleanPair::kNone)) | is_changed(zones.neighbours[k]);
         }
         CleanPairInput in_cmp;
         bool in_cmp_made = false;
@@ -344,7 +345,7 @@ struct CleanPass::State {
           const size_t o = zones.neighbours[k];
           const int64_t li = list.position(o);
           if (li < 0) continue;
-          CleanPair c = pair[k];
+          CleanPair c = static_cast<CleanPair>(pair[k]);
           if (is_changed(o)) {
             if (!in_cmp_made) {
               in_cmp = clean_pair_input(shapes[in], isos[in], profile[in]);
@@ -451,7 +452,7 @@ void CleanPass::release_waiters() const {
   state_->release_waiters();
 }
 
-void CleanPass::take(const CleanZones& zones, const std::vector<CleanPair>& pair,
+void CleanPass::take(const CleanZones& zones, const std::vector<uint8_t>& pair,
                      const std::vector<uint8_t>& any) {
   if (zones.first != state_->next || zones.offset.empty() ||
       zones.first + zones.offset.size() - 1 > state_->n)

@@ -83,7 +83,7 @@ class CleanPass {
   // The newcomers zones.first .. zones.first + zones.offset.size() - 2 (zones.first == next()).
   // `pair` and `any` index as clean_pairs' for these zones. Cleaning off: zones with no
   // neighbours.
-  void take(const CleanZones& zones, const std::vector<CleanPair>& pair,
+  void take(const CleanZones& zones, const std::vector<uint8_t>& pair,
             const std::vector<uint8_t>& any);
   size_t next() const;  // the first newcomer not yet taken
   // Safe to call from another thread while take() runs, until finish().

@@ -97,7 +97,7 @@ CleanPairs decide_each_pair(const CleanZones& zones, int threads, Decide&& decid
     uint8_t any = 0;
     for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
       const CleanPair c = decide(i, zones.neighbours[k], static_cast<size_t>(k));
-      p.pair[k] = c;
+      p.pair[k] = static_cast<uint8_t>(c);
       any |= c != CleanPair::kNone;
     }
     p.any[z] = any;
@@ -118,15 +118,35 @@ CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vec
 CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
                                   const CleanZones& zones, double beta, int threads,
                                   const std::vector<CleanProfile>& profile,
-                                  const std::vector<uint8_t>& codes) {
-  if (codes.size() != zones.neighbours.size())
-    throw Error("internal: " + std::to_string(codes.size()) + " pair codes for " +
-                std::to_string(zones.neighbours.size()) + " pairs");
-  return decide_each_pair(zones, threads, [&](size_t i, uint32_t o, size_t k) {
-    return codes[k] == kCleanPairUnsure
-               ? clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta)
-               : static_cast<CleanPair>(codes[k]);
-  });
+                                  std::vector<uint8_t> codes, const std::vector<uint8_t>* flags) {
+  const size_t first = zones.first, m = zones.offset.empty() ? 0 : zones.offset.size() - 1;
+  if (codes.size() != zones.neighbours.size() || (flags && flags->size() != m))
+    throw Error("internal: " + std::to_string(codes.size()) + " pair codes and " +
+                std::to_string(flags ? flags->size() : m) + " newcomers' flags for " +
+                std::to_string(zones.neighbours.size()) + " pairs of " + std::to_string(m) +
+                " newcomers");
+  CleanPairs p;
+  p.pair = std::move(codes);
+  p.any.resize(m);
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(threads)
+  for (size_t z = 0; z < m; ++z) {
+    if (flags && !((*flags)[z] & 2)) {
+      p.any[z] = (*flags)[z] & 1;
+      continue;
+    }
+    const size_t i = first + z;
+    uint8_t any = 0;
+    for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k) {
+      if (p.pair[k] == kCleanPairUnsure) {
+        const uint32_t o = zones.neighbours[k];
+        p.pair[k] = static_cast<uint8_t>(
+            clean_pair(shapes[i], isos[i], profile[i], shapes[o], isos[o], profile[o], beta));
+      }
+      any |= p.pair[k] != static_cast<uint8_t>(CleanPair::kNone);
+    }
+    p.any[z] = any;
+  }
+  return p;
 }
 
 CleanPairs clean_pairs(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
