@@ -39,10 +39,12 @@ struct Point {
 // The grid's tiers, as the host's clean_zones: objects of semi-major axis up to 2, 4, ..., 128
 // pixels (tier 0 .. kTiers - 1), each tier in cells 10 times its largest axis wide (its members'
 // zones are about that wide), so that a newcomer's search of a tier covers a few cells whatever
-// the tier: a newcomer of a dense 4096^2 frame tests about a tenth of the candidates one grid of
-// 160-pixel cells gave it. Cells from (0, 0); positions outside the image fall in the edge cells
-// (a clamp keeps the order of positions, so a search clamped alike still covers every cell a
-// neighbour can be in). The tiers' cells are numbered one after the other (`base`).
+// the tier (one grid of 160-pixel cells had each of a dense 4096^2 frame's newcomers test
+// every small object within about 480 x 480 pixels: the zones' steps took 11.2-14.1 ms of the
+// frame against 5.9-8.6 in tiers, H100, stop 81). Cells from (0, 0); positions outside the image
+// fall in the edge cells (a clamp keeps the order of positions, so a search clamped alike still
+// covers every cell a neighbour can be in). The tiers' cells are numbered one after the other
+// (`base`).
 constexpr int kTiers = 7;
 // A tier of a very large image takes cells twice as wide until it has at most this many (a
 // search covers more cells then, and finds the same neighbours).
