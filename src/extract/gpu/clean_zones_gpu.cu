@@ -445,8 +445,9 @@ int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* b
 // 4096^2 frame's 13 MB of lists and codes in about 2 ms on a slow host, stop 80).
 template <class T>
 void copy_parallel(const T* src, size_t count, T* dst, int threads) {
-  const int64_t parts = count < (size_t{1} << 16) ? 1 : std::max(threads, 1);
-#pragma omp parallel for schedule(static) num_threads(static_cast <int>(parts))
+  const int team = count < (size_t{1} << 16) ? 1 : std::max(threads, 1);
+  const int64_t parts = team;
+#pragma omp parallel for schedule(static) num_threads(team)
   for (int64_t k = 0; k < parts; ++k) {
     const size_t b = count * static_cast<size_t>(k) / static_cast<size_t>(parts);
     const size_t e = count * static_cast<size_t>(k + 1) / static_cast<size_t>(parts);
@@ -511,7 +512,7 @@ bool clean_zones_gpu(const std::vector<Shape>& shapes, size_t begin, size_t end,
     zones.first = begin;
     zones.offset.assign(1, 0);
     zones.neighbours.clear();
-    if (codes) codes->codes.clear(), codes->flags.clear();
+    if (codes) *codes = ZonePairCodes{};
     return true;
   }
   const auto t_lock = Clock::now();
@@ -668,7 +669,7 @@ bool ZonesAfterShapes::collect(size_t n, CleanZones& zones, ZonePairCodes* codes
     zones.first = 0;
     zones.offset.assign(1, 0);
     zones.neighbours.clear();
-    if (codes) codes->codes.clear(), codes->flags.clear();
+    if (codes) *codes = ZonePairCodes{};
     return true;
   }
   // Listed here when the caller has not (the pipeline: the host's theta, isophotal columns and
