@@ -83,12 +83,11 @@ void time_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<I
       unsure += codes[k] == kCleanPairUnsure;
     }
   }
-  // Each newcomer's flags, as the GPU makes them with the codes (bit 0: a code of 1 or 2; bit 1:
-  // one left to the pow).
+  // Each newcomer's flags, as the GPU makes them with the codes.
   std::vector<uint8_t> flags(zones.offset.size() - 1, 0);
   for (size_t z = 0; z < flags.size(); ++z)
     for (int64_t k = zones.offset[z]; k < zones.offset[z + 1]; ++k)
-      flags[z] |= codes[k] == kCleanPairUnsure ? 2 : codes[k] != 0 ? 1 : 0;
+      flags[z] |= clean_pair_flag(codes[k]);
   std::vector<double> times;
   for (int k = 0; k < repeat; ++k) {
     std::vector<uint8_t> taken = codes;  // taken over by the call, as the pipeline's

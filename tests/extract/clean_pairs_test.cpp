@@ -128,7 +128,9 @@ Cleaned run_from_codes(Field f, CleanParams p, long& unsure) {
   std::vector<uint8_t> flags(n, 0);
   for (size_t i = 0; i < n; ++i)
     for (int64_t k = zones.offset[i]; k < zones.offset[i + 1]; ++k)
-      flags[i] |= codes[k] == kCleanPairUnsure ? 2 : codes[k] != 0 ? 1 : 0;
+      flags[i] |= codes[k] == kCleanPairUnsure ? kPairFlagUnsure
+                  : codes[k] != 0              ? kPairFlagFires
+                                               : 0;
   const CleanPairs flagged = clean_pairs_from_codes(f.shapes, f.isos, zones, p.clean_param,
                                                     p.threads, profile, codes, &flags);
   CleanPairs pairs =

@@ -53,14 +53,16 @@ std::vector<Shape> random_shapes(size_t n, int width, int height, uint64_t seed,
   return shapes;
 }
 
-// Each newcomer's flags from its codes (ZonePairCodes): bit 0, a code of 1 or 2; bit 1, one
-// left to the pow. `offset`: the newcomers' zones (CleanZones::offset).
+// Each newcomer's flags from its codes (ZonePairCodes): kPairFlagFires, a code of 1 or 2;
+// kPairFlagUnsure, one left to the pow. `offset`: the newcomers' zones (CleanZones::offset).
 std::vector<uint8_t> flags_of(const std::vector<uint8_t>& codes,
                               const std::vector<int64_t>& offset) {
   std::vector<uint8_t> flags(offset.size() - 1, 0);
   for (size_t z = 0; z < flags.size(); ++z)
     for (int64_t k = offset[z]; k < offset[z + 1]; ++k)
-      flags[z] |= codes[k] == kCleanPairUnsure ? 2 : codes[k] == 1 || codes[k] == 2 ? 1 : 0;
+      flags[z] |= codes[k] == kCleanPairUnsure     ? kPairFlagUnsure
+                  : codes[k] == 1 || codes[k] == 2 ? kPairFlagFires
+                                                   : 0;
   return flags;
 }
 

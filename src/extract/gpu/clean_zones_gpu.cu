@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -18,6 +17,7 @@
 #include "core/cuda/device_buffer.hpp"
 #include "core/cuda/launch.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/staged_upload.hpp"
 #include "core/cuda/stream.hpp"
 #include "extract/gpu/clean_zones_gpu.hpp"
 #include "extract/gpu/zones_after_shapes.hpp"
@@ -45,14 +45,10 @@ struct Point {
 // fall in the edge cells (a clamp keeps the order of positions, so a search clamped alike still
 // covers every cell a neighbour can be in). The tiers' cells are numbered one after the other
 // (`base`).
-constexpr int kTiers = 7;
+constexpr int kTiers = kZoneTiers;
 // A tier of a very large image takes cells twice as wide until it has at most this many (a
 // search covers more cells then, and finds the same neighbours).
 constexpr int64_t kMaxTierCells = int64_t{1} << 22;
-
-__host__ __device__ inline float tier_max(int t) {
-  return static_cast<float>(2 << t);
-}
 
 struct Tiers {
   double cell[kTiers];
@@ -70,7 +66,7 @@ Tiers make_tiers(int64_t width, int64_t height) {
   Tiers g{};
   int64_t cells = 0;
   for (int t = 0; t < kTiers; ++t) {
-    double cell = kCleanZone * tier_max(t);
+    double cell = kCleanZone * zone_tier_max(t);
     auto across = [&](int64_t extent) {
       return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(extent / cell)));
     };
@@ -95,9 +91,8 @@ __device__ bool small_point(const Point& p) {
 // last tier's or NaN): every small newcomer reads those from their own list.
 __device__ int tier_of(const Point& p) {
   if (!isfinite(p.x) || !isfinite(p.y)) return -1;
-  for (int t = 0; t < kTiers; ++t)
-    if (p.a <= tier_max(t)) return t;
-  return -1;
+  const int t = zone_tier_of_axis(p.a);
+  return t < kTiers ? t : -1;
 }
 
 // Per object: its cell counted, or its index appended to those in no grid; its index appended
@@ -180,7 +175,7 @@ __device__ void each_neighbour(const SearchArgs& a, const Point& s, int64_t i, F
     if (a.cell_start[b] == a.cell_start[a.g.base[t + 1]]) continue;  // an empty tier
     // Out to the zone of the tier's largest member, plus a pixel for the float rounding of the
     // zone test (as the host's tiers).
-    const double r = (s.a + tier_max(t)) * kCleanZone + 1.0;
+    const double r = (s.a + zone_tier_max(t)) * kCleanZone + 1.0;
     const int32_t nx = a.g.nx[t];
     const int32_t x0 = a.g.cx(t, s.x - r), x1 = a.g.cx(t, s.x + r);
     const int32_t y0 = a.g.cy(t, s.y - r), y1 = a.g.cy(t, min(s.y + r, below));
@@ -243,7 +238,7 @@ __global__ void pairs_kernel(const CleanPairInput* input, int64_t first, int64_t
   for (int64_t k = offset[z]; k < offset[z + 1]; ++k) {
     const uint8_t code = clean_pair_sure(in, input[neighbours[k]], beta);
     codes[k] = code;
-    f |= code == kCleanPairUnsure ? 2 : code != 0 ? 1 : 0;
+    f |= clean_pair_flag(code);
   }
   flags[z] = f;
 }
@@ -441,18 +436,11 @@ int64_t queue_lists(Context& c, cudaStream_t s, const Search& q, const double* b
   return m;
 }
 
-// dst[0, count) = src[0, count), in `threads` equal parts at once (one thread copied a dense
-// 4096^2 frame's 13 MB of lists and codes in about 2 ms on a slow host, stop 80).
+// dst[0, count) = src[0, count) on `threads` threads (cuda::copy_in_slices: one thread copied a
+// dense 4096^2 frame's 13 MB of lists and codes in about 2 ms on a slow host, stop 80).
 template <class T>
 void copy_parallel(const T* src, size_t count, T* dst, int threads) {
-  const int team = count < (size_t{1} << 16) ? 1 : std::max(threads, 1);
-  const int64_t parts = team;
-#pragma omp parallel for schedule(static) num_threads(team)
-  for (int64_t k = 0; k < parts; ++k) {
-    const size_t b = count * static_cast<size_t>(k) / static_cast<size_t>(parts);
-    const size_t e = count * static_cast<size_t>(k + 1) / static_cast<size_t>(parts);
-    if (e > b) std::memcpy(dst + b, src + b, (e - b) * sizeof(T));
-  }
+  cuda::copy_in_slices(dst, src, count * sizeof(T), std::max(threads, 1));
 }
 
 // Sizes `zones` and `codes` for nq newcomers and m neighbours (allocated and first touched

@@ -47,8 +47,8 @@ struct ZonePairsRequest {
 
 // CLEAN's decisions for the zones' pairs as they come back: codes[k] for each entry k of the
 // zones' neighbours (clean_pair_sure's answer: CleanPair's value, or kCleanPairUnsure where the
-// pow decides: the host's clean_pair then), and per newcomer its flags (bit 0: one of its codes
-// is 1 or 2; bit 1: one is kCleanPairUnsure), made beside them (clean_pairs_from_codes' flags).
+// pow decides: the host's clean_pair then), and per newcomer its flags (the OR of its codes'
+// clean_pair_flag), made beside them (clean_pairs_from_codes' flags).
 struct ZonePairCodes {
   std::vector<uint8_t> codes, flags;
 };

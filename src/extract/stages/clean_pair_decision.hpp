@@ -119,4 +119,12 @@ CELERIS_HD inline uint8_t clean_pair_sure(const CleanPairInput& in, const CleanP
   return above == 0 ? 0 : t.victim ? 1 : 2;
 }
 
+// A newcomer's flags, the OR of its pairs' (the GPU's, made with the codes: clean_pairs_from_codes
+// then reads only the codes of the newcomers with kPairFlagUnsure).
+inline constexpr uint8_t kPairFlagFires = 1;   // a code of 1 or 2 (victim or master)
+inline constexpr uint8_t kPairFlagUnsure = 2;  // a code of kCleanPairUnsure
+CELERIS_HD inline uint8_t clean_pair_flag(uint8_t code) {
+  return code == kCleanPairUnsure ? kPairFlagUnsure : code != 0 ? kPairFlagFires : 0;
+}
+
 }  // namespace celeris::extract

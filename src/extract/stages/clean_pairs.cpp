@@ -130,8 +130,8 @@ CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::v
   p.any.resize(m);
 #pragma omp parallel for schedule(dynamic, 4096) num_threads(threads)
   for (size_t z = 0; z < m; ++z) {
-    if (flags && !((*flags)[z] & 2)) {
-      p.any[z] = (*flags)[z] & 1;
+    if (flags && !((*flags)[z] & kPairFlagUnsure)) {
+      p.any[z] = (*flags)[z] & kPairFlagFires;
       continue;
     }
     const size_t i = first + z;

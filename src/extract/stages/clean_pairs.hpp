@@ -88,10 +88,9 @@ CleanPairs clean_pair_decisions(const std::vector<Shape>& shapes, const std::vec
 // The same decisions from codes made elsewhere (codes[k] for entry k of zones.neighbours:
 // clean_pair_sure's, the GPU's beside the zones), taken over as the pairs' `pair`, those left
 // to the pow (kCleanPairUnsure) decided here by clean_pair. `flags`, when given: per newcomer
-// of the zones, bit 0 set where one of its codes is 1 or 2 and bit 1 where one is
-// kCleanPairUnsure (the GPU's, made with the codes); then only the newcomers with bit 1 have
-// their codes read, where without it every code is (2.7-4.6 ms of a dense 4096^2 frame's
-// 2.3 million on an H100's host, stops 78-80).
+// of the zones, the OR of its codes' clean_pair_flag (the GPU's, made with the codes); then only
+// the newcomers with kPairFlagUnsure have their codes read, where without it every code is (2.7-4.6
+// ms of a dense 4096^2 frame's 2.3 million on an H100's host, stops 78-80).
 CleanPairs clean_pairs_from_codes(const std::vector<Shape>& shapes, const std::vector<Iso>& isos,
                                   const CleanZones& zones, double beta, int threads,
                                   const std::vector<CleanProfile>& profile,

@@ -15,18 +15,11 @@ namespace {
 // the zone test), or scanned whole when it has fewer members than that search has cells.
 // Objects larger than the last tier, or with a position or axis that is not finite, are in the
 // last tier, always scanned whole.
-constexpr int kTiers = 7;
-
-float tier_max(int t) {
-  return static_cast<float>(2 << t);
-}
+constexpr int kTiers = kZoneTiers;
 
 int tier_of(const Shape& s) {
   if (!std::isfinite(s.mx) || !std::isfinite(s.my)) return kTiers;
-  const float a = static_cast<float>(s.a);
-  int t = 0;
-  while (t < kTiers && !(a <= tier_max(t))) ++t;
-  return t;
+  return zone_tier_of_axis(static_cast<float>(s.a));
 }
 
 // floor(q) clamped to [0, n - 1], 0 for a NaN; without std::floor, a library call on x86-64's
@@ -83,7 +76,7 @@ void build_tiers(const std::vector<ZonePoint>& points, const std::vector<uint8_t
   for (int t = 0; t < kTiers; ++t) {
     Tier& tr = tiers[t];
     if (count[t] == 0) continue;
-    tr.x0 = x0, tr.y0 = y0, tr.per_cell = 1.0 / (10.0 * tier_max(t));
+    tr.x0 = x0, tr.y0 = y0, tr.per_cell = 1.0 / (10.0 * zone_tier_max(t));
     tr.nx = static_cast<int64_t>((x1 - x0) * tr.per_cell) + 1;
     tr.ny = static_cast<int64_t>((y1 - y0) * tr.per_cell) + 1;
     tr.start.assign(tr.nx * tr.ny + 1, 0);
@@ -165,7 +158,7 @@ CleanZones clean_zones(const std::vector<Shape>& shapes, size_t begin, size_t en
           for (int t = 0; t < kTiers; ++t) {
             const Tier& tr = tiers[t];
             if (tr.points.empty()) continue;
-            const double r = (si.a + tier_max(t)) * kCleanZone + 1.0;
+            const double r = (si.a + zone_tier_max(t)) * kCleanZone + 1.0;
             // A NaN or huge axis, or a search wider than the tier: the whole tier.
             const bool whole = !(r < 1e12);
             const int64_t cx0 = whole ? 0 : tr.cell_x(si.x - r);

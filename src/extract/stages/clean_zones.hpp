@@ -27,6 +27,20 @@ CELERIS_HD inline bool in_clean_zone(double sx, double sy, float sa, double tx, 
   return d2 < rlim * kCleanZone * kCleanZone;
 }
 
+// The tiers of the zones' grids, here and on the GPU (gpu/clean_zones_gpu.cu): objects of
+// semi-major axis up to 2, 4, ..., 128 pixels, each tier's cells ten times its largest axis wide
+// (its members' zones are about that wide). zone_tier_of_axis: the tier of an axis, kZoneTiers
+// above the last one's or for NaN (in no grid, as are objects of a position that is not finite).
+inline constexpr int kZoneTiers = 7;
+CELERIS_HD inline float zone_tier_max(int t) {
+  return static_cast<float>(2 << t);
+}
+CELERIS_HD inline int zone_tier_of_axis(float a) {
+  int t = 0;
+  while (t < kZoneTiers && !(a <= zone_tier_max(t))) ++t;
+  return t;
+}
+
 inline bool in_clean_zone(const Shape& s, const Shape& t) {
   return in_clean_zone(s.mx, s.my, static_cast<float>(s.a), t.mx, t.my, static_cast<float>(t.a));
 }
